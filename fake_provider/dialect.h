@@ -1,0 +1,99 @@
+// Dialect writers: what each provider's responses look like, as logical events and bodies.
+//
+// A writer knows one wire format (OpenAI Chat Completions, Anthropic Messages, OpenAI Responses):
+// its endpoint, its ids, its event names and JSON payloads, its usage fields, its error bodies and
+// statuses, its request-id and rate-limit headers. It does not know about framing (line endings,
+// comments, BOM: sse_framing.h), timing or faults (plan_compiler.h).
+//
+// Writers are stateless singletons; every method is const and thread-safe. Output is
+// deterministic: the same inputs give the same bytes.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scenarios/scenario.h"
+
+namespace faultline::provider {
+
+using WallTime = std::chrono::sys_time<std::chrono::microseconds>;
+
+// Per-response identity. Ids have fixed lengths per dialect (see MakeIds), so that a response can
+// be rendered once with placeholder ids and filled in per request by overwriting bytes.
+struct ResponseIds {
+  std::string response_id;  // chatcmpl-…, msg_…, resp_…
+  std::string item_id;      // Responses output item id (msg_…), Anthropic/OpenAI tool call id
+  std::string request_id;   // req_…
+  std::int64_t created = 0; // unix seconds, always 10 digits
+  std::string model;
+};
+
+struct Usage {
+  int input_tokens = 0;
+  int output_tokens = 0;
+};
+
+// One SSE event before framing. `name` empty = no `event:` line (OpenAI Chat). `data` is one line
+// of JSON (or, for faults, whatever the data line must carry).
+struct SseEvent {
+  std::string name;
+  std::string data;
+  friend bool operator==(const SseEvent&, const SseEvent&) = default;
+};
+
+// A successful stream: events in wire order. `terminator` is the index of the event that marks a
+// complete response ([DONE], message_stop, response.completed); events from it on are dropped by
+// Termination::kNoTerminator.
+struct StreamEvents {
+  std::vector<SseEvent> events;
+  std::size_t terminator = 0;
+};
+
+struct Body {
+  std::string content_type;
+  std::string bytes;
+};
+
+class DialectWriter {
+ public:
+  virtual ~DialectWriter() = default;
+
+  virtual scenario::Dialect dialect() const = 0;
+  virtual std::string_view endpoint_path() const = 0;      // "/v1/chat/completions", ...
+  virtual std::string_view default_model() const = 0;
+  virtual std::string_view request_id_header() const = 0;  // "x-request-id" | "request-id"
+
+  // Deterministic ids for the attempt: a function of (seed, attempt, now) only.
+  virtual ResponseIds MakeIds(std::uint64_t seed, int attempt, WallTime now,
+                              std::string_view model) const = 0;
+
+  virtual StreamEvents Stream(const scenario::Content& content, const ResponseIds& ids,
+                              const Usage& usage) const = 0;
+  virtual Body Json(const scenario::Content& content, const ResponseIds& ids,
+                    const Usage& usage) const = 0;
+
+  // The error body for a non-2xx status, in the provider's shape and words. 502 is text/plain.
+  virtual Body Error(const scenario::ErrorSpec& error, int status) const = 0;
+  // The in-stream error event (Anthropic `event: error`, Responses `response.failed` / `error`,
+  // OpenAI Chat `{"error":…}` envelope).
+  virtual SseEvent StreamError(const scenario::ErrorSpec& error,
+                               scenario::EventFault::Shape shape, const ResponseIds& ids) const = 0;
+  // Valid JSON that is not an event of this dialect.
+  virtual SseEvent WrongShape() const = 0;
+  // Anthropic `ping`; other dialects return an SSE comment heartbeat (name "", data "").
+  virtual SseEvent Ping() const = 0;
+
+  // `x-ratelimit-*` (Go-style durations) or `anthropic-ratelimit-*` (RFC 3339 instants).
+  virtual void AppendRateLimitHeaders(const scenario::RateLimitHeaders& limits, WallTime now,
+                                      std::vector<scenario::Header>& out) const = 0;
+};
+
+const DialectWriter& WriterFor(scenario::Dialect dialect);
+
+// Rough token estimate used for default usage and stateful token limits (~4 bytes a token).
+int EstimateTokens(std::string_view text);
+
+}  // namespace faultline::provider

@@ -1,0 +1,84 @@
+// The request journal: the ground truth about what reached the provider and what it sent back.
+//
+// The runner judges clients from it, so a request is journaled even when the client vanishes at
+// any point, and every entry says how the exchange ended. Times are offsets from the session's
+// start (microseconds), so journals from the real and the virtual world compare directly.
+//
+// Thread-safety: Journal is internally synchronised (the real server appends from several
+// threads); snapshots are copies.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fake_provider/plan.h"
+#include "scenarios/scenario.h"
+
+namespace faultline::provider {
+
+struct WriteRecord {
+  Duration at{0};           // when the bytes were handed to the socket (session offset)
+  Duration planned{0};      // when the plan wanted them written (session offset)
+  std::size_t size = 0;
+};
+
+enum class EndKind {
+  kInProgress,       // still running (a snapshot taken mid-response)
+  kCompleted,        // the whole plan was sent; connection kept or closed as planned
+  kClosedByServer,   // the plan closed the connection (FIN) before or after the body
+  kResetByServer,    // the plan reset the connection (RST)
+  kClientClosed,     // the client closed or reset while the plan still had bytes to send
+  kStalledClientGaveUp,  // the client closed while the server was stalling or heart-beating
+  kServerShutdown,   // the server stopped while the exchange was in progress
+  kWriteFailed,      // a write failed for another reason (errno in `detail`)
+};
+std::string_view ToString(EndKind kind);
+
+struct JournalEntry {
+  std::uint64_t index = 0;       // 0-based, in arrival order within the session
+  int attempt = 0;               // 0 for requests that did not count (wrong path, 404)
+  std::uint64_t connection = 0;  // server-wide connection id
+  Duration arrived{0};
+  std::string method;
+  std::string target;            // as sent, including the session prefix
+  std::vector<scenario::Header> headers;
+  std::string body;              // exact bytes
+  int status = 0;
+  std::string plan_summary;
+  std::vector<WriteRecord> writes;
+  std::size_t bytes_sent = 0;
+  EndKind end = EndKind::kInProgress;
+  Duration ended{0};             // when `end` happened (session offset)
+  std::string detail;            // e.g. the socket error text
+};
+
+class Journal {
+ public:
+  // Keeps at most `capacity` entries; older ones are dropped and counted (load tests send
+  // millions of requests to one session).
+  explicit Journal(std::size_t capacity = 100000) : capacity_(capacity) {}
+
+  // Appends an entry and returns its index.
+  std::uint64_t Begin(JournalEntry entry);
+  void RecordWrite(std::uint64_t index, WriteRecord write);
+  void End(std::uint64_t index, EndKind end, Duration at, std::string detail = {});
+
+  std::vector<JournalEntry> Snapshot() const;
+  std::uint64_t dropped() const;
+  void Clear();
+
+ private:
+  JournalEntry* Find(std::uint64_t index);  // requires mu_
+  mutable std::mutex mu_;
+  std::size_t capacity_;
+  std::uint64_t next_index_ = 0;
+  std::uint64_t first_index_ = 0;  // index of entries_.front()
+  std::vector<JournalEntry> entries_;  // ring trimmed from the front
+  std::uint64_t dropped_ = 0;
+};
+
+}  // namespace faultline::provider

@@ -1,0 +1,72 @@
+// The sans-I/O provider core: one scenario session's state, turning requests into response plans.
+//
+// A ProviderSession owns the mutable state of one scenario run: the attempt counter, the stateful
+// rate-limit window, the chaos RNG position. Respond() is pure apart from that state: given the
+// same scenario, seed, sequence of requests and `now` values it returns the same plans, byte for
+// byte. It never reads a clock, sleeps or touches a socket; drivers pass `now` in.
+//
+// The scenario is compiled once (CompiledScenario): bodies and event payloads are rendered with
+// placeholder ids when the session is created, so a request only copies bytes and fills in ids
+// and dates. Nothing on that path parses JSON or YAML.
+//
+// Thread-safety: a ProviderSession is not thread-safe; the server serialises access per session.
+// CompiledScenario is immutable and may be shared.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "fake_provider/dialect.h"
+#include "fake_provider/plan.h"
+#include "scenarios/scenario.h"
+
+namespace faultline::provider {
+
+struct RequestInfo {
+  std::string_view method;  // "POST"
+  std::string_view path;    // relative to the session's base URL, e.g. "/v1/chat/completions"
+  std::string_view body;
+};
+
+// True when the JSON body asks for a stream ("stream": true), found by a scan, not a parse.
+bool WantsStream(std::string_view body);
+
+class CompiledScenario;  // defined in plan_compiler.h
+
+class ProviderSession {
+ public:
+  // `start` anchors listener outages and rate-limit windows.
+  ProviderSession(std::shared_ptr<const CompiledScenario> scenario, std::uint64_t seed,
+                  WallTime start);
+  ~ProviderSession();
+  ProviderSession(ProviderSession&&) noexcept;
+  ProviderSession& operator=(ProviderSession&&) noexcept;
+
+  // The plan for one request. Requests to the wrong path or with the wrong method get a 404/405
+  // plan in the dialect's error shape and do not count as attempts.
+  ResponsePlan Respond(const RequestInfo& request, WallTime now);
+
+  // Whether the session's listener must be down (connection refused) at `now`, and when that
+  // next changes (nullopt: never again).
+  bool ListenerDown(WallTime now) const;
+  std::optional<WallTime> NextListenerChange(WallTime now) const;
+  bool HasListenerOutages() const;
+
+  int attempts() const { return attempts_; }
+  const scenario::Scenario& scenario() const;
+  std::uint64_t seed() const { return seed_; }
+  // Forget attempts and rate-limit state; `start` becomes the new anchor.
+  void Reset(WallTime start);
+
+ private:
+  struct RateState;
+  std::shared_ptr<const CompiledScenario> compiled_;
+  std::uint64_t seed_ = 0;
+  WallTime start_;
+  int attempts_ = 0;
+  std::unique_ptr<RateState> rate_;
+};
+
+}  // namespace faultline::provider

@@ -1,0 +1,80 @@
+// The fake provider's real-world driver: a Boost.Beast HTTP/1.1 server that executes response
+// plans on sockets with steady timers.
+//
+// One Server hosts many scenario sessions at once, each under its own base URL
+// `http://HOST:PORT/s/<session>` (a session id may contain '/'; the dialect path follows it). A
+// session whose scenario scripts listener outages gets a dedicated listener on its own port, so
+// it can refuse connections for a window without disturbing the others.
+//
+// Control API (JSON) under the reserved prefix /_faultline/:
+//   GET    /_faultline/health
+//   GET    /_faultline/sessions                    list
+//   POST   /_faultline/sessions                    {"scenario": <object or YAML/JSON text>,
+//                                                   "id"?: str, "seed"?: int} -> 201 + session
+//   GET    /_faultline/sessions/<id>               one session
+//   GET    /_faultline/sessions/<id>/journal       its journal
+//   POST   /_faultline/sessions/<id>/reset         forget attempts, journal and rate state
+//   DELETE /_faultline/sessions/<id>
+//   GET    /_faultline/stats                       counters and timer-lateness percentiles
+//
+// Threading: Run() drives `threads` event loops; all public methods are thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "scenarios/scenario.h"
+
+namespace faultline::provider {
+
+struct ServerOptions {
+  std::string listen_address = "127.0.0.1";
+  std::uint16_t port = 0;          // 0 = pick a free port
+  int threads = 1;
+  std::uint64_t seed = 0;          // default seed for sessions that do not give one
+  std::size_t max_header_bytes = 16 * 1024;
+  std::size_t max_body_bytes = 4 * 1024 * 1024;
+  std::size_t journal_capacity = 100000;  // entries kept per session
+  // One line per finished request ("<session> #<attempt> POST /v1/... -> 429 ... 12ms").
+  std::function<void(const std::string&)> request_log;
+};
+
+struct SessionInfo {
+  std::string id;
+  std::string base_url;  // e.g. http://127.0.0.1:40123/s/demo/hello
+  std::string scenario_name;
+  int attempts = 0;
+};
+
+class Server {
+ public:
+  // Binds the listener (errors: address in use, bad address) but serves only once Run() starts.
+  static std::expected<std::unique_ptr<Server>, std::string> Create(ServerOptions options);
+  ~Server();
+
+  std::string base_url() const;  // http://127.0.0.1:PORT
+  std::uint16_t port() const;
+
+  // Adds a session; id defaults to the scenario name. Errors: duplicate id, listener failure.
+  std::expected<SessionInfo, std::string> AddSession(scenario::Scenario scenario,
+                                                     std::string id = {},
+                                                     std::optional<std::uint64_t> seed = {});
+  std::vector<SessionInfo> Sessions() const;
+
+  // Serves until Stop(); blocks the calling thread (and uses threads-1 more).
+  void Run();
+  // Thread-safe, async-signal-unsafe: stops accepting, ends exchanges (journaled as
+  // kServerShutdown) and makes Run() return.
+  void Stop();
+
+ private:
+  struct Impl;
+  explicit Server(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace faultline::provider

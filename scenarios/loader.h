@@ -1,0 +1,51 @@
+// Loading scenario files: YAML or JSON text -> validated Scenario, or a precise error.
+//
+// Both formats go through yaml-cpp (JSON is YAML's flow subset), so every error can name the file,
+// the line and column, the JSON path of the bad field ("responses[1].retry_after.form"), and what
+// was expected. Unknown keys are errors (a typo must never become a silent default). The
+// authoritative description of the format is scenarios/schema/scenario.schema.json; the loader
+// enforces the same rules and a test keeps the two in step.
+//
+// Thread-safety: all functions are reentrant; they share no state.
+#pragma once
+
+#include <expected>
+#include <filesystem>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "scenarios/scenario.h"
+
+namespace faultline::scenario {
+
+struct LoadError {
+  std::string file;      // as given by the caller
+  int line = 0;          // 1-based; 0 when unknown (e.g. the file could not be read)
+  int column = 0;        // 1-based; 0 when unknown
+  std::string path;      // JSON path of the offending field, "" for the document itself
+  std::string message;   // what was wrong and what was expected
+  // "file:line:column: at responses[1].status: expected an integer from 100 to 599, got \"abc\""
+  std::string ToString() const;
+};
+
+// Parses one scenario document. `file` is used in errors and stored in Scenario::source.
+std::expected<Scenario, LoadError> ParseScenario(std::string_view text, std::string_view file);
+
+// Reads and parses one file (.yaml, .yml or .json).
+std::expected<Scenario, LoadError> LoadScenarioFile(const std::filesystem::path& file);
+
+// Loads files and folders (recursively, *.yaml|*.yml|*.json, sorted by path). Every file is tried:
+// the result holds all scenarios, or every error found. Duplicate scenario names are errors.
+std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadScenarios(
+    std::span<const std::filesystem::path> paths);
+
+// The catalogue embedded in the binary at build time (scenarios/catalog/**), parsed.
+// Its files are valid by construction (a test loads them); this still returns errors, not asserts.
+std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadBuiltinCatalog();
+
+// Parses a duration: "250us", "10ms", "2s", "1.5s", "10m", "1h", "-30s". No unit is an error.
+std::expected<Duration, std::string> ParseDuration(std::string_view text);
+
+}  // namespace faultline::scenario

@@ -1,0 +1,312 @@
+// The scenario model: what one scenario file says, as plain values.
+//
+// A scenario scripts how a fake LLM provider answers each attempt of one logical call (or of a few
+// concurrent calls), which faults it injects, and what a correct client must end up with. The
+// loader (loader.h) builds these values from YAML or JSON and rejects anything invalid; after
+// that, every field here is valid and code that consumes a Scenario never re-validates it.
+//
+// Values only: no I/O, no clocks. Safe to copy and to share read-only across threads.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace faultline::scenario {
+
+// All scenario times are offsets, never wall-clock instants.
+using Duration = std::chrono::microseconds;
+
+// The schema version this build reads (`faultline: 1`).
+inline constexpr int kSchemaVersion = 1;
+
+enum class Dialect { kOpenAiChat, kAnthropicMessages, kOpenAiResponses };
+std::string_view ToString(Dialect dialect);  // "openai-chat", "anthropic-messages", ...
+std::optional<Dialect> ParseDialect(std::string_view text);
+
+// A raw header line, kept in order; duplicates are allowed on purpose.
+struct Header {
+  std::string name;
+  std::string value;
+  friend bool operator==(const Header&, const Header&) = default;
+};
+
+// A time that may also be "forever" (until the client gives up and closes).
+struct Wait {
+  Duration duration{0};
+  bool forever = false;
+  friend bool operator==(const Wait&, const Wait&) = default;
+};
+
+// The provider error that a status or an in-stream error event carries. The dialect writer turns
+// it into that provider's own JSON shape and wording.
+enum class ErrorKind {
+  kInvalidRequest,   // 400
+  kContextWindow,    // 400, "maximum context length" in the dialect's (or `wording`'s) words
+  kAuth,             // 401
+  kPermission,       // 403
+  kNotFound,         // 404
+  kRequestTimeout,   // 408
+  kConflict,         // 409
+  kTooLarge,         // 413
+  kUnprocessable,    // 422
+  kRateLimit,        // 429, retryable
+  kQuota,            // 429 insufficient_quota / credit exhausted: never succeeds on retry
+  kServer,           // 500
+  kBadGateway,       // 502, text/plain body as a proxy would send it
+  kUnavailable,      // 503
+  kGatewayTimeout,   // 504
+  kOverloaded,       // 529 (Anthropic's overloaded_error); also valid in-stream
+};
+std::string_view ToString(ErrorKind kind);  // "invalid_request", "context_window", ...
+std::optional<ErrorKind> ParseErrorKind(std::string_view text);
+// The status a kind is sent with when the scenario gives no `status`, and the kind a bare status
+// implies (500 for unknown 5xx, invalid_request for unknown 4xx).
+int DefaultStatus(ErrorKind kind);
+ErrorKind DefaultErrorKind(int status);
+
+// Which provider's words a context-window error uses. kDialect = the scenario dialect's own.
+enum class ContextWording {
+  kDialect,
+  kOpenAi,                        // "This model's maximum context length is ..."
+  kDeepSeek,                      // DeepSeek's variant of the OpenAI wording
+  kAnthropicPromptTooLong,        // "prompt is too long: N tokens > M maximum"
+  kAnthropicExceedContextLimit,   // "input length and `max_tokens` exceed context limit: ..."
+};
+
+struct ErrorSpec {
+  ErrorKind kind = ErrorKind::kServer;
+  ContextWording wording = ContextWording::kDialect;
+  std::optional<std::string> message;  // overrides the provider's default message
+  friend bool operator==(const ErrorSpec&, const ErrorSpec&) = default;
+};
+
+// The Retry-After header of one response.
+struct RetryAfter {
+  enum class Form {
+    kSeconds,        // delay-seconds, written exactly as `text` ("2", "0", "-5", "1.5", "9e99")
+    kImfFixdate,     // "Sun, 06 Nov 1994 08:49:37 GMT"
+    kRfc850,         // "Sunday, 06-Nov-94 08:49:37 GMT"
+    kAsctime,        // "Sun Nov  6 08:49:37 1994"
+    kRaw,            // `text` verbatim (garbage on purpose)
+  };
+  Form form = Form::kSeconds;
+  std::string text;            // kSeconds and kRaw
+  Duration date_offset{0};     // HTTP-date forms: the response's Date header + this (may be < 0)
+  friend bool operator==(const RetryAfter&, const RetryAfter&) = default;
+};
+
+// Rate-limit headers in the dialect's style: OpenAI `x-ratelimit-*` with Go-style reset durations
+// ("6m0s"), Anthropic `anthropic-ratelimit-*` with RFC 3339 reset instants.
+struct RateLimitHeaders {
+  int requests_limit = 60;
+  int requests_remaining = 0;
+  Duration requests_reset{std::chrono::seconds(1)};
+  int tokens_limit = 100000;
+  int tokens_remaining = 0;
+  Duration tokens_reset{std::chrono::seconds(6)};
+  friend bool operator==(const RateLimitHeaders&, const RateLimitHeaders&) = default;
+};
+
+// How SSE bytes are framed on the wire. Defaults are what the providers send.
+struct Framing {
+  enum class LineEnding { kLf, kCrlf, kCr, kMixed };
+  LineEnding line_ending = LineEnding::kLf;
+  bool bom = false;             // a UTF-8 BOM before the first event
+  bool comments = false;        // a ": comment" line before every event
+  bool multiline_data = false;  // each JSON payload spread over several `data:` lines
+  // Each event goes out in two writes `split_delay` apart, cut in the middle of a line; with
+  // split_utf8 the cut falls inside a multi-byte UTF-8 character when the event has one.
+  bool split_writes = false;
+  bool split_utf8 = false;
+  Duration split_delay{std::chrono::milliseconds(2)};
+  friend bool operator==(const Framing&, const Framing&) = default;
+};
+
+// Keep-alive traffic that flows while content does not: SSE comments, or Anthropic `ping` events.
+struct Heartbeat {
+  Duration every{0};  // 0 = no heartbeat
+  enum class Style { kComment, kPing };
+  Style style = Style::kComment;
+  friend bool operator==(const Heartbeat&, const Heartbeat&) = default;
+};
+
+// Something injected into, or done to, a stream right after `after_event` events were sent
+// (0 = right after the response headers). Events are counted as they appear on the wire,
+// including role/preamble events such as `message_start`.
+struct EventFault {
+  enum class Kind {
+    kDelay,          // extra `wait` before the next event
+    kStall,          // no bytes for `wait` (or forever), heartbeats if `heartbeat` is set
+    kInvalidJson,    // a `data:` line that is not JSON
+    kWrongShape,     // valid JSON that is not the dialect's event shape
+    kTwoObjects,     // two JSON objects on one `data:` line
+    kErrorEnvelope,  // OpenAI-style {"error": {...}} inside the 200 stream
+    kProviderError,  // the dialect's own in-stream error event (Anthropic `event: error`,
+                     // Responses `response.failed` or `error`), carrying `error`
+    kSequenceGap,    // Responses: the next event's sequence_number skips one
+    kRaw,            // `raw` bytes verbatim
+  };
+  Kind kind = Kind::kStall;
+  int after_event = 0;
+  Wait wait;
+  Heartbeat heartbeat;
+  ErrorSpec error;
+  // Responses API error shape for kProviderError: `response.failed`, flat `error`, nested `error`.
+  enum class Shape { kDefault, kResponseFailed, kFlat, kNested };
+  Shape shape = Shape::kDefault;
+  std::string raw;
+  friend bool operator==(const EventFault&, const EventFault&) = default;
+};
+
+// How the response ends.
+struct Termination {
+  enum class Kind {
+    kDone,           // clean end: terminator event ([DONE], message_stop, response.completed),
+                     // final zero-length chunk, connection kept alive
+    kNoTerminator,   // clean chunked end, but the terminator event never comes
+    kNoFinalChunk,   // body bytes end without the final zero-length chunk; connection closed
+    kClose,          // connection closed (FIN) at the cut point, mid-line when at_byte is set
+    kReset,          // TCP RST (SO_LINGER 0) at the cut point
+    kStall,          // stop sending at the cut point and hold the connection `wait` (or forever),
+                     // then close
+  };
+  Kind kind = Kind::kDone;
+  // The cut point: after this many events (nullopt = after all content events), plus `at_byte`
+  // bytes of the next event when set.
+  std::optional<int> after_event;
+  std::optional<int> at_byte;
+  Wait wait{Duration{0}, true};  // kStall only
+  Heartbeat heartbeat;           // kStall only
+  friend bool operator==(const Termination&, const Termination&) = default;
+};
+
+struct ToolCallSpec {
+  std::string name = "get_weather";
+  std::string arguments = R"({"city":"Paris"})";
+  int chunk_size = 8;  // argument bytes per fragment
+  friend bool operator==(const ToolCallSpec&, const ToolCallSpec&) = default;
+};
+
+// The content of a successful response, streamed or as one JSON body.
+struct Content {
+  std::string text = "Hello, world";
+  int chunk_size = 4;                  // UTF-8 code points per content event (>= 1)
+  Duration chunk_delay{0};             // between content events
+  std::string reasoning;               // reasoning/thinking deltas before the text, when set
+  std::optional<ToolCallSpec> tool_call;
+  std::optional<std::string> finish_reason;  // default: the dialect's stop/tool reason
+  std::optional<int> input_tokens;            // usage; default derived from the request size
+  std::optional<int> output_tokens;           // usage; default derived from the text
+  // Slow drip: instead of whole events, `bytes` bytes every `every` (0 = off).
+  int drip_bytes = 0;
+  Duration drip_every{0};
+  Framing framing;
+  std::vector<EventFault> faults;
+  Termination end;
+  friend bool operator==(const Content&, const Content&) = default;
+};
+
+// How the server treats the connection before any response byte.
+enum class ConnectionFault {
+  kNone,
+  kResetBeforeHeaders,  // read the request, then RST
+  kCloseBeforeHeaders,  // read the request, then close (FIN) without a byte
+};
+
+// The response to one attempt (or to `repeat` consecutive attempts).
+struct ResponseSpec {
+  int repeat = 1;          // how many consecutive attempts this entry answers; 0 = all the rest
+  ConnectionFault connection = ConnectionFault::kNone;
+  Duration headers_delay{0};            // wait before the status line
+  std::optional<Wait> headers_stall;    // stall before the status line (then answer, or forever)
+  int status = 200;
+  std::optional<ErrorSpec> error;       // set for non-2xx (defaulted from status by the loader)
+  std::optional<RetryAfter> retry_after;
+  std::optional<std::string> retry_after_ms;  // the `retry-after-ms` header, verbatim
+  std::optional<bool> should_retry;           // the `x-should-retry` header
+  std::optional<RateLimitHeaders> rate_limit_headers;
+  Duration date_skew{0};                      // the Date header is off by this much
+  std::optional<std::string> content_type;    // overrides the dialect's content type
+  std::optional<std::string> body;            // overrides the whole body, verbatim
+  std::vector<Header> headers;                // extra headers, in order, duplicates allowed
+  Content content;                            // for 2xx answers
+  friend bool operator==(const ResponseSpec&, const ResponseSpec&) = default;
+};
+
+// Seeded chaos: each attempt draws one entry by probability (same seed, same draws).
+struct Chaos {
+  std::uint64_t seed = 0;
+  struct Choice {
+    double probability = 0;
+    ResponseSpec response;
+    friend bool operator==(const Choice&, const Choice&) = default;
+  };
+  std::vector<Choice> faults;  // probabilities sum to <= 1
+  ResponseSpec otherwise;      // the remaining probability
+  friend bool operator==(const Chaos&, const Chaos&) = default;
+};
+
+// A stateful limit shared by every attempt of the session: over budget, the provider answers 429
+// with an honest Retry-After (the time until the window frees enough budget).
+struct RateLimit {
+  int requests = 0;  // per window, 0 = unlimited
+  int tokens = 0;    // per window, 0 = unlimited; a request costs its estimated input + output
+  Duration window{std::chrono::seconds(60)};
+  friend bool operator==(const RateLimit&, const RateLimit&) = default;
+};
+
+// A window during which nothing listens on the session's port (connection refused). Times are
+// offsets from the session's start.
+struct ListenerOutage {
+  Duration from{0};
+  Duration length{0};
+  friend bool operator==(const ListenerOutage&, const ListenerOutage&) = default;
+};
+
+// What the subject is asked to send.
+struct RequestSpec {
+  bool stream = true;
+  std::string model;     // default: a plausible model name for the dialect
+  std::string message = "Say hello.";
+  int max_tokens = 256;
+  bool tools = false;    // offer one tool (get_weather)
+  int calls = 1;         // concurrent calls of the same request (stateful rate-limit scenarios)
+  friend bool operator==(const RequestSpec&, const RequestSpec&) = default;
+};
+
+// Scenario-specific checks the runner adds to the universal invariants.
+struct Expect {
+  std::optional<std::string> outcome;        // "committed" | "failed"
+  std::optional<int> attempts;
+  std::optional<std::string> text;
+  std::optional<std::string> failure_class;  // DESIGN §6 class
+  std::optional<std::string> failure_code;   // DESIGN §6 code
+  friend bool operator==(const Expect&, const Expect&) = default;
+};
+
+struct Scenario {
+  int version = kSchemaVersion;
+  std::string name;         // "category/short-name", unique in a catalogue
+  std::string description;
+  Dialect dialect = Dialect::kOpenAiChat;
+  std::vector<std::string> tags;
+  RequestSpec request;
+  // One entry per attempt in arrival order; attempts past the end get the last entry again.
+  std::vector<ResponseSpec> responses;
+  std::optional<Chaos> chaos;          // when set, replaces `responses`
+  std::optional<RateLimit> rate_limit; // checked before `responses`/`chaos`
+  std::vector<ListenerOutage> listener_outages;
+  std::optional<Duration> cancel_at;   // the runner cancels the call at this offset
+  Expect expect;
+  std::string source;  // the file it was loaded from ("<builtin>/..." for the embedded catalogue)
+  friend bool operator==(const Scenario&, const Scenario&) = default;
+};
+
+// The response entry that answers attempt `attempt` (1-based) when no chaos is set.
+const ResponseSpec& ResponseForAttempt(const Scenario& scenario, int attempt);
+
+}  // namespace faultline::scenario
