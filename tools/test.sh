@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Sets up the machine, builds, and runs every test. This is the README's test command and what CI
+# runs (.ci/run). Usage: tools/test.sh [PRESET]   (default: release; also dev, asan, tsan)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+preset=${1:-release}
+tools/setup.sh
+tools/build.sh "$preset"
+ctest --preset "$preset" -j "${FAULTLINE_JOBS:-$(nproc)}" --timeout 300
