@@ -12,6 +12,9 @@ packages=(
 )
 
 missing=()
+# Node.js runs the SDK smoke test; keep whatever node the machine has, else take Debian's.
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done

@@ -1,0 +1,103 @@
+#include "scenarios/scenario.h"
+
+#include <array>
+#include <cstdint>
+#include <utility>
+
+namespace faultline::scenario {
+namespace {
+
+constexpr std::array<std::pair<Dialect, std::string_view>, 3> kDialectNames = {{
+    {Dialect::kOpenAiChat, "openai-chat"},
+    {Dialect::kAnthropicMessages, "anthropic-messages"},
+    {Dialect::kOpenAiResponses, "openai-responses"},
+}};
+
+struct ErrorKindInfo {
+  ErrorKind kind;
+  std::string_view name;
+  int status;
+};
+
+// One row per ErrorKind. DefaultErrorKind takes the first row with a given status, so the row
+// order decides which kind a bare 400 or 429 means (the plain one, not the special case).
+constexpr std::array<ErrorKindInfo, 16> kErrorKinds = {{
+    {ErrorKind::kInvalidRequest, "invalid_request", 400},
+    {ErrorKind::kContextWindow, "context_window", 400},
+    {ErrorKind::kAuth, "auth", 401},
+    {ErrorKind::kPermission, "permission", 403},
+    {ErrorKind::kNotFound, "not_found", 404},
+    {ErrorKind::kRequestTimeout, "request_timeout", 408},
+    {ErrorKind::kConflict, "conflict", 409},
+    {ErrorKind::kTooLarge, "too_large", 413},
+    {ErrorKind::kUnprocessable, "unprocessable", 422},
+    {ErrorKind::kRateLimit, "rate_limit", 429},
+    {ErrorKind::kQuota, "quota", 429},
+    {ErrorKind::kServer, "server", 500},
+    {ErrorKind::kBadGateway, "bad_gateway", 502},
+    {ErrorKind::kUnavailable, "unavailable", 503},
+    {ErrorKind::kGatewayTimeout, "gateway_timeout", 504},
+    {ErrorKind::kOverloaded, "overloaded", 529},
+}};
+
+const ErrorKindInfo* FindErrorKind(ErrorKind kind) {
+  for (const ErrorKindInfo& info : kErrorKinds) {
+    if (info.kind == kind) return &info;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string_view ToString(Dialect dialect) {
+  for (const auto& [value, name] : kDialectNames) {
+    if (value == dialect) return name;
+  }
+  return "unknown";
+}
+
+std::optional<Dialect> ParseDialect(std::string_view text) {
+  for (const auto& [value, name] : kDialectNames) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+std::string_view ToString(ErrorKind kind) {
+  const ErrorKindInfo* info = FindErrorKind(kind);
+  return info != nullptr ? info->name : "unknown";
+}
+
+std::optional<ErrorKind> ParseErrorKind(std::string_view text) {
+  for (const ErrorKindInfo& info : kErrorKinds) {
+    if (info.name == text) return info.kind;
+  }
+  return std::nullopt;
+}
+
+int DefaultStatus(ErrorKind kind) {
+  const ErrorKindInfo* info = FindErrorKind(kind);
+  return info != nullptr ? info->status : 500;
+}
+
+ErrorKind DefaultErrorKind(int status) {
+  for (const ErrorKindInfo& info : kErrorKinds) {
+    if (info.status == status) return info.kind;
+  }
+  // Statuses no provider documents: a 5xx is a server fault, anything else a bad request.
+  return status >= 500 ? ErrorKind::kServer : ErrorKind::kInvalidRequest;
+}
+
+const ResponseSpec& ResponseForAttempt(const Scenario& scenario, int attempt) {
+  static const ResponseSpec kDefault;
+  if (scenario.responses.empty()) return kDefault;  // the loader never lets this happen
+  std::int64_t first_attempt = 1;  // the first attempt the current entry answers
+  for (const ResponseSpec& entry : scenario.responses) {
+    if (entry.repeat == 0) return entry;  // answers every remaining attempt
+    if (attempt < first_attempt + entry.repeat) return entry;
+    first_attempt += entry.repeat;
+  }
+  return scenario.responses.back();
+}
+
+}  // namespace faultline::scenario
