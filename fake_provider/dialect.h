@@ -7,6 +7,15 @@
 //
 // Writers are stateless singletons; every method is const and thread-safe. Output is
 // deterministic: the same inputs give the same bytes.
+//
+// Conventions shared by all writers:
+// - An SseEvent with an empty `name` and an empty `data` is a heartbeat comment: the framer writes
+//   it as the SSE comment line ": keep-alive" (Ping() of OpenAI Chat and Responses returns it).
+// - Ids are fixed-length per dialect. Secondary ids that a response needs besides `item_id` (the
+//   Responses reasoning item `rs_…`, function call item `fc_…` and its `call_…`) are derived as
+//   <prefix> + the part of `item_id` after its "msg_" prefix, so substituting that suffix in the
+//   rendered bytes renews them all.
+// - Event payloads are compact one-line JSON with keys in the providers' own order.
 #pragma once
 
 #include <chrono>
@@ -24,10 +33,10 @@ using WallTime = std::chrono::sys_time<std::chrono::microseconds>;
 // Per-response identity. Ids have fixed lengths per dialect (see MakeIds), so that a response can
 // be rendered once with placeholder ids and filled in per request by overwriting bytes.
 struct ResponseIds {
-  std::string response_id;  // chatcmpl-…, msg_…, resp_…
-  std::string item_id;      // Responses output item id (msg_…), Anthropic/OpenAI tool call id
-  std::string request_id;   // req_…
-  std::int64_t created = 0; // unix seconds, always 10 digits
+  std::string response_id;   // chatcmpl-…, msg_…, resp_…
+  std::string item_id;       // Responses output item id (msg_…), Anthropic/OpenAI tool call id
+  std::string request_id;    // req_…
+  std::int64_t created = 0;  // unix seconds, always 10 digits
   std::string model;
 };
 
@@ -46,7 +55,9 @@ struct SseEvent {
 
 // A successful stream: events in wire order. `terminator` is the index of the event that marks a
 // complete response ([DONE], message_stop, response.completed); events from it on are dropped by
-// Termination::kNoTerminator.
+// Termination::kNoTerminator. Fault positions (`after_event`) index into `events`. Responses
+// numbers its events from 0; a kSequenceGap fault at after_event N skips one number before
+// events[N], and each kProviderError fault at N keeps one number free there (StreamErrorFor).
 struct StreamEvents {
   std::vector<SseEvent> events;
   std::size_t terminator = 0;
@@ -62,7 +73,7 @@ class DialectWriter {
   virtual ~DialectWriter() = default;
 
   virtual scenario::Dialect dialect() const = 0;
-  virtual std::string_view endpoint_path() const = 0;      // "/v1/chat/completions", ...
+  virtual std::string_view endpoint_path() const = 0;  // "/v1/chat/completions", ...
   virtual std::string_view default_model() const = 0;
   virtual std::string_view request_id_header() const = 0;  // "x-request-id" | "request-id"
 
@@ -79,11 +90,23 @@ class DialectWriter {
   virtual Body Error(const scenario::ErrorSpec& error, int status) const = 0;
   // The in-stream error event (Anthropic `event: error`, Responses `response.failed` / `error`,
   // OpenAI Chat `{"error":…}` envelope).
-  virtual SseEvent StreamError(const scenario::ErrorSpec& error,
-                               scenario::EventFault::Shape shape, const ResponseIds& ids) const = 0;
+  virtual SseEvent StreamError(const scenario::ErrorSpec& error, scenario::EventFault::Shape shape,
+                               const ResponseIds& ids) const = 0;
+  // The event injected for `content.faults[fault_index]` right after `after_event` events of
+  // Stream(content, …). kErrorEnvelope: the OpenAI-style `{"error":{…}}` data line (no event
+  // name) in every dialect. kProviderError: StreamError(), except that the Responses writer
+  // numbers it to fit the stream's `sequence_number`s (Stream() leaves that number free for it,
+  // so the numbers stay strictly increasing after it).
+  virtual SseEvent StreamErrorFor(const scenario::Content& content, std::size_t fault_index,
+                                  const ResponseIds& ids) const;
+  // Same as Error(), with the request id in the body where the provider puts one there too
+  // (Anthropic's top-level "request_id"); other dialects return Error().
+  virtual Body ErrorWithIds(const scenario::ErrorSpec& error, int status,
+                            const ResponseIds& ids) const;
   // Valid JSON that is not an event of this dialect.
   virtual SseEvent WrongShape() const = 0;
-  // Anthropic `ping`; other dialects return an SSE comment heartbeat (name "", data "").
+  // Anthropic `ping`; other dialects return an SSE comment heartbeat (name "", data ""), which
+  // the framer writes as ": keep-alive".
   virtual SseEvent Ping() const = 0;
 
   // `x-ratelimit-*` (Go-style durations) or `anthropic-ratelimit-*` (RFC 3339 instants).

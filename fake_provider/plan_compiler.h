@@ -29,6 +29,8 @@ struct PlanRequest {
 class CompiledScenario {
  public:
   explicit CompiledScenario(scenario::Scenario scenario);
+  // Same, with another writer than WriterFor(scenario.dialect) (null: that one). For tests.
+  CompiledScenario(scenario::Scenario scenario, const DialectWriter* writer);
   ~CompiledScenario();
 
   const scenario::Scenario& scenario() const { return scenario_; }

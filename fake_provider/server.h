@@ -20,13 +20,17 @@
 // Threading: Run() drives `threads` event loops; all public methods are thread-safe.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <expected>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "fake_provider/journal.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::provider {
@@ -39,6 +43,9 @@ struct ServerOptions {
   std::size_t max_header_bytes = 16 * 1024;
   std::size_t max_body_bytes = 4 * 1024 * 1024;
   std::size_t journal_capacity = 100000;  // entries kept per session
+  // A request must arrive whole within this time, counted from the first byte awaited; also the
+  // idle timeout of a kept-alive connection (slowloris guard).
+  std::chrono::milliseconds request_timeout{std::chrono::seconds(30)};
   // One line per finished request ("<session> #<attempt> POST /v1/... -> 429 ... 12ms").
   std::function<void(const std::string&)> request_log;
 };
@@ -64,6 +71,12 @@ class Server {
                                                      std::string id = {},
                                                      std::optional<std::uint64_t> seed = {});
   std::vector<SessionInfo> Sessions() const;
+  // A copy of the session's journal (nullopt: no such session); usable after Run() returned.
+  std::optional<std::vector<JournalEntry>> JournalOf(std::string_view id) const;
+  // Forgets the session's attempts, journal and rate state (as POST .../reset); false: unknown.
+  bool ResetSession(std::string_view id);
+  // Removes the session (as DELETE); exchanges in progress finish. False: unknown.
+  bool RemoveSession(std::string_view id);
 
   // Serves until Stop(); blocks the calling thread (and uses threads-1 more).
   void Run();

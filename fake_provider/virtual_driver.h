@@ -52,6 +52,12 @@ class VirtualExchange {
   bool keep_alive() const;
 
  private:
+  void Start(std::vector<PipeEvent>& out, const PlanStep& step, Duration at);
+  void Write(std::vector<PipeEvent>& out, const std::string& bytes, Duration at);
+  void Complete(std::vector<PipeEvent>& out, Duration at);
+  void End(EndKind kind, Duration at);
+  bool StallingAt(Duration now) const;  // inside a stall or heartbeat window
+
   ResponsePlan plan_;
   Duration arrived_;
   Journal* journal_;

@@ -91,7 +91,7 @@ ErrorKind DefaultErrorKind(int status) {
 const ResponseSpec& ResponseForAttempt(const Scenario& scenario, int attempt) {
   static const ResponseSpec kDefault;
   if (scenario.responses.empty()) return kDefault;  // the loader never lets this happen
-  std::int64_t first_attempt = 1;  // the first attempt the current entry answers
+  std::int64_t first_attempt = 1;                   // the first attempt the current entry answers
   for (const ResponseSpec& entry : scenario.responses) {
     if (entry.repeat == 0) return entry;  // answers every remaining attempt
     if (attempt < first_attempt + entry.repeat) return entry;

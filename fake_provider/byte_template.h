@@ -1,0 +1,65 @@
+// Byte templates: response bytes rendered once with placeholder values, filled in per request.
+//
+// The plan compiler renders bodies and events with sentinel ids, `created` and usage numbers,
+// then records where those sentinels landed (holes). Filling a template is a copy of the literal
+// bytes with the per-request values spliced into the holes: no JSON is parsed or serialised on
+// the request path. Values may differ in length from their placeholders (token counts do).
+//
+// Immutable after construction; thread-safe for concurrent reads.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace faultline::provider {
+
+// What a hole stands for.
+enum class Slot : std::uint8_t {
+  kResponseId,   // the part of ResponseIds::response_id after its prefix
+  kItemId,       // the part of ResponseIds::item_id after its prefix (derived ids share it)
+  kRequestId,    // the part of ResponseIds::request_id after its prefix
+  kCreated,      // ResponseIds::created, decimal
+  kInputTokens,  // usage input tokens, decimal
+  kTotalTokens,  // usage input + output tokens, decimal
+};
+inline constexpr std::size_t kSlotCount = 6;
+
+// One string per Slot; an empty placeholder means "this slot does not occur".
+using SlotValues = std::array<std::string, kSlotCount>;
+
+class ByteTemplate {
+ public:
+  ByteTemplate() = default;
+  // A template without holes.
+  explicit ByteTemplate(std::string literal) : text_(std::move(literal)) {}
+  // Finds every occurrence of each non-empty placeholder in `text`. Numeric slots match whole
+  // numbers only (no digit, '.' or '-' next to them).
+  static ByteTemplate WithHoles(std::string text, const SlotValues& placeholders);
+
+  const std::string& text() const { return text_; }
+  bool has_holes() const { return !holes_.empty(); }
+  std::size_t hole_count() const { return holes_.size(); }
+
+  std::size_t RenderedSize(const SlotValues& values) const;
+  void AppendTo(std::string& out, const SlotValues& values) const;
+  std::string Render(const SlotValues& values) const;
+  // Where template offset `offset` lands in the rendered bytes (an offset inside a hole maps to
+  // the start of its value).
+  std::size_t MapOffset(std::size_t offset, const SlotValues& values) const;
+
+ private:
+  struct Hole {
+    std::size_t offset = 0;
+    std::size_t length = 0;
+    Slot slot = Slot::kResponseId;
+  };
+  std::string text_;
+  std::vector<Hole> holes_;  // sorted by offset, non-overlapping
+};
+
+}  // namespace faultline::provider

@@ -1,0 +1,302 @@
+#include "fake_provider/control_api.h"
+
+#include <charconv>
+#include <optional>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "fake_provider/journal_json.h"
+#include "scenarios/loader.h"
+
+namespace faultline::provider::internal {
+namespace {
+
+using nlohmann::json;
+
+std::string Dump(const json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+HttpReply JsonReply(int status, const json& value) { return HttpReply{status, "application/json", Dump(value), {}}; }
+
+HttpReply MethodNotAllowed(std::string_view allowed) {
+  HttpReply reply = JsonError(405, "method_not_allowed", fmt::format("allowed: {}", allowed));
+  reply.headers.push_back({"Allow", std::string(allowed)});
+  return reply;
+}
+
+// The base URL to give an SDK: OpenAI SDKs append the path after /v1, Anthropic's after the
+// host.
+std::string SdkBaseUrl(const SessionState& session) {
+  return session.scenario().dialect == scenario::Dialect::kAnthropicMessages
+             ? session.base_url()
+             : session.base_url() + "/v1";
+}
+
+json SessionObject(const SessionState& session, WallTime now) {
+  const auto& scenario = session.scenario();
+  json listener = {{"dedicated", session.dedicated_port() != 0}};
+  if (session.dedicated_port() != 0) {
+    listener["port"] = session.dedicated_port();
+    listener["down"] = session.ListenerDown(now);
+  }
+  return {{"id", session.id()},
+          {"base_url", session.base_url()},
+          {"sdk_base_url", SdkBaseUrl(session)},
+          {"endpoint", session.base_url() + std::string(WriterFor(scenario.dialect).endpoint_path())},
+          {"scenario", scenario.name},
+          {"description", scenario.description},
+          {"dialect", std::string(scenario::ToString(scenario.dialect))},
+          {"source", scenario.source},
+          {"seed", session.seed()},
+          {"attempts", session.attempts()},
+          {"listener", std::move(listener)}};
+}
+
+json StatsObject(const StatsSnapshot& stats) {
+  return {{"requests", stats.requests},
+          {"session_requests", stats.session_requests},
+          {"control_requests", stats.control_requests},
+          {"not_found", stats.not_found},
+          {"bad_requests", stats.bad_requests},
+          {"aborted_requests", stats.aborted_requests},
+          {"read_timeouts", stats.read_timeouts},
+          {"connections_total", stats.connections_total},
+          {"connections_open", stats.connections_open},
+          {"bytes_received", stats.bytes_received},
+          {"bytes_sent", stats.bytes_sent},
+          {"sessions", stats.sessions},
+          {"uptime_ms", stats.uptime_ms},
+          {"timer_lateness_us",
+           {{"count", stats.lateness.count},
+            {"p50", stats.lateness.p50_us},
+            {"p99", stats.lateness.p99_us},
+            {"max", stats.lateness.max_us}}}};
+}
+
+struct CreateRequest {
+  std::string scenario_text;
+  std::string id;
+  std::optional<std::uint64_t> seed;
+};
+
+std::expected<std::string, std::string> ScenarioText(const json& body) {
+  const bool has_scenario = body.contains("scenario");
+  const bool has_text = body.contains("scenario_text");
+  if (has_scenario == has_text) {
+    return std::unexpected(
+        "expected exactly one of \"scenario\" (a JSON object, or YAML/JSON text) and "
+        "\"scenario_text\" (YAML/JSON text)");
+  }
+  const json& value = has_scenario ? body["scenario"] : body["scenario_text"];
+  if (value.is_string()) return value.get<std::string>();
+  if (has_scenario && value.is_object()) return Dump(value);
+  return std::unexpected(has_scenario ? "\"scenario\" must be an object or a string"
+                                      : "\"scenario_text\" must be a string");
+}
+
+std::expected<CreateRequest, std::string> ParseCreateRequest(std::string_view text) {
+  json body = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded() || !body.is_object()) {
+    return std::unexpected("the request body must be a JSON object");
+  }
+  for (const auto& [key, value] : body.items()) {
+    if (key != "scenario" && key != "scenario_text" && key != "id" && key != "seed") {
+      return std::unexpected(fmt::format(
+          "unknown key \"{}\" (expected scenario | scenario_text, id, seed)", key));
+    }
+  }
+  CreateRequest request;
+  auto scenario_text = ScenarioText(body);
+  if (!scenario_text) return std::unexpected(scenario_text.error());
+  request.scenario_text = std::move(*scenario_text);
+  if (body.contains("id")) {
+    if (!body["id"].is_string()) return std::unexpected("\"id\" must be a string");
+    request.id = body["id"].get<std::string>();
+  }
+  if (body.contains("seed")) {
+    if (!body["seed"].is_number_unsigned()) {
+      return std::unexpected("\"seed\" must be a non-negative integer");
+    }
+    request.seed = body["seed"].get<std::uint64_t>();
+  }
+  return request;
+}
+
+HttpReply CreateSession(SessionHost& host, std::string_view body) {
+  auto request = ParseCreateRequest(body);
+  if (!request) return JsonError(400, "invalid_request", request.error());
+  auto scenario = scenario::ParseScenario(request->scenario_text, "<control-api>");
+  if (!scenario) return JsonError(400, "invalid_scenario", scenario.error().ToString());
+  auto session = host.CreateSession(std::move(*scenario), request->id, request->seed);
+  if (!session) {
+    switch (session.error().code) {
+      case AddSessionError::Code::kDuplicate:
+        return JsonError(409, "conflict", session.error().message);
+      case AddSessionError::Code::kInvalid:
+        return JsonError(400, "invalid_request", session.error().message);
+      case AddSessionError::Code::kListener:
+        return JsonError(500, "listener_error", session.error().message);
+    }
+  }
+  return JsonReply(201, SessionObject(**session, host.Now()));
+}
+
+HttpReply ListSessions(const SessionHost& host) {
+  json sessions = json::array();
+  const WallTime now = host.Now();
+  for (const auto& session : host.ListSessions()) sessions.push_back(SessionObject(*session, now));
+  return JsonReply(200, {{"sessions", std::move(sessions)}});
+}
+
+std::uint64_t SinceParameter(std::string_view query) {
+  std::uint64_t since = 0;
+  for (std::size_t pos = 0; pos < query.size();) {
+    const std::size_t end = std::min(query.find('&', pos), query.size());
+    const std::string_view pair = query.substr(pos, end - pos);
+    if (pair.starts_with("since=")) {
+      const auto digits = pair.substr(6);
+      std::from_chars(digits.data(), digits.data() + digits.size(), since);
+    }
+    pos = end + 1;
+  }
+  return since;
+}
+
+HttpReply Journal(const SessionState& session, std::string_view query) {
+  const auto journal = session.journal();
+  auto entries = journal->Snapshot();
+  const std::uint64_t since = SinceParameter(query);
+  std::erase_if(entries, [since](const JournalEntry& entry) { return entry.index < since; });
+  return HttpReply{200, "application/json",
+                   JournalToJson(session.id(), entries, journal->dropped()), {}};
+}
+
+HttpReply UnknownSession(std::string_view id) {
+  return JsonError(404, "not_found", fmt::format("no session with id \"{}\"", id));
+}
+
+// GET /_faultline/sessions/<id>[/journal]; the id may itself contain '/', so an exact session
+// match wins over the suffix reading.
+HttpReply GetSessionResource(const SessionHost& host, std::string_view rest,
+                             std::string_view query) {
+  if (auto session = host.FindSession(rest)) return JsonReply(200, SessionObject(*session, host.Now()));
+  constexpr std::string_view kJournal = "/journal";
+  if (rest.ends_with(kJournal)) {
+    const auto id = rest.substr(0, rest.size() - kJournal.size());
+    if (auto session = host.FindSession(id)) return Journal(*session, query);
+    return UnknownSession(id);
+  }
+  return UnknownSession(rest);
+}
+
+HttpReply SessionResource(SessionHost& host, std::string_view method, std::string_view rest,
+                          std::string_view query) {
+  if (method == "GET") return GetSessionResource(host, rest, query);
+  if (method == "DELETE") {
+    if (!host.DeleteSession(rest)) return UnknownSession(rest);
+    return JsonReply(200, {{"deleted", std::string(rest)}});
+  }
+  constexpr std::string_view kReset = "/reset";
+  if (method == "POST" && rest.ends_with(kReset)) {
+    const auto id = rest.substr(0, rest.size() - kReset.size());
+    auto session = host.ResetSession(id);
+    if (!session) return UnknownSession(id);
+    return JsonReply(200, SessionObject(*session, host.Now()));
+  }
+  if (method == "POST") return JsonError(404, "not_found", "POST is only for .../<id>/reset");
+  return MethodNotAllowed("GET, POST, DELETE");
+}
+
+json ControlIndex(const SessionHost& host) {
+  const std::string base = host.base_url() + std::string(kControlPrefix);
+  return json::array({"GET " + base + "/health", "GET " + base + "/stats",
+                      "GET " + base + "/sessions", "POST " + base + "/sessions",
+                      "GET " + base + "/sessions/<id>", "GET " + base + "/sessions/<id>/journal",
+                      "POST " + base + "/sessions/<id>/reset", "DELETE " + base + "/sessions/<id>"});
+}
+
+}  // namespace
+
+HttpReply JsonError(int status, std::string_view type, std::string_view message) {
+  json body = {{"error", {{"type", std::string(type)}, {"message", std::string(message)}}}};
+  return JsonReply(status, body);
+}
+
+std::string SessionJson(const SessionState& session, WallTime now) {
+  return Dump(SessionObject(session, now));
+}
+
+std::string PercentDecode(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    unsigned value = 0;
+    if (text[i] == '%' && i + 2 < text.size() &&
+        std::from_chars(text.data() + i + 1, text.data() + i + 3, value, 16).ptr ==
+            text.data() + i + 3) {
+      out += static_cast<char>(value);
+      i += 2;
+    } else {
+      out += text[i];
+    }
+  }
+  return out;
+}
+
+HttpReply HandleControlRequest(SessionHost& host, std::string_view method,
+                               std::string_view target, std::string_view body) {
+  const std::size_t query_start = target.find('?');
+  const std::string_view query =
+      query_start == std::string_view::npos ? std::string_view{} : target.substr(query_start + 1);
+  const std::string path = PercentDecode(target.substr(0, query_start));
+  const std::string_view route = std::string_view(path).substr(kControlPrefix.size());
+  if (route == "/health") {
+    if (method != "GET") return MethodNotAllowed("GET");
+    return JsonReply(200, {{"status", "ok"}, {"sessions", host.ListSessions().size()}});
+  }
+  if (route == "/stats") {
+    if (method != "GET") return MethodNotAllowed("GET");
+    return JsonReply(200, StatsObject(host.Stats()));
+  }
+  if (route == "/sessions" || route == "/sessions/") {
+    if (method == "GET") return ListSessions(host);
+    if (method == "POST") return CreateSession(host, body);
+    return MethodNotAllowed("GET, POST");
+  }
+  constexpr std::string_view kSessions = "/sessions/";
+  if (route.starts_with(kSessions)) {
+    return SessionResource(host, method, route.substr(kSessions.size()), query);
+  }
+  json error = {{"error",
+                 {{"type", "not_found"},
+                  {"message", fmt::format("unknown control API path \"{}\"", path)},
+                  {"endpoints", ControlIndex(host)}}}};
+  return JsonReply(404, error);
+}
+
+HttpReply NotFoundHint(const SessionHost& host, std::string_view target) {
+  constexpr std::size_t kMaxListed = 200;
+  json sessions = json::array();
+  const auto all = host.ListSessions();
+  for (std::size_t i = 0; i < all.size() && i < kMaxListed; ++i) {
+    sessions.push_back({{"id", all[i]->id()},
+                        {"dialect", std::string(scenario::ToString(all[i]->scenario().dialect))},
+                        {"base_url", all[i]->base_url()},
+                        {"sdk_base_url", SdkBaseUrl(*all[i])}});
+  }
+  json error = {
+      {"type", "not_found"},
+      {"message",
+       fmt::format("no faultline session at \"{}\": requests go to <session base_url>/v1/..., "
+                   "see `sessions` (or GET {}/_faultline/sessions)",
+                   target, host.base_url())},
+      {"sessions", std::move(sessions)},
+      {"control_api", ControlIndex(host)}};
+  if (all.size() > kMaxListed) error["sessions_not_listed"] = all.size() - kMaxListed;
+  return JsonReply(404, {{"error", std::move(error)}});
+}
+
+}  // namespace faultline::provider::internal

@@ -1,0 +1,40 @@
+// Internal to the real server: the control API under /_faultline/ (see server.h for the routes)
+// and the 404 hint. Pure request -> reply functions over a SessionHost, no sockets, so the
+// connection code only moves bytes.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fake_provider/server_core.h"
+#include "scenarios/scenario.h"
+
+namespace faultline::provider::internal {
+
+inline constexpr std::string_view kControlPrefix = "/_faultline";
+
+struct HttpReply {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+  std::vector<scenario::Header> headers;  // extra headers (e.g. Allow)
+};
+
+// `target` is the request target as sent ("/_faultline/sessions?x=y").
+HttpReply HandleControlRequest(SessionHost& host, std::string_view method,
+                               std::string_view target, std::string_view body);
+
+// The answer to a path that names no session: 404 with the session base URLs.
+HttpReply NotFoundHint(const SessionHost& host, std::string_view target);
+
+// {"error": {"type": type, "message": message}} with `status`.
+HttpReply JsonError(int status, std::string_view type, std::string_view message);
+
+// The session as the control API shows it.
+std::string SessionJson(const SessionState& session, WallTime now);
+
+// Decodes %XX escapes; invalid escapes are kept verbatim.
+std::string PercentDecode(std::string_view text);
+
+}  // namespace faultline::provider::internal

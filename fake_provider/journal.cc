@@ -1,0 +1,96 @@
+#include "fake_provider/journal.h"
+
+#include <utility>
+
+namespace faultline::provider {
+
+std::string_view ToString(EndKind kind) {
+  switch (kind) {
+    case EndKind::kInProgress:
+      return "in_progress";
+    case EndKind::kCompleted:
+      return "completed";
+    case EndKind::kClosedByServer:
+      return "closed_by_server";
+    case EndKind::kResetByServer:
+      return "reset_by_server";
+    case EndKind::kClientClosed:
+      return "client_closed";
+    case EndKind::kStalledClientGaveUp:
+      return "stalled_client_gave_up";
+    case EndKind::kServerShutdown:
+      return "server_shutdown";
+    case EndKind::kWriteFailed:
+      return "write_failed";
+  }
+  return "unknown";
+}
+
+// entries_ is used as a ring once it holds `capacity_` entries: the entry with index i lives at
+// entries_[i % capacity_]. Until then entries_[i - first_index_] (first_index_ is 0) is the same
+// slot, so one formula serves both phases and appends never move entries.
+std::uint64_t Journal::Begin(JournalEntry entry) {
+  std::lock_guard lock(mu_);
+  const std::uint64_t index = next_index_++;
+  entry.index = index;
+  if (capacity_ == 0) {
+    ++dropped_;
+    first_index_ = next_index_;
+    return index;
+  }
+  if (entries_.size() < capacity_) {
+    entries_.push_back(std::move(entry));
+  } else {
+    entries_[index % capacity_] = std::move(entry);
+    ++first_index_;
+    ++dropped_;
+  }
+  return index;
+}
+
+JournalEntry* Journal::Find(std::uint64_t index) {
+  if (index < first_index_ || index >= next_index_ || capacity_ == 0) return nullptr;
+  return &entries_[index % capacity_];
+}
+
+void Journal::RecordWrite(std::uint64_t index, WriteRecord write) {
+  std::lock_guard lock(mu_);
+  JournalEntry* entry = Find(index);
+  if (entry == nullptr) return;  // dropped from the ring, or the journal was cleared
+  entry->bytes_sent += write.size;
+  entry->writes.push_back(write);
+}
+
+void Journal::End(std::uint64_t index, EndKind end, Duration at, std::string detail) {
+  std::lock_guard lock(mu_);
+  JournalEntry* entry = Find(index);
+  if (entry == nullptr) return;
+  entry->end = end;
+  entry->ended = at;
+  entry->detail = std::move(detail);
+}
+
+std::vector<JournalEntry> Journal::Snapshot() const {
+  std::lock_guard lock(mu_);
+  std::vector<JournalEntry> out;
+  out.reserve(entries_.size());
+  for (std::uint64_t index = first_index_; index < next_index_; ++index) {
+    out.push_back(entries_[index % capacity_]);
+  }
+  return out;
+}
+
+std::uint64_t Journal::dropped() const {
+  std::lock_guard lock(mu_);
+  return dropped_;
+}
+
+void Journal::Clear() {
+  std::lock_guard lock(mu_);
+  entries_.clear();
+  next_index_ = 0;
+  first_index_ = 0;
+  dropped_ = 0;
+}
+
+}  // namespace faultline::provider

@@ -1,0 +1,27 @@
+// The journal as JSON, the shape served by GET /_faultline/sessions/<id>/journal:
+//
+//   {"session": "<id>", "dropped": 0, "entries": [{"index", "attempt", "connection",
+//    "arrived_us", "method", "target", "headers": [[name, value], ...],
+//    "body" (UTF-8 text) | "body_base64" (anything else), "status", "plan",
+//    "writes": [{"at_us", "planned_us", "size"}], "bytes_sent", "end", "ended_us", "detail"}]}
+//
+// Times are microsecond offsets from the session's start.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fake_provider/journal.h"
+
+namespace faultline::provider {
+
+std::string JournalToJson(std::string_view session_id, const std::vector<JournalEntry>& entries,
+                          std::uint64_t dropped);
+
+// Helpers shared with the control API.
+bool IsValidUtf8(std::string_view text);
+std::string Base64Encode(std::string_view bytes);
+
+}  // namespace faultline::provider

@@ -1,0 +1,196 @@
+// CompiledScenario: every response entry rendered once; Plan() fills in ids and dates.
+#include "fake_provider/plan_compiler.h"
+
+#include <fmt/format.h>
+
+#include <utility>
+#include <vector>
+
+#include "fake_provider/plan_internal.h"
+
+namespace faultline::provider {
+
+using plan_internal::BodyProgram;
+using plan_internal::CompiledEntry;
+using plan_internal::HeadInput;
+using plan_internal::Placeholders;
+using plan_internal::Timeline;
+
+struct CompiledScenario::Rendered {
+  std::string model;
+  Placeholders placeholders;
+  std::vector<CompiledEntry> entries;  // responses, then chaos choices, then `otherwise`
+  // The stateful rate limit's 429 body (the writer's default wording), with holes for ids.
+  ByteTemplate rate_limit_body;
+  std::string rate_limit_content_type;
+
+  const CompiledEntry* Find(const scenario::ResponseSpec& spec) const {
+    for (const CompiledEntry& entry : entries) {
+      if (entry.spec == &spec) return &entry;
+    }
+    return nullptr;
+  }
+};
+
+namespace {
+
+ResponsePlan ConnectionFaultPlan(const CompiledEntry& entry, int attempt) {
+  const scenario::ResponseSpec& spec = *entry.spec;
+  ResponsePlan plan;
+  plan.attempt = attempt;
+  plan.keep_alive = false;
+  plan.summary = entry.status_summary;
+  const bool reset = spec.connection == scenario::ConnectionFault::kResetBeforeHeaders;
+  plan.steps.push_back(plan_internal::StepAt(
+      reset ? PlanStep::Kind::kReset : PlanStep::Kind::kClose, spec.headers_delay));
+  return plan;
+}
+
+ResponsePlan StalledForeverPlan(const CompiledEntry& entry, int attempt) {
+  ResponsePlan plan;
+  plan.attempt = attempt;
+  plan.keep_alive = false;
+  plan.summary = entry.status_summary;
+  plan.steps.push_back(plan_internal::StepAt(PlanStep::Kind::kStall, entry.spec->headers_delay));
+  return plan;
+}
+
+std::string_view ContentType(const CompiledEntry& entry, bool sse_body, bool stream_requested) {
+  if (entry.spec->content_type) return *entry.spec->content_type;
+  if (sse_body) return plan_internal::kStreamContentType;
+  return stream_requested ? entry.stream_content_type : entry.body_content_type;
+}
+
+// The timed steps: an optional stall, the head, then the body's schedule.
+std::vector<PlanStep> Steps(const scenario::ResponseSpec& spec, const BodyProgram& program,
+                            std::string head, const SlotValues& values) {
+  Timeline timeline(program.drip_bytes, program.drip_every);
+  Duration at = spec.headers_delay;
+  if (spec.headers_stall) {
+    PlanStep stall = plan_internal::StepAt(PlanStep::Kind::kStall, at);
+    stall.length = spec.headers_stall->duration;
+    timeline.Add(std::move(stall));
+    at += spec.headers_stall->duration;
+  }
+  std::string& first_write = timeline.SendBuffer(at);
+  first_write = std::move(head);
+  first_write.reserve(first_write.size() + program.size_hint);
+  plan_internal::EmitBody(program, values, at, timeline);
+  return timeline.Take();
+}
+
+}  // namespace
+
+CompiledScenario::CompiledScenario(scenario::Scenario scenario)
+    : CompiledScenario(std::move(scenario), nullptr) {}
+
+CompiledScenario::CompiledScenario(scenario::Scenario scenario, const DialectWriter* writer)
+    : scenario_(std::move(scenario)),
+      writer_(writer != nullptr ? writer : &WriterFor(scenario_.dialect)),
+      rendered_(std::make_unique<Rendered>()) {
+  Rendered& rendered = *rendered_;
+  rendered.model = scenario_.request.model.empty() ? std::string(writer_->default_model())
+                                                   : scenario_.request.model;
+  rendered.placeholders = plan_internal::MakePlaceholders(*writer_, rendered.model);
+  const auto add = [&](const scenario::ResponseSpec& spec) {
+    rendered.entries.push_back(plan_internal::CompileEntry(spec, *writer_, rendered.placeholders));
+  };
+  for (const scenario::ResponseSpec& spec : scenario_.responses) add(spec);
+  if (scenario_.chaos) {
+    for (const scenario::Chaos::Choice& choice : scenario_.chaos->faults) add(choice.response);
+    add(scenario_.chaos->otherwise);
+  }
+  scenario::ErrorSpec rate_limit_error;
+  rate_limit_error.kind = scenario::ErrorKind::kRateLimit;
+  const Body rate_limit = writer_->ErrorWithIds(rate_limit_error, 429, rendered.placeholders.ids);
+  rendered.rate_limit_body = ByteTemplate::WithHoles(rate_limit.bytes, rendered.placeholders.slots);
+  rendered.rate_limit_content_type = rate_limit.content_type;
+}
+
+CompiledScenario::~CompiledScenario() = default;
+
+ResponsePlan CompiledScenario::Plan(const scenario::ResponseSpec& response,
+                                    const PlanRequest& request) const {
+  const CompiledEntry* entry = rendered_->Find(response);
+  std::optional<CompiledEntry> adhoc;  // an entry that is not part of this scenario
+  if (entry == nullptr) {
+    adhoc = plan_internal::CompileEntry(response, *writer_, rendered_->placeholders);
+    entry = &*adhoc;
+  }
+  const scenario::ResponseSpec& spec = *entry->spec;
+  if (spec.connection != scenario::ConnectionFault::kNone) {
+    return ConnectionFaultPlan(*entry, request.attempt);
+  }
+  if (spec.headers_stall && spec.headers_stall->forever) {
+    return StalledForeverPlan(*entry, request.attempt);
+  }
+  const bool use_stream = request.stream && entry->stream.has_value();
+  const BodyProgram& program = use_stream ? *entry->stream : entry->body;
+  const ResponseIds ids =
+      writer_->MakeIds(request.seed, request.attempt, request.now, rendered_->model);
+  const SlotValues values = plan_internal::SlotValuesFor(
+      rendered_->placeholders, ids, request.input_tokens, entry->output_tokens);
+
+  ResponsePlan plan;
+  plan.attempt = request.attempt;
+  plan.status = spec.status;
+  plan.keep_alive = plan_internal::KeepsAlive(program);
+  plan.summary = entry->status_summary;
+  if (!program.summary.empty()) plan.summary += " " + program.summary;
+
+  HeadInput head;
+  head.spec = &spec;
+  head.request_id_header = writer_->request_id_header();
+  head.request_id = ids.request_id;
+  head.now = request.now;
+  head.keep_alive = plan.keep_alive;
+  head.chunked = program.chunked;
+  head.writer = writer_;
+  head.content_type = ContentType(*entry, use_stream, request.stream);
+  if (!program.chunked) head.content_length = program.items.front().bytes.RenderedSize(values);
+  plan.steps = Steps(spec, program, plan_internal::Head(spec.status, head), values);
+  return plan;
+}
+
+ResponsePlan CompiledScenario::ErrorPlan(int status, scenario::ErrorKind kind, std::string message,
+                                         std::optional<Duration> retry_after,
+                                         const PlanRequest& request) const {
+  const ResponseIds ids =
+      writer_->MakeIds(request.seed, request.attempt, request.now, rendered_->model);
+  Body body;
+  if (status == 429 && kind == scenario::ErrorKind::kRateLimit && message.empty()) {
+    const SlotValues values =
+        plan_internal::SlotValuesFor(rendered_->placeholders, ids, request.input_tokens, 0);
+    body = {rendered_->rate_limit_content_type, rendered_->rate_limit_body.Render(values)};
+  } else {
+    scenario::ErrorSpec error;
+    error.kind = kind;
+    if (!message.empty()) error.message = std::move(message);
+    body = writer_->ErrorWithIds(error, status, ids);
+  }
+  HeadInput head;
+  head.content_type = body.content_type;
+  head.request_id_header = writer_->request_id_header();
+  head.request_id = ids.request_id;
+  head.now = request.now;
+  head.retry_after_seconds = retry_after;
+  head.content_length = body.bytes.size();
+  head.writer = writer_;
+  if (status == 405) head.extra.push_back({"allow", "POST"});
+
+  ResponsePlan plan;
+  plan.attempt = request.attempt;
+  plan.status = status;
+  plan.keep_alive = true;
+  plan.summary = fmt::format("{} {}", status, scenario::ToString(kind));
+  if (retry_after) {
+    plan.summary += fmt::format(" retry-after={}", (retry_after->count() + 999'999) / 1'000'000);
+  }
+  plan.summary += " (unscripted)";
+  PlanStep send = plan_internal::StepAt(PlanStep::Kind::kSend, Duration{0});
+  send.bytes = plan_internal::Head(status, head) + body.bytes;
+  plan.steps.push_back(std::move(send));
+  return plan;
+}
+
+}  // namespace faultline::provider

@@ -1,0 +1,236 @@
+#include "fake_provider/plan_execution.h"
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
+
+#include "fake_provider/server_engine.h"
+
+namespace faultline::provider::internal {
+namespace {
+
+constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+constexpr std::size_t kReadChunk = 4096;
+
+bool ClientGone(const boost::system::error_code& ec) {
+  return ec == asio::error::broken_pipe || ec == asio::error::connection_reset ||
+         ec == asio::error::eof || ec == asio::error::not_connected ||
+         ec == asio::error::connection_aborted || ec == asio::error::shut_down;
+}
+
+// The mutable state of one execution, shared by the step runner and the client watch (both run
+// on the connection's executor, never at the same time).
+struct Exchange {
+  explicit Exchange(const ExchangeContext& context)
+      : ctx(context), timer(context.socket.get_executor()) {}
+
+  Duration Offset(WallTime t) const { return t - ctx.session_start; }
+  Duration NowOffset() const { return Offset(ctx.engine.clock().Now()); }
+
+  const ExchangeContext& ctx;
+  asio::steady_timer timer;
+  bool waiting_for_content = false;  // inside a stall or heartbeat step
+  std::optional<ExchangeEnd> steps_end;   // set when the step runner finished on its own
+  std::optional<ExchangeEnd> client_end;  // set when the watch saw the client go
+};
+
+// Waits until `offset` after the arrival. False when cancelled (client gone, server stopping).
+asio::awaitable<bool> WaitUntil(Exchange& x, Duration offset) {
+  const SteadyTime due = x.ctx.engine.clock().ToSteady(x.ctx.arrived + offset);
+  if (due <= std::chrono::steady_clock::now()) co_return true;
+  x.timer.expires_at(due);
+  auto [ec] = co_await x.timer.async_wait(kTuple);
+  co_return !ec;
+}
+
+asio::awaitable<void> WaitForever(asio::steady_timer& timer) {
+  timer.expires_at(SteadyTime::max());
+  co_await timer.async_wait(kTuple);
+}
+
+// Writes `bytes` planned for `offset` after arrival. Returns an end when the exchange is over
+// (write failure), nullopt to carry on; `cancelled` is set when the write was cancelled.
+asio::awaitable<std::optional<ExchangeEnd>> Write(Exchange& x, const std::string& bytes,
+                                                  Duration offset, bool& cancelled) {
+  const Duration at = x.NowOffset();
+  const Duration planned = x.Offset(x.ctx.arrived) + offset;
+  if (offset > Duration::zero()) x.ctx.engine.lateness().Record(at - planned);
+  auto [ec, written] = co_await asio::async_write(x.ctx.socket, asio::buffer(bytes), kTuple);
+  x.ctx.engine.counters().bytes_sent.fetch_add(written, std::memory_order_relaxed);
+  if (written > 0 || !ec) x.ctx.journal.RecordWrite(x.ctx.entry_index, {at, planned, written});
+  if (!ec) co_return std::nullopt;
+  if (ec == asio::error::operation_aborted) {
+    cancelled = true;
+    co_return std::nullopt;
+  }
+  const EndKind kind = !ClientGone(ec)            ? EndKind::kWriteFailed
+                       : x.waiting_for_content ? EndKind::kStalledClientGaveUp
+                                               : EndKind::kClientClosed;
+  co_return ExchangeEnd{kind, x.NowOffset(), ec.message()};
+}
+
+asio::awaitable<std::optional<ExchangeEnd>> Heartbeat(Exchange& x, const PlanStep& step,
+                                                      bool& cancelled) {
+  Duration offset{0};
+  for (int k = 1; NextHeartbeat(step, k, offset); ++k) {
+    if (!co_await WaitUntil(x, offset)) {
+      cancelled = true;
+      co_return std::nullopt;
+    }
+    auto end = co_await Write(x, step.bytes, offset, cancelled);
+    if (end || cancelled) co_return end;
+  }
+  // Finite: hold until the end of the step. Forever (or every == 0): until the client goes.
+  if (step.length) {
+    cancelled = !co_await WaitUntil(x, step.at + *step.length);
+  } else {
+    co_await WaitForever(x.timer);
+    cancelled = true;
+  }
+  co_return std::nullopt;
+}
+
+asio::awaitable<std::optional<ExchangeEnd>> Stall(Exchange& x, const PlanStep& step,
+                                                  bool& cancelled) {
+  if (step.length) {
+    cancelled = !co_await WaitUntil(x, step.at + *step.length);
+  } else {
+    co_await WaitForever(x.timer);
+    cancelled = true;
+  }
+  co_return std::nullopt;
+}
+
+ExchangeEnd CloseOrReset(Exchange& x, PlanStep::Kind kind) {
+  boost::system::error_code ec;
+  if (kind == PlanStep::Kind::kReset) {
+    // SO_LINGER {on, 0}: close() discards the send queue and answers with RST.
+    x.ctx.socket.set_option(asio::socket_base::linger(true, 0), ec);
+    x.ctx.socket.close(ec);
+    return {EndKind::kResetByServer, x.NowOffset(), {}};
+  }
+  x.ctx.socket.shutdown(tcp::socket::shutdown_send, ec);
+  return {EndKind::kClosedByServer, x.NowOffset(), ec ? ec.message() : std::string()};
+}
+
+// One step; returns an end when the exchange is over before the plan is, sets `cancelled` when
+// it was interrupted.
+asio::awaitable<std::optional<ExchangeEnd>> RunStep(Exchange& x, const PlanStep& step,
+                                                    bool& cancelled) {
+  using Kind = PlanStep::Kind;
+  if (step.kind == Kind::kHeartbeat || step.kind == Kind::kStall) {
+    x.waiting_for_content = true;
+    std::optional<ExchangeEnd> end;
+    if (step.kind == Kind::kStall) {
+      end = co_await Stall(x, step, cancelled);
+    } else {
+      end = co_await Heartbeat(x, step, cancelled);
+    }
+    if (!cancelled && !end) x.waiting_for_content = false;
+    co_return end;
+  }
+  if (!co_await WaitUntil(x, step.at)) {
+    cancelled = true;
+    co_return std::nullopt;
+  }
+  if (step.kind == Kind::kSend) co_return co_await Write(x, step.bytes, step.at, cancelled);
+  co_return CloseOrReset(x, step.kind);
+}
+
+asio::awaitable<void> RunSteps(Exchange& x) {
+  co_await asio::this_coro::throw_if_cancelled(false);
+  for (const PlanStep& step : x.ctx.plan.steps) {
+    bool cancelled = false;
+    auto end = co_await RunStep(x, step, cancelled);
+    if (cancelled) co_return;
+    if (end) {
+      x.steps_end = std::move(end);
+      co_return;
+    }
+    if (!x.ctx.socket.is_open()) break;
+  }
+  x.steps_end = ExchangeEnd{EndKind::kCompleted, x.NowOffset(), {}};
+}
+
+// Reads what the client has sent so far into the buffer without blocking. Returns the reason
+// when the client has gone (EOF, reset).
+std::optional<std::string> DrainReadable(Exchange& x) {
+  auto& buffer = x.ctx.buffer;
+  while (buffer.size() < x.ctx.read_limit) {
+    const std::size_t room = std::min(kReadChunk, x.ctx.read_limit - buffer.size());
+    boost::system::error_code ec;
+    const std::size_t n = x.ctx.socket.read_some(buffer.prepare(room), ec);
+    if (ec == asio::error::would_block || ec == asio::error::try_again) return std::nullopt;
+    if (ec == asio::error::eof) return "the client closed the connection";
+    if (ec) return ec.message();
+    buffer.commit(n);
+    x.ctx.engine.counters().bytes_received.fetch_add(n, std::memory_order_relaxed);
+    if (n < room) return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+asio::awaitable<void> WatchClient(Exchange& x) {
+  co_await asio::this_coro::throw_if_cancelled(false);
+  asio::steady_timer idle(x.ctx.socket.get_executor());
+  while (true) {
+    if (x.ctx.buffer.size() >= x.ctx.read_limit) {
+      // Enough pipelined bytes: stop reading (TCP flow control holds the rest).
+      co_await WaitForever(idle);
+      co_return;
+    }
+    auto [ec] = co_await x.ctx.socket.async_wait(tcp::socket::wait_read, kTuple);
+    if (ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor) co_return;
+    std::optional<std::string> gone = ec ? std::optional(ec.message()) : DrainReadable(x);
+    if (gone) {
+      const EndKind kind =
+          x.waiting_for_content ? EndKind::kStalledClientGaveUp : EndKind::kClientClosed;
+      x.client_end = ExchangeEnd{kind, x.NowOffset(), std::move(*gone)};
+      co_return;
+    }
+  }
+}
+
+}  // namespace
+
+bool PlanWaits(const ResponsePlan& plan) {
+  return std::any_of(plan.steps.begin(), plan.steps.end(), [](const PlanStep& step) {
+    return step.at > Duration::zero() || step.kind == PlanStep::Kind::kStall ||
+           step.kind == PlanStep::Kind::kHeartbeat;
+  });
+}
+
+bool NextHeartbeat(const PlanStep& step, int k, Duration& offset) {
+  if (step.every <= Duration::zero()) return false;
+  const Duration elapsed = step.every * k;
+  if (step.length && elapsed > *step.length) return false;
+  offset = step.at + elapsed;
+  return true;
+}
+
+asio::awaitable<ExchangeEnd> ExecutePlan(const ExchangeContext& context) {
+  using namespace asio::experimental::awaitable_operators;
+  Exchange x(context);
+  if (PlanWaits(context.plan)) {
+    co_await (RunSteps(x) || WatchClient(x));
+  } else {
+    co_await RunSteps(x);
+  }
+  // The step runner's own end wins: it may have closed the socket, which also ends the watch.
+  ExchangeEnd end = x.steps_end    ? std::move(*x.steps_end)
+                    : x.client_end ? std::move(*x.client_end)
+                                   : ExchangeEnd{EndKind::kServerShutdown, x.NowOffset(),
+                                                 "the server stopped"};
+  context.journal.End(context.entry_index, end.kind, end.at, end.detail);
+  co_return end;
+}
+
+}  // namespace faultline::provider::internal

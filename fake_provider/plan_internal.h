@@ -1,0 +1,158 @@
+// Internal to the plan compiler (plan_compiler.cc, plan_render.cc, plan_timeline.cc,
+// plan_headers.cc) and the session core: the pre-rendered form of a response entry and the
+// functions that turn it into plan steps. Not part of the provider's public API.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fake_provider/byte_template.h"
+#include "fake_provider/dialect.h"
+#include "fake_provider/plan.h"
+#include "scenarios/scenario.h"
+
+namespace faultline::provider::plan_internal {
+
+inline constexpr std::string_view kStreamContentType = "text/event-stream; charset=utf-8";
+inline constexpr std::string_view kFinalChunk = "0\r\n\r\n";
+
+// One unit of body bytes: an SSE event, an injected fault event, or a whole non-stream body.
+struct BodyItem {
+  ByteTemplate bytes;
+  std::size_t split = 0;  // template offset where split_writes cuts it; 0 = never split
+};
+
+// Something scheduled between items (EventFault after the loader, minus what the writer does).
+struct FaultAction {
+  enum class Kind { kDelay, kStall, kInject };
+  Kind kind = Kind::kDelay;
+  scenario::Wait wait;
+  std::string heartbeat;  // one heartbeat's body bytes (unchunked); empty = a silent stall
+  Duration heartbeat_every{0};
+  BodyItem item;  // kInject
+};
+
+// A response body as items with faults between them, plus how it is timed and how it ends.
+struct BodyProgram {
+  std::vector<BodyItem> items;
+  std::size_t terminator = 0;                    // index of the terminator item (or size)
+  std::vector<std::vector<FaultAction>> faults;  // [p]: after p items; size items + 1
+  bool chunked = true;                           // chunked transfer coding, else content-length
+  Duration gap{0};                               // between consecutive items
+  bool split_writes = false;
+  Duration split_delay{0};
+  int drip_bytes = 0;
+  Duration drip_every{0};
+  scenario::Termination end;
+  std::string end_heartbeat;  // for Termination::kStall; empty = silent
+  Duration end_heartbeat_every{0};
+  std::string summary;        // "stream 25 events end=reset@3+10B"
+  std::size_t size_hint = 0;  // about the body's wire size, to reserve the first write
+};
+
+// A response entry, rendered once.
+struct CompiledEntry {
+  const scenario::ResponseSpec* spec = nullptr;
+  int output_tokens = 0;              // usage output, for the total-tokens slot
+  SlotValues placeholders;            // what the holes were rendered with
+  std::optional<BodyProgram> stream;  // 2xx SSE (absent for errors and body overrides)
+  BodyProgram body;                   // the content-length body: JSON, error or override
+  std::string body_content_type;      // before the scenario's override
+  std::string stream_content_type;    // for a stream request answered with `body`
+  std::string status_summary;         // "429 rate_limit retry-after=imf(+2s)"
+};
+
+// Sentinel ids and numbers the entries are rendered with, derived from the writer's id shape.
+struct Placeholders {
+  ResponseIds ids;                  // sentinel ids (same lengths as real ones) for the writer
+  SlotValues slots;                 // sentinels to look for; total tokens filled per entry
+  std::size_t response_prefix = 0;  // bytes of the id kept literal ("chatcmpl-", "msg_")
+  std::size_t item_prefix = 0;
+  std::size_t request_prefix = 0;
+};
+Placeholders MakePlaceholders(const DialectWriter& writer, std::string_view model);
+// The per-request values of every slot.
+SlotValues SlotValuesFor(const Placeholders& placeholders, const ResponseIds& ids, int input_tokens,
+                         int output_tokens);
+
+// Output tokens a successful answer with `content` reports (and costs a token rate limit).
+int OutputTokens(const scenario::Content& content);
+
+CompiledEntry CompileEntry(const scenario::ResponseSpec& spec, const DialectWriter& writer,
+                           const Placeholders& placeholders);
+
+// Appends the steps of `program`'s body starting at `start` (the instant the headers went out,
+// already added to `timeline`'s owner). Returns whether the connection stays usable.
+class Timeline;
+bool EmitBody(const BodyProgram& program, const SlotValues& values, Duration start,
+              Timeline& timeline);
+// How many whole items go out before the termination's cut point.
+std::size_t CutPosition(const BodyProgram& program);
+// Whether a response with this body leaves the connection usable (decided before sending, for
+// the `connection` header).
+bool KeepsAlive(const BodyProgram& program);
+
+// Collects plan steps: coalesces sends at the same instant, drips body bytes when asked.
+class Timeline {
+ public:
+  Timeline(int drip_bytes, Duration drip_every);
+  // Bytes written at `at` as they are (status line and headers).
+  void Send(Duration at, std::string_view bytes);
+  // Body bytes due at `at`; with drip on they join the pending drip run instead.
+  void Body(Duration at, std::string_view bytes);
+  // The buffer of the send at `at` (created or coalesced), for appending body bytes in place.
+  // Only when not dripping.
+  std::string& SendBuffer(Duration at);
+  bool dripping() const { return drip_bytes_ > 0; }
+  // Writes out any pending drip run; returns when its last piece goes out (or `at`).
+  Duration Settle(Duration at);
+  // A control step (stall, heartbeat, close, reset); settles first.
+  void Add(PlanStep step);
+  std::vector<PlanStep> Take();
+
+ private:
+  int drip_bytes_;
+  Duration drip_every_;
+  std::string pending_;
+  Duration pending_start_{0};
+  std::vector<PlanStep> steps_;
+};
+
+// A step of `kind` at `at`, other fields defaulted.
+inline PlanStep StepAt(PlanStep::Kind kind, Duration at) {
+  PlanStep step;
+  step.kind = kind;
+  step.at = at;
+  return step;
+}
+
+// "HTTP/1.1 429 Too Many Requests\r\n"
+std::string StatusLine(int status);
+std::string_view ReasonPhrase(int status);
+// "2s", "1500ms", "250us", "-2s"
+std::string FormatDuration(Duration duration);
+std::string FormatWait(const scenario::Wait& wait);
+// "{:x}\r\n" + data + "\r\n"
+std::string Chunk(std::string_view data);
+// The header block for one response, from "date" through the final CRLF.
+struct HeadInput {
+  const scenario::ResponseSpec* spec = nullptr;  // null for ErrorPlan
+  std::string_view content_type;
+  std::string_view request_id_header;
+  std::string_view request_id;
+  WallTime now;                                 // before the Date skew
+  std::optional<Duration> retry_after_seconds;  // ErrorPlan's honest delay
+  bool keep_alive = true;
+  bool chunked = false;
+  std::size_t content_length = 0;
+  const DialectWriter* writer = nullptr;
+  std::vector<scenario::Header> extra;  // after the spec's headers (e.g. allow)
+};
+std::string Head(int status, const HeadInput& input);
+// The status-line part of a summary: "429 rate_limit retry-after=imf(+2s)".
+std::string StatusSummary(const scenario::ResponseSpec& spec);
+
+}  // namespace faultline::provider::plan_internal

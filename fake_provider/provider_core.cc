@@ -1,0 +1,234 @@
+// ProviderSession: attempts, chaos draws, the stateful rate limit and listener outages.
+#include "fake_provider/provider_core.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fake_provider/plan_compiler.h"
+#include "fake_provider/plan_internal.h"
+
+namespace faultline::provider {
+namespace {
+
+std::uint64_t Mix(std::uint64_t z) {
+  z += 0x9e3779b97f4a7c15ULL;
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+// A uniform draw in [0, 1) that depends on (seed, attempt) only: the same seed gives the same
+// faults whatever the timing or the order of other sessions' requests.
+double ChaosDraw(std::uint64_t seed, int attempt) {
+  const std::uint64_t bits = Mix(Mix(seed) ^ static_cast<std::uint64_t>(attempt));
+  return static_cast<double>(bits >> 11) * 0x1.0p-53;
+}
+
+bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+std::size_t SkipSpace(std::string_view text, std::size_t at) {
+  while (at < text.size() && IsSpace(text[at])) ++at;
+  return at;
+}
+
+// The index just past the closing quote of the string that opens at `at` (or the end).
+std::size_t SkipString(std::string_view text, std::size_t at) {
+  for (std::size_t i = at + 1; i < text.size(); ++i) {
+    if (text[i] == '\\') {
+      ++i;
+    } else if (text[i] == '"') {
+      return i + 1;
+    }
+  }
+  return text.size();
+}
+
+std::string_view StripQuery(std::string_view path) {
+  return path.substr(0, path.find_first_of("?#"));
+}
+
+// Output a request is charged for when its answer is a success with content.
+int AnswerCost(const scenario::ResponseSpec& spec) {
+  const bool content = spec.connection == scenario::ConnectionFault::kNone && spec.status >= 200 &&
+                       spec.status < 300;
+  return content ? plan_internal::OutputTokens(spec.content) : 0;
+}
+
+// The scripted answer for an attempt: its response entry, or the chaos draw.
+const scenario::ResponseSpec& ChooseResponse(const scenario::Scenario& scenario,
+                                             std::uint64_t session_seed, int attempt) {
+  if (!scenario.chaos) return scenario::ResponseForAttempt(scenario, attempt);
+  const scenario::Chaos& chaos = *scenario.chaos;
+  const double draw = ChaosDraw(chaos.seed ^ session_seed, attempt);
+  double cumulative = 0;
+  for (const scenario::Chaos::Choice& choice : chaos.faults) {
+    cumulative += choice.probability;
+    if (draw < cumulative) return choice.response;
+  }
+  return chaos.otherwise;
+}
+
+}  // namespace
+
+bool WantsStream(std::string_view body) {
+  bool wants = false;
+  int depth = 0;
+  std::size_t i = 0;
+  while (i < body.size()) {
+    const char c = body[i];
+    if (c == '"') {
+      const std::size_t end = SkipString(body, i);
+      const bool is_stream_key = depth == 1 && body.substr(i, end - i) == "\"stream\"";
+      i = end;
+      if (!is_stream_key) continue;
+      const std::size_t colon = SkipSpace(body, i);
+      if (colon >= body.size() || body[colon] != ':') continue;
+      const std::size_t value = SkipSpace(body, colon + 1);
+      const std::size_t after = value + 4;
+      wants = body.substr(value, 4) == "true" && (after >= body.size() || IsSpace(body[after]) ||
+                                                  body[after] == ',' || body[after] == '}');
+      i = value;
+      continue;
+    }
+    if (c == '{' || c == '[') ++depth;
+    if (c == '}' || c == ']') --depth;
+    ++i;
+  }
+  return wants;
+}
+
+// The sliding window of accepted requests.
+struct ProviderSession::RateState {
+  struct Accepted {
+    WallTime at;
+    int tokens = 0;
+  };
+  std::deque<Accepted> window;  // in acceptance order (times never decrease)
+  long long tokens = 0;         // sum over `window`
+
+  void Expire(WallTime now, Duration length) {
+    while (!window.empty() && window.front().at + length <= now) {
+      tokens -= window.front().tokens;
+      window.pop_front();
+    }
+  }
+
+  static bool Fits(const scenario::RateLimit& limit, std::size_t requests, long long tokens,
+                   int cost) {
+    const bool requests_ok =
+        limit.requests <= 0 || requests + 1 <= static_cast<std::size_t>(limit.requests);
+    // A request bigger than the whole budget still passes through an empty window.
+    const long long charged = limit.tokens > 0 ? std::min(cost, limit.tokens) : 0;
+    const bool tokens_ok = limit.tokens <= 0 || tokens + charged <= limit.tokens;
+    return requests_ok && tokens_ok;
+  }
+
+  // Accepts (nullopt) or returns how long until the window frees enough for this request.
+  std::optional<Duration> Admit(const scenario::RateLimit& limit, WallTime now, int cost) {
+    Expire(now, limit.window);
+    if (Fits(limit, window.size(), tokens, cost)) {
+      window.push_back({now, cost});
+      tokens += cost;
+      return std::nullopt;
+    }
+    std::size_t remaining = window.size();
+    long long remaining_tokens = tokens;
+    for (const Accepted& oldest : window) {
+      --remaining;
+      remaining_tokens -= oldest.tokens;
+      if (Fits(limit, remaining, remaining_tokens, cost)) return oldest.at + limit.window - now;
+    }
+    return limit.window;  // unreachable: an empty window always fits
+  }
+};
+
+ProviderSession::ProviderSession(std::shared_ptr<const CompiledScenario> scenario,
+                                 std::uint64_t seed, WallTime start)
+    : compiled_(std::move(scenario)),
+      seed_(seed),
+      start_(start),
+      rate_(std::make_unique<RateState>()) {}
+
+ProviderSession::~ProviderSession() = default;
+ProviderSession::ProviderSession(ProviderSession&&) noexcept = default;
+ProviderSession& ProviderSession::operator=(ProviderSession&&) noexcept = default;
+
+const scenario::Scenario& ProviderSession::scenario() const { return compiled_->scenario(); }
+
+ResponsePlan ProviderSession::Respond(const RequestInfo& request, WallTime now) {
+  const DialectWriter& writer = compiled_->writer();
+  PlanRequest plan_request;
+  plan_request.attempt = 0;
+  plan_request.stream = WantsStream(request.body);
+  plan_request.seed = seed_;
+  plan_request.now = now;
+  plan_request.input_tokens = EstimateTokens(request.body);
+  const std::string_view path = StripQuery(request.path);
+  if (path != writer.endpoint_path()) {
+    return compiled_->ErrorPlan(
+        404, scenario::ErrorKind::kNotFound,
+        fmt::format("Unknown path '{}'. This fake provider ({}) serves POST {}", path,
+                    scenario::ToString(writer.dialect()), writer.endpoint_path()),
+        std::nullopt, plan_request);
+  }
+  if (request.method != "POST") {
+    return compiled_->ErrorPlan(
+        405, scenario::ErrorKind::kInvalidRequest,
+        fmt::format("Method {} not allowed on {}: use POST", request.method, path), std::nullopt,
+        plan_request);
+  }
+  plan_request.attempt = ++attempts_;
+  const scenario::Scenario& scenario = compiled_->scenario();
+  const scenario::ResponseSpec& response = ChooseResponse(scenario, seed_, plan_request.attempt);
+  if (scenario.rate_limit) {
+    const int cost = plan_request.input_tokens + AnswerCost(response);
+    if (auto wait = rate_->Admit(*scenario.rate_limit, now, cost)) {
+      return compiled_->ErrorPlan(429, scenario::ErrorKind::kRateLimit, {}, *wait, plan_request);
+    }
+  }
+  return compiled_->Plan(response, plan_request);
+}
+
+bool ProviderSession::ListenerDown(WallTime now) const {
+  for (const scenario::ListenerOutage& outage : compiled_->scenario().listener_outages) {
+    const WallTime from = start_ + outage.from;
+    if (now >= from && now < from + outage.length) return true;
+  }
+  return false;
+}
+
+std::optional<WallTime> ProviderSession::NextListenerChange(WallTime now) const {
+  std::vector<WallTime> edges;
+  for (const scenario::ListenerOutage& outage : compiled_->scenario().listener_outages) {
+    if (outage.length.count() <= 0) continue;
+    for (const WallTime edge : {start_ + outage.from, start_ + outage.from + outage.length}) {
+      if (edge > now) edges.push_back(edge);
+    }
+  }
+  std::sort(edges.begin(), edges.end());
+  // Overlapping outages have edges where nothing changes; skip those.
+  const bool down = ListenerDown(now);
+  for (const WallTime edge : edges) {
+    if (ListenerDown(edge) != down) return edge;
+  }
+  return std::nullopt;
+}
+
+bool ProviderSession::HasListenerOutages() const {
+  const auto& outages = compiled_->scenario().listener_outages;
+  return std::any_of(outages.begin(), outages.end(),
+                     [](const scenario::ListenerOutage& o) { return o.length.count() > 0; });
+}
+
+void ProviderSession::Reset(WallTime start) {
+  start_ = start;
+  attempts_ = 0;
+  rate_ = std::make_unique<RateState>();
+}
+
+}  // namespace faultline::provider

@@ -1,0 +1,426 @@
+// Server: the listeners, the session registry, the connection registry and the event loops.
+// The per-connection protocol is in http_connection.cc, plan execution in plan_execution.cc.
+#include "fake_provider/server.h"
+
+#include <exception>
+#include <thread>
+#include <utility>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/bind_cancellation_slot.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <fmt/format.h>
+
+#include "fake_provider/server_engine.h"
+
+namespace faultline::provider {
+namespace internal {
+namespace {
+
+constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+constexpr std::chrono::milliseconds kAcceptRetryDelay{20};
+
+// Completion handler for detached coroutines: they are written not to throw, but if one does
+// (e.g. bad_alloc), the server logs it and carries on rather than terminating.
+auto LogException(const Engine& engine, std::string what) {
+  return [&engine, what = std::move(what)](std::exception_ptr error) {
+    if (!error) return;
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& e) {
+      engine.Log(fmt::format("faultline: {} failed: {}", what, e.what()));
+    } catch (...) {
+      engine.Log(fmt::format("faultline: {} failed", what));
+    }
+  };
+}
+
+asio::awaitable<void> WaitForTimer(asio::steady_timer& timer) {
+  co_await asio::this_coro::throw_if_cancelled(false);
+  co_await timer.async_wait(kTuple);
+}
+
+// Opens and binds `acceptor`; listens unless `listen` is false (a bound socket that does not
+// listen refuses connections yet keeps the port reserved).
+std::expected<void, std::string> OpenAcceptor(tcp::acceptor& acceptor,
+                                              const tcp::endpoint& endpoint, bool listen = true) {
+  boost::system::error_code ec;
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec && listen) acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    boost::system::error_code ignored;
+    acceptor.close(ignored);
+    return std::unexpected(
+        fmt::format("cannot listen on {}:{}: {}", endpoint.address().to_string(),
+                    endpoint.port(), ec.message()));
+  }
+  return {};
+}
+
+}  // namespace
+
+// A session's own listener, closed during the scenario's listener outages. Lives on the first
+// io_context; `removed` is only touched there.
+struct Engine::DedicatedListener {
+  explicit DedicatedListener(asio::io_context& context) : acceptor(context), wake(context) {}
+  tcp::acceptor acceptor;
+  tcp::endpoint endpoint;  // the port is kept across outages
+  asio::steady_timer wake;
+  std::shared_ptr<SessionState> session;
+  bool listening = false;
+  bool removed = false;
+
+  // Up: bound and listening. Down: bound but not listening, so connections are refused while
+  // the port stays ours (a closed listening socket cannot stop listening otherwise).
+  std::expected<void, std::string> SetUp(bool up) {
+    if (up == listening) return {};
+    boost::system::error_code ec;
+    if (up) {
+      if (!acceptor.is_open()) {
+        if (auto opened = OpenAcceptor(acceptor, endpoint, /*listen=*/false); !opened) {
+          return opened;
+        }
+      }
+      acceptor.listen(asio::socket_base::max_listen_connections, ec);
+      if (ec) return std::unexpected(fmt::format("cannot listen again: {}", ec.message()));
+      listening = true;
+      return {};
+    }
+    acceptor.close(ec);
+    listening = false;
+    return OpenAcceptor(acceptor, endpoint, /*listen=*/false);
+  }
+};
+
+Engine::Engine(ServerOptions options) : options_(std::move(options)) {
+  const int threads = std::max(1, options_.threads);
+  for (int i = 0; i < threads; ++i) {
+    contexts_.push_back(std::make_unique<asio::io_context>(1));
+    work_.push_back(asio::make_work_guard(*contexts_.back()));
+  }
+  acceptor_ = std::make_unique<tcp::acceptor>(*contexts_[0]);
+}
+
+Engine::~Engine() {
+  Stop();
+  // Let the coroutines observe the stop and finish (only has work if Run() never ran).
+  for (auto& context : contexts_) {
+    context->restart();
+    context->run_for(std::chrono::seconds(5));
+  }
+}
+
+std::expected<void, std::string> Engine::Listen() {
+  if (options_.threads < 1 || options_.threads > 256) {
+    return std::unexpected(fmt::format("threads must be 1..256, got {}", options_.threads));
+  }
+  boost::system::error_code ec;
+  const auto address = asio::ip::make_address(options_.listen_address, ec);
+  if (ec) {
+    return std::unexpected(fmt::format("bad listen address \"{}\"", options_.listen_address));
+  }
+  if (auto opened = OpenAcceptor(*acceptor_, tcp::endpoint(address, options_.port)); !opened) {
+    return opened;
+  }
+  endpoint_ = acceptor_->local_endpoint(ec);
+  port_ = endpoint_.port();
+  base_url_ = HttpBaseUrl(endpoint_.address().to_string(), port_);
+  asio::co_spawn(*contexts_[0], AcceptLoop(*acceptor_), LogException(*this, "accept loop"));
+  return {};
+}
+
+void Engine::Run() {
+  running_ = true;
+  std::vector<std::thread> threads;
+  for (std::size_t i = 1; i < contexts_.size(); ++i) {
+    threads.emplace_back([context = contexts_[i].get()] { context->run(); });
+  }
+  contexts_[0]->run();
+  for (auto& thread : threads) thread.join();
+  running_ = false;
+}
+
+void Engine::Stop() {
+  if (stopping_.exchange(true, std::memory_order_acq_rel)) return;
+  asio::post(*contexts_[0], [this] {
+    boost::system::error_code ignored;
+    acceptor_->close(ignored);
+    std::lock_guard lock(sessions_mu_);
+    for (auto& [id, listener] : listeners_) {
+      listener->removed = true;
+      listener->wake.cancel();
+    }
+  });
+  {
+    std::lock_guard lock(connections_mu_);
+    for (auto& [id, handle] : connections_) {
+      asio::post(handle->executor,
+                 [handle] { handle->stop.emit(asio::cancellation_type::terminal); });
+    }
+  }
+  work_.clear();
+}
+
+void Engine::Log(const std::string& line) const {
+  if (options_.request_log) options_.request_log(line);
+}
+
+asio::io_context& Engine::NextContext() {
+  return *contexts_[next_context_.fetch_add(1, std::memory_order_relaxed) % contexts_.size()];
+}
+
+asio::awaitable<void> Engine::AcceptLoop(tcp::acceptor& acceptor) {
+  co_await asio::this_coro::throw_if_cancelled(false);
+  asio::steady_timer backoff(acceptor.get_executor());
+  while (!stopping()) {
+    auto [ec, socket] = co_await acceptor.async_accept(NextContext(), kTuple);
+    if (!ec) {
+      StartConnection(std::move(socket));
+      continue;
+    }
+    const auto cancelled = (co_await asio::this_coro::cancellation_state).cancelled();
+    if (ec == asio::error::operation_aborted || !acceptor.is_open() ||
+        cancelled != asio::cancellation_type::none) {
+      co_return;
+    }
+    // Out of file descriptors and the like: back off instead of spinning.
+    backoff.expires_after(kAcceptRetryDelay);
+    co_await backoff.async_wait(kTuple);
+  }
+}
+
+void Engine::StartConnection(tcp::socket socket) {
+  const std::uint64_t id = next_connection_id_.fetch_add(1, std::memory_order_relaxed);
+  const asio::any_io_executor executor = socket.get_executor();
+  auto handle = RegisterConnection(id, executor);
+  if (!handle) {
+    boost::system::error_code ignored;
+    socket.close(ignored);
+    return;
+  }
+  counters_.connections_total.fetch_add(1, std::memory_order_relaxed);
+  counters_.connections_open.fetch_add(1, std::memory_order_relaxed);
+  auto on_done = [this, id, log = LogException(*this, "connection")](std::exception_ptr error) {
+    UnregisterConnection(id);
+    counters_.connections_open.fetch_sub(1, std::memory_order_relaxed);
+    log(error);
+  };
+  asio::co_spawn(executor, ServeConnection(*this, std::move(socket), id),
+                 asio::bind_cancellation_slot(handle->stop.slot(), std::move(on_done)));
+}
+
+std::shared_ptr<Engine::ConnectionHandle> Engine::RegisterConnection(
+    std::uint64_t id, const asio::any_io_executor& executor) {
+  std::lock_guard lock(connections_mu_);
+  if (stopping()) return nullptr;
+  auto handle = std::make_shared<ConnectionHandle>();
+  handle->executor = executor;
+  connections_.emplace(id, handle);
+  return handle;
+}
+
+void Engine::UnregisterConnection(std::uint64_t id) {
+  std::lock_guard lock(connections_mu_);
+  connections_.erase(id);
+}
+
+std::expected<std::shared_ptr<Engine::DedicatedListener>, std::string>
+Engine::OpenDedicatedListener() {
+  auto listener = std::make_shared<DedicatedListener>(*contexts_[0]);
+  if (auto opened = OpenAcceptor(listener->acceptor, tcp::endpoint(endpoint_.address(), 0),
+                                 /*listen=*/false);
+      !opened) {
+    return std::unexpected(opened.error());
+  }
+  boost::system::error_code ec;
+  listener->endpoint = listener->acceptor.local_endpoint(ec);
+  if (ec) return std::unexpected(ec.message());
+  return listener;
+}
+
+// Keeps the session's listener open or closed as its outage schedule says, waking at each
+// change (and when the session is reset or removed).
+asio::awaitable<void> Engine::DedicatedListenerLoop(std::shared_ptr<DedicatedListener> listener) {
+  using namespace asio::experimental::awaitable_operators;
+  co_await asio::this_coro::throw_if_cancelled(false);
+  while (!stopping() && !listener->removed) {
+    const WallTime now = clock_.Now();
+    const bool down = listener->session->ListenerDown(now);
+    std::optional<WallTime> next = listener->session->NextListenerChange(now);
+    if (auto changed = listener->SetUp(!down); !changed) {
+      Log(fmt::format("faultline: session {}: {} (retrying)", listener->session->id(),
+                      changed.error()));
+      next = now + std::chrono::duration_cast<Duration>(kAcceptRetryDelay);
+    }
+    listener->wake.expires_at(next ? clock_.ToSteady(*next) : SteadyTime::max());
+    if (listener->listening) {
+      co_await (AcceptLoop(listener->acceptor) || WaitForTimer(listener->wake));
+    } else {
+      co_await WaitForTimer(listener->wake);
+    }
+  }
+  boost::system::error_code ignored;
+  listener->acceptor.close(ignored);
+}
+
+void Engine::WakeListener(const std::shared_ptr<DedicatedListener>& listener, bool remove) {
+  asio::post(*contexts_[0], [listener, remove] {
+    if (remove) listener->removed = true;
+    listener->wake.cancel();
+  });
+}
+
+std::expected<std::shared_ptr<SessionState>, AddSessionError> Engine::CreateSession(
+    scenario::Scenario scenario, std::string id, std::optional<std::uint64_t> seed) {
+  using Code = AddSessionError::Code;
+  if (id.empty()) id = scenario.name;
+  if (auto reason = InvalidSessionIdReason(id)) return std::unexpected(AddSessionError{Code::kInvalid, *reason});
+  if (stopping()) return std::unexpected(AddSessionError{Code::kListener, "the server is stopping"});
+  std::lock_guard lock(sessions_mu_);
+  if (sessions_.contains(id)) {
+    return std::unexpected(
+        AddSessionError{Code::kDuplicate, fmt::format("a session with id \"{}\" exists", id)});
+  }
+  std::shared_ptr<DedicatedListener> listener;
+  std::uint16_t port = port_;
+  if (!scenario.listener_outages.empty()) {
+    auto opened = OpenDedicatedListener();
+    if (!opened) return std::unexpected(AddSessionError{Code::kListener, opened.error()});
+    listener = std::move(*opened);
+    port = listener->endpoint.port();
+  }
+  const std::string base_url =
+      HttpBaseUrl(endpoint_.address().to_string(), port) + "/s/" + id;
+  auto session = std::make_shared<SessionState>(id, base_url, listener ? port : 0,
+                                                std::move(scenario), seed.value_or(options_.seed),
+                                                clock_.Now(), options_.journal_capacity);
+  sessions_.emplace(id, session);
+  if (listener) {
+    listener->session = session;
+    if (auto up = listener->SetUp(!session->ListenerDown(clock_.Now())); !up) {
+      sessions_.erase(id);
+      return std::unexpected(AddSessionError{Code::kListener, up.error()});
+    }
+    listeners_.emplace(id, listener);
+    asio::co_spawn(*contexts_[0], DedicatedListenerLoop(listener),
+                   LogException(*this, "session listener"));
+  }
+  return session;
+}
+
+bool Engine::DeleteSession(std::string_view id) {
+  std::lock_guard lock(sessions_mu_);
+  const auto it = sessions_.find(id);
+  if (it == sessions_.end()) return false;
+  sessions_.erase(it);
+  if (const auto listener = listeners_.find(id); listener != listeners_.end()) {
+    WakeListener(listener->second, /*remove=*/true);
+    listeners_.erase(listener);
+  }
+  return true;
+}
+
+std::shared_ptr<SessionState> Engine::ResetSession(std::string_view id) {
+  std::lock_guard lock(sessions_mu_);
+  const auto it = sessions_.find(id);
+  if (it == sessions_.end()) return nullptr;
+  it->second->Reset(clock_.Now());
+  if (const auto listener = listeners_.find(id); listener != listeners_.end()) {
+    WakeListener(listener->second, /*remove=*/false);
+  }
+  return it->second;
+}
+
+std::shared_ptr<SessionState> Engine::FindSession(std::string_view id) const {
+  std::lock_guard lock(sessions_mu_);
+  const auto it = sessions_.find(id);
+  return it == sessions_.end() ? nullptr : it->second;
+}
+
+std::vector<std::shared_ptr<SessionState>> Engine::ListSessions() const {
+  std::lock_guard lock(sessions_mu_);
+  std::vector<std::shared_ptr<SessionState>> out;
+  out.reserve(sessions_.size());
+  for (const auto& [id, session] : sessions_) out.push_back(session);
+  return out;
+}
+
+StatsSnapshot Engine::Stats() const {
+  auto load = [](const auto& counter) { return counter.load(std::memory_order_relaxed); };
+  StatsSnapshot stats;
+  stats.requests = load(counters_.requests);
+  stats.session_requests = load(counters_.session_requests);
+  stats.control_requests = load(counters_.control_requests);
+  stats.not_found = load(counters_.not_found);
+  stats.bad_requests = load(counters_.bad_requests);
+  stats.aborted_requests = load(counters_.aborted_requests);
+  stats.read_timeouts = load(counters_.read_timeouts);
+  stats.connections_total = load(counters_.connections_total);
+  stats.connections_open = load(counters_.connections_open);
+  stats.bytes_received = load(counters_.bytes_received);
+  stats.bytes_sent = load(counters_.bytes_sent);
+  stats.sessions = ListSessions().size();
+  stats.uptime_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::steady_clock::now() - started_)
+                        .count();
+  stats.lateness = lateness_.Summarize();
+  return stats;
+}
+
+}  // namespace internal
+
+struct Server::Impl {
+  explicit Impl(ServerOptions options) : engine(std::move(options)) {}
+  internal::Engine engine;
+};
+
+Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Server::~Server() = default;
+
+std::expected<std::unique_ptr<Server>, std::string> Server::Create(ServerOptions options) {
+  auto impl = std::make_unique<Impl>(std::move(options));
+  if (auto listening = impl->engine.Listen(); !listening) {
+    return std::unexpected(listening.error());
+  }
+  return std::unique_ptr<Server>(new Server(std::move(impl)));
+}
+
+std::string Server::base_url() const { return impl_->engine.base_url(); }
+std::uint16_t Server::port() const { return impl_->engine.port(); }
+
+std::expected<SessionInfo, std::string> Server::AddSession(scenario::Scenario scenario,
+                                                           std::string id,
+                                                           std::optional<std::uint64_t> seed) {
+  auto session = impl_->engine.CreateSession(std::move(scenario), std::move(id), seed);
+  if (!session) return std::unexpected(session.error().message);
+  return (*session)->Info();
+}
+
+std::vector<SessionInfo> Server::Sessions() const {
+  std::vector<SessionInfo> out;
+  for (const auto& session : impl_->engine.ListSessions()) out.push_back(session->Info());
+  return out;
+}
+
+std::optional<std::vector<JournalEntry>> Server::JournalOf(std::string_view id) const {
+  auto session = impl_->engine.FindSession(id);
+  if (!session) return std::nullopt;
+  return session->journal()->Snapshot();
+}
+
+bool Server::ResetSession(std::string_view id) {
+  return impl_->engine.ResetSession(id) != nullptr;
+}
+
+bool Server::RemoveSession(std::string_view id) { return impl_->engine.DeleteSession(id); }
+
+void Server::Run() { impl_->engine.Run(); }
+void Server::Stop() { impl_->engine.Stop(); }
+
+}  // namespace faultline::provider

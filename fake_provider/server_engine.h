@@ -1,0 +1,110 @@
+// Internal to the real server: the Asio side of Server — event loops, listeners, the session
+// registry and the connection registry. Connections (http_connection.cc) read their shared
+// state through the accessors here.
+//
+// Threading: `options.threads` io_contexts, one thread each; a connection lives on one of them
+// for its whole life (no strands needed), listeners live on the first. Registries and counters
+// are synchronised; everything else a connection touches is its own.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <expected>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/cancellation_signal.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "fake_provider/server.h"
+#include "fake_provider/server_core.h"
+
+namespace faultline::provider::internal {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+class Engine final : public SessionHost {
+ public:
+  explicit Engine(ServerOptions options);
+  ~Engine() override;
+
+  std::expected<void, std::string> Listen();
+  void Run();
+  void Stop();
+
+  // SessionHost.
+  std::expected<std::shared_ptr<SessionState>, AddSessionError> CreateSession(
+      scenario::Scenario scenario, std::string id, std::optional<std::uint64_t> seed) override;
+  bool DeleteSession(std::string_view id) override;
+  std::shared_ptr<SessionState> ResetSession(std::string_view id) override;
+  std::shared_ptr<SessionState> FindSession(std::string_view id) const override;
+  std::vector<std::shared_ptr<SessionState>> ListSessions() const override;
+  StatsSnapshot Stats() const override;
+  std::string base_url() const override { return base_url_; }
+  WallTime Now() const override { return clock_.Now(); }
+
+  std::uint16_t port() const { return port_; }
+  const ServerOptions& options() const { return options_; }
+  const ServerClock& clock() const { return clock_; }
+  ServerCounters& counters() { return counters_; }
+  LatenessHistogram& lateness() { return lateness_; }
+  bool stopping() const { return stopping_.load(std::memory_order_acquire); }
+  void Log(const std::string& line) const;
+
+ private:
+  struct ConnectionHandle {
+    asio::any_io_executor executor;
+    asio::cancellation_signal stop;
+  };
+  struct DedicatedListener;
+
+  asio::io_context& NextContext();
+  asio::awaitable<void> AcceptLoop(tcp::acceptor& acceptor);
+  void StartConnection(tcp::socket socket);
+  std::shared_ptr<ConnectionHandle> RegisterConnection(std::uint64_t id,
+                                                       const asio::any_io_executor& executor);
+  void UnregisterConnection(std::uint64_t id);
+  std::expected<std::shared_ptr<DedicatedListener>, std::string> OpenDedicatedListener();
+  asio::awaitable<void> DedicatedListenerLoop(std::shared_ptr<DedicatedListener> listener);
+  void WakeListener(const std::shared_ptr<DedicatedListener>& listener, bool remove);
+
+  ServerOptions options_;
+  ServerClock clock_;
+  ServerCounters counters_;
+  LatenessHistogram lateness_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+
+  std::vector<std::unique_ptr<asio::io_context>> contexts_;
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> work_;
+  std::atomic<std::size_t> next_context_{0};
+  std::unique_ptr<tcp::acceptor> acceptor_;
+  tcp::endpoint endpoint_;
+  std::uint16_t port_ = 0;
+  std::string base_url_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<bool> running_{false};
+
+  mutable std::mutex sessions_mu_;
+  std::map<std::string, std::shared_ptr<SessionState>, std::less<>> sessions_;
+  std::map<std::string, std::shared_ptr<DedicatedListener>, std::less<>> listeners_;
+
+  std::mutex connections_mu_;
+  std::unordered_map<std::uint64_t, std::shared_ptr<ConnectionHandle>> connections_;
+  std::atomic<std::uint64_t> next_connection_id_{1};
+};
+
+// Serves one accepted connection until it closes; never throws. Defined in http_connection.cc.
+asio::awaitable<void> ServeConnection(Engine& engine, tcp::socket socket,
+                                      std::uint64_t connection_id);
+
+}  // namespace faultline::provider::internal

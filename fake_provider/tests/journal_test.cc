@@ -1,0 +1,187 @@
+#include "fake_provider/journal.h"
+
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "fake_provider/journal_json.h"
+
+namespace faultline::provider {
+namespace {
+
+using std::chrono::microseconds;
+
+JournalEntry Entry(std::string target, int attempt = 1) {
+  JournalEntry entry;
+  entry.attempt = attempt;
+  entry.method = "POST";
+  entry.target = std::move(target);
+  return entry;
+}
+
+TEST(JournalTest, BeginNumbersEntriesInArrivalOrder) {
+  Journal journal;
+  EXPECT_EQ(journal.Begin(Entry("/a")), 0u);
+  EXPECT_EQ(journal.Begin(Entry("/b")), 1u);
+  const auto entries = journal.Snapshot();
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].index, 0u);
+  EXPECT_EQ(entries[0].target, "/a");
+  EXPECT_EQ(entries[1].index, 1u);
+  EXPECT_EQ(entries[1].end, EndKind::kInProgress);
+}
+
+TEST(JournalTest, RecordsWritesAndTheEnd) {
+  Journal journal;
+  const auto index = journal.Begin(Entry("/a"));
+  journal.RecordWrite(index, {microseconds(10), microseconds(8), 100});
+  journal.RecordWrite(index, {microseconds(30), microseconds(20), 5});
+  journal.End(index, EndKind::kClientClosed, microseconds(40), "reset by peer");
+  const auto entry = journal.Snapshot().at(0);
+  ASSERT_EQ(entry.writes.size(), 2u);
+  EXPECT_EQ(entry.writes[1].at, microseconds(30));
+  EXPECT_EQ(entry.writes[1].planned, microseconds(20));
+  EXPECT_EQ(entry.bytes_sent, 105u);
+  EXPECT_EQ(entry.end, EndKind::kClientClosed);
+  EXPECT_EQ(entry.ended, microseconds(40));
+  EXPECT_EQ(entry.detail, "reset by peer");
+}
+
+TEST(JournalTest, KeepsTheNewestEntriesAndCountsTheDropped) {
+  Journal journal(3);
+  for (int i = 0; i < 5; ++i) journal.Begin(Entry("/" + std::to_string(i)));
+  const auto entries = journal.Snapshot();
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0].index, 2u);
+  EXPECT_EQ(entries[0].target, "/2");
+  EXPECT_EQ(entries[2].index, 4u);
+  EXPECT_EQ(journal.dropped(), 2u);
+  // Updates for a dropped entry are ignored, the kept ones still land.
+  journal.End(0, EndKind::kCompleted, microseconds(1));
+  journal.End(3, EndKind::kCompleted, microseconds(2));
+  EXPECT_EQ(journal.Snapshot()[1].end, EndKind::kCompleted);
+  EXPECT_EQ(journal.Snapshot()[0].end, EndKind::kInProgress);
+}
+
+TEST(JournalTest, ZeroCapacityKeepsNothing) {
+  Journal journal(0);
+  EXPECT_EQ(journal.Begin(Entry("/a")), 0u);
+  EXPECT_EQ(journal.Begin(Entry("/b")), 1u);
+  journal.End(1, EndKind::kCompleted, microseconds(1));
+  EXPECT_TRUE(journal.Snapshot().empty());
+  EXPECT_EQ(journal.dropped(), 2u);
+}
+
+TEST(JournalTest, ClearStartsOver) {
+  Journal journal(2);
+  for (int i = 0; i < 3; ++i) journal.Begin(Entry("/x"));
+  journal.Clear();
+  EXPECT_TRUE(journal.Snapshot().empty());
+  EXPECT_EQ(journal.dropped(), 0u);
+  EXPECT_EQ(journal.Begin(Entry("/y")), 0u);
+  EXPECT_EQ(journal.Snapshot().at(0).target, "/y");
+}
+
+TEST(JournalTest, ConcurrentAppendsAllLand) {
+  Journal journal;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&journal] {
+      for (int i = 0; i < 500; ++i) {
+        const auto index = journal.Begin(Entry("/c"));
+        journal.RecordWrite(index, {microseconds(1), microseconds(1), 1});
+        journal.End(index, EndKind::kCompleted, microseconds(2));
+      }
+    });
+  }
+  for (auto& thread : threads) thread.join();
+  const auto entries = journal.Snapshot();
+  ASSERT_EQ(entries.size(), 2000u);
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    EXPECT_EQ(entries[i].index, i);
+    EXPECT_EQ(entries[i].bytes_sent, 1u);
+    EXPECT_EQ(entries[i].end, EndKind::kCompleted);
+  }
+}
+
+TEST(JournalTest, EndKindNames) {
+  EXPECT_EQ(ToString(EndKind::kInProgress), "in_progress");
+  EXPECT_EQ(ToString(EndKind::kCompleted), "completed");
+  EXPECT_EQ(ToString(EndKind::kClosedByServer), "closed_by_server");
+  EXPECT_EQ(ToString(EndKind::kResetByServer), "reset_by_server");
+  EXPECT_EQ(ToString(EndKind::kClientClosed), "client_closed");
+  EXPECT_EQ(ToString(EndKind::kStalledClientGaveUp), "stalled_client_gave_up");
+  EXPECT_EQ(ToString(EndKind::kServerShutdown), "server_shutdown");
+  EXPECT_EQ(ToString(EndKind::kWriteFailed), "write_failed");
+}
+
+TEST(JournalJsonTest, SerialisesEveryField) {
+  JournalEntry entry = Entry("/s/demo/v1/chat/completions", 2);
+  entry.index = 7;
+  entry.connection = 3;
+  entry.arrived = microseconds(1500);
+  entry.headers = {{"Host", "x"}, {"X-Dup", "1"}, {"X-Dup", "2"}};
+  entry.body = R"({"stream":true})";
+  entry.status = 429;
+  entry.plan_summary = "429 rate_limit";
+  entry.writes = {{microseconds(1600), microseconds(1500), 42}};
+  entry.bytes_sent = 42;
+  entry.end = EndKind::kCompleted;
+  entry.ended = microseconds(1700);
+  const auto json = nlohmann::json::parse(JournalToJson("demo", {entry}, 5));
+  EXPECT_EQ(json["session"], "demo");
+  EXPECT_EQ(json["dropped"], 5);
+  const auto& e = json["entries"].at(0);
+  EXPECT_EQ(e["index"], 7);
+  EXPECT_EQ(e["attempt"], 2);
+  EXPECT_EQ(e["connection"], 3);
+  EXPECT_EQ(e["arrived_us"], 1500);
+  EXPECT_EQ(e["method"], "POST");
+  EXPECT_EQ(e["target"], "/s/demo/v1/chat/completions");
+  EXPECT_EQ(e["headers"], nlohmann::json::parse(R"([["Host","x"],["X-Dup","1"],["X-Dup","2"]])"));
+  EXPECT_EQ(e["body"], R"({"stream":true})");
+  EXPECT_FALSE(e.contains("body_base64"));
+  EXPECT_EQ(e["status"], 429);
+  EXPECT_EQ(e["plan"], "429 rate_limit");
+  EXPECT_EQ(e["writes"].at(0)["at_us"], 1600);
+  EXPECT_EQ(e["writes"].at(0)["planned_us"], 1500);
+  EXPECT_EQ(e["writes"].at(0)["size"], 42);
+  EXPECT_EQ(e["bytes_sent"], 42);
+  EXPECT_EQ(e["end"], "completed");
+  EXPECT_EQ(e["ended_us"], 1700);
+  EXPECT_EQ(e["detail"], "");
+}
+
+TEST(JournalJsonTest, NonUtf8BodiesAreBase64) {
+  JournalEntry entry = Entry("/x");
+  entry.body = std::string("\xff\xfe\x00z", 4);
+  const auto json = nlohmann::json::parse(JournalToJson("s", {entry}, 0));
+  const auto& e = json["entries"].at(0);
+  EXPECT_FALSE(e.contains("body"));
+  EXPECT_EQ(e["body_base64"], "//4Aeg==");
+}
+
+TEST(JournalJsonTest, Utf8Validation) {
+  EXPECT_TRUE(IsValidUtf8(""));
+  EXPECT_TRUE(IsValidUtf8("plain ascii"));
+  EXPECT_TRUE(IsValidUtf8("h\xc3\xa9llo \xe2\x82\xac \xf0\x9f\x98\x80"));
+  EXPECT_FALSE(IsValidUtf8("\xc3"));              // truncated
+  EXPECT_FALSE(IsValidUtf8("\xc0\xaf"));          // overlong
+  EXPECT_FALSE(IsValidUtf8("\xed\xa0\x80"));      // surrogate
+  EXPECT_FALSE(IsValidUtf8("\xf4\x90\x80\x80"));  // above U+10FFFF
+  EXPECT_FALSE(IsValidUtf8("a\x80z"));            // stray continuation
+}
+
+TEST(JournalJsonTest, Base64Vectors) {
+  EXPECT_EQ(Base64Encode(""), "");
+  EXPECT_EQ(Base64Encode("f"), "Zg==");
+  EXPECT_EQ(Base64Encode("fo"), "Zm8=");
+  EXPECT_EQ(Base64Encode("foo"), "Zm9v");
+  EXPECT_EQ(Base64Encode("foobar"), "Zm9vYmFy");
+}
+
+}  // namespace
+}  // namespace faultline::provider

@@ -1,0 +1,27 @@
+#include "harness/cli/cli.h"
+
+#include <CLI/CLI.hpp>
+
+#include "harness/cli/serve_command.h"
+
+namespace faultline::cli {
+
+ExitCode Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{
+      "faultline: chaos testing and simulation for the recovery paths of LLM API clients.",
+      "faultline"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "faultline 0.1.0");
+  ServeOptions serve_options;
+  CLI::App* serve = AddServeCommand(app, serve_options);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    const int code = app.exit(error, out, err);
+    return code == 0 ? ExitCode::kSuccess : ExitCode::kUsageError;
+  }
+  if (serve->parsed()) return RunServe(serve_options, out, err);
+  return ExitCode::kUsageError;
+}
+
+}  // namespace faultline::cli

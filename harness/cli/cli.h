@@ -1,0 +1,15 @@
+// The `faultline` command line: builds the CLI11 app with its subcommands and runs the chosen
+// one. The app's main() only maps the result to the process exit code.
+#pragma once
+
+#include <ostream>
+
+namespace faultline::cli {
+
+// DESIGN §8: 0 = all passed, 1 = checks failed, 2 = usage or input error.
+enum class ExitCode { kSuccess = 0, kChecksFailed = 1, kUsageError = 2 };
+
+// Parses `argv` and runs the subcommand. Normal output goes to `out`, diagnostics to `err`.
+ExitCode Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+}  // namespace faultline::cli

@@ -1,0 +1,376 @@
+// Reading a scenario document: the top level, request, chaos, rate limit, outages and expect.
+#include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <exception>
+#include <limits>
+
+#include "fmt/format.h"
+#include "scenarios/loader_internal.h"
+#include "scenarios/loader_keys.h"
+
+namespace faultline::scenario {
+namespace internal {
+namespace {
+
+constexpr int kMaxInt = std::numeric_limits<int>::max();
+constexpr int kMaxCalls = 10'000;
+constexpr double kProbabilityTolerance = 1e-9;  // 0.1 + 0.2 + 0.7 must still add up to 1
+
+// [a-z0-9][a-z0-9._/-]*: scenario names and tags, safe in file names, URLs and JUnit.
+bool IsValidName(std::string_view name) {
+  auto lower_or_digit = [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); };
+  return !name.empty() && lower_or_digit(name.front()) &&
+         std::all_of(name.begin(), name.end(), [&](char c) {
+           return lower_or_digit(c) || c == '.' || c == '_' || c == '/' || c == '-';
+         });
+}
+
+bool IsFailureCode(std::string_view code) {
+  return !code.empty() && code.front() >= 'A' && code.front() <= 'Z' &&
+         std::all_of(code.begin(), code.end(), [](char c) {
+           return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+         });
+}
+
+std::optional<std::string> ReadName(Reader& reader, const Field& field, std::string_view what) {
+  std::optional<std::string> name = reader.ReadString(field);
+  if (name && !IsValidName(*name)) {
+    reader.Fail(field, fmt::format("expected a {} made of a-z, 0-9 and . _ / - (starting with a "
+                                   "letter or digit), got {}",
+                                   what, Describe(field.node)));
+    return std::nullopt;
+  }
+  return name;
+}
+
+// `faultline: 1` is checked before anything else, so that a file written for a newer format
+// reports its version instead of the keys this build does not know.
+void CheckVersion(Reader& reader, const Field& root) {
+  if (!root.node.IsMap()) return;
+  for (auto it = root.node.begin(); it != root.node.end(); ++it) {
+    if (!it->first.IsScalar() || it->first.Scalar() != "faultline") continue;
+    Field field{it->second, "faultline",
+                it->second.IsNull() ? it->first.Mark() : it->second.Mark()};
+    std::optional<std::int64_t> version = reader.ReadInt(field, 1, kMaxInt);
+    if (version && *version != kSchemaVersion) {
+      reader.Fail(field, fmt::format("unsupported format version {}; this build reads "
+                                     "'faultline: {}'",
+                                     *version, kSchemaVersion));
+    }
+    return;
+  }
+}
+
+void ReadRequest(Reader& reader, const Field& field, RequestSpec* out) {
+  std::optional<Map> map = reader.ReadMap(field, keys::kRequest);
+  if (!map) return;
+  reader.Get(*map, "stream", &out->stream);
+  reader.Get(*map, "model", &out->model);
+  reader.Get(*map, "message", &out->message);
+  reader.Get(*map, "max_tokens", &out->max_tokens, 1, kMaxInt);
+  reader.Get(*map, "tools", &out->tools);
+  reader.Get(*map, "calls", &out->calls, 1, kMaxCalls);
+}
+
+void ReadResponses(Reader& reader, const Field& field, Dialect dialect,
+                   std::vector<ResponseSpec>* out) {
+  std::optional<std::vector<Field>> items = reader.ReadList(field);
+  if (!items) return;
+  if (items->empty()) reader.Fail(field, "expected at least one response");
+  for (std::size_t i = 0; i < items->size() && reader.ok(); ++i) {
+    if (i > 0 && out->back().repeat == 0) {
+      reader.Fail((*items)[i],
+                  fmt::format("this response is never sent: responses[{}] has 'repeat: 0' and "
+                              "answers every remaining attempt",
+                              i - 1));
+      return;
+    }
+    ResponseSpec response;
+    ReadResponse(reader, (*items)[i], dialect, ResponsePlace::kResponses, &response);
+    out->push_back(std::move(response));
+  }
+}
+
+std::optional<Chaos::Choice> ReadChaosChoice(Reader& reader, const Field& field, Dialect dialect) {
+  std::optional<Map> map = reader.ReadMap(field, keys::kChaosChoice);
+  if (!map) return std::nullopt;
+  Chaos::Choice choice;
+  if (std::optional<Field> probability = reader.Require(*map, "probability")) {
+    choice.probability = reader.ReadNumber(*probability, 0, 1).value_or(0);
+  }
+  if (std::optional<Field> response = reader.Require(*map, "response")) {
+    ReadResponse(reader, *response, dialect, ResponsePlace::kChaos, &choice.response);
+  }
+  if (!reader.ok()) return std::nullopt;
+  return choice;
+}
+
+void ReadChaos(Reader& reader, const Field& field, Dialect dialect, Chaos* out) {
+  std::optional<Map> map = reader.ReadMap(field, keys::kChaos);
+  if (!map) return;
+  if (std::optional<Field> seed = reader.Present(*map, "seed")) {
+    out->seed = reader.ReadUint64(*seed).value_or(0);
+  }
+  std::optional<Field> faults = reader.Require(*map, "faults");
+  std::optional<std::vector<Field>> items;
+  if (faults) items = reader.ReadList(*faults);
+  if (items && items->empty()) reader.Fail(*faults, "expected at least one fault");
+  double total = 0;
+  for (std::size_t i = 0; items && i < items->size() && reader.ok(); ++i) {
+    if (std::optional<Chaos::Choice> choice = ReadChaosChoice(reader, (*items)[i], dialect)) {
+      total += choice->probability;
+      out->faults.push_back(std::move(*choice));
+    }
+  }
+  if (reader.ok() && total > 1 + kProbabilityTolerance) {
+    reader.Fail(*faults, fmt::format("the probabilities add up to {}; they must not exceed 1 "
+                                     "('otherwise' takes what is left)",
+                                     total));
+  }
+  if (std::optional<Field> otherwise = reader.Present(*map, "otherwise")) {
+    ReadResponse(reader, *otherwise, dialect, ResponsePlace::kChaos, &out->otherwise);
+  }
+}
+
+void ReadRateLimit(Reader& reader, const Field& field, RateLimit* out) {
+  std::optional<Map> map = reader.ReadMap(field, keys::kRateLimit);
+  if (!map) return;
+  reader.Get(*map, "requests", &out->requests, 0, kMaxInt);
+  reader.Get(*map, "tokens", &out->tokens, 0, kMaxInt);
+  reader.Get(*map, "window", &out->window);
+  if (reader.ok() && out->window.count() == 0) {
+    reader.Fail(*map->Get("window"), "expected a window longer than 0");
+  }
+  if (reader.ok() && out->requests == 0 && out->tokens == 0) {
+    reader.Fail(field, "a rate limit needs 'requests' or 'tokens' above 0");
+  }
+}
+
+void ReadListenerOutages(Reader& reader, const Field& field, std::vector<ListenerOutage>* out) {
+  std::optional<std::vector<Field>> items = reader.ReadList(field);
+  if (!items) return;
+  for (const Field& item : *items) {
+    std::optional<Map> map = reader.ReadMap(item, keys::kListenerOutage);
+    if (!map) return;
+    ListenerOutage outage;
+    if (std::optional<Field> from = reader.Require(*map, "from")) {
+      outage.from = reader.ReadDuration(*from, Sign::kNonNegative).value_or(Duration{0});
+    }
+    if (std::optional<Field> length = reader.Require(*map, "for")) {
+      outage.length = reader.ReadDuration(*length, Sign::kNonNegative).value_or(Duration{0});
+      if (reader.ok() && outage.length.count() == 0) {
+        reader.Fail(*length, "expected an outage longer than 0");
+      }
+    }
+    out->push_back(outage);
+  }
+}
+
+void ReadExpect(Reader& reader, const Field& field, Expect* out) {
+  std::optional<Map> map = reader.ReadMap(field, keys::kExpect);
+  if (!map) return;
+  if (std::optional<Field> outcome = reader.Present(*map, "outcome")) {
+    if (std::optional<std::size_t> index = reader.ReadName(*outcome, keys::kOutcomeNames)) {
+      out->outcome = std::string(keys::kOutcomeNames[*index]);
+    }
+  }
+  reader.Get(*map, "attempts", &out->attempts, 1, kMaxInt);
+  reader.Get(*map, "text", &out->text);
+  if (std::optional<Field> failure_class = reader.Present(*map, "failure_class")) {
+    if (std::optional<std::size_t> index =
+            reader.ReadName(*failure_class, keys::kFailureClassNames)) {
+      out->failure_class = std::string(keys::kFailureClassNames[*index]);
+    }
+  }
+  if (std::optional<Field> code = reader.Present(*map, "failure_code")) {
+    out->failure_code = reader.ReadString(*code);
+    if (out->failure_code && !IsFailureCode(*out->failure_code)) {
+      reader.Fail(*code, fmt::format("expected an upper-case failure code such as RATE_LIMIT, "
+                                     "got {}",
+                                     Describe(code->node)));
+    }
+  }
+  if (reader.ok() && out->outcome == "committed") {
+    constexpr std::string_view kReason = "'{}' describes a failure, but outcome is committed";
+    RejectKey(reader, *map, "failure_class", fmt::format(kReason, "failure_class"));
+    RejectKey(reader, *map, "failure_code", fmt::format(kReason, "failure_code"));
+  }
+}
+
+void ReadIdentity(Reader& reader, const Map& map, Scenario* out, YAML::Mark* name_mark) {
+  reader.Require(map, "faultline");  // its value was checked by CheckVersion
+  if (std::optional<Field> name = reader.Require(map, "name")) {
+    *name_mark = name->mark;
+    if (std::optional<std::string> text = ReadName(reader, *name, "scenario name")) {
+      out->name = *text;
+    }
+  }
+  if (std::optional<Field> description = reader.Require(map, "description")) {
+    out->description = reader.ReadString(*description).value_or("");
+    if (reader.ok() && out->description.find_first_not_of(" \t\r\n") == std::string::npos) {
+      reader.Fail(*description, "expected a description of the failure, got an empty string");
+    }
+  }
+  if (std::optional<Field> dialect = reader.Require(map, "dialect")) {
+    constexpr std::string_view kNames[] = {"openai-chat", "anthropic-messages", "openai-responses"};
+    if (std::optional<std::size_t> index = reader.ReadName(*dialect, kNames)) {
+      out->dialect = ParseDialect(kNames[*index]).value_or(Dialect::kOpenAiChat);
+    }
+  }
+  if (std::optional<Field> tags = reader.Present(map, "tags")) {
+    for (const Field& tag : reader.ReadList(*tags).value_or(std::vector<Field>{})) {
+      if (std::optional<std::string> text = ReadName(reader, tag, "tag")) {
+        out->tags.push_back(*text);
+      }
+    }
+  }
+}
+
+void ReadBehaviour(Reader& reader, const Map& map, Scenario* out) {
+  if (map.Has("responses") && map.Has("chaos")) {
+    reader.Fail(*map.GetKey("chaos"), "'chaos' replaces 'responses'; give one of them, not both");
+  } else if (!map.Has("responses") && !map.Has("chaos")) {
+    reader.Fail(map.self(), "missing required key 'responses' (or 'chaos')");
+  }
+  if (std::optional<Field> responses = reader.Present(map, "responses")) {
+    ReadResponses(reader, *responses, out->dialect, &out->responses);
+  }
+  if (std::optional<Field> chaos = reader.Present(map, "chaos")) {
+    out->chaos.emplace();
+    ReadChaos(reader, *chaos, out->dialect, &*out->chaos);
+  }
+  if (std::optional<Field> rate_limit = reader.Present(map, "rate_limit")) {
+    out->rate_limit.emplace();
+    ReadRateLimit(reader, *rate_limit, &*out->rate_limit);
+  }
+  if (std::optional<Field> outages = reader.Present(map, "listener_outages")) {
+    ReadListenerOutages(reader, *outages, &out->listener_outages);
+  }
+  reader.Get(map, "cancel_at", &out->cancel_at);
+}
+
+void ReadDocument(Reader& reader, const Field& root, Scenario* out, YAML::Mark* name_mark) {
+  CheckVersion(reader, root);
+  std::optional<Map> map = reader.ReadMap(root, keys::kDocument);
+  if (!map) return;
+  ReadIdentity(reader, *map, out, name_mark);
+  if (std::optional<Field> request = reader.Present(*map, "request")) {
+    ReadRequest(reader, *request, &out->request);
+  }
+  ReadBehaviour(reader, *map, out);
+  if (std::optional<Field> expect = reader.Present(*map, "expect")) {
+    ReadExpect(reader, *expect, &out->expect);
+  }
+}
+
+bool IsHex(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+// The code unit of a JSON escape "\uXXXX" at `text[at]`, or -1.
+int EscapedCodeUnit(std::string_view text, std::size_t at) {
+  if (at + 6 > text.size() || text[at] != '\\' || text[at + 1] != 'u') return -1;
+  if (!std::all_of(text.begin() + at + 2, text.begin() + at + 6, IsHex)) return -1;
+  return std::stoi(std::string(text.substr(at + 2, 4)), nullptr, 16);
+}
+
+// A JSON document (its first character, after a BOM and blanks, is '{'). Only for JSON is the
+// string scan below exact: YAML has comments, single quotes and plain scalars holding '"'.
+bool LooksLikeJson(std::string_view text) {
+  constexpr std::string_view kBom = "\xEF\xBB\xBF";
+  if (text.starts_with(kBom)) text.remove_prefix(kBom.size());
+  const std::size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string_view::npos && text[first] == '{';
+}
+
+// JSON writes characters outside the BMP as a UTF-16 surrogate pair ("\ud83d\ude00", Python's
+// default), which yaml-cpp rejects; YAML spells them "\U0001f600". Only escapes inside strings
+// are rewritten. Columns after a rewritten pair shift by two.
+std::string JoinSurrogatePairs(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (!in_string || c != '\\') {
+      if (c == '"') in_string = !in_string;
+      out += c;
+      continue;
+    }
+    const int high = EscapedCodeUnit(text, i);
+    const int low = EscapedCodeUnit(text, i + 6);
+    if (high >= 0xD800 && high <= 0xDBFF && low >= 0xDC00 && low <= 0xDFFF) {
+      out += fmt::format("\\U{:08x}", 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00));
+      i += 11;
+    } else {
+      out += text.substr(i, 2);  // any other escape, including \" and \\, passes through
+      ++i;
+    }
+  }
+  return out;
+}
+
+LoadError YamlError(std::string_view file, const YAML::Mark& mark, std::string message) {
+  const bool known = !mark.is_null();
+  return LoadError{.file = std::string(file),
+                   .line = known ? mark.line + 1 : 0,
+                   .column = known ? mark.column + 1 : 0,
+                   .path = "",
+                   .message = std::move(message)};
+}
+
+std::expected<ParsedScenario, LoadError> ParseDocuments(std::string_view text,
+                                                        std::string_view file) {
+  std::vector<YAML::Node> documents =
+      YAML::LoadAll(LooksLikeJson(text) ? JoinSurrogatePairs(text) : std::string(text));
+  // Empty documents (a trailing "---") carry nothing; only a second scenario is an error.
+  std::erase_if(documents, [](const YAML::Node& document) { return document.IsNull(); });
+  if (documents.empty()) {
+    return std::unexpected(YamlError(file, YAML::Mark(),
+                                     "the file is empty; expected a scenario "
+                                     "(faultline: 1, name: ...)"));
+  }
+  if (documents.size() > 1) {
+    return std::unexpected(YamlError(file, documents[1].Mark(),
+                                     "a second YAML document starts here; a scenario file holds "
+                                     "exactly one scenario"));
+  }
+  Reader reader(file);
+  ParsedScenario parsed;
+  YAML::Mark name_mark = YAML::Mark::null_mark();
+  ReadDocument(reader, Field{documents[0], "", documents[0].Mark()}, &parsed.scenario, &name_mark);
+  if (!reader.ok()) return std::unexpected(*reader.error());
+  parsed.scenario.source = std::string(file);
+  parsed.name_line = name_mark.is_null() ? 0 : name_mark.line + 1;
+  parsed.name_column = name_mark.is_null() ? 0 : name_mark.column + 1;
+  return parsed;
+}
+
+}  // namespace
+
+std::expected<ParsedScenario, LoadError> ParseScenarioWithPosition(std::string_view text,
+                                                                   std::string_view file) {
+  // yaml-cpp reports syntax errors by throwing; they stop here.
+  try {
+    return ParseDocuments(text, file);
+  } catch (const YAML::DeepRecursion& e) {
+    return std::unexpected(YamlError(file, e.mark, "invalid YAML: nesting is too deep"));
+  } catch (const YAML::Exception& e) {
+    return std::unexpected(YamlError(file, e.mark, "invalid YAML: " + e.msg));
+  } catch (const std::exception& e) {
+    return std::unexpected(
+        YamlError(file, YAML::Mark::null_mark(), fmt::format("cannot read: {}", e.what())));
+  }
+}
+
+}  // namespace internal
+
+std::expected<Scenario, LoadError> ParseScenario(std::string_view text, std::string_view file) {
+  auto parsed = internal::ParseScenarioWithPosition(text, file);
+  if (!parsed) return std::unexpected(std::move(parsed.error()));
+  return std::move(parsed->scenario);
+}
+
+}  // namespace faultline::scenario

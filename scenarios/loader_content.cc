@@ -1,0 +1,263 @@
+// Reading a response's streamed content: text, tool call, framing, per-event faults, the end.
+#include <limits>
+
+#include "fmt/format.h"
+#include "scenarios/loader_internal.h"
+#include "scenarios/loader_keys.h"
+
+namespace faultline::scenario::internal {
+namespace {
+
+constexpr int kMaxInt = std::numeric_limits<int>::max();
+
+std::optional<ToolCallSpec> ReadToolCall(Reader& reader, const Field& field) {
+  if (field.node.IsScalar() && Classify(field.node) == ScalarType::kBool) {
+    std::optional<bool> enabled = reader.ReadBool(field);
+    if (enabled && *enabled) return ToolCallSpec{};
+    return std::nullopt;
+  }
+  std::optional<Map> map = reader.ReadMap(field, keys::kToolCall);
+  if (!map) return std::nullopt;
+  ToolCallSpec tool_call;
+  reader.Get(*map, "name", &tool_call.name);
+  if (reader.ok() && tool_call.name.empty()) {
+    reader.Fail(*map->Get("name"), "expected a tool name, got an empty string");
+  }
+  reader.Get(*map, "arguments", &tool_call.arguments);
+  reader.Get(*map, "chunk_size", &tool_call.chunk_size, 1, kMaxInt);
+  if (!reader.ok()) return std::nullopt;
+  return tool_call;
+}
+
+void ReadDrip(Reader& reader, const Field& field, Content* out) {
+  std::optional<Map> map = reader.ReadMap(field, keys::kDrip);
+  if (!map) return;
+  if (std::optional<Field> bytes = reader.Require(*map, "bytes")) {
+    if (std::optional<std::int64_t> count = reader.ReadInt(*bytes, 1, kMaxInt)) {
+      out->drip_bytes = static_cast<int>(*count);
+    }
+  }
+  if (std::optional<Field> every = reader.Require(*map, "every")) {
+    if (std::optional<Duration> period = reader.ReadDuration(*every, Sign::kNonNegative)) {
+      out->drip_every = *period;
+    }
+  }
+}
+
+void ReadFraming(Reader& reader, const Field& field, Framing* out) {
+  std::optional<Map> map = reader.ReadMap(field, keys::kFraming);
+  if (!map) return;
+  reader.GetEnum(*map, "line_ending", keys::kLineEndingNames, Framing::LineEnding::kLf,
+                 &out->line_ending);
+  reader.Get(*map, "bom", &out->bom);
+  reader.Get(*map, "comments", &out->comments);
+  reader.Get(*map, "multiline_data", &out->multiline_data);
+  reader.Get(*map, "split_writes", &out->split_writes);
+  reader.Get(*map, "split_utf8", &out->split_utf8);
+  reader.Get(*map, "split_delay", &out->split_delay);
+  if (!out->split_writes) {
+    constexpr std::string_view kReason = "'{}' refines split writes; it needs 'split_writes: true'";
+    RejectKey(reader, *map, "split_delay", fmt::format(kReason, "split_delay"));
+    if (out->split_utf8) RejectKey(reader, *map, "split_utf8", fmt::format(kReason, "split_utf8"));
+  }
+}
+
+std::optional<Heartbeat> ReadHeartbeat(Reader& reader, const Field& field, Dialect dialect) {
+  std::optional<Map> map = reader.ReadMap(field, keys::kHeartbeat);
+  if (!map) return std::nullopt;
+  Heartbeat heartbeat;
+  if (std::optional<Field> every = reader.Require(*map, "every")) {
+    std::optional<Duration> period = reader.ReadDuration(*every, Sign::kNonNegative);
+    if (period && period->count() == 0) {
+      reader.Fail(*every, "expected a heartbeat period longer than 0");
+    }
+    if (period) heartbeat.every = *period;
+  }
+  reader.GetEnum(*map, "style", keys::kHeartbeatStyleNames, Heartbeat::Style::kComment,
+                 &heartbeat.style);
+  if (reader.ok() && heartbeat.style == Heartbeat::Style::kPing &&
+      dialect != Dialect::kAnthropicMessages) {
+    reader.Fail(*map->Get("style"),
+                fmt::format("'ping' events exist only in anthropic-messages; {} keeps streams "
+                            "alive with 'comment'",
+                            ToString(dialect)));
+  }
+  if (!reader.ok()) return std::nullopt;
+  return heartbeat;
+}
+
+// The checks that depend on what is injected and on the dialect.
+void CheckInjection(Reader& reader, const Map& map, Dialect dialect, const EventFault& fault) {
+  const Field inject = *map.Get("inject");
+  const bool responses = dialect == Dialect::kOpenAiResponses;
+  if (fault.kind == EventFault::Kind::kSequenceGap && !responses) {
+    reader.Fail(inject, fmt::format("sequence numbers exist only in openai-responses, not in {}",
+                                    ToString(dialect)));
+  } else if (fault.kind == EventFault::Kind::kProviderError && dialect == Dialect::kOpenAiChat) {
+    reader.Fail(inject,
+                "openai-chat has no in-stream error event of its own; use "
+                "'inject: error_envelope'");
+  }
+  if (fault.kind != EventFault::Kind::kProviderError &&
+      fault.kind != EventFault::Kind::kErrorEnvelope) {
+    RejectKey(reader, map, "error", "'error' applies only to provider_error and error_envelope");
+  }
+  if (fault.kind != EventFault::Kind::kProviderError) {
+    RejectKey(reader, map, "shape", "'shape' applies only to provider_error");
+  } else if (!responses) {
+    RejectKey(reader, map, "shape",
+              "'shape' chooses among openai-responses error events; this scenario is " +
+                  std::string(ToString(dialect)));
+  }
+}
+
+void ReadFaultAction(Reader& reader, const Map& map, std::string_view action, Dialect dialect,
+                     EventFault* out) {
+  const Field value = *map.Get(action);
+  if (action == "stall") {
+    out->kind = EventFault::Kind::kStall;
+    if (std::optional<Wait> wait = reader.ReadWait(value)) out->wait = *wait;
+  } else if (action == "delay") {
+    out->kind = EventFault::Kind::kDelay;
+    if (std::optional<Duration> delay = reader.ReadDuration(value, Sign::kNonNegative)) {
+      out->wait = Wait{*delay, false};
+    }
+  } else if (action == "raw") {
+    out->kind = EventFault::Kind::kRaw;
+    if (std::optional<std::string> raw = reader.ReadString(value)) out->raw = *raw;
+  } else {
+    reader.GetEnum(map, "inject", keys::kInjectNames, EventFault::Kind::kInvalidJson, &out->kind);
+    if (reader.ok()) CheckInjection(reader, map, dialect, *out);
+  }
+  if (action != "stall") {
+    RejectKey(reader, map, "heartbeat", "'heartbeat' applies only to a stall");
+  }
+}
+
+// The one key among stall, delay, inject and raw that says what the fault does.
+std::optional<std::string_view> FaultAction(Reader& reader, const Map& map) {
+  std::optional<std::string_view> action;
+  for (std::string_view key : {"stall", "delay", "inject", "raw"}) {
+    if (!reader.ok() || !map.Has(key)) continue;
+    if (action) {
+      reader.Fail(*map.GetKey(key), fmt::format("'{}' and '{}' cannot be combined in one fault; "
+                                                "write two faults",
+                                                *action, key));
+    }
+    action = key;
+  }
+  if (reader.ok() && !action) {
+    reader.Fail(map.self(), "a fault needs one of the keys stall, delay, inject or raw");
+  }
+  if (!reader.ok()) return std::nullopt;
+  return action;
+}
+
+std::optional<EventFault> ReadFault(Reader& reader, const Field& field, Dialect dialect) {
+  std::optional<Map> map = reader.ReadMap(field, keys::kFault);
+  if (!map) return std::nullopt;
+  EventFault fault;
+  if (std::optional<Field> after = reader.Require(*map, "after_event")) {
+    if (std::optional<std::int64_t> count = reader.ReadInt(*after, 0, kMaxInt)) {
+      fault.after_event = static_cast<int>(*count);
+    }
+  }
+  std::optional<std::string_view> action = FaultAction(reader, *map);
+  if (!action) return std::nullopt;
+  ReadFaultAction(reader, *map, *action, dialect, &fault);
+  if (std::optional<Field> heartbeat = reader.Present(*map, "heartbeat")) {
+    if (std::optional<Heartbeat> value = ReadHeartbeat(reader, *heartbeat, dialect)) {
+      fault.heartbeat = *value;
+    }
+  }
+  if (std::optional<Field> error = reader.Present(*map, "error")) {
+    if (std::optional<ErrorSpec> value = ReadError(reader, *error)) fault.error = *value;
+  }
+  reader.GetEnum(*map, "shape", keys::kShapeNames, EventFault::Shape::kResponseFailed,
+                 &fault.shape);
+  if (!reader.ok()) return std::nullopt;
+  return fault;
+}
+
+std::vector<EventFault> ReadFaults(Reader& reader, const Field& field, Dialect dialect) {
+  std::vector<EventFault> faults;
+  std::optional<std::vector<Field>> items = reader.ReadList(field);
+  if (!items) return faults;
+  for (const Field& item : *items) {
+    std::optional<EventFault> fault = ReadFault(reader, item, dialect);
+    if (!fault) break;
+    faults.push_back(std::move(*fault));
+  }
+  return faults;
+}
+
+void CheckEndKeys(Reader& reader, const Map& map, Termination::Kind kind) {
+  const bool cuts = kind == Termination::Kind::kClose || kind == Termination::Kind::kReset;
+  if (!cuts) {
+    RejectKey(reader, map, "at_byte",
+              "'at_byte' cuts inside an event; it needs kind: close or kind: reset");
+  }
+  if (kind != Termination::Kind::kStall) {
+    RejectKey(reader, map, "wait", "'wait' applies only to kind: stall");
+    RejectKey(reader, map, "heartbeat", "'heartbeat' applies only to kind: stall");
+  }
+}
+
+std::optional<Termination> ReadEnd(Reader& reader, const Field& field, Dialect dialect) {
+  Termination end;
+  if (!field.node.IsMap()) {
+    if (std::optional<std::size_t> index = reader.ReadName(field, keys::kEndKindNames)) {
+      end.kind = static_cast<Termination::Kind>(*index);
+      return end;
+    }
+    return std::nullopt;
+  }
+  std::optional<Map> map = reader.ReadMap(field, keys::kEnd);
+  if (!map) return std::nullopt;
+  if (std::optional<Field> kind = reader.Require(*map, "kind")) {
+    if (std::optional<std::size_t> index = reader.ReadName(*kind, keys::kEndKindNames)) {
+      end.kind = static_cast<Termination::Kind>(*index);
+    }
+  }
+  if (!reader.ok()) return std::nullopt;
+  CheckEndKeys(reader, *map, end.kind);
+  reader.Get(*map, "after_event", &end.after_event, 0, kMaxInt);
+  reader.Get(*map, "at_byte", &end.at_byte, 0, kMaxInt);
+  reader.Get(*map, "wait", &end.wait);
+  if (std::optional<Field> heartbeat = reader.Present(*map, "heartbeat")) {
+    if (std::optional<Heartbeat> value = ReadHeartbeat(reader, *heartbeat, dialect)) {
+      end.heartbeat = *value;
+    }
+  }
+  if (!reader.ok()) return std::nullopt;
+  return end;
+}
+
+}  // namespace
+
+void ReadContent(Reader& reader, const Field& field, Dialect dialect, Content* out) {
+  std::optional<Map> map = reader.ReadMap(field, keys::kContent);
+  if (!map) return;
+  reader.Get(*map, "text", &out->text);
+  reader.Get(*map, "chunk_size", &out->chunk_size, 1, kMaxInt);
+  reader.Get(*map, "chunk_delay", &out->chunk_delay);
+  reader.Get(*map, "reasoning", &out->reasoning);
+  if (std::optional<Field> tool_call = reader.Present(*map, "tool_call")) {
+    out->tool_call = ReadToolCall(reader, *tool_call);
+  }
+  reader.Get(*map, "finish_reason", &out->finish_reason);
+  reader.Get(*map, "input_tokens", &out->input_tokens, 0, kMaxInt);
+  reader.Get(*map, "output_tokens", &out->output_tokens, 0, kMaxInt);
+  if (std::optional<Field> drip = reader.Present(*map, "drip")) ReadDrip(reader, *drip, out);
+  if (std::optional<Field> framing = reader.Present(*map, "framing")) {
+    ReadFraming(reader, *framing, &out->framing);
+  }
+  if (std::optional<Field> faults = reader.Present(*map, "faults")) {
+    out->faults = ReadFaults(reader, *faults, dialect);
+  }
+  if (std::optional<Field> end = reader.Present(*map, "end")) {
+    if (std::optional<Termination> value = ReadEnd(reader, *end, dialect)) out->end = *value;
+  }
+}
+
+}  // namespace faultline::scenario::internal

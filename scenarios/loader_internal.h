@@ -1,0 +1,44 @@
+// The pieces of the scenario loader, split by the part of the document they read. Internal to
+// scenarios/: loader.cc reads the document, loader_response.cc one response entry,
+// loader_content.cc a response's streamed content, loader_files.cc files and folders.
+#pragma once
+
+#include <expected>
+#include <string_view>
+
+#include "scenarios/loader.h"
+#include "scenarios/scenario.h"
+#include "scenarios/yaml_reader.h"
+
+namespace faultline::scenario::internal {
+
+// Where a response entry appears: in `responses` (answers `repeat` attempts) or inside `chaos`
+// (drawn afresh for every attempt, so `repeat` means nothing there).
+enum class ResponsePlace { kResponses, kChaos };
+
+// Reads one response entry into *out. Errors go to `reader`.
+void ReadResponse(Reader& reader, const Field& field, Dialect dialect, ResponsePlace place,
+                  ResponseSpec* out);
+
+// Reads an ErrorSpec: a kind name ("rate_limit") or {kind, wording, message}.
+std::optional<ErrorSpec> ReadError(Reader& reader, const Field& field);
+
+// Reads a response's `content` (or its alias `stream`) into *out.
+void ReadContent(Reader& reader, const Field& field, Dialect dialect, Content* out);
+
+// Rejects `map[key]` when present: `reason` says why the key has no meaning there.
+void RejectKey(Reader& reader, const Map& map, std::string_view key, std::string_view reason);
+
+// Printable text for a header value: no CR, LF or NUL (they would break the response framing).
+bool IsHeaderSafe(std::string_view text);
+
+// A parsed scenario with the position of its `name`, so that duplicate names can point at it.
+struct ParsedScenario {
+  Scenario scenario;
+  int name_line = 0;
+  int name_column = 0;
+};
+std::expected<ParsedScenario, LoadError> ParseScenarioWithPosition(std::string_view text,
+                                                                   std::string_view file);
+
+}  // namespace faultline::scenario::internal
