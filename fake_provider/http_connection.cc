@@ -65,6 +65,8 @@ struct Connection {
 asio::awaitable<void> Watchdog(Connection& conn) {
   co_await asio::this_coro::throw_if_cancelled(false);
   while (true) {
+    const bool cancelled = co_await Cancelled();
+    if (cancelled) co_return;
     if (conn.deadline <= std::chrono::steady_clock::now()) {
       conn.timed_out = true;
       co_return;
@@ -72,8 +74,7 @@ asio::awaitable<void> Watchdog(Connection& conn) {
     conn.watchdog.expires_at(conn.deadline);
     auto [ec] = co_await conn.watchdog.async_wait(kTuple);
     if (!ec) continue;
-    const auto cancelled = (co_await asio::this_coro::cancellation_state).cancelled();
-    if (!conn.rearm || cancelled != asio::cancellation_type::none) co_return;
+    if (!conn.rearm) co_return;
     conn.rearm = false;
   }
 }
@@ -91,13 +92,16 @@ std::string SerializeReply(const HttpReply& reply, bool keep_alive) {
 }
 
 asio::awaitable<bool> WriteAll(Connection& conn, const std::string& bytes) {
+  const bool cancelled = co_await Cancelled();
+  if (cancelled) co_return false;
   auto [ec, written] = co_await asio::async_write(conn.socket, asio::buffer(bytes), kTuple);
   conn.engine.counters().bytes_sent.fetch_add(written, std::memory_order_relaxed);
   co_return !ec;
 }
 
 asio::awaitable<bool> WriteReply(Connection& conn, const HttpReply& reply, bool keep_alive) {
-  co_return co_await WriteAll(conn, SerializeReply(reply, keep_alive));
+  const bool written = co_await WriteAll(conn, SerializeReply(reply, keep_alive));
+  co_return written;
 }
 
 // Half-closes and discards whatever the client still sends until it closes or the linger time
@@ -110,6 +114,8 @@ asio::awaitable<void> LingeringClose(Connection& conn) {
       kLingerTimeout, conn.engine.options().request_timeout));
   std::array<char, 4096> scratch;
   while (true) {
+    const bool cancelled = co_await Cancelled();
+    if (cancelled) co_return;
     auto [read_ec, n] = co_await conn.socket.async_read_some(asio::buffer(scratch), kTuple);
     if (read_ec) co_return;
   }
@@ -141,12 +147,17 @@ std::optional<HttpReply> RejectionFor(const boost::system::error_code& ec,
 
 asio::awaitable<boost::system::error_code> ReadParts(Connection& conn,
                                                      http::request_parser<http::string_body>& parser) {
+  const bool cancelled = co_await Cancelled();
+  if (cancelled) co_return asio::error::operation_aborted;
   auto [ec, header_bytes] = co_await http::async_read_header(conn.socket, conn.buffer, parser, kTuple);
   conn.engine.counters().bytes_received.fetch_add(header_bytes, std::memory_order_relaxed);
   if (ec || parser.is_done()) co_return ec;
   if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
-    if (!co_await WriteAll(conn, "HTTP/1.1 100 Continue\r\n\r\n")) co_return asio::error::eof;
+    const bool continued = co_await WriteAll(conn, "HTTP/1.1 100 Continue\r\n\r\n");
+    if (!continued) co_return asio::error::eof;
   }
+  const bool cancelled_before_body = co_await Cancelled();
+  if (cancelled_before_body) co_return asio::error::operation_aborted;
   auto [body_ec, body_bytes] = co_await http::async_read(conn.socket, conn.buffer, parser, kTuple);
   conn.engine.counters().bytes_received.fetch_add(body_bytes, std::memory_order_relaxed);
   co_return body_ec;
@@ -257,7 +268,8 @@ asio::awaitable<bool> ServeSessionRequest(Connection& conn, SessionState& sessio
 
 asio::awaitable<bool> ServeReply(Connection& conn, const Request& request, const HttpReply& reply) {
   const bool keep_alive = request.keep_alive() && !conn.engine.stopping();
-  if (!co_await WriteReply(conn, reply, keep_alive)) co_return false;
+  const bool written = co_await WriteReply(conn, reply, keep_alive);
+  if (!written) co_return false;
   if (!keep_alive) co_await LingeringClose(conn);
   co_return keep_alive;
 }
@@ -268,13 +280,15 @@ asio::awaitable<bool> Dispatch(Connection& conn, const Request& request) {
   const Route route = RouteTarget(target);
   if (route.kind == Route::Kind::kControl) {
     engine.counters().control_requests.fetch_add(1, std::memory_order_relaxed);
-    co_return co_await ServeReply(
+    const bool keep_alive = co_await ServeReply(
         conn, request,
         HandleControlRequest(engine, request.method_string(), target, request.body()));
+    co_return keep_alive;
   }
   if (route.kind == Route::Kind::kSession) {
     if (auto session = engine.FindSession(route.session_id)) {
-      co_return co_await ServeSessionRequest(conn, *session, request, route.path);
+      const bool keep_alive = co_await ServeSessionRequest(conn, *session, request, route.path);
+      co_return keep_alive;
     }
   }
   engine.counters().not_found.fetch_add(1, std::memory_order_relaxed);
@@ -282,7 +296,8 @@ asio::awaitable<bool> Dispatch(Connection& conn, const Request& request) {
     engine.Log(fmt::format("- {} {} -> 404 (no session)",
                            std::string_view(request.method_string()), target));
   }
-  co_return co_await ServeReply(conn, request, NotFoundHint(engine, target));
+  const bool keep_alive = co_await ServeReply(conn, request, NotFoundHint(engine, target));
+  co_return keep_alive;
 }
 
 asio::awaitable<void> ServeRequests(Connection& conn) {
@@ -290,9 +305,8 @@ asio::awaitable<void> ServeRequests(Connection& conn) {
   while (!conn.engine.stopping()) {
     ReadResult read = co_await ReadRequest(conn);
     if (read.rejection) {
-      if (co_await WriteReply(conn, *read.rejection, /*keep_alive=*/false)) {
-        co_await LingeringClose(conn);
-      }
+      const bool written = co_await WriteReply(conn, *read.rejection, /*keep_alive=*/false);
+      if (written) co_await LingeringClose(conn);
       co_return;
     }
     if (!read.request) co_return;

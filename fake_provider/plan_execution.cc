@@ -42,8 +42,17 @@ struct Exchange {
   std::optional<ExchangeEnd> client_end;  // set when the watch saw the client go
 };
 
+// The server is stopping or this coroutine was cancelled: start no new wait or write.
+asio::awaitable<bool> Interrupted(const Exchange& x) {
+  if (x.ctx.engine.stopping()) co_return true;
+  const bool cancelled = co_await Cancelled();
+  co_return cancelled;
+}
+
 // Waits until `offset` after the arrival. False when cancelled (client gone, server stopping).
 asio::awaitable<bool> WaitUntil(Exchange& x, Duration offset) {
+  const bool interrupted = co_await Interrupted(x);
+  if (interrupted) co_return false;
   const SteadyTime due = x.ctx.engine.clock().ToSteady(x.ctx.arrived + offset);
   if (due <= std::chrono::steady_clock::now()) co_return true;
   x.timer.expires_at(due);
@@ -52,6 +61,8 @@ asio::awaitable<bool> WaitUntil(Exchange& x, Duration offset) {
 }
 
 asio::awaitable<void> WaitForever(asio::steady_timer& timer) {
+  const bool cancelled = co_await Cancelled();
+  if (cancelled) co_return;
   timer.expires_at(SteadyTime::max());
   co_await timer.async_wait(kTuple);
 }
@@ -60,6 +71,11 @@ asio::awaitable<void> WaitForever(asio::steady_timer& timer) {
 // (write failure), nullopt to carry on; `cancelled` is set when the write was cancelled.
 asio::awaitable<std::optional<ExchangeEnd>> Write(Exchange& x, const std::string& bytes,
                                                   Duration offset, bool& cancelled) {
+  const bool interrupted = co_await Interrupted(x);
+  if (interrupted) {
+    cancelled = true;
+    co_return std::nullopt;
+  }
   const Duration at = x.NowOffset();
   const Duration planned = x.Offset(x.ctx.arrived) + offset;
   if (offset > Duration::zero()) x.ctx.engine.lateness().Record(at - planned);
@@ -81,7 +97,8 @@ asio::awaitable<std::optional<ExchangeEnd>> Heartbeat(Exchange& x, const PlanSte
                                                       bool& cancelled) {
   Duration offset{0};
   for (int k = 1; NextHeartbeat(step, k, offset); ++k) {
-    if (!co_await WaitUntil(x, offset)) {
+    const bool due = co_await WaitUntil(x, offset);
+    if (!due) {
       cancelled = true;
       co_return std::nullopt;
     }
@@ -90,7 +107,8 @@ asio::awaitable<std::optional<ExchangeEnd>> Heartbeat(Exchange& x, const PlanSte
   }
   // Finite: hold until the end of the step. Forever (or every == 0): until the client goes.
   if (step.length) {
-    cancelled = !co_await WaitUntil(x, step.at + *step.length);
+    const bool held = co_await WaitUntil(x, step.at + *step.length);
+    cancelled = !held;
   } else {
     co_await WaitForever(x.timer);
     cancelled = true;
@@ -101,7 +119,8 @@ asio::awaitable<std::optional<ExchangeEnd>> Heartbeat(Exchange& x, const PlanSte
 asio::awaitable<std::optional<ExchangeEnd>> Stall(Exchange& x, const PlanStep& step,
                                                   bool& cancelled) {
   if (step.length) {
-    cancelled = !co_await WaitUntil(x, step.at + *step.length);
+    const bool held = co_await WaitUntil(x, step.at + *step.length);
+    cancelled = !held;
   } else {
     co_await WaitForever(x.timer);
     cancelled = true;
@@ -137,11 +156,15 @@ asio::awaitable<std::optional<ExchangeEnd>> RunStep(Exchange& x, const PlanStep&
     if (!cancelled && !end) x.waiting_for_content = false;
     co_return end;
   }
-  if (!co_await WaitUntil(x, step.at)) {
+  const bool due = co_await WaitUntil(x, step.at);
+  if (!due) {
     cancelled = true;
     co_return std::nullopt;
   }
-  if (step.kind == Kind::kSend) co_return co_await Write(x, step.bytes, step.at, cancelled);
+  if (step.kind == Kind::kSend) {
+    auto end = co_await Write(x, step.bytes, step.at, cancelled);
+    co_return end;
+  }
   co_return CloseOrReset(x, step.kind);
 }
 
@@ -182,6 +205,8 @@ asio::awaitable<void> WatchClient(Exchange& x) {
   co_await asio::this_coro::throw_if_cancelled(false);
   asio::steady_timer idle(x.ctx.socket.get_executor());
   while (true) {
+    const bool interrupted = co_await Interrupted(x);
+    if (interrupted) co_return;
     if (x.ctx.buffer.size() >= x.ctx.read_limit) {
       // Enough pipelined bytes: stop reading (TCP flow control holds the rest).
       co_await WaitForever(idle);

@@ -7,7 +7,6 @@
 #include <utility>
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/bind_cancellation_slot.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/post.hpp>
@@ -41,7 +40,8 @@ auto LogException(const Engine& engine, std::string what) {
 
 asio::awaitable<void> WaitForTimer(asio::steady_timer& timer) {
   co_await asio::this_coro::throw_if_cancelled(false);
-  co_await timer.async_wait(kTuple);
+  const bool cancelled = co_await Cancelled();
+  if (!cancelled) co_await timer.async_wait(kTuple);
 }
 
 // Opens and binds `acceptor`; listens unless `listen` is false (a bound socket that does not
@@ -72,6 +72,7 @@ struct Engine::DedicatedListener {
   tcp::acceptor acceptor;
   tcp::endpoint endpoint;  // the port is kept across outages
   asio::steady_timer wake;
+  asio::steady_timer backoff{acceptor.get_executor()};
   std::shared_ptr<SessionState> session;
   bool listening = false;
   bool removed = false;
@@ -105,6 +106,7 @@ Engine::Engine(ServerOptions options) : options_(std::move(options)) {
     work_.push_back(asio::make_work_guard(*contexts_.back()));
   }
   acceptor_ = std::make_unique<tcp::acceptor>(*contexts_[0]);
+  accept_backoff_ = std::make_unique<asio::steady_timer>(*contexts_[0]);
 }
 
 Engine::~Engine() {
@@ -131,7 +133,8 @@ std::expected<void, std::string> Engine::Listen() {
   endpoint_ = acceptor_->local_endpoint(ec);
   port_ = endpoint_.port();
   base_url_ = HttpBaseUrl(endpoint_.address().to_string(), port_);
-  asio::co_spawn(*contexts_[0], AcceptLoop(*acceptor_), LogException(*this, "accept loop"));
+  asio::co_spawn(*contexts_[0], AcceptLoop(*acceptor_, *accept_backoff_),
+                 LogException(*this, "accept loop"));
   return {};
 }
 
@@ -160,8 +163,10 @@ void Engine::Stop() {
   {
     std::lock_guard lock(connections_mu_);
     for (auto& [id, handle] : connections_) {
-      asio::post(handle->executor,
-                 [handle] { handle->stop.emit(asio::cancellation_type::terminal); });
+      asio::post(handle->executor, [handle] {
+        boost::system::error_code ignored;
+        if (handle->socket != nullptr) handle->socket->close(ignored);
+      });
     }
   }
   work_.clear();
@@ -175,20 +180,17 @@ asio::io_context& Engine::NextContext() {
   return *contexts_[next_context_.fetch_add(1, std::memory_order_relaxed) % contexts_.size()];
 }
 
-asio::awaitable<void> Engine::AcceptLoop(tcp::acceptor& acceptor) {
+asio::awaitable<void> Engine::AcceptLoop(tcp::acceptor& acceptor, asio::steady_timer& backoff) {
   co_await asio::this_coro::throw_if_cancelled(false);
-  asio::steady_timer backoff(acceptor.get_executor());
   while (!stopping()) {
+    const bool cancelled = co_await Cancelled();
+    if (cancelled) co_return;
     auto [ec, socket] = co_await acceptor.async_accept(NextContext(), kTuple);
     if (!ec) {
       StartConnection(std::move(socket));
       continue;
     }
-    const auto cancelled = (co_await asio::this_coro::cancellation_state).cancelled();
-    if (ec == asio::error::operation_aborted || !acceptor.is_open() ||
-        cancelled != asio::cancellation_type::none) {
-      co_return;
-    }
+    if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
     // Out of file descriptors and the like: back off instead of spinning.
     backoff.expires_after(kAcceptRetryDelay);
     co_await backoff.async_wait(kTuple);
@@ -211,8 +213,8 @@ void Engine::StartConnection(tcp::socket socket) {
     counters_.connections_open.fetch_sub(1, std::memory_order_relaxed);
     log(error);
   };
-  asio::co_spawn(executor, ServeConnection(*this, std::move(socket), id),
-                 asio::bind_cancellation_slot(handle->stop.slot(), std::move(on_done)));
+  asio::co_spawn(executor, ServeConnection(*this, std::move(socket), id, std::move(handle)),
+                 std::move(on_done));
 }
 
 std::shared_ptr<Engine::ConnectionHandle> Engine::RegisterConnection(
@@ -260,7 +262,8 @@ asio::awaitable<void> Engine::DedicatedListenerLoop(std::shared_ptr<DedicatedLis
     }
     listener->wake.expires_at(next ? clock_.ToSteady(*next) : SteadyTime::max());
     if (listener->listening) {
-      co_await (AcceptLoop(listener->acceptor) || WaitForTimer(listener->wake));
+      co_await (AcceptLoop(listener->acceptor, listener->backoff) ||
+                WaitForTimer(listener->wake));
     } else {
       co_await WaitForTimer(listener->wake);
     }

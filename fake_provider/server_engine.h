@@ -19,11 +19,11 @@
 #include <vector>
 
 #include <boost/asio/awaitable.hpp>
-#include <boost/asio/cancellation_signal.hpp>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 
 #include "fake_provider/server.h"
 #include "fake_provider/server_core.h"
@@ -32,6 +32,15 @@ namespace faultline::provider::internal {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
+
+// How Stop() reaches a running connection: it posts to `executor` and closes `socket`, which
+// ends every operation the connection waits for (a plan's waits end with its client watch).
+// Stop deliberately avoids per-operation cancellation signals: emitting one into a coroutine
+// that is finishing touches freed operation state in Asio 1.81.
+struct ConnectionHandle {
+  asio::any_io_executor executor;
+  tcp::socket* socket = nullptr;  // set while the connection runs; only touched on `executor`
+};
 
 class Engine final : public SessionHost {
  public:
@@ -62,14 +71,12 @@ class Engine final : public SessionHost {
   void Log(const std::string& line) const;
 
  private:
-  struct ConnectionHandle {
-    asio::any_io_executor executor;
-    asio::cancellation_signal stop;
-  };
   struct DedicatedListener;
 
   asio::io_context& NextContext();
-  asio::awaitable<void> AcceptLoop(tcp::acceptor& acceptor);
+  // `backoff` is owned by the caller: a timer must outlive the coroutine that waits on it when
+  // that coroutine runs under `||` (the loser is cancelled through its last operation).
+  asio::awaitable<void> AcceptLoop(tcp::acceptor& acceptor, asio::steady_timer& backoff);
   void StartConnection(tcp::socket socket);
   std::shared_ptr<ConnectionHandle> RegisterConnection(std::uint64_t id,
                                                        const asio::any_io_executor& executor);
@@ -88,6 +95,7 @@ class Engine final : public SessionHost {
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> work_;
   std::atomic<std::size_t> next_context_{0};
   std::unique_ptr<tcp::acceptor> acceptor_;
+  std::unique_ptr<asio::steady_timer> accept_backoff_;
   tcp::endpoint endpoint_;
   std::uint16_t port_ = 0;
   std::string base_url_;
@@ -103,8 +111,23 @@ class Engine final : public SessionHost {
   std::atomic<std::uint64_t> next_connection_id_{1};
 };
 
+// Whether the calling coroutine thread has been cancelled (by Stop() or by the other side of an
+// `||`). Coroutines here run with throw_if_cancelled(false), and a cancellation that arrives
+// while an operation's completion is already queued only marks the state; so every loop checks
+// this before it starts another wait.
+//
+// Style note for all coroutines of the server: never put `co_await` inside a condition (`if
+// (co_await f())`, `while (!co_await f())`) or in `co_return co_await`; bind the result to a
+// local first. GCC 12 miscompiles the condition form in some coroutines (the frame is resumed in
+// a bad state: SIGSEGV/SIGILL); tests caught it.
+inline asio::awaitable<bool> Cancelled() {
+  const auto state = co_await asio::this_coro::cancellation_state;
+  co_return state.cancelled() != asio::cancellation_type::none;
+}
+
 // Serves one accepted connection until it closes; never throws. Defined in http_connection.cc.
 asio::awaitable<void> ServeConnection(Engine& engine, tcp::socket socket,
-                                      std::uint64_t connection_id);
+                                      std::uint64_t connection_id,
+                                      std::shared_ptr<ConnectionHandle> handle);
 
 }  // namespace faultline::provider::internal

@@ -323,8 +323,16 @@ LoadError YamlError(std::string_view file, const YAML::Mark& mark, std::string m
 
 std::expected<ParsedScenario, LoadError> ParseDocuments(std::string_view text,
                                                         std::string_view file) {
-  std::vector<YAML::Node> documents =
-      YAML::LoadAll(LooksLikeJson(text) ? JoinSurrogatePairs(text) : std::string(text));
+  const std::string yaml = LooksLikeJson(text) ? JoinSurrogatePairs(text) : std::string(text);
+  auto loaded = LoadDocuments(yaml);
+  if (!loaded) {
+    const std::size_t at = static_cast<std::size_t>(loaded.error().pos);
+    return std::unexpected(
+        YamlError(file, loaded.error(),
+                  at < yaml.size() ? fmt::format("invalid YAML: unexpected '{}'", yaml[at])
+                                   : std::string("invalid YAML: unexpected end of the text")));
+  }
+  std::vector<YAML::Node>& documents = *loaded;
   // Empty documents (a trailing "---") carry nothing; only a second scenario is an error.
   std::erase_if(documents, [](const YAML::Node& document) { return document.IsNull(); });
   if (documents.empty()) {

@@ -2,13 +2,15 @@
 //
 // A Reader records the first error it meets (file, line, column, JSON path, message) and turns
 // every later read into a no-op, so the loader reads a document top-down without checking after
-// every field, and still reports the first problem exactly. Nothing here throws on bad input;
-// yaml-cpp exceptions are caught by the loader's entry points. Internal to scenarios/.
+// every field, and still reports the first problem exactly. Reading never throws on bad input;
+// LoadDocuments throws yaml-cpp's syntax errors, which the loader's entry points catch.
+// Internal to scenarios/.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
 
 #include <cstdint>
+#include <expected>
 #include <optional>
 #include <span>
 #include <string>
@@ -125,6 +127,10 @@ class Reader {
   std::string file_;
   std::optional<LoadError> error_;
 };
+
+// The documents of `text`, as YAML::LoadAll returns them, or the position at which yaml-cpp stops
+// making progress (it would loop forever there). Throws YAML::Exception on syntax errors.
+std::expected<std::vector<YAML::Node>, YAML::Mark> LoadDocuments(const std::string& text);
 
 // JSON paths.
 std::string ChildPath(std::string_view parent, std::string_view key);

@@ -346,6 +346,17 @@ TEST(LoaderErrorTest, MalformedYamlReportsYamlCppPosition) {
   EXPECT_EQ(tab.error().message.rfind("invalid YAML: ", 0), 0u) << tab.error().message;
 }
 
+// yaml-cpp 0.7 loops forever, allocating, on a stray ',' (jbeder/yaml-cpp#1040); the loader
+// notices that the parser stopped making progress and reports the character.
+TEST(LoaderErrorTest, StrayCommaIsAnErrorNotAnEndlessLoop) {
+  ExpectErrors({
+      {"a comma alone", ",", 1, 1, "", "invalid YAML: unexpected ','"},
+      {"a comma after a JSON object", "{\"faultline\": 1},\n", 1, 17, "",
+       "invalid YAML: unexpected ','"},
+      {"a comma after a flow list", "[a],\n", 1, 4, "", "invalid YAML: unexpected ','"},
+  });
+}
+
 TEST(LoaderErrorTest, DeepNestingIsAnErrorNotAStackOverflow) {
   auto scenario = ParseScenario("tags: " + std::string(100'000, '['), "deep.yaml");
   ASSERT_FALSE(scenario.has_value());
@@ -418,7 +429,7 @@ TEST(LoaderRobustnessTest, TruncatedAndMutatedDocumentsNeverCrash) {
   for (std::size_t length = 0; length <= kValid.size(); ++length) {
     check(std::string(kValid.substr(0, length)));
   }
-  constexpr std::string_view kReplacements(":-[{\"'\n\t&*!#|>%\0\xff", 16);
+  constexpr std::string_view kReplacements(":-[{,\"'\n\t&*!#|>\0\xff", 16);
   for (std::size_t at = 0; at < kValid.size(); ++at) {
     for (char replacement : kReplacements) {
       std::string text(kValid);
