@@ -8,7 +8,8 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/buffer.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/detached.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
@@ -35,6 +36,7 @@ constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 // that our last response is not destroyed by an RST for unread data.
 constexpr std::chrono::seconds kLingerTimeout{2};
 
+// Shared by the connection's coroutine and its watchdog (both on the connection's executor).
 struct Connection {
   Connection(Engine& e, tcp::socket s, std::uint64_t i)
       : engine(e), socket(std::move(s)), id(i), watchdog(socket.get_executor()) {}
@@ -42,10 +44,7 @@ struct Connection {
   // Moves the deadline the watchdog enforces; earlier deadlines re-arm it at once.
   void SetDeadline(SteadyTime deadline_at) {
     deadline = deadline_at;
-    if (deadline_at < watchdog.expiry()) {
-      rearm = true;
-      watchdog.cancel();
-    }
+    if (deadline_at < watchdog.expiry()) watchdog.cancel();
   }
   void SetDeadlineIn(std::chrono::steady_clock::duration timeout) {
     SetDeadline(std::chrono::steady_clock::now() + timeout);
@@ -57,25 +56,21 @@ struct Connection {
   beast::flat_buffer buffer;
   asio::steady_timer watchdog;
   SteadyTime deadline = SteadyTime::max();
-  bool rearm = false;
   bool timed_out = false;
+  bool finished = false;
 };
 
-// Ends the connection (by cancelling ServeRequests through ||) when its deadline passes.
-asio::awaitable<void> Watchdog(Connection& conn) {
-  co_await asio::this_coro::throw_if_cancelled(false);
-  while (true) {
-    const bool cancelled = co_await Cancelled();
-    if (cancelled) co_return;
-    if (conn.deadline <= std::chrono::steady_clock::now()) {
-      conn.timed_out = true;
+// Closes the socket when the deadline passes, which ends whatever the connection awaits.
+asio::awaitable<void> Watchdog(std::shared_ptr<Connection> conn) {
+  while (!conn->finished) {
+    if (conn->deadline <= std::chrono::steady_clock::now()) {
+      conn->timed_out = true;
+      boost::system::error_code ignored;
+      conn->socket.close(ignored);
       co_return;
     }
-    conn.watchdog.expires_at(conn.deadline);
-    auto [ec] = co_await conn.watchdog.async_wait(kTuple);
-    if (!ec) continue;
-    if (!conn.rearm) co_return;
-    conn.rearm = false;
+    conn->watchdog.expires_at(conn->deadline);
+    co_await conn->watchdog.async_wait(kTuple);  // cancelled when the deadline moved: re-check
   }
 }
 
@@ -92,8 +87,6 @@ std::string SerializeReply(const HttpReply& reply, bool keep_alive) {
 }
 
 asio::awaitable<bool> WriteAll(Connection& conn, const std::string& bytes) {
-  const bool cancelled = co_await Cancelled();
-  if (cancelled) co_return false;
   auto [ec, written] = co_await asio::async_write(conn.socket, asio::buffer(bytes), kTuple);
   conn.engine.counters().bytes_sent.fetch_add(written, std::memory_order_relaxed);
   co_return !ec;
@@ -114,8 +107,6 @@ asio::awaitable<void> LingeringClose(Connection& conn) {
       kLingerTimeout, conn.engine.options().request_timeout));
   std::array<char, 4096> scratch;
   while (true) {
-    const bool cancelled = co_await Cancelled();
-    if (cancelled) co_return;
     auto [read_ec, n] = co_await conn.socket.async_read_some(asio::buffer(scratch), kTuple);
     if (read_ec) co_return;
   }
@@ -147,8 +138,6 @@ std::optional<HttpReply> RejectionFor(const boost::system::error_code& ec,
 
 asio::awaitable<boost::system::error_code> ReadParts(Connection& conn,
                                                      http::request_parser<http::string_body>& parser) {
-  const bool cancelled = co_await Cancelled();
-  if (cancelled) co_return asio::error::operation_aborted;
   auto [ec, header_bytes] = co_await http::async_read_header(conn.socket, conn.buffer, parser, kTuple);
   conn.engine.counters().bytes_received.fetch_add(header_bytes, std::memory_order_relaxed);
   if (ec || parser.is_done()) co_return ec;
@@ -156,8 +145,7 @@ asio::awaitable<boost::system::error_code> ReadParts(Connection& conn,
     const bool continued = co_await WriteAll(conn, "HTTP/1.1 100 Continue\r\n\r\n");
     if (!continued) co_return asio::error::eof;
   }
-  const bool cancelled_before_body = co_await Cancelled();
-  if (cancelled_before_body) co_return asio::error::operation_aborted;
+  if (conn.engine.stopping()) co_return asio::error::operation_aborted;
   auto [body_ec, body_bytes] = co_await http::async_read(conn.socket, conn.buffer, parser, kTuple);
   conn.engine.counters().bytes_received.fetch_add(body_bytes, std::memory_order_relaxed);
   co_return body_ec;
@@ -301,7 +289,6 @@ asio::awaitable<bool> Dispatch(Connection& conn, const Request& request) {
 }
 
 asio::awaitable<void> ServeRequests(Connection& conn) {
-  co_await asio::this_coro::throw_if_cancelled(false);
   while (!conn.engine.stopping()) {
     ReadResult read = co_await ReadRequest(conn);
     if (read.rejection) {
@@ -318,17 +305,22 @@ asio::awaitable<void> ServeRequests(Connection& conn) {
 }  // namespace
 
 asio::awaitable<void> ServeConnection(Engine& engine, tcp::socket socket,
-                                      std::uint64_t connection_id) {
-  using namespace asio::experimental::awaitable_operators;
+                                      std::uint64_t connection_id,
+                                      std::shared_ptr<ConnectionHandle> handle) {
   co_await asio::this_coro::throw_if_cancelled(false);
-  Connection conn(engine, std::move(socket), connection_id);
+  auto conn = std::make_shared<Connection>(engine, std::move(socket), connection_id);
   boost::system::error_code ec;
   if (!engine.stopping()) {
-    conn.socket.set_option(tcp::no_delay(true), ec);
-    conn.socket.non_blocking(true, ec);
-    co_await (ServeRequests(conn) || Watchdog(conn));
+    handle->socket = &conn->socket;
+    conn->socket.set_option(tcp::no_delay(true), ec);
+    conn->socket.non_blocking(true, ec);
+    asio::co_spawn(conn->socket.get_executor(), Watchdog(conn), asio::detached);
+    co_await ServeRequests(*conn);
+    handle->socket = nullptr;
+    conn->finished = true;
+    conn->watchdog.cancel();
   }
-  conn.socket.close(ec);
+  conn->socket.close(ec);
 }
 
 }  // namespace faultline::provider::internal

@@ -143,7 +143,6 @@ ResponsePlan CompiledScenario::Plan(const scenario::ResponseSpec& response,
   head.request_id_header = writer_->request_id_header();
   head.request_id = ids.request_id;
   head.now = request.now;
-  head.keep_alive = plan.keep_alive;
   head.chunked = program.chunked;
   head.writer = writer_;
   head.content_type = ContentType(*entry, use_stream, request.stream);

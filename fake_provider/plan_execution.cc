@@ -30,13 +30,16 @@ bool ClientGone(const boost::system::error_code& ec) {
 // on the connection's executor, never at the same time).
 struct Exchange {
   explicit Exchange(const ExchangeContext& context)
-      : ctx(context), timer(context.socket.get_executor()) {}
+      : ctx(context), timer(context.socket.get_executor()), idle(context.socket.get_executor()) {}
 
   Duration Offset(WallTime t) const { return t - ctx.session_start; }
   Duration NowOffset() const { return Offset(ctx.engine.clock().Now()); }
 
   const ExchangeContext& ctx;
-  asio::steady_timer timer;
+  // Owned here, not by the coroutines that wait on them: under `||` the loser is cancelled
+  // through its last operation, which must still exist.
+  asio::steady_timer timer;  // the step runner's
+  asio::steady_timer idle;   // the client watch's, once it stops reading
   bool waiting_for_content = false;  // inside a stall or heartbeat step
   std::optional<ExchangeEnd> steps_end;   // set when the step runner finished on its own
   std::optional<ExchangeEnd> client_end;  // set when the watch saw the client go
@@ -60,9 +63,10 @@ asio::awaitable<bool> WaitUntil(Exchange& x, Duration offset) {
   co_return !ec;
 }
 
-asio::awaitable<void> WaitForever(asio::steady_timer& timer) {
-  const bool cancelled = co_await Cancelled();
-  if (cancelled) co_return;
+// Waits until cancelled (the client goes, the plan's other half ends, the server stops).
+asio::awaitable<void> WaitForever(const Exchange& x, asio::steady_timer& timer) {
+  const bool interrupted = co_await Interrupted(x);
+  if (interrupted) co_return;
   timer.expires_at(SteadyTime::max());
   co_await timer.async_wait(kTuple);
 }
@@ -83,8 +87,8 @@ asio::awaitable<std::optional<ExchangeEnd>> Write(Exchange& x, const std::string
   x.ctx.engine.counters().bytes_sent.fetch_add(written, std::memory_order_relaxed);
   if (written > 0 || !ec) x.ctx.journal.RecordWrite(x.ctx.entry_index, {at, planned, written});
   if (!ec) co_return std::nullopt;
-  if (ec == asio::error::operation_aborted) {
-    cancelled = true;
+  if (ec == asio::error::operation_aborted || x.ctx.engine.stopping()) {
+    cancelled = true;  // the client watch or Stop() ended the write
     co_return std::nullopt;
   }
   const EndKind kind = !ClientGone(ec)            ? EndKind::kWriteFailed
@@ -110,7 +114,7 @@ asio::awaitable<std::optional<ExchangeEnd>> Heartbeat(Exchange& x, const PlanSte
     const bool held = co_await WaitUntil(x, step.at + *step.length);
     cancelled = !held;
   } else {
-    co_await WaitForever(x.timer);
+    co_await WaitForever(x, x.timer);
     cancelled = true;
   }
   co_return std::nullopt;
@@ -122,7 +126,7 @@ asio::awaitable<std::optional<ExchangeEnd>> Stall(Exchange& x, const PlanStep& s
     const bool held = co_await WaitUntil(x, step.at + *step.length);
     cancelled = !held;
   } else {
-    co_await WaitForever(x.timer);
+    co_await WaitForever(x, x.timer);
     cancelled = true;
   }
   co_return std::nullopt;
@@ -178,7 +182,6 @@ asio::awaitable<void> RunSteps(Exchange& x) {
       x.steps_end = std::move(end);
       co_return;
     }
-    if (!x.ctx.socket.is_open()) break;
   }
   x.steps_end = ExchangeEnd{EndKind::kCompleted, x.NowOffset(), {}};
 }
@@ -203,17 +206,20 @@ std::optional<std::string> DrainReadable(Exchange& x) {
 
 asio::awaitable<void> WatchClient(Exchange& x) {
   co_await asio::this_coro::throw_if_cancelled(false);
-  asio::steady_timer idle(x.ctx.socket.get_executor());
   while (true) {
     const bool interrupted = co_await Interrupted(x);
     if (interrupted) co_return;
     if (x.ctx.buffer.size() >= x.ctx.read_limit) {
       // Enough pipelined bytes: stop reading (TCP flow control holds the rest).
-      co_await WaitForever(idle);
+      co_await WaitForever(x, x.idle);
       co_return;
     }
     auto [ec] = co_await x.ctx.socket.async_wait(tcp::socket::wait_read, kTuple);
-    if (ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor) co_return;
+    // Aborted: the plan finished first, or Stop() closed the socket.
+    if (ec == asio::error::operation_aborted || ec == asio::error::bad_descriptor ||
+        x.ctx.engine.stopping()) {
+      co_return;
+    }
     std::optional<std::string> gone = ec ? std::optional(ec.message()) : DrainReadable(x);
     if (gone) {
       const EndKind kind =

@@ -152,7 +152,10 @@ std::string Head(int status, const HeadInput& input) {
   }
   if (input.spec != nullptr) AppendSpecHeaders(out, *input.spec, server_now, input.writer);
   for (const scenario::Header& header : input.extra) AppendHeader(out, header.name, header.value);
-  AppendHeader(out, "connection", input.keep_alive ? "keep-alive" : "close");
+  // Always keep-alive, as the providers send it: a server about to fail does not announce it, and
+  // announcing `close` changes what clients do (undici, under Node's fetch, then takes a reset or
+  // a missing final chunk for a normal end of the body).
+  AppendHeader(out, "connection", "keep-alive");
   if (input.chunked) {
     AppendHeader(out, "transfer-encoding", "chunked");
   } else {

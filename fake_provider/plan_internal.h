@@ -145,7 +145,6 @@ struct HeadInput {
   std::string_view request_id;
   WallTime now;                                 // before the Date skew
   std::optional<Duration> retry_after_seconds;  // ErrorPlan's honest delay
-  bool keep_alive = true;
   bool chunked = false;
   std::size_t content_length = 0;
   const DialectWriter* writer = nullptr;

@@ -217,7 +217,7 @@ void Engine::StartConnection(tcp::socket socket) {
                  std::move(on_done));
 }
 
-std::shared_ptr<Engine::ConnectionHandle> Engine::RegisterConnection(
+std::shared_ptr<ConnectionHandle> Engine::RegisterConnection(
     std::uint64_t id, const asio::any_io_executor& executor) {
   std::lock_guard lock(connections_mu_);
   if (stopping()) return nullptr;

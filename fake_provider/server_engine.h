@@ -111,8 +111,7 @@ class Engine final : public SessionHost {
   std::atomic<std::uint64_t> next_connection_id_{1};
 };
 
-// Whether the calling coroutine thread has been cancelled (by Stop() or by the other side of an
-// `||`). Coroutines here run with throw_if_cancelled(false), and a cancellation that arrives
+// Whether the calling coroutine thread has been cancelled (by the other side of an `||`). Coroutines here run with throw_if_cancelled(false), and a cancellation that arrives
 // while an operation's completion is already queued only marks the state; so every loop checks
 // this before it starts another wait.
 //

@@ -101,15 +101,18 @@ test('a stream without [DONE] ends without error and yields partial text (SDK we
   assert.ok(text.length > 0 && text !== 'Hello, world, and more', `partial text: ${text}`);
 });
 
-test('a stall after three events keeps the SDK waiting past its timeout', async () => {
+test('a stall after three events keeps the SDK waiting past its own timeout (SDK weakness)', async () => {
+  // The SDK's `timeout` stops at the response headers, and it swallows the AbortError of our
+  // watchdog: the iteration just ends, with the partial text.
   const controller = new AbortController();
   const started = Date.now();
   const stream = await client('sdk/stall', { timeout: 1000 }).chat.completions.create(
     { ...chat, stream: true }, { signal: controller.signal });
   const watchdog = setTimeout(() => controller.abort(), 3000);
-  await assert.rejects(collect(stream));
+  const text = await collect(stream);
   clearTimeout(watchdog);
-  assert.ok(Date.now() - started >= 2900, 'only our own abort ended it');
+  assert.ok(Date.now() - started >= 2900, 'only our abort at 3 s ended the stream');
+  assert.equal(text, 'Hello, w');
   let entries = [];
   for (let i = 0; i < 50 && entries[0]?.end !== 'stalled_client_gave_up'; i++) {
     await new Promise((r) => setTimeout(r, 100));
