@@ -22,6 +22,7 @@ chat='{"model":"gpt-4o-mini","stream":true,"messages":[{"role":"user","content":
 post() {  # post URL BODY [extra curl args]
   local url=$1 body=$2; shift 2
   curl -sS -N --max-time 10 -D - -H 'content-type: application/json' -d "$body" "$@" "$url" || true
+  echo
 }
 section() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
@@ -41,9 +42,16 @@ section "A stream that ends without data: [DONE] (demo/truncated-no-done)"
 post "$base/s/demo/truncated-no-done/v1/chat/completions" "$chat"
 
 section "The server's journal of the rate-limit session (control API)"
+summarize_journal=$(cat <<'PY'
+import json, sys
+for e in json.load(sys.stdin)["entries"]:
+    writes = ", ".join(f"{w['size']} B at +{w['at_us'] - e['arrived_us']} us" for w in e["writes"])
+    print(f"attempt {e['attempt']}: arrived at {e['arrived_us'] / 1e6:.3f} s, {e['method']} "
+          f"{e['target']} -> {e['status']}, {e['bytes_sent']} bytes ({writes}), ended {e['end']}")
+PY
+)
 curl -sS --max-time 5 "$base/_faultline/sessions/demo/rate-limit-retry-after/journal" |
-  head -c 1500
-echo
+  python3 -c "$summarize_journal"
 
 section "Server log"
 sed -n '2,$p' "$log"

@@ -277,8 +277,9 @@ TEST_F(ServerWireTest, HeartbeatStallEndsWhenTheClientGivesUp) {
   const auto read = client.ReadUntil(
       [](const std::string& bytes) {
         std::size_t count = 0;
-        for (auto pos = bytes.find(": keep-alive"); pos != std::string::npos;
-             pos = bytes.find(": keep-alive", pos + 1)) {
+        // The SSE comment line, not the "connection: keep-alive" header.
+        for (auto pos = bytes.find("\n: keep-alive"); pos != std::string::npos;
+             pos = bytes.find("\n: keep-alive", pos + 1)) {
           ++count;
         }
         return count >= 3;
@@ -289,7 +290,8 @@ TEST_F(ServerWireTest, HeartbeatStallEndsWhenTheClientGivesUp) {
   auto entry = EndedEntry("wire/heartbeat", 0);
   ASSERT_TRUE(entry);
   EXPECT_EQ(entry->end, EndKind::kStalledClientGaveUp);
-  EXPECT_GE(entry->writes.size(), 4u);  // the response, then three heartbeats at least
+  // The response, then three heartbeats at least.
+  EXPECT_GE(entry->writes.size(), 4u) << read.bytes;
 }
 
 TEST_F(ServerWireTest, ListenerOutageRefusesThenAccepts) {
