@@ -1,0 +1,102 @@
+#include "reference_impl/failure.h"
+
+#include <array>
+#include <utility>
+
+namespace faultline::ref {
+namespace {
+
+template <typename Enum, std::size_t N>
+using NameTable = std::array<std::pair<Enum, std::string_view>, N>;
+
+constexpr NameTable<FailureClass, 15> kClassNames{{
+    {FailureClass::kAuth, "auth"},
+    {FailureClass::kRateLimit, "rate-limit"},
+    {FailureClass::kQuota, "quota"},
+    {FailureClass::kInvalidRequest, "invalid-request"},
+    {FailureClass::kContextOverflow, "context-overflow"},
+    {FailureClass::kTimeout, "timeout"},
+    {FailureClass::kTransport, "transport"},
+    {FailureClass::kProviderOverloaded, "provider-overloaded"},
+    {FailureClass::kProviderUnavailable, "provider-unavailable"},
+    {FailureClass::kProtocol, "protocol"},
+    {FailureClass::kTruncated, "truncated"},
+    {FailureClass::kEmpty, "empty"},
+    {FailureClass::kSafety, "safety"},
+    {FailureClass::kAborted, "aborted"},
+    {FailureClass::kUnknown, "unknown"},
+}};
+
+constexpr NameTable<FailureCode, 16> kCodeNames{{
+    {FailureCode::kRateLimit, "RATE_LIMIT"},
+    {FailureCode::kQuota, "QUOTA"},
+    {FailureCode::kServer, "SERVER"},
+    {FailureCode::kOverloaded, "OVERLOADED"},
+    {FailureCode::kUnavailable, "UNAVAILABLE"},
+    {FailureCode::kTimeout, "TIMEOUT"},
+    {FailureCode::kTransport, "TRANSPORT"},
+    {FailureCode::kStreamTruncated, "STREAM_TRUNCATED"},
+    {FailureCode::kEmptyResponse, "EMPTY_RESPONSE"},
+    {FailureCode::kMalformedResponse, "MALFORMED_RESPONSE"},
+    {FailureCode::kContextWindowExceeded, "CONTEXT_WINDOW_EXCEEDED"},
+    {FailureCode::kInvalidRequest, "INVALID_REQUEST"},
+    {FailureCode::kAuth, "AUTH"},
+    {FailureCode::kContentFilter, "CONTENT_FILTER"},
+    {FailureCode::kAborted, "ABORTED"},
+    {FailureCode::kUnknown, "UNKNOWN"},
+}};
+
+template <typename Enum, std::size_t N>
+std::string_view NameOf(const NameTable<Enum, N>& table, Enum value) {
+  for (const auto& [entry, name] : table) {
+    if (entry == value) return name;
+  }
+  return "unknown";
+}
+
+template <typename Enum, std::size_t N>
+std::optional<Enum> ValueOf(const NameTable<Enum, N>& table, std::string_view text) {
+  for (const auto& [entry, name] : table) {
+    if (name == text) return entry;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string_view ToString(FailureClass value) { return NameOf(kClassNames, value); }
+std::optional<FailureClass> ParseFailureClass(std::string_view text) {
+  return ValueOf(kClassNames, text);
+}
+std::string_view ToString(FailureCode value) { return NameOf(kCodeNames, value); }
+std::optional<FailureCode> ParseFailureCode(std::string_view text) {
+  return ValueOf(kCodeNames, text);
+}
+
+std::string_view ToString(Phase value) {
+  switch (value) {
+    case Phase::kConnect:
+      return "connect";
+    case Phase::kResponseHeaders:
+      return "response-headers";
+    case Phase::kStream:
+      return "stream";
+    case Phase::kFinish:
+      return "finish";
+  }
+  return "connect";
+}
+
+std::string_view ToString(PartialOutput value) {
+  switch (value) {
+    case PartialOutput::kNone:
+      return "none";
+    case PartialOutput::kUncommitted:
+      return "uncommitted";
+    case PartialOutput::kCommitted:
+      return "committed";
+  }
+  return "none";
+}
+
+}  // namespace faultline::ref

@@ -1,0 +1,79 @@
+// The failure taxonomy (DESIGN §6): every way a call can fail, as one value.
+//
+// The reference client classifies each failed attempt into a Failure; the retry policy decides on
+// it; the lifecycle events carry it (`response/interrupted`, `response/failed`); the runner
+// compares it with the injected fault. Codes are stable leaf labels, classes group them.
+//
+// Values only; no I/O.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace faultline::ref {
+
+enum class FailureClass {
+  kAuth,
+  kRateLimit,
+  kQuota,
+  kInvalidRequest,
+  kContextOverflow,
+  kTimeout,
+  kTransport,
+  kProviderOverloaded,
+  kProviderUnavailable,
+  kProtocol,
+  kTruncated,
+  kEmpty,
+  kSafety,
+  kAborted,
+  kUnknown,
+};
+std::string_view ToString(FailureClass value);  // "rate-limit", "provider-overloaded", ...
+std::optional<FailureClass> ParseFailureClass(std::string_view text);
+
+enum class FailureCode {
+  kRateLimit,              // RATE_LIMIT
+  kQuota,                  // QUOTA
+  kServer,                 // SERVER (500, 502, 504, unknown 5xx)
+  kOverloaded,             // OVERLOADED (529, 503 overloaded, in-stream overloaded_error)
+  kUnavailable,            // UNAVAILABLE (503)
+  kTimeout,                // TIMEOUT (connect, headers, idle, total deadline; 408)
+  kTransport,              // TRANSPORT (refused, reset, closed mid-body)
+  kStreamTruncated,        // STREAM_TRUNCATED (clean end without terminator)
+  kEmptyResponse,          // EMPTY_RESPONSE
+  kMalformedResponse,      // MALFORMED_RESPONSE (bad JSON, wrong shape, wrong content type)
+  kContextWindowExceeded,  // CONTEXT_WINDOW_EXCEEDED
+  kInvalidRequest,         // INVALID_REQUEST (400, 404, 409, 413, 422)
+  kAuth,                   // AUTH (401, 403)
+  kContentFilter,          // CONTENT_FILTER (safety refusal / content_filter finish)
+  kAborted,                // ABORTED (cancelled by the caller)
+  kUnknown,                // UNKNOWN
+};
+std::string_view ToString(FailureCode value);  // "RATE_LIMIT", ...
+std::optional<FailureCode> ParseFailureCode(std::string_view text);
+
+// Where in the attempt the failure happened.
+enum class Phase { kConnect, kResponseHeaders, kStream, kFinish };
+std::string_view ToString(Phase value);  // "connect", "response-headers", "stream", "finish"
+
+// How much output the caller had seen when the attempt failed.
+enum class PartialOutput { kNone, kUncommitted, kCommitted };
+std::string_view ToString(PartialOutput value);  // "none", "uncommitted", "committed"
+
+struct Failure {
+  FailureCode code = FailureCode::kUnknown;
+  FailureClass failure_class = FailureClass::kUnknown;
+  Phase phase = Phase::kConnect;
+  bool retryable = false;
+  PartialOutput partial_output = PartialOutput::kNone;
+  std::optional<int> status;                              // HTTP status when there was one
+  std::optional<std::chrono::milliseconds> retry_after;   // the server's hint, already parsed
+  std::optional<std::string> request_id;
+  std::string message;
+  friend bool operator==(const Failure&, const Failure&) = default;
+};
+
+}  // namespace faultline::ref
