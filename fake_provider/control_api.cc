@@ -1,11 +1,11 @@
 #include "fake_provider/control_api.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <utility>
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "fake_provider/journal_json.h"
 #include "scenarios/loader.h"
@@ -19,7 +19,9 @@ std::string Dump(const json& value) {
   return value.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
-HttpReply JsonReply(int status, const json& value) { return HttpReply{status, "application/json", Dump(value), {}}; }
+HttpReply JsonReply(int status, const json& value) {
+  return HttpReply{status, "application/json", Dump(value), {}};
+}
 
 HttpReply MethodNotAllowed(std::string_view allowed) {
   HttpReply reply = JsonError(405, "method_not_allowed", fmt::format("allowed: {}", allowed));
@@ -42,17 +44,18 @@ json SessionObject(const SessionState& session, WallTime now) {
     listener["port"] = session.dedicated_port();
     listener["down"] = session.ListenerDown(now);
   }
-  return {{"id", session.id()},
-          {"base_url", session.base_url()},
-          {"sdk_base_url", SdkBaseUrl(session)},
-          {"endpoint", session.base_url() + std::string(WriterFor(scenario.dialect).endpoint_path())},
-          {"scenario", scenario.name},
-          {"description", scenario.description},
-          {"dialect", std::string(scenario::ToString(scenario.dialect))},
-          {"source", scenario.source},
-          {"seed", session.seed()},
-          {"attempts", session.attempts()},
-          {"listener", std::move(listener)}};
+  return {
+      {"id", session.id()},
+      {"base_url", session.base_url()},
+      {"sdk_base_url", SdkBaseUrl(session)},
+      {"endpoint", session.base_url() + std::string(WriterFor(scenario.dialect).endpoint_path())},
+      {"scenario", scenario.name},
+      {"description", scenario.description},
+      {"dialect", std::string(scenario::ToString(scenario.dialect))},
+      {"source", scenario.source},
+      {"seed", session.seed()},
+      {"attempts", session.attempts()},
+      {"listener", std::move(listener)}};
 }
 
 json StatsObject(const StatsSnapshot& stats) {
@@ -104,8 +107,8 @@ std::expected<CreateRequest, std::string> ParseCreateRequest(std::string_view te
   }
   for (const auto& [key, value] : body.items()) {
     if (key != "scenario" && key != "scenario_text" && key != "id" && key != "seed") {
-      return std::unexpected(fmt::format(
-          "unknown key \"{}\" (expected scenario | scenario_text, id, seed)", key));
+      return std::unexpected(
+          fmt::format("unknown key \"{}\" (expected scenario | scenario_text, id, seed)", key));
     }
   }
   CreateRequest request;
@@ -170,8 +173,8 @@ HttpReply Journal(const SessionState& session, std::string_view query) {
   auto entries = journal->Snapshot();
   const std::uint64_t since = SinceParameter(query);
   std::erase_if(entries, [since](const JournalEntry& entry) { return entry.index < since; });
-  return HttpReply{200, "application/json",
-                   JournalToJson(session.id(), entries, journal->dropped()), {}};
+  return HttpReply{
+      200, "application/json", JournalToJson(session.id(), entries, journal->dropped()), {}};
 }
 
 HttpReply UnknownSession(std::string_view id) {
@@ -182,7 +185,8 @@ HttpReply UnknownSession(std::string_view id) {
 // match wins over the suffix reading.
 HttpReply GetSessionResource(const SessionHost& host, std::string_view rest,
                              std::string_view query) {
-  if (auto session = host.FindSession(rest)) return JsonReply(200, SessionObject(*session, host.Now()));
+  if (auto session = host.FindSession(rest))
+    return JsonReply(200, SessionObject(*session, host.Now()));
   constexpr std::string_view kJournal = "/journal";
   if (rest.ends_with(kJournal)) {
     const auto id = rest.substr(0, rest.size() - kJournal.size());
@@ -215,7 +219,8 @@ json ControlIndex(const SessionHost& host) {
   return json::array({"GET " + base + "/health", "GET " + base + "/stats",
                       "GET " + base + "/sessions", "POST " + base + "/sessions",
                       "GET " + base + "/sessions/<id>", "GET " + base + "/sessions/<id>/journal",
-                      "POST " + base + "/sessions/<id>/reset", "DELETE " + base + "/sessions/<id>"});
+                      "POST " + base + "/sessions/<id>/reset",
+                      "DELETE " + base + "/sessions/<id>"});
 }
 
 }  // namespace
@@ -246,8 +251,8 @@ std::string PercentDecode(std::string_view text) {
   return out;
 }
 
-HttpReply HandleControlRequest(SessionHost& host, std::string_view method,
-                               std::string_view target, std::string_view body) {
+HttpReply HandleControlRequest(SessionHost& host, std::string_view method, std::string_view target,
+                               std::string_view body) {
   const std::size_t query_start = target.find('?');
   const std::string_view query =
       query_start == std::string_view::npos ? std::string_view{} : target.substr(query_start + 1);

@@ -22,8 +22,8 @@ struct HttpReply {
 };
 
 // `target` is the request target as sent ("/_faultline/sessions?x=y").
-HttpReply HandleControlRequest(SessionHost& host, std::string_view method,
-                               std::string_view target, std::string_view body);
+HttpReply HandleControlRequest(SessionHost& host, std::string_view method, std::string_view target,
+                               std::string_view body);
 
 // The answer to a path that names no session: 404 with the session base URLs.
 HttpReply NotFoundHint(const SessionHost& host, std::string_view target);

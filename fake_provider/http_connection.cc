@@ -1,11 +1,8 @@
 // One accepted connection: read a request, route it (session plan, control API, 404 hint),
 // answer, and loop while the connection may be kept alive.
-#include <array>
-#include <optional>
-#include <string>
-#include <string_view>
-#include <utility>
+#include <fmt/format.h>
 
+#include <array>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -18,7 +15,10 @@
 #include <boost/beast/http/read.hpp>
 #include <boost/beast/http/status.hpp>
 #include <boost/beast/http/string_body.hpp>
-#include <fmt/format.h>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
 
 #include "fake_provider/control_api.h"
 #include "fake_provider/plan_execution.h"
@@ -75,11 +75,13 @@ asio::awaitable<void> Watchdog(std::shared_ptr<Connection> conn) {
 }
 
 std::string SerializeReply(const HttpReply& reply, bool keep_alive) {
-  const auto reason = http::obsolete_reason(http::int_to_status(static_cast<unsigned>(reply.status)));
+  const auto reason =
+      http::obsolete_reason(http::int_to_status(static_cast<unsigned>(reply.status)));
   std::string out = fmt::format("HTTP/1.1 {} {}\r\nContent-Type: {}\r\nContent-Length: {}\r\n",
                                 reply.status, std::string_view(reason.data(), reason.size()),
                                 reply.content_type, reply.body.size());
-  for (const auto& header : reply.headers) out += fmt::format("{}: {}\r\n", header.name, header.value);
+  for (const auto& header : reply.headers)
+    out += fmt::format("{}: {}\r\n", header.name, header.value);
   if (!keep_alive) out += "Connection: close\r\n";
   out += "\r\n";
   out += reply.body;
@@ -129,16 +131,18 @@ std::optional<HttpReply> RejectionFor(const boost::system::error_code& ec,
                                  "--max-body-bytes)",
                                  options.max_body_bytes));
   }
-  const bool http_error = ec.category() == http::make_error_code(http::error::bad_target).category();
+  const bool http_error =
+      ec.category() == http::make_error_code(http::error::bad_target).category();
   if (http_error && ec != http::error::partial_message && ec != http::error::end_of_stream) {
     return JsonError(400, "bad_request", fmt::format("malformed HTTP request: {}", ec.message()));
   }
   return std::nullopt;
 }
 
-asio::awaitable<boost::system::error_code> ReadParts(Connection& conn,
-                                                     http::request_parser<http::string_body>& parser) {
-  auto [ec, header_bytes] = co_await http::async_read_header(conn.socket, conn.buffer, parser, kTuple);
+asio::awaitable<boost::system::error_code> ReadParts(
+    Connection& conn, http::request_parser<http::string_body>& parser) {
+  auto [ec, header_bytes] =
+      co_await http::async_read_header(conn.socket, conn.buffer, parser, kTuple);
   conn.engine.counters().bytes_received.fetch_add(header_bytes, std::memory_order_relaxed);
   if (ec || parser.is_done()) co_return ec;
   if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
@@ -281,8 +285,8 @@ asio::awaitable<bool> Dispatch(Connection& conn, const Request& request) {
   }
   engine.counters().not_found.fetch_add(1, std::memory_order_relaxed);
   if (engine.options().request_log) {
-    engine.Log(fmt::format("- {} {} -> 404 (no session)",
-                           std::string_view(request.method_string()), target));
+    engine.Log(fmt::format("- {} {} -> 404 (no session)", std::string_view(request.method_string()),
+                           target));
   }
   const bool keep_alive = co_await ServeReply(conn, request, NotFoundHint(engine, target));
   co_return keep_alive;

@@ -6,8 +6,7 @@ namespace faultline::provider {
 namespace {
 
 nlohmann::json WriteToJson(const WriteRecord& write) {
-  return {{"at_us", write.at.count()}, {"planned_us", write.planned.count()},
-          {"size", write.size}};
+  return {{"at_us", write.at.count()}, {"planned_us", write.planned.count()}, {"size", write.size}};
 }
 
 nlohmann::json EntryToJson(const JournalEntry& entry) {

@@ -1,9 +1,6 @@
 #include "fake_provider/plan_execution.h"
 
 #include <algorithm>
-#include <optional>
-#include <utility>
-
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
@@ -11,6 +8,8 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
+#include <optional>
+#include <utility>
 
 #include "fake_provider/server_engine.h"
 
@@ -38,9 +37,9 @@ struct Exchange {
   const ExchangeContext& ctx;
   // Owned here, not by the coroutines that wait on them: under `||` the loser is cancelled
   // through its last operation, which must still exist.
-  asio::steady_timer timer;  // the step runner's
-  asio::steady_timer idle;   // the client watch's, once it stops reading
-  bool waiting_for_content = false;  // inside a stall or heartbeat step
+  asio::steady_timer timer;               // the step runner's
+  asio::steady_timer idle;                // the client watch's, once it stops reading
+  bool waiting_for_content = false;       // inside a stall or heartbeat step
   std::optional<ExchangeEnd> steps_end;   // set when the step runner finished on its own
   std::optional<ExchangeEnd> client_end;  // set when the watch saw the client go
 };
@@ -91,7 +90,7 @@ asio::awaitable<std::optional<ExchangeEnd>> Write(Exchange& x, const std::string
     cancelled = true;  // the client watch or Stop() ended the write
     co_return std::nullopt;
   }
-  const EndKind kind = !ClientGone(ec)            ? EndKind::kWriteFailed
+  const EndKind kind = !ClientGone(ec)         ? EndKind::kWriteFailed
                        : x.waiting_for_content ? EndKind::kStalledClientGaveUp
                                                : EndKind::kClientClosed;
   co_return ExchangeEnd{kind, x.NowOffset(), ec.message()};
@@ -256,10 +255,10 @@ asio::awaitable<ExchangeEnd> ExecutePlan(const ExchangeContext& context) {
     co_await RunSteps(x);
   }
   // The step runner's own end wins: it may have closed the socket, which also ends the watch.
-  ExchangeEnd end = x.steps_end    ? std::move(*x.steps_end)
-                    : x.client_end ? std::move(*x.client_end)
-                                   : ExchangeEnd{EndKind::kServerShutdown, x.NowOffset(),
-                                                 "the server stopped"};
+  ExchangeEnd end =
+      x.steps_end    ? std::move(*x.steps_end)
+      : x.client_end ? std::move(*x.client_end)
+                     : ExchangeEnd{EndKind::kServerShutdown, x.NowOffset(), "the server stopped"};
   context.journal.End(context.entry_index, end.kind, end.at, end.detail);
   co_return end;
 }

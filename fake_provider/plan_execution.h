@@ -6,12 +6,11 @@
 // meanwhile (a pipelined request) is kept in `buffer` for the next parse.
 #pragma once
 
-#include <cstdint>
-#include <string>
-
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
+#include <cstdint>
+#include <string>
 
 #include "fake_provider/journal.h"
 #include "fake_provider/plan.h"
@@ -35,7 +34,7 @@ struct ExchangeContext {
 
 struct ExchangeEnd {
   EndKind kind = EndKind::kCompleted;
-  Duration at{0};      // session offset
+  Duration at{0};  // session offset
   std::string detail;
 };
 

@@ -2,9 +2,7 @@
 // The per-connection protocol is in http_connection.cc, plan execution in plan_execution.cc.
 #include "fake_provider/server.h"
 
-#include <exception>
-#include <thread>
-#include <utility>
+#include <fmt/format.h>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -12,7 +10,9 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <fmt/format.h>
+#include <exception>
+#include <thread>
+#include <utility>
 
 #include "fake_provider/server_engine.h"
 
@@ -56,9 +56,8 @@ std::expected<void, std::string> OpenAcceptor(tcp::acceptor& acceptor,
   if (ec) {
     boost::system::error_code ignored;
     acceptor.close(ignored);
-    return std::unexpected(
-        fmt::format("cannot listen on {}:{}: {}", endpoint.address().to_string(),
-                    endpoint.port(), ec.message()));
+    return std::unexpected(fmt::format("cannot listen on {}:{}: {}", endpoint.address().to_string(),
+                                       endpoint.port(), ec.message()));
   }
   return {};
 }
@@ -139,14 +138,12 @@ std::expected<void, std::string> Engine::Listen() {
 }
 
 void Engine::Run() {
-  running_ = true;
   std::vector<std::thread> threads;
   for (std::size_t i = 1; i < contexts_.size(); ++i) {
     threads.emplace_back([context = contexts_[i].get()] { context->run(); });
   }
   contexts_[0]->run();
   for (auto& thread : threads) thread.join();
-  running_ = false;
 }
 
 void Engine::Stop() {
@@ -262,8 +259,7 @@ asio::awaitable<void> Engine::DedicatedListenerLoop(std::shared_ptr<DedicatedLis
     }
     listener->wake.expires_at(next ? clock_.ToSteady(*next) : SteadyTime::max());
     if (listener->listening) {
-      co_await (AcceptLoop(listener->acceptor, listener->backoff) ||
-                WaitForTimer(listener->wake));
+      co_await (AcceptLoop(listener->acceptor, listener->backoff) || WaitForTimer(listener->wake));
     } else {
       co_await WaitForTimer(listener->wake);
     }
@@ -283,8 +279,10 @@ std::expected<std::shared_ptr<SessionState>, AddSessionError> Engine::CreateSess
     scenario::Scenario scenario, std::string id, std::optional<std::uint64_t> seed) {
   using Code = AddSessionError::Code;
   if (id.empty()) id = scenario.name;
-  if (auto reason = InvalidSessionIdReason(id)) return std::unexpected(AddSessionError{Code::kInvalid, *reason});
-  if (stopping()) return std::unexpected(AddSessionError{Code::kListener, "the server is stopping"});
+  if (auto reason = InvalidSessionIdReason(id))
+    return std::unexpected(AddSessionError{Code::kInvalid, *reason});
+  if (stopping())
+    return std::unexpected(AddSessionError{Code::kListener, "the server is stopping"});
   std::lock_guard lock(sessions_mu_);
   if (sessions_.contains(id)) {
     return std::unexpected(
@@ -298,23 +296,33 @@ std::expected<std::shared_ptr<SessionState>, AddSessionError> Engine::CreateSess
     listener = std::move(*opened);
     port = listener->endpoint.port();
   }
-  const std::string base_url =
-      HttpBaseUrl(endpoint_.address().to_string(), port) + "/s/" + id;
-  auto session = std::make_shared<SessionState>(id, base_url, listener ? port : 0,
-                                                std::move(scenario), seed.value_or(options_.seed),
-                                                clock_.Now(), options_.journal_capacity);
-  sessions_.emplace(id, session);
-  if (listener) {
-    listener->session = session;
-    if (auto up = listener->SetUp(!session->ListenerDown(clock_.Now())); !up) {
-      sessions_.erase(id);
-      return std::unexpected(AddSessionError{Code::kListener, up.error()});
-    }
-    listeners_.emplace(id, listener);
-    asio::co_spawn(*contexts_[0], DedicatedListenerLoop(listener),
-                   LogException(*this, "session listener"));
+  const std::string base_url = HttpBaseUrl(endpoint_.address().to_string(), port) + "/s/" + id;
+  std::shared_ptr<SessionState> session;
+  try {  // the scenario is compiled here; nothing should throw, but this is an API edge
+    session = std::make_shared<SessionState>(id, base_url, listener ? port : 0, std::move(scenario),
+                                             seed.value_or(options_.seed), clock_.Now(),
+                                             options_.journal_capacity);
+  } catch (const std::exception& e) {
+    return std::unexpected(AddSessionError{Code::kInvalid, e.what()});
   }
+  if (listener) {
+    if (auto started = StartDedicatedListener(session, std::move(listener)); !started) {
+      return std::unexpected(AddSessionError{Code::kListener, started.error()});
+    }
+  }
+  sessions_.emplace(id, session);
   return session;
+}
+
+// Puts the listener in the state the outage schedule wants now, then hands it to its loop.
+std::expected<void, std::string> Engine::StartDedicatedListener(
+    const std::shared_ptr<SessionState>& session, std::shared_ptr<DedicatedListener> listener) {
+  listener->session = session;
+  if (auto up = listener->SetUp(!session->ListenerDown(clock_.Now())); !up) return up;
+  listeners_.emplace(session->id(), listener);
+  asio::co_spawn(*contexts_[0], DedicatedListenerLoop(std::move(listener)),
+                 LogException(*this, "session listener"));
+  return {};
 }
 
 bool Engine::DeleteSession(std::string_view id) {
@@ -417,9 +425,7 @@ std::optional<std::vector<JournalEntry>> Server::JournalOf(std::string_view id) 
   return session->journal()->Snapshot();
 }
 
-bool Server::ResetSession(std::string_view id) {
-  return impl_->engine.ResetSession(id) != nullptr;
-}
+bool Server::ResetSession(std::string_view id) { return impl_->engine.ResetSession(id) != nullptr; }
 
 bool Server::RemoveSession(std::string_view id) { return impl_->engine.DeleteSession(id); }
 

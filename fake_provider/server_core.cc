@@ -1,11 +1,11 @@
 #include "fake_provider/server_core.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "fake_provider/plan_compiler.h"
 
@@ -19,9 +19,7 @@ WallTime ServerClock::ToWall(SteadyTime t) const {
   return wall_anchor_ + std::chrono::duration_cast<Duration>(t - steady_anchor_);
 }
 
-SteadyTime ServerClock::ToSteady(WallTime t) const {
-  return steady_anchor_ + (t - wall_anchor_);
-}
+SteadyTime ServerClock::ToSteady(WallTime t) const { return steady_anchor_ + (t - wall_anchor_); }
 
 int LatenessHistogram::BucketOf(std::uint64_t us) {
   if (us < kExactBuckets) return static_cast<int>(us);
@@ -155,9 +153,10 @@ std::optional<std::string> InvalidSessionIdReason(std::string_view id) {
   for (char c : id) {
     const auto u = static_cast<unsigned char>(c);
     if (u <= 0x20 || u >= 0x7f || c == '?' || c == '#' || c == '%' || c == '\\') {
-      return fmt::format("a session id must be printable ASCII without spaces, '?', '#', '%' or "
-                         "'\\' (got {:?})",
-                         std::string(id));
+      return fmt::format(
+          "a session id must be printable ASCII without spaces, '?', '#', '%' or "
+          "'\\' (got {:?})",
+          std::string(id));
     }
   }
   return std::nullopt;

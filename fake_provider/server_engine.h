@@ -8,6 +8,12 @@
 #pragma once
 
 #include <atomic>
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <cstdint>
 #include <expected>
 #include <map>
@@ -17,13 +23,6 @@
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <boost/asio/awaitable.hpp>
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/ip/tcp.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/this_coro.hpp>
 
 #include "fake_provider/server.h"
 #include "fake_provider/server_core.h"
@@ -82,6 +81,9 @@ class Engine final : public SessionHost {
                                                        const asio::any_io_executor& executor);
   void UnregisterConnection(std::uint64_t id);
   std::expected<std::shared_ptr<DedicatedListener>, std::string> OpenDedicatedListener();
+  std::expected<void, std::string> StartDedicatedListener(
+      const std::shared_ptr<SessionState>& session,
+      std::shared_ptr<DedicatedListener> listener);  // requires sessions_mu_
   asio::awaitable<void> DedicatedListenerLoop(std::shared_ptr<DedicatedListener> listener);
   void WakeListener(const std::shared_ptr<DedicatedListener>& listener, bool remove);
 
@@ -100,7 +102,6 @@ class Engine final : public SessionHost {
   std::uint16_t port_ = 0;
   std::string base_url_;
   std::atomic<bool> stopping_{false};
-  std::atomic<bool> running_{false};
 
   mutable std::mutex sessions_mu_;
   std::map<std::string, std::shared_ptr<SessionState>, std::less<>> sessions_;
@@ -111,9 +112,10 @@ class Engine final : public SessionHost {
   std::atomic<std::uint64_t> next_connection_id_{1};
 };
 
-// Whether the calling coroutine thread has been cancelled (by the other side of an `||`). Coroutines here run with throw_if_cancelled(false), and a cancellation that arrives
-// while an operation's completion is already queued only marks the state; so every loop checks
-// this before it starts another wait.
+// Whether the calling coroutine thread has been cancelled (by the other side of an `||`).
+// Coroutines here run with throw_if_cancelled(false), and a cancellation that arrives while an
+// operation's completion is already queued only marks the state; so every loop checks this before
+// it starts another wait.
 //
 // Style note for all coroutines of the server: never put `co_await` inside a condition (`if
 // (co_await f())`, `while (!co_await f())`) or in `co_return co_await`; bind the result to a

@@ -1,17 +1,17 @@
 // The control API over HTTP: session CRUD, journal contents, reset, stats, errors.
-#include <string>
-
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "fake_provider/tests/server_test_support.h"
 
 namespace faultline::provider::server_testing {
 namespace {
 
-using ::testing::HasSubstr;
 using nlohmann::json;
+using ::testing::HasSubstr;
 
 constexpr std::string_view kScenarioYaml = R"(faultline: 1
 name: control/limited
@@ -91,7 +91,8 @@ TEST_F(ControlApiTest, RejectsDuplicatesAndInvalidInput) {
   ASSERT_TRUE(duplicate);
   EXPECT_EQ(duplicate->status, 409);
 
-  auto bad_yaml = Create({{"scenario_text", "faultline: 1\nname: x\ndescription: d\ndialect: nope\nresponses: []\n"}});
+  auto bad_yaml = Create(
+      {{"scenario_text", "faultline: 1\nname: x\ndescription: d\ndialect: nope\nresponses: []\n"}});
   ASSERT_TRUE(bad_yaml);
   EXPECT_EQ(bad_yaml->status, 400);
   EXPECT_EQ(bad_yaml->Json()["error"]["type"], "invalid_scenario");

@@ -1,11 +1,11 @@
 #include "fake_provider/journal.h"
 
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "fake_provider/journal_json.h"
 

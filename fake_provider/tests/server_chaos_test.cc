@@ -2,11 +2,11 @@
 // that vanish at every byte of a request, or after every few bytes of a response, or send
 // garbage. After each round the server must still answer, every exchange it journaled must have
 // an end, and no connection may be left open.
-#include <string>
-#include <vector>
-
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
 
 #include "fake_provider/tests/server_test_support.h"
 
@@ -47,7 +47,12 @@ class ServerChaosTest : public ::testing::Test {
         << FetchStats(server_.port()).dump();
   }
 
-  TestServer server_;
+  static ServerOptions TwoThreads() {
+    ServerOptions options;
+    options.threads = 2;  // connections spread over two event loops
+    return options;
+  }
+  TestServer server_{TwoThreads()};
 };
 
 TEST_F(ServerChaosTest, ClientVanishesAtEveryByteOfTheRequest) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -17,15 +18,13 @@
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
-
-#include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include "fake_provider/server.h"
 #include "scenarios/loader.h"
@@ -102,8 +101,8 @@ inline std::size_t ParseResponse(std::string_view bytes, HttpResponse& out) {
 
 struct ReadOutcome {
   std::string bytes;
-  bool eof = false;       // orderly close (FIN)
-  int error = 0;          // errno of a failed read (ECONNRESET for an RST)
+  bool eof = false;  // orderly close (FIN)
+  int error = 0;     // errno of a failed read (ECONNRESET for an RST)
   bool timed_out = false;
 };
 
@@ -163,7 +162,8 @@ class RawClient {
     out.bytes = std::exchange(pending_, {});
     const auto deadline = Clock::now() + timeout;
     while (!done(out.bytes)) {
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
       if (left <= 0ms) {
         out.timed_out = true;
         break;
@@ -298,7 +298,8 @@ inline std::optional<HttpResponse> Fetch(std::uint16_t port, std::string_view me
 }
 
 // Polls `condition` until it holds or `timeout` passes (for effects that land asynchronously).
-inline bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout = 5s) {
+inline bool WaitFor(const std::function<bool()>& condition,
+                    std::chrono::milliseconds timeout = 5s) {
   const auto deadline = Clock::now() + timeout;
   while (Clock::now() < deadline) {
     if (condition()) return true;

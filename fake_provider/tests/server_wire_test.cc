@@ -1,14 +1,16 @@
 // Wire tests of the real server: raw sockets on loopback, checking bytes, FIN, RST and timing,
 // and the journal the server keeps about each exchange.
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
 
-#include <fmt/format.h>
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
-
+#include "fake_provider/plan_compiler.h"
+#include "fake_provider/provider_core.h"
 #include "fake_provider/tests/server_test_support.h"
 
 namespace faultline::provider::server_testing {
@@ -20,8 +22,8 @@ using ::testing::Not;
 std::string ScenarioYaml(std::string_view name, std::string_view responses,
                          std::string_view extra = {}) {
   return fmt::format(
-      "faultline: 1\nname: {}\ndescription: A wire test.\ndialect: openai-chat\n{}responses:\n{}", name,
-                     extra, responses);
+      "faultline: 1\nname: {}\ndescription: A wire test.\ndialect: openai-chat\n{}responses:\n{}",
+      name, extra, responses);
 }
 
 constexpr std::string_view kHelloResponses = R"(  - content: {text: "Hello, world", chunk_size: 4}
@@ -29,13 +31,16 @@ constexpr std::string_view kHelloResponses = R"(  - content: {text: "Hello, worl
 
 class ServerWireTest : public ::testing::Test {
  protected:
-  void StartServer(ServerOptions options = {}) { server_ = std::make_unique<TestServer>(std::move(options)); }
+  void StartServer(ServerOptions options = {}) {
+    server_ = std::make_unique<TestServer>(std::move(options));
+  }
 
   // Adds a session from scenario YAML; returns its base path "/s/<id>".
   std::string AddSession(std::string_view name, std::string_view responses,
                          std::string_view extra = {}) {
     if (!server_) StartServer();
-    auto added = server_->server().AddSession(ScenarioFromYaml(ScenarioYaml(name, responses, extra)));
+    auto added =
+        server_->server().AddSession(ScenarioFromYaml(ScenarioYaml(name, responses, extra)));
     EXPECT_TRUE(added.has_value()) << (added ? "" : added.error());
     return "/s/" + std::string(name);
   }
@@ -100,8 +105,8 @@ TEST_F(ServerWireTest, OversizedBodyGets413AndAnOrderlyClose) {
   const std::string base = AddSession("wire/hello", kHelloResponses);
   RawClient client;
   ASSERT_EQ(client.Connect(port()), 0);
-  ASSERT_TRUE(client.Send(RequestBytes("POST", base + "/v1/chat/completions",
-                                       std::string(64 * 1024, 'x'))));
+  ASSERT_TRUE(client.Send(
+      RequestBytes("POST", base + "/v1/chat/completions", std::string(64 * 1024, 'x'))));
   auto response = client.ReadResponse();
   ASSERT_TRUE(response);
   EXPECT_EQ(response->status, 413);
@@ -165,7 +170,8 @@ TEST_F(ServerWireTest, KeepAliveCarriesTwoRequests) {
 
 TEST_F(ServerWireTest, PipelinedRequestsAreAnsweredInOrder) {
   // The first answer takes time (its plan waits), so the second request arrives while it runs.
-  const std::string base = AddSession("wire/pipelined", R"(  - content: {text: "Hello, world", chunk_size: 4, chunk_delay: 30ms}
+  const std::string base = AddSession(
+      "wire/pipelined", R"(  - content: {text: "Hello, world", chunk_size: 4, chunk_delay: 30ms}
   - status: 429
     error: rate_limit
     retry_after: {seconds: 1}
@@ -187,8 +193,57 @@ TEST_F(ServerWireTest, PipelinedRequestsAreAnsweredInOrder) {
   EXPECT_EQ(entry->body, kChatBody);
 }
 
+// The server adds nothing to the plan and never writes early: each kSend step is one write of
+// exactly its bytes, at (never before) its offset. Sizes do not depend on `now` (fixed-length
+// ids and dates), so an independent ProviderSession gives the expected plan.
+TEST_F(ServerWireTest, ExecutesThePlanStepByStep) {
+  constexpr std::string_view kResponses =
+      R"(  - content: {text: "Hello, world", chunk_size: 4, chunk_delay: 15ms}
+)";
+  const std::string base = AddSession("wire/timed", kResponses);
+  auto compiled = std::make_shared<const CompiledScenario>(
+      ScenarioFromYaml(ScenarioYaml("wire/timed", kResponses)));
+  ProviderSession reference(compiled, 0, WallTime{});
+  const ResponsePlan plan =
+      reference.Respond({"POST", "/v1/chat/completions", kChatBody}, WallTime{});
+  std::vector<const PlanStep*> sends;
+  std::size_t total = 0;
+  for (const auto& step : plan.steps) {
+    if (step.kind == PlanStep::Kind::kSend) {
+      sends.push_back(&step);
+      total += step.bytes.size();
+    }
+  }
+  ASSERT_GE(sends.size(), 3u) << "the plan should have timed writes";
+
+  RawClient client;
+  ASSERT_EQ(client.Connect(port()), 0);
+  ASSERT_TRUE(client.Send(RequestBytes("POST", base + "/v1/chat/completions", kChatBody)));
+  auto response = client.ReadResponse();
+  ASSERT_TRUE(response);
+  auto entry = EndedEntry("wire/timed", 0);
+  ASSERT_TRUE(entry);
+  EXPECT_EQ(entry->end, EndKind::kCompleted);
+  EXPECT_EQ(entry->bytes_sent, total);
+  ASSERT_EQ(entry->writes.size(), sends.size());
+  for (std::size_t i = 0; i < sends.size(); ++i) {
+    const WriteRecord& write = entry->writes[i];
+    EXPECT_EQ(write.size, sends[i]->bytes.size()) << "write " << i;
+    EXPECT_EQ(write.planned - entry->arrived, sends[i]->at) << "write " << i;
+    EXPECT_GE(write.at, write.planned) << "write " << i << " went out early";
+    EXPECT_LT(write.at - write.planned, std::chrono::milliseconds(250)) << "write " << i;
+  }
+  EXPECT_EQ(
+      FetchStats(port())["timer_lateness_us"]["count"].get<std::size_t>(),
+      static_cast<std::size_t>(std::count_if(sends.begin(), sends.end(), [](const PlanStep* step) {
+        return step->at > Duration::zero();
+      })));
+}
+
 TEST_F(ServerWireTest, ClientDisconnectMidResponseIsJournaled) {
-  const std::string base = AddSession("wire/slow", R"(  - content: {text: "abcdefghijklmnopqrstuvwxyz0123456789", chunk_size: 2, chunk_delay: 100ms}
+  const std::string base = AddSession(
+      "wire/slow",
+      R"(  - content: {text: "abcdefghijklmnopqrstuvwxyz0123456789", chunk_size: 2, chunk_delay: 100ms}
 )");
   RawClient client;
   ASSERT_EQ(client.Connect(port()), 0);
@@ -302,8 +357,8 @@ TEST_F(ServerWireTest, ListenerOutageRefusesThenAccepts) {
   ASSERT_TRUE(added) << added.error();
   const std::string prefix = "http://127.0.0.1:";
   ASSERT_THAT(added->base_url, HasSubstr(prefix));
-  const auto session_port = static_cast<std::uint16_t>(
-      std::stoi(added->base_url.substr(prefix.size(), added->base_url.find('/', prefix.size()) - prefix.size())));
+  const auto session_port = static_cast<std::uint16_t>(std::stoi(added->base_url.substr(
+      prefix.size(), added->base_url.find('/', prefix.size()) - prefix.size())));
   EXPECT_NE(session_port, port());
 
   RawClient client;
@@ -316,6 +371,36 @@ TEST_F(ServerWireTest, ListenerOutageRefusesThenAccepts) {
   EXPECT_EQ(response->status, 200);
 }
 
+// A reset re-anchors the outage schedule: the open listener closes again (connection refused
+// on the same port), then comes back.
+TEST_F(ServerWireTest, ResetRestartsTheListenerOutage) {
+  StartServer();
+  auto added = server_->server().AddSession(ScenarioFromYaml(ScenarioYaml(
+      "wire/outage-reset", kHelloResponses, "listener_outages: [{from: 0s, for: 300ms}]\n")));
+  ASSERT_TRUE(added) << added.error();
+  const std::string prefix = "http://127.0.0.1:";
+  const auto session_port = static_cast<std::uint16_t>(std::stoi(added->base_url.substr(
+      prefix.size(), added->base_url.find('/', prefix.size()) - prefix.size())));
+  RawClient client;
+  ASSERT_TRUE(WaitFor([&] { return client.Connect(session_port) == 0; }, 10s));
+  client.Close();
+
+  ASSERT_TRUE(server_->server().ResetSession("wire/outage-reset"));
+  EXPECT_TRUE(WaitFor([&] { return client.Connect(session_port) == ECONNREFUSED; }, 5s));
+  ASSERT_TRUE(WaitFor([&] { return client.Connect(session_port) == 0; }, 10s));
+  ASSERT_TRUE(
+      client.Send(RequestBytes("POST", "/s/wire/outage-reset/v1/chat/completions", kChatBody)));
+  auto response = client.ReadResponse();
+  ASSERT_TRUE(response);
+  EXPECT_EQ(response->status, 200);
+  EXPECT_EQ(server_->server().Sessions().at(0).base_url, added->base_url);
+  client.Close();
+
+  // Removing the session closes its port for good.
+  ASSERT_TRUE(server_->server().RemoveSession("wire/outage-reset"));
+  EXPECT_TRUE(WaitFor([&] { return client.Connect(session_port) == ECONNREFUSED; }, 5s));
+}
+
 TEST_F(ServerWireTest, ShutdownEndsStalledStreams) {
   const std::string base = AddSession("wire/stalled", R"(  - content:
       text: "Hello, world"
@@ -325,9 +410,12 @@ TEST_F(ServerWireTest, ShutdownEndsStalledStreams) {
   for (auto& client : clients) {
     ASSERT_EQ(client.Connect(port()), 0);
     ASSERT_TRUE(client.Send(RequestBytes("POST", base + "/v1/chat/completions", kChatBody)));
-    ASSERT_FALSE(client.ReadUntil([](const std::string& bytes) {
-                   return bytes.find("data:") != std::string::npos;
-                 }, 5s).timed_out);
+    ASSERT_FALSE(
+        client
+            .ReadUntil(
+                [](const std::string& bytes) { return bytes.find("data:") != std::string::npos; },
+                5s)
+            .timed_out);
   }
   ASSERT_TRUE(server_->Stop());
   for (auto& client : clients) {
@@ -375,9 +463,9 @@ TEST_F(ServerWireTest, ExpectContinueGets100First) {
   const std::string base = AddSession("wire/hello", kHelloResponses);
   RawClient client;
   ASSERT_EQ(client.Connect(port()), 0);
-  ASSERT_TRUE(client.Send("POST " + base + "/v1/chat/completions HTTP/1.1\r\nHost: x\r\n" +
-                          "Expect: 100-continue\r\nContent-Length: " +
-                          std::to_string(kChatBody.size()) + "\r\n\r\n"));
+  ASSERT_TRUE(client.Send(
+      "POST " + base + "/v1/chat/completions HTTP/1.1\r\nHost: x\r\n" +
+      "Expect: 100-continue\r\nContent-Length: " + std::to_string(kChatBody.size()) + "\r\n\r\n"));
   auto interim = client.ReadResponse();
   ASSERT_TRUE(interim);
   EXPECT_EQ(interim->status, 100);
@@ -411,7 +499,8 @@ TEST_F(ServerWireTest, SeveralThreadsServeConcurrentClients) {
   ServerOptions options;
   options.threads = 2;
   StartServer(std::move(options));
-  const std::string base = AddSession("wire/slowish", R"(  - content: {text: "Hello, world", chunk_size: 4, chunk_delay: 20ms}
+  const std::string base = AddSession(
+      "wire/slowish", R"(  - content: {text: "Hello, world", chunk_size: 4, chunk_delay: 20ms}
 )");
   std::vector<RawClient> clients(8);
   for (auto& client : clients) {

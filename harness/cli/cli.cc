@@ -7,9 +7,8 @@
 namespace faultline::cli {
 
 ExitCode Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  CLI::App app{
-      "faultline: chaos testing and simulation for the recovery paths of LLM API clients.",
-      "faultline"};
+  CLI::App app{"faultline: chaos testing and simulation for the recovery paths of LLM API clients.",
+               "faultline"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "faultline 0.1.0");
   ServeOptions serve_options;

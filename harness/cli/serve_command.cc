@@ -1,5 +1,10 @@
 #include "harness/cli/serve_command.h"
 
+#include <fmt/format.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/signal_set.hpp>
 #include <charconv>
 #include <csignal>
 #include <cstdlib>
@@ -7,11 +12,6 @@
 #include <memory>
 #include <mutex>
 #include <thread>
-
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
-#include <boost/asio/signal_set.hpp>
-#include <fmt/format.h>
 
 #include "fake_provider/server.h"
 #include "scenarios/loader.h"
@@ -64,8 +64,8 @@ std::function<void(const std::string&)> RequestLogger(std::ostream& out) {
   };
 }
 
-void PrintSessions(const provider::Server& server,
-                   const std::vector<scenario::Scenario>& scenarios, std::ostream& out) {
+void PrintSessions(const provider::Server& server, const std::vector<scenario::Scenario>& scenarios,
+                   std::ostream& out) {
   out << "faultline serve: listening on " << server.base_url() << "\n";
   std::size_t width = 0;
   for (const auto& session : server.Sessions()) width = std::max(width, session.id.size());
@@ -135,7 +135,8 @@ std::expected<ListenAddress, std::string> ParseListenAddress(std::string_view te
     port_text = text.substr(colon + 1);
   }
   unsigned port = 0;
-  const auto [end, ec] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  const auto [end, ec] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
   if (port_text.empty() || ec != std::errc() || end != port_text.data() + port_text.size() ||
       port > 65535) {
     return std::unexpected(fmt::format("bad port in listen address \"{}\"", text));
@@ -157,9 +158,14 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& options) {
       ->check(CLI::Range(1, 256))
       ->capture_default_str();
   serve->add_flag("--quiet", options.quiet, "No per-request log lines");
-  serve->add_option("--max-body-bytes", options.max_body_bytes,
-                    "Largest request body accepted (larger: 413)")
+  serve
+      ->add_option("--max-body-bytes", options.max_body_bytes,
+                   "Largest request body accepted (larger: 413)")
       ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32))
+      ->capture_default_str();
+  serve
+      ->add_option("--journal-capacity", options.journal_capacity,
+                   "Journal entries kept per session (older ones are dropped and counted)")
       ->capture_default_str();
   serve->footer(std::string(kServeFooter));
   return serve;
@@ -182,6 +188,7 @@ ExitCode RunServe(const ServeOptions& options, std::ostream& out, std::ostream& 
   server_options.threads = options.threads;
   server_options.seed = options.seed;
   server_options.max_body_bytes = options.max_body_bytes;
+  server_options.journal_capacity = options.journal_capacity;
   if (!options.quiet) server_options.request_log = RequestLogger(out);
   auto server = provider::Server::Create(std::move(server_options));
   if (!server) {

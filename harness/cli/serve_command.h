@@ -5,6 +5,7 @@
 // SIGINT/SIGTERM.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstddef>
 #include <cstdint>
 #include <expected>
@@ -12,8 +13,6 @@
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "harness/cli/cli.h"
 
@@ -26,6 +25,7 @@ struct ServeOptions {
   int threads = 1;
   bool quiet = false;
   std::size_t max_body_bytes = 4 * 1024 * 1024;
+  std::size_t journal_capacity = 100000;  // entries kept per session
 };
 
 // Registers the `serve` subcommand; `options` is filled when the app parses.

@@ -2,6 +2,8 @@
 // (started, read its URL from stdout, talk to it over a raw socket, stop it with SIGINT).
 #include <arpa/inet.h>
 #include <fcntl.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -17,9 +19,6 @@
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
 
 #include "harness/cli/serve_command.h"
 
@@ -146,7 +145,8 @@ class ServeProcess {
   static void Drain(int fd, std::string& into) {
     char buffer[4096];
     ssize_t n;
-    while ((n = ::read(fd, buffer, sizeof(buffer))) > 0) into.append(buffer, static_cast<std::size_t>(n));
+    while ((n = ::read(fd, buffer, sizeof(buffer))) > 0)
+      into.append(buffer, static_cast<std::size_t>(n));
   }
 
   pid_t pid_ = -1;
@@ -208,8 +208,8 @@ TEST(ServeBinaryTest, ServesAScenarioAndStopsOnSigint) {
   ASSERT_TRUE(serve.WaitForOutput("control API:")) << serve.out() << serve.err();
   std::smatch match;
   const std::string out = serve.out();
-  ASSERT_TRUE(std::regex_search(out, match,
-                                std::regex(R"(faultline serve: listening on http://127\.0\.0\.1:(\d+))")))
+  ASSERT_TRUE(std::regex_search(
+      out, match, std::regex(R"(faultline serve: listening on http://127\.0\.0\.1:(\d+))")))
       << out;
   const auto port = static_cast<std::uint16_t>(std::stoi(match[1]));
   EXPECT_THAT(out, HasSubstr("cli/hello"));
@@ -217,10 +217,11 @@ TEST(ServeBinaryTest, ServesAScenarioAndStopsOnSigint) {
   EXPECT_THAT(out, HasSubstr("http://127.0.0.1:" + std::to_string(port) + "/s/cli/hello"));
 
   const std::string body = R"({"model":"m","stream":true,"messages":[]})";
-  const std::string response = Exchange(
-      port, "POST /s/cli/hello/v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-            "Content-Type: application/json\r\nContent-Length: " +
-                std::to_string(body.size()) + "\r\n\r\n" + body);
+  const std::string response =
+      Exchange(port,
+               "POST /s/cli/hello/v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+               "Content-Type: application/json\r\nContent-Length: " +
+                   std::to_string(body.size()) + "\r\n\r\n" + body);
   EXPECT_THAT(response, HasSubstr("HTTP/1.1 200"));
   EXPECT_THAT(response, HasSubstr("data: [DONE]"));
   // The request log line.
@@ -238,7 +239,8 @@ TEST(ServeBinaryTest, ServesTheBuiltInCatalogueByDefaultAndStopsOnSigterm) {
   EXPECT_THAT(serve.out(), HasSubstr("demo/"));
   std::smatch match;
   const std::string out = serve.out();
-  ASSERT_TRUE(std::regex_search(out, match, std::regex(R"(listening on http://127\.0\.0\.1:(\d+))")));
+  ASSERT_TRUE(
+      std::regex_search(out, match, std::regex(R"(listening on http://127\.0\.0\.1:(\d+))")));
   const auto port = static_cast<std::uint16_t>(std::stoi(match[1]));
   const std::string response =
       Exchange(port, "GET /_faultline/sessions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
@@ -250,8 +252,9 @@ TEST(ServeBinaryTest, ServesTheBuiltInCatalogueByDefaultAndStopsOnSigterm) {
 
 TEST(ServeBinaryTest, InvalidScenarioIsAnInputError) {
   const auto scenario =
-      WriteScenario("bad.yaml", "faultline: 1\nname: cli/bad\ndescription: d\ndialect: klingon\n"
-                                "responses: []\n");
+      WriteScenario("bad.yaml",
+                    "faultline: 1\nname: cli/bad\ndescription: d\ndialect: klingon\n"
+                    "responses: []\n");
   ServeProcess serve({"serve", "--scenario", scenario.string()});
   ASSERT_TRUE(serve.started());
   EXPECT_EQ(serve.Wait(), 2);

@@ -1,0 +1,91 @@
+#include "reference_impl/backoff.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <utility>
+
+namespace faultline::ref {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr std::array<std::pair<BackoffStrategy, std::string_view>, 4> kStrategyNames{{
+    {BackoffStrategy::kExponential, "exponential"},
+    {BackoffStrategy::kFullJitter, "full-jitter"},
+    {BackoffStrategy::kEqualJitter, "equal-jitter"},
+    {BackoffStrategy::kDecorrelatedJitter, "decorrelated-jitter"},
+}};
+
+// AWS's decorrelated jitter grows the upper bound by this factor over the previous sleep.
+constexpr double kDecorrelatedGrowth = 3.0;
+
+struct Interval {
+  double lower_ms;
+  double upper_ms;
+};
+
+// min(cap, base * multiplier^n) without overflow (pow may give inf; min then gives cap).
+double CappedExponentialMs(const BackoffConfig& config, int retry_index) {
+  const double base = static_cast<double>(config.base.count());
+  const double cap = static_cast<double>(config.cap.count());
+  const double grown = base * std::pow(config.multiplier, std::max(retry_index, 0));
+  return std::isfinite(grown) ? std::min(cap, grown) : cap;
+}
+
+Interval IntervalFor(const BackoffConfig& config, int retry_index,
+                     std::optional<milliseconds> previous) {
+  const double cap = static_cast<double>(config.cap.count());
+  const double d = CappedExponentialMs(config, retry_index);
+  switch (config.strategy) {
+    case BackoffStrategy::kExponential:
+      return {d * (1.0 - config.jitter), std::min(cap, d * (1.0 + config.jitter))};
+    case BackoffStrategy::kFullJitter:
+      return {0.0, d};
+    case BackoffStrategy::kEqualJitter:
+      return {d / 2.0, d};
+    case BackoffStrategy::kDecorrelatedJitter: {
+      const double base = static_cast<double>(config.base.count());
+      const double last = static_cast<double>(previous.value_or(config.base).count());
+      return {std::min(cap, base), std::min(cap, std::max(base, last * kDecorrelatedGrowth))};
+    }
+  }
+  return {0.0, d};
+}
+
+milliseconds RoundMs(double ms) { return milliseconds(std::llround(ms)); }
+
+}  // namespace
+
+double Uniform01(RetryRng& rng) {
+  return static_cast<double>(rng() >> 11) * 0x1.0p-53;  // 53 random bits -> [0, 1)
+}
+
+std::string_view ToString(BackoffStrategy strategy) {
+  for (const auto& [value, name] : kStrategyNames) {
+    if (value == strategy) return name;
+  }
+  return "full-jitter";
+}
+
+std::optional<BackoffStrategy> ParseBackoffStrategy(std::string_view text) {
+  for (const auto& [value, name] : kStrategyNames) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+BackoffBounds Bounds(const BackoffConfig& config, int retry_index,
+                     std::optional<milliseconds> previous) {
+  const Interval interval = IntervalFor(config, retry_index, previous);
+  return {RoundMs(interval.lower_ms), RoundMs(interval.upper_ms)};
+}
+
+milliseconds SampleBackoff(const BackoffConfig& config, int retry_index, RetryRng& rng,
+                           std::optional<milliseconds> previous) {
+  const Interval interval = IntervalFor(config, retry_index, previous);
+  const double u = Uniform01(rng);
+  return RoundMs(interval.lower_ms + u * (interval.upper_ms - interval.lower_ms));
+}
+
+}  // namespace faultline::ref

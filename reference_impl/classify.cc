@@ -1,0 +1,245 @@
+#include "reference_impl/classify.h"
+
+#include <array>
+#include <string>
+#include <utility>
+
+#include "fmt/format.h"
+#include "nlohmann/json.hpp"
+
+namespace faultline::ref {
+namespace {
+
+using Json = nlohmann::json;
+
+// The provider's error fields, whatever the envelope ({"error":{...}}, {"type":"error",
+// "error":{...}}, {"error":"text"}, {"message":...} or not JSON at all).
+struct BodyError {
+  std::string type;
+  std::string code;
+  std::string message;  // the provider's message, or the raw body when it is not JSON
+};
+
+std::string FieldText(const Json& object, std::string_view key) {
+  const auto found = object.find(std::string(key));
+  if (found == object.end() || found->is_null()) return {};
+  if (found->is_string()) return found->get<std::string>();
+  return found->dump();  // Cloudflare's numeric codes, for example
+}
+
+BodyError ReadBodyError(std::string_view body) {
+  const Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded() || !json.is_object()) return {{}, {}, std::string(body)};
+  const auto error = json.find("error");
+  if (error != json.end() && error->is_object()) {
+    return {FieldText(*error, "type"), FieldText(*error, "code"), FieldText(*error, "message")};
+  }
+  if (error != json.end() && error->is_string()) return {{}, {}, error->get<std::string>()};
+  std::string message = FieldText(json, "message");
+  if (message.empty()) message = FieldText(json, "detail");
+  return {FieldText(json, "type"), FieldText(json, "code"), std::move(message)};
+}
+
+std::string Lowercase(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  }
+  return out;
+}
+
+bool Contains(std::string_view haystack, std::string_view needle) {
+  return haystack.find(needle) != std::string_view::npos;
+}
+
+bool IsContextWindow(const BodyError& error) {
+  if (error.code == "context_length_exceeded") return true;
+  const std::string text = Lowercase(error.message);
+  return (Contains(text, "maximum context length is") && Contains(text, "tokens")) ||
+         (Contains(text, "prompt is too long") && Contains(text, "tokens")) ||
+         Contains(text, "exceed context limit") || Contains(text, "exceeds the context window") ||
+         Contains(text, "context_length_exceeded");
+}
+
+bool IsQuota(const BodyError& error) {
+  for (std::string_view id : {"insufficient_quota", "billing_hard_limit_reached", "billing_error"}) {
+    if (error.code == id || error.type == id) return true;
+  }
+  const std::string text = Lowercase(error.message);
+  return Contains(text, "exceeded your current quota") ||
+         Contains(text, "credit balance is too low") || Contains(text, "insufficient balance") ||
+         Contains(text, "insufficient_quota");
+}
+
+struct StatusRow {
+  int status;
+  FailureCode code;
+  FailureClass failure_class;
+  bool retryable;
+};
+
+constexpr std::array<StatusRow, 15> kStatusTable{{
+    {400, FailureCode::kInvalidRequest, FailureClass::kInvalidRequest, false},
+    {401, FailureCode::kAuth, FailureClass::kAuth, false},
+    {402, FailureCode::kQuota, FailureClass::kQuota, false},
+    {403, FailureCode::kAuth, FailureClass::kAuth, false},
+    {404, FailureCode::kInvalidRequest, FailureClass::kInvalidRequest, false},
+    {408, FailureCode::kTimeout, FailureClass::kTimeout, true},
+    {409, FailureCode::kInvalidRequest, FailureClass::kInvalidRequest, true},
+    {413, FailureCode::kInvalidRequest, FailureClass::kInvalidRequest, false},
+    {422, FailureCode::kInvalidRequest, FailureClass::kInvalidRequest, false},
+    {429, FailureCode::kRateLimit, FailureClass::kRateLimit, true},
+    {500, FailureCode::kServer, FailureClass::kProviderUnavailable, true},
+    {502, FailureCode::kServer, FailureClass::kProviderUnavailable, true},
+    {503, FailureCode::kUnavailable, FailureClass::kProviderUnavailable, true},
+    {504, FailureCode::kServer, FailureClass::kProviderUnavailable, true},
+    {529, FailureCode::kOverloaded, FailureClass::kProviderOverloaded, true},
+}};
+
+StatusRow RowFor(int status) {
+  for (const StatusRow& row : kStatusTable) {
+    if (row.status == status) return row;
+  }
+  if (status >= 500 && status <= 599) {
+    return {status, FailureCode::kServer, FailureClass::kProviderUnavailable, true};
+  }
+  if (status >= 400 && status <= 499) {
+    return {status, FailureCode::kInvalidRequest, FailureClass::kInvalidRequest, false};
+  }
+  return {status, FailureCode::kMalformedResponse, FailureClass::kProtocol, false};
+}
+
+// The body refines the status: overloaded_error anywhere, context windows and quotas on the
+// statuses that carry them.
+StatusRow Refine(StatusRow row, const BodyError& error) {
+  if (error.type == "overloaded_error") {
+    return {row.status, FailureCode::kOverloaded, FailureClass::kProviderOverloaded, true};
+  }
+  const int status = row.status;
+  if ((status == 400 || status == 413 || status == 422) && IsContextWindow(error)) {
+    return {status, FailureCode::kContextWindowExceeded, FailureClass::kContextOverflow, false};
+  }
+  if ((status == 400 || status == 429) && IsQuota(error)) {
+    return {status, FailureCode::kQuota, FailureClass::kQuota, false};
+  }
+  return row;
+}
+
+std::optional<bool> ShouldRetryHeader(HeaderFields headers) {
+  auto value = header_fields::First(headers, "x-should-retry");
+  if (!value) return std::nullopt;
+  const std::string lower = Lowercase(*value);
+  if (lower == "true") return true;
+  if (lower == "false") return false;
+  return std::nullopt;  // anything else carries no instruction
+}
+
+std::optional<std::string> RequestId(HeaderFields headers) {
+  for (std::string_view name : {"x-request-id", "request-id"}) {
+    auto value = header_fields::First(headers, name);
+    if (value && !value->empty()) return std::string(*value);
+  }
+  return std::nullopt;
+}
+
+std::string Summary(int status, const BodyError& error) {
+  constexpr std::size_t kMaxMessage = 300;
+  std::string message = error.message;
+  for (char& c : message) {
+    if (c == '\n' || c == '\r') c = ' ';
+  }
+  if (message.size() > kMaxMessage) message = message.substr(0, kMaxMessage) + "...";
+  if (message.empty()) return fmt::format("HTTP {}", status);
+  return fmt::format("HTTP {}: {}", status, message);
+}
+
+std::string_view TransportText(TransportKind kind) {
+  switch (kind) {
+    case TransportKind::kRefused:
+      return "connection refused";
+    case TransportKind::kReset:
+      return "connection reset by peer";
+    case TransportKind::kClosed:
+      return "connection closed before the response was complete";
+    case TransportKind::kResolve:
+      return "name resolution failed";
+    case TransportKind::kOther:
+      break;
+  }
+  return "transport error";
+}
+
+}  // namespace
+
+ClassifiedResponse ClassifyHttpError(const HttpErrorResponse& response,
+                                     std::chrono::system_clock::time_point now) {
+  const BodyError error = ReadBodyError(response.body);
+  const StatusRow row = Refine(RowFor(response.status), error);
+  ClassifiedResponse result;
+  Failure& failure = result.failure;
+  failure.code = row.code;
+  failure.failure_class = row.failure_class;
+  failure.phase = Phase::kResponseHeaders;
+  failure.retryable = ShouldRetryHeader(response.headers).value_or(row.retryable);
+  failure.partial_output = PartialOutput::kNone;
+  failure.status = response.status;
+  failure.request_id = RequestId(response.headers);
+  failure.message = Summary(response.status, error);
+  result.hint = FindRetryHint({response.headers, response.body, response.status, now});
+  if (result.hint) failure.retry_after = result.hint->delay;
+  return result;
+}
+
+Failure TransportFailure(TransportKind kind, Phase phase, PartialOutput partial_output,
+                         std::string_view detail) {
+  Failure failure;
+  failure.code = FailureCode::kTransport;
+  failure.failure_class = FailureClass::kTransport;
+  failure.phase = phase;
+  failure.retryable = true;
+  failure.partial_output = partial_output;
+  failure.message = detail.empty() ? std::string(TransportText(kind))
+                                   : fmt::format("{}: {}", TransportText(kind), detail);
+  return failure;
+}
+
+Failure TimeoutFailure(TimeoutKind kind, std::chrono::milliseconds limit,
+                       PartialOutput partial_output, Phase phase) {
+  Failure failure;
+  failure.code = FailureCode::kTimeout;
+  failure.failure_class = FailureClass::kTimeout;
+  failure.partial_output = partial_output;
+  failure.retryable = kind != TimeoutKind::kTotal;
+  switch (kind) {
+    case TimeoutKind::kConnect:
+      failure.phase = Phase::kConnect;
+      failure.message = fmt::format("connect timed out after {} ms", limit.count());
+      break;
+    case TimeoutKind::kResponseHeaders:
+      failure.phase = Phase::kResponseHeaders;
+      failure.message = fmt::format("no response headers within {} ms", limit.count());
+      break;
+    case TimeoutKind::kIdle:
+      failure.phase = Phase::kStream;
+      failure.message = fmt::format("stream idle for {} ms", limit.count());
+      break;
+    case TimeoutKind::kTotal:
+      failure.phase = phase;
+      failure.message = fmt::format("total deadline of {} ms reached", limit.count());
+      break;
+  }
+  return failure;
+}
+
+Failure AbortedFailure(Phase phase, PartialOutput partial_output) {
+  Failure failure;
+  failure.code = FailureCode::kAborted;
+  failure.failure_class = FailureClass::kAborted;
+  failure.phase = phase;
+  failure.retryable = false;
+  failure.partial_output = partial_output;
+  failure.message = fmt::format("cancelled by the caller during {}", ToString(phase));
+  return failure;
+}
+
+}  // namespace faultline::ref

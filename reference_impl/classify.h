@@ -1,0 +1,110 @@
+// Classification of a failed attempt into a Failure (DESIGN §6): HTTP error responses, transport
+// failures and timeouts.
+//
+// HTTP error responses: the status decides first, then the provider's error body refines it.
+//
+//   status          code                     class                 retryable
+//   400             INVALID_REQUEST          invalid-request       no
+//   400/413/422 +   CONTEXT_WINDOW_EXCEEDED  context-overflow      no
+//     context-window wording (below)
+//   400/402/429 +   QUOTA                    quota                 no
+//     quota or billing wording (below); 402 always
+//   401, 403        AUTH                     auth                  no
+//   404, 413, 422   INVALID_REQUEST          invalid-request       no
+//   409             INVALID_REQUEST          invalid-request       YES (*)
+//   408             TIMEOUT                  timeout               yes
+//   429             RATE_LIMIT               rate-limit            yes
+//   500, 502, 504   SERVER                   provider-unavailable  yes
+//   503             UNAVAILABLE              provider-unavailable  yes
+//   529, or a body of type `overloaded_error` at any status
+//                   OVERLOADED               provider-overloaded   yes
+//   other 5xx       SERVER                   provider-unavailable  yes
+//   other 4xx       INVALID_REQUEST          invalid-request       no
+//   1xx-3xx         MALFORMED_RESPONSE       protocol              no (not an error response)
+//
+// (*) 409 Conflict: the OpenAI and Anthropic SDKs retry it ("lock timeout"), and what providers
+// mean by it — another request with the same idempotency key is still in progress — resolves by
+// itself once that request ends, so it is retryable, with the taxonomy's INVALID_REQUEST code.
+//
+// Context-window wordings recognised (case-insensitive, in the error message, or the code):
+//   code `context_length_exceeded` (OpenAI Chat and Responses);
+//   "maximum context length is N tokens" (OpenAI; DeepSeek's variant "... However, you requested
+//     N tokens (X in the messages, Y in the completion)", which carries code
+//     `invalid_request_error` and so is only recognisable by its words);
+//   "prompt is too long: N tokens > M maximum" and "input length and `max_tokens` exceed context
+//     limit" (Anthropic); "exceeds the context window" (OpenAI Responses).
+// Quota wordings: code or type `insufficient_quota` / `billing_hard_limit_reached` /
+//   `billing_error`, "exceeded your current quota" (OpenAI), "credit balance is too low"
+//   (Anthropic, which sends it as a 400), "insufficient balance" (DeepSeek's 402).
+//
+// `x-should-retry: true|false` (sent by OpenAI and Anthropic) overrides the retryable column.
+// The request id comes from `x-request-id` (OpenAI) or `request-id` (Anthropic). The server's
+// retry hint (retry_after.h) is parsed into Failure::retry_after.
+//
+// The (dialect, error type/code) -> class mapping here is keyed on the HTTP status first; for
+// in-stream errors, which have no status, see stream_error_class.h.
+//
+// Pure functions (time is passed in); thread-safe.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "reference_impl/failure.h"
+#include "reference_impl/header_fields.h"
+#include "reference_impl/retry_after.h"
+
+namespace faultline::ref {
+
+struct HttpErrorResponse {
+  int status = 0;
+  HeaderFields headers;
+  std::string_view body;  // the response body as received (JSON or not)
+  std::string_view dialect;  // "openai-chat" | "anthropic-messages" | "openai-responses"
+};
+
+// The failure and the retry hint that set its retry_after (with the hint's source, which
+// Decide() reports as the delay source).
+struct ClassifiedResponse {
+  Failure failure;
+  std::optional<RetryHint> hint;
+};
+
+// Classifies an HTTP error response received at `now` (the wall clock, for HTTP-date hints).
+// The phase is kResponseHeaders, partial output kNone.
+ClassifiedResponse ClassifyHttpError(const HttpErrorResponse& response,
+                                     std::chrono::system_clock::time_point now);
+
+// ---- Transport failures and timeouts ----
+
+enum class TransportKind {
+  kRefused,       // connect refused / host unreachable
+  kReset,         // connection reset by peer (before or after the headers)
+  kClosed,        // clean EOF where more was due (before the headers, mid-body)
+  kResolve,       // name resolution failed
+  kOther,         // any other socket error
+};
+
+// TRANSPORT / transport, retryable. `phase` is where it happened; `partial_output` what the
+// caller had seen. `detail` is the system message ("Connection refused").
+Failure TransportFailure(TransportKind kind, Phase phase, PartialOutput partial_output,
+                         std::string_view detail = {});
+
+enum class TimeoutKind {
+  kConnect,          // phase connect
+  kResponseHeaders,  // phase response-headers
+  kIdle,             // phase stream: no meaningful event within the idle timeout
+  kTotal,            // the end-to-end deadline; at the phase given; NOT retryable (time is up)
+};
+
+// TIMEOUT / timeout. `phase` is used for kTotal only (the others imply theirs).
+Failure TimeoutFailure(TimeoutKind kind, std::chrono::milliseconds limit,
+                       PartialOutput partial_output = PartialOutput::kNone,
+                       Phase phase = Phase::kConnect);
+
+// ABORTED / aborted, not retryable: the caller cancelled at `phase`.
+Failure AbortedFailure(Phase phase, PartialOutput partial_output = PartialOutput::kNone);
+
+}  // namespace faultline::ref

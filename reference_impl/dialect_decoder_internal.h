@@ -1,0 +1,55 @@
+// Internal to the dialect decoders: JSON access helpers and the per-dialect entry points.
+//
+// Inside the decoders a shape violation throws ShapeError from deep within a helper, which keeps
+// each dialect's decoding readable; DialectDecoder's public functions (dialect_decoder.cc) catch it
+// and return a DecodeError. Nothing here is part of the public API.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reference_impl/dialect_decoder.h"
+
+namespace faultline::ref::internal {
+
+using Json = nlohmann::json;
+
+struct ShapeError {
+  std::string message;
+};
+
+// Parses `text` as one JSON object; anything else (invalid JSON, trailing bytes such as a second
+// object, an array) throws ShapeError naming `what`.
+Json ParseObject(std::string_view text, std::string_view what);
+
+// nullptr when the member is absent or JSON null.
+const Json* Member(const Json& object, std::string_view key);
+const Json& RequireObject(const Json& object, std::string_view key);
+const Json& RequireArray(const Json& object, std::string_view key);
+// "" when absent or null; throws when present with another type.
+std::string_view OptString(const Json& object, std::string_view key);
+std::string_view RequireString(const Json& object, std::string_view key);
+std::optional<std::int64_t> OptInt(const Json& object, std::string_view key);
+std::int64_t RequireInt(const Json& object, std::string_view key);
+// An error `code` may be a string, a number or null; returns it as text ("" for null).
+std::string CodeText(const Json& object, std::string_view key);
+
+// {"type","code","message"} of an error object, the shape every provider uses.
+ProviderErrorDelta ErrorFrom(const Json& error);
+
+std::string Excerpt(std::string_view text);  // for error messages: at most ~120 bytes
+
+EventWeight DecodeOpenAiChatEvent(const SseEvent& event, std::vector<Delta>& out);
+void DecodeOpenAiChatBody(const Json& body, std::vector<Delta>& out);
+EventWeight DecodeAnthropicEvent(const SseEvent& event, DialectDecoder::State& state,
+                                 std::vector<Delta>& out);
+void DecodeAnthropicBody(const Json& body, std::vector<Delta>& out);
+EventWeight DecodeOpenAiResponsesEvent(const SseEvent& event, DialectDecoder::State& state,
+                                       std::vector<Delta>& out);
+void DecodeOpenAiResponsesBody(const Json& body, std::vector<Delta>& out);
+
+}  // namespace faultline::ref::internal

@@ -1,0 +1,362 @@
+#include "reference_impl/policy_json.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "fmt/format.h"
+#include "fmt/ranges.h"
+
+namespace faultline::ref {
+namespace {
+
+using Json = nlohmann::json;
+using std::chrono::milliseconds;
+
+constexpr std::array<std::string_view, 7> kTopKeys{
+    "max_attempts", "retryable_classes", "backoff", "retry_after",
+    "min_attempt_ms", "timeouts", "budget"};
+constexpr std::array<std::string_view, 5> kBackoffKeys{"strategy", "base_ms", "cap_ms",
+                                                        "multiplier", "jitter"};
+constexpr std::array<std::string_view, 4> kRetryAfterKeys{"honor", "cap_ms", "jitter", "over_cap"};
+constexpr std::array<std::string_view, 5> kTimeoutKeys{
+    "connect_ms", "response_headers_ms", "idle_ms", "heartbeats_reset_idle", "total_ms"};
+constexpr std::array<std::string_view, 3> kBudgetKeys{"capacity", "retry_cost", "success_refund"};
+
+std::size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diagonal = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// "; did you mean 'x'?" for the closest candidate within a few edits, else "".
+std::string Suggestion(std::string_view word, std::span<const std::string_view> candidates) {
+  std::string_view best;
+  std::size_t best_distance = std::numeric_limits<std::size_t>::max();
+  for (std::string_view candidate : candidates) {
+    const std::size_t distance = EditDistance(word, candidate);
+    if (distance < best_distance) best = candidate, best_distance = distance;
+  }
+  const std::size_t allowed = std::max<std::size_t>(2, word.size() / 3);
+  if (best.empty() || best_distance > allowed) return {};
+  return fmt::format("; did you mean '{}'?", best);
+}
+
+std::string Describe(const Json& value) {
+  const std::string text = value.dump();
+  const std::string shown = text.size() > 40 ? text.substr(0, 37) + "..." : text;
+  return fmt::format("{} {}", value.type_name(), shown);
+}
+
+std::string Join(std::string_view parent, std::string_view key) {
+  return parent.empty() ? std::string(key) : fmt::format("{}.{}", parent, key);
+}
+
+// Reads fields into a policy, keeping the first error (later reads become no-ops), like a
+// leveldb Status threaded through the steps.
+class Reader {
+ public:
+  bool ok() const { return !error_; }
+  std::optional<PolicyError> TakeError() { return std::move(error_); }
+
+  void Fail(std::string path, std::string message) {
+    if (!error_) error_ = PolicyError{std::move(path), std::move(message)};
+  }
+
+  // `json` must be an object whose keys are all in `known`.
+  bool Object(const Json& json, std::string_view path, std::span<const std::string_view> known) {
+    if (!ok()) return false;
+    if (!json.is_object()) {
+      Fail(std::string(path), fmt::format("expected an object, got {}", Describe(json)));
+      return false;
+    }
+    for (const auto& [key, value] : json.items()) {
+      if (std::ranges::find(known, key) == known.end()) {
+        Fail(Join(path, key), fmt::format("unknown key '{}'{}", key, Suggestion(key, known)));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void Integer(const Json& json, std::string_view path, std::int64_t& out) {
+    if (!ok()) return;
+    if (!json.is_number_integer()) {
+      Fail(std::string(path), fmt::format("expected an integer, got {}", Describe(json)));
+      return;
+    }
+    out = json.get<std::int64_t>();
+  }
+
+  void Ms(const Json& json, std::string_view path, milliseconds& out) {
+    std::int64_t value = out.count();
+    Integer(json, path, value);
+    out = milliseconds(value);
+  }
+
+  void OptionalMs(const Json& json, std::string_view path, std::optional<milliseconds>& out) {
+    if (json.is_null()) {
+      out.reset();
+      return;
+    }
+    milliseconds value = out.value_or(milliseconds(0));
+    Ms(json, path, value);
+    out = value;
+  }
+
+  void Number(const Json& json, std::string_view path, double& out) {
+    if (!ok()) return;
+    if (!json.is_number()) {
+      Fail(std::string(path), fmt::format("expected a number, got {}", Describe(json)));
+      return;
+    }
+    out = json.get<double>();
+  }
+
+  void Bool(const Json& json, std::string_view path, bool& out) {
+    if (!ok()) return;
+    if (!json.is_boolean()) {
+      Fail(std::string(path), fmt::format("expected true or false, got {}", Describe(json)));
+      return;
+    }
+    out = json.get<bool>();
+  }
+
+  // A string from a fixed vocabulary, parsed by `parse`.
+  template <typename T, typename Parse>
+  void Name(const Json& json, std::string_view path, std::span<const std::string_view> names,
+            Parse parse, T& out) {
+    if (!ok()) return;
+    if (!json.is_string()) {
+      Fail(std::string(path), fmt::format("expected one of {}, got {}", ListNames(names),
+                                          Describe(json)));
+      return;
+    }
+    const std::string& text = json.get_ref<const std::string&>();
+    if (auto value = parse(text)) {
+      out = *value;
+      return;
+    }
+    Fail(std::string(path), fmt::format("unknown value '{}'{} (expected one of {})", text,
+                                        Suggestion(text, names), ListNames(names)));
+  }
+
+ private:
+  static std::string ListNames(std::span<const std::string_view> names) {
+    return fmt::format("'{}'", fmt::join(names, "', '"));
+  }
+
+  std::optional<PolicyError> error_;
+};
+
+// Calls `read(value, path)` for `key` when `object` has it.
+template <typename Read>
+void Field(const Json& object, std::string_view parent, std::string_view key, Read read) {
+  const auto found = object.find(std::string(key));
+  if (found != object.end()) read(*found, Join(parent, key));
+}
+
+constexpr std::array<std::string_view, 4> kStrategyNames{"exponential", "full-jitter",
+                                                          "equal-jitter", "decorrelated-jitter"};
+constexpr std::array<std::string_view, 2> kOverCapNames{"give-up", "backoff"};
+// Every DESIGN §6 class name, from the taxonomy itself (kUnknown is the last enumerator).
+std::span<const std::string_view> ClassNames() {
+  static const std::vector<std::string_view> names = [] {
+    std::vector<std::string_view> all;
+    for (int i = 0; i <= static_cast<int>(FailureClass::kUnknown); ++i) {
+      all.push_back(ToString(static_cast<FailureClass>(i)));
+    }
+    return all;
+  }();
+  return names;
+}
+
+void ReadMaxAttempts(Reader& reader, const Json& json, std::string_view path,
+                     std::optional<int>& out) {
+  if (json.is_string() && json.get_ref<const std::string&>() == "unbounded") {
+    out.reset();
+    return;
+  }
+  if (!json.is_number_integer()) {
+    reader.Fail(std::string(path), fmt::format("expected an integer from 1 to {} or \"unbounded\", "
+                                               "got {}",
+                                               kMaxAttemptsLimit, Describe(json)));
+    return;
+  }
+  const std::int64_t value = json.get<std::int64_t>();
+  if (value < 1 || value > kMaxAttemptsLimit) {
+    reader.Fail(std::string(path),
+                fmt::format("must be from 1 to {}, got {}", kMaxAttemptsLimit, value));
+    return;
+  }
+  out = static_cast<int>(value);
+}
+
+void ReadClasses(Reader& reader, const Json& json, std::string_view path,
+                 std::vector<FailureClass>& out) {
+  if (!json.is_array()) {
+    reader.Fail(std::string(path), fmt::format("expected an array of class names, got {}",
+                                               Describe(json)));
+    return;
+  }
+  std::vector<FailureClass> classes;
+  for (std::size_t i = 0; i < json.size() && reader.ok(); ++i) {
+    FailureClass value = FailureClass::kUnknown;
+    reader.Name(json[i], fmt::format("{}[{}]", path, i), ClassNames(), ParseFailureClass, value);
+    classes.push_back(value);
+  }
+  out = std::move(classes);
+}
+
+void ReadBackoff(Reader& reader, const Json& json, std::string_view path, BackoffConfig& out) {
+  if (!reader.Object(json, path, kBackoffKeys)) return;
+  Field(json, path, "strategy", [&](const Json& v, const std::string& p) {
+    reader.Name(v, p, kStrategyNames, ParseBackoffStrategy, out.strategy);
+  });
+  Field(json, path, "base_ms", [&](const Json& v, const std::string& p) { reader.Ms(v, p, out.base); });
+  Field(json, path, "cap_ms", [&](const Json& v, const std::string& p) { reader.Ms(v, p, out.cap); });
+  Field(json, path, "multiplier",
+        [&](const Json& v, const std::string& p) { reader.Number(v, p, out.multiplier); });
+  Field(json, path, "jitter",
+        [&](const Json& v, const std::string& p) { reader.Number(v, p, out.jitter); });
+}
+
+void ReadRetryAfter(Reader& reader, const Json& json, std::string_view path,
+                    RetryAfterConfig& out) {
+  if (!reader.Object(json, path, kRetryAfterKeys)) return;
+  Field(json, path, "honor", [&](const Json& v, const std::string& p) { reader.Bool(v, p, out.honor); });
+  Field(json, path, "cap_ms", [&](const Json& v, const std::string& p) { reader.Ms(v, p, out.cap); });
+  Field(json, path, "jitter",
+        [&](const Json& v, const std::string& p) { reader.Number(v, p, out.jitter); });
+  Field(json, path, "over_cap", [&](const Json& v, const std::string& p) {
+    reader.Name(v, p, kOverCapNames, ParseOverCapMode, out.over_cap);
+  });
+}
+
+void ReadTimeouts(Reader& reader, const Json& json, std::string_view path, TimeoutConfig& out) {
+  if (!reader.Object(json, path, kTimeoutKeys)) return;
+  const auto optional_ms = [&](std::string_view key, std::optional<milliseconds>& field) {
+    Field(json, path, key,
+          [&](const Json& v, const std::string& p) { reader.OptionalMs(v, p, field); });
+  };
+  optional_ms("connect_ms", out.connect);
+  optional_ms("response_headers_ms", out.response_headers);
+  optional_ms("idle_ms", out.idle);
+  optional_ms("total_ms", out.total);
+  Field(json, path, "heartbeats_reset_idle", [&](const Json& v, const std::string& p) {
+    reader.Bool(v, p, out.heartbeats_reset_idle);
+  });
+}
+
+void ReadBudget(Reader& reader, const Json& json, std::string_view path,
+                std::optional<BudgetConfig>& out) {
+  if (json.is_null()) {
+    out.reset();
+    return;
+  }
+  if (!reader.Object(json, path, kBudgetKeys)) return;
+  BudgetConfig budget = out.value_or(BudgetConfig{});
+  for (auto [key, field] : {std::pair<std::string_view, double*>{"capacity", &budget.capacity},
+                            {"retry_cost", &budget.retry_cost},
+                            {"success_refund", &budget.success_refund}}) {
+    Field(json, path, key, [&](const Json& v, const std::string& p) { reader.Number(v, p, *field); });
+  }
+  out = budget;
+}
+
+void ReadPolicy(Reader& reader, const Json& json, RetryPolicy& policy) {
+  if (!reader.Object(json, "", kTopKeys)) return;
+  Field(json, "", "max_attempts", [&](const Json& v, const std::string& p) {
+    ReadMaxAttempts(reader, v, p, policy.max_attempts);
+  });
+  Field(json, "", "retryable_classes", [&](const Json& v, const std::string& p) {
+    ReadClasses(reader, v, p, policy.retryable_classes);
+  });
+  Field(json, "", "backoff",
+        [&](const Json& v, const std::string& p) { ReadBackoff(reader, v, p, policy.backoff); });
+  Field(json, "", "retry_after", [&](const Json& v, const std::string& p) {
+    ReadRetryAfter(reader, v, p, policy.retry_after);
+  });
+  Field(json, "", "min_attempt_ms",
+        [&](const Json& v, const std::string& p) { reader.Ms(v, p, policy.min_attempt_time); });
+  Field(json, "", "timeouts",
+        [&](const Json& v, const std::string& p) { ReadTimeouts(reader, v, p, policy.timeouts); });
+  Field(json, "", "budget",
+        [&](const Json& v, const std::string& p) { ReadBudget(reader, v, p, policy.budget); });
+}
+
+Json OptionalMsJson(const std::optional<milliseconds>& value) {
+  return value ? Json(value->count()) : Json(nullptr);
+}
+
+}  // namespace
+
+std::expected<RetryPolicy, PolicyError> PolicyFromJson(const Json& json) {
+  Reader reader;
+  RetryPolicy policy;
+  ReadPolicy(reader, json, policy);
+  if (auto error = reader.TakeError()) return std::unexpected(std::move(*error));
+  if (auto valid = Validate(policy); !valid) return std::unexpected(valid.error());
+  return policy;
+}
+
+std::expected<RetryPolicy, PolicyError> LoadPolicy(std::string_view json_text) {
+  Json json;
+  try {
+    json = Json::parse(json_text);
+  } catch (const Json::parse_error& error) {
+    return std::unexpected(PolicyError{"", fmt::format("not valid JSON: {}", error.what())});
+  }
+  return PolicyFromJson(json);
+}
+
+Json PolicyToJson(const RetryPolicy& policy) {
+  Json classes = Json::array();
+  for (FailureClass value : policy.retryable_classes) classes.push_back(ToString(value));
+  const BackoffConfig& backoff = policy.backoff;
+  const RetryAfterConfig& retry_after = policy.retry_after;
+  const TimeoutConfig& timeouts = policy.timeouts;
+  Json json;
+  json["max_attempts"] = policy.max_attempts ? Json(*policy.max_attempts) : Json("unbounded");
+  json["retryable_classes"] = std::move(classes);
+  json["backoff"] = {{"strategy", ToString(backoff.strategy)}, {"base_ms", backoff.base.count()},
+                     {"cap_ms", backoff.cap.count()},       {"multiplier", backoff.multiplier},
+                     {"jitter", backoff.jitter}};
+  json["retry_after"] = {{"honor", retry_after.honor},
+                         {"cap_ms", retry_after.cap.count()},
+                         {"jitter", retry_after.jitter},
+                         {"over_cap", ToString(retry_after.over_cap)}};
+  json["min_attempt_ms"] = policy.min_attempt_time.count();
+  json["timeouts"] = {{"connect_ms", OptionalMsJson(timeouts.connect)},
+                      {"response_headers_ms", OptionalMsJson(timeouts.response_headers)},
+                      {"idle_ms", OptionalMsJson(timeouts.idle)},
+                      {"heartbeats_reset_idle", timeouts.heartbeats_reset_idle},
+                      {"total_ms", OptionalMsJson(timeouts.total)}};
+  json["budget"] = policy.budget ? Json{{"capacity", policy.budget->capacity},
+                                        {"retry_cost", policy.budget->retry_cost},
+                                        {"success_refund", policy.budget->success_refund}}
+                                 : Json(nullptr);
+  return json;
+}
+
+Json PolicyToHelloJson(const RetryPolicy& policy) {
+  Json json = PolicyToJson(policy);
+  json["max_retries"] = policy.max_attempts ? Json(*policy.max_attempts - 1) : Json(nullptr);
+  return json;
+}
+
+}  // namespace faultline::ref

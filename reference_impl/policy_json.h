@@ -1,0 +1,45 @@
+// Retry policies as JSON: strict loading, and the `policy` object of `adapter/hello` (DESIGN §5).
+//
+// The format (every key optional; omitted keys keep the RetryPolicy defaults):
+//
+//   {
+//     "max_attempts": 3,                      // attempts in all, 1..1000, or "unbounded"
+//     "retryable_classes": ["rate-limit", "timeout", ...],      // DESIGN §6 class names
+//     "backoff": {"strategy": "full-jitter",  // exponential | full-jitter | equal-jitter |
+//                 "base_ms": 500,             //   decorrelated-jitter
+//                 "cap_ms": 8000, "multiplier": 2, "jitter": 0.25},
+//     "retry_after": {"honor": true, "cap_ms": 60000, "jitter": 0.1,
+//                     "over_cap": "give-up"}, // give-up | backoff
+//     "min_attempt_ms": 1000,
+//     "timeouts": {"connect_ms": 10000, "response_headers_ms": 60000, "idle_ms": 30000,
+//                  "heartbeats_reset_idle": false, "total_ms": 600000},  // null disables one
+//     "budget": {"capacity": 10, "retry_cost": 1, "success_refund": 0.1}  // or null: none
+//   }
+//
+// Loading is strict: an unknown key is an error that suggests the nearest known key, a wrong type
+// or an out-of-range value is an error, and every error names the JSON path of the offending value
+// ("backoff.cap_ms", "retryable_classes[2]"). Durations are integer milliseconds.
+//
+// Pure functions; thread-safe.
+#pragma once
+
+#include <expected>
+#include <string_view>
+
+#include "nlohmann/json.hpp"
+#include "reference_impl/policy.h"
+
+namespace faultline::ref {
+
+// Parses and validates a policy document.
+std::expected<RetryPolicy, PolicyError> LoadPolicy(std::string_view json_text);
+std::expected<RetryPolicy, PolicyError> PolicyFromJson(const nlohmann::json& json);
+
+// The full policy in the format above; LoadPolicy(PolicyToJson(p).dump()) == p.
+nlohmann::json PolicyToJson(const RetryPolicy& policy);
+
+// The `policy` object of `adapter/hello`: PolicyToJson plus "max_retries" (max_attempts - 1, or
+// null when unbounded), which is what the runner judges the attempt count against.
+nlohmann::json PolicyToHelloJson(const RetryPolicy& policy);
+
+}  // namespace faultline::ref

@@ -1,0 +1,311 @@
+#include "reference_impl/retry_after.h"
+
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+
+namespace faultline::ref {
+namespace {
+
+using std::chrono::milliseconds;
+using Json = nlohmann::json;
+
+constexpr std::array<std::pair<DelaySource, std::string_view>, 6> kSourceNames{{
+    {DelaySource::kRetryAfterMs, "retry-after-ms"},
+    {DelaySource::kRetryAfter, "retry-after"},
+    {DelaySource::kRetryAfterDate, "retry-after-date"},
+    {DelaySource::kBody, "body"},
+    {DelaySource::kRatelimitReset, "ratelimit-reset"},
+    {DelaySource::kBackoff, "backoff"},
+}};
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+std::string_view Trim(std::string_view text) {
+  constexpr std::string_view kSpace = " \t\r\n";
+  const std::size_t first = text.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
+}
+
+// Length of the unsigned decimal ("12", "1.5", ".5", "5.") at the start of `text`; 0 if none.
+std::size_t DecimalPrefixLength(std::string_view text) {
+  std::size_t i = 0;
+  std::size_t digits = 0;
+  while (i < text.size() && IsDigit(text[i])) ++i, ++digits;
+  if (i < text.size() && text[i] == '.') {
+    ++i;
+    while (i < text.size() && IsDigit(text[i])) ++i, ++digits;
+  }
+  return digits == 0 ? 0 : i;
+}
+
+std::optional<double> ToDouble(std::string_view decimal) {
+  // from_chars rejects a leading '.' and accepts a trailing one; normalise both ways.
+  std::string text(decimal);
+  if (text.front() == '.') text.insert(text.begin(), '0');
+  if (text.back() == '.') text.pop_back();
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  return value;
+}
+
+// A whole-string unsigned decimal; nullopt for anything else (signs, exponents, "nan", "inf").
+std::optional<double> ParseDecimal(std::string_view text) {
+  text = Trim(text);
+  if (text.empty() || DecimalPrefixLength(text) != text.size()) return std::nullopt;
+  return ToDouble(text);
+}
+
+// A delay in (possibly fractional) milliseconds as a hint: rounded up, dropped when out of range.
+std::optional<milliseconds> ToHint(double ms) {
+  if (!std::isfinite(ms) || ms < 0) return std::nullopt;
+  if (ms > static_cast<double>(kMaxRetryHint.count())) return std::nullopt;
+  return milliseconds(static_cast<milliseconds::rep>(std::ceil(ms)));
+}
+
+struct GoUnit {
+  std::string_view suffix;
+  double ms;
+};
+// Longer suffixes first so that "ms" is not read as "m" followed by garbage.
+constexpr std::array<GoUnit, 8> kGoUnits{{
+    {"ms", 1.0},
+    {"us", 1e-3},
+    {"\xC2\xB5s", 1e-3},  // U+00B5 MICRO SIGN
+    {"\xCE\xBCs", 1e-3},  // U+03BC GREEK SMALL LETTER MU
+    {"ns", 1e-6},
+    {"h", 3'600'000.0},
+    {"m", 60'000.0},
+    {"s", 1'000.0},
+}};
+
+// Reads "<decimal><unit>" repeatedly from the start of `text`; returns total ms and the length
+// consumed (0 when nothing matched).
+std::pair<double, std::size_t> GoDurationPrefix(std::string_view text) {
+  double total = 0;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t number = DecimalPrefixLength(text.substr(pos));
+    if (number == 0) break;
+    const GoUnit* matched = nullptr;
+    for (const GoUnit& unit : kGoUnits) {
+      if (text.substr(pos + number).starts_with(unit.suffix)) {
+        matched = &unit;
+        break;
+      }
+    }
+    if (matched == nullptr) break;
+    total += *ToDouble(text.substr(pos, number)) * matched->ms;
+    pos += number + matched->suffix.size();
+  }
+  return {total, pos};
+}
+
+std::string Lowercase(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  }
+  return out;
+}
+
+struct WordUnit {
+  std::string_view word;
+  double ms;
+};
+constexpr std::array<WordUnit, 6> kWordUnits{{
+    {"millisecond", 1.0},
+    {"hour", 3'600'000.0},
+    {"ms", 1.0},
+    {"second", 1'000.0},
+    {"sec", 1'000.0},
+    {"minute", 60'000.0},
+}};
+
+// "<number> <unit word>" or a Go duration at the start of `text` (already lowercase).
+std::optional<milliseconds> DurationPhrase(std::string_view text) {
+  const auto [go_ms, go_length] = GoDurationPrefix(text);
+  if (go_length > 0) return ToHint(go_ms);
+  const std::size_t number = DecimalPrefixLength(text);
+  if (number == 0) return std::nullopt;
+  std::string_view rest = text.substr(number);
+  while (rest.starts_with(' ')) rest.remove_prefix(1);
+  for (const WordUnit& unit : kWordUnits) {
+    if (rest.starts_with(unit.word)) return ToHint(*ToDouble(text.substr(0, number)) * unit.ms);
+  }
+  return std::nullopt;
+}
+
+// The first "try again in X" / "retry after X" phrase of a human-readable message.
+std::optional<milliseconds> HintInMessage(std::string_view message) {
+  const std::string lower = Lowercase(message);
+  for (std::string_view phrase : {"try again in ", "retry after ", "retry in "}) {
+    const std::size_t at = lower.find(phrase);
+    if (at == std::string::npos) continue;
+    if (auto hint = DurationPhrase(std::string_view(lower).substr(at + phrase.size()))) {
+      return hint;
+    }
+  }
+  return std::nullopt;
+}
+
+// Google's google.rpc.RetryInfo: {"error":{"details":[{"retryDelay":"30s"}]}}.
+std::optional<milliseconds> GoogleRetryDelay(const Json& error) {
+  const auto details = error.find("details");
+  if (details == error.end() || !details->is_array()) return std::nullopt;
+  for (const Json& detail : *details) {
+    if (!detail.is_object()) continue;
+    const auto delay = detail.find("retryDelay");
+    if (delay != detail.end() && delay->is_string()) {
+      if (auto parsed = ParseGoDuration(delay->get_ref<const std::string&>())) return parsed;
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<milliseconds> HintInJson(const Json& body) {
+  if (!body.is_object()) return std::nullopt;
+  const auto error = body.find("error");
+  if (error != body.end() && error->is_object()) {
+    if (auto delay = GoogleRetryDelay(*error)) return delay;
+    const auto message = error->find("message");
+    if (message != error->end() && message->is_string()) {
+      if (auto hint = HintInMessage(message->get_ref<const std::string&>())) return hint;
+    }
+  }
+  if (error != body.end() && error->is_string()) {
+    return HintInMessage(error->get_ref<const std::string&>());
+  }
+  const auto message = body.find("message");
+  if (message != body.end() && message->is_string()) {
+    return HintInMessage(message->get_ref<const std::string&>());
+  }
+  return std::nullopt;
+}
+
+// The longest valid delay over every instance of the field (duplicates: never retry early).
+template <typename Parser>
+std::optional<RetryHint> LongestHint(const HttpHeaders& headers, std::string_view name, Parser parse) {
+  std::optional<RetryHint> best;
+  for (std::string_view value : headers.FindAll(name)) {
+    std::optional<RetryHint> hint = parse(value);
+    if (hint && (!best || hint->delay > best->delay)) best = hint;
+  }
+  return best;
+}
+
+std::optional<milliseconds> DelayUntil(std::chrono::sys_seconds when,
+                                       std::chrono::system_clock::time_point reference) {
+  const auto delta = std::chrono::duration<double, std::milli>(when - reference).count();
+  return ToHint(std::max(0.0, delta));
+}
+
+// The instant a Retry-After date is measured from: the response's Date header, else `now`.
+std::chrono::system_clock::time_point DateReference(const RetryHintInput& input) {
+  for (std::string_view value : input.headers.FindAll("date")) {
+    if (auto date = ParseHttpDate(value, input.now)) return *date;
+  }
+  return input.now;
+}
+
+std::optional<RetryHint> RetryAfterHint(const RetryHintInput& input) {
+  const auto reference = DateReference(input);
+  return LongestHint(input.headers, "retry-after",
+                     [&](std::string_view value) -> std::optional<RetryHint> {
+                       if (auto seconds = ParseDelaySeconds(value)) {
+                         return RetryHint{*seconds, DelaySource::kRetryAfter};
+                       }
+                       auto date = ParseHttpDate(value, input.now);
+                       if (!date) return std::nullopt;
+                       auto delay = DelayUntil(*date, reference);
+                       if (!delay) return std::nullopt;
+                       return RetryHint{*delay, DelaySource::kRetryAfterDate};
+                     });
+}
+
+std::optional<RetryHint> RatelimitResetHint(const HttpHeaders& headers) {
+  std::optional<milliseconds> exhausted;
+  std::optional<milliseconds> latest;
+  for (std::string_view resource : {"requests", "tokens"}) {
+    const std::string suffix(resource);
+    auto reset = headers.Find("x-ratelimit-reset-" + suffix);
+    if (!reset) continue;
+    auto delay = ParseGoDuration(*reset);
+    if (!delay) continue;
+    if (!latest || *delay > *latest) latest = delay;
+    auto remaining = headers.Find("x-ratelimit-remaining-" + suffix);
+    if (remaining && Trim(*remaining) == "0" && (!exhausted || *delay > *exhausted)) exhausted = delay;
+  }
+  std::optional<milliseconds> chosen = exhausted ? exhausted : latest;
+  if (!chosen) return std::nullopt;
+  return RetryHint{*chosen, DelaySource::kRatelimitReset};
+}
+
+}  // namespace
+
+std::string_view ToString(DelaySource source) {
+  for (const auto& [value, name] : kSourceNames) {
+    if (value == source) return name;
+  }
+  return "backoff";
+}
+
+std::optional<DelaySource> ParseDelaySource(std::string_view text) {
+  for (const auto& [value, name] : kSourceNames) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+std::optional<milliseconds> ParseRetryAfterMs(std::string_view value) {
+  auto ms = ParseDecimal(value);
+  if (!ms) return std::nullopt;
+  return ToHint(*ms);
+}
+
+std::optional<milliseconds> ParseDelaySeconds(std::string_view value) {
+  auto seconds = ParseDecimal(value);
+  if (!seconds) return std::nullopt;
+  return ToHint(*seconds * 1000.0);
+}
+
+std::optional<milliseconds> ParseGoDuration(std::string_view value) {
+  value = Trim(value);
+  if (value.empty()) return std::nullopt;
+  if (value == "0") return milliseconds(0);  // Go's one unit-less duration
+  const auto [ms, length] = GoDurationPrefix(value);
+  if (length != value.size()) return std::nullopt;
+  return ToHint(ms);
+}
+
+std::optional<milliseconds> ParseBodyRetryHint(std::string_view body) {
+  if (Trim(body).empty()) return std::nullopt;
+  const Json parsed = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!parsed.is_discarded()) return HintInJson(parsed);
+  return HintInMessage(body);
+}
+
+std::optional<RetryHint> FindRetryHint(const RetryHintInput& input) {
+  auto from_ms = LongestHint(input.headers, "retry-after-ms",
+                             [](std::string_view value) -> std::optional<RetryHint> {
+                               auto ms = ParseRetryAfterMs(value);
+                               if (!ms) return std::nullopt;
+                               return RetryHint{*ms, DelaySource::kRetryAfterMs};
+                             });
+  if (from_ms) return from_ms;
+  if (auto from_header = RetryAfterHint(input)) return from_header;
+  if (auto from_body = ParseBodyRetryHint(input.body)) {
+    return RetryHint{*from_body, DelaySource::kBody};
+  }
+  if (input.status == 429) return RatelimitResetHint(input.headers);
+  return std::nullopt;
+}
+
+}  // namespace faultline::ref

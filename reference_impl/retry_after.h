@@ -1,0 +1,90 @@
+// The server's retry hint: how long it asked us to wait, and where that came from.
+//
+// Sources, strongest first (the first one present and valid wins):
+//   1. `retry-after-ms`: a decimal number of milliseconds, fractions allowed (OpenAI's and
+//      Anthropic's non-standard header). When it disagrees with `retry-after`, it wins, as in the
+//      OpenAI SDK: it is the more precise of the two.
+//   2. `retry-after` (RFC 9110 §10.2.3): delay-seconds, or an HTTP-date in any of the three forms
+//      of §5.6.7 (IMF-fixdate, obsolete RFC 850 with a two-digit year, asctime — read as UTC).
+//      Delay-seconds may carry a fraction ("1.5"): the grammar says 1*DIGIT, but the OpenAI SDK
+//      accepts parseFloat() and servers do send it, so we accept it too. A date is measured from
+//      the response's own `Date` header when that is present and valid, so a skewed server clock
+//      cancels out; otherwise from `now`. A date in the past means "now" (a zero delay).
+//   3. The JSON error body: OpenAI's "Please try again in 1.5s" / "6m0s" / "20ms", Azure's "retry
+//      after 20 seconds", Google's `error.details[].retryDelay` ("30s").
+//   4. `x-ratelimit-reset-requests` / `x-ratelimit-reset-tokens` (Go-style durations such as "1s",
+//      "6m0s", "59.6s", "1h2m3.5s", "250ms"): a weaker hint, used only on a 429 (on other
+//      statuses it describes a window we are not blocked by). When both are present, the one whose
+//      `x-ratelimit-remaining-*` is 0 is used; otherwise the later of the two.
+//
+// Invalid values are dropped as if absent: garbage, a sign, NaN, infinity, an unknown date form,
+// and anything above kMaxRetryHint (one day: no LLM API asks for more, and such a value is far
+// more likely a bug than a plan). Duplicated fields: every instance is parsed and the LONGEST
+// valid delay wins, so no retry ever comes before any of the hints the server (or a proxy) sent.
+// Delays are rounded UP to whole milliseconds for the same reason.
+//
+// Pure functions of their arguments (time is passed in); thread-safe.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string_view>
+
+#include "reference_impl/http_response.h"
+
+namespace faultline::ref {
+
+// Where a retry delay came from; `delay_source` of `response/interrupted` (DESIGN §5).
+enum class DelaySource {
+  kRetryAfterMs,    // "retry-after-ms"
+  kRetryAfter,      // "retry-after" (delay-seconds)
+  kRetryAfterDate,  // "retry-after-date" (HTTP-date)
+  kBody,            // "body"
+  kRatelimitReset,  // "ratelimit-reset"
+  kBackoff,         // "backoff" (the policy's own backoff; never produced by the parser)
+};
+std::string_view ToString(DelaySource source);
+std::optional<DelaySource> ParseDelaySource(std::string_view text);
+
+// Hints above this are dropped as invalid.
+inline constexpr std::chrono::milliseconds kMaxRetryHint = std::chrono::hours(24);
+
+struct RetryHint {
+  std::chrono::milliseconds delay{0};
+  DelaySource source = DelaySource::kRetryAfter;
+  friend bool operator==(const RetryHint&, const RetryHint&) = default;
+};
+
+struct RetryHintInput {
+  const HttpHeaders& headers;  // the response's header fields, duplicates kept
+  std::string_view body;  // the error body as received (may be empty or not JSON)
+  int status = 0;         // the HTTP status; the ratelimit-reset hint is read only on 429
+  std::chrono::system_clock::time_point now;  // the receiver's wall clock
+};
+
+// The strongest valid hint of the response, or nullopt when it gave none.
+std::optional<RetryHint> FindRetryHint(const RetryHintInput& input);
+
+// ---- The individual parsers (exposed for tests and for callers with only one source) ----
+
+// `retry-after-ms`: "1500", "1500.5" (rounded up), " 20 "; nullopt when invalid.
+std::optional<std::chrono::milliseconds> ParseRetryAfterMs(std::string_view value);
+
+// `retry-after` delay-seconds: "120", "1.5"; nullopt when invalid (including dates).
+std::optional<std::chrono::milliseconds> ParseDelaySeconds(std::string_view value);
+
+// An HTTP-date in any of the three forms. `now` resolves RFC 850's two-digit year: a year that
+// would be more than 50 years in the future is read as the most recent past year with the same
+// last two digits (RFC 9110 §5.6.7). IMF-fixdate and RFC 850 require "GMT" (we also accept
+// "UTC"); the weekday name must be well-formed but is not cross-checked against the date.
+std::optional<std::chrono::sys_seconds> ParseHttpDate(std::string_view value,
+                                                      std::chrono::system_clock::time_point now);
+
+// A Go time.Duration string: "1s", "6m0s", "59.6s", "1h2m3.5s", "250ms", "10us", "0".
+// Units h, m, s, ms, us (or µs), ns; no sign. Rounded up to milliseconds.
+std::optional<std::chrono::milliseconds> ParseGoDuration(std::string_view value);
+
+// The hint inside a JSON (or plain-text) error body, if any.
+std::optional<std::chrono::milliseconds> ParseBodyRetryHint(std::string_view body);
+
+}  // namespace faultline::ref

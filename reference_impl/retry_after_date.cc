@@ -1,0 +1,152 @@
+// ParseHttpDate (declared in retry_after.h): the three HTTP-date forms of RFC 9110 §5.6.7.
+//
+//   IMF-fixdate  Sun, 06 Nov 1994 08:49:37 GMT
+//   RFC 850      Sunday, 06-Nov-94 08:49:37 GMT
+//   asctime      Sun Nov  6 08:49:37 1994          (no zone: UTC)
+//
+// The value is split on runs of spaces (so asctime's padded day and doubled spaces both work),
+// then each form checks its own token shapes. Ranges are checked (hour 0-23, minute 0-59, second
+// 0-60 for a leap second, a real calendar day).
+#include <array>
+#include <string>
+#include <vector>
+
+#include "reference_impl/retry_after.h"
+
+namespace faultline::ref {
+namespace {
+
+using namespace std::chrono;
+
+constexpr std::array<std::string_view, 7> kShortDays{"Mon", "Tue", "Wed", "Thu",
+                                                     "Fri", "Sat", "Sun"};
+constexpr std::array<std::string_view, 7> kLongDays{"Monday", "Tuesday",  "Wednesday", "Thursday",
+                                                    "Friday", "Saturday", "Sunday"};
+constexpr std::array<std::string_view, 12> kMonths{"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                   "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+
+std::vector<std::string_view> SplitOnSpaces(std::string_view text) {
+  std::vector<std::string_view> tokens;
+  std::size_t pos = 0;
+  while (pos < text.size()) {
+    const std::size_t start = text.find_first_not_of(' ', pos);
+    if (start == std::string_view::npos) break;
+    const std::size_t end = std::min(text.find(' ', start), text.size());
+    tokens.push_back(text.substr(start, end - start));
+    pos = end;
+  }
+  return tokens;
+}
+
+bool IsWeekday(std::string_view token) {
+  for (std::size_t i = 0; i < kShortDays.size(); ++i) {
+    if (token == kShortDays[i] || token == kLongDays[i]) return true;
+  }
+  return false;
+}
+
+// `token` as an unsigned number of `min_digits` to `max_digits` digits.
+std::optional<int> Number(std::string_view token, std::size_t min_digits, std::size_t max_digits) {
+  if (token.size() < min_digits || token.size() > max_digits) return std::nullopt;
+  int value = 0;
+  for (char c : token) {
+    if (c < '0' || c > '9') return std::nullopt;
+    value = value * 10 + (c - '0');
+  }
+  return value;
+}
+
+std::optional<unsigned> Month(std::string_view token) {
+  for (std::size_t i = 0; i < kMonths.size(); ++i) {
+    if (token == kMonths[i]) return static_cast<unsigned>(i + 1);
+  }
+  return std::nullopt;
+}
+
+// "HH:MM:SS" as seconds since midnight.
+std::optional<seconds> TimeOfDay(std::string_view token) {
+  if (token.size() != 8 || token[2] != ':' || token[5] != ':') return std::nullopt;
+  auto hour = Number(token.substr(0, 2), 2, 2);
+  auto minute = Number(token.substr(3, 2), 2, 2);
+  auto second = Number(token.substr(6, 2), 2, 2);
+  if (!hour || !minute || !second || *hour > 23 || *minute > 59 || *second > 60) {
+    return std::nullopt;
+  }
+  return hours(*hour) + minutes(*minute) + seconds(*second);
+}
+
+struct DateParts {
+  std::string_view day;
+  std::string_view month;
+  int year = 0;
+  std::string_view time;
+};
+
+std::optional<sys_seconds> Assemble(const DateParts& parts) {
+  auto day = Number(parts.day, 1, 2);
+  auto month = Month(parts.month);
+  auto time = TimeOfDay(parts.time);
+  if (!day || !month || !time) return std::nullopt;
+  const year_month_day date{year(parts.year), std::chrono::month(*month),
+                            std::chrono::day(static_cast<unsigned>(*day))};
+  if (!date.ok()) return std::nullopt;
+  return sys_days(date) + *time;
+}
+
+bool IsGmt(std::string_view zone) { return zone == "GMT" || zone == "UTC"; }
+
+// Two-digit year -> the year within (now - 50, now + 50] with those last two digits.
+int ResolveTwoDigitYear(int two_digits, system_clock::time_point now) {
+  const int current = static_cast<int>(year_month_day(floor<days>(now)).year());
+  int candidate = current - current % 100 + two_digits;
+  if (candidate > current + 50) candidate -= 100;
+  if (candidate <= current - 50) candidate += 100;
+  return candidate;
+}
+
+// Sun, 06 Nov 1994 08:49:37 GMT
+std::optional<sys_seconds> ImfFixdate(const std::vector<std::string_view>& t) {
+  if (t.size() != 6 || !t[0].ends_with(',') || !IsWeekday(t[0].substr(0, t[0].size() - 1)) ||
+      !IsGmt(t[5])) {
+    return std::nullopt;
+  }
+  auto year = Number(t[3], 4, 4);
+  if (!year) return std::nullopt;
+  return Assemble({t[1], t[2], *year, t[4]});
+}
+
+// Sunday, 06-Nov-94 08:49:37 GMT
+std::optional<sys_seconds> Rfc850(const std::vector<std::string_view>& t,
+                                  system_clock::time_point now) {
+  if (t.size() != 4 || !t[0].ends_with(',') || !IsWeekday(t[0].substr(0, t[0].size() - 1)) ||
+      !IsGmt(t[3]) || t[1].size() != 9 || t[1][2] != '-' || t[1][6] != '-') {
+    return std::nullopt;
+  }
+  auto year = Number(t[1].substr(7, 2), 2, 2);
+  if (!year) return std::nullopt;
+  return Assemble({t[1].substr(0, 2), t[1].substr(3, 3), ResolveTwoDigitYear(*year, now), t[2]});
+}
+
+// Sun Nov  6 08:49:37 1994
+std::optional<sys_seconds> Asctime(const std::vector<std::string_view>& t) {
+  if (t.size() != 5 || !IsWeekday(t[0])) return std::nullopt;
+  auto year = Number(t[4], 4, 4);
+  if (!year) return std::nullopt;
+  return Assemble({t[2], t[1], *year, t[3]});
+}
+
+}  // namespace
+
+std::optional<sys_seconds> ParseHttpDate(std::string_view value, system_clock::time_point now) {
+  std::string text(value);
+  for (char& c : text) {
+    if (c == '\t') c = ' ';
+  }
+  const std::vector<std::string_view> tokens = SplitOnSpaces(text);
+  if (tokens.empty()) return std::nullopt;
+  if (auto date = ImfFixdate(tokens)) return date;
+  if (auto date = Rfc850(tokens, now)) return date;
+  return Asctime(tokens);
+}
+
+}  // namespace faultline::ref

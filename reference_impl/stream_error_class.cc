@@ -1,0 +1,88 @@
+#include "reference_impl/stream_error_class.h"
+
+#include <array>
+#include <utility>
+
+namespace faultline::ref {
+namespace {
+
+constexpr ProviderErrorClass kRateLimit{FailureCode::kRateLimit, FailureClass::kRateLimit, true};
+constexpr ProviderErrorClass kQuota{FailureCode::kQuota, FailureClass::kQuota, false};
+constexpr ProviderErrorClass kServer{FailureCode::kServer, FailureClass::kProviderUnavailable,
+                                     true};
+constexpr ProviderErrorClass kOverloaded{FailureCode::kOverloaded,
+                                         FailureClass::kProviderOverloaded, true};
+constexpr ProviderErrorClass kUnavailable{FailureCode::kUnavailable,
+                                          FailureClass::kProviderUnavailable, true};
+constexpr ProviderErrorClass kTimeout{FailureCode::kTimeout, FailureClass::kTimeout, true};
+constexpr ProviderErrorClass kInvalid{FailureCode::kInvalidRequest, FailureClass::kInvalidRequest,
+                                      false};
+constexpr ProviderErrorClass kContext{FailureCode::kContextWindowExceeded,
+                                      FailureClass::kContextOverflow, false};
+constexpr ProviderErrorClass kAuth{FailureCode::kAuth, FailureClass::kAuth, false};
+constexpr ProviderErrorClass kSafety{FailureCode::kContentFilter, FailureClass::kSafety, false};
+
+// The strings do not collide between providers, so one table serves every dialect: an
+// OpenAI-compatible gateway in front of Claude may well send "overloaded_error" in an OpenAI
+// envelope, and it still means 529.
+constexpr std::array<std::pair<std::string_view, ProviderErrorClass>, 36> kTable{{
+    // Anthropic error.type (https://docs.anthropic.com/en/api/errors).
+    {"invalid_request_error", kInvalid},
+    {"authentication_error", kAuth},
+    {"permission_error", kAuth},
+    {"billing_error", kQuota},
+    {"not_found_error", kInvalid},
+    {"request_too_large", kInvalid},
+    {"rate_limit_error", kRateLimit},
+    {"api_error", kServer},
+    {"timeout_error", kTimeout},
+    {"overloaded_error", kOverloaded},
+    // OpenAI error.type / error.code.
+    {"server_error", kServer},
+    {"internal_error", kServer},
+    {"rate_limit_exceeded", kRateLimit},
+    {"requests", kRateLimit},
+    {"tokens", kRateLimit},
+    {"insufficient_quota", kQuota},
+    {"billing_hard_limit_reached", kQuota},
+    {"enforced_spend_limit_reached", kQuota},  // Anthropic error.details.error_code
+    {"context_length_exceeded", kContext},
+    {"string_above_max_length", kInvalid},
+    {"invalid_api_key", kAuth},
+    {"invalid_authentication", kAuth},
+    {"permission_denied", kAuth},
+    {"model_not_found", kInvalid},
+    {"not_found", kInvalid},
+    {"invalid_prompt", kInvalid},
+    {"unsupported_parameter", kInvalid},
+    {"invalid_value", kInvalid},
+    {"engine_overloaded", kOverloaded},
+    {"overloaded", kOverloaded},
+    {"service_unavailable", kUnavailable},
+    {"unavailable", kUnavailable},
+    {"timeout", kTimeout},
+    {"vector_store_timeout", kTimeout},
+    {"content_filter", kSafety},
+    {"content_policy_violation", kSafety},
+}};
+
+}  // namespace
+
+std::optional<ProviderErrorClass> ClassifyProviderErrorString(Dialect /*dialect*/,
+                                                              std::string_view text) {
+  for (const auto& [name, result] : kTable) {
+    if (name == text) return result;
+  }
+  return std::nullopt;
+}
+
+std::optional<ProviderErrorClass> ClassifyProviderError(Dialect dialect, std::string_view type,
+                                                        std::string_view code) {
+  if (!code.empty()) {
+    if (auto by_code = ClassifyProviderErrorString(dialect, code)) return by_code;
+  }
+  if (!type.empty()) return ClassifyProviderErrorString(dialect, type);
+  return std::nullopt;
+}
+
+}  // namespace faultline::ref

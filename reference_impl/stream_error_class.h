@@ -1,0 +1,40 @@
+// Maps a provider's error `type` / `code` string to the failure taxonomy (DESIGN §6).
+//
+// The same strings appear in HTTP error bodies and in errors sent inside a 200 stream (an OpenAI
+// `{"error":{...}}` envelope, Anthropic `event: error`, Responses `response.failed` / `error`). A
+// mid-stream error must be classified exactly like its HTTP twin, so both the stream assembler and
+// the HTTP classifier use this one table: in-stream `overloaded_error` is OVERLOADED, like 529.
+//
+// Pure functions over constant tables; safe from any thread.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "reference_impl/dialect.h"
+#include "reference_impl/failure.h"
+
+namespace faultline::ref {
+
+struct ProviderErrorClass {
+  FailureCode code = FailureCode::kUnknown;
+  FailureClass failure_class = FailureClass::kUnknown;
+  bool retryable = false;
+  friend bool operator==(const ProviderErrorClass&, const ProviderErrorClass&) = default;
+};
+
+// Classifies one error string: an Anthropic `error.type` ("overloaded_error", "rate_limit_error",
+// "api_error", ...), an OpenAI `error.type` or `error.code` ("server_error",
+// "rate_limit_exceeded", "insufficient_quota", "context_length_exceeded", ...) or a Responses
+// `error.code`. Returns nullopt for strings it does not know (the caller then falls back to the
+// HTTP status, or to UNKNOWN for an in-stream error).
+std::optional<ProviderErrorClass> ClassifyProviderErrorString(Dialect dialect,
+                                                              std::string_view text);
+
+// Classifies an error object that carries both a `type` and a `code` (either may be empty): the
+// code is more specific and wins when known (OpenAI sends {"type":"invalid_request_error",
+// "code":"context_length_exceeded"} and {"type":"requests","code":"rate_limit_exceeded"}).
+std::optional<ProviderErrorClass> ClassifyProviderError(Dialect dialect, std::string_view type,
+                                                        std::string_view code);
+
+}  // namespace faultline::ref
