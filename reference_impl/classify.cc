@@ -6,6 +6,7 @@
 
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
+#include "reference_impl/stream_error_class.h"
 
 namespace faultline::ref {
 namespace {
@@ -52,8 +53,22 @@ bool Contains(std::string_view haystack, std::string_view needle) {
   return haystack.find(needle) != std::string_view::npos;
 }
 
-bool IsContextWindow(const BodyError& error) {
-  if (error.code == "context_length_exceeded") return true;
+std::string_view Trim(std::string_view text) {
+  constexpr std::string_view kSpace = " \t\r\n";
+  const std::size_t first = text.find_first_not_of(kSpace);
+  if (first == std::string_view::npos) return {};
+  return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
+}
+
+// What the shared provider-error table says about the body's type/code, if it knows them.
+std::optional<FailureCode> TableCode(Dialect dialect, const BodyError& error) {
+  auto known = ClassifyProviderError(dialect, error.type, error.code);
+  if (!known) return std::nullopt;
+  return known->code;
+}
+
+bool IsContextWindow(const BodyError& error, std::optional<FailureCode> table_code) {
+  if (table_code == FailureCode::kContextWindowExceeded) return true;
   const std::string text = Lowercase(error.message);
   return (Contains(text, "maximum context length is") && Contains(text, "tokens")) ||
          (Contains(text, "prompt is too long") && Contains(text, "tokens")) ||
@@ -61,10 +76,8 @@ bool IsContextWindow(const BodyError& error) {
          Contains(text, "context_length_exceeded");
 }
 
-bool IsQuota(const BodyError& error) {
-  for (std::string_view id : {"insufficient_quota", "billing_hard_limit_reached", "billing_error"}) {
-    if (error.code == id || error.type == id) return true;
-  }
+bool IsQuota(const BodyError& error, std::optional<FailureCode> table_code) {
+  if (table_code == FailureCode::kQuota) return true;
   const std::string text = Lowercase(error.message);
   return Contains(text, "exceeded your current quota") ||
          Contains(text, "credit balance is too low") || Contains(text, "insufficient balance") ||
@@ -111,33 +124,34 @@ StatusRow RowFor(int status) {
 
 // The body refines the status: overloaded_error anywhere, context windows and quotas on the
 // statuses that carry them.
-StatusRow Refine(StatusRow row, const BodyError& error) {
-  if (error.type == "overloaded_error") {
+StatusRow Refine(StatusRow row, const BodyError& error, Dialect dialect) {
+  const std::optional<FailureCode> table_code = TableCode(dialect, error);
+  if (table_code == FailureCode::kOverloaded) {
     return {row.status, FailureCode::kOverloaded, FailureClass::kProviderOverloaded, true};
   }
   const int status = row.status;
-  if ((status == 400 || status == 413 || status == 422) && IsContextWindow(error)) {
+  if ((status == 400 || status == 413 || status == 422) && IsContextWindow(error, table_code)) {
     return {status, FailureCode::kContextWindowExceeded, FailureClass::kContextOverflow, false};
   }
-  if ((status == 400 || status == 429) && IsQuota(error)) {
+  if ((status == 400 || status == 429) && IsQuota(error, table_code)) {
     return {status, FailureCode::kQuota, FailureClass::kQuota, false};
   }
   return row;
 }
 
-std::optional<bool> ShouldRetryHeader(HeaderFields headers) {
-  auto value = header_fields::First(headers, "x-should-retry");
+std::optional<bool> ShouldRetryHeader(const HttpHeaders& headers) {
+  auto value = headers.Find("x-should-retry");
   if (!value) return std::nullopt;
-  const std::string lower = Lowercase(*value);
+  const std::string lower = Lowercase(Trim(*value));
   if (lower == "true") return true;
   if (lower == "false") return false;
   return std::nullopt;  // anything else carries no instruction
 }
 
-std::optional<std::string> RequestId(HeaderFields headers) {
+std::optional<std::string> RequestId(const HttpHeaders& headers) {
   for (std::string_view name : {"x-request-id", "request-id"}) {
-    auto value = header_fields::First(headers, name);
-    if (value && !value->empty()) return std::string(*value);
+    auto value = headers.Find(name);
+    if (value && !Trim(*value).empty()) return std::string(Trim(*value));
   }
   return std::nullopt;
 }
@@ -174,7 +188,7 @@ std::string_view TransportText(TransportKind kind) {
 ClassifiedResponse ClassifyHttpError(const HttpErrorResponse& response,
                                      std::chrono::system_clock::time_point now) {
   const BodyError error = ReadBodyError(response.body);
-  const StatusRow row = Refine(RowFor(response.status), error);
+  const StatusRow row = Refine(RowFor(response.status), error, response.dialect);
   ClassifiedResponse result;
   Failure& failure = result.failure;
   failure.code = row.code;

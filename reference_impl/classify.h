@@ -41,8 +41,10 @@
 // The request id comes from `x-request-id` (OpenAI) or `request-id` (Anthropic). The server's
 // retry hint (retry_after.h) is parsed into Failure::retry_after.
 //
-// The (dialect, error type/code) -> class mapping here is keyed on the HTTP status first; for
-// in-stream errors, which have no status, see stream_error_class.h.
+// The body's error `type`/`code` is looked up in the table shared with in-stream errors
+// (stream_error_class.h), so that an HTTP error and its mid-stream twin agree; the status still
+// decides, and the table only refines it (overloaded anywhere; context window on 400/413/422;
+// quota on 400/429).
 //
 // Pure functions (time is passed in); thread-safe.
 #pragma once
@@ -52,17 +54,18 @@
 #include <string>
 #include <string_view>
 
+#include "reference_impl/dialect.h"
 #include "reference_impl/failure.h"
-#include "reference_impl/header_fields.h"
+#include "reference_impl/http_response.h"
 #include "reference_impl/retry_after.h"
 
 namespace faultline::ref {
 
 struct HttpErrorResponse {
   int status = 0;
-  HeaderFields headers;
+  const HttpHeaders& headers;
   std::string_view body;  // the response body as received (JSON or not)
-  std::string_view dialect;  // "openai-chat" | "anthropic-messages" | "openai-responses"
+  Dialect dialect = Dialect::kOpenAiChat;
 };
 
 // The failure and the retry hint that set its retry_after (with the hint's source, which

@@ -57,8 +57,8 @@ void AppendBlockStart(const Json& data, DialectDecoder::State& state, std::vecto
   const int index = static_cast<int>(RequireInt(data, "index"));
   const Json& block = RequireObject(data, "content_block");
   const std::string_view type = RequireString(block, "type");
-  state.open_blocks.push_back(index);
-  if (type == "tool_use" || type == "server_tool_use") {
+  state.blocks.push_back({index, type == "tool_use"});
+  if (type == "tool_use") {
     out.push_back(ToolCallDelta{index, std::string(RequireString(block, "id")),
                                 std::string(RequireString(block, "name")), ArgumentsOf(block)});
   } else if (type == "text") {
@@ -73,14 +73,15 @@ void AppendBlockStart(const Json& data, DialectDecoder::State& state, std::vecto
 void AppendBlockDelta(const Json& data, const DialectDecoder::State& state,
                       std::vector<Delta>& out) {
   const int index = static_cast<int>(RequireInt(data, "index"));
-  if (std::ranges::find(state.open_blocks, index) == state.open_blocks.end()) {
+  auto block = std::ranges::find(state.blocks, index, &DialectDecoder::State::Block::index);
+  if (block == state.blocks.end()) {
     throw ShapeError{fmt::format("delta for content block {} that was never started", index)};
   }
   const Json& delta = RequireObject(data, "delta");
   const std::string_view type = RequireString(delta, "type");
   if (type == "text_delta") {
     out.push_back(TextDelta{std::string(RequireString(delta, "text"))});
-  } else if (type == "input_json_delta") {
+  } else if (type == "input_json_delta" && block->tool_use) {  // not a server tool's input
     out.push_back(ToolCallDelta{index, {}, {}, std::string(RequireString(delta, "partial_json"))});
   } else if (type == "thinking_delta") {
     out.push_back(ReasoningDelta{std::string(RequireString(delta, "thinking"))});
@@ -133,12 +134,16 @@ void DecodeAnthropicBody(const Json& body, std::vector<Delta>& out) {
     if (!block.is_object()) throw ShapeError{"every content block must be an object"};
     const std::string_view type = RequireString(block, "type");
     if (type == "text") {
-      out.push_back(TextDelta{std::string(RequireString(block, "text"))});
-    } else if (type == "tool_use" || type == "server_tool_use") {
+      if (auto text = RequireString(block, "text"); !text.empty()) {
+        out.push_back(TextDelta{std::string(text)});
+      }
+    } else if (type == "tool_use") {
       out.push_back(ToolCallDelta{index, std::string(RequireString(block, "id")),
                                   std::string(RequireString(block, "name")), ArgumentsOf(block)});
     } else if (type == "thinking") {
-      out.push_back(ReasoningDelta{std::string(OptString(block, "thinking"))});
+      if (auto text = OptString(block, "thinking"); !text.empty()) {
+        out.push_back(ReasoningDelta{std::string(text)});
+      }
     }
     ++index;
   }

@@ -128,7 +128,11 @@ class DialectDecoder {
   // Per-attempt protocol state, exposed for the per-dialect decoders.
   struct State {
     std::optional<std::int64_t> last_sequence_number;  // openai-responses
-    std::vector<int> open_blocks;                      // anthropic: started content blocks
+    struct Block {
+      int index = 0;
+      bool tool_use = false;  // a client tool call (not text, thinking or a server tool)
+    };
+    std::vector<Block> blocks;  // anthropic: the content blocks started so far
   };
 
  private:

@@ -121,15 +121,15 @@ enum class GiveUpReason {
 std::string_view ToString(GiveUpReason reason);  // "cancelled", "retry-after-over-cap", ...
 
 struct DecisionInput {
-  Failure failure;
+  Failure failure{};
   // The server's hint with its source. When absent but failure.retry_after is set, that value
   // is used with source "retry-after".
-  std::optional<RetryHint> hint;
+  std::optional<RetryHint> hint{};
   int attempt = 1;  // 1-based number of the attempt that just failed
-  PolicyClock::time_point now;
-  std::optional<PolicyClock::time_point> deadline;  // end-to-end; nullopt: none
+  PolicyClock::time_point now{};
+  std::optional<PolicyClock::time_point> deadline{};  // end-to-end; nullopt: none
   // The delay slept before the failed attempt (decorrelated jitter); nullopt for attempt 1.
-  std::optional<std::chrono::milliseconds> previous_delay;
+  std::optional<std::chrono::milliseconds> previous_delay{};
 };
 
 struct Decision {

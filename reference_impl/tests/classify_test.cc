@@ -12,6 +12,12 @@ namespace {
 using std::chrono::milliseconds;
 using Headers = std::vector<std::pair<std::string, std::string>>;
 
+HttpHeaders MakeHeaders(const Headers& fields) {
+  HttpHeaders headers;
+  for (const auto& [name, value] : fields) headers.Append(name, value);
+  return headers;
+}
+
 const std::chrono::system_clock::time_point kNow =
     std::chrono::sys_days(std::chrono::year(2024) / 11 / 29) + std::chrono::hours(12);
 
@@ -29,7 +35,7 @@ std::string AnthropicBody(std::string_view type, std::string_view message) {
 struct Row {
   std::string name;
   int status;
-  std::string dialect;
+  Dialect dialect;
   std::string body;
   FailureCode code;
   FailureClass failure_class;
@@ -37,9 +43,9 @@ struct Row {
 };
 
 std::vector<Row> Rows() {
-  const std::string chat = "openai-chat";
-  const std::string anthropic = "anthropic-messages";
-  const std::string responses = "openai-responses";
+  const Dialect chat = Dialect::kOpenAiChat;
+  const Dialect anthropic = Dialect::kAnthropicMessages;
+  const Dialect responses = Dialect::kOpenAiResponses;
   const std::string kOpenAiContext =
       "This model's maximum context length is 128000 tokens. However, your messages resulted in "
       "131245 tokens. Please reduce the length of the messages.";
@@ -142,8 +148,9 @@ class ClassifyRowTest : public testing::TestWithParam<Row> {};
 
 TEST_P(ClassifyRowTest, MatchesTheTable) {
   const Row& row = GetParam();
+  const HttpHeaders no_headers;
   const ClassifiedResponse result =
-      ClassifyHttpError({row.status, {}, row.body, row.dialect}, kNow);
+      ClassifyHttpError({row.status, no_headers, row.body, row.dialect}, kNow);
   const Failure& failure = result.failure;
   EXPECT_EQ(failure.code, row.code) << ToString(failure.code);
   EXPECT_EQ(failure.failure_class, row.failure_class) << ToString(failure.failure_class);
@@ -158,8 +165,9 @@ TEST_P(ClassifyRowTest, MatchesTheTable) {
 INSTANTIATE_TEST_SUITE_P(AllStatuses, ClassifyRowTest, testing::ValuesIn(Rows()),
                          [](const testing::TestParamInfo<Row>& info) { return info.param.name; });
 
-ClassifiedResponse Classify(int status, const Headers& headers, std::string_view body = "") {
-  return ClassifyHttpError({status, headers, body, "openai-chat"}, kNow);
+ClassifiedResponse Classify(int status, const Headers& fields, std::string_view body = "") {
+  const HttpHeaders headers = MakeHeaders(fields);
+  return ClassifyHttpError({status, headers, body, Dialect::kOpenAiChat}, kNow);
 }
 
 TEST(ClassifyTest, ShouldRetryHeaderOverridesRetryability) {

@@ -143,3 +143,33 @@ test('the Responses API stream is parsed whole', async () => {
   assert.equal(text, 'Hello from responses');
   assert.ok(completed);
 });
+
+test('invalid JSON in a data line is raised by the SDK', async () => {
+  const stream = await client('sdk/invalid-json').chat.completions.create({ ...chat, stream: true });
+  await assert.rejects(collect(stream), SyntaxError);
+});
+
+test('a body without its final chunk is an error, not a clean end', async () => {
+  const stream = await client('sdk/no-final-chunk').chat.completions.create({ ...chat, stream: true });
+  await assert.rejects(collect(stream));
+  const [entry] = await journal('sdk/no-final-chunk');
+  assert.equal(entry.end, 'closed_by_server');
+});
+
+test('connection refused for a window: the SDK retries on its own until the port is back', async () => {
+  // Created now, so that the outage window starts now.
+  const { readFile } = await import('node:fs/promises');
+  const created = await fetch(`${root}/_faultline/sessions`, {
+    method: 'POST',
+    body: JSON.stringify({ scenario_text: await readFile(path.join(here, 'live', 'refused.yaml'), 'utf8') }),
+  });
+  assert.equal(created.status, 201);
+  const { base_url: base } = await created.json();
+  assert.notEqual(new URL(base).port, new URL(root).port, 'a dedicated port');
+  const refused = new OpenAI({ apiKey: 'test', baseURL: `${base}/v1`, maxRetries: 6 });
+  const started = Date.now();
+  const text = await collect(await refused.chat.completions.create({ ...chat, stream: true }));
+  assert.equal(text, 'finally');
+  assert.ok(Date.now() - started >= 1400, 'the SDK got through only after the window');
+  assert.equal((await journal('sdk/refused')).length, 1, 'refused attempts never reach the server');
+});

@@ -1,0 +1,65 @@
+#include "reference_impl/body_decoder.h"
+
+#include <fmt/format.h>
+
+namespace faultline::ref {
+namespace {
+
+constexpr std::size_t kMaxJsonBody = 64 * 1024 * 1024;
+
+}  // namespace
+
+BodyDecoder::BodyDecoder(Dialect dialect, bool stream)
+    : stream_(stream), dialect_(dialect), assembler_(dialect) {}
+
+BodyDecoder::Progress BodyDecoder::Feed(std::string_view body) {
+  deltas_.clear();
+  Progress progress;
+  assembler_.CountBytes(body.size());
+  if (assembler_.outcome()) return progress;
+  if (!stream_) {
+    if (body_.size() + body.size() > kMaxJsonBody) {
+      assembler_.FailProtocol(fmt::format("response body larger than {} bytes", kMaxJsonBody));
+    } else {
+      body_.append(body);
+    }
+    return progress;
+  }
+  auto fed = sse_.Feed(body);
+  if (!fed) {
+    assembler_.FailProtocol(fed.error().message);
+    return progress;
+  }
+  progress.heartbeats += fed->comments;
+  DecodeEvents(fed->events, progress);
+  progress.deltas = deltas_;
+  return progress;
+}
+
+void BodyDecoder::DecodeEvents(std::span<const SseEvent> events, Progress& progress) {
+  for (const SseEvent& event : events) {
+    const std::size_t first = deltas_.size();
+    auto weight = dialect_.DecodeEvent(event, deltas_);
+    if (!weight) {
+      assembler_.FailProtocol(weight.error().message);
+      return;
+    }
+    ++(*weight == EventWeight::kHeartbeat ? progress.heartbeats : progress.meaningful_events);
+    if (assembler_.Add(std::span<const Delta>(deltas_).subspan(first))) return;
+  }
+}
+
+const AttemptOutcome& BodyDecoder::End() {
+  if (assembler_.outcome()) return *assembler_.outcome();
+  if (stream_) {
+    sse_.Finish();
+    return assembler_.EndOfBody();
+  }
+  deltas_.clear();
+  auto decoded = dialect_.DecodeBody(body_, deltas_);
+  if (!decoded) return assembler_.FailProtocol(decoded.error().message);
+  if (const auto& outcome = assembler_.Add(deltas_)) return *outcome;
+  return assembler_.EndOfBody();
+}
+
+}  // namespace faultline::ref

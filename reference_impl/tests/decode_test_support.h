@@ -1,0 +1,83 @@
+// Shared by the decoder and assembler tests: gtest printers for deltas and outcomes, and a helper
+// that runs SSE text through the SSE and dialect decoders.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <optional>
+#include <ostream>
+#include <string_view>
+#include <vector>
+
+#include "reference_impl/assembler.h"
+#include "reference_impl/dialect_decoder.h"
+#include "reference_impl/sse_decoder.h"
+
+namespace faultline::ref {
+
+inline void PrintTo(const Delta& delta, std::ostream* os) {
+  struct Printer {
+    std::ostream& os;
+    void operator()(const TextDelta& d) { os << "Text{" << d.text << "}"; }
+    void operator()(const ReasoningDelta& d) { os << "Reasoning{" << d.text << "}"; }
+    void operator()(const RefusalDelta& d) { os << "Refusal{" << d.text << "}"; }
+    void operator()(const ToolCallDelta& d) {
+      os << "ToolCall{" << d.index << ", " << d.id << ", " << d.name << ", " << d.arguments << "}";
+    }
+    void operator()(const FinishDelta& d) { os << "Finish{" << d.reason << "}"; }
+    void operator()(const UsageDelta& d) {
+      os << "Usage{" << (d.input_tokens ? std::to_string(*d.input_tokens) : "-") << ", "
+         << (d.output_tokens ? std::to_string(*d.output_tokens) : "-") << "}";
+    }
+    void operator()(const TerminalDelta& d) { os << "Terminal{" << ToString(d.marker) << "}"; }
+    void operator()(const ProviderErrorDelta& d) {
+      os << "ProviderError{" << d.type << ", " << d.code << ", " << d.message << "}";
+    }
+  };
+  std::visit(Printer{*os}, delta);
+}
+
+inline void PrintTo(const Failure& failure, std::ostream* os) {
+  *os << "Failure{" << ToString(failure.code) << ", " << ToString(failure.failure_class) << ", "
+      << ToString(failure.phase) << ", retryable=" << failure.retryable << ", "
+      << ToString(failure.partial_output) << ", " << failure.message << "}";
+}
+
+inline void PrintTo(const AttemptOutcome& outcome, std::ostream* os) {
+  if (const auto* failure = std::get_if<Failure>(&outcome)) {
+    PrintTo(*failure, os);
+  } else {
+    const auto& done = std::get<Completed>(outcome);
+    *os << "Completed{" << done.text << ", " << done.tool_calls.size() << " tool calls, "
+        << done.finish_reason << "}";
+  }
+}
+
+struct DecodedStream {
+  std::vector<Delta> deltas;
+  int meaningful = 0;
+  int heartbeats = 0;  // ping events and comments
+  std::optional<DecodeError> error;
+};
+
+// Runs `sse` through an SseDecoder and a DialectDecoder; stops at the first decode error.
+inline DecodedStream DecodeSse(Dialect dialect, std::string_view sse) {
+  DecodedStream out;
+  SseDecoder sse_decoder;
+  DialectDecoder decoder(dialect);
+  auto fed = sse_decoder.Feed(sse);
+  EXPECT_TRUE(fed);
+  if (!fed) return out;
+  out.heartbeats += static_cast<int>(fed->comments);
+  for (const SseEvent& event : fed->events) {
+    auto weight = decoder.DecodeEvent(event, out.deltas);
+    if (!weight) {
+      out.error = weight.error();
+      return out;
+    }
+    ++(*weight == EventWeight::kHeartbeat ? out.heartbeats : out.meaningful);
+  }
+  return out;
+}
+
+}  // namespace faultline::ref
