@@ -1,11 +1,11 @@
 #include "reference_impl/assembler.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cctype>
 #include <nlohmann/json.hpp>
 #include <utility>
-
-#include <fmt/format.h>
 
 #include "reference_impl/stream_error_class.h"
 
@@ -137,11 +137,11 @@ const AttemptOutcome& AttemptAssembler::Interrupt(Failure failure) {
 
 const AttemptOutcome& AttemptAssembler::EndOfBody() {
   if (outcome_) return *outcome_;
-  return Decide(MakeFailure(
-      FailureCode::kStreamTruncated, FailureClass::kTruncated,
-      finish_seen_ ? Phase::kFinish : Phase::kStream, true,
-      fmt::format("the response ended cleanly without {} ({} text bytes uncommitted)",
-                  TerminatorOf(dialect_), text_.size())));
+  return Decide(
+      MakeFailure(FailureCode::kStreamTruncated, FailureClass::kTruncated,
+                  finish_seen_ ? Phase::kFinish : Phase::kStream, true,
+                  fmt::format("the response ended cleanly without {} ({} text bytes uncommitted)",
+                              TerminatorOf(dialect_), text_.size())));
 }
 
 const AttemptOutcome& AttemptAssembler::Decide(AttemptOutcome outcome) {

@@ -83,11 +83,11 @@ ClassifiedResponse ClassifyHttpError(const HttpErrorResponse& response,
 // ---- Transport failures and timeouts ----
 
 enum class TransportKind {
-  kRefused,       // connect refused / host unreachable
-  kReset,         // connection reset by peer (before or after the headers)
-  kClosed,        // clean EOF where more was due (before the headers, mid-body)
-  kResolve,       // name resolution failed
-  kOther,         // any other socket error
+  kRefused,  // connect refused / host unreachable
+  kReset,    // connection reset by peer (before or after the headers)
+  kClosed,   // clean EOF where more was due (before the headers, mid-body)
+  kResolve,  // name resolution failed
+  kOther,    // any other socket error
 };
 
 // TRANSPORT / transport, retryable. `phase` is where it happened; `partial_output` what the

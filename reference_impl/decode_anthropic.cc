@@ -2,7 +2,8 @@
 //
 //   event: message_start        {"type":"message_start","message":{...,"usage":{"input_tokens":N}}}
 //   event: content_block_start  {"type":"content_block_start","index":0,
-//                                "content_block":{"type":"text","text":""}}   (or tool_use, thinking)
+//                                "content_block":{"type":"text","text":""}}   (or tool_use,
+//                                thinking)
 //   event: ping                 {"type":"ping"}                                 (heartbeat)
 //   event: content_block_delta  {"index":0,"delta":{"type":"text_delta","text":"Hi"}}
 //                               (input_json_delta.partial_json, thinking_delta.thinking, ...)
@@ -14,9 +15,9 @@
 // The data's `type` is authoritative; an explicit SSE event name that disagrees with it is a
 // protocol error. Unknown event and delta types are ignored, as Anthropic's versioning policy
 // allows new ones to appear.
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "reference_impl/dialect_decoder_internal.h"
 
@@ -62,7 +63,8 @@ void AppendBlockStart(const Json& data, DialectDecoder::State& state, std::vecto
     out.push_back(ToolCallDelta{index, std::string(RequireString(block, "id")),
                                 std::string(RequireString(block, "name")), ArgumentsOf(block)});
   } else if (type == "text") {
-    if (auto text = OptString(block, "text"); !text.empty()) out.push_back(TextDelta{std::string(text)});
+    if (auto text = OptString(block, "text"); !text.empty())
+      out.push_back(TextDelta{std::string(text)});
   } else if (type == "thinking") {
     if (auto text = OptString(block, "thinking"); !text.empty()) {
       out.push_back(ReasoningDelta{std::string(text)});

@@ -26,7 +26,8 @@ void CheckSequence(const Json& data, DialectDecoder::State& state) {
   if (!number) return;
   if (const auto last = state.last_sequence_number) {
     if (*number <= *last) {
-      throw ShapeError{fmt::format("sequence_number {} after {} is not increasing", *number, *last)};
+      throw ShapeError{
+          fmt::format("sequence_number {} after {} is not increasing", *number, *last)};
     }
     if (*number != *last + 1) {
       throw ShapeError{fmt::format("sequence_number gap: {} after {}", *number, *last)};
@@ -62,8 +63,9 @@ void AppendTerminal(std::string_view type, const Json& data, std::vector<Delta>&
   const Json& response = RequireObject(data, "response");
   if (type == "response.failed") {
     const Json* error = Member(response, "error");
-    out.push_back(error != nullptr ? ErrorFrom(*error)
-                                   : ProviderErrorDelta{{}, {}, "response.failed without an error"});
+    out.push_back(error != nullptr
+                      ? ErrorFrom(*error)
+                      : ProviderErrorDelta{{}, {}, "response.failed without an error"});
     return;
   }
   AppendUsage(response, out);
@@ -108,7 +110,8 @@ EventWeight DecodeOpenAiResponsesEvent(const SseEvent& event, DialectDecoder::St
   } else if (type == "response.output_item.added") {
     AppendItemAdded(data, out);
   } else if (type == "response.function_call_arguments.delta") {
-    out.push_back(ToolCallDelta{OutputIndex(data), {}, {}, std::string(RequireString(data, "delta"))});
+    out.push_back(
+        ToolCallDelta{OutputIndex(data), {}, {}, std::string(RequireString(data, "delta"))});
   } else if (type == "response.completed" || type == "response.incomplete" ||
              type == "response.failed") {
     AppendTerminal(type, data, out);
@@ -168,7 +171,8 @@ void DecodeOpenAiResponsesBody(const Json& body, std::vector<Delta>& out) {
     if (type == "reasoning") AppendReasoningItem(item, out);
     ++index;
   }
-  out.push_back(FinishDelta{status == "completed" ? std::string("completed") : IncompleteReason(body)});
+  out.push_back(
+      FinishDelta{status == "completed" ? std::string("completed") : IncompleteReason(body)});
   AppendUsage(body, out);
   out.push_back(TerminalDelta{TerminalMarker::kBody});
 }

@@ -121,8 +121,8 @@ std::expected<EventWeight, DecodeError> DialectDecoder::DecodeEvent(const SseEve
     return EventWeight::kMeaningful;
   } catch (const internal::ShapeError& error) {
     out.erase(out.begin() + static_cast<std::ptrdiff_t>(before), out.end());
-    return std::unexpected(DecodeError{fmt::format("{} event `{}`: {}", ToString(dialect_),
-                                                   event.type, error.message)});
+    return std::unexpected(DecodeError{
+        fmt::format("{} event `{}`: {}", ToString(dialect_), event.type, error.message)});
   } catch (const nlohmann::json::exception& error) {
     out.erase(out.begin() + static_cast<std::ptrdiff_t>(before), out.end());
     return std::unexpected(DecodeError{

@@ -93,8 +93,8 @@ struct TerminalDelta {
 
 // An error the provider reported inside the response (a 200 stream, or an error-shaped body).
 struct ProviderErrorDelta {
-  std::string type;     // Anthropic/OpenAI error.type ("overloaded_error", "server_error", ...)
-  std::string code;     // OpenAI/Responses error.code ("rate_limit_exceeded", ...), may be empty
+  std::string type;  // Anthropic/OpenAI error.type ("overloaded_error", "server_error", ...)
+  std::string code;  // OpenAI/Responses error.code ("rate_limit_exceeded", ...), may be empty
   std::string message;
   friend bool operator==(const ProviderErrorDelta&, const ProviderErrorDelta&) = default;
 };

@@ -1,5 +1,7 @@
 #include "reference_impl/http_response.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <boost/asio/buffer.hpp>
 #include <boost/beast/core/buffers_range.hpp>
@@ -9,8 +11,6 @@
 #include <boost/optional.hpp>
 #include <cctype>
 #include <utility>
-
-#include <fmt/format.h>
 
 namespace faultline::ref {
 namespace http = boost::beast::http;
@@ -55,7 +55,8 @@ constexpr std::uint32_t kHeaderLimit = 64 * 1024;
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
   return std::ranges::equal(a, b, [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
   });
 }
 
@@ -203,10 +204,10 @@ std::expected<HttpFeed, Failure> HttpResponseParser::Impl::FeedEof() {
     return feed;
   }
   if (!head) {
-    return std::unexpected(Fail(
-        FailureCode::kTransport,
-        fmt::format("connection closed before the response headers ({} bytes received)",
-                    bytes_received)));
+    return std::unexpected(
+        Fail(FailureCode::kTransport,
+             fmt::format("connection closed before the response headers ({} bytes received)",
+                         bytes_received)));
   }
   boost::beast::error_code ec;
   parser->put_eof(ec);

@@ -58,7 +58,8 @@ std::optional<RetryHint> EffectiveHint(const DecisionInput& input) {
 
 // The hint plus a positive-only jitter, never above the cap (the hint itself is within it).
 milliseconds JitteredHint(milliseconds hint, const RetryAfterConfig& config, RetryRng& rng) {
-  const double extra = std::floor(Uniform01(rng) * config.jitter * static_cast<double>(hint.count()));
+  const double extra =
+      std::floor(Uniform01(rng) * config.jitter * static_cast<double>(hint.count()));
   return std::min(config.cap, hint + milliseconds(static_cast<milliseconds::rep>(extra)));
 }
 
@@ -115,7 +116,8 @@ std::optional<PolicyError> CheckRetryAfter(const RetryAfterConfig& retry_after) 
     return Bad("retry_after.cap_ms", fmt::format("must be >= 0, got {}", retry_after.cap.count()));
   }
   if (!InUnitRange(retry_after.jitter)) {
-    return Bad("retry_after.jitter", fmt::format("must be from 0 to 1, got {}", retry_after.jitter));
+    return Bad("retry_after.jitter",
+               fmt::format("must be from 0 to 1, got {}", retry_after.jitter));
   }
   return std::nullopt;
 }
@@ -162,14 +164,13 @@ std::optional<PolicyError> CheckBudget(const std::optional<BudgetConfig>& budget
 
 std::optional<PolicyError> CheckClasses(const std::vector<FailureClass>& classes) {
   if (classes.empty()) {
-    return Bad("retryable_classes", "must list at least one class (use max_attempts 1 to never "
-                                    "retry)");
+    return Bad("retryable_classes",
+               "must list at least one class (use max_attempts 1 to never retry)");
   }
-  for (std::size_t i = 0; i < classes.size(); ++i) {
-    if (std::find(classes.begin(), classes.begin() + static_cast<std::ptrdiff_t>(i),
-                  classes[i]) != classes.begin() + static_cast<std::ptrdiff_t>(i)) {
-      return Bad(fmt::format("retryable_classes[{}]", i),
-                 fmt::format("'{}' is listed twice", ToString(classes[i])));
+  for (auto it = classes.begin(); it != classes.end(); ++it) {
+    if (std::find(classes.begin(), it, *it) != it) {
+      return Bad(fmt::format("retryable_classes[{}]", it - classes.begin()),
+                 fmt::format("'{}' is listed twice", ToString(*it)));
     }
   }
   return std::nullopt;
@@ -208,14 +209,16 @@ std::string PolicyError::ToString() const {
 }
 
 std::expected<void, PolicyError> Validate(const RetryPolicy& policy) {
-  if (policy.max_attempts && (*policy.max_attempts < 1 || *policy.max_attempts > kMaxAttemptsLimit)) {
-    return std::unexpected(Bad("max_attempts", fmt::format("must be from 1 to {}, got {}",
-                                                           kMaxAttemptsLimit, *policy.max_attempts)));
+  if (policy.max_attempts &&
+      (*policy.max_attempts < 1 || *policy.max_attempts > kMaxAttemptsLimit)) {
+    return std::unexpected(
+        Bad("max_attempts",
+            fmt::format("must be from 1 to {}, got {}", kMaxAttemptsLimit, *policy.max_attempts)));
   }
-  for (auto error : {CheckClasses(policy.retryable_classes), CheckBackoff(policy.backoff),
-                     CheckRetryAfter(policy.retry_after),
-                     CheckTimeouts(policy.timeouts, policy.min_attempt_time),
-                     CheckBudget(policy.budget)}) {
+  for (auto error :
+       {CheckClasses(policy.retryable_classes), CheckBackoff(policy.backoff),
+        CheckRetryAfter(policy.retry_after),
+        CheckTimeouts(policy.timeouts, policy.min_attempt_time), CheckBudget(policy.budget)}) {
     if (error) return std::unexpected(std::move(*error));
   }
   return {};

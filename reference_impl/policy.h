@@ -15,9 +15,9 @@
 //      retries until the deadline, the budget or a cancel stops it.
 //   5. The delay: a local backoff sample (backoff.h), raised to the server's hint when the hint is
 //      longer — Retry-After is a FLOOR, never shortened by our own backoff. The hint gets a
-//      positive-only jitter of up to `retry_after.jitter` × hint (so a fleet told "retry at 12:00:01"
-//      does not arrive in lockstep) without exceeding `retry_after.cap`. A hint above the cap
-//      either gives up, reporting when the server would be ready (kRetryAfterOverCap,
+//      positive-only jitter of up to `retry_after.jitter` × hint (so a fleet told "retry at
+//      12:00:01" does not arrive in lockstep) without exceeding `retry_after.cap`. A hint above the
+//      cap either gives up, reporting when the server would be ready (kRetryAfterOverCap,
 //      `server_retry_at`), or is ignored in favour of the local backoff (`over_cap` mode). The
 //      weak `ratelimit-reset` hint above the cap is always ignored, never a reason to give up.
 //   6. The end-to-end deadline includes the sleeps: an attempt is only started if it would still
@@ -26,9 +26,9 @@
 //   7. The shared budget must grant a token (kBudgetExhausted otherwise).
 //
 // Policies are plain values; Validate() checks the bounds. Loading from JSON (with strict errors
-// naming the JSON path) and serialising to the `policy` object of `adapter/hello` (DESIGN §5) are in
-// policy_json.h. Thread-safety: values; Decide is reentrant (the RNG is per caller, the budget is
-// internally synchronised).
+// naming the JSON path) and serialising to the `policy` object of `adapter/hello` (DESIGN §5) are
+// in policy_json.h. Thread-safety: values; Decide is reentrant (the RNG is per caller, the budget
+// is internally synchronised).
 #pragma once
 
 #include <chrono>
@@ -56,9 +56,9 @@ std::string_view ToString(OverCapMode mode);
 std::optional<OverCapMode> ParseOverCapMode(std::string_view text);
 
 struct RetryAfterConfig {
-  bool honor = true;                       // false: ignore every server hint (a baseline to compare)
-  std::chrono::milliseconds cap{60'000};   // longest hint we will wait for
-  double jitter = 0.1;                     // positive-only ratio added on top of the hint, 0..1
+  bool honor = true;                      // false: ignore every server hint (a baseline to compare)
+  std::chrono::milliseconds cap{60'000};  // longest hint we will wait for
+  double jitter = 0.1;                    // positive-only ratio added on top of the hint, 0..1
   OverCapMode over_cap = OverCapMode::kGiveUp;
   friend bool operator==(const RetryAfterConfig&, const RetryAfterConfig&) = default;
 };

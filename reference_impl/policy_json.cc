@@ -18,11 +18,11 @@ namespace {
 using Json = nlohmann::json;
 using std::chrono::milliseconds;
 
-constexpr std::array<std::string_view, 7> kTopKeys{
-    "max_attempts", "retryable_classes", "backoff", "retry_after",
-    "min_attempt_ms", "timeouts", "budget"};
+constexpr std::array<std::string_view, 7> kTopKeys{"max_attempts", "retryable_classes", "backoff",
+                                                   "retry_after",  "min_attempt_ms",    "timeouts",
+                                                   "budget"};
 constexpr std::array<std::string_view, 5> kBackoffKeys{"strategy", "base_ms", "cap_ms",
-                                                        "multiplier", "jitter"};
+                                                       "multiplier", "jitter"};
 constexpr std::array<std::string_view, 4> kRetryAfterKeys{"honor", "cap_ms", "jitter", "over_cap"};
 constexpr std::array<std::string_view, 5> kTimeoutKeys{
     "connect_ms", "response_headers_ms", "idle_ms", "heartbeats_reset_idle", "total_ms"};
@@ -43,16 +43,26 @@ std::size_t EditDistance(std::string_view a, std::string_view b) {
   return row[b.size()];
 }
 
-// "; did you mean 'x'?" for the closest candidate within a few edits, else "".
+// Whether `candidate` is a plausible intended spelling of `word`: a few edits away, or one
+// contains the other ("cap" for "cap_ms", "refund" for "success_refund").
+bool Plausible(std::string_view word, std::string_view candidate, std::size_t distance) {
+  if (distance <= std::max<std::size_t>(2, word.size() / 3)) return true;
+  return word.size() >= 3 && (candidate.find(word) != std::string_view::npos ||
+                              word.find(candidate) != std::string_view::npos);
+}
+
+// "; did you mean 'x'?" for the closest plausible candidate, else "".
 std::string Suggestion(std::string_view word, std::span<const std::string_view> candidates) {
   std::string_view best;
   std::size_t best_distance = std::numeric_limits<std::size_t>::max();
   for (std::string_view candidate : candidates) {
     const std::size_t distance = EditDistance(word, candidate);
-    if (distance < best_distance) best = candidate, best_distance = distance;
+    if (distance < best_distance && Plausible(word, candidate, distance)) {
+      best = candidate;
+      best_distance = distance;
+    }
   }
-  const std::size_t allowed = std::max<std::size_t>(2, word.size() / 3);
-  if (best.empty() || best_distance > allowed) return {};
+  if (best.empty()) return {};
   return fmt::format("; did you mean '{}'?", best);
 }
 
@@ -142,8 +152,8 @@ class Reader {
             Parse parse, T& out) {
     if (!ok()) return;
     if (!json.is_string()) {
-      Fail(std::string(path), fmt::format("expected one of {}, got {}", ListNames(names),
-                                          Describe(json)));
+      Fail(std::string(path),
+           fmt::format("expected one of {}, got {}", ListNames(names), Describe(json)));
       return;
     }
     const std::string& text = json.get_ref<const std::string&>();
@@ -171,7 +181,7 @@ void Field(const Json& object, std::string_view parent, std::string_view key, Re
 }
 
 constexpr std::array<std::string_view, 4> kStrategyNames{"exponential", "full-jitter",
-                                                          "equal-jitter", "decorrelated-jitter"};
+                                                         "equal-jitter", "decorrelated-jitter"};
 constexpr std::array<std::string_view, 2> kOverCapNames{"give-up", "backoff"};
 // Every DESIGN §6 class name, from the taxonomy itself (kUnknown is the last enumerator).
 std::span<const std::string_view> ClassNames() {
@@ -209,8 +219,8 @@ void ReadMaxAttempts(Reader& reader, const Json& json, std::string_view path,
 void ReadClasses(Reader& reader, const Json& json, std::string_view path,
                  std::vector<FailureClass>& out) {
   if (!json.is_array()) {
-    reader.Fail(std::string(path), fmt::format("expected an array of class names, got {}",
-                                               Describe(json)));
+    reader.Fail(std::string(path),
+                fmt::format("expected an array of class names, got {}", Describe(json)));
     return;
   }
   std::vector<FailureClass> classes;
@@ -227,8 +237,10 @@ void ReadBackoff(Reader& reader, const Json& json, std::string_view path, Backof
   Field(json, path, "strategy", [&](const Json& v, const std::string& p) {
     reader.Name(v, p, kStrategyNames, ParseBackoffStrategy, out.strategy);
   });
-  Field(json, path, "base_ms", [&](const Json& v, const std::string& p) { reader.Ms(v, p, out.base); });
-  Field(json, path, "cap_ms", [&](const Json& v, const std::string& p) { reader.Ms(v, p, out.cap); });
+  Field(json, path, "base_ms",
+        [&](const Json& v, const std::string& p) { reader.Ms(v, p, out.base); });
+  Field(json, path, "cap_ms",
+        [&](const Json& v, const std::string& p) { reader.Ms(v, p, out.cap); });
   Field(json, path, "multiplier",
         [&](const Json& v, const std::string& p) { reader.Number(v, p, out.multiplier); });
   Field(json, path, "jitter",
@@ -238,8 +250,10 @@ void ReadBackoff(Reader& reader, const Json& json, std::string_view path, Backof
 void ReadRetryAfter(Reader& reader, const Json& json, std::string_view path,
                     RetryAfterConfig& out) {
   if (!reader.Object(json, path, kRetryAfterKeys)) return;
-  Field(json, path, "honor", [&](const Json& v, const std::string& p) { reader.Bool(v, p, out.honor); });
-  Field(json, path, "cap_ms", [&](const Json& v, const std::string& p) { reader.Ms(v, p, out.cap); });
+  Field(json, path, "honor",
+        [&](const Json& v, const std::string& p) { reader.Bool(v, p, out.honor); });
+  Field(json, path, "cap_ms",
+        [&](const Json& v, const std::string& p) { reader.Ms(v, p, out.cap); });
   Field(json, path, "jitter",
         [&](const Json& v, const std::string& p) { reader.Number(v, p, out.jitter); });
   Field(json, path, "over_cap", [&](const Json& v, const std::string& p) {
@@ -257,9 +271,8 @@ void ReadTimeouts(Reader& reader, const Json& json, std::string_view path, Timeo
   optional_ms("response_headers_ms", out.response_headers);
   optional_ms("idle_ms", out.idle);
   optional_ms("total_ms", out.total);
-  Field(json, path, "heartbeats_reset_idle", [&](const Json& v, const std::string& p) {
-    reader.Bool(v, p, out.heartbeats_reset_idle);
-  });
+  Field(json, path, "heartbeats_reset_idle",
+        [&](const Json& v, const std::string& p) { reader.Bool(v, p, out.heartbeats_reset_idle); });
 }
 
 void ReadBudget(Reader& reader, const Json& json, std::string_view path,
@@ -273,7 +286,8 @@ void ReadBudget(Reader& reader, const Json& json, std::string_view path,
   for (auto [key, field] : {std::pair<std::string_view, double*>{"capacity", &budget.capacity},
                             {"retry_cost", &budget.retry_cost},
                             {"success_refund", &budget.success_refund}}) {
-    Field(json, path, key, [&](const Json& v, const std::string& p) { reader.Number(v, p, *field); });
+    Field(json, path, key,
+          [&](const Json& v, const std::string& p) { reader.Number(v, p, *field); });
   }
   out = budget;
 }
@@ -333,8 +347,10 @@ Json PolicyToJson(const RetryPolicy& policy) {
   Json json;
   json["max_attempts"] = policy.max_attempts ? Json(*policy.max_attempts) : Json("unbounded");
   json["retryable_classes"] = std::move(classes);
-  json["backoff"] = {{"strategy", ToString(backoff.strategy)}, {"base_ms", backoff.base.count()},
-                     {"cap_ms", backoff.cap.count()},       {"multiplier", backoff.multiplier},
+  json["backoff"] = {{"strategy", ToString(backoff.strategy)},
+                     {"base_ms", backoff.base.count()},
+                     {"cap_ms", backoff.cap.count()},
+                     {"multiplier", backoff.multiplier},
                      {"jitter", backoff.jitter}};
   json["retry_after"] = {{"honor", retry_after.honor},
                          {"cap_ms", retry_after.cap.count()},

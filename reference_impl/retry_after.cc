@@ -1,5 +1,6 @@
 #include "reference_impl/retry_after.h"
 
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -67,7 +68,9 @@ std::optional<double> ParseDecimal(std::string_view text) {
 std::optional<milliseconds> ToHint(double ms) {
   if (!std::isfinite(ms) || ms < 0) return std::nullopt;
   if (ms > static_cast<double>(kMaxRetryHint.count())) return std::nullopt;
-  return milliseconds(static_cast<milliseconds::rep>(std::ceil(ms)));
+  // Round up, but not for the last bits of binary noise: 1.1 s is 1100.0000000000002 ms.
+  constexpr double kNoise = 1e-6;
+  return milliseconds(static_cast<milliseconds::rep>(std::max(0.0, std::ceil(ms - kNoise))));
 }
 
 struct GoUnit {
@@ -192,7 +195,8 @@ std::optional<milliseconds> HintInJson(const Json& body) {
 
 // The longest valid delay over every instance of the field (duplicates: never retry early).
 template <typename Parser>
-std::optional<RetryHint> LongestHint(const HttpHeaders& headers, std::string_view name, Parser parse) {
+std::optional<RetryHint> LongestHint(const HttpHeaders& headers, std::string_view name,
+                                     Parser parse) {
   std::optional<RetryHint> best;
   for (std::string_view value : headers.FindAll(name)) {
     std::optional<RetryHint> hint = parse(value);
@@ -241,7 +245,8 @@ std::optional<RetryHint> RatelimitResetHint(const HttpHeaders& headers) {
     if (!delay) continue;
     if (!latest || *delay > *latest) latest = delay;
     auto remaining = headers.Find("x-ratelimit-remaining-" + suffix);
-    if (remaining && Trim(*remaining) == "0" && (!exhausted || *delay > *exhausted)) exhausted = delay;
+    if (remaining && Trim(*remaining) == "0" && (!exhausted || *delay > *exhausted))
+      exhausted = delay;
   }
   std::optional<milliseconds> chosen = exhausted ? exhausted : latest;
   if (!chosen) return std::nullopt;

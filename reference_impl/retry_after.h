@@ -57,8 +57,8 @@ struct RetryHint {
 
 struct RetryHintInput {
   const HttpHeaders& headers;  // the response's header fields, duplicates kept
-  std::string_view body;  // the error body as received (may be empty or not JSON)
-  int status = 0;         // the HTTP status; the ratelimit-reset hint is read only on 429
+  std::string_view body;       // the error body as received (may be empty or not JSON)
+  int status = 0;              // the HTTP status; the ratelimit-reset hint is read only on 429
   std::chrono::system_clock::time_point now;  // the receiver's wall clock
 };
 

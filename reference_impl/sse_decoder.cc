@@ -1,9 +1,9 @@
 #include "reference_impl/sse_decoder.h"
 
+#include <fmt/format.h>
+
 #include <cstring>
 #include <utility>
-
-#include <fmt/format.h>
 
 namespace faultline::ref {
 namespace {
@@ -128,7 +128,8 @@ std::expected<SseFeedResult, SseError> SseDecoder::Feed(std::string_view bytes) 
       lf = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
       if (lf == nullptr) lf = end;
     }
-    const auto* cr = static_cast<const char*>(std::memchr(p, '\r', static_cast<std::size_t>(lf - p)));
+    const auto* cr =
+        static_cast<const char*>(std::memchr(p, '\r', static_cast<std::size_t>(lf - p)));
     const char* eol = cr != nullptr ? cr : lf;
     if (eol == end) {
       partial_line_.append(p, end);

@@ -11,7 +11,8 @@
 //     after the colon is removed; unknown fields are ignored;
 //   - a blank line dispatches the event (none when no `data:` line was seen); an event that is not
 //     ended by a blank line when the stream ends is discarded (Finish());
-//   - only complete lines are decoded, so a UTF-8 character split across feeds is reassembled; bytes
+//   - only complete lines are decoded, so a UTF-8 character split across feeds is reassembled;
+//   bytes
 //     that are not valid UTF-8 become U+FFFD, as the spec's UTF-8 decode does.
 //
 // Performance: complete lines are parsed in place from the caller's bytes (memchr), only a line cut
@@ -45,7 +46,7 @@ struct SseFeedResult {
 };
 
 struct SseFinishResult {
-  bool discarded_event = false;   // an event had fields but no terminating blank line
+  bool discarded_event = false;     // an event had fields but no terminating blank line
   std::size_t discarded_bytes = 0;  // bytes of an unterminated last line
 };
 

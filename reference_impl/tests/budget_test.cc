@@ -47,7 +47,7 @@ TEST(RetryBudgetTest, CostAboveOneToken) {
   EXPECT_TRUE(budget.TryWithdraw());   // 2 left
   EXPECT_FALSE(budget.TryWithdraw());  // needs 4
   budget.RecordSuccess();
-  budget.RecordSuccess();              // 4
+  budget.RecordSuccess();  // 4
   EXPECT_TRUE(budget.TryWithdraw());
 }
 

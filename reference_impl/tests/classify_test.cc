@@ -85,8 +85,9 @@ std::vector<Row> Rows() {
        AnthropicBody("invalid_request_error",
                      "Your credit balance is too low to access the Anthropic API."),
        C::kQuota, K::kQuota, false},
-      {"401", 401, chat, OpenAiBody("invalid_request_error", "invalid_api_key", "Incorrect API key"),
-       C::kAuth, K::kAuth, false},
+      {"401", 401, chat,
+       OpenAiBody("invalid_request_error", "invalid_api_key", "Incorrect API key"), C::kAuth,
+       K::kAuth, false},
       {"402_deepseek_balance", 402, chat, "{\"error\":{\"message\":\"Insufficient Balance\"}}",
        C::kQuota, K::kQuota, false},
       {"403", 403, anthropic, AnthropicBody("permission_error", "no permission"), C::kAuth,
@@ -121,7 +122,8 @@ std::vector<Row> Rows() {
        K::kProviderUnavailable, true},
       {"502_text_plain", 502, chat, "<html>502 Bad Gateway</html>", C::kServer,
        K::kProviderUnavailable, true},
-      {"503", 503, chat, OpenAiBody("server_error", "", "The server is overloaded or not ready yet."),
+      {"503", 503, chat,
+       OpenAiBody("server_error", "", "The server is overloaded or not ready yet."),
        C::kUnavailable, K::kProviderUnavailable, true},
       {"504", 504, anthropic, AnthropicBody("timeout_error", "Request timed out"), C::kServer,
        K::kProviderUnavailable, true},
@@ -139,8 +141,8 @@ std::vector<Row> Rows() {
       {"302_not_an_error", 302, chat, "", C::kMalformedResponse, K::kProtocol, false},
       {"500_context_words_ignored", 500, chat, OpenAiBody("server_error", "", kOpenAiContext),
        C::kServer, K::kProviderUnavailable, true},
-      {"401_quota_words_ignored", 401, chat,
-       OpenAiBody("", "", "You exceeded your current quota"), C::kAuth, K::kAuth, false},
+      {"401_quota_words_ignored", 401, chat, OpenAiBody("", "", "You exceeded your current quota"),
+       C::kAuth, K::kAuth, false},
   };
 }
 
@@ -158,11 +160,10 @@ TEST_P(ClassifyRowTest, MatchesTheTable) {
   EXPECT_EQ(failure.phase, Phase::kResponseHeaders);
   EXPECT_EQ(failure.partial_output, PartialOutput::kNone);
   EXPECT_EQ(failure.status, row.status);
-  EXPECT_TRUE(failure.message.starts_with("HTTP " + std::to_string(row.status)))
-      << failure.message;
+  EXPECT_TRUE(failure.message.starts_with("HTTP " + std::to_string(row.status))) << failure.message;
 }
 
-INSTANTIATE_TEST_SUITE_P(AllStatuses, ClassifyRowTest, testing::ValuesIn(Rows()),
+INSTANTIATE_TEST_SUITE_P(ClassifyRows, ClassifyRowTest, testing::ValuesIn(Rows()),
                          [](const testing::TestParamInfo<Row>& info) { return info.param.name; });
 
 ClassifiedResponse Classify(int status, const Headers& fields, std::string_view body = "") {
@@ -225,20 +226,20 @@ TEST(ClassifyTest, MessageCarriesTheProviderWordsOnOneLine) {
 TEST(ClassifyTest, OddBodyShapes) {
   EXPECT_EQ(Classify(429, {}, "{\"error\":\"You exceeded your current quota\"}").failure.code,
             FailureCode::kQuota);
-  EXPECT_EQ(Classify(400, {}, "{\"message\":\"maximum context length is 8192 tokens\"}")
-                .failure.code,
-            FailureCode::kContextWindowExceeded);
+  EXPECT_EQ(
+      Classify(400, {}, "{\"message\":\"maximum context length is 8192 tokens\"}").failure.code,
+      FailureCode::kContextWindowExceeded);
   EXPECT_EQ(Classify(400, {}, "prompt is too long: 5 tokens > 4 maximum").failure.code,
             FailureCode::kContextWindowExceeded);
   EXPECT_EQ(Classify(400, {}, "[1,2,3]").failure.code, FailureCode::kInvalidRequest);
-  EXPECT_EQ(Classify(502, {}, "{\"error\":{\"code\":502,\"message\":\"Bad gateway.\"}}")
-                .failure.code,
-            FailureCode::kServer);
+  EXPECT_EQ(
+      Classify(502, {}, "{\"error\":{\"code\":502,\"message\":\"Bad gateway.\"}}").failure.code,
+      FailureCode::kServer);
 }
 
 TEST(ClassifyTest, TransportFailuresKeepTheirPhase) {
-  const Failure refused =
-      TransportFailure(TransportKind::kRefused, Phase::kConnect, PartialOutput::kNone, "ECONNREFUSED");
+  const Failure refused = TransportFailure(TransportKind::kRefused, Phase::kConnect,
+                                           PartialOutput::kNone, "ECONNREFUSED");
   EXPECT_EQ(refused.code, FailureCode::kTransport);
   EXPECT_EQ(refused.failure_class, FailureClass::kTransport);
   EXPECT_EQ(refused.phase, Phase::kConnect);

@@ -57,9 +57,9 @@ TEST(OpenAiChatDecoderTest, ParallelToolCallFragments) {
 TEST(OpenAiChatDecoderTest, ReasoningContentAndLengthFinish) {
   DecodedStream out = DecodeSse(Dialect::kOpenAiChat, fixtures::kChatReasoning);
   ASSERT_FALSE(out.error) << out.error->message;
-  EXPECT_EQ(out.deltas, (Deltas{ReasoningDelta{"Let me think."}, TextDelta{"42"},
-                                FinishDelta{"length"}, UsageDelta{7, 30},
-                                TerminalDelta{TerminalMarker::kDone}}));
+  EXPECT_EQ(out.deltas,
+            (Deltas{ReasoningDelta{"Let me think."}, TextDelta{"42"}, FinishDelta{"length"},
+                    UsageDelta{7, 30}, TerminalDelta{TerminalMarker::kDone}}));
 }
 
 TEST(OpenAiChatDecoderTest, GatewayReasoningFieldAndRefusal) {
@@ -84,7 +84,8 @@ TEST(OpenAiChatDecoderTest, ErrorEnvelopesInTheStream) {
   };
   const std::vector<Case> cases = {
       {R"({"error":{"message":"The server had an error while processing your request. Sorry about that!","type":"server_error","param":null,"code":null}})",
-       {"server_error", "", "The server had an error while processing your request. Sorry about that!"}},
+       {"server_error", "",
+        "The server had an error while processing your request. Sorry about that!"}},
       {R"({"error":{"message":"You exceeded your current quota, please check your plan and billing details.","type":"insufficient_quota","param":null,"code":"insufficient_quota"}})",
        {"insufficient_quota", "insufficient_quota",
         "You exceeded your current quota, please check your plan and billing details."}},
@@ -105,19 +106,19 @@ TEST(OpenAiChatDecoderTest, ErrorEnvelopesInTheStream) {
 
 TEST(OpenAiChatDecoderTest, MalformedChunksAreDecodeErrors) {
   const std::vector<std::string> bad = {
-      R"({"choices":[{"index":0,"delta":{"content":"a")",          // cut JSON
-      R"({"choices":[]}{"choices":[]})",                              // two objects on one line
-      R"(not json)",                                                  //
-      R"([{"choices":[]}])",                                          // an array
-      R"({"object":"chat.completion.chunk"})",                        // no choices
-      R"({"choices":"Hello"})",                                       // choices not an array
-      R"({"choices":[{"index":0,"delta":{"content":5}}]})",           // content not a string
-      R"({"choices":[{"index":0,"delta":"Hello"}]})",                 // delta not an object
+      R"({"choices":[{"index":0,"delta":{"content":"a")",    // cut JSON
+      R"({"choices":[]}{"choices":[]})",                     // two objects on one line
+      R"(not json)",                                         //
+      R"([{"choices":[]}])",                                 // an array
+      R"({"object":"chat.completion.chunk"})",               // no choices
+      R"({"choices":"Hello"})",                              // choices not an array
+      R"({"choices":[{"index":0,"delta":{"content":5}}]})",  // content not a string
+      R"({"choices":[{"index":0,"delta":"Hello"}]})",        // delta not an object
       R"({"choices":[{"index":0,"delta":{"tool_calls":[{"id":"x"}]}}]})",  // no tool index
-      R"({"choices":[{"index":0,"delta":{},"finish_reason":7}]})",    //
-      R"({"choices":[],"usage":{"prompt_tokens":"many"}})",           //
-      R"({"error":"boom"})",                                          // error not an object
-      "",                                                             // empty data
+      R"({"choices":[{"index":0,"delta":{},"finish_reason":7}]})",         //
+      R"({"choices":[],"usage":{"prompt_tokens":"many"}})",                //
+      R"({"error":"boom"})",                                               // error not an object
+      "",                                                                  // empty data
   };
   for (const std::string& data : bad) {
     auto out = DecodeOne(Dialect::kOpenAiChat, "message", data);
@@ -138,8 +139,9 @@ TEST(OpenAiChatDecoderTest, NonStreamedBody) {
 }
 
 TEST(OpenAiChatDecoderTest, ErrorBodyAndMalformedBodies) {
-  auto error = DecodeBody(Dialect::kOpenAiChat,
-                          R"({"error":{"message":"Overloaded","type":"server_error","code":null}})");
+  auto error =
+      DecodeBody(Dialect::kOpenAiChat,
+                 R"({"error":{"message":"Overloaded","type":"server_error","code":null}})");
   ASSERT_TRUE(error);
   EXPECT_EQ(*error, (Deltas{ProviderErrorDelta{"server_error", "", "Overloaded"}}));
   EXPECT_FALSE(DecodeBody(Dialect::kOpenAiChat, R"({"choices":[{"index":0}]})"));
@@ -171,9 +173,9 @@ TEST(AnthropicDecoderTest, ThinkingTextAndToolUse) {
 }
 
 TEST(AnthropicDecoderTest, ErrorEvents) {
-  auto overloaded =
-      DecodeOne(Dialect::kAnthropicMessages, "error",
-                R"({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})");
+  auto overloaded = DecodeOne(
+      Dialect::kAnthropicMessages, "error",
+      R"({"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}})");
   ASSERT_TRUE(overloaded);
   EXPECT_EQ(*overloaded, (Deltas{ProviderErrorDelta{"overloaded_error", "", "Overloaded"}}));
   for (std::string type : {"rate_limit_error", "api_error", "invalid_request_error"}) {
@@ -186,8 +188,9 @@ TEST(AnthropicDecoderTest, ErrorEvents) {
                          R"({"type":"error","error":{"type":"rate_limit_error","message":"limit",)"
                          R"("details":{"error_code":"enforced_spend_limit_reached"}}})");
   ASSERT_TRUE(spend);
-  EXPECT_EQ(*spend,
-            (Deltas{ProviderErrorDelta{"rate_limit_error", "enforced_spend_limit_reached", "limit"}}));
+  EXPECT_EQ(
+      *spend,
+      (Deltas{ProviderErrorDelta{"rate_limit_error", "enforced_spend_limit_reached", "limit"}}));
 }
 
 TEST(AnthropicDecoderTest, EventsWithoutAnEventLineUseTheDataType) {
@@ -259,21 +262,21 @@ TEST(AnthropicDecoderTest, NonStreamedBodyAndErrorBody) {
 TEST(OpenAiResponsesDecoderTest, TextStream) {
   DecodedStream out = DecodeSse(Dialect::kOpenAiResponses, fixtures::kResponsesText);
   ASSERT_FALSE(out.error) << out.error->message;
-  EXPECT_EQ(out.deltas, (Deltas{TextDelta{"Hello"}, TextDelta{", world"}, UsageDelta{37, 11},
-                                FinishDelta{"completed"},
-                                TerminalDelta{TerminalMarker::kResponseCompleted}}));
+  EXPECT_EQ(out.deltas,
+            (Deltas{TextDelta{"Hello"}, TextDelta{", world"}, UsageDelta{37, 11},
+                    FinishDelta{"completed"}, TerminalDelta{TerminalMarker::kResponseCompleted}}));
   EXPECT_EQ(out.meaningful, 10);
 }
 
 TEST(OpenAiResponsesDecoderTest, ReasoningSummaryAndFunctionCall) {
   DecodedStream out = DecodeSse(Dialect::kOpenAiResponses, fixtures::kResponsesReasoningAndTool);
   ASSERT_FALSE(out.error) << out.error->message;
-  EXPECT_EQ(out.deltas, (Deltas{ReasoningDelta{"Checking the weather."},
-                                ToolCallDelta{1, "call_AbC", "get_weather", ""},
-                                ToolCallDelta{1, "", "", "{\"city\":"},
-                                ToolCallDelta{1, "", "", "\"Paris\"}"}, UsageDelta{50, 20},
-                                FinishDelta{"completed"},
-                                TerminalDelta{TerminalMarker::kResponseCompleted}}));
+  EXPECT_EQ(out.deltas,
+            (Deltas{ReasoningDelta{"Checking the weather."},
+                    ToolCallDelta{1, "call_AbC", "get_weather", ""},
+                    ToolCallDelta{1, "", "", "{\"city\":"}, ToolCallDelta{1, "", "", "\"Paris\"}"},
+                    UsageDelta{50, 20}, FinishDelta{"completed"},
+                    TerminalDelta{TerminalMarker::kResponseCompleted}}));
 }
 
 TEST(OpenAiResponsesDecoderTest, IncompleteAndRefusal) {
@@ -295,8 +298,9 @@ TEST(OpenAiResponsesDecoderTest, EveryErrorShape) {
       Dialect::kOpenAiResponses, "response.failed",
       R"({"type":"response.failed","sequence_number":3,"response":{"id":"resp_1","object":"response","status":"failed","error":{"code":"server_error","message":"The model failed to generate a response."},"output":[],"usage":null}})");
   ASSERT_TRUE(failed);
-  EXPECT_EQ(*failed, (Deltas{ProviderErrorDelta{"", "server_error",
-                                                "The model failed to generate a response."}}));
+  EXPECT_EQ(
+      *failed,
+      (Deltas{ProviderErrorDelta{"", "server_error", "The model failed to generate a response."}}));
   auto flat = DecodeOne(
       Dialect::kOpenAiResponses, "error",
       R"({"type":"error","code":"rate_limit_exceeded","message":"Rate limit reached","param":null,"sequence_number":2})");
@@ -306,8 +310,9 @@ TEST(OpenAiResponsesDecoderTest, EveryErrorShape) {
       Dialect::kOpenAiResponses, "error",
       R"({"type":"error","sequence_number":2,"error":{"type":"invalid_request_error","code":"context_length_exceeded","message":"Your input exceeds the context window of this model.","param":"input"}})");
   ASSERT_TRUE(nested);
-  EXPECT_EQ(*nested, (Deltas{ProviderErrorDelta{"invalid_request_error", "context_length_exceeded",
-                                                "Your input exceeds the context window of this model."}}));
+  EXPECT_EQ(*nested,
+            (Deltas{ProviderErrorDelta{"invalid_request_error", "context_length_exceeded",
+                                       "Your input exceeds the context window of this model."}}));
   auto bare = DecodeOne(Dialect::kOpenAiResponses, "response.failed",
                         R"({"type":"response.failed","response":{"status":"failed"}})");
   ASSERT_TRUE(bare);
@@ -315,7 +320,8 @@ TEST(OpenAiResponsesDecoderTest, EveryErrorShape) {
 }
 
 std::string Event(int sequence) {
-  return "event: response.in_progress\ndata: {\"type\":\"response.in_progress\",\"sequence_number\":" +
+  return "event: response.in_progress\ndata: "
+         "{\"type\":\"response.in_progress\",\"sequence_number\":" +
          std::to_string(sequence) + ",\"response\":{}}\n\n";
 }
 

@@ -184,8 +184,8 @@ TEST(HttpResponseTest, EofAfterTheLastChunkButBeforeTheFinalChunkFails) {
 
 TEST(HttpResponseTest, BodyDelimitedByEofEndsCleanlyAtEof) {
   HttpResponseParser parser;
-  Outcome out = Drive(parser,
-                    {"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n", "data: x\n", "\n"}, false);
+  Outcome out =
+      Drive(parser, {"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n", "data: x\n", "\n"}, false);
   ASSERT_FALSE(out.failure);
   EXPECT_FALSE(out.complete);
   auto end = parser.FeedEof();
@@ -213,9 +213,9 @@ TEST(HttpResponseTest, NoContentResponseIsCompleteAfterTheHead) {
 TEST(HttpResponseTest, InterimResponsesAreSkipped) {
   HttpResponseParser parser;
   Outcome out = Drive(parser,
-                    {"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 503 Service Unavailable\r\n",
-                     "Content-Length: 2\r\n\r\nno"},
-                    false);
+                      {"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 503 Service Unavailable\r\n",
+                       "Content-Length: 2\r\n\r\nno"},
+                      false);
   ASSERT_FALSE(out.failure);
   EXPECT_EQ(out.head_ready_count, 1);
   EXPECT_EQ(parser.head().status, 503);
@@ -238,7 +238,8 @@ TEST(HttpResponseTest, GarbageIsAMalformedResponseAndTheFailureSticks) {
 
 TEST(HttpResponseTest, BadChunkSizeIsMalformedInTheStreamPhase) {
   HttpResponseParser parser;
-  Outcome out = Drive(parser, {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"}, false);
+  Outcome out =
+      Drive(parser, {"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"}, false);
   ASSERT_TRUE(out.failure);
   EXPECT_EQ(out.failure->code, FailureCode::kMalformedResponse);
   EXPECT_EQ(out.failure->phase, Phase::kStream);
@@ -258,7 +259,8 @@ TEST(HttpResponseTest, BytesAfterTheMessageAreIgnored) {
 TEST(HttpResponseTest, LargeBodyIsNotLimited) {
   HttpResponseParser parser;
   const std::string body(20 * 1024 * 1024, 'x');
-  std::string wire = "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n";
+  std::string wire =
+      "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n";
   Outcome out = Drive(parser, {wire, body}, false);
   ASSERT_FALSE(out.failure);
   EXPECT_TRUE(out.complete);

@@ -37,9 +37,9 @@ TEST(RetryAfterMsTest, ValidValues) {
 }
 
 TEST(RetryAfterMsTest, InvalidValuesAreDropped) {
-  for (std::string_view bad : {"", " ", "-5", "+5", "abc", "12abc", "NaN", "nan", "inf",
-                               "Infinity", "1e3", "0x10", "1,5", "86400001",
-                               "99999999999999999999999999999999", "1.2.3", "."}) {
+  for (std::string_view bad :
+       {"", " ", "-5", "+5", "abc", "12abc", "NaN", "nan", "inf", "Infinity", "1e3", "0x10", "1,5",
+        "86400001", "99999999999999999999999999999999", "1.2.3", "."}) {
     EXPECT_EQ(ParseRetryAfterMs(bad), std::nullopt) << "'" << bad << "'";
   }
 }
@@ -51,6 +51,9 @@ TEST(DelaySecondsTest, ValidValues) {
   EXPECT_EQ(ParseDelaySeconds("0"), milliseconds(0));
   EXPECT_EQ(ParseDelaySeconds("1.5"), milliseconds(1500));  // fractional, as the OpenAI SDK
   EXPECT_EQ(ParseDelaySeconds("0.0001"), milliseconds(1));
+  EXPECT_EQ(ParseDelaySeconds("1.1"), milliseconds(1100));  // no rounding up of binary noise
+  EXPECT_EQ(ParseDelaySeconds("0.3"), milliseconds(300));
+  EXPECT_EQ(ParseDelaySeconds("2.675"), milliseconds(2675));
   EXPECT_EQ(ParseDelaySeconds("\t7 "), milliseconds(7000));
   EXPECT_EQ(ParseDelaySeconds("007"), milliseconds(7000));
   EXPECT_EQ(ParseDelaySeconds("86400"), milliseconds(86'400'000));
@@ -58,9 +61,8 @@ TEST(DelaySecondsTest, ValidValues) {
 
 TEST(DelaySecondsTest, InvalidValuesAreDropped) {
   for (std::string_view bad :
-       {"", "-1", "-0.5", "+3", "1e2", "NaN", "inf", "soon", "3 s", "86401",
-        "18446744073709551616", "99999999999999999999999999999999999999999999999",
-        "Fri, 29 Nov 2024 12:00:02 GMT"}) {
+       {"", "-1", "-0.5", "+3", "1e2", "NaN", "inf", "soon", "3 s", "86401", "18446744073709551616",
+        "99999999999999999999999999999999999999999999999", "Fri, 29 Nov 2024 12:00:02 GMT"}) {
     EXPECT_EQ(ParseDelaySeconds(bad), std::nullopt) << "'" << bad << "'";
   }
 }
@@ -100,12 +102,10 @@ TEST(HttpDateTest, Rfc850TwoDigitYearFollowsRfc9110) {
 
 TEST(HttpDateTest, InvalidDatesAreRejected) {
   for (std::string_view bad : {
-           "",
-           "garbage",
+           "", "garbage",
            "Fri, 31 Feb 2024 12:00:00 GMT",  // no such day
            "Fri, 29 Nov 2024 24:00:00 GMT",  // hour out of range
-           "Fri, 29 Nov 2024 12:60:00 GMT",
-           "Fri, 29 Nov 2024 12:00:61 GMT",
+           "Fri, 29 Nov 2024 12:60:00 GMT", "Fri, 29 Nov 2024 12:00:61 GMT",
            "Fri, 29 Nov 2024 12:00:00 PST",  // not GMT
            "Fri, 29 Nov 2024 12:00:00",      // no zone
            "Fri, 29 Foo 2024 12:00:00 GMT",  // no such month
@@ -113,8 +113,7 @@ TEST(HttpDateTest, InvalidDatesAreRejected) {
            "Fri 29 Nov 2024 12:00:00 GMT",   // missing comma
            "Xyz, 29 Nov 2024 12:00:00 GMT",  // no such weekday
            "Fri, 29 Nov 2024 12:00 GMT",     // no seconds
-           "Friday, 29-Nov-2024 12:00:00 GMT",
-           "Fri Nov 29 12:00:00 24",
+           "Friday, 29-Nov-2024 12:00:00 GMT", "Fri Nov 29 12:00:00 24",
            "2024-11-29T12:00:02Z",  // RFC 3339 is not an HTTP-date
        }) {
     EXPECT_EQ(ParseHttpDate(bad, kNow), std::nullopt) << "'" << bad << "'";
@@ -127,6 +126,8 @@ TEST(GoDurationTest, Vectors) {
   EXPECT_EQ(ParseGoDuration("1s"), milliseconds(1000));
   EXPECT_EQ(ParseGoDuration("6m0s"), milliseconds(360'000));
   EXPECT_EQ(ParseGoDuration("59.6s"), milliseconds(59'600));
+  EXPECT_EQ(ParseGoDuration("4.35s"), milliseconds(4'350));
+  EXPECT_EQ(ParseGoDuration("0.1m"), milliseconds(6'000));
   EXPECT_EQ(ParseGoDuration("1h2m3.5s"), milliseconds(3'723'500));
   EXPECT_EQ(ParseGoDuration("250ms"), milliseconds(250));
   EXPECT_EQ(ParseGoDuration("1.5h"), milliseconds(5'400'000));
@@ -264,8 +265,10 @@ TEST(FindRetryHintTest, HeadersBeatBodyBeatsRatelimitReset) {
 }
 
 TEST(FindRetryHintTest, DuplicatedFieldsTakeTheLongestValidValue) {
-  EXPECT_EQ(Find({{"retry-after", "1"}, {"retry-after", "5"}}), Hint(5000, DelaySource::kRetryAfter));
-  EXPECT_EQ(Find({{"retry-after", "5"}, {"retry-after", "1"}}), Hint(5000, DelaySource::kRetryAfter));
+  EXPECT_EQ(Find({{"retry-after", "1"}, {"retry-after", "5"}}),
+            Hint(5000, DelaySource::kRetryAfter));
+  EXPECT_EQ(Find({{"retry-after", "5"}, {"retry-after", "1"}}),
+            Hint(5000, DelaySource::kRetryAfter));
   EXPECT_EQ(Find({{"retry-after", "garbage"}, {"retry-after", "2"}}),
             Hint(2000, DelaySource::kRetryAfter));
   EXPECT_EQ(Find({{"retry-after", "1"}, {"retry-after", "Fri, 29 Nov 2024 12:00:03 GMT"}}),
@@ -291,9 +294,9 @@ TEST(FindRetryHintTest, RatelimitResetOnlyOn429) {
 }
 
 TEST(DelaySourceTest, NamesRoundTrip) {
-  for (DelaySource source : {DelaySource::kRetryAfterMs, DelaySource::kRetryAfter,
-                             DelaySource::kRetryAfterDate, DelaySource::kBody,
-                             DelaySource::kRatelimitReset, DelaySource::kBackoff}) {
+  for (DelaySource source :
+       {DelaySource::kRetryAfterMs, DelaySource::kRetryAfter, DelaySource::kRetryAfterDate,
+        DelaySource::kBody, DelaySource::kRatelimitReset, DelaySource::kBackoff}) {
     EXPECT_EQ(ParseDelaySource(ToString(source)), source);
   }
   EXPECT_EQ(ToString(DelaySource::kRetryAfterDate), "retry-after-date");

@@ -49,11 +49,8 @@ TEST(SseDecoderTest, DispatchesOnBlankLine) {
 
 TEST(SseDecoderTest, AcceptsEveryLineEndingAndMixtures) {
   const std::vector<std::string> streams = {
-      "data: a\n\ndata: b\n\n",
-      "data: a\r\rdata: b\r\r",
-      "data: a\r\n\r\ndata: b\r\n\r\n",
-      "data: a\r\n\ndata: b\r\r\n",
-      "data: a\n\r\ndata: b\r\n\r",
+      "data: a\n\ndata: b\n\n",     "data: a\r\rdata: b\r\r",     "data: a\r\n\r\ndata: b\r\n\r\n",
+      "data: a\r\n\ndata: b\r\r\n", "data: a\n\r\ndata: b\r\n\r",
   };
   for (const std::string& stream : streams) {
     Decoded out = Decode({stream});
@@ -111,8 +108,8 @@ TEST(SseDecoderTest, EverySplitIntoThreeFeedsGivesTheSameEvents) {
   const std::size_t n = kMixedStream.size();
   for (std::size_t a = 0; a <= n; ++a) {
     for (std::size_t b = a; b <= n; ++b) {
-      Decoded out = Decode({kMixedStream.substr(0, a), kMixedStream.substr(a, b - a),
-                            kMixedStream.substr(b)});
+      Decoded out = Decode(
+          {kMixedStream.substr(0, a), kMixedStream.substr(a, b - a), kMixedStream.substr(b)});
       ASSERT_EQ(out.events, MixedExpected()) << "cuts " << a << ", " << b;
     }
   }
@@ -127,14 +124,18 @@ TEST(SseDecoderTest, OneByteAtATime) {
 }
 
 TEST(SseDecoderTest, LeadingBomIsStrippedOnceEvenWhenSplit) {
-  const std::string stream = "\xEF\xBB\xBF" "data: x\n\n";
+  const std::string stream =
+      "\xEF\xBB\xBF"
+      "data: x\n\n";
   for (std::size_t cut = 0; cut <= 3; ++cut) {
     std::string_view view(stream);
     Decoded out = Decode({view.substr(0, cut), view.substr(cut)});
     EXPECT_EQ(Datas(out), (std::vector<std::string>{"x"})) << "cut " << cut;
   }
   // A second BOM is part of the first field name, which then is not "data".
-  Decoded twice = Decode({"\xEF\xBB\xBF\xEF\xBB\xBF" "data: x\n\n"});
+  Decoded twice =
+      Decode({"\xEF\xBB\xBF\xEF\xBB\xBF"
+              "data: x\n\n"});
   EXPECT_TRUE(twice.events.empty());
   // A BOM later in the stream is content.
   Decoded later = Decode({"data: \xEF\xBB\xBFx\n\n"});
@@ -145,7 +146,9 @@ TEST(SseDecoderTest, BytesThatOnlyStartLikeABomAreKept) {
   // "\xEF\xBB" then a line end: a line of two invalid bytes (an ignored field), then the event.
   Decoded out = Decode({"\xEF", "\xBB\ndata: x\n\n"});
   EXPECT_EQ(Datas(out), (std::vector<std::string>{"x"}));
-  Decoded glued = Decode({"\xEF\xBB" "data: x\n\n"});
+  Decoded glued =
+      Decode({"\xEF\xBB"
+              "data: x\n\n"});
   EXPECT_TRUE(glued.events.empty());  // the field name is "\xEF\xBB" "data", not "data"
 }
 
@@ -250,7 +253,9 @@ TEST(SseDecoderTest, FinishResetsForANewStreamButKeepsTheLastEventId) {
   SseDecoder decoder;
   ASSERT_TRUE(decoder.Feed("id: 9\ndata: partial\n"));
   EXPECT_TRUE(decoder.Finish().discarded_event);
-  auto again = decoder.Feed("\xEF\xBB\xBF" "data: fresh\n\n");
+  auto again = decoder.Feed(
+      "\xEF\xBB\xBF"
+      "data: fresh\n\n");
   ASSERT_TRUE(again);
   ASSERT_EQ(again->events.size(), 1u);
   EXPECT_EQ(again->events[0], Message("fresh", "message", "9"));
@@ -268,7 +273,9 @@ TEST(SseDecoderTest, Utf8CharacterSplitAcrossFeedsIsReassembled) {
 
 TEST(SseDecoderTest, InvalidUtf8BecomesReplacementCharacters) {
   const std::string fffd = "\xEF\xBF\xBD";
-  EXPECT_EQ(Datas(Decode({"data: a\xFF" "b\n\n"})), (std::vector<std::string>{"a" + fffd + "b"}));
+  EXPECT_EQ(Datas(Decode({"data: a\xFF"
+                          "b\n\n"})),
+            (std::vector<std::string>{"a" + fffd + "b"}));
   // A truncated sequence is one U+FFFD; the line end after it still counts.
   EXPECT_EQ(Datas(Decode({"data: \xE2\x82\ndata: z\n\n"})),
             (std::vector<std::string>{fffd + "\nz"}));
