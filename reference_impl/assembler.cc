@@ -104,7 +104,7 @@ void AttemptAssembler::Finalize(TerminalMarker marker) {
     return;
   }
   Completed done{text_, reasoning_, {}, finish_reason_, usage_, marker};
-  for (PendingCall& pending : calls_) {
+  for (const PendingCall& pending : calls_) {
     ToolCall call = pending.call;
     if (call.arguments.empty()) call.arguments = "{}";
     if (call.name.empty() || !nlohmann::json::accept(call.arguments)) {

@@ -108,6 +108,9 @@ std::string_view ToString(TerminalMarker marker) {
 
 std::expected<EventWeight, DecodeError> DialectDecoder::DecodeEvent(const SseEvent& event,
                                                                     std::vector<Delta>& out) {
+  if (options_.fast_path && internal::TryDecodeFast(dialect_, event, state_, out)) {
+    return EventWeight::kMeaningful;
+  }
   const std::size_t before = out.size();
   try {
     switch (dialect_) {

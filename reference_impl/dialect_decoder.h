@@ -19,6 +19,10 @@
 // index, the Anthropic content-block index, the Responses output_index); id and name come with a
 // call's first fragment. Only the first choice of a chat completion is decoded (n = 1).
 //
+// Events are parsed with nlohmann::json, except the few shapes that make up nearly all of a
+// stream (text, argument and reasoning deltas), which an allocation-free scanner reads first; it
+// hands anything unusual to nlohmann, so the results are the same (a differential test checks).
+//
 // One decoder per attempt (the Responses decoder tracks sequence numbers); not thread-safe.
 #pragma once
 
@@ -114,7 +118,14 @@ enum class EventWeight { kMeaningful, kHeartbeat };
 
 class DialectDecoder {
  public:
+  struct Options {
+    // Decode the commonest delta events with an allocation-free scanner (several times faster)
+    // and everything else with nlohmann::json. Off: nlohmann only (differential tests).
+    bool fast_path = true;
+  };
+
   explicit DialectDecoder(Dialect dialect) : dialect_(dialect) {}
+  DialectDecoder(Dialect dialect, Options options) : dialect_(dialect), options_(options) {}
 
   // Decodes one SSE event, appending its deltas to `out` (nothing is appended on error).
   std::expected<EventWeight, DecodeError> DecodeEvent(const SseEvent& event,
@@ -135,8 +146,11 @@ class DialectDecoder {
     std::vector<Block> blocks;  // anthropic: the content blocks started so far
   };
 
+  const State& state() const { return state_; }
+
  private:
   Dialect dialect_;
+  Options options_;
   State state_;
 };
 

@@ -43,6 +43,11 @@ ProviderErrorDelta ErrorFrom(const Json& error);
 
 std::string Excerpt(std::string_view text);  // for error messages: at most ~120 bytes
 
+// The allocation-free path for the commonest event shapes (decode_fast_path.cc). Returns false,
+// having appended nothing and changed no state, for anything it does not recognise exactly.
+bool TryDecodeFast(Dialect dialect, const SseEvent& event, DialectDecoder::State& state,
+                   std::vector<Delta>& out);
+
 EventWeight DecodeOpenAiChatEvent(const SseEvent& event, std::vector<Delta>& out);
 void DecodeOpenAiChatBody(const Json& body, std::vector<Delta>& out);
 EventWeight DecodeAnthropicEvent(const SseEvent& event, DialectDecoder::State& state,

@@ -116,13 +116,23 @@ std::expected<SseFeedResult, SseError> SseDecoder::Feed(std::string_view bytes) 
     ready_ = 0;
   }
   comments_ = 0;
-  const char* p = SkipBom(bytes.data(), bytes.data() + bytes.size());
   const char* const end = bytes.data() + bytes.size();
-  if (skip_lf_ && p < end) {
+  const char* p = SkipBom(bytes.data(), end);
+  if (skip_lf_ && p < end) {  // the previous feed ended with CR: this LF belongs to it
     if (*p == '\n') ++p;
     skip_lf_ = false;
   }
-  const char* lf = nullptr;  // the first LF at or after p (end when none); searched lazily
+  DecodeLines(p, end);
+  if (!error_ && partial_line_.size() + current().data.size() > options_.max_event_bytes) {
+    error_ = SseError{fmt::format("SSE event larger than {} bytes", options_.max_event_bytes)};
+  }
+  if (error_) return std::unexpected(*error_);
+  return SseFeedResult{std::span<const SseEvent>(events_.data(), ready_), comments_};
+}
+
+void SseDecoder::DecodeLines(const char* p, const char* end) {
+  const char* lf = nullptr;  // the first LF at or after p (end when none); searched lazily, so
+                             // a stream of CR-only lines is still scanned once
   while (p < end && !error_) {
     if (lf == nullptr || lf < p) {
       lf = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
@@ -131,11 +141,11 @@ std::expected<SseFeedResult, SseError> SseDecoder::Feed(std::string_view bytes) 
     const auto* cr =
         static_cast<const char*>(std::memchr(p, '\r', static_cast<std::size_t>(lf - p)));
     const char* eol = cr != nullptr ? cr : lf;
-    if (eol == end) {
+    if (eol == end) {  // an incomplete line: keep it for the next feed
       partial_line_.append(p, end);
-      break;
+      return;
     }
-    if (partial_line_.empty()) {
+    if (partial_line_.empty()) {  // the common case: the line is parsed in place
       ProcessLine(std::string_view(p, eol));
     } else {
       partial_line_.append(p, eol);
@@ -143,7 +153,7 @@ std::expected<SseFeedResult, SseError> SseDecoder::Feed(std::string_view bytes) 
       partial_line_.clear();
     }
     p = eol + 1;
-    if (*eol == '\r') {
+    if (*eol == '\r') {  // CRLF is one line end, even when the LF comes in the next feed
       if (p == end) {
         skip_lf_ = true;
       } else if (*p == '\n') {
@@ -151,11 +161,6 @@ std::expected<SseFeedResult, SseError> SseDecoder::Feed(std::string_view bytes) 
       }
     }
   }
-  if (!error_ && partial_line_.size() + current().data.size() > options_.max_event_bytes) {
-    error_ = SseError{fmt::format("SSE event larger than {} bytes", options_.max_event_bytes)};
-  }
-  if (error_) return std::unexpected(*error_);
-  return SseFeedResult{std::span<const SseEvent>(events_.data(), ready_), comments_};
 }
 
 void SseDecoder::ProcessLine(std::string_view line) {

@@ -81,6 +81,7 @@ class SseDecoder {
   enum class BomState : std::uint8_t { kNone, kOne, kTwo, kDone };  // BOM bytes seen so far
 
   const char* SkipBom(const char* begin, const char* end);
+  void DecodeLines(const char* begin, const char* end);
   void ProcessLine(std::string_view line);
   void ProcessField(std::string_view name, std::string_view value);
   void Dispatch();

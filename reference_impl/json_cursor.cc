@@ -1,0 +1,284 @@
+#include "reference_impl/json_cursor.h"
+
+#include <limits>
+
+namespace faultline::ref::internal {
+namespace {
+
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+void AppendUtf8(std::string& out, std::uint32_t code_point) {
+  if (code_point < 0x80) {
+    out.push_back(static_cast<char>(code_point));
+  } else if (code_point < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (code_point >> 6)));
+    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
+  } else if (code_point < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (code_point >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (code_point >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((code_point >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
+  }
+}
+
+// The length of the valid UTF-8 sequence at p (lead byte >= 0x80), or 0.
+std::size_t Utf8SequenceLength(const unsigned char* p, std::size_t n) {
+  const unsigned char lead = p[0];
+  std::size_t length = 0;
+  unsigned char lower = 0x80;
+  unsigned char upper = 0xBF;
+  if (lead >= 0xC2 && lead <= 0xDF) {
+    length = 2;
+  } else if (lead >= 0xE0 && lead <= 0xEF) {
+    length = 3;
+    lower = lead == 0xE0 ? 0xA0 : 0x80;
+    upper = lead == 0xED ? 0x9F : 0xBF;
+  } else if (lead >= 0xF0 && lead <= 0xF4) {
+    length = 4;
+    lower = lead == 0xF0 ? 0x90 : 0x80;
+    upper = lead == 0xF4 ? 0x8F : 0xBF;
+  } else {
+    return 0;
+  }
+  if (n < length) return 0;
+  for (std::size_t k = 1; k < length; ++k) {
+    if (p[k] < lower || p[k] > upper) return 0;
+    lower = 0x80;
+    upper = 0xBF;
+  }
+  return length;
+}
+
+}  // namespace
+
+void JsonCursor::SkipWhitespace() {
+  while (position_ < end_ &&
+         (*position_ == ' ' || *position_ == '\n' || *position_ == '\r' || *position_ == '\t')) {
+    ++position_;
+  }
+}
+
+bool JsonCursor::Consume(char c) {
+  SkipWhitespace();
+  if (position_ == end_ || *position_ != c) return false;
+  ++position_;
+  return true;
+}
+
+bool JsonCursor::AtEnd() {
+  SkipWhitespace();
+  return position_ == end_;
+}
+
+bool JsonCursor::ReadRawString(std::string_view& out) {
+  if (!Consume('"')) return false;
+  const char* start = position_;
+  while (position_ < end_) {
+    const auto c = static_cast<unsigned char>(*position_);
+    if (c == '"') {
+      out = std::string_view(start, static_cast<std::size_t>(position_ - start));
+      ++position_;
+      return true;
+    }
+    if (c == '\\' || c < 0x20) return false;
+    if (c >= 0x80) {
+      const std::size_t length =
+          Utf8SequenceLength(reinterpret_cast<const unsigned char*>(position_),
+                             static_cast<std::size_t>(end_ - position_));
+      if (length == 0) return false;
+      position_ += length;
+    } else {
+      ++position_;
+    }
+  }
+  return false;
+}
+
+bool JsonCursor::ScanString(std::string* out) {
+  if (!Consume('"')) return false;
+  const char* run = position_;  // unescaped bytes not yet appended
+  while (position_ < end_) {
+    const auto c = static_cast<unsigned char>(*position_);
+    if (c == '"' || c == '\\') {
+      if (out != nullptr) out->append(run, static_cast<std::size_t>(position_ - run));
+      ++position_;
+      if (c == '"') return true;
+      if (!ReadEscape(out)) return false;
+      run = position_;
+    } else if (c < 0x20) {
+      return false;
+    } else if (c >= 0x80) {
+      const std::size_t length =
+          Utf8SequenceLength(reinterpret_cast<const unsigned char*>(position_),
+                             static_cast<std::size_t>(end_ - position_));
+      if (length == 0) return false;
+      position_ += length;
+    } else {
+      ++position_;
+    }
+  }
+  return false;
+}
+
+// After a backslash.
+bool JsonCursor::ReadEscape(std::string* out) {
+  if (position_ == end_) return false;
+  char decoded = 0;
+  switch (*position_++) {
+    case '"':
+      decoded = '"';
+      break;
+    case '\\':
+      decoded = '\\';
+      break;
+    case '/':
+      decoded = '/';
+      break;
+    case 'b':
+      decoded = '\b';
+      break;
+    case 'f':
+      decoded = '\f';
+      break;
+    case 'n':
+      decoded = '\n';
+      break;
+    case 'r':
+      decoded = '\r';
+      break;
+    case 't':
+      decoded = '\t';
+      break;
+    case 'u':
+      return ReadUnicodeEscape(out);
+    default:
+      return false;
+  }
+  if (out != nullptr) out->push_back(decoded);
+  return true;
+}
+
+// After "\u": four hex digits, and for a high surrogate a "\uDC00".."\uDFFF" after it.
+bool JsonCursor::ReadUnicodeEscape(std::string* out) {
+  auto read_hex4 = [this](std::uint32_t& value) {
+    if (end_ - position_ < 4) return false;
+    value = 0;
+    for (int i = 0; i < 4; ++i) {
+      const int digit = HexValue(*position_++);
+      if (digit < 0) return false;
+      value = value * 16 + static_cast<std::uint32_t>(digit);
+    }
+    return true;
+  };
+  std::uint32_t code_point = 0;
+  if (!read_hex4(code_point)) return false;
+  if (code_point >= 0xDC00 && code_point <= 0xDFFF) return false;  // a lone low surrogate
+  if (code_point >= 0xD800 && code_point <= 0xDBFF) {
+    std::uint32_t low = 0;
+    if (end_ - position_ < 2 || position_[0] != '\\' || position_[1] != 'u') return false;
+    position_ += 2;
+    if (!read_hex4(low) || low < 0xDC00 || low > 0xDFFF) return false;
+    code_point = 0x10000 + ((code_point - 0xD800) << 10) + (low - 0xDC00);
+  }
+  if (out != nullptr) AppendUtf8(*out, code_point);
+  return true;
+}
+
+bool JsonCursor::ReadStringOrNull(std::string& out, bool& is_null) {
+  SkipWhitespace();
+  is_null = position_ < end_ && *position_ == 'n';
+  return is_null ? ReadNull() : ReadString(out);
+}
+
+bool JsonCursor::ReadInt(std::int64_t& out) {
+  SkipWhitespace();
+  const bool negative = position_ < end_ && *position_ == '-';
+  if (negative) ++position_;
+  if (position_ == end_ || !IsDigit(*position_)) return false;
+  if (*position_ == '0' && position_ + 1 < end_ && IsDigit(position_[1])) return false;
+  std::uint64_t value = 0;
+  constexpr std::uint64_t kLimit = std::numeric_limits<std::int64_t>::max();
+  while (position_ < end_ && IsDigit(*position_)) {
+    value = value * 10 + static_cast<std::uint64_t>(*position_++ - '0');
+    if (value > kLimit) return false;
+  }
+  if (position_ < end_ && (*position_ == '.' || *position_ == 'e' || *position_ == 'E')) {
+    return false;  // a float: not this cursor's business
+  }
+  out = negative ? -static_cast<std::int64_t>(value) : static_cast<std::int64_t>(value);
+  return true;
+}
+
+bool JsonCursor::ReadNull() {
+  SkipWhitespace();
+  return SkipLiteral("null");
+}
+
+bool JsonCursor::SkipLiteral(std::string_view literal) {
+  if (static_cast<std::size_t>(end_ - position_) < literal.size() ||
+      std::string_view(position_, literal.size()) != literal) {
+    return false;
+  }
+  position_ += literal.size();
+  return true;
+}
+
+bool JsonCursor::SkipNumber() {
+  if (position_ < end_ && *position_ == '-') ++position_;
+  if (position_ == end_ || !IsDigit(*position_)) return false;
+  if (*position_ == '0') {
+    ++position_;
+  } else {
+    while (position_ < end_ && IsDigit(*position_)) ++position_;
+  }
+  auto digits = [this] {
+    if (position_ == end_ || !IsDigit(*position_)) return false;
+    while (position_ < end_ && IsDigit(*position_)) ++position_;
+    return true;
+  };
+  if (position_ < end_ && *position_ == '.') {
+    ++position_;
+    if (!digits()) return false;
+  }
+  if (position_ < end_ && (*position_ == 'e' || *position_ == 'E')) {
+    ++position_;
+    if (position_ < end_ && (*position_ == '+' || *position_ == '-')) ++position_;
+    if (!digits()) return false;
+  }
+  return true;
+}
+
+bool JsonCursor::SkipValue(int depth) {
+  if (depth > kMaxDepth) return false;
+  SkipWhitespace();
+  if (position_ == end_) return false;
+  switch (*position_) {
+    case '{':
+      return ForEachMember([&](std::string_view) { return SkipValue(depth + 1); });
+    case '[':
+      return ForEachElement([&] { return SkipValue(depth + 1); });
+    case '"':
+      return ScanString(nullptr);
+    case 't':
+      return SkipLiteral("true");
+    case 'f':
+      return SkipLiteral("false");
+    case 'n':
+      return SkipLiteral("null");
+    default:
+      return SkipNumber();
+  }
+}
+
+}  // namespace faultline::ref::internal
