@@ -21,20 +21,20 @@
 namespace faultline::provider {
 
 struct WriteRecord {
-  Duration at{0};           // when the bytes were handed to the socket (session offset)
-  Duration planned{0};      // when the plan wanted them written (session offset)
+  Duration at{0};       // when the bytes were handed to the socket (session offset)
+  Duration planned{0};  // when the plan wanted them written (session offset)
   std::size_t size = 0;
 };
 
 enum class EndKind {
-  kInProgress,       // still running (a snapshot taken mid-response)
-  kCompleted,        // the whole plan was sent; connection kept or closed as planned
-  kClosedByServer,   // the plan closed the connection (FIN) before or after the body
-  kResetByServer,    // the plan reset the connection (RST)
-  kClientClosed,     // the client closed or reset while the plan still had bytes to send
+  kInProgress,           // still running (a snapshot taken mid-response)
+  kCompleted,            // the whole plan was sent; connection kept or closed as planned
+  kClosedByServer,       // the plan closed the connection (FIN) before or after the body
+  kResetByServer,        // the plan reset the connection (RST)
+  kClientClosed,         // the client closed or reset while the plan still had bytes to send
   kStalledClientGaveUp,  // the client closed while the server was stalling or heart-beating
-  kServerShutdown,   // the server stopped while the exchange was in progress
-  kWriteFailed,      // a write failed for another reason (errno in `detail`)
+  kServerShutdown,       // the server stopped while the exchange was in progress
+  kWriteFailed,          // a write failed for another reason (errno in `detail`)
 };
 std::string_view ToString(EndKind kind);
 
@@ -44,16 +44,16 @@ struct JournalEntry {
   std::uint64_t connection = 0;  // server-wide connection id
   Duration arrived{0};
   std::string method;
-  std::string target;            // as sent, including the session prefix
+  std::string target;  // as sent, including the session prefix
   std::vector<scenario::Header> headers;
-  std::string body;              // exact bytes
+  std::string body;  // exact bytes
   int status = 0;
   std::string plan_summary;
   std::vector<WriteRecord> writes;
   std::size_t bytes_sent = 0;
   EndKind end = EndKind::kInProgress;
-  Duration ended{0};             // when `end` happened (session offset)
-  std::string detail;            // e.g. the socket error text
+  Duration ended{0};   // when `end` happened (session offset)
+  std::string detail;  // e.g. the socket error text
 };
 
 class Journal {
@@ -76,7 +76,7 @@ class Journal {
   mutable std::mutex mu_;
   std::size_t capacity_;
   std::uint64_t next_index_ = 0;
-  std::uint64_t first_index_ = 0;  // index of entries_.front()
+  std::uint64_t first_index_ = 0;      // index of entries_.front()
   std::vector<JournalEntry> entries_;  // ring trimmed from the front
   std::uint64_t dropped_ = 0;
 };

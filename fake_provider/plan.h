@@ -38,13 +38,13 @@ struct PlanStep {
 };
 
 struct ResponsePlan {
-  int attempt = 0;       // 1-based attempt index within the session
-  int status = 0;        // 0 when no status line is sent (connection faults)
+  int attempt = 0;              // 1-based attempt index within the session
+  int status = 0;               // 0 when no status line is sent (connection faults)
   std::vector<PlanStep> steps;  // ordered by `at`; kSend steps at the same instant are coalesced
   // After the last step, the connection may serve the next request (a complete, well-framed
   // response). False: the driver closes it (FIN) after the last step unless a step already did.
   bool keep_alive = true;
-  std::string summary;   // one line for logs and the journal: "429 rate_limit retry-after=imf(+2s)"
+  std::string summary;  // one line for logs and the journal: "429 rate_limit retry-after=imf(+2s)"
   friend bool operator==(const ResponsePlan&, const ResponsePlan&) = default;
 };
 

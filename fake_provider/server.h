@@ -37,9 +37,9 @@ namespace faultline::provider {
 
 struct ServerOptions {
   std::string listen_address = "127.0.0.1";
-  std::uint16_t port = 0;          // 0 = pick a free port
+  std::uint16_t port = 0;  // 0 = pick a free port
   int threads = 1;
-  std::uint64_t seed = 0;          // default seed for sessions that do not give one
+  std::uint64_t seed = 0;  // default seed for sessions that do not give one
   std::size_t max_header_bytes = 16 * 1024;
   std::size_t max_body_bytes = 4 * 1024 * 1024;
   std::size_t journal_capacity = 100000;  // entries kept per session

@@ -32,8 +32,7 @@ class VirtualExchange {
  public:
   // Runs `plan` for a request that arrived at session offset `arrived`. `journal`/`entry_index`
   // receive writes and the end (journal may be null in tests that only want bytes).
-  VirtualExchange(ResponsePlan plan, Duration arrived, Journal* journal,
-                  std::uint64_t entry_index);
+  VirtualExchange(ResponsePlan plan, Duration arrived, Journal* journal, std::uint64_t entry_index);
 
   // The next instant at which the server will do something; nullopt when it is finished or only
   // waits for the client to close (a stall or heartbeat "forever" has no next instant unless it

@@ -69,8 +69,8 @@ struct Failure {
   Phase phase = Phase::kConnect;
   bool retryable = false;
   PartialOutput partial_output = PartialOutput::kNone;
-  std::optional<int> status;                              // HTTP status when there was one
-  std::optional<std::chrono::milliseconds> retry_after;   // the server's hint, already parsed
+  std::optional<int> status;                             // HTTP status when there was one
+  std::optional<std::chrono::milliseconds> retry_after;  // the server's hint, already parsed
   std::optional<std::string> request_id;
   std::string message;
   friend bool operator==(const Failure&, const Failure&) = default;

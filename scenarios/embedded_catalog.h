@@ -8,7 +8,7 @@
 namespace faultline::scenario {
 
 struct EmbeddedFile {
-  std::string_view path;     // relative to scenarios/catalog/, e.g. "demo/hello.yaml"
+  std::string_view path;  // relative to scenarios/catalog/, e.g. "demo/hello.yaml"
   std::string_view content;
 };
 

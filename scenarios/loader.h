@@ -21,11 +21,11 @@
 namespace faultline::scenario {
 
 struct LoadError {
-  std::string file;      // as given by the caller
-  int line = 0;          // 1-based; 0 when unknown (e.g. the file could not be read)
-  int column = 0;        // 1-based; 0 when unknown
-  std::string path;      // JSON path of the offending field, "" for the document itself
-  std::string message;   // what was wrong and what was expected
+  std::string file;     // as given by the caller
+  int line = 0;         // 1-based; 0 when unknown (e.g. the file could not be read)
+  int column = 0;       // 1-based; 0 when unknown
+  std::string path;     // JSON path of the offending field, "" for the document itself
+  std::string message;  // what was wrong and what was expected
   // "file:line:column: at responses[1].status: expected an integer from 100 to 599, got \"abc\""
   std::string ToString() const;
 };

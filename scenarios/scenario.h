@@ -44,22 +44,22 @@ struct Wait {
 // The provider error that a status or an in-stream error event carries. The dialect writer turns
 // it into that provider's own JSON shape and wording.
 enum class ErrorKind {
-  kInvalidRequest,   // 400
-  kContextWindow,    // 400, "maximum context length" in the dialect's (or `wording`'s) words
-  kAuth,             // 401
-  kPermission,       // 403
-  kNotFound,         // 404
-  kRequestTimeout,   // 408
-  kConflict,         // 409
-  kTooLarge,         // 413
-  kUnprocessable,    // 422
-  kRateLimit,        // 429, retryable
-  kQuota,            // 429 insufficient_quota / credit exhausted: never succeeds on retry
-  kServer,           // 500
-  kBadGateway,       // 502, text/plain body as a proxy would send it
-  kUnavailable,      // 503
-  kGatewayTimeout,   // 504
-  kOverloaded,       // 529 (Anthropic's overloaded_error); also valid in-stream
+  kInvalidRequest,  // 400
+  kContextWindow,   // 400, "maximum context length" in the dialect's (or `wording`'s) words
+  kAuth,            // 401
+  kPermission,      // 403
+  kNotFound,        // 404
+  kRequestTimeout,  // 408
+  kConflict,        // 409
+  kTooLarge,        // 413
+  kUnprocessable,   // 422
+  kRateLimit,       // 429, retryable
+  kQuota,           // 429 insufficient_quota / credit exhausted: never succeeds on retry
+  kServer,          // 500
+  kBadGateway,      // 502, text/plain body as a proxy would send it
+  kUnavailable,     // 503
+  kGatewayTimeout,  // 504
+  kOverloaded,      // 529 (Anthropic's overloaded_error); also valid in-stream
 };
 std::string_view ToString(ErrorKind kind);  // "invalid_request", "context_window", ...
 std::optional<ErrorKind> ParseErrorKind(std::string_view text);
@@ -71,10 +71,10 @@ ErrorKind DefaultErrorKind(int status);
 // Which provider's words a context-window error uses. kDialect = the scenario dialect's own.
 enum class ContextWording {
   kDialect,
-  kOpenAi,                        // "This model's maximum context length is ..."
-  kDeepSeek,                      // DeepSeek's variant of the OpenAI wording
-  kAnthropicPromptTooLong,        // "prompt is too long: N tokens > M maximum"
-  kAnthropicExceedContextLimit,   // "input length and `max_tokens` exceed context limit: ..."
+  kOpenAi,                       // "This model's maximum context length is ..."
+  kDeepSeek,                     // DeepSeek's variant of the OpenAI wording
+  kAnthropicPromptTooLong,       // "prompt is too long: N tokens > M maximum"
+  kAnthropicExceedContextLimit,  // "input length and `max_tokens` exceed context limit: ..."
 };
 
 struct ErrorSpec {
@@ -87,15 +87,15 @@ struct ErrorSpec {
 // The Retry-After header of one response.
 struct RetryAfter {
   enum class Form {
-    kSeconds,        // delay-seconds, written exactly as `text` ("2", "0", "-5", "1.5", "9e99")
-    kImfFixdate,     // "Sun, 06 Nov 1994 08:49:37 GMT"
-    kRfc850,         // "Sunday, 06-Nov-94 08:49:37 GMT"
-    kAsctime,        // "Sun Nov  6 08:49:37 1994"
-    kRaw,            // `text` verbatim (garbage on purpose)
+    kSeconds,     // delay-seconds, written exactly as `text` ("2", "0", "-5", "1.5", "9e99")
+    kImfFixdate,  // "Sun, 06 Nov 1994 08:49:37 GMT"
+    kRfc850,      // "Sunday, 06-Nov-94 08:49:37 GMT"
+    kAsctime,     // "Sun Nov  6 08:49:37 1994"
+    kRaw,         // `text` verbatim (garbage on purpose)
   };
   Form form = Form::kSeconds;
-  std::string text;            // kSeconds and kRaw
-  Duration date_offset{0};     // HTTP-date forms: the response's Date header + this (may be < 0)
+  std::string text;         // kSeconds and kRaw
+  Duration date_offset{0};  // HTTP-date forms: the response's Date header + this (may be < 0)
   friend bool operator==(const RetryAfter&, const RetryAfter&) = default;
 };
 
@@ -165,14 +165,14 @@ struct EventFault {
 // How the response ends.
 struct Termination {
   enum class Kind {
-    kDone,           // clean end: terminator event ([DONE], message_stop, response.completed),
-                     // final zero-length chunk, connection kept alive
-    kNoTerminator,   // clean chunked end, but the terminator event never comes
-    kNoFinalChunk,   // body bytes end without the final zero-length chunk; connection closed
-    kClose,          // connection closed (FIN) at the cut point, mid-line when at_byte is set
-    kReset,          // TCP RST (SO_LINGER 0) at the cut point
-    kStall,          // stop sending at the cut point and hold the connection `wait` (or forever),
-                     // then close
+    kDone,          // clean end: terminator event ([DONE], message_stop, response.completed),
+                    // final zero-length chunk, connection kept alive
+    kNoTerminator,  // clean chunked end, but the terminator event never comes
+    kNoFinalChunk,  // body bytes end without the final zero-length chunk; connection closed
+    kClose,         // connection closed (FIN) at the cut point, mid-line when at_byte is set
+    kReset,         // TCP RST (SO_LINGER 0) at the cut point
+    kStall,         // stop sending at the cut point and hold the connection `wait` (or forever),
+                    // then close
   };
   Kind kind = Kind::kDone;
   // The cut point: after this many events (nullopt = after all content events), plus `at_byte`
@@ -194,13 +194,13 @@ struct ToolCallSpec {
 // The content of a successful response, streamed or as one JSON body.
 struct Content {
   std::string text = "Hello, world";
-  int chunk_size = 4;                  // UTF-8 code points per content event (>= 1)
-  Duration chunk_delay{0};             // between content events
-  std::string reasoning;               // reasoning/thinking deltas before the text, when set
+  int chunk_size = 4;       // UTF-8 code points per content event (>= 1)
+  Duration chunk_delay{0};  // between content events
+  std::string reasoning;    // reasoning/thinking deltas before the text, when set
   std::optional<ToolCallSpec> tool_call;
   std::optional<std::string> finish_reason;  // default: the dialect's stop/tool reason
-  std::optional<int> input_tokens;            // usage; default derived from the request size
-  std::optional<int> output_tokens;           // usage; default derived from the text
+  std::optional<int> input_tokens;           // usage; default derived from the request size
+  std::optional<int> output_tokens;          // usage; default derived from the text
   // Slow drip: instead of whole events, `bytes` bytes every `every` (0 = off).
   int drip_bytes = 0;
   Duration drip_every{0};
@@ -219,21 +219,21 @@ enum class ConnectionFault {
 
 // The response to one attempt (or to `repeat` consecutive attempts).
 struct ResponseSpec {
-  int repeat = 1;          // how many consecutive attempts this entry answers; 0 = all the rest
+  int repeat = 1;  // how many consecutive attempts this entry answers; 0 = all the rest
   ConnectionFault connection = ConnectionFault::kNone;
-  Duration headers_delay{0};            // wait before the status line
-  std::optional<Wait> headers_stall;    // stall before the status line (then answer, or forever)
+  Duration headers_delay{0};          // wait before the status line
+  std::optional<Wait> headers_stall;  // stall before the status line (then answer, or forever)
   int status = 200;
-  std::optional<ErrorSpec> error;       // set for non-2xx (defaulted from status by the loader)
+  std::optional<ErrorSpec> error;  // set for non-2xx (defaulted from status by the loader)
   std::optional<RetryAfter> retry_after;
   std::optional<std::string> retry_after_ms;  // the `retry-after-ms` header, verbatim
   std::optional<bool> should_retry;           // the `x-should-retry` header
   std::optional<RateLimitHeaders> rate_limit_headers;
-  Duration date_skew{0};                      // the Date header is off by this much
-  std::optional<std::string> content_type;    // overrides the dialect's content type
-  std::optional<std::string> body;            // overrides the whole body, verbatim
-  std::vector<Header> headers;                // extra headers, in order, duplicates allowed
-  Content content;                            // for 2xx answers
+  Duration date_skew{0};                    // the Date header is off by this much
+  std::optional<std::string> content_type;  // overrides the dialect's content type
+  std::optional<std::string> body;          // overrides the whole body, verbatim
+  std::vector<Header> headers;              // extra headers, in order, duplicates allowed
+  Content content;                          // for 2xx answers
   friend bool operator==(const ResponseSpec&, const ResponseSpec&) = default;
 };
 
@@ -270,17 +270,17 @@ struct ListenerOutage {
 // What the subject is asked to send.
 struct RequestSpec {
   bool stream = true;
-  std::string model;     // default: a plausible model name for the dialect
+  std::string model;  // default: a plausible model name for the dialect
   std::string message = "Say hello.";
   int max_tokens = 256;
-  bool tools = false;    // offer one tool (get_weather)
-  int calls = 1;         // concurrent calls of the same request (stateful rate-limit scenarios)
+  bool tools = false;  // offer one tool (get_weather)
+  int calls = 1;       // concurrent calls of the same request (stateful rate-limit scenarios)
   friend bool operator==(const RequestSpec&, const RequestSpec&) = default;
 };
 
 // Scenario-specific checks the runner adds to the universal invariants.
 struct Expect {
-  std::optional<std::string> outcome;        // "committed" | "failed"
+  std::optional<std::string> outcome;  // "committed" | "failed"
   std::optional<int> attempts;
   std::optional<std::string> text;
   std::optional<std::string> failure_class;  // DESIGN §6 class
@@ -290,17 +290,17 @@ struct Expect {
 
 struct Scenario {
   int version = kSchemaVersion;
-  std::string name;         // "category/short-name", unique in a catalogue
+  std::string name;  // "category/short-name", unique in a catalogue
   std::string description;
   Dialect dialect = Dialect::kOpenAiChat;
   std::vector<std::string> tags;
   RequestSpec request;
   // One entry per attempt in arrival order; attempts past the end get the last entry again.
   std::vector<ResponseSpec> responses;
-  std::optional<Chaos> chaos;          // when set, replaces `responses`
-  std::optional<RateLimit> rate_limit; // checked before `responses`/`chaos`
+  std::optional<Chaos> chaos;           // when set, replaces `responses`
+  std::optional<RateLimit> rate_limit;  // checked before `responses`/`chaos`
   std::vector<ListenerOutage> listener_outages;
-  std::optional<Duration> cancel_at;   // the runner cancels the call at this offset
+  std::optional<Duration> cancel_at;  // the runner cancels the call at this offset
   Expect expect;
   std::string source;  // the file it was loaded from ("<builtin>/..." for the embedded catalogue)
   friend bool operator==(const Scenario&, const Scenario&) = default;
