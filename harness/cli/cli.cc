@@ -1,7 +1,9 @@
 #include "harness/cli/cli.h"
 
 #include <CLI/CLI.hpp>
+#include <iostream>
 
+#include "harness/cli/call_command.h"
 #include "harness/cli/serve_command.h"
 
 namespace faultline::cli {
@@ -13,6 +15,8 @@ ExitCode Run(int argc, const char* const* argv, std::ostream& out, std::ostream&
   app.set_version_flag("--version", "faultline 0.1.0");
   ServeOptions serve_options;
   CLI::App* serve = AddServeCommand(app, serve_options);
+  CallCommandOptions call_options;
+  CLI::App* call = AddCallCommand(app, call_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -20,6 +24,7 @@ ExitCode Run(int argc, const char* const* argv, std::ostream& out, std::ostream&
     return code == 0 ? ExitCode::kSuccess : ExitCode::kUsageError;
   }
   if (serve->parsed()) return RunServe(serve_options, out, err);
+  if (call->parsed()) return RunCall(call_options, std::cin, out, err);
   return ExitCode::kUsageError;
 }
 

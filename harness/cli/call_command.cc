@@ -1,0 +1,269 @@
+#include "harness/cli/call_command.h"
+
+#include <fmt/format.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/signal_set.hpp>
+#include <chrono>
+#include <csignal>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "reference_impl/call.h"
+#include "reference_impl/driver.h"
+#include "reference_impl/policy_json.h"
+
+namespace faultline::cli {
+namespace {
+
+using nlohmann::json;
+namespace ref = faultline::ref;
+
+std::string DefaultModel(ref::Dialect dialect) {
+  switch (dialect) {
+    case ref::Dialect::kOpenAiChat:
+      return "gpt-4o-mini";
+    case ref::Dialect::kAnthropicMessages:
+      return "claude-sonnet-4-20250514";
+    case ref::Dialect::kOpenAiResponses:
+      return "gpt-4o-mini";
+  }
+  return "model";
+}
+
+// The request JSON for one user message in the dialect's shape.
+json RequestBody(ref::Dialect dialect, const CallCommandOptions& options) {
+  const std::string model = options.model.empty() ? DefaultModel(dialect) : options.model;
+  const bool stream = !options.no_stream;
+  if (dialect == ref::Dialect::kOpenAiResponses) {
+    return {{"model", model}, {"input", options.message}, {"stream", stream}};
+  }
+  json body = {{"model", model},
+               {"messages", json::array({{{"role", "user"}, {"content", options.message}}})},
+               {"stream", stream}};
+  if (dialect == ref::Dialect::kAnthropicMessages) body["max_tokens"] = 1024;
+  return body;
+}
+
+std::expected<ref::RetryPolicy, std::string> LoadPolicyFile(const std::string& path) {
+  if (path.empty()) return ref::RetryPolicy{};
+  std::ifstream file(path);
+  if (!file) return std::unexpected(fmt::format("cannot read policy file '{}'", path));
+  std::stringstream text;
+  text << file.rdbuf();
+  auto policy = ref::LoadPolicy(text.str());
+  if (!policy) return std::unexpected(fmt::format("{}: {}", path, policy.error().ToString()));
+  return std::move(*policy);
+}
+
+std::string FailureText(const ref::Failure& failure) {
+  std::string out = fmt::format("{} ({}, phase {}", ToString(failure.code),
+                                ToString(failure.failure_class), ToString(failure.phase));
+  if (failure.status) out += fmt::format(", status {}", *failure.status);
+  out += fmt::format(", {})", failure.retryable ? "retryable" : "not retryable");
+  if (!failure.message.empty()) out += ": " + failure.message;
+  return out;
+}
+
+// One readable line per event, prefixed with the time since the call started.
+std::string HumanLine(const ref::LifecycleEvent& event, std::chrono::milliseconds since) {
+  const std::string at = fmt::format("[{:>7.3f}s]", since.count() / 1000.0);
+  switch (event.type) {
+    case ref::EventType::kHello:
+      return fmt::format("{} client {} {}, policy {}", at, event.name, event.version,
+                         event.policy.dump());
+    case ref::EventType::kStart:
+      return fmt::format("{} attempt {} started ({})", at, event.attempt, event.response_id);
+    case ref::EventType::kChunk:
+      if (event.text) return fmt::format("{} chunk {}", at, json(*event.text).dump());
+      return fmt::format("{} tool-call fragment #{} {} {}", at, event.tool_call->index,
+                         event.tool_call->name, json(event.tool_call->arguments).dump());
+    case ref::EventType::kInterrupted:
+      return fmt::format("{} attempt {} interrupted: {}; retry in {} ms ({})", at, event.attempt,
+                         FailureText(*event.failure), event.scheduled_retry.count(),
+                         ToString(event.delay_source));
+    case ref::EventType::kCommitted:
+      return fmt::format("{} committed attempt {} (finish {}, {} tool calls): {}", at,
+                         event.attempt, event.committed->finish_reason,
+                         event.committed->tool_calls.size(), json(event.committed->text).dump());
+    case ref::EventType::kFailed:
+      return fmt::format("{} failed: {}", at, FailureText(*event.failure));
+  }
+  return at;
+}
+
+// Lets the stdin reader cancel the call while (and only while) the io_context is alive.
+struct CancelGate {
+  std::mutex mutex;
+  std::shared_ptr<ref::CallDriver> driver;  // guarded by mutex
+  bool closed = false;                      // guarded by mutex
+  bool requested = false;                   // guarded by mutex: a cancel came before the driver
+
+  void Cancel() {
+    std::lock_guard lock(mutex);
+    requested = true;
+    if (!closed && driver) driver->Cancel();
+  }
+  void Attach(std::shared_ptr<ref::CallDriver> launched) {
+    std::lock_guard lock(mutex);
+    driver = std::move(launched);
+    if (requested) driver->Cancel();
+  }
+  void Close() {
+    std::lock_guard lock(mutex);
+    closed = true;
+    driver.reset();
+  }
+};
+
+// Reads stdin lines after the call line; a {"type":"cancel"} line cancels. Detached: it may stay
+// blocked in a read until the process exits.
+void WatchForCancel(std::istream& in, std::shared_ptr<CancelGate> gate) {
+  std::thread([&in, gate] {
+    std::string line;
+    while (std::getline(in, line)) {
+      const json message = json::parse(line, nullptr, false);
+      if (message.is_object() && message.value("type", "") == "cancel") {
+        gate->Cancel();
+        return;
+      }
+    }
+  }).detach();
+}
+
+struct Outcome {
+  bool committed = false;
+};
+
+// Runs the call on this thread, printing every event as it comes. One thread runs `io`, so the
+// signal set may be cancelled from the call's strand.
+Outcome Execute(ref::CallRequest request, ref::RetryPolicy policy, std::uint64_t seed, bool json,
+                std::ostream& out, const std::shared_ptr<CancelGate>& gate) {
+  boost::asio::io_context io;
+  Outcome outcome;
+  const auto start = std::chrono::steady_clock::now();
+  ref::DriverCallbacks callbacks;
+  callbacks.on_event = [&](const ref::LifecycleEvent& event) {
+    if (event.type == ref::EventType::kCommitted) outcome.committed = true;
+    if (json) {
+      out << event.ToJson().dump() << std::endl;
+    } else {
+      const auto since = std::chrono::duration_cast<std::chrono::milliseconds>(
+          std::chrono::steady_clock::now() - start);
+      out << HumanLine(event, since) << std::endl;
+    }
+  };
+  // Ctrl-C / SIGTERM cancel the call (it then ends with ABORTED, as a runner's cancel would).
+  boost::asio::signal_set signals(io, SIGINT, SIGTERM);
+  callbacks.on_done = [&signals] { signals.cancel(); };
+  auto driver = ref::CallDriver::Launch(io, std::move(request), std::move(policy),
+                                        {.call_id = "call", .seed = seed}, std::move(callbacks));
+  signals.async_wait([driver](const boost::system::error_code& ec, int) {
+    if (!ec) driver->Cancel();
+  });
+  if (gate) gate->Attach(driver);
+  io.run();
+  if (gate) gate->Close();
+  return outcome;
+}
+
+ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::ostream& out,
+                    std::ostream& err) {
+  auto policy = LoadPolicyFile(options.policy_file);
+  if (!policy) {
+    err << "faultline call: " << policy.error() << "\n";
+    return ExitCode::kUsageError;
+  }
+  std::string line;
+  if (!std::getline(in, line)) {
+    err << "faultline call --adapter: expected a {\"type\":\"call\",...} line on stdin\n";
+    return ExitCode::kUsageError;
+  }
+  const json call = json::parse(line, nullptr, false);
+  if (!call.is_object() || call.value("type", "") != "call" || !call.contains("request") ||
+      !call["request"].is_object() || !call.contains("base_url") || !call["base_url"].is_string()) {
+    err << "faultline call --adapter: the first line must be {\"type\":\"call\",\"base_url\":..,"
+           "\"dialect\":..,\"request\":{..}}\n";
+    return ExitCode::kUsageError;
+  }
+  const auto dialect = ref::ParseDialect(call.value("dialect", "openai-chat"));
+  auto url = ref::ParseBaseUrl(call["base_url"].get<std::string>());
+  if (!dialect || !url) {
+    err << "faultline call --adapter: " << (url ? "unknown dialect" : url.error()) << "\n";
+    return ExitCode::kUsageError;
+  }
+  const json& body = call["request"];
+  ref::CallRequest request{.dialect = *dialect,
+                           .base_url = std::move(*url),
+                           .api_key = call.value("api_key", options.api_key),
+                           .body = body.dump(),
+                           .stream = body.value("stream", false),
+                           .idempotency_key = std::nullopt};
+  out << ref::HelloEvent(*policy).ToJson().dump() << std::endl;
+  auto gate = std::make_shared<CancelGate>();
+  WatchForCancel(in, gate);
+  const Outcome outcome = Execute(std::move(request), std::move(*policy), options.seed,
+                                  /*json=*/true, out, gate);
+  return outcome.committed ? ExitCode::kSuccess : ExitCode::kChecksFailed;
+}
+
+}  // namespace
+
+CLI::App* AddCallCommand(CLI::App& app, CallCommandOptions& options) {
+  CLI::App* call = app.add_subcommand(
+      "call", "One LLM call with the reference recovery client, printing its lifecycle events.");
+  call->add_option("--base-url", options.base_url,
+                   "http://HOST:PORT[/PATH] of the provider (plain HTTP)");
+  call->add_option("--dialect", options.dialect,
+                   "openai-chat | anthropic-messages | openai-responses")
+      ->capture_default_str();
+  call->add_option("--message", options.message, "the user message")->capture_default_str();
+  call->add_option("--model", options.model, "model name (default: per dialect)");
+  call->add_option("--api-key", options.api_key, "API key sent in the dialect's header");
+  call->add_flag("--no-stream", options.no_stream, "ask for a whole JSON body, not a stream");
+  call->add_option("--policy", options.policy_file, "retry policy JSON file");
+  call->add_option("--seed", options.seed, "seed of the retry RNG")->capture_default_str();
+  call->add_flag("--json", options.json, "print the adapter protocol's JSON lines");
+  call->add_flag("--adapter", options.adapter,
+                 "speak the adapter protocol on stdin/stdout (DESIGN §5)");
+  call->footer("Exit code: 0 committed, 1 failed, 2 usage or input error.");
+  return call;
+}
+
+ExitCode RunCall(const CallCommandOptions& options, std::istream& in, std::ostream& out,
+                 std::ostream& err) {
+  if (options.adapter) return RunAdapter(options, in, out, err);
+  if (options.base_url.empty()) {
+    err << "faultline call: --base-url is required (or --adapter)\n";
+    return ExitCode::kUsageError;
+  }
+  const auto dialect = ref::ParseDialect(options.dialect);
+  if (!dialect) {
+    err << "faultline call: unknown dialect '" << options.dialect
+        << "' (openai-chat, anthropic-messages, openai-responses)\n";
+    return ExitCode::kUsageError;
+  }
+  auto url = ref::ParseBaseUrl(options.base_url);
+  auto policy = LoadPolicyFile(options.policy_file);
+  if (!url || !policy) {
+    err << "faultline call: " << (url ? policy.error() : url.error()) << "\n";
+    return ExitCode::kUsageError;
+  }
+  ref::CallRequest request{.dialect = *dialect,
+                           .base_url = std::move(*url),
+                           .api_key = options.api_key,
+                           .body = RequestBody(*dialect, options).dump(),
+                           .stream = !options.no_stream,
+                           .idempotency_key = std::nullopt};
+  if (options.json) out << ref::HelloEvent(*policy).ToJson().dump() << std::endl;
+  const Outcome outcome =
+      Execute(std::move(request), std::move(*policy), options.seed, options.json, out, nullptr);
+  return outcome.committed ? ExitCode::kSuccess : ExitCode::kChecksFailed;
+}
+
+}  // namespace faultline::cli

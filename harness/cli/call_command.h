@@ -1,0 +1,47 @@
+// `faultline call`: one LLM call with the reference client (reference_impl/), printing its
+// lifecycle events — curl with recovery.
+//
+//   faultline call --base-url URL --dialect D [--message TEXT] [--model M] [--no-stream]
+//                  [--policy FILE] [--seed N] [--api-key K] [--json]
+//   faultline call --adapter
+//
+// The first form prints one readable line per lifecycle event (or, with --json, the adapter
+// protocol's JSON lines). With --adapter it speaks the adapter protocol (DESIGN §5) on stdin and
+// stdout: it reads one {"type":"call",...} line, writes adapter/hello and then every event as a
+// JSON line, and honours a later {"type":"cancel"} line; so the runner can drive the reference
+// client as an external process exactly like a third-party adapter.
+//
+// Exit code: 0 committed, 1 failed, 2 usage or input error.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <istream>
+#include <ostream>
+#include <string>
+
+#include "harness/cli/cli.h"
+
+namespace faultline::cli {
+
+struct CallCommandOptions {
+  std::string base_url;
+  std::string dialect = "openai-chat";
+  std::string message = "Say hello.";
+  std::string model;  // empty: a per-dialect default
+  std::string api_key = "sk-faultline";
+  bool no_stream = false;
+  std::string policy_file;  // empty: the default policy
+  std::uint64_t seed = 0;
+  bool json = false;
+  bool adapter = false;
+};
+
+// Registers the `call` subcommand; `options` is filled when the app parses.
+CLI::App* AddCallCommand(CLI::App& app, CallCommandOptions& options);
+
+// Runs the call. `in` is read only in adapter mode.
+ExitCode RunCall(const CallCommandOptions& options, std::istream& in, std::ostream& out,
+                 std::ostream& err);
+
+}  // namespace faultline::cli

@@ -1,0 +1,525 @@
+#include "reference_impl/call.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <utility>
+#include <variant>
+
+#include "reference_impl/policy_json.h"
+
+namespace faultline::ref {
+namespace {
+
+// An error body longer than this is classified from its first part.
+constexpr std::size_t kMaxErrorBody = 1024 * 1024;
+
+std::optional<std::string> RequestId(const HttpHeaders& headers) {
+  if (auto id = headers.Find("x-request-id")) return std::string(*id);
+  if (auto id = headers.Find("request-id")) return std::string(*id);
+  return std::nullopt;
+}
+
+std::string_view DialectPath(Dialect dialect) {
+  switch (dialect) {
+    case Dialect::kOpenAiChat:
+      return "/v1/chat/completions";
+    case Dialect::kAnthropicMessages:
+      return "/v1/messages";
+    case Dialect::kOpenAiResponses:
+      return "/v1/responses";
+  }
+  return "/";
+}
+
+std::expected<std::uint16_t, std::string> ParsePort(std::string_view text) {
+  unsigned value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value == 0 || value > 65535) {
+    return std::unexpected(fmt::format("invalid port '{}'", text));
+  }
+  return static_cast<std::uint16_t>(value);
+}
+
+Action MakeAction(Action::Kind kind, PolicyClock::time_point at = {}, std::string_view bytes = {}) {
+  Action action;
+  action.kind = kind;
+  action.at = at;
+  action.bytes = bytes;
+  return action;
+}
+
+void Add(WastedWork& total, const WastedWork& more) {
+  total.bytes += more.bytes;
+  total.approx_tokens += more.approx_tokens;
+}
+
+}  // namespace
+
+std::expected<BaseUrl, std::string> ParseBaseUrl(std::string_view url) {
+  constexpr std::string_view kScheme = "http://";
+  if (!url.starts_with(kScheme)) {
+    return std::unexpected(
+        fmt::format("base URL '{}' must start with http:// (plain HTTP only)", url));
+  }
+  std::string_view rest = url.substr(kScheme.size());
+  const std::size_t slash = rest.find('/');
+  std::string_view authority = rest.substr(0, slash);
+  BaseUrl out;
+  if (slash != std::string_view::npos) out.path = std::string(rest.substr(slash));
+  while (!out.path.empty() && out.path.back() == '/') out.path.pop_back();
+  std::size_t colon = authority.rfind(':');
+  if (authority.starts_with('[')) {  // [IPv6]:port
+    const std::size_t close = authority.find(']');
+    if (close == std::string_view::npos) return std::unexpected("unterminated '[' in base URL");
+    out.host = std::string(authority.substr(1, close - 1));
+    colon = authority.size() > close + 1 && authority[close + 1] == ':' ? close + 1
+                                                                        : std::string_view::npos;
+  } else {
+    out.host = std::string(authority.substr(0, colon));
+  }
+  if (colon != std::string_view::npos) {
+    auto port = ParsePort(authority.substr(colon + 1));
+    if (!port) return std::unexpected(port.error());
+    out.port = *port;
+  }
+  if (out.host.empty()) return std::unexpected(fmt::format("base URL '{}' has no host", url));
+  return out;
+}
+
+std::string RequestPath(Dialect dialect, std::string_view base_path) {
+  std::string_view path = DialectPath(dialect);
+  if (base_path.ends_with("/v1")) path.remove_prefix(3);
+  return fmt::format("{}{}", base_path, path);
+}
+
+std::string BuildHttpRequest(const CallRequest& request) {
+  const BaseUrl& url = request.base_url;
+  const bool v6 = url.host.find(':') != std::string::npos;
+  std::string host = v6 ? fmt::format("[{}]", url.host) : url.host;
+  if (url.port != 80) host += fmt::format(":{}", url.port);
+  std::string out = fmt::format(
+      "POST {} HTTP/1.1\r\nHost: {}\r\nuser-agent: faultline-ref/0.1\r\n"
+      "content-type: application/json\r\ncontent-length: {}\r\n",
+      RequestPath(request.dialect, url.path), host, request.body.size());
+  if (request.dialect == Dialect::kAnthropicMessages) {
+    out += fmt::format("x-api-key: {}\r\nanthropic-version: 2023-06-01\r\n", request.api_key);
+  } else {
+    out += fmt::format("Authorization: Bearer {}\r\n", request.api_key);
+  }
+  out += request.stream ? "accept: text/event-stream\r\n" : "accept: application/json\r\n";
+  if (request.idempotency_key) {
+    out += fmt::format("idempotency-key: {}\r\n", *request.idempotency_key);
+  }
+  out += "\r\n";
+  out += request.body;
+  return out;
+}
+
+std::string_view ToString(Action::Kind kind) {
+  switch (kind) {
+    case Action::Kind::kConnect:
+      return "connect";
+    case Action::Kind::kSend:
+      return "send";
+    case Action::Kind::kArmTimer:
+      return "arm-timer";
+    case Action::Kind::kCancelTimer:
+      return "cancel-timer";
+    case Action::Kind::kCloseConnection:
+      return "close-connection";
+    case Action::Kind::kWait:
+      return "wait";
+    case Action::Kind::kDone:
+      return "done";
+  }
+  return "unknown";
+}
+
+LifecycleEvent HelloEvent(const RetryPolicy& policy, std::string name, std::string version) {
+  LifecycleEvent event;
+  event.type = EventType::kHello;
+  event.name = std::move(name);
+  event.version = std::move(version);
+  event.policy = PolicyToHelloJson(policy);
+  return event;
+}
+
+Call::Call(CallRequest request, RetryPolicy policy, CallOptions options)
+    : request_(std::move(request)),
+      policy_(std::move(policy)),
+      options_(std::move(options)),
+      rng_(options_.seed),
+      request_bytes_(BuildHttpRequest(request_)) {}
+
+std::vector<LifecycleEvent> Call::TakeEvents() { return std::exchange(events_, {}); }
+
+std::vector<Action> Call::Start(Time now, std::chrono::system_clock::time_point wall_now) {
+  std::vector<Action> out;
+  if (state_ != State::kNotStarted) return out;
+  start_ = now;
+  wall_start_ = wall_now;
+  deadline_ = CallDeadline(policy_, now);
+  if (!options_.recovered || options_.recovered->retries <= 0) {
+    BeginAttempt(now, out);
+    return out;
+  }
+  attempt_ = options_.recovered->retries;  // the next attempt continues the count
+  const auto due = options_.recovered->last_scheduled_at;
+  if (!due || *due <= wall_now) {
+    BeginAttempt(now, out);
+    return out;
+  }
+  state_ = State::kBackoff;  // the logged retry time is still ahead: wait for it first
+  retry_at_ = now + std::chrono::duration_cast<PolicyClock::duration>(*due - wall_now);
+  armed_ = retry_at_;
+  out.push_back(MakeAction(Action::Kind::kWait, *retry_at_));
+  return out;
+}
+
+void Call::BeginAttempt(Time now, std::vector<Action>& out) {
+  ++attempt_;
+  state_ = State::kConnecting;
+  parser_ = std::make_unique<HttpResponseParser>();
+  decoder_ = std::make_unique<BodyDecoder>(request_.dialect, request_.stream);
+  error_body_.clear();
+  retry_at_.reset();
+  LifecycleEvent start;
+  start.type = EventType::kStart;
+  start.response_id = ResponseId();
+  start.attempt = attempt_;
+  events_.push_back(std::move(start));
+  phase_deadline_.reset();
+  if (policy_.timeouts.connect) phase_deadline_ = now + *policy_.timeouts.connect;
+  armed_.reset();
+  connection_open_ = true;
+  out.push_back(MakeAction(Action::Kind::kConnect));
+  ArmTimer(out);
+}
+
+std::vector<Action> Call::Connected(Time now) {
+  std::vector<Action> out;
+  if (state_ != State::kConnecting) return out;
+  state_ = State::kAwaitingHead;
+  phase_deadline_.reset();
+  if (policy_.timeouts.response_headers) phase_deadline_ = now + *policy_.timeouts.response_headers;
+  out.push_back(MakeAction(Action::Kind::kSend, {}, request_bytes_));
+  ArmTimer(out);
+  return out;
+}
+
+std::vector<Action> Call::BytesReceived(std::string_view bytes, Time now) {
+  std::vector<Action> out;
+  if (state_ != State::kAwaitingHead && state_ != State::kBody && state_ != State::kErrorBody) {
+    return out;
+  }
+  auto fed = parser_->Feed(bytes);
+  if (!fed) {
+    if (state_ == State::kErrorBody) {
+      FinishErrorBody(now, out);
+    } else if (state_ == State::kBody) {
+      FailAttempt(std::get<Failure>(decoder_->assembler().Interrupt(fed.error())), std::nullopt,
+                  now, out);
+    } else {
+      FailAttempt(fed.error(), std::nullopt, now, out);
+    }
+    return out;
+  }
+  if (fed->head_ready) OnHead(now, out);
+  if (state_ != State::kBody && state_ != State::kErrorBody) return out;
+  if (!fed->body.empty()) OnBody(fed->body, now, out);
+  AfterBody(fed->complete, now, out);
+  return out;
+}
+
+void Call::OnHead(Time now, std::vector<Action>& out) {
+  const HttpResponseHead& head = parser_->head();
+  decoder_->assembler().CountBytes(parser_->bytes_received() - parser_->body_bytes());
+  phase_deadline_.reset();
+  if (policy_.timeouts.idle) phase_deadline_ = now + *policy_.timeouts.idle;
+  if (head.status < 200 || head.status > 299) {
+    state_ = State::kErrorBody;
+    ArmTimer(out);
+    return;
+  }
+  decoder_->assembler().SetResponseInfo(head.status, RequestId(head.headers));
+  if (auto bad = CheckContentType(request_.stream, head.headers.Find("content-type"))) {
+    bad->status = head.status;
+    bad->request_id = RequestId(head.headers);
+    FailAttempt(std::move(*bad), std::nullopt, now, out);
+    return;
+  }
+  state_ = State::kBody;
+  ArmTimer(out);
+}
+
+void Call::OnBody(std::string_view body, Time now, std::vector<Action>& out) {
+  if (state_ == State::kErrorBody) {
+    error_body_.append(body.substr(0, kMaxErrorBody - std::min(kMaxErrorBody, error_body_.size())));
+    return;
+  }
+  BodyDecoder::Progress progress = decoder_->Feed(body);
+  for (const Delta& delta : progress.deltas) {
+    LifecycleEvent chunk;
+    chunk.type = EventType::kChunk;
+    chunk.response_id = ResponseId();
+    chunk.attempt = attempt_;
+    if (const auto* text = std::get_if<TextDelta>(&delta); text && !text->text.empty()) {
+      chunk.text = text->text;
+    } else if (const auto* call = std::get_if<ToolCallDelta>(&delta)) {
+      chunk.tool_call = *call;
+    } else {
+      continue;
+    }
+    events_.push_back(std::move(chunk));
+  }
+  const bool progress_made = !request_.stream || progress.meaningful_events > 0 ||
+                             (policy_.timeouts.heartbeats_reset_idle && progress.heartbeats > 0);
+  if (progress_made && policy_.timeouts.idle) phase_deadline_ = now + *policy_.timeouts.idle;
+  CheckOutcome(now, out);
+}
+
+void Call::AfterBody(bool complete, Time now, std::vector<Action>& out) {
+  if (state_ == State::kErrorBody) {
+    if (complete || error_body_.size() >= kMaxErrorBody) {
+      FinishErrorBody(now, out);
+    } else {
+      ArmTimer(out);
+    }
+    return;
+  }
+  if (state_ != State::kBody) return;
+  if (complete) {
+    decoder_->End();
+    CheckOutcome(now, out);
+    return;
+  }
+  ArmTimer(out);
+}
+
+void Call::FinishErrorBody(Time now, std::vector<Action>& out) {
+  const HttpResponseHead& head = parser_->head();
+  ClassifiedResponse classified = ClassifyHttpError({.status = head.status,
+                                                     .headers = head.headers,
+                                                     .body = error_body_,
+                                                     .dialect = request_.dialect},
+                                                    Wall(now));
+  decoder_->assembler().CountBytes(error_body_.size());
+  FailAttempt(std::move(classified.failure), classified.hint, now, out);
+}
+
+void Call::CheckOutcome(Time now, std::vector<Action>& out) {
+  const auto& outcome = decoder_->assembler().outcome();
+  if (!outcome) return;
+  if (const auto* completed = std::get_if<Completed>(&*outcome)) {
+    Commit(*completed, out);
+  } else {
+    FailAttempt(std::get<Failure>(*outcome), std::nullopt, now, out);
+  }
+}
+
+std::vector<Action> Call::ConnectionClosed(Time now) {
+  std::vector<Action> out;
+  if (state_ != State::kAwaitingHead && state_ != State::kBody && state_ != State::kErrorBody) {
+    return out;
+  }
+  auto fed = parser_->FeedEof();
+  if (!fed) {
+    if (state_ == State::kErrorBody) {
+      FinishErrorBody(now, out);
+    } else if (state_ == State::kBody) {
+      FailAttempt(std::get<Failure>(decoder_->assembler().Interrupt(fed.error())), std::nullopt,
+                  now, out);
+    } else {
+      FailAttempt(fed.error(), std::nullopt, now, out);
+    }
+    return out;
+  }
+  if (fed->head_ready) OnHead(now, out);
+  if (state_ != State::kBody && state_ != State::kErrorBody) return out;
+  if (!fed->body.empty()) OnBody(fed->body, now, out);
+  AfterBody(/*complete=*/true, now, out);
+  return out;
+}
+
+std::vector<Action> Call::ConnectionFailed(TransportKind kind, std::string_view detail, Time now) {
+  std::vector<Action> out;
+  if (state_ == State::kErrorBody) {
+    FinishErrorBody(now, out);  // the status is known: classify what arrived
+    return out;
+  }
+  if (state_ != State::kConnecting && state_ != State::kAwaitingHead && state_ != State::kBody) {
+    return out;
+  }
+  Failure failure = TransportFailure(kind, CurrentPhase(), CurrentPartial(), detail);
+  if (state_ == State::kBody) {
+    failure = std::get<Failure>(decoder_->assembler().Interrupt(std::move(failure)));
+  }
+  FailAttempt(std::move(failure), std::nullopt, now, out);
+  return out;
+}
+
+std::vector<Action> Call::TimerFired(Time now) {
+  std::vector<Action> out;
+  if (state_ == State::kDone || state_ == State::kNotStarted) return out;
+  if (state_ == State::kBackoff) {
+    if (retry_at_ && now >= *retry_at_) {
+      BeginAttempt(now, out);
+    } else if (retry_at_) {
+      out.push_back(MakeAction(Action::Kind::kWait, *retry_at_));
+    }
+    return out;
+  }
+  std::optional<Failure> failure;
+  if (deadline_ && now >= *deadline_) {
+    failure = TimeoutFailure(TimeoutKind::kTotal, *policy_.timeouts.total, CurrentPartial(),
+                             CurrentPhase());
+  } else if (phase_deadline_ && now >= *phase_deadline_) {
+    if (state_ == State::kConnecting) {
+      failure = TimeoutFailure(TimeoutKind::kConnect, *policy_.timeouts.connect);
+    } else if (state_ == State::kAwaitingHead) {
+      failure = TimeoutFailure(TimeoutKind::kResponseHeaders, *policy_.timeouts.response_headers);
+    } else {
+      failure = TimeoutFailure(TimeoutKind::kIdle, *policy_.timeouts.idle, CurrentPartial());
+    }
+  }
+  if (!failure) {
+    armed_.reset();  // a stale or early firing: re-arm for the real deadline
+    ArmTimer(out);
+    return out;
+  }
+  if (state_ == State::kBody) {
+    failure = std::get<Failure>(decoder_->assembler().Interrupt(std::move(*failure)));
+  }
+  FailAttempt(std::move(*failure), std::nullopt, now, out);
+  return out;
+}
+
+std::vector<Action> Call::Cancel(Time /*now*/) {
+  std::vector<Action> out;
+  if (state_ == State::kDone) return out;
+  const bool in_attempt = state_ != State::kNotStarted && state_ != State::kBackoff;
+  Failure failure = AbortedFailure(CurrentPhase(), CurrentPartial());
+  if (state_ == State::kBody) {
+    failure = std::get<Failure>(decoder_->assembler().Interrupt(std::move(failure)));
+  }
+  if (in_attempt) Add(wasted_, decoder_->assembler().wasted());
+  Finish(std::move(failure), in_attempt, out);
+  return out;
+}
+
+void Call::FailAttempt(Failure failure, std::optional<RetryHint> hint, Time now,
+                       std::vector<Action>& out) {
+  Add(wasted_, decoder_->assembler().wasted());
+  if (connection_open_) out.push_back(MakeAction(Action::Kind::kCloseConnection));
+  connection_open_ = false;
+  const Decision decision = Decide(policy_,
+                                   {.failure = failure,
+                                    .hint = hint,
+                                    .attempt = attempt_,
+                                    .now = now,
+                                    .deadline = deadline_,
+                                    .previous_delay = previous_delay_},
+                                   rng_, options_.budget);
+  if (!decision.retry()) {
+    Finish(std::move(failure), /*with_response=*/true, out);
+    return;
+  }
+  previous_delay_ = decision.delay;
+  if (options_.retry_log) {
+    // A log that cannot be written must not fail the call: the log only helps a restart.
+    (void)options_.retry_log->Record({.call_id = options_.call_id,
+                                      .attempt = attempt_,
+                                      .scheduled_at = Wall(decision.retry_at),
+                                      .delay = decision.delay,
+                                      .delay_source = decision.delay_source,
+                                      .failure_code = failure.code});
+  }
+  LifecycleEvent event;
+  event.type = EventType::kInterrupted;
+  event.response_id = ResponseId();
+  event.attempt = attempt_;
+  event.failure = std::move(failure);
+  event.scheduled_retry = decision.delay;
+  event.delay_source = decision.delay_source;
+  event.wasted = wasted_;
+  events_.push_back(std::move(event));
+  state_ = State::kBackoff;
+  retry_at_ = decision.retry_at;
+  phase_deadline_.reset();
+  armed_ = decision.retry_at;
+  out.push_back(MakeAction(Action::Kind::kWait, decision.retry_at));
+}
+
+void Call::Commit(const Completed& completed, std::vector<Action>& out) {
+  LifecycleEvent event;
+  event.type = EventType::kCommitted;
+  event.response_id = ResponseId();
+  event.attempt = attempt_;
+  event.committed = completed;
+  events_.push_back(std::move(event));
+  if (options_.budget) options_.budget->RecordSuccess();
+  if (connection_open_) out.push_back(MakeAction(Action::Kind::kCloseConnection));
+  connection_open_ = false;
+  if (armed_) out.push_back(MakeAction(Action::Kind::kCancelTimer));
+  armed_.reset();
+  state_ = State::kDone;
+  out.push_back(MakeAction(Action::Kind::kDone));
+}
+
+void Call::Finish(Failure failure, bool with_response, std::vector<Action>& out) {
+  LifecycleEvent event;
+  event.type = EventType::kFailed;
+  if (with_response) {
+    event.response_id = ResponseId();
+    event.attempt = attempt_;
+  }
+  event.failure = std::move(failure);
+  event.wasted = wasted_;
+  events_.push_back(std::move(event));
+  if (connection_open_) out.push_back(MakeAction(Action::Kind::kCloseConnection));
+  connection_open_ = false;
+  if (armed_) out.push_back(MakeAction(Action::Kind::kCancelTimer));
+  armed_.reset();
+  state_ = State::kDone;
+  out.push_back(MakeAction(Action::Kind::kDone));
+}
+
+void Call::ArmTimer(std::vector<Action>& out) {
+  std::optional<Time> at = deadline_;
+  if (phase_deadline_ && (!at || *phase_deadline_ < *at)) at = phase_deadline_;
+  if (at == armed_) return;
+  armed_ = at;
+  if (at) {
+    out.push_back(MakeAction(Action::Kind::kArmTimer, *at));
+  } else {
+    out.push_back(MakeAction(Action::Kind::kCancelTimer));
+  }
+}
+
+Phase Call::CurrentPhase() const {
+  switch (state_) {
+    case State::kAwaitingHead:
+      return Phase::kResponseHeaders;
+    case State::kBody:
+    case State::kErrorBody:
+      return Phase::kStream;
+    default:
+      return Phase::kConnect;
+  }
+}
+
+PartialOutput Call::CurrentPartial() const {
+  const bool seen = state_ == State::kBody && decoder_->assembler().has_output();
+  return seen ? PartialOutput::kUncommitted : PartialOutput::kNone;
+}
+
+std::chrono::system_clock::time_point Call::Wall(Time now) const {
+  return wall_start_ +
+         std::chrono::duration_cast<std::chrono::system_clock::duration>(now - start_);
+}
+
+std::string Call::ResponseId() const { return fmt::format("{}-{}", options_.call_id, attempt_); }
+
+}  // namespace faultline::ref

@@ -1,0 +1,178 @@
+// The sans-I/O call engine: ONE logical call (its attempts, timeouts, retries, cancellation and the
+// one commit), as a state machine the driver feeds with what happened and that answers with what
+// to do next.
+//
+// Inputs (each takes the driver's monotonic `now`):
+//   Start            begin the call (attempt 1)
+//   Connected        the TCP connection of the current attempt is up
+//   BytesReceived    bytes read from it
+//   ConnectionClosed the peer ended the connection (EOF)
+//   ConnectionFailed connect/read/write failed (refused, reset, ...)
+//   TimerFired       the timer armed by the last ArmTimer/Wait went off (stale firings are ignored)
+//   Cancel           the caller gave up
+// Outputs: Actions (Connect, Send, ArmTimer, CancelTimer, CloseConnection, Wait, Done) returned by
+// every input, and LifecycleEvents (call_event.h) collected until TakeEvents().
+//
+// Rules it keeps:
+//   - the same request bytes (built here, see BuildHttpRequest) on every attempt;
+//   - one timer: the earliest of the connect / response-headers / idle / total deadlines that
+//     applies to the current phase; the idle watchdog counts only meaningful events (unless the
+//     policy lets heartbeats count) and is armed only while waiting for response data;
+//   - a failed attempt's connection is closed, never reused; its chunks are never committed and
+//     never spliced with a later attempt (each attempt has its own BodyDecoder);
+//   - after a failed attempt the policy decides (policy.h); a retry writes the retry log record
+//     and emits response/interrupted BEFORE the Wait action;
+//   - exactly one terminal event (response/committed or response/failed), followed by Done;
+//     after it every input returns no action and emits nothing;
+//   - Cancel in any phase ends the call at once with ABORTED.
+//
+// Ownership: the Call owns its request, policy copy and RNG; the budget and retry log are the
+// caller's and must outlive the Call (both are internally synchronised, so they may be shared
+// between concurrent calls). Not thread-safe: one driver thread per Call.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <expected>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reference_impl/body_decoder.h"
+#include "reference_impl/call_event.h"
+#include "reference_impl/classify.h"
+#include "reference_impl/dialect.h"
+#include "reference_impl/http_response.h"
+#include "reference_impl/policy.h"
+#include "reference_impl/retry_log.h"
+
+namespace faultline::ref {
+
+// An http:// base URL split into its pieces ("http://127.0.0.1:8080/v1").
+struct BaseUrl {
+  std::string host;  // "127.0.0.1"
+  std::uint16_t port = 80;
+  std::string path;  // "" or "/v1" (no trailing slash)
+};
+// Only http:// (this client speaks plain HTTP/1.1); errors name what is wrong.
+std::expected<BaseUrl, std::string> ParseBaseUrl(std::string_view url);
+
+struct CallRequest {
+  Dialect dialect = Dialect::kOpenAiChat;
+  BaseUrl base_url;
+  std::string api_key;
+  std::string body;  // the request JSON, sent byte for byte on every attempt
+  bool stream = true;
+  std::optional<std::string> idempotency_key;
+};
+
+// The request path for the dialect under the base URL's path ("/v1" is not repeated).
+std::string RequestPath(Dialect dialect, std::string_view base_path);
+// The complete HTTP/1.1 request text: POST, Host, content-type, content-length, the dialect's
+// auth headers (Authorization: Bearer / x-api-key + anthropic-version), accept, idempotency-key.
+std::string BuildHttpRequest(const CallRequest& request);
+
+struct Action {
+  enum class Kind {
+    kConnect,          // open a new TCP connection to request().base_url
+    kSend,             // write `bytes` (valid while the Call lives)
+    kArmTimer,         // (re)arm the call's one timer for `at`, replacing any armed one
+    kCancelTimer,      // no deadline applies now
+    kCloseConnection,  // close the current connection (never reused)
+    kWait,             // backoff: arm the timer for `at`; TimerFired then starts the next attempt
+    kDone,             // the call is over; drop it
+  };
+  Kind kind = Kind::kDone;
+  std::string_view bytes;
+  PolicyClock::time_point at{};
+  friend bool operator==(const Action&, const Action&) = default;
+};
+std::string_view ToString(Action::Kind kind);
+
+struct CallOptions {
+  std::string call_id = "call";  // prefix of response ids, key of the retry log
+  std::uint64_t seed = 0;        // seeds the retry RNG
+  RetryBudget* budget = nullptr;
+  RetryLog* retry_log = nullptr;
+  // A restarted call: what RetryLog::Recover() found for call_id. The attempts already made
+  // count against max_attempts, and the first attempt of this run starts no earlier than the
+  // retry time that was logged.
+  std::optional<RecoveredCall> recovered = std::nullopt;
+};
+
+class Call {
+ public:
+  Call(CallRequest request, RetryPolicy policy, CallOptions options);
+  // Send actions point into the Call's own request bytes: it stays where it was built.
+  Call(const Call&) = delete;
+  Call& operator=(const Call&) = delete;
+
+  using Time = PolicyClock::time_point;
+  // `wall_now` anchors the wall clock (HTTP-date hints, retry log); later wall times are derived
+  // from it and the monotonic `now`.
+  std::vector<Action> Start(Time now, std::chrono::system_clock::time_point wall_now);
+  std::vector<Action> Connected(Time now);
+  std::vector<Action> BytesReceived(std::string_view bytes, Time now);
+  std::vector<Action> ConnectionClosed(Time now);
+  std::vector<Action> ConnectionFailed(TransportKind kind, std::string_view detail, Time now);
+  std::vector<Action> TimerFired(Time now);
+  std::vector<Action> Cancel(Time now);
+
+  // The lifecycle events emitted since the last call, in order.
+  std::vector<LifecycleEvent> TakeEvents();
+
+  const CallRequest& request() const { return request_; }
+  std::string_view request_bytes() const { return request_bytes_; }
+  int attempt() const { return attempt_; }
+  bool done() const { return state_ == State::kDone; }
+
+ private:
+  enum class State { kNotStarted, kConnecting, kAwaitingHead, kBody, kErrorBody, kBackoff, kDone };
+
+  void BeginAttempt(Time now, std::vector<Action>& out);
+  void OnHead(Time now, std::vector<Action>& out);
+  void OnBody(std::string_view body, Time now, std::vector<Action>& out);
+  void AfterBody(bool complete, Time now, std::vector<Action>& out);
+  void FinishErrorBody(Time now, std::vector<Action>& out);
+  void CheckOutcome(Time now, std::vector<Action>& out);
+  void FailAttempt(Failure failure, std::optional<RetryHint> hint, Time now,
+                   std::vector<Action>& out);
+  void Commit(const Completed& completed, std::vector<Action>& out);
+  void Finish(Failure failure, bool with_response, std::vector<Action>& out);
+  void ArmTimer(std::vector<Action>& out);
+  Phase CurrentPhase() const;
+  PartialOutput CurrentPartial() const;
+  std::chrono::system_clock::time_point Wall(Time now) const;
+  std::string ResponseId() const;
+
+  CallRequest request_;
+  RetryPolicy policy_;
+  CallOptions options_;
+  RetryRng rng_;
+  std::string request_bytes_;
+
+  State state_ = State::kNotStarted;
+  int attempt_ = 0;
+  Time start_{};
+  std::chrono::system_clock::time_point wall_start_{};
+  std::optional<Time> deadline_;        // end-to-end
+  std::optional<Time> phase_deadline_;  // connect / headers / idle of the current phase
+  std::optional<Time> retry_at_;
+  std::optional<std::chrono::milliseconds> previous_delay_;
+  std::optional<Time> armed_;
+  bool connection_open_ = false;
+
+  std::unique_ptr<HttpResponseParser> parser_;
+  std::unique_ptr<BodyDecoder> decoder_;
+  std::string error_body_;
+  WastedWork wasted_;
+  std::vector<LifecycleEvent> events_;
+};
+
+// The `adapter/hello` event for a client running `policy`.
+LifecycleEvent HelloEvent(const RetryPolicy& policy, std::string name = "faultline-ref",
+                          std::string version = "0.1.0");
+
+}  // namespace faultline::ref

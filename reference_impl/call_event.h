@@ -1,0 +1,61 @@
+// The lifecycle events of one logical call, in the vocabulary of the adapter protocol (DESIGN §5).
+//
+// The call engine (call.h) emits them; a driver prints them (JSON lines for the runner, one
+// readable line each for people). ToJson() produces exactly the adapter-protocol object:
+//
+//   adapter/hello         {name, version, policy}
+//   response/start        {response_id, attempt}
+//   assistant/chunk       {response_id, attempt, text | tool_call, commitment:"uncommitted"}
+//   response/interrupted  {response_id, attempt, failure, scheduled_retry_ms, delay_source, wasted}
+//   response/committed    {response_id, attempt, text, tool_calls, finish_reason, usage}
+//   response/failed       {response_id?, attempt?, failure, wasted}
+//
+// `failure` is {code, class, phase, retryable, partial_output, status?, retry_after_ms?,
+// request_id?, message}. `wasted` ({bytes, approx_tokens}) reports the work of discarded attempts.
+//
+// Values only; no I/O. Thread-safety: values.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "nlohmann/json.hpp"
+#include "reference_impl/assembler.h"
+#include "reference_impl/dialect_decoder.h"
+#include "reference_impl/failure.h"
+#include "reference_impl/retry_after.h"
+
+namespace faultline::ref {
+
+enum class EventType { kHello, kStart, kChunk, kInterrupted, kCommitted, kFailed };
+std::string_view ToString(EventType type);  // "adapter/hello", "response/start", ...
+
+struct LifecycleEvent {
+  EventType type = EventType::kStart;
+  std::string response_id;  // empty: absent (a response/failed with no open response)
+  int attempt = 0;          // 0: absent
+  // assistant/chunk: exactly one of the two.
+  std::optional<std::string> text;
+  std::optional<ToolCallDelta> tool_call;
+  // response/interrupted and response/failed.
+  std::optional<Failure> failure;
+  std::chrono::milliseconds scheduled_retry{0};
+  DelaySource delay_source = DelaySource::kBackoff;
+  WastedWork wasted;  // total over the call's discarded attempts so far
+  // response/committed.
+  std::optional<Completed> committed;
+  // adapter/hello.
+  std::string name;
+  std::string version;
+  nlohmann::json policy;
+
+  bool terminal() const { return type == EventType::kCommitted || type == EventType::kFailed; }
+  nlohmann::json ToJson() const;
+};
+
+// The `failure` object of DESIGN §5.
+nlohmann::json FailureToJson(const Failure& failure);
+
+}  // namespace faultline::ref
