@@ -1,0 +1,84 @@
+// Decoding throughput of the reference client on realistic streamed bodies (stream_fixtures.h),
+// fed in kFeedBytes pieces as a socket would deliver them:
+//   BM_SseOnly     - SseDecoder alone: bytes to events;
+//   BM_FullDecode  - BodyDecoder: SSE + dialect decoding + lifecycle assembler, to a Completed
+//                    answer whose text is checked against the expected one before timing.
+// MB/s is reported through SetBytesProcessed. compare.sh runs the eventsource-parser peer
+// (eventsource_parser/bench.mjs) on the same bytes.
+#include <benchmark/benchmark.h>
+
+#include <string>
+#include <string_view>
+#include <variant>
+
+#include "reference_impl/bench/stream_fixtures.h"
+#include "reference_impl/body_decoder.h"
+#include "reference_impl/dialect.h"
+#include "reference_impl/sse_decoder.h"
+
+namespace faultline::ref::bench {
+namespace {
+
+const std::string& Body(Dialect dialect) {
+  static const std::string kBodies[] = {BenchBody(Dialect::kOpenAiChat),
+                                        BenchBody(Dialect::kAnthropicMessages),
+                                        BenchBody(Dialect::kOpenAiResponses)};
+  return kBodies[static_cast<int>(dialect)];
+}
+
+// Decodes one whole body; returns the number of events (0 on error).
+std::size_t SseDecodeOnce(std::string_view body) {
+  SseDecoder decoder;
+  std::size_t events = 0;
+  for (std::size_t at = 0; at < body.size(); at += kFeedBytes) {
+    auto fed = decoder.Feed(body.substr(at, kFeedBytes));
+    if (!fed) return 0;
+    events += fed->events.size();
+    benchmark::DoNotOptimize(fed->events.data());
+  }
+  decoder.Finish();
+  return events;
+}
+
+// Decodes one whole body to its outcome; returns the answer's text length (0 when it failed).
+std::size_t FullDecodeOnce(Dialect dialect, std::string_view body) {
+  BodyDecoder decoder(dialect, /*stream=*/true);
+  for (std::size_t at = 0; at < body.size(); at += kFeedBytes) {
+    auto progress = decoder.Feed(body.substr(at, kFeedBytes));
+    benchmark::DoNotOptimize(progress.deltas.data());
+  }
+  const auto* completed = std::get_if<Completed>(&decoder.End());
+  return completed ? completed->text.size() : 0;
+}
+
+void BM_SseOnly(benchmark::State& state, Dialect dialect) {
+  const std::string& body = Body(dialect);
+  if (SseDecodeOnce(body) < static_cast<std::size_t>(kBenchDeltas)) {
+    state.SkipWithError("SSE decoding failed");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(SseDecodeOnce(body));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * body.size()));
+  state.counters["body_bytes"] = static_cast<double>(body.size());
+}
+
+void BM_FullDecode(benchmark::State& state, Dialect dialect) {
+  const std::string& body = Body(dialect);
+  if (FullDecodeOnce(dialect, body) != BenchText(/*json=*/false).size()) {
+    state.SkipWithError("full decoding did not produce the expected answer");
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(FullDecodeOnce(dialect, body));
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * body.size()));
+  state.counters["body_bytes"] = static_cast<double>(body.size());
+}
+
+BENCHMARK_CAPTURE(BM_SseOnly, openai_chat, Dialect::kOpenAiChat);
+BENCHMARK_CAPTURE(BM_SseOnly, anthropic_messages, Dialect::kAnthropicMessages);
+BENCHMARK_CAPTURE(BM_SseOnly, openai_responses, Dialect::kOpenAiResponses);
+BENCHMARK_CAPTURE(BM_FullDecode, openai_chat, Dialect::kOpenAiChat);
+BENCHMARK_CAPTURE(BM_FullDecode, anthropic_messages, Dialect::kAnthropicMessages);
+BENCHMARK_CAPTURE(BM_FullDecode, openai_responses, Dialect::kOpenAiResponses);
+
+}  // namespace
+}  // namespace faultline::ref::bench
