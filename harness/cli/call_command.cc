@@ -140,10 +140,34 @@ struct Outcome {
   bool committed = false;
 };
 
+// `message[key]` if it is a string, else `fallback` (the call line is untrusted input).
+std::string StringField(const json& message, const char* key, const std::string& fallback) {
+  const auto it = message.find(key);
+  return it != message.end() && it->is_string() ? it->get<std::string>() : fallback;
+}
+
+// Opens the durable retry log at `path` (if any) and fills in what a restart recovers from it.
+// `log` keeps the log alive for the call.
+std::expected<void, std::string> AttachRetryLog(const std::string& path,
+                                                std::unique_ptr<ref::RetryLog>& log,
+                                                ref::CallOptions& options) {
+  if (path.empty()) return {};
+  auto storage = ref::FileRetryLogStorage::Open(path, /*fsync=*/true);
+  if (!storage) return std::unexpected(fmt::format("--retry-log {}: {}", path, storage.error()));
+  log = std::make_unique<ref::RetryLog>(std::move(*storage));
+  auto recovered = log->Recover(options.call_id);
+  if (!recovered) {
+    return std::unexpected(fmt::format("--retry-log {}: {}", path, recovered.error()));
+  }
+  if (recovered->records > 0) options.recovered = *recovered;
+  options.retry_log = log.get();
+  return {};
+}
+
 // Runs the call on this thread, printing every event as it comes. One thread runs `io`, so the
 // signal set may be cancelled from the call's strand.
-Outcome Execute(ref::CallRequest request, ref::RetryPolicy policy, std::uint64_t seed, bool json,
-                std::ostream& out, const std::shared_ptr<CancelGate>& gate) {
+Outcome Execute(ref::CallRequest request, ref::RetryPolicy policy, ref::CallOptions options,
+                bool json, std::ostream& out, const std::shared_ptr<CancelGate>& gate) {
   boost::asio::io_context io;
   Outcome outcome;
   const auto start = std::chrono::steady_clock::now();
@@ -162,7 +186,7 @@ Outcome Execute(ref::CallRequest request, ref::RetryPolicy policy, std::uint64_t
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
   callbacks.on_done = [&signals] { signals.cancel(); };
   auto driver = ref::CallDriver::Launch(io, std::move(request), std::move(policy),
-                                        {.call_id = "call", .seed = seed}, std::move(callbacks));
+                                        std::move(options), std::move(callbacks));
   signals.async_wait([driver](const boost::system::error_code& ec, int) {
     if (!ec) driver->Cancel();
   });
@@ -204,10 +228,19 @@ ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::os
                            .body = body.dump(),
                            .stream = body.value("stream", false),
                            .idempotency_key = std::nullopt};
+  ref::CallOptions call_options{.call_id = StringField(call, "call_id", options.call_id),
+                                .seed = options.seed};
+  std::unique_ptr<ref::RetryLog> log;
+  if (auto attached =
+          AttachRetryLog(StringField(call, "retry_log", options.retry_log), log, call_options);
+      !attached) {
+    err << "faultline call --adapter: " << attached.error() << "\n";
+    return ExitCode::kUsageError;
+  }
   out << ref::HelloEvent(*policy).ToJson().dump() << std::endl;
   auto gate = std::make_shared<CancelGate>();
   WatchForCancel(in, gate);
-  const Outcome outcome = Execute(std::move(request), std::move(*policy), options.seed,
+  const Outcome outcome = Execute(std::move(request), std::move(*policy), std::move(call_options),
                                   /*json=*/true, out, gate);
   return outcome.committed ? ExitCode::kSuccess : ExitCode::kChecksFailed;
 }
@@ -231,6 +264,11 @@ CLI::App* AddCallCommand(CLI::App& app, CallCommandOptions& options) {
   call->add_flag("--json", options.json, "print the adapter protocol's JSON lines");
   call->add_flag("--adapter", options.adapter,
                  "speak the adapter protocol on stdin/stdout (DESIGN §5)");
+  call->add_option("--retry-log", options.retry_log,
+                   "durable retry log (JSONL): each retry is logged before its wait; a restart "
+                   "with the same file and --call-id continues the attempt count");
+  call->add_option("--call-id", options.call_id, "the call's key in the retry log")
+      ->capture_default_str();
   call->footer("Exit code: 0 committed, 1 failed, 2 usage or input error.");
   return call;
 }
@@ -260,9 +298,15 @@ ExitCode RunCall(const CallCommandOptions& options, std::istream& in, std::ostre
                            .body = RequestBody(*dialect, options).dump(),
                            .stream = !options.no_stream,
                            .idempotency_key = std::nullopt};
+  ref::CallOptions call_options{.call_id = options.call_id, .seed = options.seed};
+  std::unique_ptr<ref::RetryLog> log;
+  if (auto attached = AttachRetryLog(options.retry_log, log, call_options); !attached) {
+    err << "faultline call: " << attached.error() << "\n";
+    return ExitCode::kUsageError;
+  }
   if (options.json) out << ref::HelloEvent(*policy).ToJson().dump() << std::endl;
-  const Outcome outcome =
-      Execute(std::move(request), std::move(*policy), options.seed, options.json, out, nullptr);
+  const Outcome outcome = Execute(std::move(request), std::move(*policy), std::move(call_options),
+                                  options.json, out, nullptr);
   return outcome.committed ? ExitCode::kSuccess : ExitCode::kChecksFailed;
 }
 

@@ -3,13 +3,19 @@
 //
 //   faultline call --base-url URL --dialect D [--message TEXT] [--model M] [--no-stream]
 //                  [--policy FILE] [--seed N] [--api-key K] [--json]
-//   faultline call --adapter
+//                  [--retry-log FILE [--call-id ID]]
+//   faultline call --adapter [--retry-log FILE]
 //
 // The first form prints one readable line per lifecycle event (or, with --json, the adapter
 // protocol's JSON lines). With --adapter it speaks the adapter protocol (DESIGN §5) on stdin and
 // stdout: it reads one {"type":"call",...} line, writes adapter/hello and then every event as a
 // JSON line, and honours a later {"type":"cancel"} line; so the runner can drive the reference
 // client as an external process exactly like a third-party adapter.
+//
+// With --retry-log, every scheduled retry is appended to FILE (JSONL, reference_impl/retry_log.h)
+// and flushed before the wait; a restarted call with the same FILE and --call-id recovers its
+// attempt count and does not start before the logged retry time. In adapter mode the call line
+// may carry "retry_log" and "call_id" instead.
 //
 // Exit code: 0 committed, 1 failed, 2 usage or input error.
 #pragma once
@@ -35,6 +41,8 @@ struct CallCommandOptions {
   std::uint64_t seed = 0;
   bool json = false;
   bool adapter = false;
+  std::string retry_log;         // empty: no durable retry log
+  std::string call_id = "call";  // the retry log's key
 };
 
 // Registers the `call` subcommand; `options` is filled when the app parses.

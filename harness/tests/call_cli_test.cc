@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "fake_provider/server.h"
+#include "reference_impl/retry_log.h"
 #include "scenarios/loader.h"
 
 namespace faultline::cli {
@@ -328,6 +329,167 @@ TEST(CallCliTest, InterruptCancelsTheCall) {
   child.Signal(SIGINT);
   ASSERT_EQ(child.Wait(10s), 1) << child.err();
   EXPECT_EQ(child.JsonLines().back()["failure"]["code"], "ABORTED");
+}
+
+// A file in the temp directory, removed when the test ends.
+class TempFile {
+ public:
+  explicit TempFile(std::string_view name, std::string_view contents = {})
+      : path_(std::filesystem::temp_directory_path() /
+              (std::string(name) + "_" + std::to_string(::getpid()))) {
+    std::ofstream(path_, std::ios::binary | std::ios::trunc) << contents;
+  }
+  ~TempFile() { std::filesystem::remove(path_); }
+  std::string path() const { return path_.string(); }
+  std::string Read() const {
+    std::ifstream file(path_, std::ios::binary);
+    std::stringstream text;
+    text << file.rdbuf();
+    return text.str();
+  }
+
+ private:
+  std::filesystem::path path_;
+};
+
+constexpr std::string_view kFastPolicy =
+    R"({"max_attempts": 3, "backoff": {"base_ms": 10, "cap_ms": 50}})";
+
+std::int64_t WallMsFromNow(std::chrono::milliseconds offset) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             (std::chrono::system_clock::now() + offset).time_since_epoch())
+      .count();
+}
+
+std::string LogLine(std::string_view call_id, int attempt, std::int64_t scheduled_at_ms) {
+  return json{{"call_id", call_id},
+              {"attempt", attempt},
+              {"scheduled_at_ms", scheduled_at_ms},
+              {"delay_ms", 10},
+              {"delay_source", "backoff"},
+              {"failure_code", "UNAVAILABLE"}}
+             .dump() +
+         "\n";
+}
+
+std::vector<json> OfType(const std::vector<json>& lines, std::string_view type) {
+  std::vector<json> out;
+  for (const json& line : lines) {
+    if (line.value("type", "") == type) out.push_back(line);
+  }
+  return out;
+}
+
+TEST(CallCliTest, RetryLogIsWrittenBeforeTheWait) {
+  Provider provider;
+  const std::string url = provider.Session("cli/log", "openai-chat", R"(  - status: 503
+    error: unavailable
+    retry_after: {seconds: 1}
+  - content:
+      text: "Hello, world"
+      chunk_size: 4
+)");
+  TempFile log("call_cli_retry_log");
+  Child child({"call", "--base-url", url, "--json", "--retry-log", log.path(), "--call-id", "c-1"});
+  ASSERT_TRUE(child.WaitForOutput("response/interrupted")) << child.out() << child.err();
+  // Still inside the one-second wait: the record is already in the file.
+  const std::string during = log.Read();
+  EXPECT_EQ(child.out().find("response/committed"), std::string::npos);
+  const ref::RecoveredCall seen = ref::RecoverFromLog(during, "c-1");
+  EXPECT_EQ(seen.records, 1u);
+  EXPECT_EQ(seen.retries, 1);
+  ASSERT_EQ(child.Wait(), 0) << child.err();
+  ASSERT_FALSE(during.empty());
+  EXPECT_EQ(during.back(), '\n');
+  const json record = json::parse(during, nullptr, false);
+  EXPECT_EQ(record["call_id"], "c-1");
+  EXPECT_EQ(record["attempt"], 1);
+  EXPECT_EQ(record["failure_code"], "UNAVAILABLE");
+  EXPECT_EQ(record["delay_source"], "retry-after");
+  EXPECT_GE(record["delay_ms"].get<int>(), 1000);
+  EXPECT_EQ(log.Read(), during);  // the successful attempt 2 logs nothing more
+  EXPECT_EQ(child.JsonLines().back()["attempt"], 2);
+}
+
+TEST(CallCliTest, RestartRecoversTheAttemptCountAndWaitsForTheLoggedTime) {
+  Provider provider;
+  const std::string url = provider.Session("cli/restart", "openai-chat", R"(  - status: 503
+    error: unavailable
+  - status: 503
+    error: unavailable
+)");
+  TempFile policy("call_cli_restart_policy", kFastPolicy);
+  // Two retries already scheduled; the second one is due in a second.
+  const std::string before = LogLine("c-2", 1, WallMsFromNow(-5s)) +
+                             LogLine("other", 1, WallMsFromNow(-5s)) +
+                             LogLine("c-2", 2, WallMsFromNow(1s));
+  TempFile log("call_cli_restart_log", before);
+  const auto started = Clock::now();
+  Child child({"call", "--base-url", url, "--json", "--policy", policy.path(), "--retry-log",
+               log.path(), "--call-id", "c-2"});
+  ASSERT_EQ(child.Wait(), 1) << child.err();
+  EXPECT_GE(Clock::now() - started, 900ms);  // not before the logged retry time
+  const auto lines = child.JsonLines();
+  const auto starts = OfType(lines, "response/start");
+  ASSERT_EQ(starts.size(), 1u);  // max_attempts 3, 2 already made: one more
+  EXPECT_EQ(starts[0]["attempt"], 3);
+  EXPECT_TRUE(OfType(lines, "response/interrupted").empty());
+  EXPECT_EQ(lines.back()["type"], "response/failed");
+  EXPECT_EQ(lines.back()["failure"]["code"], "UNAVAILABLE");
+  EXPECT_EQ(log.Read(), before);  // no retry was scheduled, so nothing was logged
+}
+
+TEST(CallCliTest, RetryLogToleratesATornLastLine) {
+  Provider provider;
+  const std::string url = provider.Session("cli/torn", "openai-chat", R"(  - status: 503
+    error: unavailable
+  - content:
+      text: "Hello, world"
+      chunk_size: 4
+)");
+  TempFile policy("call_cli_torn_policy", kFastPolicy);
+  const std::string before =
+      LogLine("c-3", 1, WallMsFromNow(-5s)) + R"({"call_id":"c-3","attempt":2,"sched)";
+  TempFile log("call_cli_torn_log", before);
+  Child child({"call", "--base-url", url, "--json", "--policy", policy.path(), "--retry-log",
+               log.path(), "--call-id", "c-3"});
+  ASSERT_EQ(child.Wait(), 0) << child.err();
+  const auto starts = OfType(child.JsonLines(), "response/start");
+  ASSERT_EQ(starts.size(), 2u);
+  EXPECT_EQ(starts[0]["attempt"], 2);  // one retry recovered; the torn line is not counted
+  EXPECT_EQ(starts[1]["attempt"], 3);
+  EXPECT_EQ(child.JsonLines().back()["text"], "Hello, world");
+  // The new record starts on a line of its own after the torn one.
+  const std::string after = log.Read();
+  ASSERT_TRUE(after.starts_with(before + "\n")) << after;
+  const ref::RecoveredCall recovered = ref::RecoverFromLog(after, "c-3");
+  EXPECT_EQ(recovered.torn_lines, 1u);
+  EXPECT_EQ(recovered.records, 2u);
+  EXPECT_EQ(recovered.retries, 2);
+}
+
+TEST(CallCliTest, AdapterModeTakesTheRetryLogFromTheCallLine) {
+  Provider provider;
+  const std::string url = provider.Session("cli/adapter-log", "openai-chat", R"(  - status: 503
+    error: unavailable
+  - content:
+      text: "Hello, world"
+      chunk_size: 4
+)");
+  TempFile policy("call_cli_adapter_policy", kFastPolicy);
+  TempFile log("call_cli_adapter_log");
+  Child child({"call", "--adapter", "--policy", policy.path()});
+  const json call = {{"type", "call"},
+                     {"base_url", url},
+                     {"dialect", "openai-chat"},
+                     {"retry_log", log.path()},
+                     {"call_id", "c-4"},
+                     {"request", {{"model", "m"}, {"stream", true}, {"messages", json::array()}}}};
+  child.Write(call.dump() + "\n");
+  ASSERT_EQ(child.Wait(), 0) << child.err();
+  const ref::RecoveredCall recovered = ref::RecoverFromLog(log.Read(), "c-4");
+  EXPECT_EQ(recovered.records, 1u);
+  EXPECT_EQ(recovered.retries, 1);
 }
 
 }  // namespace

@@ -548,6 +548,63 @@ TEST(CallFailNthTest, EveryCutPositionReachesOneTerminal) {
   }
 }
 
+// Delivers the first `n` bytes of the recorded response, then nothing: the armed timer (headers
+// or idle watchdog) fires. The stalled attempt's connection must be closed, and the call must end
+// in exactly one terminal event without committing partial output.
+void RunStallAt(std::size_t n, int max_attempts, const Recording& recording) {
+  const std::string response = SseOk(recording.body);
+  RetryPolicy policy = TestPolicy();
+  policy.max_attempts = max_attempts;
+  CallRequest request = ChatRequest();
+  request.dialect = recording.dialect;
+  Harness h(policy, request);
+  h.Start();
+  h.Connected(1);
+  h.Bytes(std::string_view(response).substr(0, n), 2);
+  if (!h.call.done()) {
+    // The timer the call armed last is the one that fires.
+    auto armed = std::ranges::find_if(h.all_actions.rbegin(), h.all_actions.rend(),
+                                      [](const Action& a) { return a.kind == Kind::kArmTimer; });
+    ASSERT_NE(armed, h.all_actions.rend());
+    const auto fired = h.Timer(armed->at);
+    EXPECT_TRUE(Has(fired, Kind::kCloseConnection));
+    if (const Action* wait = Find(fired, Kind::kWait)) {
+      EXPECT_EQ(h.Of(EventType::kInterrupted).at(0)->failure->code, FailureCode::kTimeout);
+      auto retry = h.Timer(wait->at);
+      ASSERT_TRUE(Has(retry, Kind::kConnect));
+      h.Exchange(response, 8000);
+    }
+  }
+  ASSERT_TRUE(h.call.done());
+  ASSERT_EQ(h.Terminals(), 1);
+  ASSERT_TRUE(h.TerminalIsLast());
+  const LifecycleEvent& last = h.events.back();
+  if (last.type == EventType::kCommitted) {
+    EXPECT_EQ(last.committed->text, "Hello, world");
+  } else {
+    EXPECT_EQ(max_attempts, 1);
+    EXPECT_EQ(last.failure->code, FailureCode::kTimeout);
+    EXPECT_TRUE(last.failure->retryable);
+  }
+  if (max_attempts > 1) {
+    EXPECT_EQ(last.type, EventType::kCommitted);
+  }
+}
+
+TEST(CallFailNthTest, StallAtEveryBytePositionReachesOneTerminal) {
+  for (const Recording& recording : kRecordings) {
+    const std::size_t size = SseOk(recording.body).size();
+    for (std::size_t n = 0; n <= size; ++n) {
+      for (int max_attempts : {1, 2}) {
+        SCOPED_TRACE(std::string(ToString(recording.dialect)) + " stall at " + std::to_string(n) +
+                     " attempts " + std::to_string(max_attempts));
+        RunStallAt(n, max_attempts, recording);
+        if (testing::Test::HasFatalFailure()) return;
+      }
+    }
+  }
+}
+
 TEST(CallFailNthTest, StallAtEveryEventBoundary) {
   const std::string response = SseOk(fixtures::kChatText);
   for (std::size_t n = 0; n < response.size(); n = response.find("\n\n", n + 1)) {
