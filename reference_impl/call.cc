@@ -211,10 +211,18 @@ std::vector<Action> Call::Connected(Time now) {
 
 std::vector<Action> Call::BytesReceived(std::string_view bytes, Time now) {
   std::vector<Action> out;
-  if (state_ != State::kAwaitingHead && state_ != State::kBody && state_ != State::kErrorBody) {
-    return out;
-  }
-  auto fed = parser_->Feed(bytes);
+  if (ReadingResponse()) HandleFeed(parser_->Feed(bytes), /*eof=*/false, now, out);
+  return out;
+}
+
+bool Call::ReadingResponse() const {
+  return state_ == State::kAwaitingHead || state_ == State::kBody || state_ == State::kErrorBody;
+}
+
+// What the parser made of new bytes (or of the end of the connection): a parse failure ends the
+// attempt (an error body is classified from what arrived), otherwise the head and body go on.
+void Call::HandleFeed(std::expected<HttpFeed, Failure> fed, bool eof, Time now,
+                      std::vector<Action>& out) {
   if (!fed) {
     if (state_ == State::kErrorBody) {
       FinishErrorBody(now, out);
@@ -224,13 +232,12 @@ std::vector<Action> Call::BytesReceived(std::string_view bytes, Time now) {
     } else {
       FailAttempt(fed.error(), std::nullopt, now, out);
     }
-    return out;
+    return;
   }
   if (fed->head_ready) OnHead(now, out);
-  if (state_ != State::kBody && state_ != State::kErrorBody) return out;
+  if (state_ != State::kBody && state_ != State::kErrorBody) return;
   if (!fed->body.empty()) OnBody(fed->body, now, out);
-  AfterBody(fed->complete, now, out);
-  return out;
+  AfterBody(eof || fed->complete, now, out);
 }
 
 void Call::OnHead(Time now, std::vector<Action>& out) {
@@ -321,25 +328,7 @@ void Call::CheckOutcome(Time now, std::vector<Action>& out) {
 
 std::vector<Action> Call::ConnectionClosed(Time now) {
   std::vector<Action> out;
-  if (state_ != State::kAwaitingHead && state_ != State::kBody && state_ != State::kErrorBody) {
-    return out;
-  }
-  auto fed = parser_->FeedEof();
-  if (!fed) {
-    if (state_ == State::kErrorBody) {
-      FinishErrorBody(now, out);
-    } else if (state_ == State::kBody) {
-      FailAttempt(std::get<Failure>(decoder_->assembler().Interrupt(fed.error())), std::nullopt,
-                  now, out);
-    } else {
-      FailAttempt(fed.error(), std::nullopt, now, out);
-    }
-    return out;
-  }
-  if (fed->head_ready) OnHead(now, out);
-  if (state_ != State::kBody && state_ != State::kErrorBody) return out;
-  if (!fed->body.empty()) OnBody(fed->body, now, out);
-  AfterBody(/*complete=*/true, now, out);
+  if (ReadingResponse()) HandleFeed(parser_->FeedEof(), /*eof=*/true, now, out);
   return out;
 }
 

@@ -132,6 +132,9 @@ class Call {
   enum class State { kNotStarted, kConnecting, kAwaitingHead, kBody, kErrorBody, kBackoff, kDone };
 
   void BeginAttempt(Time now, std::vector<Action>& out);
+  bool ReadingResponse() const;
+  void HandleFeed(std::expected<HttpFeed, Failure> fed, bool eof, Time now,
+                  std::vector<Action>& out);
   void OnHead(Time now, std::vector<Action>& out);
   void OnBody(std::string_view body, Time now, std::vector<Action>& out);
   void AfterBody(bool complete, Time now, std::vector<Action>& out);
