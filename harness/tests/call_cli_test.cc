@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "fake_provider/server.h"
+#include "harness/tests/faultline_process.h"
 #include "reference_impl/retry_log.h"
 #include "scenarios/loader.h"
 
@@ -31,123 +32,16 @@ using ::testing::HasSubstr;
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
-// The faultline binary as a child with stdin, stdout and stderr on pipes.
-class Child {
- public:
-  explicit Child(std::vector<std::string> args) {
-    int in_pipe[2];
-    int out_pipe[2];
-    int err_pipe[2];
-    if (::pipe(in_pipe) != 0 || ::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0) return;
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::dup2(in_pipe[0], STDIN_FILENO);
-      ::dup2(out_pipe[1], STDOUT_FILENO);
-      ::dup2(err_pipe[1], STDERR_FILENO);
-      ::close(in_pipe[1]);
-      ::close(out_pipe[0]);
-      ::close(err_pipe[0]);
-      std::vector<char*> argv;
-      argv.push_back(const_cast<char*>(FAULTLINE_BINARY));
-      for (auto& arg : args) argv.push_back(arg.data());
-      argv.push_back(nullptr);
-      ::execv(FAULTLINE_BINARY, argv.data());
-      ::_exit(127);
-    }
-    ::close(in_pipe[0]);
-    ::close(out_pipe[1]);
-    ::close(err_pipe[1]);
-    in_fd_ = in_pipe[1];
-    out_fd_ = out_pipe[0];
-    err_fd_ = err_pipe[0];
-    ::fcntl(out_fd_, F_SETFL, O_NONBLOCK);
-    ::fcntl(err_fd_, F_SETFL, O_NONBLOCK);
-  }
-  ~Child() {
-    if (pid_ > 0 && !exit_code_) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-    for (int fd : {in_fd_, out_fd_, err_fd_}) {
-      if (fd >= 0) ::close(fd);
-    }
-  }
+using Child = test_support::FaultlineProcess;
 
-  void Write(std::string_view text) {
-    while (!text.empty()) {
-      const ssize_t n = ::write(in_fd_, text.data(), text.size());
-      if (n <= 0) return;
-      text.remove_prefix(static_cast<std::size_t>(n));
-    }
-  }
-  void CloseStdin() {
-    ::close(in_fd_);
-    in_fd_ = -1;
-  }
-
-  bool WaitForOutput(std::string_view needle, std::chrono::milliseconds timeout = 20s) {
-    const auto deadline = Clock::now() + timeout;
-    while (out_.find(needle) == std::string::npos) {
-      if (Clock::now() >= deadline) return false;
-      pollfd pfd{out_fd_, POLLIN, 0};
-      ::poll(&pfd, 1, 50);
-      Drain(out_fd_, out_);
-      Drain(err_fd_, err_);
-    }
-    return true;
-  }
-
-  void Signal(int signal) { ::kill(pid_, signal); }
-
-  // The exit code, or nullopt on timeout / death by signal.
-  std::optional<int> Wait(std::chrono::milliseconds timeout = 30s) {
-    const auto deadline = Clock::now() + timeout;
-    while (Clock::now() < deadline) {
-      pollfd pfd[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
-      ::poll(pfd, 2, 20);
-      Drain(out_fd_, out_);
-      Drain(err_fd_, err_);
-      int status = 0;
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        Drain(out_fd_, out_);
-        Drain(err_fd_, err_);
-        if (WIFEXITED(status)) exit_code_ = WEXITSTATUS(status);
-        return exit_code_ ? exit_code_ : std::optional<int>(-1);
-      }
-    }
-    return std::nullopt;
-  }
-
-  const std::string& out() const { return out_; }
-  const std::string& err() const { return err_; }
-
-  // stdout as JSON lines.
-  std::vector<json> JsonLines() const {
-    std::vector<json> lines;
-    std::istringstream in(out_);
-    std::string line;
-    while (std::getline(in, line)) lines.push_back(json::parse(line, nullptr, false));
-    return lines;
-  }
-
- private:
-  static void Drain(int fd, std::string& into) {
-    char buffer[4096];
-    for (;;) {
-      const ssize_t n = ::read(fd, buffer, sizeof buffer);
-      if (n <= 0) return;
-      into.append(buffer, static_cast<std::size_t>(n));
-    }
-  }
-
-  pid_t pid_ = -1;
-  int in_fd_ = -1;
-  int out_fd_ = -1;
-  int err_fd_ = -1;
-  std::string out_;
-  std::string err_;
-  std::optional<int> exit_code_;
-};
+// The child's stdout as JSON lines.
+std::vector<json> JsonLines(const test_support::FaultlineProcess& child) {
+  std::vector<json> lines;
+  std::istringstream in(child.out());
+  std::string line;
+  while (std::getline(in, line)) lines.push_back(json::parse(line, nullptr, false));
+  return lines;
+}
 
 // An in-process fake provider with inline scenarios, served on its own thread.
 class Provider {
@@ -220,7 +114,7 @@ TEST(CallCliTest, RateLimitThenSuccessAsJsonLines) {
   Child child({"call", "--base-url", url, "--dialect", "openai-chat", "--json", "--seed", "3"});
   ASSERT_EQ(child.Wait(), 0) << child.err();
   EXPECT_GE(Clock::now() - started, 1s);  // Retry-After: 1 was honoured
-  const auto lines = child.JsonLines();
+  const auto lines = JsonLines(child);
   EXPECT_THAT(Types(lines),
               ::testing::ElementsAre("adapter/hello", "response/start", "response/interrupted",
                                      "response/start", "assistant/chunk", "assistant/chunk",
@@ -253,7 +147,7 @@ TEST(CallCliTest, BadRequestFailsWithExitCode1) {
   const std::string url = provider.Session("cli/bad", "anthropic-messages", kBadRequest);
   Child child({"call", "--base-url", url, "--dialect", "anthropic-messages", "--json"});
   ASSERT_EQ(child.Wait(), 1) << child.err();
-  const auto lines = child.JsonLines();
+  const auto lines = JsonLines(child);
   EXPECT_THAT(Types(lines),
               ::testing::ElementsAre("adapter/hello", "response/start", "response/failed"));
   EXPECT_EQ(lines.back()["failure"]["code"], "INVALID_REQUEST");
@@ -285,7 +179,7 @@ TEST(CallCliTest, AdapterModeSpeaksTheProtocol) {
                      {"scenario", "cli/adapter"}};
   child.Write(call.dump() + "\n");
   ASSERT_EQ(child.Wait(), 0) << child.err();
-  const auto lines = child.JsonLines();
+  const auto lines = JsonLines(child);
   ASSERT_FALSE(lines.empty());
   EXPECT_EQ(lines.front()["type"], "adapter/hello");
   EXPECT_TRUE(lines.front()["policy"].contains("max_retries"));
@@ -310,7 +204,7 @@ TEST(CallCliTest, AdapterModeHonoursCancel) {
   ASSERT_TRUE(child.WaitForOutput("assistant/chunk")) << child.out() << child.err();
   child.Write("{\"type\":\"cancel\"}\n");
   ASSERT_EQ(child.Wait(10s), 1) << child.err();
-  const auto lines = child.JsonLines();
+  const auto lines = JsonLines(child);
   EXPECT_EQ(lines.back()["type"], "response/failed");
   EXPECT_EQ(lines.back()["failure"]["code"], "ABORTED");
   EXPECT_EQ(lines.back()["failure"]["phase"], "stream");
@@ -328,7 +222,7 @@ TEST(CallCliTest, InterruptCancelsTheCall) {
   ASSERT_TRUE(child.WaitForOutput("assistant/chunk")) << child.out() << child.err();
   child.Signal(SIGINT);
   ASSERT_EQ(child.Wait(10s), 1) << child.err();
-  EXPECT_EQ(child.JsonLines().back()["failure"]["code"], "ABORTED");
+  EXPECT_EQ(JsonLines(child).back()["failure"]["code"], "ABORTED");
 }
 
 // A file in the temp directory, removed when the test ends.
@@ -408,7 +302,7 @@ TEST(CallCliTest, RetryLogIsWrittenBeforeTheWait) {
   EXPECT_EQ(record["delay_source"], "retry-after");
   EXPECT_GE(record["delay_ms"].get<int>(), 1000);
   EXPECT_EQ(log.Read(), during);  // the successful attempt 2 logs nothing more
-  EXPECT_EQ(child.JsonLines().back()["attempt"], 2);
+  EXPECT_EQ(JsonLines(child).back()["attempt"], 2);
 }
 
 TEST(CallCliTest, RestartRecoversTheAttemptCountAndWaitsForTheLoggedTime) {
@@ -429,7 +323,7 @@ TEST(CallCliTest, RestartRecoversTheAttemptCountAndWaitsForTheLoggedTime) {
                log.path(), "--call-id", "c-2"});
   ASSERT_EQ(child.Wait(), 1) << child.err();
   EXPECT_GE(Clock::now() - started, 900ms);  // not before the logged retry time
-  const auto lines = child.JsonLines();
+  const auto lines = JsonLines(child);
   const auto starts = OfType(lines, "response/start");
   ASSERT_EQ(starts.size(), 1u);  // max_attempts 3, 2 already made: one more
   EXPECT_EQ(starts[0]["attempt"], 3);
@@ -454,11 +348,11 @@ TEST(CallCliTest, RetryLogToleratesATornLastLine) {
   Child child({"call", "--base-url", url, "--json", "--policy", policy.path(), "--retry-log",
                log.path(), "--call-id", "c-3"});
   ASSERT_EQ(child.Wait(), 0) << child.err();
-  const auto starts = OfType(child.JsonLines(), "response/start");
+  const auto starts = OfType(JsonLines(child), "response/start");
   ASSERT_EQ(starts.size(), 2u);
   EXPECT_EQ(starts[0]["attempt"], 2);  // one retry recovered; the torn line is not counted
   EXPECT_EQ(starts[1]["attempt"], 3);
-  EXPECT_EQ(child.JsonLines().back()["text"], "Hello, world");
+  EXPECT_EQ(JsonLines(child).back()["text"], "Hello, world");
   // The new record starts on a line of its own after the torn one.
   const std::string after = log.Read();
   ASSERT_TRUE(after.starts_with(before + "\n")) << after;

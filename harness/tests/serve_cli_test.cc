@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "harness/cli/serve_command.h"
+#include "harness/tests/faultline_process.h"
 
 namespace faultline::cli {
 namespace {
@@ -60,103 +61,7 @@ TEST(ParseListenAddressTest, RejectsNonsense) {
   EXPECT_FALSE(ParseListenAddress("host:-1"));
 }
 
-// The faultline binary as a child process with its stdout and stderr on pipes.
-class ServeProcess {
- public:
-  explicit ServeProcess(std::vector<std::string> args) {
-    int out_pipe[2];
-    int err_pipe[2];
-    if (::pipe(out_pipe) != 0 || ::pipe(err_pipe) != 0) return;
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::dup2(out_pipe[1], STDOUT_FILENO);
-      ::dup2(err_pipe[1], STDERR_FILENO);
-      ::close(out_pipe[0]);
-      ::close(err_pipe[0]);
-      std::vector<char*> argv;
-      argv.push_back(const_cast<char*>(FAULTLINE_BINARY));
-      for (auto& arg : args) argv.push_back(arg.data());
-      argv.push_back(nullptr);
-      ::execv(FAULTLINE_BINARY, argv.data());
-      ::_exit(127);
-    }
-    ::close(out_pipe[1]);
-    ::close(err_pipe[1]);
-    out_fd_ = out_pipe[0];
-    err_fd_ = err_pipe[0];
-    ::fcntl(out_fd_, F_SETFL, O_NONBLOCK);
-    ::fcntl(err_fd_, F_SETFL, O_NONBLOCK);
-  }
-  ~ServeProcess() {
-    if (pid_ > 0 && !exit_code_) {
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, nullptr, 0);
-    }
-    if (out_fd_ >= 0) ::close(out_fd_);
-    if (err_fd_ >= 0) ::close(err_fd_);
-  }
-
-  // Reads stdout until it contains `needle` or the timeout passes.
-  bool WaitForOutput(std::string_view needle, std::chrono::milliseconds timeout = 20s) {
-    const auto deadline = Clock::now() + timeout;
-    while (out_.find(needle) == std::string::npos) {
-      if (Clock::now() >= deadline) return false;
-      pollfd pfd{out_fd_, POLLIN, 0};
-      ::poll(&pfd, 1, 50);
-      Drain(out_fd_, out_);
-      if (exited()) {
-        Drain(out_fd_, out_);
-        return out_.find(needle) != std::string::npos;
-      }
-    }
-    return true;
-  }
-
-  // Waits for the process to exit; its exit code, or nullopt on timeout / death by signal.
-  std::optional<int> Wait(std::chrono::milliseconds timeout = 20s) {
-    const auto deadline = Clock::now() + timeout;
-    while (!exited() && Clock::now() < deadline) {
-      Drain(out_fd_, out_);
-      Drain(err_fd_, err_);
-      std::this_thread::sleep_for(10ms);
-    }
-    Drain(out_fd_, out_);
-    Drain(err_fd_, err_);
-    return exit_code_;
-  }
-
-  void Signal(int signal) { ::kill(pid_, signal); }
-  bool started() const { return pid_ > 0; }
-  const std::string& out() const { return out_; }
-  const std::string& err() { return Drain(err_fd_, err_), err_; }
-
- private:
-  bool exited() {
-    if (exit_code_ || exited_by_signal_) return true;
-    int status = 0;
-    if (::waitpid(pid_, &status, WNOHANG) != pid_) return false;
-    if (WIFEXITED(status)) {
-      exit_code_ = WEXITSTATUS(status);
-    } else {
-      exited_by_signal_ = true;
-    }
-    return true;
-  }
-  static void Drain(int fd, std::string& into) {
-    char buffer[4096];
-    ssize_t n;
-    while ((n = ::read(fd, buffer, sizeof(buffer))) > 0)
-      into.append(buffer, static_cast<std::size_t>(n));
-  }
-
-  pid_t pid_ = -1;
-  int out_fd_ = -1;
-  int err_fd_ = -1;
-  std::string out_;
-  std::string err_;
-  std::optional<int> exit_code_;
-  bool exited_by_signal_ = false;
-};
+using ServeProcess = test_support::FaultlineProcess;
 
 // One HTTP/1.1 exchange with Connection: close over a raw socket; returns all bytes received.
 std::string Exchange(std::uint16_t port, const std::string& request) {
