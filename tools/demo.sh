@@ -53,5 +53,16 @@ PY
 curl -sS --max-time 5 "$base/_faultline/sessions/demo/rate-limit-retry-after/journal" |
   python3 -c "$summarize_journal"
 
+section "The reference client through a stall: idle timeout, retry, commit (faultline call)"
+policy=$(mktemp)
+echo '{"timeouts": {"idle_ms": 2000}}' >"$policy"
+"$faultline" call --base-url "$base/s/demo/stall-forever" --dialect anthropic-messages \
+  --policy "$policy" || true
+rm -f "$policy"
+
+section "The reference client on the OpenAI Responses demo, as adapter-protocol JSON lines"
+"$faultline" call --base-url "$base/s/demo/hello-openai-responses" --dialect openai-responses \
+  --json | cut -c1-160 || true
+
 section "Server log"
 sed -n '2,$p' "$log"
