@@ -1,5 +1,9 @@
 #include "reference_impl/json_cursor.h"
 
+#include <algorithm>
+#include <bit>
+#include <charconv>
+#include <cstring>
 #include <limits>
 
 namespace faultline::ref::internal {
@@ -60,31 +64,40 @@ std::size_t Utf8SequenceLength(const unsigned char* p, std::size_t n) {
   return length;
 }
 
-}  // namespace
-
-void JsonCursor::SkipWhitespace() {
-  while (position_ < end_ &&
-         (*position_ == ' ' || *position_ == '\n' || *position_ == '\r' || *position_ == '\t')) {
-    ++position_;
+// Past the plain string bytes (printable ASCII other than '"' and '\\') at p, eight at a time.
+[[gnu::always_inline]] inline const char* SkipPlainStringBytes(const char* p, const char* end) {
+  while (end - p >= 8) {
+    std::uint64_t word;
+    std::memcpy(&word, p, sizeof word);
+    const std::uint64_t special = SpecialStringBytes(word);
+    if (special != 0) {
+      const int bit = std::endian::native == std::endian::little ? std::countr_zero(special)
+                                                                 : std::countl_zero(special);
+      return p + bit / 8;
+    }
+    p += 8;
   }
+  while (p < end) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return p;
+    ++p;
+  }
+  return p;
 }
 
-bool JsonCursor::Consume(char c) {
-  SkipWhitespace();
-  if (position_ == end_ || *position_ != c) return false;
-  ++position_;
-  return true;
-}
+}  // namespace
 
 bool JsonCursor::AtEnd() {
   SkipWhitespace();
   return position_ == end_;
 }
 
-bool JsonCursor::ReadRawString(std::string_view& out) {
+bool JsonCursor::ReadRawStringSlow(std::string_view& out) {
   if (!Consume('"')) return false;
   const char* start = position_;
   while (position_ < end_) {
+    position_ = SkipPlainStringBytes(position_, end_);
+    if (position_ == end_) break;
     const auto c = static_cast<unsigned char>(*position_);
     if (c == '"') {
       out = std::string_view(start, static_cast<std::size_t>(position_ - start));
@@ -109,6 +122,8 @@ bool JsonCursor::ScanString(std::string* out) {
   if (!Consume('"')) return false;
   const char* run = position_;  // unescaped bytes not yet appended
   while (position_ < end_) {
+    position_ = SkipPlainStringBytes(position_, end_);
+    if (position_ == end_) break;
     const auto c = static_cast<unsigned char>(*position_);
     if (c == '"' || c == '\\') {
       if (out != nullptr) out->append(run, static_cast<std::size_t>(position_ - run));
@@ -235,6 +250,20 @@ bool JsonCursor::SkipLiteral(std::string_view literal) {
 }
 
 bool JsonCursor::SkipNumber() {
+  const char* start = position_;
+  if (!SkipNumberGrammar()) return false;
+  // nlohmann refuses a number whose value overflows a double ("1e400", 400 digits); refuse every
+  // number from_chars cannot read exactly in range (an underflow too: stricter is safe).
+  constexpr std::ptrdiff_t kShortNumber = 16;
+  const bool exponent =
+      std::find_if(start, position_, [](char c) { return c == 'e' || c == 'E'; }) != position_;
+  if (!exponent && position_ - start <= kShortNumber) return true;
+  double value = 0;
+  const auto [end, error] = std::from_chars(start, position_, value);
+  return error == std::errc() && end == position_;
+}
+
+bool JsonCursor::SkipNumberGrammar() {
   if (position_ < end_ && *position_ == '-') ++position_;
   if (position_ == end_ || !IsDigit(*position_)) return false;
   if (*position_ == '0') {

@@ -10,11 +10,27 @@
 // Reads a string_view it does not own; not thread-safe.
 #pragma once
 
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
 namespace faultline::ref::internal {
+
+// SWAR: the high bit of each byte of the result is set for bytes of `word` that may need a
+// closer look in a string ('"', '\\', a control byte < 0x20, or a non-ASCII byte). Zero means
+// none does; in little-endian order the lowest flagged byte is the first that does (borrows only
+// run towards higher bytes), later flags may be false alarms.
+inline std::uint64_t SpecialStringBytes(std::uint64_t word) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  auto has_zero = [](std::uint64_t x) { return (x - kOnes) & ~x & kHigh; };
+  const std::uint64_t quote = has_zero(word ^ (kOnes * '"'));
+  const std::uint64_t backslash = has_zero(word ^ (kOnes * '\\'));
+  const std::uint64_t control = (word - kOnes * 0x20) & ~word & kHigh;
+  return quote | backslash | control | (word & kHigh);
+}
 
 class JsonCursor {
  public:
@@ -46,7 +62,26 @@ class JsonCursor {
   }
 
   // A string without escapes, as it appears in the input (for keys and enum-like values).
-  bool ReadRawString(std::string_view& out);
+  // Inline for the common case, a plain ASCII string of at most 15 bytes.
+  bool ReadRawString(std::string_view& out) {
+    SkipWhitespace();
+    if constexpr (std::endian::native == std::endian::little) {
+      if (end_ - position_ > 16 && *position_ == '"') {
+        for (const char* p = position_ + 1; p < position_ + 17; p += 8) {
+          std::uint64_t word;
+          std::memcpy(&word, p, sizeof word);
+          if (const std::uint64_t special = SpecialStringBytes(word); special != 0) {
+            const char* at = p + std::countr_zero(special) / 8;  // the first byte flagged
+            if (*at != '"') break;
+            out = std::string_view(position_ + 1, static_cast<std::size_t>(at - position_ - 1));
+            position_ = at + 1;
+            return true;
+          }
+        }
+      }
+    }
+    return ReadRawStringSlow(out);
+  }
   // Any string, unescaped, appended to `out`.
   bool ReadString(std::string& out) { return ScanString(&out); }
   // A string or null (`is_null` tells which); a string is appended to `out`.
@@ -62,10 +97,23 @@ class JsonCursor {
  private:
   static constexpr int kMaxDepth = 64;
 
-  void SkipWhitespace();
-  bool Consume(char c);  // after whitespace
+  bool ReadRawStringSlow(std::string_view& out);  // any string ReadRawString accepts
+  // Inline: called between every two tokens.
+  void SkipWhitespace() {
+    while (position_ < end_ && static_cast<unsigned char>(*position_) <= ' ' &&
+           (*position_ == ' ' || *position_ == '\n' || *position_ == '\r' || *position_ == '\t')) {
+      ++position_;
+    }
+  }
+  bool Consume(char c) {  // after whitespace
+    SkipWhitespace();
+    if (position_ == end_ || *position_ != c) return false;
+    ++position_;
+    return true;
+  }
   bool SkipValue(int depth);
   bool SkipNumber();
+  bool SkipNumberGrammar();
   bool SkipLiteral(std::string_view literal);
   // A string; unescaped into *out unless out is null (then only validated).
   bool ScanString(std::string* out);

@@ -49,6 +49,13 @@ bool IsAsciiWord(const unsigned char* p) {
   return (word & 0x8080808080808080ULL) == 0;
 }
 
+// Four words at once: the common all-ASCII run costs one test per 32 bytes.
+bool IsAscii32(const unsigned char* p) {
+  std::uint64_t words[4];
+  std::memcpy(words, p, sizeof words);
+  return ((words[0] | words[1] | words[2] | words[3]) & 0x8080808080808080ULL) == 0;
+}
+
 // Appends `in` to `out`, replacing every invalid UTF-8 sequence by U+FFFD. ASCII and valid text
 // are appended with one copy.
 void AppendUtf8(std::string& out, std::string_view in) {
@@ -57,7 +64,9 @@ void AppendUtf8(std::string& out, std::string_view in) {
   std::size_t i = 0;
   std::size_t copied = 0;  // in[copied, i) is valid and not yet appended
   while (i < n) {
-    if (i + 8 <= n && IsAsciiWord(bytes + i)) {
+    if (i + 32 <= n && IsAscii32(bytes + i)) {
+      i += 32;
+    } else if (i + 8 <= n && IsAsciiWord(bytes + i)) {
       i += 8;
     } else if (bytes[i] < 0x80) {
       ++i;
@@ -131,16 +140,18 @@ std::expected<SseFeedResult, SseError> SseDecoder::Feed(std::string_view bytes) 
 }
 
 void SseDecoder::DecodeLines(const char* p, const char* end) {
-  const char* lf = nullptr;  // the first LF at or after p (end when none); searched lazily, so
-                             // a stream of CR-only lines is still scanned once
+  // The first LF and the first CR at or after p (end when none), each searched again only once
+  // p has passed it: a feed without CRs is searched for CR once, one without LFs for LF once.
+  const char* lf = nullptr;
+  const char* cr = nullptr;
+  auto find = [end](const char* from, char c) {
+    const void* found = std::memchr(from, c, static_cast<std::size_t>(end - from));
+    return found != nullptr ? static_cast<const char*>(found) : end;
+  };
   while (p < end && !error_) {
-    if (lf == nullptr || lf < p) {
-      lf = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
-      if (lf == nullptr) lf = end;
-    }
-    const auto* cr =
-        static_cast<const char*>(std::memchr(p, '\r', static_cast<std::size_t>(lf - p)));
-    const char* eol = cr != nullptr ? cr : lf;
+    if (lf == nullptr || lf < p) lf = find(p, '\n');
+    if (cr == nullptr || cr < p) cr = find(p, '\r');
+    const char* eol = cr < lf ? cr : lf;
     if (eol == end) {  // an incomplete line: keep it for the next feed
       partial_line_.append(p, end);
       return;

@@ -143,6 +143,82 @@ TEST(DialectFastPathTest, FastPathSpecificsAgree) {
   }
 }
 
+TEST(DialectFastPathTest, ResponsesSpecificsAgree) {
+  const std::vector<std::string> cases = {
+      R"({"type":"response.completed","sequence_number":3,"response":{"usage":{"input_tokens":1,"output_tokens":2}}})",
+      R"({"type":"response.completed","response":{"output":[{"text":"x"}],"usage":{"output_tokens":2}}})",
+      R"({"type":"response.completed","response":{"status":"completed"}})",
+      R"({"type":"response.completed","response":{"usage":null}})",
+      R"({"type":"response.completed","response":{"usage":{"input_tokens":null}}})",
+      R"({"type":"response.completed","response":{"usage":{"input_tokens":1.5}}})",
+      R"({"type":"response.completed","response":{"usage":{"input_tokens":1,"input_tokens":2}}})",
+      R"({"type":"response.completed","response":{"usage":{},"usage":{"input_tokens":2}}})",
+      R"({"type":"response.completed","response":{},"response":{"usage":{}}})",
+      R"({"type":"response.completed","response":null})",
+      R"({"type":"response.completed","response":[]})",
+      R"({"type":"response.completed"})",
+      R"({"response":{"usage":{"input_tokens":5}},"type":"response.completed"})",
+      R"({"type":"response.incomplete","response":{"incomplete_details":{"reason":"max_output_tokens"}}})",
+      R"({"type":"response.failed","response":{"error":{"code":"x","message":"y"}}})",
+      R"({"type":"response.output_text.done","sequence_number":7,"text":"a\"b\u00e9"})",
+      R"({"type":"response.output_text.done","text":"x","extra":1e400})",
+      R"({"type":"response.output_text.done","text":"x","extra":1e-400})",
+      R"({"type":"response.output_text.done","text":"x","extra":-2.5E+300})",
+      R"({"type":"response.output_text.done","delta":5})",
+      R"({"type":"response.content_part.done","part":{"type":"output_text","text":"\ud800"}})",
+      R"({"type":"response.output_item.done","item":{"content":[{"text":"x"}]}})",
+      R"({"type":"response.output_item.added","output_index":0,"item":{"type":"message"}})",
+      R"({"type":"error","code":"server_error","message":"boom"})",
+      R"({"type":"error","delta":"x","message":"boom"})",
+      R"({"type":"response.created","sequence_number":"1"})",
+      R"({"type":"response.created","sequence_number":1,"sequence_number":2})",
+      R"({"type":"response.created","type":"response.created"})",
+      R"({"type":"response.\u0063reated"})",
+      R"({"type":null})",
+      R"(["type"])",
+  };
+  for (const std::string& data : cases) {
+    for (std::string_view type : {"message", "response.completed", "response.output_text.done"}) {
+      for (const bool with_last : {false, true}) {
+        DialectDecoder fast(Dialect::kOpenAiResponses);
+        DialectDecoder slow(Dialect::kOpenAiResponses, DialectDecoder::Options{.fast_path = false});
+        if (with_last) {  // sequence number 6 seen: 7 follows, 3 is a step back
+          const SseEvent first{"message", R"({"type":"response.in_progress","sequence_number":6})",
+                               ""};
+          ASSERT_EQ(Decode(fast, first), Decode(slow, first));
+        }
+        const SseEvent event{std::string(type), data, ""};
+        EXPECT_EQ(Decode(fast, event), Decode(slow, event)) << type << " " << data;
+        EXPECT_EQ(fast.state().last_sequence_number, slow.state().last_sequence_number) << data;
+      }
+    }
+  }
+}
+
+// The large Responses events that repeat the whole text are taken by the fast path (no tree).
+TEST(DialectFastPathTest, ResponsesDoneAndCompletedEventsTakeTheFastPath) {
+  DialectDecoder decoder(Dialect::kOpenAiResponses);
+  int taken = 0;
+  for (const SseEvent& event : EventsOf(fixtures::kResponsesText)) {
+    DialectDecoder::State scratch = decoder.state();
+    std::vector<Delta> out;
+    const bool fast = internal::TryDecodeFast(Dialect::kOpenAiResponses, event, scratch, out);
+    if (event.type.ends_with(".done") || event.type == "response.completed") {
+      EXPECT_TRUE(fast) << event.data;
+      taken += fast ? 1 : 0;
+    }
+    if (event.type == "response.completed") {
+      ASSERT_EQ(out.size(), 3u);
+      EXPECT_EQ(out[0], Delta(UsageDelta{37, 11}));
+      EXPECT_EQ(out[1], Delta(FinishDelta{"completed"}));
+      EXPECT_EQ(out[2], Delta(TerminalDelta{TerminalMarker::kResponseCompleted}));
+    }
+    std::vector<Delta> ignored;
+    ASSERT_TRUE(decoder.DecodeEvent(event, ignored).has_value()) << event.data;
+  }
+  EXPECT_EQ(taken, 4);
+}
+
 TEST(JsonCursorTest, ReadsStringsWithEveryEscape) {
   JsonCursor cursor(R"("a\"b\\c\/d\be\ff\ng\rh\ti\u0041\u00e9\u20ac\ud83d\ude00")");
   std::string out;
@@ -171,6 +247,9 @@ TEST(JsonCursorTest, IsAtLeastAsStrictAsNlohmann) {
       R"({"a":1}})",
       R"({'a':1})",
       R"({"a":NaN})",
+      R"({"a":1e400})",
+      R"({"a":-1E+309})",
+      "{\"a\":1" + std::string(400, '0') + "}",
       R"({"a":"\u12"})",
       R"({"a":1e5,"b":-0.5E-3,"c":[],"d":{},"e":"\u00e9"})",
       " {\"a\" : [ true , false , null ] } ",
