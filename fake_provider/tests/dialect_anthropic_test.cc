@@ -45,15 +45,11 @@ TEST(AnthropicIdsTest, FixedLengthsAcrossSeedsAttemptsAndTimes) {
   for (std::uint64_t seed : {0ULL, 7ULL, ~0ULL}) {
     for (int attempt : {1, 2, 9}) {
       const ResponseIds ids = Messages().MakeIds(seed, attempt, FixedNow() + attempt * 1ms, "");
-      ASSERT_EQ(ids.response_id.size(), 6u + 22u);
-      EXPECT_EQ(ids.response_id.substr(0, 6), "msg_01");
-      EXPECT_TRUE(dialect_testing::IsBase62(ids.response_id.substr(6)));
-      ASSERT_EQ(ids.item_id.size(), 8u + 22u);
-      EXPECT_EQ(ids.item_id.substr(0, 8), "toolu_01");
-      EXPECT_TRUE(dialect_testing::IsBase62(ids.item_id.substr(8)));
-      ASSERT_EQ(ids.request_id.size(), 4u + 24u);
-      EXPECT_EQ(ids.request_id.substr(0, 8), "req_011C");
-      EXPECT_TRUE(dialect_testing::IsBase62(ids.request_id.substr(4)));
+      using dialect_testing::IdShape;
+      using dialect_testing::IsBase62;
+      EXPECT_TRUE(IdShape(ids.response_id, "msg_01", 22, IsBase62));
+      EXPECT_TRUE(IdShape(ids.item_id, "toolu_01", 22, IsBase62));
+      EXPECT_TRUE(IdShape(ids.request_id, "req_011C", 20, IsBase62));
       EXPECT_EQ(std::to_string(ids.created).size(), 10u);
     }
   }

@@ -37,15 +37,10 @@ TEST(OpenAiChatIdsTest, FixedLengthsAcrossSeedsAttemptsAndTimes) {
   for (std::uint64_t seed : {0ULL, 1ULL, 42ULL, ~0ULL}) {
     for (int attempt : {1, 2, 17}) {
       const ResponseIds ids = Chat().MakeIds(seed, attempt, FixedNow() + attempt * 1s, "");
-      ASSERT_EQ(ids.response_id.size(), 9u + 29u);
-      EXPECT_EQ(ids.response_id.substr(0, 9), "chatcmpl-");
-      EXPECT_TRUE(dialect_testing::IsBase62(ids.response_id.substr(9)));
-      ASSERT_EQ(ids.item_id.size(), 5u + 24u);
-      EXPECT_EQ(ids.item_id.substr(0, 5), "call_");
-      EXPECT_TRUE(dialect_testing::IsBase62(ids.item_id.substr(5)));
-      ASSERT_EQ(ids.request_id.size(), 4u + 32u);
-      EXPECT_EQ(ids.request_id.substr(0, 4), "req_");
-      EXPECT_TRUE(dialect_testing::IsLowerHex(ids.request_id.substr(4)));
+      using dialect_testing::IdShape;
+      EXPECT_TRUE(IdShape(ids.response_id, "chatcmpl-", 29, dialect_testing::IsBase62));
+      EXPECT_TRUE(IdShape(ids.item_id, "call_", 24, dialect_testing::IsBase62));
+      EXPECT_TRUE(IdShape(ids.request_id, "req_", 32, dialect_testing::IsLowerHex));
       EXPECT_EQ(std::to_string(ids.created).size(), 10u);
     }
   }

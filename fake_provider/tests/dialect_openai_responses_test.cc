@@ -57,12 +57,9 @@ TEST(ResponsesIdsTest, FixedLengthsAndSharedSuffix) {
   for (std::uint64_t seed : {0ULL, 3ULL, ~0ULL}) {
     for (int attempt : {1, 2, 5}) {
       const ResponseIds ids = Responses().MakeIds(seed, attempt, FixedNow() + attempt * 1s, "");
-      ASSERT_EQ(ids.response_id.size(), 5u + 48u);
-      EXPECT_EQ(ids.response_id.substr(0, 5), "resp_");
-      EXPECT_TRUE(dialect_testing::IsLowerHex(ids.response_id.substr(5)));
-      ASSERT_EQ(ids.item_id.size(), 4u + 48u);
-      EXPECT_EQ(ids.item_id.substr(0, 4), "msg_");
-      EXPECT_TRUE(dialect_testing::IsLowerHex(ids.item_id.substr(4)));
+      ASSERT_TRUE(
+          dialect_testing::IdShape(ids.response_id, "resp_", 48, dialect_testing::IsLowerHex));
+      ASSERT_TRUE(dialect_testing::IdShape(ids.item_id, "msg_", 48, dialect_testing::IsLowerHex));
       EXPECT_EQ(ids.response_id.substr(ids.response_id.size() - 16),
                 ids.item_id.substr(ids.item_id.size() - 16));
       ASSERT_EQ(ids.request_id.size(), 4u + 32u);

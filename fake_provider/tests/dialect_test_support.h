@@ -1,6 +1,8 @@
 // Helpers for the dialect writer tests: fixed inputs and checks on ids and UTF-8 pieces.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <chrono>
 #include <nlohmann/json.hpp>
@@ -49,6 +51,20 @@ inline bool IsBase62(std::string_view text) {
   return AllOf(text, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz");
 }
 inline bool IsLowerHex(std::string_view text) { return AllOf(text, "0123456789abcdef"); }
+
+// Whether `id` is `prefix` followed by exactly `body_length` characters accepted by `alphabet`.
+inline ::testing::AssertionResult IdShape(std::string_view id, std::string_view prefix,
+                                          std::size_t body_length,
+                                          bool (*alphabet)(std::string_view)) {
+  if (!id.starts_with(prefix)) return ::testing::AssertionFailure() << id << " lacks " << prefix;
+  const std::string_view body = id.substr(prefix.size());
+  if (body.size() != body_length) {
+    return ::testing::AssertionFailure()
+           << id << ": " << body.size() << " characters after the prefix, not " << body_length;
+  }
+  if (!alphabet(body)) return ::testing::AssertionFailure() << id << ": unexpected characters";
+  return ::testing::AssertionSuccess();
+}
 
 // Whether `piece` is a whole number of UTF-8 characters (never cut inside one).
 inline bool IsWholeUtf8(std::string_view piece) {
