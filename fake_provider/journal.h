@@ -49,6 +49,7 @@ struct JournalEntry {
   std::string body;  // exact bytes
   int status = 0;
   std::string plan_summary;
+  PlanTruth truth;  // what a correct client must make of the response (plan.h)
   std::vector<WriteRecord> writes;
   std::size_t bytes_sent = 0;
   EndKind end = EndKind::kInProgress;

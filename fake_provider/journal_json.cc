@@ -9,6 +9,26 @@ nlohmann::json WriteToJson(const WriteRecord& write) {
   return {{"at_us", write.at.count()}, {"planned_us", write.planned.count()}, {"size", write.size}};
 }
 
+nlohmann::json TruthToJson(const PlanTruth& truth) {
+  nlohmann::json json = nlohmann::json::object();
+  if (truth.answer) json["answer"] = *truth.answer;
+  if (!truth.tool_arguments.empty()) json["tool_arguments"] = truth.tool_arguments;
+  if (!truth.failure_class.empty()) json["failure_class"] = truth.failure_class;
+  json["retryable"] = truth.retryable;
+  if (truth.retry_after) json["retry_after_us"] = truth.retry_after->count();
+  json["hinted"] = truth.hinted;
+  nlohmann::json silences = nlohmann::json::array();
+  for (const Silence& silence : truth.silences) {
+    nlohmann::json item = {{"from_us", silence.from.count()},
+                           {"before_headers", silence.before_headers},
+                           {"heartbeat", silence.heartbeat}};
+    item["to_us"] = silence.to ? nlohmann::json(silence.to->count()) : nlohmann::json(nullptr);
+    silences.push_back(std::move(item));
+  }
+  json["silences"] = std::move(silences);
+  return json;
+}
+
 nlohmann::json EntryToJson(const JournalEntry& entry) {
   nlohmann::json headers = nlohmann::json::array();
   for (const auto& header : entry.headers) headers.push_back({header.name, header.value});
@@ -27,6 +47,7 @@ nlohmann::json EntryToJson(const JournalEntry& entry) {
   }
   json["status"] = entry.status;
   json["plan"] = entry.plan_summary;
+  json["truth"] = TruthToJson(entry.truth);
   json["writes"] = std::move(writes);
   json["bytes_sent"] = entry.bytes_sent;
   json["end"] = std::string(ToString(entry.end));

@@ -37,6 +37,42 @@ struct PlanStep {
   friend bool operator==(const PlanStep&, const PlanStep&) = default;
 };
 
+// A stretch of the response during which no content reaches the client: a delay before the
+// headers, a stall, a heartbeat-only window, or a long gap between events.
+struct Silence {
+  Duration from{0};              // offset from the request's arrival
+  std::optional<Duration> to;    // nullopt: until the client gives up
+  bool before_headers = false;   // no response byte was sent yet (a headers timeout applies)
+  bool heartbeat = false;        // keep-alive comments or pings keep flowing meanwhile
+  friend bool operator==(const Silence&, const Silence&) = default;
+};
+
+// The ground truth of one response, for the runner's judges: what a correct client must conclude
+// from it if it waits it out. Derived from the scenario entry when the plan is compiled (never
+// from the client), so judging never trusts the subject's own classification.
+struct PlanTruth {
+  // The text (and tool-call arguments) a correct client commits when this response arrives;
+  // nullopt when it is not a committable answer (error status, connection fault, truncated,
+  // malformed, empty, or a stream that never ends).
+  std::optional<std::string> answer;
+  std::string tool_arguments;
+  // The DESIGN §6 class a correct client reports for it; "" for an answer, or when the scenario
+  // overrides the body so that no class can be promised.
+  std::string failure_class;
+  bool retryable = false;
+  // The least wait the response asks for before the next attempt (the smallest valid
+  // Retry-After / retry-after-ms value); nullopt when it carries no valid hint.
+  std::optional<Duration> retry_after;
+  // Anything a client may read as a retry hint, valid or not (fractional or garbage Retry-After,
+  // rate-limit reset headers, a "try again in 2s" message): the delay may exceed the backoff.
+  bool hinted = false;
+  std::vector<Silence> silences;  // longer than kSilenceThreshold
+  friend bool operator==(const PlanTruth&, const PlanTruth&) = default;
+};
+
+// Gaps shorter than this are pacing, not silences.
+inline constexpr Duration kSilenceThreshold{std::chrono::milliseconds(50)};
+
 struct ResponsePlan {
   int attempt = 0;              // 1-based attempt index within the session
   int status = 0;               // 0 when no status line is sent (connection faults)
@@ -45,6 +81,7 @@ struct ResponsePlan {
   // response). False: the driver closes it (FIN) after the last step unless a step already did.
   bool keep_alive = true;
   std::string summary;  // one line for logs and the journal: "429 rate_limit retry-after=imf(+2s)"
+  PlanTruth truth;
   friend bool operator==(const ResponsePlan&, const ResponsePlan&) = default;
 };
 

@@ -43,6 +43,8 @@ ResponsePlan ConnectionFaultPlan(const CompiledEntry& entry, int attempt) {
   const bool reset = spec.connection == scenario::ConnectionFault::kResetBeforeHeaders;
   plan.steps.push_back(plan_internal::StepAt(
       reset ? PlanStep::Kind::kReset : PlanStep::Kind::kClose, spec.headers_delay));
+  plan.truth = plan_internal::EntryTruth(spec, entry.body, false, "");
+  plan.truth.silences = plan_internal::SilencesOf(plan.steps);
   return plan;
 }
 
@@ -52,6 +54,8 @@ ResponsePlan StalledForeverPlan(const CompiledEntry& entry, int attempt) {
   plan.keep_alive = false;
   plan.summary = entry.status_summary;
   plan.steps.push_back(plan_internal::StepAt(PlanStep::Kind::kStall, entry.spec->headers_delay));
+  plan.truth = plan_internal::EntryTruth(*entry.spec, entry.body, false, "");
+  plan.truth.silences = plan_internal::SilencesOf(plan.steps);
   return plan;
 }
 
@@ -148,6 +152,8 @@ ResponsePlan CompiledScenario::Plan(const scenario::ResponseSpec& response,
   head.content_type = ContentType(*entry, use_stream, request.stream);
   if (!program.chunked) head.content_length = program.items.front().bytes.RenderedSize(values);
   plan.steps = Steps(spec, program, plan_internal::Head(spec.status, head), values);
+  plan.truth = plan_internal::EntryTruth(spec, program, use_stream, head.content_type);
+  plan.truth.silences = plan_internal::SilencesOf(plan.steps);
   return plan;
 }
 
@@ -189,6 +195,10 @@ ResponsePlan CompiledScenario::ErrorPlan(int status, scenario::ErrorKind kind, s
   PlanStep send = plan_internal::StepAt(PlanStep::Kind::kSend, Duration{0});
   send.bytes = plan_internal::Head(status, head) + body.bytes;
   plan.steps.push_back(std::move(send));
+  plan.truth = plan_internal::ErrorTruth(kind, retry_after);
+  if (retry_after) {  // the header carries whole seconds, rounded up
+    plan.truth.retry_after = std::chrono::seconds((retry_after->count() + 999'999) / 1'000'000);
+  }
   return plan;
 }
 

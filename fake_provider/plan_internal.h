@@ -95,6 +95,13 @@ std::size_t CutPosition(const BodyProgram& program);
 // the `connection` header).
 bool KeepsAlive(const BodyProgram& program);
 
+// The ground truth of a response (plan_truth.cc). `content_type` is what the plan sends.
+PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& program, bool stream,
+                     std::string_view content_type);
+PlanTruth ErrorTruth(scenario::ErrorKind kind, std::optional<Duration> retry_after);
+std::optional<Duration> RetryAfterFloor(const scenario::ResponseSpec& spec);
+std::vector<Silence> SilencesOf(const std::vector<PlanStep>& steps);
+
 // Collects plan steps: coalesces sends at the same instant, drips body bytes when asked.
 class Timeline {
  public:

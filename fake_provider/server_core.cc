@@ -100,6 +100,7 @@ Admission SessionState::Admit(const RequestInfo& request, JournalEntry entry, Wa
   entry.attempt = admission.plan.attempt;
   entry.status = admission.plan.status;
   entry.plan_summary = admission.plan.summary;
+  entry.truth = admission.plan.truth;
   admission.entry_index = journal_->Begin(std::move(entry));
   return admission;
 }

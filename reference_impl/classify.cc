@@ -126,7 +126,12 @@ StatusRow RowFor(int status) {
 // statuses that carry them.
 StatusRow Refine(StatusRow row, const BodyError& error, Dialect dialect) {
   const std::optional<FailureCode> table_code = TableCode(dialect, error);
-  if (table_code == FailureCode::kOverloaded) {
+  // OpenAI's per-model overload is a 503 whose type is only "server_error"; its wording ("That
+  // model is currently overloaded with other requests") is what says it. The generic 503 ("The
+  // server is overloaded or not ready yet.") stays UNAVAILABLE: it also covers deploys.
+  const bool overloaded_wording =
+      row.status >= 500 && Contains(Lowercase(error.message), "currently overloaded");
+  if (table_code == FailureCode::kOverloaded || overloaded_wording) {
     return {row.status, FailureCode::kOverloaded, FailureClass::kProviderOverloaded, true};
   }
   const int status = row.status;

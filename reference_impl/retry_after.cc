@@ -64,10 +64,11 @@ std::optional<double> ParseDecimal(std::string_view text) {
   return ToDouble(text);
 }
 
-// A delay in (possibly fractional) milliseconds as a hint: rounded up, dropped when out of range.
+// A delay in (possibly fractional) milliseconds as a hint: rounded up; a valid but absurd value
+// saturates at kMaxRetryHint, so the policy's Retry-After cap (not this parser) decides about it.
 std::optional<milliseconds> ToHint(double ms) {
-  if (!std::isfinite(ms) || ms < 0) return std::nullopt;
-  if (ms > static_cast<double>(kMaxRetryHint.count())) return std::nullopt;
+  if (std::isnan(ms) || ms < 0) return std::nullopt;
+  if (ms > static_cast<double>(kMaxRetryHint.count())) return kMaxRetryHint;
   // Round up, but not for the last bits of binary noise: 1.1 s is 1100.0000000000002 ms.
   constexpr double kNoise = 1e-6;
   return milliseconds(static_cast<milliseconds::rep>(std::max(0.0, std::ceil(ms - kNoise))));

@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "harness/cli/call_command.h"
+#include "harness/cli/run_command.h"
 #include "harness/cli/serve_command.h"
 
 namespace faultline::cli {
@@ -17,6 +18,12 @@ ExitCode Run(int argc, const char* const* argv, std::ostream& out, std::ostream&
   CLI::App* serve = AddServeCommand(app, serve_options);
   CallCommandOptions call_options;
   CLI::App* call = AddCallCommand(app, call_options);
+  RunCommandOptions run_options;
+  CLI::App* run = AddRunCommand(app, run_options);
+  ValidateOptions validate_options;
+  CLI::App* validate = AddValidateCommand(app, validate_options);
+  ReportOptions render_options, merge_options;
+  CLI::App* report = AddReportCommand(app, render_options, merge_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -25,6 +32,10 @@ ExitCode Run(int argc, const char* const* argv, std::ostream& out, std::ostream&
   }
   if (serve->parsed()) return RunServe(serve_options, out, err);
   if (call->parsed()) return RunCall(call_options, std::cin, out, err);
+  if (run->parsed()) return RunRun(run_options, out, err);
+  if (validate->parsed()) return RunValidate(validate_options, out, err);
+  if (report->get_subcommand("render")->parsed()) return RunReportRender(render_options, out, err);
+  if (report->get_subcommand("merge")->parsed()) return RunReportMerge(merge_options, out, err);
   return ExitCode::kUsageError;
 }
 

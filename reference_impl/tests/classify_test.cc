@@ -125,6 +125,11 @@ std::vector<Row> Rows() {
       {"503", 503, chat,
        OpenAiBody("server_error", "", "The server is overloaded or not ready yet."),
        C::kUnavailable, K::kProviderUnavailable, true},
+      {"503_openai_model_overloaded", 503, chat,
+       OpenAiBody("server_error", "",
+                  "That model is currently overloaded with other requests. You can retry your "
+                  "request."),
+       C::kOverloaded, K::kProviderOverloaded, true},
       {"504", 504, anthropic, AnthropicBody("timeout_error", "Request timed out"), C::kServer,
        K::kProviderUnavailable, true},
       {"529_anthropic", 529, anthropic, AnthropicBody("overloaded_error", "Overloaded"),

@@ -39,9 +39,14 @@ TEST(RetryAfterMsTest, ValidValues) {
 TEST(RetryAfterMsTest, InvalidValuesAreDropped) {
   for (std::string_view bad :
        {"", " ", "-5", "+5", "abc", "12abc", "NaN", "nan", "inf", "Infinity", "1e3", "0x10", "1,5",
-        "86400001", "99999999999999999999999999999999", "1.2.3", "."}) {
+        "1.2.3", "."}) {
     EXPECT_EQ(ParseRetryAfterMs(bad), std::nullopt) << "'" << bad << "'";
   }
+}
+
+TEST(RetryAfterMsTest, AbsurdValuesSaturateAtOneDay) {
+  EXPECT_EQ(ParseRetryAfterMs("86400001"), kMaxRetryHint);
+  EXPECT_EQ(ParseRetryAfterMs("99999999999999999999999999999999"), kMaxRetryHint);
 }
 
 // ---- retry-after: delay-seconds ----
@@ -61,9 +66,17 @@ TEST(DelaySecondsTest, ValidValues) {
 
 TEST(DelaySecondsTest, InvalidValuesAreDropped) {
   for (std::string_view bad :
-       {"", "-1", "-0.5", "+3", "1e2", "NaN", "inf", "soon", "3 s", "86401", "18446744073709551616",
-        "99999999999999999999999999999999999999999999999", "Fri, 29 Nov 2024 12:00:02 GMT"}) {
+       {"", "-1", "-0.5", "+3", "1e2", "NaN", "inf", "soon", "3 s",
+        "Fri, 29 Nov 2024 12:00:02 GMT"}) {
     EXPECT_EQ(ParseDelaySeconds(bad), std::nullopt) << "'" << bad << "'";
+  }
+}
+
+// A 32-bit parser wraps 4294967297 to 1 and retries after a second; we saturate instead.
+TEST(DelaySecondsTest, AbsurdValuesSaturateAtOneDay) {
+  for (std::string_view huge : {"86401", "4294967297", "18446744073709551616",
+                                "99999999999999999999999999999999999999999999999"}) {
+    EXPECT_EQ(ParseDelaySeconds(huge), kMaxRetryHint) << "'" << huge << "'";
   }
 }
 
@@ -141,9 +154,10 @@ TEST(GoDurationTest, Vectors) {
 
 TEST(GoDurationTest, InvalidValues) {
   for (std::string_view bad :
-       {"", "s", "1", "1x", "-1s", "+1s", "1s2", "1d", "ms", "1 s", "25h", "1e3s", "abc"}) {
+       {"", "s", "1", "1x", "-1s", "+1s", "1s2", "1d", "ms", "1 s", "1e3s", "abc"}) {
     EXPECT_EQ(ParseGoDuration(bad), std::nullopt) << "'" << bad << "'";
   }
+  EXPECT_EQ(ParseGoDuration("25h"), kMaxRetryHint);  // valid, over a day: saturated
 }
 
 // ---- Body hints ----
@@ -178,7 +192,7 @@ TEST(BodyHintTest, OtherProviders) {
   EXPECT_EQ(ParseBodyRetryHint("{}"), std::nullopt);
   EXPECT_EQ(ParseBodyRetryHint("{\"error\":{\"details\":[{\"retryDelay\":\"soon\"}]}}"),
             std::nullopt);
-  EXPECT_EQ(ParseBodyRetryHint("try again in 999999999s"), std::nullopt);  // over a day
+  EXPECT_EQ(ParseBodyRetryHint("try again in 999999999s"), kMaxRetryHint);  // saturated
 }
 
 // ---- FindRetryHint: precedence, duplicates, skew ----
@@ -216,8 +230,9 @@ TEST(FindRetryHintTest, ZeroAndPastDatesMeanNow) {
             Hint(0, DelaySource::kRetryAfterDate));
 }
 
-TEST(FindRetryHintTest, FarFutureDateIsDropped) {
-  EXPECT_EQ(Find({{"retry-after", "Fri, 06 Dec 2024 12:00:00 GMT"}}), std::nullopt);  // a week
+TEST(FindRetryHintTest, FarFutureDateSaturates) {
+  EXPECT_EQ(Find({{"retry-after", "Fri, 06 Dec 2024 12:00:00 GMT"}}),
+            Hint(86'400'000, DelaySource::kRetryAfterDate));  // a week: as far as we look
   EXPECT_EQ(Find({{"retry-after", "Sat, 30 Nov 2024 12:00:00 GMT"}}),
             Hint(86'400'000, DelaySource::kRetryAfterDate));  // exactly a day is kept
 }
@@ -243,7 +258,8 @@ TEST(FindRetryHintTest, InvalidValuesFallThrough) {
   EXPECT_EQ(Find({{"retry-after", "garbage"}}), std::nullopt);
   EXPECT_EQ(Find({{"retry-after", "-1"}}), std::nullopt);
   EXPECT_EQ(Find({{"retry-after", "NaN"}}), std::nullopt);
-  EXPECT_EQ(Find({{"retry-after", "99999999999999999999999999"}}), std::nullopt);
+  EXPECT_EQ(Find({{"retry-after", "99999999999999999999999999"}}),
+            Hint(86'400'000, DelaySource::kRetryAfter));  // valid, absurd: saturated
   EXPECT_EQ(Find({{"retry-after-ms", "garbage"}, {"retry-after", "2"}}),
             Hint(2000, DelaySource::kRetryAfter));
   EXPECT_EQ(Find({{"retry-after", "garbage"}}, "{\"error\":{\"message\":\"try again in 4s\"}}"),

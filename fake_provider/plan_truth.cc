@@ -1,0 +1,250 @@
+// PlanTruth: what a correct client must make of a response, derived from the scenario entry.
+//
+// This is the runner's oracle, so it is written from the scenario's point of view (which fault
+// was injected) and never shares code with the reference client's classifier: a bug common to
+// both would otherwise pass unnoticed.
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+
+#include "fake_provider/plan_internal.h"
+
+namespace faultline::provider::plan_internal {
+namespace {
+
+using scenario::ErrorKind;
+using scenario::EventFault;
+using EndKind = scenario::Termination::Kind;
+
+struct ClassOf {
+  std::string_view failure_class;
+  bool retryable;
+};
+
+ClassOf ClassOfError(ErrorKind kind) {
+  switch (kind) {
+    case ErrorKind::kInvalidRequest:
+    case ErrorKind::kNotFound:
+    case ErrorKind::kTooLarge:
+    case ErrorKind::kUnprocessable:
+      return {"invalid-request", false};
+    case ErrorKind::kConflict:
+      return {"invalid-request", true};
+    case ErrorKind::kContextWindow:
+      return {"context-overflow", false};
+    case ErrorKind::kAuth:
+    case ErrorKind::kPermission:
+      return {"auth", false};
+    case ErrorKind::kRequestTimeout:
+      return {"timeout", true};
+    case ErrorKind::kRateLimit:
+      return {"rate-limit", true};
+    case ErrorKind::kQuota:
+      return {"quota", false};
+    case ErrorKind::kServer:
+    case ErrorKind::kBadGateway:
+    case ErrorKind::kUnavailable:
+    case ErrorKind::kGatewayTimeout:
+      return {"provider-unavailable", true};
+    case ErrorKind::kOverloaded:
+      return {"provider-overloaded", true};
+  }
+  return {"unknown", false};
+}
+
+void SetClass(PlanTruth& truth, ClassOf of) {
+  truth.answer.reset();
+  truth.failure_class = of.failure_class;
+  truth.retryable = of.retryable;
+}
+
+// The first fault sent before the cut that spoils the stream, if any.
+const EventFault* SpoilingFault(const scenario::Content& content, std::size_t cut) {
+  const EventFault* first = nullptr;
+  for (const EventFault& fault : content.faults) {
+    if (static_cast<std::size_t>(std::max(fault.after_event, 0)) > cut) continue;
+    const bool spoils = fault.kind != EventFault::Kind::kDelay &&
+                        !(fault.kind == EventFault::Kind::kStall && !fault.wait.forever);
+    if (spoils && (first == nullptr || fault.after_event < first->after_event)) first = &fault;
+  }
+  return first;
+}
+
+void ApplyFault(const EventFault& fault, PlanTruth& truth) {
+  switch (fault.kind) {
+    case EventFault::Kind::kStall:  // forever: only a timeout ends it
+      return SetClass(truth, {"timeout", true});
+    case EventFault::Kind::kErrorEnvelope:
+    case EventFault::Kind::kProviderError:
+      return SetClass(truth, ClassOfError(fault.error.kind));
+    case EventFault::Kind::kRaw:  // anything at all: no promise
+      return SetClass(truth, {"", false});
+    default:  // invalid JSON, wrong shape, two objects, sequence gap: a garbled stream, which a
+              // retry may well get right (a proxy or load-balancer glitch)
+      return SetClass(truth, {"protocol", true});
+  }
+}
+
+// How the body's end shapes the outcome of an otherwise good answer.
+void ApplyEnd(const BodyProgram& program, bool stream, PlanTruth& truth) {
+  const std::size_t cut = CutPosition(program);
+  const bool terminator_sent = cut > program.terminator;
+  switch (program.end.kind) {
+    case EndKind::kDone:
+      return;
+    case EndKind::kNoTerminator:
+      if (stream) SetClass(truth, {"truncated", true});
+      return;
+    case EndKind::kStall:  // forever: only a timeout ends it; else the server closes after it
+      if (!terminator_sent) SetClass(truth, {program.end.wait.forever ? "timeout" : "transport", true});
+      return;
+    default:  // no final chunk, close, reset
+      if (!terminator_sent) SetClass(truth, {"transport", true});
+      return;
+  }
+}
+
+bool HasContentType(std::string_view type, bool stream) {
+  return type.find(stream ? "text/event-stream" : "json") != std::string_view::npos;
+}
+
+bool NameIs(std::string_view name, std::string_view wanted) {
+  return std::ranges::equal(name, wanted, [](char a, char b) {
+    return (a >= 'A' && a <= 'Z' ? a - 'A' + 'a' : a) == b;
+  });
+}
+
+// Valid hints longer than this mean "stay away": they count as this long (over any cap).
+constexpr Duration kLongestHint = std::chrono::hours(24);
+
+// delay-seconds (1*DIGIT) as RFC 9110 defines it, of any size; anything else is no hint.
+std::optional<Duration> DelaySeconds(std::string_view text) {
+  if (text.empty() || !std::ranges::all_of(text, [](char c) { return c >= '0' && c <= '9'; })) {
+    return std::nullopt;
+  }
+  long long seconds = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
+  if (error != std::errc{} || seconds > 86'400) return kLongestHint;  // only overflow is left
+  return std::chrono::seconds(seconds);
+}
+
+std::optional<Duration> Milliseconds(std::string_view text) {
+  double ms = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), ms);
+  if (error != std::errc{} || end != text.data() + text.size() || !std::isfinite(ms) || ms < 0 ||
+      ms > 1e12) {
+    return std::nullopt;
+  }
+  return std::min(kLongestHint, Duration{static_cast<Duration::rep>(ms * 1000)});
+}
+
+void KeepLeast(std::optional<Duration>& least, std::optional<Duration> value) {
+  if (value && (!least || *value < *least)) least = value;
+}
+
+}  // namespace
+
+std::optional<Duration> RetryAfterFloor(const scenario::ResponseSpec& spec) {
+  std::optional<Duration> least;
+  if (spec.retry_after) {
+    using Form = scenario::RetryAfter::Form;
+    const scenario::RetryAfter& hint = *spec.retry_after;
+    if (hint.form == Form::kSeconds) {
+      KeepLeast(least, DelaySeconds(hint.text));
+    } else if (hint.form != Form::kRaw) {
+      // A date, relative to the response's own Date header. Dates have whole seconds, so a
+      // client measuring from its own clock may be up to a second early and still be right.
+      KeepLeast(least, std::clamp(hint.date_offset - std::chrono::seconds(1), Duration{0},
+                                  kLongestHint));
+    }
+  }
+  if (spec.retry_after_ms) KeepLeast(least, Milliseconds(*spec.retry_after_ms));
+  for (const scenario::Header& header : spec.headers) {
+    if (NameIs(header.name, "retry-after")) KeepLeast(least, DelaySeconds(header.value));
+    if (NameIs(header.name, "retry-after-ms")) KeepLeast(least, Milliseconds(header.value));
+  }
+  return least;
+}
+
+// Whether the response carries anything a client may take as a retry hint, valid or not (so its
+// delay may exceed the local backoff).
+bool Hinted(const scenario::ResponseSpec& spec) {
+  if (spec.retry_after || spec.retry_after_ms || spec.rate_limit_headers) return true;
+  if (spec.error && spec.error->message) return true;  // "Please try again in 1.5s."
+  return std::ranges::any_of(spec.headers, [](const scenario::Header& header) {
+    return NameIs(header.name, "retry-after") || NameIs(header.name, "retry-after-ms") ||
+           (header.name.size() > 12 && NameIs(header.name.substr(0, 12), "x-ratelimit-"));
+  });
+}
+
+PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& program, bool stream,
+                     std::string_view content_type) {
+  PlanTruth truth;
+  truth.retry_after = RetryAfterFloor(spec);
+  truth.hinted = Hinted(spec) || spec.body.has_value();
+  if (spec.connection != scenario::ConnectionFault::kNone) {
+    SetClass(truth, {"transport", true});
+  } else if (spec.headers_stall && spec.headers_stall->forever) {
+    SetClass(truth, {"timeout", true});
+  } else if (spec.status < 200 || spec.status > 299) {
+    SetClass(truth, spec.body ? ClassOf{"", false}
+                              : ClassOfError(spec.error.value_or(scenario::ErrorSpec{}).kind));
+  } else if (spec.body) {
+    SetClass(truth, {"", false});  // a verbatim body: the scenario promises nothing
+  } else if (!HasContentType(content_type, stream)) {
+    SetClass(truth, {"protocol", true});
+  } else {
+    const scenario::Content& content = spec.content;
+    truth.answer = content.text;
+    if (content.tool_call) truth.tool_arguments = content.tool_call->arguments;
+    if (content.text.empty() && !content.tool_call) SetClass(truth, {"empty", true});
+    if (stream) {
+      if (const EventFault* fault = SpoilingFault(content, CutPosition(program))) {
+        ApplyFault(*fault, truth);
+      }
+    }
+    if (truth.answer) ApplyEnd(program, stream, truth);
+  }
+  if (spec.should_retry && !truth.failure_class.empty()) truth.retryable = *spec.should_retry;
+  return truth;
+}
+
+PlanTruth ErrorTruth(ErrorKind kind, std::optional<Duration> retry_after) {
+  PlanTruth truth;
+  SetClass(truth, ClassOfError(kind));
+  truth.retry_after = retry_after;
+  truth.hinted = retry_after.has_value();
+  return truth;
+}
+
+std::vector<Silence> SilencesOf(const std::vector<PlanStep>& steps) {
+  std::vector<Silence> silences;
+  bool sent = false;
+  Duration quiet_since{0};  // end of the last send or recorded silence
+  for (const PlanStep& step : steps) {
+    if (step.kind == PlanStep::Kind::kStall || step.kind == PlanStep::Kind::kHeartbeat) {
+      Silence silence;
+      silence.from = step.at;
+      silence.before_headers = !sent;
+      silence.heartbeat = step.kind == PlanStep::Kind::kHeartbeat;
+      if (step.length) silence.to = step.at + *step.length;
+      if (!step.length || *step.length >= kSilenceThreshold) silences.push_back(silence);
+      if (!step.length) break;  // nothing follows a stall that lasts until the client goes
+      quiet_since = *silence.to;
+      continue;
+    }
+    if (step.kind != PlanStep::Kind::kSend) continue;
+    if (step.at - quiet_since >= kSilenceThreshold) {
+      Silence gap;
+      gap.from = quiet_since;
+      gap.to = step.at;
+      gap.before_headers = !sent;
+      silences.push_back(gap);
+    }
+    sent = true;
+    quiet_since = step.at;
+  }
+  return silences;
+}
+
+}  // namespace faultline::provider::plan_internal

@@ -1,0 +1,176 @@
+#include "harness/adapter_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+#include <fmt/format.h>
+
+namespace faultline::harness {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::microseconds;
+
+// Closes a file descriptor once.
+struct Fd {
+  int fd = -1;
+  Fd() = default;
+  explicit Fd(int value) : fd(value) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { Close(); }
+  void Close() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+};
+
+struct Pipes {
+  std::array<int, 2> in{-1, -1}, out{-1, -1}, err{-1, -1};
+};
+
+std::expected<void, std::string> MakePipes(Pipes& pipes) {
+  for (auto* pair : {&pipes.in, &pipes.out, &pipes.err}) {
+    if (::pipe2(pair->data(), O_CLOEXEC) != 0) {
+      return std::unexpected(fmt::format("pipe: {}", std::strerror(errno)));
+    }
+  }
+  return {};
+}
+
+[[noreturn]] void ExecChild(const Pipes& pipes, const std::string& command) {
+  ::setpgid(0, 0);  // its own group, so a kill reaches the adapter's children too
+  ::dup2(pipes.in[0], STDIN_FILENO);
+  ::dup2(pipes.out[1], STDOUT_FILENO);
+  ::dup2(pipes.err[1], STDERR_FILENO);
+  ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+  ::_exit(127);
+}
+
+class Collector {
+ public:
+  Collector(const AdapterLaunch& launch, pid_t pid, int in, int out, int err)
+      : launch_(launch), pid_(pid), in_(in), out_(out), err_(err) {}
+
+  AdapterRun Run();
+
+ private:
+  microseconds Now() const {
+    return std::chrono::duration_cast<microseconds>(Clock::now() - launch_.start);
+  }
+  void Write(std::string_view text) {
+    while (!text.empty() && in_.fd >= 0) {
+      const ssize_t n = ::write(in_.fd, text.data(), text.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // the adapter closed stdin: it will not read the rest anyway
+      text.remove_prefix(static_cast<std::size_t>(n));
+    }
+  }
+  void ReadOut();
+  void ReadErr();
+  int PollTimeoutMs() const;
+
+  const AdapterLaunch& launch_;
+  pid_t pid_;
+  Fd in_, out_, err_;
+  std::string partial_;
+  AdapterRun run_;
+};
+
+void Collector::ReadOut() {
+  std::array<char, 8192> buffer;
+  const ssize_t n = ::read(out_.fd, buffer.data(), buffer.size());
+  if (n <= 0) {
+    if (n < 0 && errno == EINTR) return;
+    if (!partial_.empty()) run_.lines.push_back({Now(), std::move(partial_)});
+    partial_.clear();
+    out_.Close();
+    return;
+  }
+  const microseconds now = Now();
+  partial_.append(buffer.data(), static_cast<std::size_t>(n));
+  std::size_t newline;
+  while ((newline = partial_.find('\n')) != std::string::npos) {
+    std::string line = partial_.substr(0, newline);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    run_.lines.push_back({now, std::move(line)});
+    partial_.erase(0, newline + 1);
+  }
+}
+
+void Collector::ReadErr() {
+  std::array<char, 8192> buffer;
+  const ssize_t n = ::read(err_.fd, buffer.data(), buffer.size());
+  if (n <= 0) {
+    if (n < 0 && errno == EINTR) return;
+    err_.Close();
+    return;
+  }
+  const std::size_t room = kMaxStderr - std::min(kMaxStderr, run_.stderr_text.size());
+  run_.stderr_text.append(buffer.data(), std::min(room, static_cast<std::size_t>(n)));
+}
+
+int Collector::PollTimeoutMs() const {
+  microseconds until = launch_.timeout - Now();
+  if (launch_.cancel_at && !run_.cancel_sent) until = std::min(until, *launch_.cancel_at - Now());
+  return static_cast<int>(std::clamp<long long>((until.count() + 999) / 1000, 0, 60'000));
+}
+
+AdapterRun Collector::Run() {
+  Write(launch_.call_line + "\n");
+  while (out_.fd >= 0 || err_.fd >= 0) {
+    if (launch_.cancel_at && !run_.cancel_sent && Now() >= *launch_.cancel_at) {
+      Write("{\"type\":\"cancel\"}\n");
+      run_.cancel_sent = Now();
+    }
+    if (Now() >= launch_.timeout) {
+      run_.timed_out = true;
+      ::kill(-pid_, SIGKILL);
+      break;
+    }
+    std::array<pollfd, 2> fds{{{out_.fd, POLLIN, 0}, {err_.fd, POLLIN, 0}}};
+    const int ready = ::poll(fds.data(), fds.size(), PollTimeoutMs());
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    if (fds[0].revents != 0) ReadOut();
+    if (fds[1].revents != 0) ReadErr();
+  }
+  in_.Close();
+  int status = 0;
+  // Output closed: the adapter is exiting. Give it a moment, then make sure of it.
+  for (int i = 0; i < 200 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) ::usleep(10'000);
+  if (::waitpid(pid_, &status, WNOHANG) == 0) {
+    ::kill(-pid_, SIGKILL);
+    ::waitpid(pid_, &status, 0);
+  }
+  run_.ended = Now();
+  run_.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return std::move(run_);
+}
+
+}  // namespace
+
+std::expected<AdapterRun, std::string> RunAdapter(const AdapterLaunch& launch) {
+  Pipes pipes;
+  if (auto made = MakePipes(pipes); !made) return std::unexpected(made.error());
+  const pid_t pid = ::fork();
+  if (pid < 0) return std::unexpected(fmt::format("fork: {}", std::strerror(errno)));
+  if (pid == 0) ExecChild(pipes, launch.command);
+  ::setpgid(pid, pid);  // also from the parent, so a kill right away cannot miss the group
+  ::close(pipes.in[0]);
+  ::close(pipes.out[1]);
+  ::close(pipes.err[1]);
+  ::signal(SIGPIPE, SIG_IGN);  // an adapter that exits early must not kill the runner
+  Collector collector(launch, pid, pipes.in[1], pipes.out[0], pipes.err[0]);
+  return collector.Run();
+}
+
+}  // namespace faultline::harness

@@ -1,0 +1,50 @@
+// An adapter process: any command that speaks the adapter protocol (DESIGN §5) on stdin/stdout.
+//
+// RunAdapter starts `/bin/sh -c COMMAND` in its own process group, writes the call line, and
+// collects every stdout line with the time it was received (the runner's monotonic clock, as an
+// offset from the launch). It writes {"type":"cancel"} at `cancel_at`, and when the process has
+// not exited by `timeout` it kills the whole group (SIGKILL) and says so. stderr is kept, capped.
+// Nothing blocks forever: every wait is bounded by the timeout.
+//
+// Thread-safety: each call owns its process; concurrent calls from several threads are fine.
+#pragma once
+
+#include <chrono>
+#include <expected>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace faultline::harness {
+
+struct AdapterLine {
+  std::chrono::microseconds at{0};  // since the launch
+  std::string text;                 // without the newline
+};
+
+struct AdapterRun {
+  std::vector<AdapterLine> lines;
+  std::string stderr_text;  // at most kMaxStderr bytes (the rest is counted, not kept)
+  std::optional<std::chrono::microseconds> cancel_sent;
+  std::chrono::microseconds ended{0};  // when the process exited (or was killed)
+  bool timed_out = false;
+  int exit_status = 0;  // the exit code, or 128 + signal
+};
+
+inline constexpr std::size_t kMaxStderr = 64 * 1024;
+
+struct AdapterLaunch {
+  std::string command;    // run with /bin/sh -c
+  std::string call_line;  // the {"type":"call",...} line (no newline)
+  std::optional<std::chrono::microseconds> cancel_at;
+  std::chrono::microseconds timeout{std::chrono::minutes(5)};
+  // The launch instant all times are measured from (so several adapters of one scenario share
+  // the session's clock).
+  std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
+};
+
+// Errors: the process could not be started (pipe/fork failure). A command that is not found
+// runs and exits 127 with the shell's message on stderr: that is a result, not an error.
+std::expected<AdapterRun, std::string> RunAdapter(const AdapterLaunch& launch);
+
+}  // namespace faultline::harness

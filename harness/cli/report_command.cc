@@ -1,0 +1,132 @@
+// `faultline report render|merge`: reports from result files.
+#include <fmt/format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "harness/cli/run_command.h"
+#include "reports/report.h"
+
+namespace faultline::cli {
+namespace {
+
+std::expected<report::RunResult, std::string> ReadResult(const std::string& path) {
+  std::ifstream file(path);
+  if (!file) return std::unexpected(fmt::format("cannot read '{}'", path));
+  std::stringstream text;
+  text << file.rdbuf();
+  const nlohmann::json json = nlohmann::json::parse(text.str(), nullptr, false);
+  if (json.is_discarded()) return std::unexpected(fmt::format("{}: not valid JSON", path));
+  auto result = report::RunResultFromJson(json);
+  if (!result) return std::unexpected(fmt::format("{}: {}", path, result.error()));
+  return std::move(*result);
+}
+
+std::expected<std::vector<report::RunResult>, std::string> ReadAll(
+    const std::vector<std::string>& paths) {
+  std::vector<report::RunResult> results;
+  for (const std::string& path : paths) {
+    auto result = ReadResult(path);
+    if (!result) return std::unexpected(result.error());
+    results.push_back(std::move(*result));
+  }
+  return results;
+}
+
+std::expected<report::Format, std::string> ChooseFormat(const ReportOptions& options) {
+  if (!options.format.empty()) return report::ParseFormat(options.format);
+  if (auto format = report::FormatForPath(options.output)) return *format;
+  if (options.output.empty()) return report::Format::kMarkdown;  // readable on a terminal
+  return std::unexpected(fmt::format("cannot tell the format of '{}'; give --format",
+                                     options.output));
+}
+
+// Writes via `write` to the output file, or to `out` when there is none.
+template <typename Write>
+ExitCode Emit(const ReportOptions& options, std::ostream& out, std::ostream& err,
+              const char* command, Write write) {
+  if (options.output.empty()) {
+    write(out);
+    return ExitCode::kSuccess;
+  }
+  std::ofstream file(options.output);
+  write(file);
+  file.close();
+  if (!file) {
+    err << fmt::format("faultline report {}: cannot write '{}'\n", command, options.output);
+    return ExitCode::kUsageError;
+  }
+  return ExitCode::kSuccess;
+}
+
+}  // namespace
+
+CLI::App* AddReportCommand(CLI::App& app, ReportOptions& render, ReportOptions& merge) {
+  CLI::App* report = app.add_subcommand("report", "Render or merge run results (result.json).");
+  report->require_subcommand(1);
+  CLI::App* render_command = report->add_subcommand(
+      "render", "Render a result as JSON, JUnit XML, Markdown or HTML (or several results as a "
+                "conformance matrix with --matrix).");
+  render_command->add_option("results", render.inputs, "result.json file(s)")->required();
+  render_command->add_option("-o,--output", render.output,
+                             "output file (its extension picks the format); default stdout");
+  render_command->add_option("--format", render.format, "json | junit | md | html");
+  render_command->add_flag("--matrix", render.matrix,
+                           "one column per result: scenario x subject (md or html)");
+  CLI::App* merge_command = report->add_subcommand(
+      "merge", "Combine shard results (same subject) into one result.");
+  merge_command->add_option("results", merge.inputs, "result.json files")->required();
+  merge_command->add_option("-o,--output", merge.output, "output file; default stdout");
+  merge_command->add_option("--format", merge.format, "json (default) | junit | md | html");
+  return report;
+}
+
+ExitCode RunReportRender(const ReportOptions& options, std::ostream& out, std::ostream& err) {
+  auto results = ReadAll(options.inputs);
+  auto format = ChooseFormat(options);
+  if (!results || !format) {
+    err << "faultline report render: " << (!results ? results.error() : format.error()) << "\n";
+    return ExitCode::kUsageError;
+  }
+  if (options.matrix) {
+    if (*format != report::Format::kHtml && *format != report::Format::kMarkdown) {
+      err << "faultline report render: --matrix renders md or html\n";
+      return ExitCode::kUsageError;
+    }
+    return Emit(options, out, err, "render", [&](std::ostream& stream) {
+      if (*format == report::Format::kHtml) return report::RenderMatrixHtml(*results, stream);
+      report::RenderMatrixMarkdown(*results, stream);
+    });
+  }
+  if (results->size() != 1) {
+    err << "faultline report render: give one result (or --matrix for several; merge shards "
+           "with `faultline report merge`)\n";
+    return ExitCode::kUsageError;
+  }
+  return Emit(options, out, err, "render",
+              [&](std::ostream& stream) { report::Render(results->front(), *format, stream); });
+}
+
+ExitCode RunReportMerge(const ReportOptions& options, std::ostream& out, std::ostream& err) {
+  auto results = ReadAll(options.inputs);
+  if (!results) {
+    err << "faultline report merge: " << results.error() << "\n";
+    return ExitCode::kUsageError;
+  }
+  auto merged = report::Merge(*results);
+  if (!merged) {
+    err << "faultline report merge: " << merged.error() << "\n";
+    return ExitCode::kUsageError;
+  }
+  auto format = options.format.empty() && report::FormatForPath(options.output) == std::nullopt
+                    ? std::expected<report::Format, std::string>(report::Format::kJson)
+                    : ChooseFormat(options);
+  if (!format) {
+    err << "faultline report merge: " << format.error() << "\n";
+    return ExitCode::kUsageError;
+  }
+  return Emit(options, out, err, "merge",
+              [&](std::ostream& stream) { report::Render(*merged, *format, stream); });
+}
+
+}  // namespace faultline::cli

@@ -1,0 +1,296 @@
+#include "harness/cli/run_command.h"
+
+#include <fmt/format.h>
+#include <glob.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+
+#include "harness/runner.h"
+#include "reference_impl/policy_json.h"
+#include "reports/report.h"
+#include "scenarios/loader.h"
+
+namespace faultline::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using harness::WorldChoice;
+
+// Paths as given, with quoted globs ("scenarios/catalog/rate-limit/*.yaml") expanded here.
+std::vector<fs::path> ExpandPaths(const std::vector<std::string>& paths) {
+  std::vector<fs::path> out;
+  for (const std::string& path : paths) {
+    const bool wildcard = path.find_first_of("*?[") != std::string::npos;
+    glob_t matches{};
+    if (wildcard && !fs::exists(path) && ::glob(path.c_str(), 0, nullptr, &matches) == 0) {
+      for (std::size_t i = 0; i < matches.gl_pathc; ++i) out.emplace_back(matches.gl_pathv[i]);
+    } else {
+      out.emplace_back(path);
+    }
+    ::globfree(&matches);
+  }
+  return out;
+}
+
+std::expected<std::vector<scenario::Scenario>, std::string> LoadAll(
+    const std::vector<std::string>& paths) {
+  const std::vector<fs::path> files = ExpandPaths(paths);
+  auto loaded = files.empty() ? scenario::LoadBuiltinCatalog() : scenario::LoadScenarios(files);
+  if (loaded) return std::move(*loaded);
+  std::string message;
+  for (const auto& error : loaded.error()) message += error.ToString() + "\n";
+  return std::unexpected(message);
+}
+
+std::expected<ref::RetryPolicy, std::string> LoadPolicy(const std::string& path) {
+  if (path.empty()) return ref::RetryPolicy{};
+  std::ifstream file(path);
+  if (!file) return std::unexpected(fmt::format("cannot read policy file '{}'", path));
+  std::stringstream text;
+  text << file.rdbuf();
+  auto policy = ref::LoadPolicy(text.str());
+  if (!policy) return std::unexpected(fmt::format("{}: {}", path, policy.error().ToString()));
+  return std::move(*policy);
+}
+
+std::expected<WorldChoice, std::string> ChooseWorld(const RunCommandOptions& options) {
+  const bool adapter = !options.adapter.empty();
+  if (options.time == "auto") return adapter ? WorldChoice::kReal : WorldChoice::kVirtual;
+  if (options.time == "real") return WorldChoice::kReal;
+  if (options.time == "both" && !adapter) return WorldChoice::kBoth;
+  if (options.time == "virtual" && !adapter) return WorldChoice::kVirtual;
+  if (options.time == "virtual" || options.time == "both") {
+    return std::unexpected(
+        "--time virtual runs the in-process reference client under a virtual clock; an external "
+        "--adapter can only run in real time (--time real)");
+  }
+  return std::unexpected(fmt::format("unknown --time '{}' (auto, real, virtual, both)",
+                                     options.time));
+}
+
+const report::CheckResult* FirstFailure(const report::ScenarioResult& result) {
+  for (const report::CheckResult& check : result.checks) {
+    if (check.status == report::CheckStatus::kFail) return &check;
+  }
+  return nullptr;
+}
+
+std::string OneLine(const report::ScenarioResult& result) {
+  const std::string head = fmt::format("{} {} [{}{}]", ToString(result.verdict), result.name,
+                                       result.world,
+                                       result.repetition > 0
+                                           ? fmt::format(" #{}", result.repetition + 1)
+                                           : "");
+  if (result.verdict == report::Verdict::kError) return head + " " + result.error;
+  if (const report::CheckResult* check = FirstFailure(result)) {
+    return fmt::format("{} {}: {}", head, check->id, check->evidence);
+  }
+  return fmt::format("{} {:.0f} ms", head, result.wall_ms);
+}
+
+// Progress on stderr: one live line on a terminal; plain lines otherwise (a failure at once,
+// a heartbeat every 10 s, every scenario with --verbose).
+class ProgressPrinter {
+ public:
+  ProgressPrinter(std::ostream& err, bool verbose)
+      : err_(err), verbose_(verbose), tty_(&err == &std::cerr && ::isatty(STDERR_FILENO) == 1) {}
+
+  void operator()(const harness::RunProgress& progress) {
+    std::lock_guard lock(mutex_);
+    const report::ScenarioResult& result = *progress.finished;
+    const bool bad = result.verdict != report::Verdict::kPass;
+    const std::string status =
+        fmt::format("[{}/{}] {} failed{}", progress.done, progress.total, progress.failed,
+                    progress.slowest_running.empty()
+                        ? ""
+                        : "; slowest running: " + progress.slowest_running);
+    if (tty_) {
+      err_ << "\r\033[K";
+      if (bad || verbose_) err_ << OneLine(result) << "\n";
+      err_ << status << std::flush;
+      if (progress.done == progress.total) err_ << "\n";
+      return;
+    }
+    if (bad || verbose_) err_ << OneLine(result) << "\n";
+    const auto now = std::chrono::steady_clock::now();
+    if (progress.done == progress.total || now - last_ >= std::chrono::seconds(10)) {
+      err_ << status << "\n";
+      last_ = now;
+    }
+    err_.flush();
+  }
+
+ private:
+  std::ostream& err_;
+  bool verbose_;
+  bool tty_;
+  std::mutex mutex_;
+  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+};
+
+std::expected<std::vector<std::string>, std::string> WriteReports(
+    const report::RunResult& result, const RunCommandOptions& options) {
+  std::error_code error;
+  fs::create_directories(options.out_dir, error);
+  if (error) {
+    return std::unexpected(fmt::format("cannot create '{}': {}", options.out_dir, error.message()));
+  }
+  std::vector<std::string> written;
+  for (const std::string& name : options.formats) {
+    auto format = report::ParseFormat(name);
+    if (!format) return std::unexpected(format.error());
+    const std::string base = *format == report::Format::kJson    ? "result"
+                             : *format == report::Format::kJUnit ? "junit"
+                             : *format == report::Format::kHtml  ? "report"
+                                                                 : "summary";
+    const fs::path path = fs::path(options.out_dir) / (base + std::string(FileExtension(*format)));
+    std::ofstream file(path);
+    report::Render(result, *format, file);
+    file.close();
+    if (!file) return std::unexpected(fmt::format("cannot write '{}'", path.string()));
+    written.push_back(path.string());
+  }
+  return written;
+}
+
+void PrintSummary(const report::RunResult& result, std::ostream& out) {
+  out << fmt::format("faultline run: {} run(s), world {}, subject {}, seed {}\n",
+                     result.scenarios.size(), result.world, result.subject, result.seed);
+  out << fmt::format("  passed {}, failed {}, errors {} in {:.1f} s; fingerprint {}\n",
+                     result.passed(), result.failed(), result.errors(), result.wall_ms / 1000,
+                     result.fingerprint);
+  for (const report::ScenarioResult& scenario : result.scenarios) {
+    if (scenario.verdict == report::Verdict::kPass) continue;
+    out << "  " << OneLine(scenario) << "\n";
+  }
+}
+
+}  // namespace
+
+CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
+  CLI::App* run = app.add_subcommand(
+      "run", "Run scenarios against a client and judge it: invariants, expectations, latency.");
+  run->add_option("paths", options.paths,
+                  "scenario files, folders or globs (default: the built-in catalogue)");
+  run->add_option("--adapter", options.adapter,
+                  "command speaking the adapter protocol (default: the in-process reference "
+                  "client); e.g. \"faultline call --adapter\"");
+  run->add_option("--time", options.time,
+                  "real (sockets), virtual (virtual clock, reference client only), both, or auto "
+                  "(virtual for the reference client, real for an adapter)")
+      ->capture_default_str();
+  run->add_option("--jobs,-j", options.jobs,
+                  "scenarios run at once (default: 2 virtual, 16 real: real runs mostly wait)");
+  run->add_option("--seed", options.seed, "run seed (same seed, same virtual traces)")
+      ->capture_default_str();
+  run->add_option("--filter", options.filter,
+                  "comma-separated name globs or tag:NAME; !TERM excludes (\"rate-limit/*,"
+                  "tag:stall,!*slow*\")");
+  run->add_option("--repeat", options.repeat, "run each scenario N times (p50/p95/p99 latency)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  run->add_option("--shard", options.shard, "I/N: run every N-th scenario starting at I (CI)");
+  run->add_option("--out", options.out_dir, "folder for the reports")->capture_default_str();
+  run->add_option("--format", options.formats, "reports to write: json junit md html")
+      ->delimiter(',')
+      ->capture_default_str();
+  run->add_flag("--no-reports", options.no_reports, "write no report files");
+  run->add_option("--policy", options.policy_file, "retry policy JSON for the reference client");
+  run->add_option("--timeout", options.timeout_s,
+                  "seconds after which a real-world run's subject is stopped")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  run->add_flag("--verbose,-v", options.verbose, "a line per scenario");
+  run->footer(
+      "Reports (in --out): result.json (the source of truth), junit.xml, summary.md, "
+      "report.html.\nExit code: 0 all passed, 1 a check failed or a run broke, 2 bad usage or "
+      "input.");
+  return run;
+}
+
+ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostream& err) {
+  auto scenarios = LoadAll(options.paths);
+  auto policy = LoadPolicy(options.policy_file);
+  auto world = ChooseWorld(options);
+  std::optional<harness::Shard> shard;
+  if (!options.shard.empty()) {
+    auto parsed = harness::ParseShard(options.shard);
+    if (!parsed) {
+      err << "faultline run: " << parsed.error() << "\n";
+      return ExitCode::kUsageError;
+    }
+    shard = *parsed;
+  }
+  if (!scenarios || !policy || !world) {
+    err << "faultline run: "
+        << (!scenarios ? scenarios.error() : !policy ? policy.error() : world.error()) << "\n";
+    return ExitCode::kUsageError;
+  }
+  const auto selected = harness::SelectScenarios(std::move(*scenarios), options.filter, shard);
+  if (selected.empty()) {
+    err << "faultline run: no scenario matches"
+        << (options.filter.empty() ? "" : " --filter '" + options.filter + "'") << "\n";
+    return ExitCode::kUsageError;
+  }
+  harness::RunnerOptions runner;
+  runner.world = *world;
+  if (!options.adapter.empty()) runner.adapter = options.adapter;
+  runner.policy = *policy;
+  runner.seed = options.seed;
+  runner.jobs = options.jobs > 0 ? options.jobs : (*world == WorldChoice::kVirtual ? 2 : 16);
+  runner.repeat = options.repeat;
+  runner.timeout = std::chrono::milliseconds(static_cast<long long>(options.timeout_s * 1000));
+  ProgressPrinter printer(err, options.verbose);
+  auto result = harness::RunAll(selected, runner, std::ref(printer));
+  if (!result) {
+    err << "faultline run: " << result.error() << "\n";
+    return ExitCode::kUsageError;
+  }
+  result->shard = options.shard;
+  PrintSummary(*result, out);
+  if (!options.no_reports) {
+    auto written = WriteReports(*result, options);
+    if (!written) {
+      err << "faultline run: " << written.error() << "\n";
+      return ExitCode::kUsageError;
+    }
+    out << "  reports:";
+    for (const std::string& path : *written) out << " " << path;
+    out << "\n";
+  }
+  return result->passed() == static_cast<int>(result->scenarios.size()) ? ExitCode::kSuccess
+                                                                         : ExitCode::kChecksFailed;
+}
+
+CLI::App* AddValidateCommand(CLI::App& app, ValidateOptions& options) {
+  CLI::App* validate = app.add_subcommand(
+      "validate", "Check scenario files against the schema, with file:line:column errors.");
+  validate->add_option("paths", options.paths, "scenario files, folders or globs")->required();
+  validate->footer("Exit code: 0 all valid, 1 some file is invalid, 2 bad usage.");
+  return validate;
+}
+
+ExitCode RunValidate(const ValidateOptions& options, std::ostream& out, std::ostream& err) {
+  const std::vector<fs::path> files = ExpandPaths(options.paths);
+  for (const fs::path& file : files) {
+    if (!fs::exists(file)) {
+      err << "faultline validate: no such file or folder: " << file.string() << "\n";
+      return ExitCode::kUsageError;
+    }
+  }
+  auto loaded = scenario::LoadScenarios(files);
+  if (!loaded) {
+    for (const auto& error : loaded.error()) err << error.ToString() << "\n";
+    err << fmt::format("faultline validate: {} error(s)\n", loaded.error().size());
+    return ExitCode::kChecksFailed;
+  }
+  out << fmt::format("faultline validate: {} scenario(s) valid\n", loaded->size());
+  return ExitCode::kSuccess;
+}
+
+}  // namespace faultline::cli

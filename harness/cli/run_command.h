@@ -1,0 +1,52 @@
+// `faultline run`, `faultline validate` and `faultline report`: the conformance runner's command
+// line. Each Add* function registers the subcommand and its flags; each Run* executes it and
+// maps the outcome to an exit code (0 all passed, 1 a check failed, 2 bad usage or input).
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "harness/cli/cli.h"
+
+namespace faultline::cli {
+
+struct RunCommandOptions {
+  std::vector<std::string> paths;
+  std::string adapter;
+  std::string time = "auto";
+  int jobs = 0;  // 0: a default that suits the world
+  std::uint64_t seed = 0;
+  std::string filter;
+  int repeat = 1;
+  std::string shard;
+  std::string out_dir = "reports";
+  std::vector<std::string> formats{"json", "junit", "md", "html"};
+  std::string policy_file;
+  double timeout_s = 300;
+  bool verbose = false;
+  bool no_reports = false;
+};
+CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options);
+ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostream& err);
+
+struct ValidateOptions {
+  std::vector<std::string> paths;
+};
+CLI::App* AddValidateCommand(CLI::App& app, ValidateOptions& options);
+ExitCode RunValidate(const ValidateOptions& options, std::ostream& out, std::ostream& err);
+
+struct ReportOptions {
+  std::vector<std::string> inputs;
+  std::string output;  // file; its extension picks the format unless --format is given
+  std::string format;
+  bool matrix = false;
+};
+// `faultline report render` and `faultline report merge`.
+CLI::App* AddReportCommand(CLI::App& app, ReportOptions& render, ReportOptions& merge);
+ExitCode RunReportRender(const ReportOptions& options, std::ostream& out, std::ostream& err);
+ExitCode RunReportMerge(const ReportOptions& options, std::ostream& out, std::ostream& err);
+
+}  // namespace faultline::cli

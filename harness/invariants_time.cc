@@ -1,0 +1,193 @@
+// TIME-*, CANCEL-*, CLASS-001 and RES-001: deadlines, cancellation, classification, leaks.
+#include "harness/judge_internal.h"
+
+namespace faultline::harness::judge_internal {
+namespace {
+
+bool ClientEnded(const provider::JournalEntry& entry) {
+  return entry.end == provider::EndKind::kClientClosed ||
+         entry.end == provider::EndKind::kStalledClientGaveUp;
+}
+
+// TIME-001 and TIME-002: every silence longer than the declared timeout must be cut short by
+// the client within that timeout.
+CheckResult SilencesCutShort(const View& view, bool before_headers, std::optional<double> limit,
+                             std::string_view what) {
+  const Tolerance& tolerance = view.tolerance;
+  for (const provider::JournalEntry* entry : view.attempts) {
+    for (const provider::Silence& silence : entry->truth.silences) {
+      if (silence.before_headers != before_headers) continue;
+      if (silence.heartbeat && !before_headers && view.policy.heartbeats_reset_idle) continue;
+      const double from = ArrivedMs(*entry) + Ms(silence.from);
+      const double length = silence.to ? Ms(*silence.to - silence.from) : -1;
+      if (!limit) {
+        if (silence.to || ClientEnded(*entry)) continue;
+        return Fail("", fmt::format("attempt {} went silent at {:.1f} ms for good and the client "
+                                    "declares no {} timeout: it was still waiting at {:.1f} ms",
+                                    entry->attempt, from, what, Ms(view.trace.ended)));
+      }
+      if (silence.to && length <= *limit + tolerance.late_ms) continue;
+      const double deadline = from + *limit + tolerance.late_ms;
+      const bool cancelled = view.trace.cancel_at && Ms(*view.trace.cancel_at) < deadline;
+      if (ClientEnded(*entry) && EndedMs(*entry) <= deadline) break;
+      if (cancelled) break;  // the cancel ended it first: CANCEL-003 judges that
+      const std::string how =
+          ClientEnded(*entry)
+              ? fmt::format("the client closed it only at {:.1f} ms, {:.1f} ms into the silence",
+                            EndedMs(*entry), EndedMs(*entry) - from)
+              : fmt::format("the client never closed it (exchange {})",
+                            provider::ToString(entry->end));
+      return Fail("", fmt::format("attempt {} went silent at {:.1f} ms ({}{}); declared {} "
+                                  "timeout {:.0f} ms (+{:.0f} ms tolerance); {}",
+                                  entry->attempt, from,
+                                  silence.to ? fmt::format("for {:.0f} ms", length) : "forever",
+                                  silence.heartbeat ? ", heartbeats only" : "", what, *limit,
+                                  tolerance.late_ms, how));
+    }
+  }
+  return Pass("");
+}
+
+double StartMs(const CallView& call) {
+  for (const ClientRecord* record : call.records) {
+    if (EventType(*record) == "response/start") return Ms(record->at);
+  }
+  return 0;
+}
+
+}  // namespace
+
+CheckResult TimeStallDetected(const View& view) {
+  return SilencesCutShort(view, false, view.policy.idle_ms, "idle");
+}
+
+CheckResult TimeHeadersDeadline(const View& view) {
+  return SilencesCutShort(view, true, view.policy.response_headers_ms, "response-headers");
+}
+
+CheckResult TimeTotalDeadline(const View& view) {
+  if (!view.policy.total_ms) return NotApplicable("", "the subject declares no total deadline");
+  const double limit = *view.policy.total_ms + view.tolerance.late_ms;
+  for (std::size_t i = 0; i < view.calls.size(); ++i) {
+    const CallView& call = view.calls[i];
+    const double start = StartMs(call);
+    const double end = call.terminal ? Ms(call.terminal->at) : Ms(view.trace.ended);
+    if (end - start <= limit) continue;
+    return Fail("", fmt::format("call {} started at {:.1f} ms and {} at {:.1f} ms: {:.1f} ms, "
+                                "over the declared total deadline {:.0f} ms",
+                                i, start, call.terminal ? "ended" : "was still running", end,
+                                end - start, *view.policy.total_ms));
+  }
+  return Pass("");
+}
+
+CheckResult CancelEndsPromptly(const View& view) {
+  if (!view.trace.cancel_at) return NotApplicable("", "no cancel was sent");
+  const double cancel = Ms(*view.trace.cancel_at);
+  bool judged = false;
+  for (std::size_t i = 0; i < view.calls.size(); ++i) {
+    const ClientRecord* terminal = view.calls[i].terminal;
+    if (terminal != nullptr && Ms(terminal->at) < cancel) continue;  // over before the cancel
+    judged = true;
+    if (terminal == nullptr) {
+      return Fail("", fmt::format("cancel sent at {:.1f} ms; call {} never ended", cancel, i));
+    }
+    const double late = Ms(terminal->at) - cancel;
+    const std::string code = FailureField(terminal->event, "code");
+    if (EventType(*terminal) != "response/failed" || code != "ABORTED") {
+      return Fail("", fmt::format("cancel sent at {:.1f} ms; call {} then ended with {} {} at "
+                                  "{:.1f} ms instead of response/failed ABORTED",
+                                  cancel, i, EventType(*terminal), code, Ms(terminal->at)));
+    }
+    if (late > view.tolerance.late_ms) {
+      return Fail("", fmt::format("cancel sent at {:.1f} ms; call {} ended ABORTED only {:.1f} "
+                                  "ms later (tolerance {:.0f} ms)",
+                                  cancel, i, late, view.tolerance.late_ms));
+    }
+  }
+  if (!judged) return NotApplicable("", "every call had ended before the cancel");
+  return Pass("");
+}
+
+CheckResult CancelNoRequestAfter(const View& view) {
+  if (!view.trace.cancel_at) return NotApplicable("", "no cancel was sent");
+  const double cancel = Ms(*view.trace.cancel_at);
+  for (const provider::JournalEntry* entry : view.attempts) {
+    if (ArrivedMs(*entry) > cancel + 2 * view.tolerance.early_ms) {
+      return Fail("", fmt::format("cancel sent at {:.1f} ms; attempt {} reached the provider at "
+                                  "{:.1f} ms",
+                                  cancel, entry->attempt, ArrivedMs(*entry)));
+    }
+  }
+  return Pass("");
+}
+
+CheckResult CancelClosesStream(const View& view) {
+  if (!view.trace.cancel_at) return NotApplicable("", "no cancel was sent");
+  const double cancel = Ms(*view.trace.cancel_at);
+  bool judged = false;
+  for (const provider::JournalEntry* entry : view.attempts) {
+    const bool open_at_cancel =
+        ArrivedMs(*entry) <= cancel &&
+        (entry->end == provider::EndKind::kInProgress || EndedMs(*entry) > cancel);
+    if (!open_at_cancel) continue;
+    judged = true;
+    const double deadline = cancel + view.tolerance.late_ms;
+    if (entry->end != provider::EndKind::kInProgress && EndedMs(*entry) <= deadline) continue;
+    return Fail("", fmt::format("cancel sent at {:.1f} ms while attempt {} was being answered; "
+                                "the exchange {} {}",
+                                cancel, entry->attempt, provider::ToString(entry->end),
+                                entry->end == provider::EndKind::kInProgress
+                                    ? std::string("was still open at the end of the run")
+                                    : fmt::format("only at {:.1f} ms", EndedMs(*entry))));
+  }
+  if (!judged) return NotApplicable("", "no response was in progress at the cancel");
+  return Pass("");
+}
+
+CheckResult ClassMatchesFault(const View& view) {
+  if (!view.single_call()) return NotApplicable("", "several concurrent calls share the provider");
+  const bool aligned = view.scenario.listener_outages.empty();
+  std::vector<const ClientRecord*> failures;  // interrupted events, then the terminal failure
+  for (const ClientRecord* record : view.calls[0].records) {
+    const std::string type = EventType(*record);
+    if (type == "response/interrupted" || type == "response/failed") failures.push_back(record);
+  }
+  int judged = 0;
+  for (std::size_t k = 0; k < failures.size(); ++k) {
+    const ClientRecord& record = *failures[k];
+    const std::string reported = FailureField(record.event, "class");
+    if (FailureField(record.event, "code") == "ABORTED") continue;
+    const bool terminal = EventType(record) == "response/failed";
+    if (!terminal && (view.black_box || !aligned)) continue;
+    // Interrupted event k belongs to attempt k; the terminal failure to the last attempt.
+    const std::size_t index = terminal ? view.attempts.size() - 1 : k;
+    if (view.attempts.empty() || index >= view.attempts.size()) continue;
+    if (terminal && !aligned && failures.size() != view.attempts.size()) continue;
+    const provider::JournalEntry& entry = *view.attempts[index];
+    const std::string expected = ExpectedClass(view, entry);
+    if (expected.empty()) continue;
+    ++judged;
+    if (reported == expected) continue;
+    return Fail("", fmt::format("{} at {:.1f} ms reports class \"{}\" ({}) for attempt {}, whose "
+                                "injected fault is {} ({})",
+                                EventType(record), Ms(record.at), reported,
+                                FailureField(record.event, "code"), entry.attempt, expected,
+                                entry.plan_summary));
+  }
+  if (judged == 0) return NotApplicable("", "no reported failure maps to an injected fault");
+  return Pass("");
+}
+
+CheckResult ResourcesClosed(const View& view) {
+  for (const provider::JournalEntry& entry : view.trace.journal) {
+    if (entry.end != provider::EndKind::kInProgress) continue;
+    return Fail("", fmt::format("attempt {} (arrived {:.1f} ms, {}; {} B sent) was still open at "
+                                "the end of the run ({:.1f} ms)",
+                                entry.attempt, ArrivedMs(entry), entry.plan_summary,
+                                entry.bytes_sent, Ms(view.trace.ended)));
+  }
+  return Pass("");
+}
+
+}  // namespace faultline::harness::judge_internal

@@ -1,0 +1,157 @@
+#include "harness/judge.h"
+
+#include <array>
+
+#include "harness/judge_internal.h"
+
+namespace faultline::harness {
+namespace judge_internal {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::array<InvariantInfo, 20> kCatalog{{
+    {"LIFE-001", "Each call ends with exactly one terminal event (response/committed or "
+                 "response/failed)."},
+    {"LIFE-002", "Nothing is emitted after a call's terminal event."},
+    {"LIFE-003", "Chunks arrive only inside an open response: after its response/start, before "
+                 "it is interrupted or ends."},
+    {"LIFE-004", "A failed attempt is reported (response/interrupted) before the next attempt "
+                 "reaches the provider."},
+    {"COMMIT-001", "The committed answer is exactly what the provider sent in one attempt: no "
+                   "splice, no duplicate, no loss."},
+    {"COMMIT-002", "Only a whole answer is committed: never a truncated, empty, malformed or "
+                   "error response."},
+    {"COMMIT-003", "No request reaches the provider after the answer was committed."},
+    {"RETRY-001", "A failure that is not retryable is not retried."},
+    {"RETRY-002", "Attempts stay within the declared budget (max_attempts)."},
+    {"RETRY-003", "Gaps between attempts stay within the declared backoff bounds."},
+    {"RETRY-004", "Retry-After is honoured: no attempt before the server's hint; a hint over the "
+                  "declared cap is handled as declared."},
+    {"RETRY-005", "Every attempt sends the same request body."},
+    {"TIME-001", "A stalled stream is abandoned within the declared idle timeout, and the client "
+                 "closes that connection."},
+    {"TIME-002", "A response whose headers do not come is abandoned within the declared "
+                 "response-headers timeout."},
+    {"TIME-003", "The call ends within the declared total deadline."},
+    {"CANCEL-001", "A cancel ends the call promptly with ABORTED."},
+    {"CANCEL-002", "No request reaches the provider after a cancel."},
+    {"CANCEL-003", "A cancel during a response closes that connection promptly."},
+    {"CLASS-001", "The reported failure class matches the injected fault."},
+    {"RES-001", "No exchange is left open: by the end of the run the client has closed every "
+                "connection the provider was still serving."},
+}};
+
+}  // namespace
+
+CheckResult Pass(std::string_view id) { return {std::string(id), {}, CheckStatus::kPass, {}}; }
+CheckResult Fail(std::string_view id, std::string evidence) {
+  return {std::string(id), {}, CheckStatus::kFail, std::move(evidence)};
+}
+CheckResult NotApplicable(std::string_view id, std::string why) {
+  return {std::string(id), {}, CheckStatus::kNotApplicable, std::move(why)};
+}
+
+std::string Str(const json& event, const char* key) {
+  const auto found = event.find(key);
+  return found != event.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
+std::optional<int> Int(const json& event, const char* key) {
+  const auto found = event.find(key);
+  if (found == event.end() || !found->is_number_integer()) return std::nullopt;
+  return found->get<int>();
+}
+
+std::string FailureField(const json& event, const char* key) {
+  const auto failure = event.find("failure");
+  if (failure == event.end() || !failure->is_object()) return {};
+  return Str(*failure, key);
+}
+
+double ArrivedMs(const provider::JournalEntry& entry) { return Ms(entry.arrived); }
+double EndedMs(const provider::JournalEntry& entry) { return Ms(entry.ended); }
+
+std::string Quote(std::string_view text) {
+  constexpr std::size_t kMax = 80;
+  std::string shown(text.substr(0, kMax));
+  std::string out = json(shown).dump(-1, ' ', false, json::error_handler_t::replace);
+  if (text.size() > kMax) out += fmt::format("... ({} bytes)", text.size());
+  return out;
+}
+
+View MakeView(const scenario::Scenario& scenario, const Trace& trace, const Tolerance& tolerance) {
+  View view{scenario, trace, tolerance, ReadDeclaredPolicy(trace), IsBlackBox(trace), {}, {}};
+  view.calls.resize(static_cast<std::size_t>(std::max(trace.calls, 1)));
+  for (const ClientRecord& record : trace.client) {
+    if (record.call < 0 || record.call >= static_cast<int>(view.calls.size())) continue;
+    if (EventType(record) == "adapter/hello") continue;
+    CallView& call = view.calls[static_cast<std::size_t>(record.call)];
+    call.records.push_back(&record);
+    if (IsTerminal(record)) {
+      if (call.terminal == nullptr) call.terminal = &record;
+      ++call.terminals;
+    }
+  }
+  for (const provider::JournalEntry& entry : trace.journal) {
+    if (entry.attempt > 0) view.attempts.push_back(&entry);
+  }
+  return view;
+}
+
+std::string ExpectedClass(const View& view, const provider::JournalEntry& entry) {
+  const DeclaredPolicy& policy = view.policy;
+  for (const provider::Silence& silence : entry.truth.silences) {
+    const std::optional<double> limit =
+        silence.before_headers ? policy.response_headers_ms : policy.idle_ms;
+    if (!limit) continue;
+    if (silence.heartbeat && policy.heartbeats_reset_idle && !silence.before_headers) continue;
+    const double length = silence.to ? Ms(*silence.to - silence.from) : 1e300;
+    if (length > *limit + view.tolerance.late_ms) return "timeout";
+  }
+  if (entry.truth.answer) return {};
+  return entry.truth.failure_class;
+}
+
+}  // namespace judge_internal
+
+Tolerance VirtualTolerance() { return {1, 0}; }
+Tolerance RealTolerance() { return {750, 25}; }
+
+std::span<const InvariantInfo> InvariantCatalog() { return judge_internal::kCatalog; }
+
+bool IsBlackBox(const Trace& trace) {
+  for (const ClientRecord& record : trace.client) {
+    const std::string type = EventType(record);
+    if (type == "response/start" || type == "assistant/chunk" || type == "response/interrupted") {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const Trace& trace,
+                                       const Tolerance& tolerance) {
+  using namespace judge_internal;
+  const View view = MakeView(scenario, trace, tolerance);
+  using Check = CheckResult (*)(const View&);
+  constexpr std::array<Check, kCatalog.size()> kChecks{
+      LifeOneTerminal,      LifeNothingAfterTerminal, LifeChunksInsideResponse,
+      LifeInterruptBeforeRetry, CommitOneAttempt,   CommitWholeAnswerOnly,
+      CommitNoRetryAfter,   RetryNotRetryable,        RetryWithinBudget,
+      RetryBackoffBounds,   RetryAfterHonoured,       RetrySameBody,
+      TimeStallDetected,    TimeHeadersDeadline,      TimeTotalDeadline,
+      CancelEndsPromptly,   CancelNoRequestAfter,     CancelClosesStream,
+      ClassMatchesFault,    ResourcesClosed};
+  std::vector<CheckResult> results;
+  for (std::size_t i = 0; i < kChecks.size(); ++i) {
+    CheckResult result = kChecks[i](view);
+    result.id = kCatalog[i].id;
+    result.statement = kCatalog[i].statement;
+    results.push_back(std::move(result));
+  }
+  for (CheckResult& result : ExpectChecks(view)) results.push_back(std::move(result));
+  return results;
+}
+
+}  // namespace faultline::harness

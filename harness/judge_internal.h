@@ -1,0 +1,78 @@
+// Internal to the judge (judge.cc, invariants_*.cc): the trace, pre-digested.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/declared_policy.h"
+#include "harness/judge.h"
+
+namespace faultline::harness::judge_internal {
+
+struct CallView {
+  std::vector<const ClientRecord*> records;  // this call's lines, in order (hello excluded)
+  const ClientRecord* terminal = nullptr;    // the first terminal event
+  int terminals = 0;
+};
+
+struct View {
+  const scenario::Scenario& scenario;
+  const Trace& trace;
+  Tolerance tolerance;
+  DeclaredPolicy policy;
+  bool black_box = false;
+  std::vector<CallView> calls;
+  std::vector<const provider::JournalEntry*> attempts;  // requests that counted, by arrival
+  bool single_call() const { return trace.calls <= 1; }
+};
+
+View MakeView(const scenario::Scenario& scenario, const Trace& trace, const Tolerance& tolerance);
+
+using report::CheckResult;
+using report::CheckStatus;
+
+CheckResult Pass(std::string_view id);
+CheckResult Fail(std::string_view id, std::string evidence);
+CheckResult NotApplicable(std::string_view id, std::string why);
+
+// Field readers for client events.
+std::string Str(const nlohmann::json& event, const char* key);
+std::optional<int> Int(const nlohmann::json& event, const char* key);
+std::string FailureField(const nlohmann::json& event, const char* key);  // failure.<key>
+double ArrivedMs(const provider::JournalEntry& entry);
+double EndedMs(const provider::JournalEntry& entry);
+std::string Quote(std::string_view text);  // JSON-quoted, shortened for evidence
+
+// The checks, by family.
+CheckResult LifeOneTerminal(const View& view);
+CheckResult LifeNothingAfterTerminal(const View& view);
+CheckResult LifeChunksInsideResponse(const View& view);
+CheckResult LifeInterruptBeforeRetry(const View& view);
+CheckResult CommitOneAttempt(const View& view);
+CheckResult CommitWholeAnswerOnly(const View& view);
+CheckResult CommitNoRetryAfter(const View& view);
+CheckResult RetryNotRetryable(const View& view);
+CheckResult RetryWithinBudget(const View& view);
+CheckResult RetryBackoffBounds(const View& view);
+CheckResult RetryAfterHonoured(const View& view);
+CheckResult RetrySameBody(const View& view);
+CheckResult TimeStallDetected(const View& view);
+CheckResult TimeHeadersDeadline(const View& view);
+CheckResult TimeTotalDeadline(const View& view);
+CheckResult CancelEndsPromptly(const View& view);
+CheckResult CancelNoRequestAfter(const View& view);
+CheckResult CancelClosesStream(const View& view);
+CheckResult ClassMatchesFault(const View& view);
+CheckResult ResourcesClosed(const View& view);
+
+std::vector<CheckResult> ExpectChecks(const View& view);
+
+// The class a correct client reports for `entry` under the declared policy: a silence longer
+// than the declared idle/headers timeout makes it "timeout"; else the provider's truth ("" when
+// the provider promises nothing).
+std::string ExpectedClass(const View& view, const provider::JournalEntry& entry);
+
+}  // namespace faultline::harness::judge_internal

@@ -1,0 +1,72 @@
+#include "harness/metrics.h"
+
+#include <algorithm>
+
+namespace faultline::harness {
+namespace {
+
+const ClientRecord* Terminal(const Trace& trace) {
+  for (const ClientRecord& record : trace.client) {
+    if (record.call == 0 && IsTerminal(record)) return &record;
+  }
+  return nullptr;
+}
+
+// When the last write of `entry` was planned (offset from its arrival).
+Duration ScriptedLength(const provider::JournalEntry& entry) {
+  Duration last{0};
+  for (const provider::WriteRecord& write : entry.writes) last = std::max(last, write.planned);
+  return last - entry.arrived;
+}
+
+}  // namespace
+
+report::Metrics ComputeMetrics(const Trace& trace) {
+  report::Metrics metrics;
+  std::vector<const provider::JournalEntry*> attempts;
+  for (const provider::JournalEntry& entry : trace.journal) {
+    if (entry.attempt > 0) attempts.push_back(&entry);
+  }
+  metrics.attempts = static_cast<int>(attempts.size());
+  const ClientRecord* terminal = Terminal(trace);
+  const bool committed = terminal && EventType(*terminal) == "response/committed";
+  if (terminal) metrics.terminal_ms = Ms(terminal->at);
+
+  if (committed) {
+    const auto attempt = terminal->event.value("attempt", 0);
+    for (const ClientRecord& record : trace.client) {
+      if (record.call == 0 && EventType(record) == "assistant/chunk" &&
+          record.event.value("attempt", 0) == attempt) {
+        metrics.first_token_ms = Ms(record.at);
+        break;
+      }
+    }
+  }
+  Duration forced{0};
+  for (std::size_t k = 0; k < attempts.size(); ++k) {
+    const provider::JournalEntry& entry = *attempts[k];
+    const bool last = k + 1 == attempts.size();
+    if (!last && entry.truth.retry_after) forced += *entry.truth.retry_after;
+    if (last && committed) {
+      forced += ScriptedLength(entry);
+    } else {
+      metrics.wasted_bytes += entry.bytes_sent;
+    }
+  }
+  if (committed || !attempts.empty()) {
+    metrics.forced_minimum_ms = Ms(forced);
+    if (metrics.terminal_ms) {
+      metrics.recovery_overhead_ms = std::max(0.0, *metrics.terminal_ms - Ms(forced));
+    }
+  }
+  metrics.wasted_tokens = metrics.wasted_bytes / 4;
+  if (terminal) {
+    const auto wasted = terminal->event.find("wasted");
+    if (wasted != terminal->event.end() && wasted->is_object()) {
+      metrics.wasted_tokens = wasted->value("approx_tokens", metrics.wasted_tokens);
+    }
+  }
+  return metrics;
+}
+
+}  // namespace faultline::harness

@@ -1,0 +1,198 @@
+#include "harness/real_world.h"
+
+#include <fmt/format.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <mutex>
+
+#include "harness/adapter_process.h"
+#include "harness/request_body.h"
+#include "reference_impl/call.h"
+#include "reference_impl/driver.h"
+
+namespace faultline::harness {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+Duration Since(Clock::time_point start) {
+  return std::chrono::duration_cast<Duration>(Clock::now() - start);
+}
+
+// How long the provider may take to notice that the subject's connections are gone.
+constexpr auto kCloseGrace = std::chrono::seconds(2);
+
+}  // namespace
+
+struct RealWorld::Session {
+  std::string id;
+  std::string base_url;
+  Clock::time_point start;
+};
+
+std::expected<std::unique_ptr<RealWorld>, std::string> RealWorld::Start() {
+  provider::ServerOptions options;
+  options.port = 0;
+  auto server = provider::Server::Create(std::move(options));
+  if (!server) return std::unexpected("cannot start the fake provider: " + server.error());
+  return std::unique_ptr<RealWorld>(new RealWorld(std::move(*server)));
+}
+
+RealWorld::RealWorld(std::unique_ptr<provider::Server> server)
+    : server_(std::move(server)), thread_([this] { server_->Run(); }) {}
+
+RealWorld::~RealWorld() {
+  server_->Stop();
+  thread_.join();
+}
+
+std::expected<RealWorld::Session, std::string> RealWorld::Open(const scenario::Scenario& scenario,
+                                                               std::uint64_t seed) {
+  Session session;
+  session.id = fmt::format("run{}/{}", next_session_++, scenario.name);
+  session.start = Clock::now();
+  auto info = server_->AddSession(scenario, session.id, seed);
+  if (!info) return std::unexpected("cannot open a provider session: " + info.error());
+  session.base_url = info->base_url;
+  return session;
+}
+
+// Waits (bounded) until no exchange of the session is in progress, then takes its journal.
+void RealWorld::Close(Session& session, Trace& trace) {
+  const auto give_up = Clock::now() + kCloseGrace;
+  for (;;) {
+    auto journal = server_->JournalOf(session.id);
+    const bool open = journal && std::ranges::any_of(*journal, [](const auto& entry) {
+      return entry.end == provider::EndKind::kInProgress;
+    });
+    if (!open || Clock::now() >= give_up) {
+      if (journal) trace.journal = std::move(*journal);
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  trace.ended = Since(session.start);
+  server_->RemoveSession(session.id);
+}
+
+std::expected<Trace, std::string> RealWorld::RunReference(const scenario::Scenario& scenario,
+                                                          const ref::RetryPolicy& policy,
+                                                          const RealRunOptions& options) {
+  auto session = Open(scenario, options.provider_seed);
+  if (!session) return std::unexpected(session.error());
+  auto url = ref::ParseBaseUrl(session->base_url);
+  if (!url) return std::unexpected(url.error());
+  Trace trace;
+  trace.calls = std::max(1, scenario.request.calls);
+  trace.client.push_back({Duration{0}, 0, ref::HelloEvent(policy).ToJson()});
+  // The callbacks run on this thread (io.run_one below), but on the drivers' strands: the lock
+  // keeps trace.client safe whatever the executor does.
+  std::mutex mutex;
+  boost::asio::io_context io;
+  std::vector<std::shared_ptr<ref::CallDriver>> drivers;
+  const std::string body = RequestBody(scenario.dialect, scenario.request).dump();
+  for (int i = 0; i < trace.calls; ++i) {
+    ref::CallRequest request;
+    request.dialect = *ref::ParseDialect(scenario::ToString(scenario.dialect));
+    request.base_url = *url;
+    request.api_key = "sk-faultline-test";
+    request.body = body;
+    request.stream = scenario.request.stream;
+    ref::DriverCallbacks callbacks;
+    callbacks.on_event = [&, i, start = session->start](const ref::LifecycleEvent& event) {
+      std::lock_guard lock(mutex);
+      trace.client.push_back({Since(start), i, event.ToJson()});
+    };
+    drivers.push_back(ref::CallDriver::Launch(
+        io, std::move(request), policy,
+        ref::CallOptions{.call_id = fmt::format("call{}", i), .seed = options.seed + i},
+        std::move(callbacks)));
+  }
+  boost::asio::steady_timer cancel_timer(io), timeout_timer(io);
+  const auto cancel_all = [&drivers] {
+    for (auto& driver : drivers) driver->Cancel();
+  };
+  if (scenario.cancel_at) {
+    cancel_timer.expires_at(session->start + *scenario.cancel_at);
+    cancel_timer.async_wait([&](boost::system::error_code error) {
+      if (error) return;
+      trace.cancel_at = Since(session->start);
+      cancel_all();
+    });
+  }
+  timeout_timer.expires_at(session->start + options.timeout);
+  timeout_timer.async_wait([&](boost::system::error_code error) {
+    if (error) return;
+    trace.subject_timed_out = true;
+    cancel_all();
+  });
+  // Run until every call is done; then the timers are the only work left.
+  for (;;) {
+    io.run_one();
+    const bool all_done = std::ranges::count_if(trace.client, IsTerminal) >= trace.calls;
+    if (all_done || io.stopped()) break;
+  }
+  cancel_timer.cancel();
+  timeout_timer.cancel();
+  io.run();  // let the drivers finish closing
+  Close(*session, trace);
+  return trace;
+}
+
+std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::Scenario& scenario,
+                                                               const std::string& command,
+                                                               const RealRunOptions& options) {
+  auto session = Open(scenario, options.provider_seed);
+  if (!session) return std::unexpected(session.error());
+  Trace trace;
+  trace.calls = std::max(1, scenario.request.calls);
+  const nlohmann::json call = {{"type", "call"},
+                               {"base_url", session->base_url},
+                               {"api_key", "sk-faultline-test"},
+                               {"dialect", scenario::ToString(scenario.dialect)},
+                               {"request", RequestBody(scenario.dialect, scenario.request)},
+                               {"scenario", scenario.name}};
+  std::vector<std::expected<AdapterRun, std::string>> runs(static_cast<std::size_t>(trace.calls));
+  {
+    std::vector<std::jthread> threads;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      threads.emplace_back([&, i] {
+        AdapterLaunch launch{.command = command,
+                             .call_line = call.dump(),
+                             .cancel_at = scenario.cancel_at,
+                             .timeout = options.timeout,
+                             .start = session->start};
+        runs[i] = RunAdapter(launch);
+      });
+    }
+  }
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (!runs[i]) {
+      Close(*session, trace);
+      return std::unexpected(runs[i].error());
+    }
+    const AdapterRun& run = *runs[i];
+    for (const AdapterLine& line : run.lines) {
+      nlohmann::json event = nlohmann::json::parse(line.text, nullptr, false);
+      if (event.is_discarded() || !event.is_object() || !event.contains("type")) {
+        trace.protocol_errors.push_back(fmt::format("call {} at {:.1f} ms: {}", i, Ms(line.at),
+                                                    line.text.substr(0, 200)));
+        continue;
+      }
+      trace.client.push_back({line.at, static_cast<int>(i), std::move(event)});
+    }
+    if (run.cancel_sent && (!trace.cancel_at || *run.cancel_sent < *trace.cancel_at)) {
+      trace.cancel_at = run.cancel_sent;
+    }
+    trace.subject_timed_out = trace.subject_timed_out || run.timed_out;
+    if (!run.stderr_text.empty()) {
+      trace.subject_stderr += (runs.size() > 1 ? fmt::format("[call {}] ", i) : "") + run.stderr_text;
+    }
+  }
+  std::ranges::stable_sort(trace.client, {}, &ClientRecord::at);
+  Close(*session, trace);
+  return trace;
+}
+
+}  // namespace faultline::harness

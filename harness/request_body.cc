@@ -1,0 +1,64 @@
+#include "harness/request_body.h"
+
+namespace faultline::harness {
+namespace {
+
+using nlohmann::json;
+
+json WeatherParameters() {
+  return {{"type", "object"},
+          {"properties", {{"city", {{"type", "string"}}}}},
+          {"required", json::array({"city"})}};
+}
+
+json Tools(scenario::Dialect dialect) {
+  switch (dialect) {
+    case scenario::Dialect::kOpenAiChat:
+      return json::array({{{"type", "function"},
+                           {"function",
+                            {{"name", "get_weather"},
+                             {"description", "Current weather for a city"},
+                             {"parameters", WeatherParameters()}}}}});
+    case scenario::Dialect::kAnthropicMessages:
+      return json::array({{{"name", "get_weather"},
+                           {"description", "Current weather for a city"},
+                           {"input_schema", WeatherParameters()}}});
+    case scenario::Dialect::kOpenAiResponses:
+      return json::array({{{"type", "function"},
+                           {"name", "get_weather"},
+                           {"description", "Current weather for a city"},
+                           {"parameters", WeatherParameters()}}});
+  }
+  return json::array();
+}
+
+}  // namespace
+
+std::string DefaultModel(scenario::Dialect dialect) {
+  switch (dialect) {
+    case scenario::Dialect::kOpenAiChat:
+    case scenario::Dialect::kOpenAiResponses:
+      return "gpt-4o-mini";
+    case scenario::Dialect::kAnthropicMessages:
+      return "claude-sonnet-4-20250514";
+  }
+  return "model";
+}
+
+json RequestBody(scenario::Dialect dialect, const scenario::RequestSpec& request) {
+  const std::string model = request.model.empty() ? DefaultModel(dialect) : request.model;
+  json body;
+  if (dialect == scenario::Dialect::kOpenAiResponses) {
+    body = {{"model", model}, {"input", request.message}, {"stream", request.stream}};
+    body["max_output_tokens"] = request.max_tokens;
+  } else {
+    body = {{"model", model},
+            {"messages", json::array({{{"role", "user"}, {"content", request.message}}})},
+            {"stream", request.stream},
+            {"max_tokens", request.max_tokens}};
+  }
+  if (request.tools) body["tools"] = Tools(dialect);
+  return body;
+}
+
+}  // namespace faultline::harness

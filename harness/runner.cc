@@ -1,0 +1,274 @@
+#include "harness/runner.h"
+
+#include <fmt/format.h>
+#include <fnmatch.h>
+
+#include <atomic>
+#include <charconv>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <thread>
+
+#include "harness/judge.h"
+#include "harness/metrics.h"
+#include "harness/real_world.h"
+#include "harness/virtual_world.h"
+
+namespace faultline::harness {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Job {
+  const scenario::Scenario* scenario;
+  bool real;
+  int repetition;
+};
+
+bool TermMatches(const scenario::Scenario& scenario, std::string_view term) {
+  if (term.starts_with("tag:")) {
+    return std::ranges::find(scenario.tags, term.substr(4)) != scenario.tags.end();
+  }
+  const std::string pattern(term);
+  return ::fnmatch(pattern.c_str(), scenario.name.c_str(), 0) == 0;
+}
+
+std::string UtcNow() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+std::string Category(const std::string& name) { return name.substr(0, name.find('/')); }
+
+report::ScenarioResult Describe(const scenario::Scenario& scenario, const Job& job,
+                                std::uint64_t seed) {
+  report::ScenarioResult result;
+  result.name = scenario.name;
+  result.description = scenario.description;
+  result.source = scenario.source;
+  result.dialect = scenario::ToString(scenario.dialect);
+  result.tags = scenario.tags;
+  result.world = job.real ? "real" : "virtual";
+  result.seed = seed;
+  result.repetition = job.repetition;
+  return result;
+}
+
+class Runner {
+ public:
+  Runner(const RunnerOptions& options, RealWorld* real,
+         const std::function<void(const RunProgress&)>& progress, int total)
+      : options_(options), real_(real), progress_(progress), total_(total) {}
+
+  report::ScenarioResult RunOne(const Job& job);
+  void Finished(const report::ScenarioResult& result, std::size_t slot);
+  void Started(std::size_t slot, const std::string& name);
+
+ private:
+  std::expected<Trace, std::string> Execute(const Job& job, std::uint64_t seed);
+  // The provider's seed is the run seed itself (plus the repetition), not a per-scenario hash:
+  // a chaos scenario documents its draws for a session seed, and --seed picks other draws.
+  std::uint64_t ProviderSeed(const Job& job) const {
+    return options_.seed + static_cast<std::uint64_t>(job.repetition);
+  }
+
+  const RunnerOptions& options_;
+  RealWorld* real_;
+  const std::function<void(const RunProgress&)>& progress_;
+  int total_;
+  std::mutex mutex_;
+  int done_ = 0;
+  int failed_ = 0;
+  std::map<std::size_t, std::pair<std::string, Clock::time_point>> running_;
+};
+
+std::expected<Trace, std::string> Runner::Execute(const Job& job, std::uint64_t seed) {
+  const scenario::Scenario& scenario = *job.scenario;
+  if (!job.real) {
+    VirtualRunOptions virtual_options;
+    virtual_options.seed = seed;
+    virtual_options.provider_seed = ProviderSeed(job);
+    virtual_options.policy = options_.policy;
+    return RunVirtual(scenario, virtual_options);
+  }
+  RealRunOptions real_options{.seed = seed, .provider_seed = ProviderSeed(job),
+                              .timeout = options_.timeout};
+  if (options_.adapter) return real_->RunAdapterSubject(scenario, *options_.adapter, real_options);
+  return real_->RunReference(scenario, options_.policy, real_options);
+}
+
+report::ScenarioResult Runner::RunOne(const Job& job) {
+  const scenario::Scenario& scenario = *job.scenario;
+  const std::uint64_t seed = RunSeed(options_.seed, scenario.name, job.repetition);
+  report::ScenarioResult result = Describe(scenario, job, seed);
+  const auto started = Clock::now();
+  auto trace = Execute(job, seed);
+  result.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  if (!trace) {
+    result.verdict = report::Verdict::kError;
+    result.error = trace.error();
+    return result;
+  }
+  result.checks = Judge(scenario, *trace, job.real ? RealTolerance() : VirtualTolerance());
+  result.black_box = IsBlackBox(*trace);
+  result.metrics = ComputeMetrics(*trace);
+  result.fingerprint = Fingerprint(*trace);
+  result.trace = TraceToJson(*trace);
+  const bool failed = std::ranges::any_of(result.checks, [](const report::CheckResult& check) {
+    return check.status == report::CheckStatus::kFail;
+  });
+  result.verdict = failed ? report::Verdict::kFail : report::Verdict::kPass;
+  if (!trace->protocol_errors.empty() && trace->client.empty()) {
+    result.verdict = report::Verdict::kError;
+    result.error = "the adapter wrote no protocol line: " + trace->protocol_errors.front();
+  }
+  return result;
+}
+
+void Runner::Started(std::size_t slot, const std::string& name) {
+  std::lock_guard lock(mutex_);
+  running_[slot] = {name, Clock::now()};
+}
+
+void Runner::Finished(const report::ScenarioResult& result, std::size_t slot) {
+  std::lock_guard lock(mutex_);
+  running_.erase(slot);
+  ++done_;
+  if (result.verdict != report::Verdict::kPass) ++failed_;
+  if (!progress_) return;
+  RunProgress progress{done_, total_, failed_, &result, {}};
+  const auto oldest = std::ranges::min_element(
+      running_, {}, [](const auto& item) { return item.second.second; });
+  if (oldest != running_.end()) {
+    const double seconds =
+        std::chrono::duration<double>(Clock::now() - oldest->second.second).count();
+    progress.slowest_running = fmt::format("{} ({:.1f} s)", oldest->second.first, seconds);
+  }
+  progress_(progress);
+}
+
+std::string Fold(const std::vector<report::ScenarioResult>& results) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const report::ScenarioResult& result : results) {
+    for (const char c : result.fingerprint + "|") {
+      hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+    }
+  }
+  return fmt::format("{:016x}", hash);
+}
+
+}  // namespace
+
+std::expected<Shard, std::string> ParseShard(std::string_view text) {
+  const std::size_t slash = text.find('/');
+  Shard shard;
+  const auto parse = [](std::string_view part, int& out) {
+    const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), out);
+    return error == std::errc{} && end == part.data() + part.size();
+  };
+  if (slash == std::string_view::npos || !parse(text.substr(0, slash), shard.index) ||
+      !parse(text.substr(slash + 1), shard.count) || shard.count < 1 || shard.index < 1 ||
+      shard.index > shard.count) {
+    return std::unexpected(fmt::format("bad shard '{}': expected I/N with 1 <= I <= N", text));
+  }
+  return shard;
+}
+
+bool MatchesFilter(const scenario::Scenario& scenario, std::string_view filter) {
+  bool any_positive = false;
+  bool kept = false;
+  std::size_t start = 0;
+  while (start <= filter.size()) {
+    std::size_t end = filter.find(',', start);
+    if (end == std::string_view::npos) end = filter.size();
+    std::string_view term = filter.substr(start, end - start);
+    start = end + 1;
+    if (term.empty()) continue;
+    if (term.front() == '!') {
+      if (TermMatches(scenario, term.substr(1))) return false;
+      continue;
+    }
+    any_positive = true;
+    kept = kept || TermMatches(scenario, term);
+  }
+  return !any_positive || kept;
+}
+
+std::vector<scenario::Scenario> SelectScenarios(std::vector<scenario::Scenario> scenarios,
+                                                std::string_view filter,
+                                                std::optional<Shard> shard) {
+  std::erase_if(scenarios, [&](const auto& s) { return !MatchesFilter(s, filter); });
+  std::ranges::sort(scenarios, {}, &scenario::Scenario::name);
+  if (!shard) return scenarios;
+  std::vector<scenario::Scenario> kept;
+  for (std::size_t i = 0; i < scenarios.size(); ++i) {
+    if (static_cast<int>(i % static_cast<std::size_t>(shard->count)) == shard->index - 1) {
+      kept.push_back(std::move(scenarios[i]));
+    }
+  }
+  return kept;
+}
+
+std::uint64_t RunSeed(std::uint64_t seed, std::string_view name, int repetition) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL ^ seed;
+  for (const char c : fmt::format("{}#{}", name, repetition)) {
+    hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  }
+  return hash & 0x7fffffffffffffffULL;  // JSON readers without uint64 keep it exact-ish
+}
+
+std::expected<report::RunResult, std::string> RunAll(
+    const std::vector<scenario::Scenario>& scenarios, const RunnerOptions& options,
+    const std::function<void(const RunProgress&)>& progress) {
+  std::vector<Job> jobs;
+  for (const scenario::Scenario& scenario : scenarios) {
+    for (int repetition = 0; repetition < std::max(1, options.repeat); ++repetition) {
+      if (options.world != WorldChoice::kReal) jobs.push_back({&scenario, false, repetition});
+      if (options.world != WorldChoice::kVirtual) jobs.push_back({&scenario, true, repetition});
+    }
+  }
+  std::unique_ptr<RealWorld> real;
+  if (options.world != WorldChoice::kVirtual) {
+    auto started = RealWorld::Start();
+    if (!started) return std::unexpected(started.error());
+    real = std::move(*started);
+  }
+  report::RunResult result;
+  result.tool_version = "faultline 0.1.0";
+  result.started_at = UtcNow();
+  result.subject = options.adapter ? *options.adapter : "faultline-ref 0.1.0 (in-process)";
+  result.world = options.world == WorldChoice::kBoth    ? "both"
+                 : options.world == WorldChoice::kReal ? "real"
+                                                        : "virtual";
+  result.seed = options.seed;
+  result.scenarios.resize(jobs.size());
+  const auto started = Clock::now();
+  Runner runner(options, real.get(), progress, static_cast<int>(jobs.size()));
+  std::atomic<std::size_t> next{0};
+  {
+    std::vector<std::jthread> workers;
+    const int threads = std::clamp(options.jobs, 1, std::max(1, static_cast<int>(jobs.size())));
+    for (int t = 0; t < threads; ++t) {
+      workers.emplace_back([&] {
+        for (std::size_t i = next++; i < jobs.size(); i = next++) {
+          runner.Started(i, jobs[i].scenario->name);
+          result.scenarios[i] = runner.RunOne(jobs[i]);
+          runner.Finished(result.scenarios[i], i);
+        }
+      });
+    }
+  }
+  result.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  result.fingerprint = Fold(result.scenarios);
+  report::Summarize(result);
+  (void)Category;
+  return result;
+}
+
+}  // namespace faultline::harness

@@ -1,0 +1,71 @@
+// The conformance runner: scenarios x worlds x repetitions -> judged results.
+//
+// It selects scenarios (--filter, --shard), runs each in the chosen world(s) with the chosen
+// subject, judges the trace (judge.h), computes metrics (metrics.h) and assembles the RunResult
+// that every report is rendered from. Runs proceed concurrently on `jobs` threads (most of a
+// real-world run is waiting); results keep the scenario order whatever finishes first.
+// Per-run seeds derive from the run seed, the scenario name and the repetition, so one scenario
+// can be re-run alone with the same seed and get the same virtual trace.
+//
+// Progress goes to a caller-supplied sink: called after each finished run, from the worker
+// thread that finished it (the sink must be thread-safe).
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <expected>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "reference_impl/policy.h"
+#include "reports/run_result.h"
+#include "scenarios/scenario.h"
+
+namespace faultline::harness {
+
+enum class WorldChoice { kVirtual, kReal, kBoth };
+
+struct Shard {
+  int index = 1;  // 1-based
+  int count = 1;
+};
+// "I/N" with 1 <= I <= N.
+std::expected<Shard, std::string> ParseShard(std::string_view text);
+
+struct RunnerOptions {
+  WorldChoice world = WorldChoice::kVirtual;
+  std::optional<std::string> adapter;  // a command; nullopt = the in-process reference client
+  ref::RetryPolicy policy;             // the reference client's policy
+  std::uint64_t seed = 0;
+  int jobs = 1;
+  int repeat = 1;
+  std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // per real-world run
+};
+
+// Which scenarios a filter keeps. Terms are separated by commas; a scenario is kept when any term
+// matches: a glob on its name ("rate-limit/*", "*retry-after*") or "tag:NAME". A leading '!'
+// excludes instead. Empty filter: everything.
+bool MatchesFilter(const scenario::Scenario& scenario, std::string_view filter);
+std::vector<scenario::Scenario> SelectScenarios(std::vector<scenario::Scenario> scenarios,
+                                                std::string_view filter,
+                                                std::optional<Shard> shard);
+
+struct RunProgress {
+  int done = 0;
+  int total = 0;
+  int failed = 0;  // fail or error
+  const report::ScenarioResult* finished = nullptr;  // the run that just ended
+  std::string slowest_running;                       // "name (12.3 s)", "" when none
+};
+
+// Runs everything. Errors: the real world could not start (no loopback port, ...).
+std::expected<report::RunResult, std::string> RunAll(
+    const std::vector<scenario::Scenario>& scenarios, const RunnerOptions& options,
+    const std::function<void(const RunProgress&)>& progress);
+
+// The seed of one run, from the run seed, the scenario name and the repetition.
+std::uint64_t RunSeed(std::uint64_t seed, std::string_view name, int repetition);
+
+}  // namespace faultline::harness

@@ -1,0 +1,99 @@
+#include "harness/trace.h"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+
+namespace faultline::harness {
+namespace {
+
+using nlohmann::json;
+
+json TruthToJson(const provider::PlanTruth& truth) {
+  json out = json::object();
+  if (truth.answer) out["answer"] = *truth.answer;
+  if (!truth.failure_class.empty()) out["failure_class"] = truth.failure_class;
+  out["retryable"] = truth.retryable;
+  if (truth.retry_after) out["retry_after_ms"] = Ms(*truth.retry_after);
+  if (truth.hinted) out["hinted"] = true;
+  json silences = json::array();
+  for (const provider::Silence& silence : truth.silences) {
+    json item = {{"from_ms", Ms(silence.from)}, {"before_headers", silence.before_headers},
+                 {"heartbeat", silence.heartbeat}};
+    item["to_ms"] = silence.to ? json(Ms(*silence.to)) : json(nullptr);
+    silences.push_back(std::move(item));
+  }
+  out["silences"] = std::move(silences);
+  return out;
+}
+
+json EntryToJson(const provider::JournalEntry& entry, bool with_volatile) {
+  json writes = json::array();
+  for (const provider::WriteRecord& write : entry.writes) {
+    writes.push_back({{"t_ms", Ms(write.at)}, {"bytes", write.size}});
+  }
+  json out = {{"index", entry.index},
+              {"attempt", entry.attempt},
+              {"arrived_ms", Ms(entry.arrived)},
+              {"status", entry.status},
+              {"plan", entry.plan_summary},
+              {"bytes_sent", entry.bytes_sent},
+              {"end", std::string(provider::ToString(entry.end))},
+              {"ended_ms", Ms(entry.ended)},
+              {"writes", std::move(writes)},
+              {"body_bytes", entry.body.size()},
+              {"truth", TruthToJson(entry.truth)}};
+  if (with_volatile) {
+    out["connection"] = entry.connection;
+    if (!entry.detail.empty()) out["detail"] = entry.detail;
+  }
+  return out;
+}
+
+json ToJson(const Trace& trace, bool with_volatile) {
+  json client = json::array();
+  for (const ClientRecord& record : trace.client) {
+    client.push_back({{"t_ms", Ms(record.at)}, {"call", record.call}, {"event", record.event}});
+  }
+  json journal = json::array();
+  for (const provider::JournalEntry& entry : trace.journal) {
+    journal.push_back(EntryToJson(entry, with_volatile));
+  }
+  json out = {{"calls", trace.calls},
+              {"client", std::move(client)},
+              {"journal", std::move(journal)},
+              {"ended_ms", Ms(trace.ended)}};
+  if (trace.cancel_at) out["cancel_ms"] = Ms(*trace.cancel_at);
+  if (trace.subject_timed_out) out["subject_timed_out"] = true;
+  if (with_volatile && !trace.subject_stderr.empty()) out["stderr"] = trace.subject_stderr;
+  if (!trace.protocol_errors.empty()) out["protocol_errors"] = trace.protocol_errors;
+  return out;
+}
+
+}  // namespace
+
+double Ms(Duration duration) { return static_cast<double>(duration.count()) / 1000.0; }
+
+json TraceToJson(const Trace& trace) { return ToJson(trace, /*with_volatile=*/true); }
+
+std::string Fingerprint(const Trace& trace) {
+  // FNV-1a, 64 bits: stable across platforms and standard libraries (std::hash is not).
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char c : ToJson(trace, /*with_volatile=*/false).dump()) {
+    hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  }
+  return fmt::format("{:016x}", hash);
+}
+
+std::string EventType(const ClientRecord& record) {
+  const auto found = record.event.find("type");
+  if (found == record.event.end() || !found->is_string()) return {};
+  return found->get<std::string>();
+}
+
+bool IsTerminal(const ClientRecord& record) {
+  const std::string type = EventType(record);
+  return type == "response/committed" || type == "response/failed";
+}
+
+}  // namespace faultline::harness

@@ -1,0 +1,54 @@
+// The trace of one scenario run: what the client said (lifecycle events, timestamped on receipt)
+// merged with what the provider saw (its journal, the ground truth).
+//
+// Both worlds produce the same Trace, so the invariants (judge.h) and metrics (metrics.h) are pure
+// functions of it. Every time is an offset from the session's start, the instant the subject was
+// launched: client records and journal entries compare directly.
+//
+// Values only. Thread-safety: values.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fake_provider/journal.h"
+#include "nlohmann/json.hpp"
+
+namespace faultline::harness {
+
+using Duration = std::chrono::microseconds;
+
+// One line the subject wrote (an adapter-protocol event, DESIGN §5).
+struct ClientRecord {
+  Duration at{0};        // when the runner received it
+  int call = 0;          // which concurrent call of the scenario (0-based)
+  nlohmann::json event;  // the line as parsed: {"type": "response/start", ...}
+};
+
+struct Trace {
+  int calls = 1;                                // concurrent calls the scenario made
+  std::vector<ClientRecord> client;             // in receipt order
+  std::vector<provider::JournalEntry> journal;  // in arrival order
+  std::optional<Duration> cancel_at;            // when the runner sent the cancel
+  Duration ended{0};                            // when the runner stopped watching
+  bool subject_timed_out = false;               // the runner had to stop the subject
+  std::string subject_stderr;                   // free-form, kept for the report
+  std::vector<std::string> protocol_errors;     // lines that were not valid protocol JSON
+};
+
+// The trace as the run result stores it (times in ms; see reports/run_result.h).
+nlohmann::json TraceToJson(const Trace& trace);
+
+// A hex digest of everything in the trace that the subject and provider decided (events, times,
+// journal records; not connection ids or socket error texts). Equal seeds in the virtual world
+// give equal fingerprints.
+std::string Fingerprint(const Trace& trace);
+
+// Helpers for reading client events.
+std::string EventType(const ClientRecord& record);
+bool IsTerminal(const ClientRecord& record);
+double Ms(Duration duration);
+
+}  // namespace faultline::harness

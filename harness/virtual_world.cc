@@ -1,0 +1,275 @@
+#include "harness/virtual_world.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <memory>
+#include <optional>
+
+#include "fake_provider/plan_compiler.h"
+#include "fake_provider/provider_core.h"
+#include "fake_provider/virtual_driver.h"
+#include "harness/request_body.h"
+#include "reference_impl/call.h"
+
+namespace faultline::harness {
+namespace {
+
+using provider::PipeEvent;
+using Time = ref::PolicyClock::time_point;
+
+// The virtual wall clock starts on a whole second, so HTTP dates are exact at t = 0.
+constexpr provider::WallTime kWallStart{std::chrono::seconds(1'767'225'600)};  // 2026-01-01
+
+// A request as the provider core needs it, cut from the bytes the client sent.
+struct ParsedRequest {
+  std::string method, target, body;
+  std::vector<scenario::Header> headers;
+};
+
+// Returns the request once `bytes` hold all of it (head and content-length body).
+std::optional<ParsedRequest> ParseRequest(std::string_view bytes) {
+  const std::size_t head_end = bytes.find("\r\n\r\n");
+  if (head_end == std::string_view::npos) return std::nullopt;
+  ParsedRequest request;
+  std::string_view head = bytes.substr(0, head_end);
+  const std::size_t line_end = head.find("\r\n");
+  const std::string_view line = head.substr(0, line_end);
+  const std::size_t space = line.find(' ');
+  request.method = line.substr(0, space);
+  request.target = line.substr(space + 1, line.rfind(' ') - space - 1);
+  std::size_t length = 0;
+  head.remove_prefix(line_end == std::string_view::npos ? head.size() : line_end + 2);
+  while (!head.empty()) {
+    const std::size_t end = std::min(head.find("\r\n"), head.size());
+    const std::string_view field = head.substr(0, end);
+    const std::size_t colon = field.find(':');
+    scenario::Header header{std::string(field.substr(0, colon)),
+                            std::string(field.substr(colon + 2))};
+    if (header.name == "content-length") {
+      std::from_chars(header.value.data(), header.value.data() + header.value.size(), length);
+    }
+    request.headers.push_back(std::move(header));
+    head.remove_prefix(std::min(end + 2, head.size()));
+  }
+  if (bytes.size() < head_end + 4 + length) return std::nullopt;
+  request.body = bytes.substr(head_end + 4, length);
+  return request;
+}
+
+Time At(Duration offset) { return Time{} + offset; }
+
+// One call of the scenario and its (at most one) open connection.
+struct VirtualCall {
+  std::unique_ptr<ref::Call> call;
+  int index = 0;
+  bool connecting = false;  // a connect is due at the current instant
+  bool open = false;        // connected, the exchange (if any) is ours
+  std::string outgoing;     // request bytes not yet complete
+  std::optional<provider::VirtualExchange> exchange;
+  std::optional<Duration> timer;
+};
+
+class World {
+ public:
+  World(const scenario::Scenario& scenario, const VirtualRunOptions& options)
+      : scenario_(scenario),
+        options_(options),
+        session_(std::make_shared<const provider::CompiledScenario>(scenario), options.provider_seed,
+                 kWallStart) {
+    trace_.calls = scenario.request.calls;
+    trace_.cancel_at = std::nullopt;
+  }
+
+  std::expected<Trace, std::string> Run();
+
+ private:
+  void Record(VirtualCall& vc) {
+    for (const ref::LifecycleEvent& event : vc.call->TakeEvents()) {
+      trace_.client.push_back({now_, vc.index, event.ToJson()});
+    }
+  }
+  void Apply(VirtualCall& vc, std::vector<ref::Action> actions);
+  void Send(VirtualCall& vc, std::string_view bytes);
+  void Close(VirtualCall& vc);
+  void Deliver(VirtualCall& vc);
+  std::optional<Duration> NextInstant() const;
+  void Step(Duration at);
+
+  const scenario::Scenario& scenario_;
+  const VirtualRunOptions& options_;
+  provider::ProviderSession session_;
+  provider::Journal journal_;
+  std::vector<VirtualCall> calls_;
+  std::uint64_t next_connection_ = 1;
+  Duration now_{0};
+  bool cancel_pending_ = false;
+  Trace trace_;
+};
+
+void World::Apply(VirtualCall& vc, std::vector<ref::Action> actions) {
+  Record(vc);
+  for (const ref::Action& action : actions) {
+    switch (action.kind) {
+      case ref::Action::Kind::kConnect:
+        vc.connecting = true;
+        break;
+      case ref::Action::Kind::kSend:
+        Send(vc, action.bytes);
+        break;
+      case ref::Action::Kind::kArmTimer:
+      case ref::Action::Kind::kWait:
+        vc.timer = std::chrono::ceil<Duration>(action.at - Time{});
+        break;
+      case ref::Action::Kind::kCancelTimer:
+        vc.timer.reset();
+        break;
+      case ref::Action::Kind::kCloseConnection:
+        Close(vc);
+        break;
+      case ref::Action::Kind::kDone:
+        vc.timer.reset();
+        Close(vc);
+        break;
+    }
+  }
+}
+
+void World::Send(VirtualCall& vc, std::string_view bytes) {
+  vc.outgoing.append(bytes);
+  const auto request = ParseRequest(vc.outgoing);
+  if (!request) return;
+  vc.outgoing.clear();
+  const provider::WallTime wall = kWallStart + now_;
+  provider::ResponsePlan plan =
+      session_.Respond({request->method, request->target, request->body}, wall);
+  provider::JournalEntry entry;
+  entry.attempt = plan.attempt;
+  entry.connection = next_connection_++;
+  entry.arrived = now_;
+  entry.method = request->method;
+  entry.target = request->target;
+  entry.headers = request->headers;
+  entry.body = request->body;
+  entry.status = plan.status;
+  entry.plan_summary = plan.summary;
+  entry.truth = plan.truth;
+  const std::uint64_t index = journal_.Begin(std::move(entry));
+  vc.exchange.emplace(std::move(plan), now_, &journal_, index);
+}
+
+void World::Close(VirtualCall& vc) {
+  if (vc.exchange && !vc.exchange->finished()) vc.exchange->ClientClosed(now_);
+  vc.exchange.reset();
+  vc.open = false;
+  vc.connecting = false;
+  vc.outgoing.clear();
+}
+
+// Hands the client whatever its exchange has sent by now.
+void World::Deliver(VirtualCall& vc) {
+  if (!vc.exchange) return;
+  for (PipeEvent& event : vc.exchange->AdvanceTo(now_)) {
+    if (!vc.exchange) break;  // the client closed while reading
+    switch (event.kind) {
+      case PipeEvent::Kind::kBytes:
+        Apply(vc, vc.call->BytesReceived(event.bytes, At(now_)));
+        break;
+      case PipeEvent::Kind::kClose:
+        vc.exchange.reset();
+        Apply(vc, vc.call->ConnectionClosed(At(now_)));
+        break;
+      case PipeEvent::Kind::kReset:
+        vc.exchange.reset();
+        Apply(vc, vc.call->ConnectionFailed(ref::TransportKind::kReset, "reset by peer", At(now_)));
+        break;
+    }
+  }
+}
+
+std::optional<Duration> World::NextInstant() const {
+  std::optional<Duration> next;
+  const auto consider = [&next](std::optional<Duration> at) {
+    if (at && (!next || *at < *next)) next = at;
+  };
+  if (cancel_pending_) consider(scenario_.cancel_at);
+  for (const VirtualCall& vc : calls_) {
+    if (vc.call->done()) continue;
+    if (vc.connecting) consider(now_);
+    consider(vc.timer);
+    if (vc.exchange) consider(vc.exchange->NextActionAt());
+  }
+  return next;
+}
+
+void World::Step(Duration at) {
+  now_ = std::max(now_, at);
+  for (VirtualCall& vc : calls_) {
+    if (vc.call->done()) continue;
+    if (vc.connecting) {
+      vc.connecting = false;
+      if (session_.ListenerDown(kWallStart + now_)) {
+        Apply(vc, vc.call->ConnectionFailed(ref::TransportKind::kRefused, "refused", At(now_)));
+      } else {
+        vc.open = true;
+        Apply(vc, vc.call->Connected(At(now_)));
+      }
+    }
+    Deliver(vc);
+    if (!vc.call->done() && vc.timer && *vc.timer <= now_) {
+      vc.timer.reset();
+      Apply(vc, vc.call->TimerFired(At(now_)));
+    }
+  }
+  if (cancel_pending_ && scenario_.cancel_at && *scenario_.cancel_at <= now_) {
+    cancel_pending_ = false;
+    trace_.cancel_at = now_;
+    for (VirtualCall& vc : calls_) Apply(vc, vc.call->Cancel(At(now_)));
+  }
+}
+
+std::expected<Trace, std::string> World::Run() {
+  const std::string body = RequestBody(scenario_.dialect, scenario_.request).dump();
+  trace_.client.push_back({now_, 0, ref::HelloEvent(options_.policy).ToJson()});
+  calls_.resize(static_cast<std::size_t>(std::max(1, scenario_.request.calls)));
+  for (std::size_t i = 0; i < calls_.size(); ++i) {
+    ref::CallRequest request;
+    request.dialect = *ref::ParseDialect(scenario::ToString(scenario_.dialect));
+    request.base_url.host = "127.0.0.1";
+    request.api_key = "sk-faultline-test";
+    request.body = body;
+    request.stream = scenario_.request.stream;
+    calls_[i].index = static_cast<int>(i);
+    calls_[i].call = std::make_unique<ref::Call>(
+        std::move(request), options_.policy,
+        ref::CallOptions{.call_id = fmt::format("call{}", i), .seed = options_.seed + i});
+  }
+  cancel_pending_ = scenario_.cancel_at.has_value();
+  for (VirtualCall& vc : calls_) {
+    Apply(vc, vc.call->Start(At(now_), std::chrono::system_clock::time_point(kWallStart + now_)));
+  }
+  for (std::uint64_t steps = 0;; ++steps) {
+    const std::optional<Duration> next = NextInstant();
+    if (!next) break;
+    if (*next > options_.horizon || steps >= options_.max_steps) {
+      return std::unexpected(fmt::format(
+          "the virtual run did not finish: {} steps, virtual time {:.3f} s", steps,
+          Ms(now_) / 1000.0));
+    }
+    Step(*next);
+  }
+  trace_.ended = now_;
+  trace_.journal = journal_.Snapshot();
+  return std::move(trace_);
+}
+
+}  // namespace
+
+std::expected<Trace, std::string> RunVirtual(const scenario::Scenario& scenario,
+                                             const VirtualRunOptions& options) {
+  World world(scenario, options);
+  return world.Run();
+}
+
+}  // namespace faultline::harness

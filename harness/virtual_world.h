@@ -1,0 +1,35 @@
+// The virtual world: the reference client's call engine and the fake provider's session core,
+// joined by in-memory byte pipes under one virtual clock.
+//
+// A discrete-event loop: at every step it finds the earliest thing due (a provider write, a client
+// timer, the scripted cancel, a connection attempt), jumps the clock there and delivers it. No
+// thread, no socket, no wall time: a scenario with a 120 s Retry-After and a 5-minute stall runs
+// in microseconds, and the same seed always produces the same trace, byte for byte.
+//
+// Thread-safety: RunVirtual is reentrant; each run owns all of its state.
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <string>
+
+#include "harness/trace.h"
+#include "reference_impl/policy.h"
+#include "scenarios/scenario.h"
+
+namespace faultline::harness {
+
+struct VirtualRunOptions {
+  std::uint64_t seed = 0;           // the client's retry RNG
+  std::uint64_t provider_seed = 0;  // the provider session (chaos draws, ids)
+  ref::RetryPolicy policy;                                 // the reference client's policy
+  Duration horizon{std::chrono::hours(24)};                // virtual time after which it gives up
+  std::uint64_t max_steps = 10'000'000;                    // loop bound (a runaway subject)
+};
+
+// Runs the scenario with the in-process reference client. Errors: the run did not finish within
+// the horizon or the step bound (the trace so far is lost; the message says where it stood).
+std::expected<Trace, std::string> RunVirtual(const scenario::Scenario& scenario,
+                                             const VirtualRunOptions& options);
+
+}  // namespace faultline::harness

@@ -1,0 +1,90 @@
+#include "reports/report.h"
+
+#include <array>
+#include <utility>
+
+#include "fmt/format.h"
+
+namespace faultline::report {
+namespace {
+
+struct FormatName {
+  Format format;
+  std::string_view name;
+  std::string_view extension;
+};
+
+constexpr std::array<FormatName, 4> kFormats{{
+    {Format::kJson, "json", ".json"},
+    {Format::kJUnit, "junit", ".xml"},
+    {Format::kMarkdown, "md", ".md"},
+    {Format::kHtml, "html", ".html"},
+}};
+
+const FormatName& Describe(Format format) {
+  for (const FormatName& entry : kFormats) {
+    if (entry.format == format) return entry;
+  }
+  return kFormats[0];
+}
+
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  if (text.size() < suffix.size()) return false;
+  const std::string_view tail = text.substr(text.size() - suffix.size());
+  for (std::size_t i = 0; i < suffix.size(); ++i) {
+    const char c =
+        tail[i] >= 'A' && tail[i] <= 'Z' ? static_cast<char>(tail[i] - 'A' + 'a') : tail[i];
+    if (c != suffix[i]) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::expected<Format, std::string> ParseFormat(std::string_view name) {
+  if (name == "markdown") return Format::kMarkdown;
+  for (const FormatName& entry : kFormats) {
+    if (entry.name == name) return entry.format;
+  }
+  return std::unexpected(
+      fmt::format("unknown report format \"{}\" (expected json|junit|md|html)", name));
+}
+
+std::string_view ToString(Format format) { return Describe(format).name; }
+
+std::string_view FileExtension(Format format) { return Describe(format).extension; }
+
+std::optional<Format> FormatForPath(std::string_view path) {
+  constexpr std::array<std::pair<std::string_view, Format>, 6> kSuffixes{{
+      {".json", Format::kJson},
+      {".xml", Format::kJUnit},
+      {".md", Format::kMarkdown},
+      {".markdown", Format::kMarkdown},
+      {".html", Format::kHtml},
+      {".htm", Format::kHtml},
+  }};
+  for (const auto& [suffix, format] : kSuffixes) {
+    if (EndsWith(path, suffix)) return format;
+  }
+  return std::nullopt;
+}
+
+void Render(const RunResult& result, Format format, std::ostream& out) {
+  switch (format) {
+    case Format::kJson:
+      return RenderJson(result, out);
+    case Format::kJUnit:
+      return RenderJUnit(result, out);
+    case Format::kMarkdown:
+      return RenderMarkdown(result, out);
+    case Format::kHtml:
+      return RenderHtml(result, out);
+  }
+}
+
+void RenderJson(const RunResult& result, std::ostream& out) {
+  // `replace`: a stray invalid byte in evidence must not make the whole report unwritable.
+  out << ToJson(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+}
+
+}  // namespace faultline::report

@@ -1,0 +1,214 @@
+#include "reports/run_result.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <tuple>
+#include <utility>
+
+#include "fmt/format.h"
+
+namespace faultline::report {
+namespace {
+
+constexpr std::array<std::pair<CheckStatus, std::string_view>, 3> kCheckStatusNames{{
+    {CheckStatus::kPass, "pass"},
+    {CheckStatus::kFail, "fail"},
+    {CheckStatus::kNotApplicable, "n/a"},
+}};
+
+constexpr std::array<std::pair<Verdict, std::string_view>, 3> kVerdictNames{{
+    {Verdict::kPass, "pass"},
+    {Verdict::kFail, "fail"},
+    {Verdict::kError, "error"},
+}};
+
+template <typename Enum, std::size_t N>
+std::string_view NameOf(const std::array<std::pair<Enum, std::string_view>, N>& names, Enum value) {
+  for (const auto& [candidate, name] : names) {
+    if (candidate == value) return name;
+  }
+  return "unknown";
+}
+
+template <typename Enum, std::size_t N>
+std::optional<Enum> ValueOf(const std::array<std::pair<Enum, std::string_view>, N>& names,
+                            std::string_view text) {
+  for (const auto& [value, name] : names) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+int CountVerdict(const RunResult& result, Verdict verdict) {
+  return static_cast<int>(
+      std::count_if(result.scenarios.begin(), result.scenarios.end(),
+                    [&](const ScenarioResult& s) { return s.verdict == verdict; }));
+}
+
+// Percentiles of one metric over a group of runs; nullopt when no run has the metric.
+std::optional<LatencySummary::Percentiles> PercentilesOf(
+    const std::vector<const ScenarioResult*>& runs,
+    const std::function<std::optional<double>(const Metrics&)>& metric) {
+  std::vector<double> values;
+  for (const ScenarioResult* run : runs) {
+    if (auto value = metric(run->metrics)) values.push_back(*value);
+  }
+  if (values.empty()) return std::nullopt;
+  return LatencySummary::Percentiles{.p50 = NearestRankPercentile(values, 50),
+                                     .p95 = NearestRankPercentile(values, 95),
+                                     .p99 = NearestRankPercentile(values, 99)};
+}
+
+using RunKey = std::tuple<std::string, std::string, int>;  // name, world, repetition
+
+// Fails when two parts disagree on a field that must be shared (tool, subject).
+std::expected<void, std::string> CheckSameField(const std::vector<RunResult>& parts,
+                                                std::string_view label,
+                                                std::string RunResult::*field) {
+  for (std::size_t i = 1; i < parts.size(); ++i) {
+    if (parts[i].*field != parts[0].*field) {
+      return std::unexpected(fmt::format("part {}: {} \"{}\" differs from part 1's \"{}\"", i + 1,
+                                         label, parts[i].*field, parts[0].*field));
+    }
+  }
+  return {};
+}
+
+std::expected<void, std::string> AppendScenarios(const std::vector<RunResult>& parts,
+                                                 RunResult& merged) {
+  std::map<RunKey, std::size_t> seen;  // run -> 1-based part that had it
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    for (const ScenarioResult& scenario : parts[i].scenarios) {
+      RunKey key{scenario.name, scenario.world, scenario.repetition};
+      auto [it, inserted] = seen.emplace(key, i + 1);
+      if (!inserted) {
+        return std::unexpected(fmt::format(
+            "scenario \"{}\" (world {}, repetition {}) appears twice: in part {} and part {}",
+            scenario.name, scenario.world, scenario.repetition, it->second, i + 1));
+      }
+      merged.scenarios.push_back(scenario);
+    }
+  }
+  return {};
+}
+
+std::string MergedWorld(const std::vector<RunResult>& parts) {
+  for (const RunResult& part : parts) {
+    if (part.world != parts[0].world) return "mixed";
+  }
+  return parts[0].world;
+}
+
+std::string MergedShard(const std::vector<RunResult>& parts) {
+  std::string shard;
+  for (const RunResult& part : parts) {
+    if (part.shard.empty()) continue;
+    if (!shard.empty()) shard += '+';
+    shard += part.shard;
+  }
+  return shard;
+}
+
+std::string EarliestStart(const std::vector<RunResult>& parts) {
+  std::string earliest;
+  for (const RunResult& part : parts) {
+    // RFC 3339 UTC timestamps of one format order like strings.
+    if (!part.started_at.empty() && (earliest.empty() || part.started_at < earliest)) {
+      earliest = part.started_at;
+    }
+  }
+  return earliest;
+}
+
+}  // namespace
+
+std::string_view ToString(CheckStatus status) { return NameOf(kCheckStatusNames, status); }
+
+std::optional<CheckStatus> ParseCheckStatus(std::string_view text) {
+  return ValueOf(kCheckStatusNames, text);
+}
+
+std::string_view ToString(Verdict verdict) { return NameOf(kVerdictNames, verdict); }
+
+std::optional<Verdict> ParseVerdict(std::string_view text) { return ValueOf(kVerdictNames, text); }
+
+int RunResult::passed() const { return CountVerdict(*this, Verdict::kPass); }
+int RunResult::failed() const { return CountVerdict(*this, Verdict::kFail); }
+int RunResult::errors() const { return CountVerdict(*this, Verdict::kError); }
+
+double NearestRankPercentile(std::vector<double> values, double p) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const double rank = std::ceil(p / 100.0 * static_cast<double>(values.size()));
+  const std::size_t index = rank < 1 ? 0 : static_cast<std::size_t>(rank) - 1;
+  return values[std::min(index, values.size() - 1)];
+}
+
+void Summarize(RunResult& result) {
+  std::vector<std::pair<std::string, std::string>> order;  // name + world, first appearance
+  std::map<std::pair<std::string, std::string>, std::vector<const ScenarioResult*>> groups;
+  for (const ScenarioResult& scenario : result.scenarios) {
+    auto key = std::make_pair(scenario.name, scenario.world);
+    auto& runs = groups[key];
+    if (runs.empty()) order.push_back(key);
+    runs.push_back(&scenario);
+  }
+  result.latency.clear();
+  for (const auto& key : order) {
+    const auto& runs = groups[key];
+    if (runs.size() < 2) continue;
+    LatencySummary summary;
+    summary.name = key.first;
+    summary.world = key.second;
+    summary.runs = static_cast<int>(runs.size());
+    summary.first_token_ms = PercentilesOf(runs, [](const Metrics& m) { return m.first_token_ms; });
+    summary.terminal_ms = PercentilesOf(runs, [](const Metrics& m) { return m.terminal_ms; });
+    summary.recovery_overhead_ms =
+        PercentilesOf(runs, [](const Metrics& m) { return m.recovery_overhead_ms; });
+    result.latency.push_back(std::move(summary));
+  }
+}
+
+std::string RunFingerprint(const std::vector<ScenarioResult>& scenarios) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a 64 offset basis
+  auto mix = [&hash](unsigned char byte) {
+    hash ^= byte;
+    hash *= 0x100000001b3ULL;
+  };
+  for (const ScenarioResult& scenario : scenarios) {
+    for (char c : scenario.fingerprint) mix(static_cast<unsigned char>(c));
+    mix('|');  // separator: ["ab","c"] and ["a","bc"] differ
+  }
+  return fmt::format("{:016x}", hash);
+}
+
+std::expected<RunResult, std::string> Merge(const std::vector<RunResult>& parts) {
+  if (parts.empty()) return std::unexpected("nothing to merge: no results given");
+  if (auto same = CheckSameField(parts, "tool version", &RunResult::tool_version); !same) {
+    return std::unexpected(same.error());
+  }
+  if (auto same = CheckSameField(parts, "subject", &RunResult::subject); !same) {
+    return std::unexpected(same.error());
+  }
+  RunResult merged;
+  merged.format = kResultFormat;
+  merged.tool_version = parts[0].tool_version;
+  merged.subject = parts[0].subject;
+  merged.seed = parts[0].seed;
+  merged.world = MergedWorld(parts);
+  merged.shard = MergedShard(parts);
+  merged.started_at = EarliestStart(parts);
+  for (const RunResult& part : parts) merged.wall_ms = std::max(merged.wall_ms, part.wall_ms);
+  if (auto appended = AppendScenarios(parts, merged); !appended) {
+    return std::unexpected(appended.error());
+  }
+  merged.fingerprint = RunFingerprint(merged.scenarios);
+  Summarize(merged);
+  return merged;
+}
+
+}  // namespace faultline::report

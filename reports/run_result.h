@@ -1,0 +1,143 @@
+// The run result: everything one `faultline run` found, as plain values. It is the source of truth
+// from which every report is rendered (report.h), and its JSON form (schema in
+// reports/schema/run-result.schema.json) is what `faultline report render|merge` reads back.
+//
+// The runner (harness/) fills it; nothing here knows about sockets, scenarios or clients. A
+// scenario's trace is kept as the JSON the runner recorded (client lifecycle lines timestamped on
+// receipt, merged with the provider's journal) because reports only display it.
+//
+// Values only; no I/O. Thread-safety: values.
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+
+namespace faultline::report {
+
+// The run-result format version written into every result ("format": 1).
+inline constexpr int kResultFormat = 1;
+
+enum class CheckStatus { kPass, kFail, kNotApplicable };
+std::string_view ToString(CheckStatus status);  // "pass" | "fail" | "n/a"
+std::optional<CheckStatus> ParseCheckStatus(std::string_view text);
+
+// One invariant (or `expect:` check) judged on one scenario run.
+struct CheckResult {
+  std::string id;         // stable, e.g. "RETRY-003"; expect checks are "EXPECT-OUTCOME", ...
+  std::string statement;  // one line: what must hold
+  CheckStatus status = CheckStatus::kPass;
+  std::string evidence;  // for failures (and n/a): times, attempts, bytes, offending events
+  friend bool operator==(const CheckResult&, const CheckResult&) = default;
+};
+
+// Latency and cost of one scenario run. Times in milliseconds from the start of the call
+// (the first response/start, or the runner's launch of the subject).
+struct Metrics {
+  std::optional<double> first_token_ms;     // first assistant/chunk of the attempt that committed
+  std::optional<double> terminal_ms;        // the terminal event
+  std::optional<double> forced_minimum_ms;  // least time the scenario forces (Retry-After, stalls)
+  std::optional<double> recovery_overhead_ms;  // terminal_ms - forced_minimum_ms
+  int attempts = 0;                            // requests that reached the provider
+  std::uint64_t wasted_bytes = 0;              // bytes the provider sent on discarded attempts
+  std::uint64_t wasted_tokens = 0;             // approx tokens of those
+  friend bool operator==(const Metrics&, const Metrics&) = default;
+};
+
+enum class Verdict {
+  kPass,   // every applicable check passed
+  kFail,   // at least one check failed
+  kError,  // the run itself broke (adapter would not start, timed out, spoke garbage)
+};
+std::string_view ToString(Verdict verdict);  // "pass" | "fail" | "error"
+std::optional<Verdict> ParseVerdict(std::string_view text);
+
+struct ScenarioResult {
+  std::string name;  // scenario name, "category/short-name"
+  std::string description;
+  std::string source;   // file it came from ("<builtin>/..." for the embedded catalogue)
+  std::string dialect;  // "openai-chat" | "anthropic-messages" | "openai-responses"
+  std::vector<std::string> tags;
+  std::string world;  // "real" | "virtual"
+  std::uint64_t seed = 0;
+  int repetition = 0;  // 0-based, with --repeat
+  Verdict verdict = Verdict::kPass;
+  std::string error;       // for kError: what broke
+  bool black_box = false;  // the subject reported only its outcome: judged from the journal
+  std::vector<CheckResult> checks;
+  Metrics metrics;
+  std::string fingerprint;  // hex digest of the trace (virtual world: equal seeds, equal prints)
+  double wall_ms = 0;       // how long the run took on the runner's clock
+  // The trace, as recorded:
+  //   {"client": [{"t_ms": 12.5, "call": 0, "event": {...adapter line...}}, ...],
+  //    "journal": [{"index", "attempt", "connection", "arrived_ms", "status", "plan",
+  //                 "bytes_sent", "end", "ended_ms", "writes": [{"t_ms", "bytes"}],
+  //                 "body_bytes"}, ...],
+  //    "cancel_ms": 1500.0 (optional), "stderr": "..." (optional)}
+  nlohmann::json trace;
+  friend bool operator==(const ScenarioResult&, const ScenarioResult&) = default;
+};
+
+// Percentiles of one scenario's metrics over its repetitions (with --repeat N > 1).
+struct LatencySummary {
+  std::string name;
+  std::string world;  // summaries are per name + world: virtual and real times do not mix
+  int runs = 0;  // repetitions summarised; a percentile uses only the runs that have the metric
+  struct Percentiles {
+    double p50 = 0, p95 = 0, p99 = 0;
+    friend bool operator==(const Percentiles&, const Percentiles&) = default;
+  };
+  std::optional<Percentiles> first_token_ms;
+  std::optional<Percentiles> terminal_ms;
+  std::optional<Percentiles> recovery_overhead_ms;
+  friend bool operator==(const LatencySummary&, const LatencySummary&) = default;
+};
+
+struct RunResult {
+  int format = kResultFormat;
+  std::string tool_version;  // "faultline 0.1.0"
+  std::string started_at;    // RFC 3339 UTC
+  std::string subject;       // "faultline-ref 0.1.0 (in-process)" or the adapter command
+  std::string world;         // "real" | "virtual" | "mixed" (after a merge)
+  std::uint64_t seed = 0;
+  std::string shard;  // "" or "I/N"; a merge lists what it combined: "1/2+2/2"
+  std::vector<ScenarioResult> scenarios;
+  std::vector<LatencySummary> latency;  // filled by Summarize() when a scenario ran > 1 time
+  std::string fingerprint;              // digest over every scenario fingerprint in order
+  double wall_ms = 0;
+  friend bool operator==(const RunResult&, const RunResult&) = default;
+
+  int passed() const;
+  int failed() const;
+  int errors() const;
+};
+
+// Fills `latency` from the scenarios' metrics (nearest-rank percentiles), one entry per scenario
+// name + world that ran more than once, in order of first appearance.
+void Summarize(RunResult& result);
+
+// The nearest-rank percentile (0 < p <= 100) of `values`; 0 for an empty input.
+double NearestRankPercentile(std::vector<double> values, double p);
+
+// The run fingerprint: a 16-hex-digit FNV-1a 64 digest over every scenario fingerprint in order,
+// each followed by '|'. The runner stores it in RunResult::fingerprint; Merge() recomputes it.
+std::string RunFingerprint(const std::vector<ScenarioResult>& scenarios);
+
+nlohmann::json ToJson(const RunResult& result);
+// Strict: unknown format versions and missing fields are errors naming the JSON path.
+std::expected<RunResult, std::string> RunResultFromJson(const nlohmann::json& json);
+
+// Combines shard results (same tool, same subject); scenarios keep the order of the inputs;
+// Summarize() is re-run. Errors: no inputs, a scenario run (name + world + repetition) twice,
+// parts from different tool versions or subjects.
+// The merged result keeps the first part's seed, the earliest started_at and the longest wall_ms
+// (shards run side by side); world is "mixed" when the parts disagree; shard lists the parts'
+// shards joined by "+"; fingerprint is recomputed with RunFingerprint().
+std::expected<RunResult, std::string> Merge(const std::vector<RunResult>& parts);
+
+}  // namespace faultline::report

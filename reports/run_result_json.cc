@@ -1,0 +1,269 @@
+// ToJson / RunResultFromJson. The writer and the strict reader list the same keys in the same
+// order; reports/schema/run-result.schema.json describes them and a test keeps the three in step.
+#include <string>
+
+#include "fmt/format.h"
+#include "reports/json_reader.h"
+#include "reports/run_result.h"
+
+namespace faultline::report {
+namespace {
+
+using internal::IndexPath;
+using internal::JoinPath;
+using internal::ObjectReader;
+using nlohmann::json;
+
+void PutOptional(json& out, const char* key, const std::optional<double>& value) {
+  if (value) out[key] = *value;
+}
+
+json CheckToJson(const CheckResult& check) {
+  return {{"id", check.id},
+          {"statement", check.statement},
+          {"status", ToString(check.status)},
+          {"evidence", check.evidence}};
+}
+
+json MetricsToJson(const Metrics& metrics) {
+  json out = json::object();
+  PutOptional(out, "first_token_ms", metrics.first_token_ms);
+  PutOptional(out, "terminal_ms", metrics.terminal_ms);
+  PutOptional(out, "forced_minimum_ms", metrics.forced_minimum_ms);
+  PutOptional(out, "recovery_overhead_ms", metrics.recovery_overhead_ms);
+  out["attempts"] = metrics.attempts;
+  out["wasted_bytes"] = metrics.wasted_bytes;
+  out["wasted_tokens"] = metrics.wasted_tokens;
+  return out;
+}
+
+json ScenarioToJson(const ScenarioResult& scenario) {
+  json checks = json::array();
+  for (const CheckResult& check : scenario.checks) checks.push_back(CheckToJson(check));
+  json out = {{"name", scenario.name},
+              {"description", scenario.description},
+              {"source", scenario.source},
+              {"dialect", scenario.dialect},
+              {"tags", scenario.tags},
+              {"world", scenario.world},
+              {"seed", scenario.seed},
+              {"repetition", scenario.repetition},
+              {"verdict", ToString(scenario.verdict)}};
+  if (!scenario.error.empty()) out["error"] = scenario.error;
+  out["black_box"] = scenario.black_box;
+  out["checks"] = std::move(checks);
+  out["metrics"] = MetricsToJson(scenario.metrics);
+  out["fingerprint"] = scenario.fingerprint;
+  out["wall_ms"] = scenario.wall_ms;
+  out["trace"] = scenario.trace;
+  return out;
+}
+
+json PercentilesToJson(const LatencySummary::Percentiles& p) {
+  return {{"p50", p.p50}, {"p95", p.p95}, {"p99", p.p99}};
+}
+
+json LatencyToJson(const LatencySummary& summary) {
+  json out = {{"name", summary.name}, {"world", summary.world}, {"runs", summary.runs}};
+  if (summary.first_token_ms) out["first_token_ms"] = PercentilesToJson(*summary.first_token_ms);
+  if (summary.terminal_ms) out["terminal_ms"] = PercentilesToJson(*summary.terminal_ms);
+  if (summary.recovery_overhead_ms) {
+    out["recovery_overhead_ms"] = PercentilesToJson(*summary.recovery_overhead_ms);
+  }
+  return out;
+}
+
+// ---- reading ----
+
+// Calls `read(element, path)` for every element of the array at `key`.
+template <typename Read>
+void ReadArray(ObjectReader& reader, std::string_view key, Read read) {
+  const json* array = reader.Field(key);
+  if (array == nullptr) return;
+  if (!array->is_array()) {
+    return reader.Fail(key, fmt::format("expected an array, got {}", internal::TypeName(*array)));
+  }
+  const std::string path = JoinPath(reader.path(), key);
+  for (std::size_t i = 0; i < array->size() && reader.ok(); ++i) {
+    read((*array)[i], IndexPath(path, i));
+  }
+}
+
+template <typename Enum>
+void ReadEnum(ObjectReader& reader, std::string_view key, Enum& out,
+              std::optional<Enum> (*parse)(std::string_view), std::string_view choices) {
+  std::string text;
+  reader.Read(key, text);
+  if (!reader.ok()) return;
+  auto value = parse(text);
+  if (!value) return reader.Fail(key, fmt::format("expected one of {}, got \"{}\"", choices, text));
+  out = *value;
+}
+
+CheckResult ReadCheck(const json& in, std::string path, std::string& error) {
+  CheckResult check;
+  ObjectReader reader(in, std::move(path), error);
+  reader.Read("id", check.id);
+  reader.Read("statement", check.statement);
+  ReadEnum(reader, "status", check.status, &ParseCheckStatus, "pass|fail|n/a");
+  reader.Read("evidence", check.evidence);
+  reader.Finish();
+  return check;
+}
+
+Metrics ReadMetrics(const json& in, std::string path, std::string& error) {
+  Metrics metrics;
+  ObjectReader reader(in, std::move(path), error);
+  reader.ReadOptional("first_token_ms", metrics.first_token_ms);
+  reader.ReadOptional("terminal_ms", metrics.terminal_ms);
+  reader.ReadOptional("forced_minimum_ms", metrics.forced_minimum_ms);
+  reader.ReadOptional("recovery_overhead_ms", metrics.recovery_overhead_ms);
+  reader.Read("attempts", metrics.attempts);
+  reader.Read("wasted_bytes", metrics.wasted_bytes);
+  reader.Read("wasted_tokens", metrics.wasted_tokens);
+  reader.Finish();
+  return metrics;
+}
+
+void ReadTrace(ObjectReader& reader, nlohmann::json& out) {
+  const json* trace = reader.Field("trace");
+  if (trace == nullptr) return;
+  if (!trace->is_object() && !trace->is_null()) {
+    return reader.Fail(
+        "trace", fmt::format("expected an object or null, got {}", internal::TypeName(*trace)));
+  }
+  out = *trace;
+}
+
+ScenarioResult ReadScenario(const json& in, std::string path, std::string& error) {
+  ScenarioResult s;
+  ObjectReader reader(in, std::move(path), error);
+  reader.Read("name", s.name);
+  reader.Read("description", s.description);
+  reader.Read("source", s.source);
+  reader.Read("dialect", s.dialect);
+  reader.Read("tags", s.tags);
+  reader.Read("world", s.world);
+  reader.Read("seed", s.seed);
+  reader.Read("repetition", s.repetition);
+  ReadEnum(reader, "verdict", s.verdict, &ParseVerdict, "pass|fail|error");
+  reader.ReadOptional("error", s.error);
+  reader.Read("black_box", s.black_box);
+  ReadArray(reader, "checks", [&](const json& item, std::string item_path) {
+    s.checks.push_back(ReadCheck(item, std::move(item_path), error));
+  });
+  if (const json* metrics = reader.Field("metrics")) {
+    s.metrics = ReadMetrics(*metrics, JoinPath(reader.path(), "metrics"), error);
+  }
+  reader.Read("fingerprint", s.fingerprint);
+  reader.Read("wall_ms", s.wall_ms);
+  ReadTrace(reader, s.trace);
+  reader.Finish();
+  return s;
+}
+
+void ReadPercentiles(ObjectReader& parent, std::string_view key,
+                     std::optional<LatencySummary::Percentiles>& out, std::string& error) {
+  const json* value = parent.OptionalField(key);
+  if (value == nullptr) return;
+  LatencySummary::Percentiles p;
+  ObjectReader reader(*value, JoinPath(parent.path(), key), error);
+  reader.Read("p50", p.p50);
+  reader.Read("p95", p.p95);
+  reader.Read("p99", p.p99);
+  if (reader.Finish()) out = p;
+}
+
+LatencySummary ReadLatency(const json& in, std::string path, std::string& error) {
+  LatencySummary summary;
+  ObjectReader reader(in, std::move(path), error);
+  reader.Read("name", summary.name);
+  reader.Read("world", summary.world);
+  reader.Read("runs", summary.runs);
+  ReadPercentiles(reader, "first_token_ms", summary.first_token_ms, error);
+  ReadPercentiles(reader, "terminal_ms", summary.terminal_ms, error);
+  ReadPercentiles(reader, "recovery_overhead_ms", summary.recovery_overhead_ms, error);
+  reader.Finish();
+  return summary;
+}
+
+// `format` is read first: a result from a newer tool fails on its version, not on a new field.
+void ReadFormat(ObjectReader& reader, int& format) {
+  reader.Read("format", format);
+  if (reader.ok() && format != kResultFormat) {
+    reader.Fail("format", fmt::format("unsupported result format {} (this build reads format {})",
+                                      format, kResultFormat));
+  }
+}
+
+// `summary` is derived from the scenarios; when present it must agree with them.
+void CheckSummary(ObjectReader& parent, const RunResult& result, std::string& error) {
+  const json* value = parent.OptionalField("summary");
+  if (value == nullptr || !parent.ok()) return;
+  ObjectReader reader(*value, "summary", error);
+  const std::pair<const char*, int> expected[] = {
+      {"total", static_cast<int>(result.scenarios.size())},
+      {"passed", result.passed()},
+      {"failed", result.failed()},
+      {"errors", result.errors()}};
+  for (const auto& [key, count] : expected) {
+    int stated = 0;
+    reader.Read(key, stated);
+    if (reader.ok() && stated != count) {
+      reader.Fail(key, fmt::format("says {} but the scenarios give {}", stated, count));
+    }
+  }
+  reader.Finish();
+}
+
+}  // namespace
+
+nlohmann::json ToJson(const RunResult& result) {
+  json scenarios = json::array();
+  for (const ScenarioResult& scenario : result.scenarios)
+    scenarios.push_back(ScenarioToJson(scenario));
+  json latency = json::array();
+  for (const LatencySummary& summary : result.latency) latency.push_back(LatencyToJson(summary));
+  return {{"format", result.format},
+          {"tool_version", result.tool_version},
+          {"started_at", result.started_at},
+          {"subject", result.subject},
+          {"world", result.world},
+          {"seed", result.seed},
+          {"shard", result.shard},
+          {"summary",
+           {{"total", result.scenarios.size()},
+            {"passed", result.passed()},
+            {"failed", result.failed()},
+            {"errors", result.errors()}}},
+          {"fingerprint", result.fingerprint},
+          {"wall_ms", result.wall_ms},
+          {"scenarios", std::move(scenarios)},
+          {"latency", std::move(latency)}};
+}
+
+std::expected<RunResult, std::string> RunResultFromJson(const nlohmann::json& in) {
+  std::string error;
+  RunResult result;
+  ObjectReader reader(in, "", error);
+  ReadFormat(reader, result.format);
+  reader.Read("tool_version", result.tool_version);
+  reader.Read("started_at", result.started_at);
+  reader.Read("subject", result.subject);
+  reader.Read("world", result.world);
+  reader.Read("seed", result.seed);
+  reader.Read("shard", result.shard);
+  reader.Read("fingerprint", result.fingerprint);
+  reader.Read("wall_ms", result.wall_ms);
+  ReadArray(reader, "scenarios", [&](const json& item, std::string path) {
+    result.scenarios.push_back(ReadScenario(item, std::move(path), error));
+  });
+  ReadArray(reader, "latency", [&](const json& item, std::string path) {
+    result.latency.push_back(ReadLatency(item, std::move(path), error));
+  });
+  CheckSummary(reader, result, error);
+  if (!reader.Finish()) return std::unexpected(error);
+  return result;
+}
+
+}  // namespace faultline::report

@@ -1,0 +1,207 @@
+// The HTML report and matrix pages: self-contained, one SVG per scenario, everything escaped,
+// filter and sections in place.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "reports/report.h"
+#include "reports/tests/test_results.h"
+
+namespace faultline::report {
+namespace {
+
+using testing::Check;
+using testing::CheckXml;
+using testing::CountOccurrences;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::Scenario;
+
+std::string Html(const RunResult& result) {
+  std::ostringstream out;
+  RenderHtml(result, out);
+  return out.str();
+}
+
+void ExpectSelfContained(const std::string& html) {
+  EXPECT_THAT(html, Not(HasSubstr("http://")));
+  EXPECT_THAT(html, Not(HasSubstr("https://")));
+  EXPECT_THAT(html, Not(HasSubstr("<script src")));
+  EXPECT_THAT(html, Not(HasSubstr("<link")));
+  EXPECT_THAT(html, Not(HasSubstr("@import")));
+  EXPECT_THAT(html, Not(HasSubstr("<img")));
+  EXPECT_THAT(html, Not(HasSubstr("<iframe")));
+  EXPECT_EQ(CountOccurrences(html, "<script"), 1) << "only the inline filter script";
+  EXPECT_TRUE(html.starts_with("<!DOCTYPE html>"));
+  EXPECT_TRUE(html.ends_with("</html>\n"));
+}
+
+// Every <svg>...</svg> in `html` is well-formed XML.
+void ExpectSvgsWellFormed(const std::string& html) {
+  for (std::size_t at = html.find("<svg"); at != std::string::npos;
+       at = html.find("<svg", at + 1)) {
+    const std::size_t end = html.find("</svg>", at);
+    ASSERT_NE(end, std::string::npos);
+    const testing::XmlCheck check = CheckXml(std::string_view(html).substr(at, end + 6 - at));
+    EXPECT_TRUE(check.ok) << check.error;
+  }
+}
+
+TEST(Html, SampleIsSelfContainedWithOneSvgPerScenario) {
+  const RunResult sample = testing::SampleResult();
+  const std::string html = Html(sample);
+  ExpectSelfContained(html);
+  EXPECT_EQ(CountOccurrences(html, "<svg"), static_cast<int>(sample.scenarios.size()));
+  EXPECT_EQ(CountOccurrences(html, "<details class=\"scenario "), 5);
+  ExpectSvgsWellFormed(html);
+  // The fixture's evidence carries a script tag; it must arrive as text.
+  EXPECT_THAT(html, Not(HasSubstr("<script>alert")));
+  EXPECT_THAT(html, HasSubstr("&lt;script&gt;alert(1)&lt;/script&gt;"));
+  EXPECT_THAT(html, HasSubstr("\\x01"));
+}
+
+TEST(Html, SummaryFilterAndSections) {
+  const std::string html = Html(testing::SampleResult());
+  EXPECT_THAT(html, HasSubstr(R"(<span class="count pass">3 passed</span>)"));
+  EXPECT_THAT(html, HasSubstr(R"(<span class="count fail">1 failed</span>)"));
+  EXPECT_THAT(html, HasSubstr(R"(<span class="count error">1 error</span>)"));
+  for (const char* id : {"show-all", "show-fail", "show-error", "show-pass"}) {
+    EXPECT_THAT(html, HasSubstr(std::string("id=\"") + id + "\""));
+    EXPECT_THAT(html, HasSubstr(std::string("label for=\"") + id + "\""));
+  }
+  EXPECT_THAT(
+      html,
+      HasSubstr(
+          R"(<details class="scenario fail" id="s2" data-name="truncation/closed-mid-line" open>)"));
+  EXPECT_THAT(html, HasSubstr("<th>ID</th><th>Statement</th><th>Status</th><th>Evidence</th>"));
+  EXPECT_THAT(html, HasSubstr("Recovery overhead"));
+  EXPECT_THAT(html, HasSubstr("Adapter stderr"));
+  EXPECT_THAT(html, HasSubstr("KeyError: &#39;choices&#39;"));
+  EXPECT_THAT(html, HasSubstr("adapter exited with status 1 before a terminal event"));
+}
+
+TEST(Html, TimelinePiecesFromTheTrace) {
+  const std::string html = Html(testing::SampleResult());
+  EXPECT_THAT(html, HasSubstr("retry-after 2.00 s")) << "the 429's scheduled retry bracket";
+  EXPECT_THAT(html, HasSubstr("stall 5.00 s")) << "the idle-timeout stall";
+  EXPECT_THAT(html, HasSubstr("class=\"cancel\"")) << "the cancel line";
+  EXPECT_THAT(html, HasSubstr("failed ABORTED")) << "the terminal event with its code";
+  EXPECT_THAT(html, HasSubstr(">committed</text>"));
+  EXPECT_THAT(html, HasSubstr("client gave up (stall)"));
+  EXPECT_THAT(html, HasSubstr("attempt 1 · 429"));
+}
+
+TEST(Html, EverythingFromTheResultIsEscaped) {
+  RunResult result;
+  result.subject = "<img src=x onerror=alert(1)>";
+  result.fingerprint = "\"><script>";
+  ScenarioResult s =
+      Scenario("x/<script>alert(2)</script>", Verdict::kFail,
+               {Check("<b>ID</b>", CheckStatus::kFail, "<script>alert(3)</script>")});
+  s.description = "<i>desc</i>";
+  s.error = "</pre><script>alert(4)</script>";
+  s.tags = {"<tag>"};
+  s.trace = nlohmann::json::parse(R"({
+    "client": [{"t_ms": 1, "event": {"type": "<script>", "attempt": 1}},
+               {"t_ms": 2, "event": {"type": "response/failed",
+                "failure": {"code": "<script>alert(5)</script>"}}}],
+    "journal": [{"index": 0, "attempt": 1, "arrived_ms": 0.5, "status": 200,
+                 "plan": "<script>alert(6)</script>", "end": "<end>", "ended_ms": 3,
+                 "writes": [{"t_ms": 1, "bytes": 10}]}],
+    "stderr": "<script>alert(7)</script>"})");
+  result.scenarios = {s};
+  const std::string html = Html(result);
+  ExpectSelfContained(html);
+  ExpectSvgsWellFormed(html);
+  EXPECT_THAT(html, Not(HasSubstr("<script>alert")));
+  EXPECT_THAT(html, Not(HasSubstr("<img src=x")));
+  EXPECT_THAT(html, Not(HasSubstr("<b>ID")));
+  EXPECT_THAT(html, Not(HasSubstr("<i>desc")));
+  EXPECT_THAT(html, Not(HasSubstr("<tag>")));
+  EXPECT_THAT(html, Not(HasSubstr("<end>")));
+  EXPECT_THAT(html, Not(HasSubstr("\"><script>")));
+  for (int n = 2; n <= 7; ++n) {
+    EXPECT_THAT(html, HasSubstr("alert(" + std::to_string(n) + ")")) << "shown as text: " << n;
+  }
+}
+
+TEST(Html, ScenarioWithoutTraceStillHasItsSvg) {
+  RunResult result;
+  result.scenarios = {Scenario("a/no-trace", Verdict::kPass, {}),
+                      Scenario("a/null", Verdict::kPass, {})};
+  result.scenarios[1].trace = nullptr;
+  const std::string html = Html(result);
+  EXPECT_EQ(CountOccurrences(html, "<svg"), 2);
+  EXPECT_THAT(html, HasSubstr("no trace recorded"));
+  EXPECT_THAT(html, HasSubstr("No checks were judged."));
+}
+
+TEST(Html, ProtocolErrorsAreListed) {
+  RunResult result;
+  result.scenarios = {Scenario("a/garbled", Verdict::kError, {})};
+  result.scenarios[0].trace = {{"protocol_errors", {"line 3: not JSON: <oops>", "line 4: no type"}}};
+  const std::string html = Html(result);
+  EXPECT_THAT(html, HasSubstr("Adapter protocol errors (2)"));
+  EXPECT_THAT(html, HasSubstr("line 3: not JSON: &lt;oops&gt;\nline 4: no type"));
+}
+
+TEST(Html, LatencySectionOnlyWithRepetitions) {
+  RunResult result = testing::FullResult();
+  EXPECT_THAT(Html(result), HasSubstr("Latency over repetitions"));
+  result.latency.clear();
+  EXPECT_THAT(Html(result), Not(HasSubstr("Latency over repetitions")));
+}
+
+TEST(Html, LargeReportsCollapsePassedScenarios) {
+  RunResult result;
+  for (int i = 0; i < 8; ++i) {
+    result.scenarios.push_back(
+        Scenario("a/s" + std::to_string(i), i == 3 ? Verdict::kFail : Verdict::kPass, {}));
+  }
+  const std::string html = Html(result);
+  EXPECT_EQ(CountOccurrences(html, "\" open>"), 1) << "only the failure starts open";
+}
+
+TEST(HtmlMatrix, CellsAndTotals) {
+  RunResult ref;
+  ref.subject = "ref";
+  ref.scenarios = {
+      Scenario("a/one", Verdict::kPass, {}),
+      Scenario("a/two", Verdict::kFail,
+               {Check("RETRY-002", CheckStatus::kFail), Check("RETRY-001", CheckStatus::kFail)})};
+  RunResult sdk = ref;
+  sdk.subject = "<sdk>";
+  sdk.scenarios[0].verdict = Verdict::kError;
+  sdk.scenarios[0].error = "crashed \"hard\"";
+  sdk.scenarios.push_back(Scenario("a/three", Verdict::kPass, {}));
+  RunResult again = ref;  // same subject twice: the column names stay apart
+  std::ostringstream out;
+  RenderMatrixHtml({ref, sdk, again}, out);
+  const std::string html = out.str();
+  ExpectSelfContained(html);
+  EXPECT_THAT(html, HasSubstr("<th>ref</th><th>&lt;sdk&gt;</th><th>ref (2)</th>"));
+  EXPECT_THAT(html, HasSubstr(R"(<td class="cell fail">RETRY-001 RETRY-002</td>)"));
+  EXPECT_THAT(html,
+              HasSubstr(R"(<td class="cell error" title="crashed &quot;hard&quot;">error</td>)"));
+  EXPECT_THAT(html, HasSubstr(R"(<td class="cell none">–</td>)"));
+  EXPECT_THAT(html, HasSubstr("<th>Passed</th><th>1 / 2</th><th>1 / 3</th><th>1 / 2</th>"));
+}
+
+TEST(HtmlMatrix, RepetitionsFoldIntoOneCell) {
+  RunResult ref;
+  ref.subject = "ref";
+  ScenarioResult first = Scenario("a/one", Verdict::kPass, {Check("X-1", CheckStatus::kPass)});
+  ScenarioResult second = Scenario("a/one", Verdict::kFail, {Check("X-1", CheckStatus::kFail)});
+  second.repetition = 1;
+  ScenarioResult third = second;
+  third.repetition = 2;
+  ref.scenarios = {first, second, third};
+  const ConformanceMatrix matrix = BuildMatrix({ref});
+  ASSERT_EQ(matrix.rows.size(), 1u);
+  EXPECT_EQ(matrix.rows[0].cells[0].failed_checks, std::vector<std::string>{"X-1"});
+  EXPECT_FALSE(matrix.rows[0].cells[0].passed());
+}
+
+}  // namespace
+}  // namespace faultline::report

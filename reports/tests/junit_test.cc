@@ -1,0 +1,140 @@
+// JUnit XML: structure CI viewers read (counts of suites, cases, failures, errors), escaping of
+// hostile evidence, time in seconds.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "reports/report.h"
+#include "reports/tests/test_results.h"
+
+namespace faultline::report {
+namespace {
+
+using testing::Check;
+using testing::CheckXml;
+using testing::CountOccurrences;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::Scenario;
+
+std::string JUnit(const RunResult& result) {
+  std::ostringstream out;
+  RenderJUnit(result, out);
+  return out.str();
+}
+
+TEST(JUnit, OneCasePerScenarioOneFailurePerFailedCheck) {
+  RunResult result;
+  result.wall_ms = 2500;
+  result.scenarios = {
+      Scenario(
+          "rate-limit/a", Verdict::kPass,
+          {Check("RETRY-004", CheckStatus::kPass), Check("TIME-001", CheckStatus::kNotApplicable)}),
+      Scenario("truncation/b", Verdict::kFail,
+               {Check("COMMIT-004", CheckStatus::kFail, "committed a truncated text"),
+                Check("LIFE-001", CheckStatus::kPass),
+                Check("RES-001", CheckStatus::kFail, "left open")}),
+      Scenario("malformed/c", Verdict::kError, {})};
+  result.scenarios[2].error = "adapter exited\nwith status 1";
+  result.scenarios[1].wall_ms = 1234.5;
+  const std::string xml = JUnit(result);
+  const testing::XmlCheck check = CheckXml(xml);
+  ASSERT_TRUE(check.ok) << check.error << "\n" << xml;
+  EXPECT_EQ(check.elements.at("testsuites"), 1);
+  EXPECT_EQ(check.elements.at("testsuite"), 1);
+  EXPECT_EQ(check.elements.at("testcase"), 3);
+  EXPECT_EQ(check.elements.at("failure"), 2) << "n/a and passed checks do not fail";
+  EXPECT_EQ(check.elements.at("error"), 1);
+  EXPECT_EQ(check.elements.at("system-out"), 3);
+  EXPECT_THAT(
+      xml,
+      HasSubstr(
+          R"(<testsuites name="faultline" tests="3" failures="1" errors="1" skipped="0" time="2.500">)"));
+  EXPECT_THAT(xml,
+              HasSubstr(R"(<testcase name="truncation/b" classname="truncation" time="1.234">)"));
+  EXPECT_THAT(
+      xml,
+      HasSubstr(
+          R"(<failure message="COMMIT-004: statement of COMMIT-004" type="COMMIT-004">committed a truncated text</failure>)"));
+  EXPECT_THAT(xml, HasSubstr(R"(<error message="adapter exited" type="error">adapter exited
+with status 1</error>)"));
+  EXPECT_THAT(xml, HasSubstr("[n/a] TIME-001")) << "system-out lists every check";
+}
+
+TEST(JUnit, HostileEvidenceIsEscaped) {
+  const std::string nasty =
+      "</failure><script>alert(\"x\")</script> & 'q' ]]> \x01\x02 bad utf-8 \xFF\xFE end";
+  RunResult result;
+  result.subject = "adapter \"quoted\" <&>";
+  result.scenarios = {
+      Scenario("a/<b>&\"c\"", Verdict::kFail, {Check("ID-<1>", CheckStatus::kFail, nasty)})};
+  result.scenarios[0].checks[0].statement = "line 1\nline 2 \"quoted\"";
+  result.scenarios[0].trace = {{"stderr", "Traceback <module>\x1b[31m red"}};
+  const std::string xml = JUnit(result);
+  const testing::XmlCheck check = CheckXml(xml);
+  ASSERT_TRUE(check.ok) << check.error << "\n" << xml;
+  EXPECT_EQ(check.elements.at("failure"), 1);
+  EXPECT_EQ(check.elements.at("system-err"), 1);
+  EXPECT_THAT(xml, Not(HasSubstr("<script>")));
+  EXPECT_THAT(
+      xml,
+      HasSubstr(
+          "&lt;/failure&gt;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;q&#39;"));
+  EXPECT_THAT(xml, HasSubstr("\\x01\\x02"));
+  EXPECT_THAT(xml, HasSubstr("bad utf-8 \xEF\xBF\xBD\xEF\xBF\xBD end"));
+  EXPECT_THAT(xml, HasSubstr(R"(message="ID-&lt;1&gt;: line 1&#10;line 2 &quot;quoted&quot;")"));
+  EXPECT_THAT(xml, HasSubstr(R"(name="a/&lt;b&gt;&amp;&quot;c&quot;" classname="a")"));
+  EXPECT_THAT(xml, HasSubstr(R"(value="adapter &quot;quoted&quot; &lt;&amp;&gt;")"));
+  EXPECT_THAT(xml, HasSubstr("Traceback &lt;module&gt;\\x1B[31m red"));
+}
+
+TEST(JUnit, OneSuitePerWorldAndRepetitionsInNames) {
+  RunResult result;
+  result.world = "mixed";
+  ScenarioResult virtual0 = Scenario("a/x", Verdict::kPass, {});
+  ScenarioResult virtual1 = virtual0;
+  virtual1.repetition = 1;
+  virtual1.verdict = Verdict::kFail;
+  ScenarioResult real0 = virtual0;
+  real0.world = "real";
+  result.scenarios = {virtual0, real0, virtual1};
+  const std::string xml = JUnit(result);
+  const testing::XmlCheck check = CheckXml(xml);
+  ASSERT_TRUE(check.ok) << check.error;
+  EXPECT_EQ(check.elements.at("testsuite"), 2);
+  EXPECT_THAT(
+      xml, HasSubstr(R"(<testsuite name="faultline.virtual" tests="2" failures="1" errors="0")"));
+  EXPECT_THAT(xml,
+              HasSubstr(R"(<testsuite name="faultline.real" tests="1" failures="0" errors="0")"));
+  EXPECT_THAT(xml, HasSubstr(R"(name="a/x [rep 1]")"));
+  EXPECT_THAT(xml, HasSubstr(R"(name="a/x [rep 0]")"));
+  // A failed verdict without a failed check still shows as failed.
+  EXPECT_EQ(check.elements.at("failure"), 1);
+  EXPECT_THAT(xml, HasSubstr(R"(type="verdict")"));
+}
+
+TEST(JUnit, EmptyResultIsStillAValidReport) {
+  RunResult result;
+  result.world = "virtual";
+  const std::string xml = JUnit(result);
+  const testing::XmlCheck check = CheckXml(xml);
+  ASSERT_TRUE(check.ok) << check.error;
+  EXPECT_EQ(check.elements.at("testsuite"), 1);
+  EXPECT_EQ(check.elements.count("testcase"), 0u);
+  EXPECT_TRUE(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"));
+}
+
+TEST(JUnit, SampleFixtureCounts) {
+  const RunResult sample = testing::SampleResult();
+  const std::string xml = JUnit(sample);
+  const testing::XmlCheck check = CheckXml(xml);
+  ASSERT_TRUE(check.ok) << check.error;
+  EXPECT_EQ(check.elements.at("testcase"), 5);
+  EXPECT_EQ(check.elements.at("failure"), 1);
+  EXPECT_EQ(check.elements.at("error"), 1);
+  EXPECT_EQ(CountOccurrences(xml, "<property "), 5) << "subject, tool, seed, fingerprint, start";
+}
+
+}  // namespace
+}  // namespace faultline::report

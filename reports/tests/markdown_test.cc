@@ -1,0 +1,140 @@
+// Markdown step summary: golden text for a small result, escaping in cells, latency table, and
+// the conformance matrix.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "reports/report.h"
+#include "reports/tests/test_results.h"
+
+namespace faultline::report {
+namespace {
+
+using testing::Check;
+using ::testing::HasSubstr;
+using ::testing::Not;
+using testing::Scenario;
+
+std::string Markdown(const RunResult& result) {
+  std::ostringstream out;
+  RenderMarkdown(result, out);
+  return out.str();
+}
+
+RunResult SmallResult() {
+  RunResult result;
+  result.subject = "faultline-ref 0.1.0 (in-process)";
+  result.world = "virtual";
+  result.seed = 42;
+  result.fingerprint = "5c1d0e9f3a7b2468";
+  result.wall_ms = 1234;
+  ScenarioResult pass = Scenario("rate-limit/retry-after", Verdict::kPass, {});
+  pass.metrics = Metrics{.first_token_ms = 2012.9,
+                         .terminal_ms = 2126,
+                         .forced_minimum_ms = 2000,
+                         .recovery_overhead_ms = 126,
+                         .attempts = 2,
+                         .wasted_bytes = 312,
+                         .wasted_tokens = 4};
+  ScenarioResult fail = Scenario(
+      "truncation/closed-mid-line", Verdict::kFail,
+      {Check("COMMIT-004", CheckStatus::kFail, "committed \"Hello | wor\"\nafter 590 bytes"),
+       Check("LIFE-001", CheckStatus::kPass)});
+  fail.metrics.terminal_ms = 101.5;
+  ScenarioResult error = Scenario("malformed/invalid-json", Verdict::kError, {});
+  error.error = "adapter exited with status 1";
+  error.metrics.attempts = 0;
+  result.scenarios = {pass, fail, error};
+  return result;
+}
+
+TEST(Markdown, GoldenSummary) {
+  const std::string expected =
+      "## ⚠️ faultline: 1 error, 1 failed, 1 passed\n"
+      "\n"
+      "**Subject** `faultline-ref 0.1.0 (in-process)` · **world** virtual · **seed** 42 · "
+      "**fingerprint** `5c1d0e9f3a7b2468` · 3 scenario runs in 1.23 s\n"
+      "\n"
+      "### Failures\n"
+      "\n"
+      "| Scenario | Check | Evidence |\n"
+      "| --- | --- | --- |\n"
+      "| truncation/closed-mid-line | COMMIT-004 | committed \"Hello \\| wor\"<br>after 590 bytes "
+      "|\n"
+      "| malformed/invalid-json | error | adapter exited with status 1 |\n"
+      "\n"
+      "### Scenarios\n"
+      "\n"
+      "| Scenario | Verdict | First token | Terminal | Overhead | Attempts | Wasted |\n"
+      "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n"
+      "| rate-limit/retry-after | ✅ pass | 2.01 s | 2.13 s | 126 ms | 2 | 312 B (4 tok) |\n"
+      "| truncation/closed-mid-line | ❌ fail | – | 102 ms | – | 1 | – |\n"
+      "| malformed/invalid-json | ⚠️ error | – | – | – | 0 | – |\n"
+      "\n";
+  EXPECT_EQ(Markdown(SmallResult()), expected);
+}
+
+TEST(Markdown, AllPassedHasNoFailureTable) {
+  RunResult result = SmallResult();
+  result.scenarios.resize(1);
+  result.shard = "2/4";
+  const std::string md = Markdown(result);
+  EXPECT_TRUE(md.starts_with("## ✅ faultline: 1 passed\n")) << md;
+  EXPECT_THAT(md, Not(HasSubstr("### Failures")));
+  EXPECT_THAT(md, HasSubstr("**shard** 2/4"));
+}
+
+TEST(Markdown, EvidenceIsShortenedAndCellsEscaped) {
+  RunResult result = SmallResult();
+  result.scenarios[1].checks[0].evidence = std::string(1000, 'x') + "|tail";
+  result.scenarios[1].name = "odd|name\nwith <b>markup</b>";
+  const std::string md = Markdown(result);
+  EXPECT_THAT(md, HasSubstr(std::string(240, 'x') + "…"));
+  EXPECT_THAT(md, Not(HasSubstr("tail")));
+  EXPECT_THAT(md, HasSubstr("| odd\\|name<br>with &lt;b&gt;markup&lt;/b&gt; |"));
+  // Every table row still has its column count: escaped pipes do not split cells.
+  std::istringstream lines(md);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.starts_with("| odd")) continue;
+    int pipes = 0;
+    for (std::size_t i = 0; i < line.size(); ++i)
+      pipes += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
+    EXPECT_TRUE(pipes == 4 || pipes == 8) << line;
+  }
+}
+
+TEST(Markdown, LatencyTableAndRepetitionLabels) {
+  RunResult result = SmallResult();
+  result.scenarios.push_back(result.scenarios[0]);
+  result.scenarios.back().repetition = 1;
+  result.scenarios.back().metrics.terminal_ms = 3000;
+  Summarize(result);
+  const std::string md = Markdown(result);
+  EXPECT_THAT(md, HasSubstr("### Latency over repetitions (p50 / p95 / p99)"));
+  EXPECT_THAT(md, HasSubstr("| rate-limit/retry-after | virtual | 2 | 2.01 s / 2.01 s / 2.01 s | "
+                            "2.13 s / 3.00 s / 3.00 s |"));
+  EXPECT_THAT(md, HasSubstr("| rate-limit/retry-after (rep 1) | ✅ pass |"));
+}
+
+TEST(Markdown, ConformanceMatrix) {
+  RunResult ref = SmallResult();
+  RunResult sdk = SmallResult();
+  sdk.subject = "node openai-sdk.mjs";
+  sdk.scenarios[0].verdict = Verdict::kFail;
+  sdk.scenarios[0].checks = {Check("RETRY-004", CheckStatus::kFail),
+                             Check("TIME-001", CheckStatus::kFail)};
+  sdk.scenarios.pop_back();
+  std::ostringstream out;
+  RenderMatrixMarkdown({ref, sdk}, out);
+  EXPECT_EQ(out.str(),
+            "| Scenario | faultline-ref 0.1.0 (in-process) | node openai-sdk.mjs |\n"
+            "| --- | --- | --- |\n"
+            "| rate-limit/retry-after | ✅ | ❌ RETRY-004 TIME-001 |\n"
+            "| truncation/closed-mid-line | ❌ COMMIT-004 | ❌ COMMIT-004 |\n"
+            "| malformed/invalid-json | ⚠️ error | – |\n"
+            "| **Passed** | 1 / 3 | 0 / 2 |\n");
+}
+
+}  // namespace
+}  // namespace faultline::report

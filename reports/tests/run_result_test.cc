@@ -1,0 +1,210 @@
+// The run-result model: enum names, counts, nearest-rank percentiles, Summarize, the run
+// fingerprint and Merge.
+#include "reports/run_result.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "reports/tests/test_results.h"
+
+namespace faultline::report {
+namespace {
+
+using testing::Check;
+using ::testing::HasSubstr;
+using testing::Scenario;
+
+TEST(RunResultNames, CheckStatusRoundTrips) {
+  for (CheckStatus status : {CheckStatus::kPass, CheckStatus::kFail, CheckStatus::kNotApplicable}) {
+    EXPECT_EQ(ParseCheckStatus(ToString(status)), status);
+  }
+  EXPECT_EQ(ToString(CheckStatus::kNotApplicable), "n/a");
+  EXPECT_EQ(ParseCheckStatus("PASS"), std::nullopt);
+  EXPECT_EQ(ParseCheckStatus(""), std::nullopt);
+}
+
+TEST(RunResultNames, VerdictRoundTrips) {
+  for (Verdict verdict : {Verdict::kPass, Verdict::kFail, Verdict::kError}) {
+    EXPECT_EQ(ParseVerdict(ToString(verdict)), verdict);
+  }
+  EXPECT_EQ(ParseVerdict("failed"), std::nullopt);
+}
+
+TEST(RunResultCounts, CountsVerdicts) {
+  RunResult result;
+  result.scenarios = {Scenario("a/1", Verdict::kPass, {}), Scenario("a/2", Verdict::kFail, {}),
+                      Scenario("a/3", Verdict::kFail, {}), Scenario("a/4", Verdict::kError, {})};
+  EXPECT_EQ(result.passed(), 1);
+  EXPECT_EQ(result.failed(), 2);
+  EXPECT_EQ(result.errors(), 1);
+}
+
+TEST(NearestRankPercentile, KnownVectors) {
+  // The textbook example: 15, 20, 35, 40, 50.
+  const std::vector<double> five{40, 15, 50, 35, 20};
+  EXPECT_EQ(NearestRankPercentile(five, 5), 15);
+  EXPECT_EQ(NearestRankPercentile(five, 30), 20);
+  EXPECT_EQ(NearestRankPercentile(five, 40), 20);
+  EXPECT_EQ(NearestRankPercentile(five, 50), 35);
+  EXPECT_EQ(NearestRankPercentile(five, 100), 50);
+  // 1..100: p50 is the 50th value, p95 the 95th, p99 the 99th.
+  std::vector<double> hundred;
+  for (int i = 100; i >= 1; --i) hundred.push_back(i);
+  EXPECT_EQ(NearestRankPercentile(hundred, 50), 50);
+  EXPECT_EQ(NearestRankPercentile(hundred, 95), 95);
+  EXPECT_EQ(NearestRankPercentile(hundred, 99), 99);
+  // Ten values: p95 and p99 both round up to the 10th.
+  const std::vector<double> ten{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+  EXPECT_EQ(NearestRankPercentile(ten, 50), 5);
+  EXPECT_EQ(NearestRankPercentile(ten, 95), 10);
+  EXPECT_EQ(NearestRankPercentile(ten, 99), 10);
+  EXPECT_EQ(NearestRankPercentile({7}, 99), 7);
+  EXPECT_EQ(NearestRankPercentile({}, 50), 0);
+}
+
+ScenarioResult Timed(std::string name, std::string world, int repetition,
+                     std::optional<double> terminal, std::optional<double> first_token = {}) {
+  ScenarioResult s = Scenario(std::move(name), Verdict::kPass, {});
+  s.world = std::move(world);
+  s.repetition = repetition;
+  s.metrics.terminal_ms = terminal;
+  s.metrics.first_token_ms = first_token;
+  return s;
+}
+
+TEST(Summarize, OnlyNamesThatRanMoreThanOncePerWorld) {
+  RunResult result;
+  result.scenarios = {Timed("a", "virtual", 0, 10), Timed("b", "virtual", 0, 5),
+                      Timed("a", "virtual", 1, 30), Timed("a", "real", 0, 99),
+                      Timed("a", "virtual", 2, 20)};
+  Summarize(result);
+  ASSERT_EQ(result.latency.size(), 1u);
+  const LatencySummary& a = result.latency[0];
+  EXPECT_EQ(a.name, "a");
+  EXPECT_EQ(a.world, "virtual");
+  EXPECT_EQ(a.runs, 3);
+  ASSERT_TRUE(a.terminal_ms.has_value());
+  EXPECT_EQ(a.terminal_ms->p50, 20);
+  EXPECT_EQ(a.terminal_ms->p95, 30);
+  EXPECT_EQ(a.terminal_ms->p99, 30);
+  EXPECT_FALSE(a.first_token_ms.has_value()) << "no run had a first token";
+  EXPECT_FALSE(a.recovery_overhead_ms.has_value());
+}
+
+TEST(Summarize, UsesOnlyRunsThatHaveTheMetricAndReplacesOldSummaries) {
+  RunResult result;
+  result.scenarios = {Timed("a", "virtual", 0, 10, 1), Timed("a", "virtual", 1, 20),
+                      Timed("a", "virtual", 2, 30, 3), Timed("b", "real", 0, 1),
+                      Timed("b", "real", 1, 2)};
+  LatencySummary stale;
+  stale.name = "stale";
+  result.latency = {stale};
+  Summarize(result);
+  ASSERT_EQ(result.latency.size(), 2u);
+  EXPECT_EQ(result.latency[0].name, "a");
+  EXPECT_EQ(result.latency[1].name, "b");
+  ASSERT_TRUE(result.latency[0].first_token_ms.has_value());
+  EXPECT_EQ(result.latency[0].first_token_ms->p50, 1);
+  EXPECT_EQ(result.latency[0].first_token_ms->p99, 3);
+  EXPECT_EQ(result.latency[1].terminal_ms->p50, 1);
+}
+
+TEST(RunFingerprint, DependsOnEveryFingerprintAndTheirOrder) {
+  auto with = [](std::vector<std::string> prints) {
+    std::vector<ScenarioResult> scenarios;
+    for (auto& print : prints) {
+      scenarios.push_back(Scenario("x", Verdict::kPass, {}));
+      scenarios.back().fingerprint = print;
+    }
+    return RunFingerprint(scenarios);
+  };
+  EXPECT_EQ(with({"ab", "c"}), with({"ab", "c"}));
+  EXPECT_NE(with({"ab", "c"}), with({"a", "bc"}));
+  EXPECT_NE(with({"ab", "c"}), with({"c", "ab"}));
+  EXPECT_EQ(with({}).size(), 16u);
+  EXPECT_EQ(with({}), "cbf29ce484222325");  // FNV-1a offset basis: nothing mixed in
+  EXPECT_EQ(with({""}), "af63bd4c8601b7be");  // FNV-1a 64 of "|"
+}
+
+RunResult Shard(std::string shard, std::vector<ScenarioResult> scenarios) {
+  RunResult part;
+  part.tool_version = "faultline 0.1.0";
+  part.subject = "ref";
+  part.world = "virtual";
+  part.seed = 42;
+  part.shard = std::move(shard);
+  part.scenarios = std::move(scenarios);
+  return part;
+}
+
+TEST(Merge, KeepsInputOrderAndCombinesRunFields) {
+  RunResult one = Shard("1/2", {Timed("a", "virtual", 0, 10), Timed("a", "virtual", 1, 20)});
+  one.started_at = "2025-01-15T10:24:09Z";
+  one.wall_ms = 300;
+  RunResult two = Shard("2/2", {Timed("b", "virtual", 0, 1), Timed("a", "virtual", 2, 30)});
+  two.started_at = "2025-01-15T10:24:07Z";
+  two.wall_ms = 500;
+  auto merged = Merge({one, two});
+  ASSERT_TRUE(merged.has_value()) << merged.error();
+  ASSERT_EQ(merged->scenarios.size(), 4u);
+  EXPECT_EQ(merged->scenarios[0].name, "a");
+  EXPECT_EQ(merged->scenarios[2].name, "b");
+  EXPECT_EQ(merged->scenarios[3].repetition, 2);
+  EXPECT_EQ(merged->shard, "1/2+2/2");
+  EXPECT_EQ(merged->world, "virtual");
+  EXPECT_EQ(merged->started_at, "2025-01-15T10:24:07Z");
+  EXPECT_EQ(merged->wall_ms, 500);
+  EXPECT_EQ(merged->seed, 42u);
+  EXPECT_EQ(merged->fingerprint, RunFingerprint(merged->scenarios));
+  // Summarize re-ran over the union: "a" ran three times across the shards.
+  ASSERT_EQ(merged->latency.size(), 1u);
+  EXPECT_EQ(merged->latency[0].runs, 3);
+  EXPECT_EQ(merged->latency[0].terminal_ms->p50, 20);
+}
+
+TEST(Merge, MixedWorldsAndASinglePart) {
+  RunResult real = Shard("", {Timed("a", "real", 0, 10)});
+  real.world = "real";
+  auto merged = Merge({Shard("", {Timed("a", "virtual", 0, 10)}), real});
+  ASSERT_TRUE(merged.has_value()) << merged.error();
+  EXPECT_EQ(merged->world, "mixed");
+  EXPECT_EQ(merged->shard, "");
+  EXPECT_TRUE(merged->latency.empty()) << "one run per name + world";
+
+  auto alone = Merge({real});
+  ASSERT_TRUE(alone.has_value());
+  EXPECT_EQ(alone->scenarios, real.scenarios);
+  EXPECT_EQ(alone->world, "real");
+}
+
+TEST(Merge, Errors) {
+  EXPECT_THAT(Merge({}).error(), HasSubstr("no results"));
+
+  auto duplicate =
+      Merge({Shard("1/2", {Timed("a", "virtual", 0, 1)}),
+             Shard("2/2", {Timed("b", "virtual", 0, 1), Timed("a", "virtual", 0, 2)})});
+  ASSERT_FALSE(duplicate.has_value());
+  EXPECT_THAT(duplicate.error(), HasSubstr("\"a\" (world virtual, repetition 0)"));
+  EXPECT_THAT(duplicate.error(), HasSubstr("part 1 and part 2"));
+
+  auto within_one = Merge({Shard("", {Timed("a", "virtual", 1, 1), Timed("a", "virtual", 1, 1)})});
+  EXPECT_FALSE(within_one.has_value());
+
+  RunResult other_subject = Shard("2/2", {});
+  other_subject.subject = "node sdk.js";
+  EXPECT_THAT(Merge({Shard("1/2", {}), other_subject}).error(),
+              HasSubstr("part 2: subject \"node sdk.js\" differs"));
+  RunResult other_tool = Shard("2/2", {});
+  other_tool.tool_version = "faultline 0.2.0";
+  EXPECT_THAT(Merge({Shard("1/2", {}), other_tool}).error(), HasSubstr("tool version"));
+}
+
+TEST(Merge, SameNameInOtherWorldOrRepetitionIsNotADuplicate) {
+  auto merged = Merge({Shard("", {Timed("a", "virtual", 0, 1), Timed("a", "real", 0, 1)}),
+                       Shard("", {Timed("a", "virtual", 1, 1)})});
+  ASSERT_TRUE(merged.has_value()) << merged.error();
+  EXPECT_EQ(merged->scenarios.size(), 3u);
+}
+
+}  // namespace
+}  // namespace faultline::report

@@ -1,0 +1,153 @@
+// The timeline model read from a trace, and the SVG drawn from it.
+#include "reports/timeline.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "reports/tests/test_results.h"
+
+namespace faultline::report::internal {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const json kTrace = json::parse(R"({
+  "client": [
+    {"t_ms": 5046.0, "call": 0, "event": {"type": "response/interrupted", "attempt": 1,
+      "failure": {"code": "TIMEOUT", "class": "timeout"}, "scheduled_retry_ms": 450,
+      "delay_source": "backoff"}},
+    {"t_ms": 0.2, "call": 0, "event": {"type": "response/start", "attempt": 1}},
+    {"t_ms": 5497.0, "call": 0, "event": {"type": "response/start", "attempt": 2}},
+    {"t_ms": 5600.0, "call": 0, "event": {"type": "response/committed", "text": "x"}}],
+  "journal": [
+    {"index": 0, "attempt": 1, "arrived_ms": 0.5, "status": 200, "plan": "stall",
+     "bytes_sent": 300, "end": "stalled-client-gave-up", "ended_ms": 5046.5,
+     "writes": [{"t_ms": 1.0, "bytes": 100}, {"t_ms": 16.0, "bytes": 100},
+                {"t_ms": 31.0, "bytes": 100}]},
+    {"index": 1, "attempt": 2, "arrived_ms": 5497.3, "status": 200, "end": "in-progress",
+     "writes": [{"t_ms": 5498.0, "bytes": 50}]}],
+  "cancel_ms": 5800.0})");
+
+TEST(Timeline, ReadsLanesWritesAndStalls) {
+  const Timeline timeline = BuildTimeline(kTrace);
+  ASSERT_EQ(timeline.lanes.size(), 2u);
+  const TimelineLane& first = timeline.lanes[0];
+  EXPECT_EQ(first.attempt, 1);
+  EXPECT_EQ(first.status, 200);
+  EXPECT_EQ(first.end, "stalled-client-gave-up");
+  ASSERT_EQ(first.writes.size(), 3u);
+  EXPECT_EQ(first.writes[2].cumulative_bytes, 300u);
+  ASSERT_EQ(first.stalls.size(), 1u) << "15-ms gaps are not stalls; 5 s of silence is";
+  EXPECT_EQ(first.stalls[0].from_ms, 31.0);
+  EXPECT_EQ(first.stalls[0].to_ms, 5046.5);
+  const TimelineLane& second = timeline.lanes[1];
+  EXPECT_FALSE(second.ended_ms.has_value());
+  EXPECT_EQ(second.bytes_sent, 50u) << "summed from the writes when bytes_sent is absent";
+  // Still open: silent from its last write to the end of the picture (the cancel at 5800).
+  ASSERT_EQ(second.stalls.size(), 1u);
+  EXPECT_EQ(second.stalls[0].to_ms, 5800.0);
+  EXPECT_EQ(timeline.end_ms, 5800.0);
+}
+
+TEST(Timeline, ReadsClientEventsInTimeOrder) {
+  const Timeline timeline = BuildTimeline(kTrace);
+  ASSERT_EQ(timeline.client.size(), 4u);
+  EXPECT_EQ(timeline.client[0].type, "response/start");
+  EXPECT_EQ(timeline.client[1].type, "response/interrupted");
+  EXPECT_EQ(timeline.client[1].failure_code, "TIMEOUT");
+  EXPECT_EQ(timeline.client[1].scheduled_retry_ms, 450.0);
+  EXPECT_EQ(timeline.client[1].delay_source, "backoff");
+  EXPECT_EQ(timeline.cancel_ms, 5800.0);
+}
+
+TEST(Timeline, RunEndBoundsOpenLanes) {
+  json trace = kTrace;
+  trace["ended_ms"] = 9000.0;
+  const Timeline timeline = BuildTimeline(trace);
+  EXPECT_EQ(timeline.end_ms, 9000.0);
+  EXPECT_EQ(timeline.lanes[1].stalls.back().to_ms, 9000.0);
+  EXPECT_EQ(timeline.lanes[0].stalls.back().to_ms, 5046.5) << "an ended lane keeps its end";
+}
+
+TEST(Timeline, StallThresholdIsAParameter) {
+  EXPECT_EQ(BuildTimeline(kTrace, 10).lanes[0].stalls.size(), 3u);
+  EXPECT_EQ(BuildTimeline(kTrace, 1e9).lanes[0].stalls.size(), 0u);
+}
+
+TEST(Timeline, ToleratesGarbage) {
+  for (const char* text : {"null", "[]", "\"x\"", "{}", R"({"client": 5, "journal": "x"})",
+                           R"({"client": [1, {"t_ms": "x"}, {"t_ms": 1}, {"t_ms": 1, "event": 3}],
+            "journal": [null, {"arrived_ms": "soon", "writes": [{"bytes": 5}, 7]}]})"}) {
+    const Timeline timeline = BuildTimeline(json::parse(text));
+    EXPECT_TRUE(timeline.client.empty()) << text;
+    std::ostringstream out;
+    RenderTimelineSvg(timeline, "t", "t0", out);
+    EXPECT_TRUE(testing::CheckXml(out.str()).ok) << text;
+  }
+  const Timeline odd =
+      BuildTimeline(json::parse(R"({"journal": [{"writes": [{"t_ms": 3, "bytes": -5}]}]})"));
+  ASSERT_EQ(odd.lanes.size(), 1u);
+  EXPECT_EQ(odd.lanes[0].end, "in-progress");
+  EXPECT_EQ(odd.lanes[0].writes[0].cumulative_bytes, 0u);
+}
+
+std::string Svg(const json& trace) {
+  std::ostringstream out;
+  RenderTimelineSvg(BuildTimeline(trace), "timeline of <x>", "s7", out);
+  return out.str();
+}
+
+TEST(TimelineSvg, DrawsEveryPiece) {
+  const std::string svg = Svg(kTrace);
+  const testing::XmlCheck check = testing::CheckXml(svg);
+  ASSERT_TRUE(check.ok) << check.error;
+  EXPECT_EQ(check.elements.at("svg"), 1);
+  EXPECT_THAT(svg, HasSubstr(R"(aria-label="timeline of &lt;x&gt;")"));
+  EXPECT_THAT(svg, HasSubstr(R"(<pattern id="s7-stall")")) << "ids derive from the given id";
+  EXPECT_EQ(testing::CountOccurrences(svg, "class=\"lane\""), 2);
+  EXPECT_EQ(testing::CountOccurrences(svg, "class=\"start\""), 2);
+  EXPECT_EQ(testing::CountOccurrences(svg, "class=\"cross\""), 1);
+  EXPECT_THAT(svg, HasSubstr("class=\"bracket\""));
+  EXPECT_THAT(svg, HasSubstr("backoff 450 ms"));
+  EXPECT_THAT(svg, HasSubstr("class=\"cancel\""));
+  EXPECT_THAT(svg, HasSubstr("class=\"terminal\" fill=\"#2e9e5b\""));
+  EXPECT_THAT(svg, HasSubstr("stall 5.02 s"));
+  EXPECT_THAT(svg, HasSubstr("class=\"bar open\"")) << "the in-progress lane";
+  EXPECT_THAT(svg, HasSubstr("class=\"bytes\"")) << "cumulative bytes step line";
+  EXPECT_THAT(svg, HasSubstr(">0 s</text>"));
+  EXPECT_THAT(svg, HasSubstr(">5 s</text>"));
+}
+
+TEST(TimelineSvg, FailedTerminalIsRedWithItsCode) {
+  const json trace = json::parse(R"({"client": [
+      {"t_ms": 0, "event": {"type": "response/start", "attempt": 1}},
+      {"t_ms": 40, "event": {"type": "response/failed", "failure": {"code": "STREAM_TRUNCATED"}}}]})");
+  const std::string svg = Svg(trace);
+  EXPECT_THAT(svg, HasSubstr("class=\"terminal\" fill=\"#c62828\""));
+  EXPECT_THAT(svg, HasSubstr("failed STREAM_TRUNCATED"));
+  EXPECT_THAT(svg, HasSubstr(">40 ms</text>")) << "short runs keep a millisecond axis";
+  EXPECT_THAT(svg, Not(HasSubstr("class=\"bracket\"")));
+}
+
+TEST(TimelineSvg, ManyChunksStayCompact) {
+  json trace = {{"client", json::array()}};
+  for (int i = 0; i < 20000; ++i) {
+    trace["client"].push_back({{"t_ms", i * 0.05}, {"event", {{"type", "assistant/chunk"}}}});
+  }
+  const std::string svg = Svg(trace);
+  EXPECT_LT(svg.size(), 40000u) << "chunks closer than half a unit share one tick";
+}
+
+TEST(LaneColor, ByHowTheExchangeEnded) {
+  EXPECT_EQ(LaneColor("completed", 200), "#2e9e5b");
+  EXPECT_NE(LaneColor("completed", 429), LaneColor("completed", 200));
+  EXPECT_NE(LaneColor("reset-by-server", 200), LaneColor("closed-by-server", 200));
+  EXPECT_NE(LaneColor("stalled-client-gave-up", 200), LaneColor("client-closed", 200));
+}
+
+}  // namespace
+}  // namespace faultline::report::internal

@@ -1,0 +1,135 @@
+// BuildTimeline: the trace JSON -> Timeline. Lenient on purpose: a missing or ill-typed field
+// drops that one detail, never the picture.
+#include "reports/timeline.h"
+
+#include <algorithm>
+
+namespace faultline::report::internal {
+namespace {
+
+using nlohmann::json;
+
+std::optional<double> Number(const json& object, const char* key) {
+  if (!object.is_object()) return std::nullopt;
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_number()) return std::nullopt;
+  return it->get<double>();
+}
+
+std::string Text(const json& object, const char* key) {
+  if (!object.is_object()) return {};
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_string()) return {};
+  return it->get<std::string>();
+}
+
+int Integer(const json& object, const char* key) {
+  const std::optional<double> value = Number(object, key);
+  return value ? static_cast<int>(*value) : 0;
+}
+
+const json& Array(const json& object, const char* key) {
+  static const json kEmpty = json::array();
+  if (!object.is_object()) return kEmpty;
+  auto it = object.find(key);
+  return it != object.end() && it->is_array() ? *it : kEmpty;
+}
+
+// Gaps longer than `threshold` between arrival, the writes and the end of the exchange.
+std::vector<TimelineGap> FindStalls(const TimelineLane& lane, double until_ms, double threshold) {
+  std::vector<double> instants{lane.arrived_ms};
+  for (const TimelineWrite& write : lane.writes) instants.push_back(write.t_ms);
+  instants.push_back(lane.ended_ms.value_or(until_ms));
+  std::vector<TimelineGap> stalls;
+  for (std::size_t i = 1; i < instants.size(); ++i) {
+    if (instants[i] - instants[i - 1] > threshold) {
+      stalls.push_back({.from_ms = instants[i - 1], .to_ms = instants[i]});
+    }
+  }
+  return stalls;
+}
+
+TimelineLane ReadLane(const json& entry) {
+  TimelineLane lane;
+  lane.index = static_cast<std::uint64_t>(std::max(0, Integer(entry, "index")));
+  lane.attempt = Integer(entry, "attempt");
+  lane.status = Integer(entry, "status");
+  lane.plan = Text(entry, "plan");
+  lane.arrived_ms = Number(entry, "arrived_ms").value_or(0);
+  lane.end = Text(entry, "end");
+  if (lane.end.empty()) lane.end = "in-progress";
+  if (lane.end != "in-progress") lane.ended_ms = Number(entry, "ended_ms");
+  std::uint64_t total = 0;
+  for (const json& write : Array(entry, "writes")) {
+    const std::optional<double> t = Number(write, "t_ms");
+    if (!t) continue;
+    total += static_cast<std::uint64_t>(std::max(0.0, Number(write, "bytes").value_or(0)));
+    lane.writes.push_back({.t_ms = *t, .cumulative_bytes = total});
+  }
+  std::sort(lane.writes.begin(), lane.writes.end(),
+            [](const TimelineWrite& a, const TimelineWrite& b) { return a.t_ms < b.t_ms; });
+  const std::optional<double> sent = Number(entry, "bytes_sent");
+  lane.bytes_sent = sent ? static_cast<std::uint64_t>(std::max(0.0, *sent)) : total;
+  return lane;
+}
+
+std::optional<TimelineEvent> ReadClientEvent(const json& line) {
+  const std::optional<double> t = Number(line, "t_ms");
+  if (!t || !line.is_object() || !line.contains("event")) return std::nullopt;
+  const json& event = line["event"];
+  TimelineEvent out;
+  out.t_ms = *t;
+  out.type = Text(event, "type");
+  out.attempt = Integer(event, "attempt");
+  if (out.type.empty()) return std::nullopt;
+  if (event.is_object() && event.contains("failure")) {
+    out.failure_code = Text(event["failure"], "code");
+    out.failure_class = Text(event["failure"], "class");
+  }
+  out.scheduled_retry_ms = Number(event, "scheduled_retry_ms");
+  out.delay_source = Text(event, "delay_source");
+  return out;
+}
+
+double LatestTime(const Timeline& timeline) {
+  double end = timeline.cancel_ms.value_or(0);
+  for (const TimelineLane& lane : timeline.lanes) {
+    end = std::max({end, lane.arrived_ms, lane.ended_ms.value_or(0)});
+    if (!lane.writes.empty()) end = std::max(end, lane.writes.back().t_ms);
+  }
+  for (const TimelineEvent& event : timeline.client) {
+    end = std::max(end, event.t_ms + event.scheduled_retry_ms.value_or(0));
+  }
+  return end;
+}
+
+}  // namespace
+
+Timeline BuildTimeline(const nlohmann::json& trace, double stall_threshold_ms) {
+  Timeline timeline;
+  for (const json& entry : Array(trace, "journal")) timeline.lanes.push_back(ReadLane(entry));
+  for (const json& line : Array(trace, "client")) {
+    if (auto event = ReadClientEvent(line)) timeline.client.push_back(std::move(*event));
+  }
+  std::stable_sort(timeline.client.begin(), timeline.client.end(),
+                   [](const TimelineEvent& a, const TimelineEvent& b) { return a.t_ms < b.t_ms; });
+  timeline.cancel_ms = Number(trace, "cancel_ms");
+  // The run's own end (when the runner stopped watching) bounds lanes still open.
+  timeline.end_ms = std::max(LatestTime(timeline), Number(trace, "ended_ms").value_or(0));
+  for (TimelineLane& lane : timeline.lanes) {
+    lane.stalls = FindStalls(lane, timeline.end_ms, stall_threshold_ms);
+  }
+  return timeline;
+}
+
+std::string_view LaneColor(std::string_view end, int status) {
+  if (end == "completed") return status >= 400 ? "#d98b00" : "#2e9e5b";
+  if (end == "closed-by-server") return "#e0602b";
+  if (end == "reset-by-server") return "#c62828";
+  if (end == "client-closed") return "#3f6fd1";
+  if (end == "stalled-client-gave-up") return "#8e44ad";
+  if (end == "in-progress") return "#8a8a8a";
+  return "#6d4c41";  // server-shutdown, write-failed, anything new
+}
+
+}  // namespace faultline::report::internal

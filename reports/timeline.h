@@ -1,0 +1,79 @@
+// The timeline of one scenario run, as the HTML report draws it: one lane per request the provider
+// journaled (arrival to end, bytes over time, stalls) and the client's lifecycle events (starts,
+// chunks, interruptions with their scheduled retry, cancel, the terminal event).
+//
+// BuildTimeline reads the trace JSON the runner recorded (see ScenarioResult::trace) and skips
+// whatever it cannot read: a trace is only displayed, never judged here. RenderTimelineSvg draws
+// an inline SVG (no external resources). Pure functions; thread-safety: none needed.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+
+namespace faultline::report::internal {
+
+// A gap without writes longer than this, while an exchange was open, is drawn as a stall.
+inline constexpr double kStallThresholdMs = 250;
+
+struct TimelineWrite {
+  double t_ms = 0;
+  std::uint64_t cumulative_bytes = 0;  // bytes sent on this exchange up to and including it
+};
+
+struct TimelineGap {
+  double from_ms = 0;
+  double to_ms = 0;
+};
+
+// One journaled request: an attempt as the server saw it.
+struct TimelineLane {
+  std::uint64_t index = 0;
+  int attempt = 0;  // 0: a request that did not count as an attempt
+  int status = 0;
+  std::string plan;
+  double arrived_ms = 0;
+  std::optional<double> ended_ms;  // absent while in progress
+  std::string end;                 // journal end kind, "in-progress" when absent
+  std::vector<TimelineWrite> writes;
+  std::uint64_t bytes_sent = 0;
+  std::vector<TimelineGap> stalls;
+};
+
+// One client lifecycle line.
+struct TimelineEvent {
+  double t_ms = 0;
+  std::string type;  // "response/start", "assistant/chunk", ...
+  int attempt = 0;
+  std::string failure_code;
+  std::string failure_class;
+  std::optional<double> scheduled_retry_ms;  // response/interrupted: the wait before the retry
+  std::string delay_source;
+};
+
+struct Timeline {
+  std::vector<TimelineLane> lanes;
+  std::vector<TimelineEvent> client;
+  std::optional<double> cancel_ms;
+  double end_ms = 0;  // the latest time anything happened (or was scheduled), or the run ended
+  bool empty() const { return lanes.empty() && client.empty(); }
+};
+
+Timeline BuildTimeline(const nlohmann::json& trace, double stall_threshold_ms = kStallThresholdMs);
+
+// The colour of a lane that ended with `end` (journal end kind) after answering `status`.
+std::string_view LaneColor(std::string_view end, int status);
+
+// Writes one <svg> element. `title` is the accessible name of the picture; `id` is unique within
+// the page (the SVG's pattern ids derive from it).
+void RenderTimelineSvg(const Timeline& timeline, std::string_view title, std::string_view id,
+                       std::ostream& out);
+
+// The legend of the lane colours and markers, as HTML (once per page).
+void RenderTimelineLegend(std::ostream& out);
+
+}  // namespace faultline::report::internal

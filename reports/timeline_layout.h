@@ -1,0 +1,77 @@
+// Layout shared by the two halves of the timeline SVG (timeline_svg.cc draws the request lanes and
+// the axis, timeline_client_svg.cc the client lane): sizes in viewBox units, the time scale, and
+// a helper that keeps labels from overlapping. Internal to reports/. Values only.
+#pragma once
+
+#include <algorithm>
+#include <iterator>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "fmt/format.h"
+
+namespace faultline::report::internal {
+
+inline constexpr double kSvgWidth = 1000;
+inline constexpr double kPlotLeft = 150;  // lane labels to the left
+inline constexpr double kPlotRight = 60;  // room for the last byte count
+inline constexpr double kClientHeight = 84;
+inline constexpr double kLaneHeight = 38;
+inline constexpr double kBarHeight = 24;
+inline constexpr double kAxisHeight = 26;
+inline constexpr double kCharWidth = 6.3;  // average character width at font-size 11
+
+struct Geometry {
+  double span = 1;  // ms at the right edge of the plot
+  double client_top = 4;
+  double lanes_top = 4 + kClientHeight;
+  double lanes_bottom = 0;
+  double height = 0;
+  double X(double t_ms) const {
+    return kPlotLeft + std::clamp(t_ms, 0.0, span) / span * (kSvgWidth - kPlotLeft - kPlotRight);
+  }
+};
+
+inline double TextWidth(std::string_view text) {
+  // Counts code points, not bytes: labels carry "·" and "…".
+  const auto continuation = std::count_if(text.begin(), text.end(), [](char c) {
+    return (static_cast<unsigned char>(c) & 0xC0) == 0x80;
+  });
+  return static_cast<double>(text.size() - static_cast<std::size_t>(continuation)) * kCharWidth;
+}
+
+// Places labels in a few rows so that neighbours do not overlap, whatever the order of placing.
+class LabelRows {
+ public:
+  explicit LabelRows(int rows) : taken_(static_cast<std::size_t>(rows)) {}
+  // The first row where [x, x + width) is free (then taken), or -1 when every row is taken there.
+  int Place(double x, double width) {
+    const double end = x + width + 6;
+    for (std::size_t row = 0; row < taken_.size(); ++row) {
+      const bool free = std::none_of(taken_[row].begin(), taken_[row].end(), [&](const auto& span) {
+        return x < span.second && span.first < end;
+      });
+      if (free) {
+        taken_[row].emplace_back(x, end);
+        return static_cast<int>(row);
+      }
+    }
+    return -1;
+  }
+
+ private:
+  std::vector<std::vector<std::pair<double, double>>> taken_;  // per row: [from, to)
+};
+
+template <typename... Args>
+void Emit(std::string& svg, fmt::format_string<Args...> format, Args&&... args) {
+  fmt::format_to(std::back_inserter(svg), format, std::forward<Args>(args)...);
+}
+
+// timeline_client_svg.cc: the client lane (above the request lanes) and the cancel line.
+struct Timeline;
+void DrawClientLane(const Timeline& timeline, const Geometry& g, std::string& svg);
+
+}  // namespace faultline::report::internal
