@@ -45,8 +45,8 @@ std::vector<CheckResult> ExpectChecks(const View& view) {
         EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
           // The subject's own count when it reports one (refused connections never reach the
           // journal); else the requests the provider saw.
-          const int made = Int(terminal.event, "attempt")
-                               .value_or(static_cast<int>(view.attempts.size()));
+          int made = Int(terminal.event, "attempt").value_or(0);
+          if (made <= 0) made = static_cast<int>(view.attempts.size());
           if (made == wanted) return {};
           return fmt::format("made {} attempt(s); {} request(s) reached the provider", made,
                              view.attempts.size());

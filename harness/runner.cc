@@ -44,8 +44,6 @@ std::string UtcNow() {
   return text;
 }
 
-std::string Category(const std::string& name) { return name.substr(0, name.find('/')); }
-
 report::ScenarioResult Describe(const scenario::Scenario& scenario, const Job& job,
                                 std::uint64_t seed) {
   report::ScenarioResult result;
@@ -153,16 +151,6 @@ void Runner::Finished(const report::ScenarioResult& result, std::size_t slot) {
   progress_(progress);
 }
 
-std::string Fold(const std::vector<report::ScenarioResult>& results) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const report::ScenarioResult& result : results) {
-    for (const char c : result.fingerprint + "|") {
-      hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-    }
-  }
-  return fmt::format("{:016x}", hash);
-}
-
 }  // namespace
 
 std::expected<Shard, std::string> ParseShard(std::string_view text) {
@@ -265,9 +253,8 @@ std::expected<report::RunResult, std::string> RunAll(
     }
   }
   result.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
-  result.fingerprint = Fold(result.scenarios);
+  result.fingerprint = report::RunFingerprint(result.scenarios);
   report::Summarize(result);
-  (void)Category;
   return result;
 }
 

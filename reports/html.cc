@@ -212,9 +212,9 @@ void WriteProtocolErrors(const nlohmann::json& trace, std::ostream& out) {
   out << fmt::format(R"(<h3>Adapter protocol errors ({})</h3><pre class="error-text">)",
                      errors.size());
   for (const nlohmann::json& error : errors) {
-    out << Esc(error.is_string() ? error.get<std::string>()
-                                 : error.dump(-1, ' ', false,
-                                              nlohmann::json::error_handler_t::replace))
+    out << Esc(error.is_string()
+                   ? error.get<std::string>()
+                   : error.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace))
         << '\n';
   }
   out << "</pre>";

@@ -79,8 +79,7 @@ void DrawChunks(const Timeline& timeline, const Geometry& g, const ClientRows& r
   if (!path.empty()) Emit(svg, R"(<path class="chunks" d="{}"><title>chunks</title></path>)", path);
 }
 
-void DrawHello(const TimelineEvent& event, const Geometry& g, ClientRows& rows,
-               std::string& svg) {
+void DrawHello(const TimelineEvent& event, const Geometry& g, ClientRows& rows, std::string& svg) {
   const double x = g.X(event.t_ms);
   Emit(svg, R"(<circle class="hello" cx="{:.1f}" cy="{:.1f}" r="3"><title>{}</title></circle>)", x,
        rows.marker_y, Tooltip(event));
@@ -199,14 +198,22 @@ void DrawClientLane(const Timeline& timeline, const Geometry& g, std::string& sv
          rows.marker_y + 17);
   }
   DrawChunks(timeline, g, rows, svg);
-  DrawCancel(timeline, g, rows, svg);
+  // Labels go to the first free row, so the most telling markers are drawn first: the outcome,
+  // then failures, the cancel, the attempts, and the adapter's hello last.
   for (const TimelineEvent& event : timeline.client) {
-    if (event.type == "adapter/hello") DrawHello(event, g, rows, svg);
-    if (event.type == "response/start") DrawStart(event, g, rows, svg);
-    if (event.type == "response/interrupted") DrawInterrupted(timeline, event, g, rows, svg);
     if (event.type == "response/committed" || event.type == "response/failed") {
       DrawTerminal(event, g, rows, svg);
     }
+  }
+  for (const TimelineEvent& event : timeline.client) {
+    if (event.type == "response/interrupted") DrawInterrupted(timeline, event, g, rows, svg);
+  }
+  DrawCancel(timeline, g, rows, svg);
+  for (const TimelineEvent& event : timeline.client) {
+    if (event.type == "response/start") DrawStart(event, g, rows, svg);
+  }
+  for (const TimelineEvent& event : timeline.client) {
+    if (event.type == "adapter/hello") DrawHello(event, g, rows, svg);
   }
 }
 

@@ -191,7 +191,8 @@ void RenderTimelineSvg(const Timeline& timeline, std::string_view title, std::st
     DrawLane(timeline.lanes[row], row, max_bytes, pattern, g, svg);
   }
   if (timeline.lanes.empty()) {
-    Emit(svg, R"(<text class="lane-end" x="{:.1f}" y="{:.1f}">no request reached the provider</text>)",
+    Emit(svg,
+         R"(<text class="lane-end" x="{:.1f}" y="{:.1f}">no request reached the provider</text>)",
          kPlotLeft + 8, g.lanes_top + kLaneHeight / 2 + 4);
   }
   DrawClientLane(timeline, g, svg);

@@ -140,7 +140,8 @@ TEST(Html, ScenarioWithoutTraceStillHasItsSvg) {
 TEST(Html, ProtocolErrorsAreListed) {
   RunResult result;
   result.scenarios = {Scenario("a/garbled", Verdict::kError, {})};
-  result.scenarios[0].trace = {{"protocol_errors", {"line 3: not JSON: <oops>", "line 4: no type"}}};
+  result.scenarios[0].trace = {
+      {"protocol_errors", {"line 3: not JSON: <oops>", "line 4: no type"}}};
   const std::string html = Html(result);
   EXPECT_THAT(html, HasSubstr("Adapter protocol errors (2)"));
   EXPECT_THAT(html, HasSubstr("line 3: not JSON: &lt;oops&gt;\nline 4: no type"));

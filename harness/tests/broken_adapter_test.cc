@@ -1,0 +1,99 @@
+// The deliberately broken adapters (tests/adapters/broken_adapter.py): each bug must be caught by
+// the invariant made for it, and the same adapter without a bug must pass everything.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "harness/runner.h"
+#include "scenarios/loader.h"
+
+namespace faultline::harness {
+namespace {
+
+const std::filesystem::path kAdapters =
+    std::filesystem::path(FAULTLINE_SOURCE_DIR) / "harness/tests/adapters";
+
+struct Bug {
+  std::string name;
+  std::string check;  // the invariant that must catch it, on scenario adapters/<name>
+};
+
+report::RunResult RunWithBug(const std::string& bug) {
+  const std::vector<std::filesystem::path> paths{kAdapters / "scenarios"};
+  auto scenarios = scenario::LoadScenarios(paths);
+  EXPECT_TRUE(scenarios.has_value());
+  RunnerOptions options;
+  options.world = WorldChoice::kReal;
+  options.jobs = 8;
+  options.timeout = std::chrono::seconds(8);  // the hanging adapter is stopped here
+  options.adapter = "python3 " + (kAdapters / "broken_adapter.py").string() + " --bug " + bug;
+  auto result = RunAll(*scenarios, options, {});
+  EXPECT_TRUE(result.has_value());
+  return result ? *result : report::RunResult{};
+}
+
+class BrokenAdapterTest : public ::testing::TestWithParam<Bug> {};
+
+TEST_P(BrokenAdapterTest, IsCaughtByItsInvariant) {
+  const Bug& bug = GetParam();
+  const report::RunResult result = RunWithBug(bug.name);
+  bool caught = false;
+  for (const report::ScenarioResult& scenario : result.scenarios) {
+    if (scenario.name != "adapters/" + bug.name) continue;
+    EXPECT_EQ(scenario.verdict, report::Verdict::kFail) << scenario.error;
+    for (const report::CheckResult& check : scenario.checks) {
+      if (check.id == bug.check) {
+        caught = check.status == report::CheckStatus::kFail;
+        EXPECT_FALSE(check.evidence.empty());
+      }
+    }
+  }
+  EXPECT_TRUE(caught) << bug.name << " was not caught by " << bug.check;
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Bugs, BrokenAdapterTest,
+    ::testing::Values(Bug{"retries-400", "RETRY-001"}, Bug{"splices-attempts", "COMMIT-001"},
+                      Bug{"ignores-retry-after", "RETRY-004"},
+                      Bug{"no-idle-timeout", "TIME-001"},
+                      Bug{"commits-truncated", "COMMIT-002"},
+                      Bug{"retries-after-cancel", "CANCEL-002"},
+                      Bug{"different-body-on-retry", "RETRY-005"}),
+    [](const auto& info) {
+      std::string name = info.param.name;
+      std::erase(name, '-');
+      return name;
+    });
+
+TEST(BrokenAdapterTest, WithoutABugEverythingPasses) {
+  const report::RunResult result = RunWithBug("none");
+  for (const report::ScenarioResult& scenario : result.scenarios) {
+    EXPECT_EQ(scenario.verdict, report::Verdict::kPass) << scenario.name << " " << scenario.error;
+    for (const report::CheckResult& check : scenario.checks) {
+      EXPECT_NE(check.status, report::CheckStatus::kFail)
+          << scenario.name << " " << check.id << ": " << check.evidence;
+    }
+  }
+}
+
+TEST(BrokenAdapterTest, TheReferenceClientAsAnAdapterPassesThemToo) {
+  const std::vector<std::filesystem::path> paths{kAdapters / "scenarios"};
+  auto scenarios = scenario::LoadScenarios(paths);
+  ASSERT_TRUE(scenarios);
+  RunnerOptions options;
+  options.world = WorldChoice::kReal;
+  options.jobs = 8;
+  options.adapter = std::string(FAULTLINE_BINARY) + " call --adapter";
+  auto result = RunAll(*scenarios, options, {});
+  ASSERT_TRUE(result);
+  for (const report::ScenarioResult& scenario : result->scenarios) {
+    EXPECT_EQ(scenario.verdict, report::Verdict::kPass) << scenario.name << " " << scenario.error;
+    for (const report::CheckResult& check : scenario.checks) {
+      EXPECT_NE(check.status, report::CheckStatus::kFail)
+          << scenario.name << " " << check.id << ": " << check.evidence;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace faultline::harness

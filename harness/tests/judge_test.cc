@@ -1,0 +1,305 @@
+// Every invariant of the catalogue, judged on a trace that keeps it and on one that breaks it.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "harness/tests/judge_test_support.h"
+
+namespace faultline::harness {
+namespace {
+
+using report::CheckStatus;
+using testing::TraceBuilder;
+using EndKind = provider::EndKind;
+
+// A 429 asking for 500 ms, a retry 599 ms later, "Hello" committed from attempt 2.
+TraceBuilder Recovered() {
+  TraceBuilder b;
+  b.Start(0, 1);
+  b.Error(1, 2, "rate-limit", true).truth.retry_after = testing::Ms(500);
+  b.Interrupted(3, 1, "rate-limit", "RATE_LIMIT");
+  b.Start(600, 2);
+  b.Answer(601, 650, "Hello");
+  b.Chunk(620, 2, "Hel").Chunk(630, 2, "lo").Committed(650, 2, "Hello");
+  return b;
+}
+
+void ExpectStatus(const Trace& trace, std::string_view id, CheckStatus status,
+                  const scenario::Scenario& scenario = {}) {
+  const report::CheckResult check = testing::CheckOf(trace, id, scenario);
+  EXPECT_EQ(check.status, status) << id << ": " << check.evidence;
+}
+
+TEST(JudgeTest, CatalogueIdsAreUniqueAndStable) {
+  std::set<std::string_view> ids;
+  for (const InvariantInfo& info : InvariantCatalog()) {
+    EXPECT_TRUE(ids.insert(info.id).second) << info.id;
+    EXPECT_FALSE(info.statement.empty());
+  }
+  EXPECT_EQ(ids.size(), 20u);
+  EXPECT_EQ(InvariantCatalog().front().id, "LIFE-001");
+}
+
+TEST(JudgeTest, TheRecoveredTracePassesEverythingThatApplies) {
+  for (const report::CheckResult& check : Judge({}, Recovered().Build(), VirtualTolerance())) {
+    EXPECT_NE(check.status, CheckStatus::kFail) << check.id << ": " << check.evidence;
+  }
+}
+
+TEST(JudgeTest, Life001OneTerminal) {
+  TraceBuilder none;
+  none.Start(0, 1).Chunk(5, 1, "Hi");
+  none.Answer(0, 10, "Hi");
+  ExpectStatus(none.Build(), "LIFE-001", CheckStatus::kFail);
+  TraceBuilder twice = Recovered();
+  twice.Failed(700, 2, "transport", "TRANSPORT");
+  const auto check = testing::CheckOf(twice.Build(), "LIFE-001");
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("ended 2 times"), std::string::npos) << check.evidence;
+}
+
+TEST(JudgeTest, Life002NothingAfterTerminal) {
+  TraceBuilder late = Recovered();
+  late.Chunk(700, 2, "!");
+  const auto check = testing::CheckOf(late.Build(), "LIFE-002");
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("assistant/chunk at 700.0 ms"), std::string::npos);
+}
+
+TEST(JudgeTest, Life003ChunksOnlyInsideAResponse) {
+  TraceBuilder b;
+  b.Chunk(1, 1, "early").Start(2, 1).Committed(10, 1, "early");
+  b.Answer(2, 10, "early");
+  ExpectStatus(b.Build(), "LIFE-003", CheckStatus::kFail);
+  TraceBuilder after_interrupt;
+  after_interrupt.Start(0, 1).Interrupted(5, 1, "transport").Chunk(6, 1, "x");
+  after_interrupt.Failed(7, 1, "transport", "TRANSPORT");
+  ExpectStatus(after_interrupt.Build(), "LIFE-003", CheckStatus::kFail);
+}
+
+TEST(JudgeTest, BlackBoxSubjectsGetNotApplicableForClientSideChecks) {
+  TraceBuilder b;
+  b.Answer(1, 10, "Hello");
+  b.Committed(12, 1, "Hello");
+  const Trace trace = b.Build();
+  EXPECT_TRUE(IsBlackBox(trace));
+  ExpectStatus(trace, "LIFE-003", CheckStatus::kNotApplicable);
+  ExpectStatus(trace, "LIFE-004", CheckStatus::kNotApplicable);
+  ExpectStatus(trace, "COMMIT-001", CheckStatus::kPass);
+}
+
+TEST(JudgeTest, Life004InterruptBeforeTheRetry) {
+  TraceBuilder b;
+  b.Start(0, 1);
+  b.Error(1, 2, "provider-unavailable", true);
+  b.Start(50, 2);
+  b.Answer(51, 60, "Hi");
+  b.Interrupted(70, 1, "provider-unavailable");  // written after the retry went out
+  b.Committed(60, 2, "Hi");
+  ExpectStatus(b.Build(), "LIFE-004", CheckStatus::kFail);
+}
+
+TEST(JudgeTest, Commit001NoSplice) {
+  TraceBuilder b;
+  b.Start(0, 1).Chunk(5, 1, "Hel");
+  b.Entry(1, 6, EndKind::kResetByServer).truth.failure_class = "transport";
+  b.Interrupted(7, 1, "transport").Start(50, 2);
+  b.Answer(51, 60, "Hello");
+  b.Committed(60, 2, "HelHello");
+  const auto check = testing::CheckOf(b.Build(), "COMMIT-001");
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("\"HelHello\""), std::string::npos) << check.evidence;
+  ExpectStatus(Recovered().Build(), "COMMIT-001", CheckStatus::kPass);
+}
+
+TEST(JudgeTest, Commit002OnlyWholeAnswers) {
+  TraceBuilder b;
+  b.Start(0, 1).Chunk(5, 1, "Hel");
+  b.Entry(1, 6, EndKind::kCompleted).truth.failure_class = "truncated";
+  b.Committed(7, 1, "Hel");
+  const auto check = testing::CheckOf(b.Build(), "COMMIT-002");
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("truncated"), std::string::npos) << check.evidence;
+  ExpectStatus(Recovered().Build(), "COMMIT-002", CheckStatus::kPass);
+}
+
+TEST(JudgeTest, Commit003NoRequestAfterCommit) {
+  TraceBuilder b = Recovered();
+  b.Answer(700, 710, "Hello");
+  ExpectStatus(b.Build(), "COMMIT-003", CheckStatus::kFail);
+}
+
+TEST(JudgeTest, Retry001NonRetryableIsNotRetried) {
+  TraceBuilder b;
+  b.Start(0, 1);
+  b.Error(1, 2, "invalid-request", false);
+  b.Interrupted(3, 1, "invalid-request").Start(50, 2);
+  b.Answer(51, 60, "Hi");
+  b.Committed(60, 2, "Hi");
+  ExpectStatus(b.Build(), "RETRY-001", CheckStatus::kFail);
+  // A class the subject itself says it does not retry counts too.
+  TraceBuilder quota;
+  quota.Start(0, 1);
+  quota.Error(1, 2, "quota", true);
+  quota.Start(50, 2);
+  quota.Answer(51, 60, "Hi");
+  quota.Committed(60, 2, "Hi");
+  ExpectStatus(quota.Build(), "RETRY-001", CheckStatus::kFail);
+}
+
+TEST(JudgeTest, Retry002WithinTheDeclaredBudget) {
+  TraceBuilder b;
+  for (int i = 0; i < 4; ++i) b.Error(i * 10, i * 10 + 1, "provider-unavailable", true);
+  b.Failed(50, 4, "provider-unavailable", "SERVER");
+  const auto check = testing::CheckOf(b.Build(), "RETRY-002");
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("4 requests"), std::string::npos) << check.evidence;
+}
+
+TEST(JudgeTest, Retry003BackoffBounds) {
+  const auto with_gap = [](double gap) {
+    TraceBuilder b;
+    b.Error(0, 10, "provider-unavailable", true);  // no hint: the backoff rules
+    b.Answer(10 + gap, 20 + gap, "Hi");
+    b.Committed(20 + gap, 2, "Hi");
+    return b.Build();
+  };
+  ExpectStatus(with_gap(60), "RETRY-003", CheckStatus::kPass);    // full jitter [0, 100] ms
+  ExpectStatus(with_gap(5000), "RETRY-003", CheckStatus::kFail);  // far too late
+}
+
+TEST(JudgeTest, Retry004RetryAfterHonoured) {
+  TraceBuilder early;
+  early.Error(0, 10, "rate-limit", true).truth.retry_after = testing::Ms(2000);
+  early.Answer(110, 120, "Hi");
+  early.Committed(120, 2, "Hi");
+  const auto check = testing::CheckOf(early.Build(), "RETRY-004");
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("asked to wait 2000 ms"), std::string::npos) << check.evidence;
+  TraceBuilder over_cap;  // 20 s over the declared 10 s cap, declared give-up: no retry allowed
+  over_cap.Error(0, 10, "rate-limit", true).truth.retry_after = testing::Ms(20000);
+  over_cap.Answer(20010, 20020, "Hi");
+  over_cap.Committed(20020, 2, "Hi");
+  ExpectStatus(over_cap.Build(), "RETRY-004", CheckStatus::kFail);
+  ExpectStatus(Recovered().Build(), "RETRY-004", CheckStatus::kPass);
+}
+
+TEST(JudgeTest, Retry005SameBody) {
+  TraceBuilder b;
+  b.Error(0, 10, "provider-unavailable", true);
+  b.Entry(50, 60, EndKind::kCompleted, R"({"stream":true,"retry":2})").truth.answer = "Hi";
+  b.Committed(60, 2, "Hi");
+  ExpectStatus(b.Build(), "RETRY-005", CheckStatus::kFail);
+}
+
+provider::Silence SilenceFrom(double from, bool before_headers) {
+  provider::Silence silence;
+  silence.from = testing::Ms(from);
+  silence.before_headers = before_headers;
+  return silence;
+}
+
+TEST(JudgeTest, Time001StallDetectedWithinIdleTimeout) {
+  TraceBuilder hung;
+  hung.Entry(0, 0, EndKind::kInProgress).truth.silences = {SilenceFrom(10, false)};
+  const auto check = testing::CheckOf(hung.Build(), "TIME-001");
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("never closed"), std::string::npos) << check.evidence;
+  TraceBuilder slow;  // gave up, but after 3 s of a 1 s idle timeout
+  slow.Entry(0, 3010, EndKind::kStalledClientGaveUp).truth.silences = {SilenceFrom(10, false)};
+  ExpectStatus(slow.Build(), "TIME-001", CheckStatus::kFail);
+  TraceBuilder good;
+  good.Entry(0, 1010, EndKind::kStalledClientGaveUp).truth.silences = {SilenceFrom(10, false)};
+  ExpectStatus(good.Build(), "TIME-001", CheckStatus::kPass);
+}
+
+TEST(JudgeTest, Time002HeadersDeadline) {
+  TraceBuilder b;
+  b.Entry(0, 5000, EndKind::kStalledClientGaveUp).truth.silences = {SilenceFrom(0, true)};
+  ExpectStatus(b.Build(), "TIME-002", CheckStatus::kFail);
+  TraceBuilder good;
+  good.Entry(0, 2000, EndKind::kStalledClientGaveUp).truth.silences = {SilenceFrom(0, true)};
+  ExpectStatus(good.Build(), "TIME-002", CheckStatus::kPass);
+}
+
+TEST(JudgeTest, Time003TotalDeadline) {
+  TraceBuilder b;
+  b.Start(0, 1);
+  b.Answer(1, 25000, "Hi");
+  b.Committed(25000, 1, "Hi");
+  ExpectStatus(b.Build(), "TIME-003", CheckStatus::kFail);
+}
+
+TEST(JudgeTest, Cancel001EndsPromptlyWithAborted) {
+  TraceBuilder wrong;
+  wrong.Start(0, 1).Cancel(100).Failed(100.5, 1, "transport", "TRANSPORT");
+  wrong.Error(1, 2, "provider-unavailable", true);
+  ExpectStatus(wrong.Build(), "CANCEL-001", CheckStatus::kFail);
+  TraceBuilder slow;
+  slow.Start(0, 1).Cancel(100).Failed(900, 1, "aborted", "ABORTED");
+  ExpectStatus(slow.Build(), "CANCEL-001", CheckStatus::kFail);
+  TraceBuilder good;
+  good.Start(0, 1).Cancel(100).Failed(100.5, 1, "aborted", "ABORTED");
+  ExpectStatus(good.Build(), "CANCEL-001", CheckStatus::kPass);
+  ExpectStatus(Recovered().Build(), "CANCEL-001", CheckStatus::kNotApplicable);
+}
+
+TEST(JudgeTest, Cancel002NoRequestAfterCancel) {
+  TraceBuilder b;
+  b.Error(0, 10, "provider-unavailable", true);
+  b.Cancel(100).Answer(600, 610, "Hi");
+  b.Committed(610, 2, "Hi");
+  ExpectStatus(b.Build(), "CANCEL-002", CheckStatus::kFail);
+}
+
+TEST(JudgeTest, Cancel003CancelClosesTheStream) {
+  TraceBuilder b;
+  b.Start(0, 1).Cancel(100).Failed(100, 1, "aborted", "ABORTED");
+  b.Entry(1, 0, EndKind::kInProgress);
+  ExpectStatus(b.Build(), "CANCEL-003", CheckStatus::kFail);
+  TraceBuilder good;
+  good.Start(0, 1).Cancel(100).Failed(100, 1, "aborted", "ABORTED");
+  good.Entry(1, 100.5, EndKind::kClientClosed);
+  ExpectStatus(good.Build(), "CANCEL-003", CheckStatus::kPass);
+}
+
+TEST(JudgeTest, Class001MatchesTheInjectedFault) {
+  TraceBuilder b;
+  b.Start(0, 1);
+  b.Error(1, 2, "rate-limit", false);
+  b.Failed(3, 1, "transport", "TRANSPORT");
+  const auto check = testing::CheckOf(b.Build(), "CLASS-001");
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("rate-limit"), std::string::npos) << check.evidence;
+  // A silence longer than the declared idle timeout makes "timeout" the right answer.
+  TraceBuilder stall;
+  stall.Start(0, 1);
+  provider::JournalEntry& entry = stall.Entry(1, 1011, EndKind::kStalledClientGaveUp);
+  entry.truth.answer = "Hi";
+  entry.truth.silences = {SilenceFrom(10, false)};
+  stall.Failed(1012, 1, "timeout", "TIMEOUT");
+  ExpectStatus(stall.Build(), "CLASS-001", CheckStatus::kPass);
+}
+
+TEST(JudgeTest, Res001NothingLeftOpen) {
+  TraceBuilder b = Recovered();
+  b.Entry(700, 0, EndKind::kInProgress);
+  ExpectStatus(b.Build(), "RES-001", CheckStatus::kFail);
+  ExpectStatus(Recovered().Build(), "RES-001", CheckStatus::kPass);
+}
+
+TEST(JudgeTest, ExpectBlocksAreCheckedOnTop) {
+  scenario::Scenario scenario;
+  scenario.expect.outcome = "failed";
+  scenario.expect.attempts = 2;
+  scenario.expect.text = "Hello";
+  scenario.expect.failure_class = "rate-limit";
+  const Trace trace = Recovered().Build();
+  ExpectStatus(trace, "EXPECT-OUTCOME", CheckStatus::kFail, scenario);
+  ExpectStatus(trace, "EXPECT-ATTEMPTS", CheckStatus::kPass, scenario);
+  ExpectStatus(trace, "EXPECT-TEXT", CheckStatus::kPass, scenario);
+  ExpectStatus(trace, "EXPECT-CLASS", CheckStatus::kFail, scenario);
+}
+
+}  // namespace
+}  // namespace faultline::harness
