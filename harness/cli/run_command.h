@@ -22,7 +22,7 @@ struct RunCommandOptions {
   std::string filter;
   int repeat = 1;
   std::string shard;
-  std::string out_dir = "reports";
+  std::string out_dir = "faultline-reports";
   std::vector<std::string> formats{"json", "junit", "md", "html"};
   std::string policy_file;
   double timeout_s = 300;

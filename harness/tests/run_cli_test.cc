@@ -1,0 +1,149 @@
+// `faultline run`, `validate` and `report` as a user runs them: files, exit codes, reports.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "harness/tests/faultline_process.h"
+
+namespace faultline::harness {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+struct Ran {
+  int code = -1;
+  std::string out, err;
+};
+
+Ran RunFaultline(std::vector<std::string> args, std::chrono::milliseconds timeout = 60s) {
+  cli::test_support::FaultlineProcess process(std::move(args));
+  process.CloseStdin();
+  const auto code = process.Wait(timeout);
+  return {code.value_or(-1), process.out(), process.err()};
+}
+
+class RunCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() /
+           ("faultline-run-cli-" + std::to_string(::getpid()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+  }
+  void TearDown() override { fs::remove_all(dir_); }
+  std::string Path(std::string_view name) const { return (dir_ / name).string(); }
+  void WriteFile(std::string_view name, std::string_view text) const {
+    std::ofstream(dir_ / name) << text;
+  }
+  static std::string Read(const std::string& path) {
+    std::ifstream file(path);
+    std::stringstream text;
+    text << file.rdbuf();
+    return text.str();
+  }
+  fs::path dir_;
+};
+
+constexpr std::string_view kFourHundred = R"(faultline: 1
+name: cli/bad-expectation
+description: A 400; the scenario wrongly expects a commit, so the run must fail.
+dialect: openai-chat
+responses:
+  - status: 400
+expect:
+  outcome: committed
+)";
+
+TEST_F(RunCliTest, BuiltinCatalogueVirtualWritesEveryReport) {
+  const Ran ran = RunFaultline({"run", "--filter", "demo/*", "--out", Path("out"), "--seed", "3"});
+  EXPECT_EQ(ran.code, 0) << ran.err;
+  EXPECT_NE(ran.out.find("passed 6, failed 0, errors 0"), std::string::npos) << ran.out;
+  EXPECT_NE(ran.out.find("fingerprint "), std::string::npos);
+  for (const char* file : {"result.json", "junit.xml", "summary.md", "report.html"}) {
+    EXPECT_TRUE(fs::exists(dir_ / "out" / file)) << file;
+  }
+  const auto result = nlohmann::json::parse(Read(Path("out/result.json")));
+  EXPECT_EQ(result["scenarios"].size(), 6u);
+  EXPECT_EQ(result["seed"], 3);
+  // The same seed again: the same fingerprint.
+  const Ran again = RunFaultline({"run", "--filter", "demo/*", "--no-reports", "--seed", "3"});
+  EXPECT_NE(again.out.find(result["fingerprint"].get<std::string>()), std::string::npos);
+}
+
+TEST_F(RunCliTest, AFailingCheckExitsOneAndNamesTheEvidence) {
+  WriteFile("bad.yaml", kFourHundred);
+  const Ran ran = RunFaultline({"run", Path("bad.yaml"), "--out", Path("out")});
+  EXPECT_EQ(ran.code, 1);
+  EXPECT_NE(ran.out.find("fail cli/bad-expectation [virtual] EXPECT-OUTCOME"), std::string::npos)
+      << ran.out;
+  const std::string junit = Read(Path("out/junit.xml"));
+  EXPECT_NE(junit.find("<failure"), std::string::npos);
+  EXPECT_NE(junit.find("EXPECT-OUTCOME"), std::string::npos);
+}
+
+TEST_F(RunCliTest, UsageAndInputErrorsExitTwo) {
+  WriteFile("broken.yaml", "faultline: 1\nname: x/y\ndialect: klingon\n");
+  EXPECT_EQ(RunFaultline({"run", Path("broken.yaml")}).code, 2);
+  EXPECT_EQ(RunFaultline({"run", Path("missing.yaml")}).code, 2);
+  EXPECT_EQ(RunFaultline({"run", "--filter", "no-such-scenario/*"}).code, 2);
+  EXPECT_EQ(RunFaultline({"run", "--shard", "3/2"}).code, 2);
+  const Ran virtual_adapter = RunFaultline({"run", "--adapter", "cat", "--time", "virtual"});
+  EXPECT_EQ(virtual_adapter.code, 2);
+  EXPECT_NE(virtual_adapter.err.find("real"), std::string::npos) << virtual_adapter.err;
+}
+
+TEST_F(RunCliTest, ValidateReportsFileLineAndColumn) {
+  WriteFile("good.yaml", kFourHundred);
+  WriteFile("bad.yaml", "faultline: 1\nname: x/y\ndescription: d\ndialect: openai-chat\n"
+                        "responses:\n  - status: abc\n");
+  const Ran good = RunFaultline({"validate", Path("good.yaml")});
+  EXPECT_EQ(good.code, 0) << good.err;
+  EXPECT_NE(good.out.find("1 scenario(s) valid"), std::string::npos);
+  const Ran bad = RunFaultline({"validate", Path("good.yaml"), Path("bad.yaml")});
+  EXPECT_EQ(bad.code, 1);
+  EXPECT_NE(bad.err.find("bad.yaml:6:"), std::string::npos) << bad.err;
+  EXPECT_NE(bad.err.find("responses[0].status"), std::string::npos) << bad.err;
+  EXPECT_EQ(RunFaultline({"validate", Path("nothing-here")}).code, 2);
+}
+
+TEST_F(RunCliTest, ShardsMergeBackIntoTheWholeRun) {
+  for (const char* shard : {"1/2", "2/2"}) {
+    const Ran ran = RunFaultline({"run", "--filter", "demo/*", "--shard", shard, "--format",
+                                  "json", "--out", Path(std::string("shard") + shard[0])});
+    EXPECT_EQ(ran.code, 0) << ran.err;
+  }
+  const Ran merged = RunFaultline({"report", "merge", Path("shard1/result.json"),
+                                   Path("shard2/result.json"), "-o", Path("merged.json")});
+  EXPECT_EQ(merged.code, 0) << merged.err;
+  const auto result = nlohmann::json::parse(Read(Path("merged.json")));
+  EXPECT_EQ(result["scenarios"].size(), 6u);
+  EXPECT_EQ(result["shard"], "1/2+2/2");
+  // Merging a shard with itself is refused: the same runs twice.
+  EXPECT_EQ(RunFaultline({"report", "merge", Path("shard1/result.json"),
+                          Path("shard1/result.json")})
+                .code,
+            2);
+  const Ran html = RunFaultline({"report", "render", Path("merged.json"), "-o", Path("r.html")});
+  EXPECT_EQ(html.code, 0) << html.err;
+  EXPECT_NE(Read(Path("r.html")).find("<svg"), std::string::npos);
+  const Ran md = RunFaultline({"report", "render", Path("merged.json"), "--format", "md"});
+  EXPECT_NE(md.out.find("demo/hello-openai-chat"), std::string::npos) << md.out;
+  EXPECT_EQ(RunFaultline({"report", "render", Path("nothing.json")}).code, 2);
+}
+
+TEST_F(RunCliTest, TheReferenceAdapterRunsInTheRealWorld) {
+  const Ran ran = RunFaultline({"run", "--filter", "demo/hello-*", "--adapter",
+                                std::string(FAULTLINE_BINARY) + " call --adapter", "--no-reports",
+                                "--verbose"});
+  EXPECT_EQ(ran.code, 0) << ran.out << ran.err;
+  EXPECT_NE(ran.out.find("world real"), std::string::npos) << ran.out;
+  EXPECT_NE(ran.err.find("pass demo/hello-anthropic [real]"), std::string::npos) << ran.err;
+}
+
+}  // namespace
+}  // namespace faultline::harness
