@@ -16,6 +16,7 @@
 
 #include "reference_impl/call.h"
 #include "reference_impl/driver.h"
+#include "harness/cli/policy_file.h"
 #include "reference_impl/policy_json.h"
 
 namespace faultline::cli {
@@ -48,17 +49,6 @@ json RequestBody(ref::Dialect dialect, const CallCommandOptions& options) {
                {"stream", stream}};
   if (dialect == ref::Dialect::kAnthropicMessages) body["max_tokens"] = 1024;
   return body;
-}
-
-std::expected<ref::RetryPolicy, std::string> LoadPolicyFile(const std::string& path) {
-  if (path.empty()) return ref::RetryPolicy{};
-  std::ifstream file(path);
-  if (!file) return std::unexpected(fmt::format("cannot read policy file '{}'", path));
-  std::stringstream text;
-  text << file.rdbuf();
-  auto policy = ref::LoadPolicy(text.str());
-  if (!policy) return std::unexpected(fmt::format("{}: {}", path, policy.error().ToString()));
-  return std::move(*policy);
 }
 
 std::string FailureText(const ref::Failure& failure) {

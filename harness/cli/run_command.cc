@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "harness/runner.h"
-#include "reference_impl/policy_json.h"
+#include "harness/cli/policy_file.h"
 #include "reports/report.h"
 #include "scenarios/loader.h"
 
@@ -45,17 +45,6 @@ std::expected<std::vector<scenario::Scenario>, std::string> LoadAll(
   std::string message;
   for (const auto& error : loaded.error()) message += error.ToString() + "\n";
   return std::unexpected(message);
-}
-
-std::expected<ref::RetryPolicy, std::string> LoadPolicy(const std::string& path) {
-  if (path.empty()) return ref::RetryPolicy{};
-  std::ifstream file(path);
-  if (!file) return std::unexpected(fmt::format("cannot read policy file '{}'", path));
-  std::stringstream text;
-  text << file.rdbuf();
-  auto policy = ref::LoadPolicy(text.str());
-  if (!policy) return std::unexpected(fmt::format("{}: {}", path, policy.error().ToString()));
-  return std::move(*policy);
 }
 
 std::expected<WorldChoice, std::string> ChooseWorld(const RunCommandOptions& options) {
@@ -215,7 +204,7 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
 
 ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostream& err) {
   auto scenarios = LoadAll(options.paths);
-  auto policy = LoadPolicy(options.policy_file);
+  auto policy = LoadPolicyFile(options.policy_file);
   auto world = ChooseWorld(options);
   std::optional<harness::Shard> shard;
   if (!options.shard.empty()) {
