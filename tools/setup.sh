@@ -12,8 +12,10 @@ packages=(
 )
 
 missing=()
-# Node.js runs the SDK smoke test; keep whatever node the machine has, else take Debian's.
+# Node.js runs the SDK adapters and smoke test, Python 3 the test adapters; keep whatever the
+# machine has, else take Debian's.
 command -v node >/dev/null || missing+=(nodejs)
+command -v python3 >/dev/null || missing+=(python3)
 command -v npm >/dev/null || missing+=(npm)
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
