@@ -51,6 +51,10 @@ std::expected<void, std::string> MakePipes(Pipes& pipes) {
   ::dup2(pipes.in[0], STDIN_FILENO);
   ::dup2(pipes.out[1], STDOUT_FILENO);
   ::dup2(pipes.err[1], STDERR_FILENO);
+  // Every other descriptor goes: sockets (the provider's listeners and connections live in this
+  // process) are not close-on-exec, and an adapter holding a copy of a listening socket would
+  // keep it accepting into a backlog nobody reads, through a scripted outage and after it.
+  ::close_range(3, ~0U, 0);
   ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
   ::_exit(127);
 }

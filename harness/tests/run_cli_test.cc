@@ -136,8 +136,12 @@ TEST_F(RunCliTest, ShardsMergeBackIntoTheWholeRun) {
   EXPECT_EQ(RunFaultline({"report", "render", Path("nothing.json")}).code, 2);
 }
 
+// The outage scenario also guards the adapter's fork: an adapter that inherited the provider's
+// listening socket kept it accepting through the outage (and hung the retry after it).
 TEST_F(RunCliTest, TheReferenceAdapterRunsInTheRealWorld) {
-  const Ran ran = RunFaultline({"run", "--filter", "demo/hello-*", "--adapter",
+  const Ran ran = RunFaultline({"run", "--filter",
+                                "demo/hello-*,connection/openai-responses-outage-during-backoff",
+                                "--timeout", "30", "--adapter",
                                 std::string(FAULTLINE_BINARY) + " call --adapter", "--no-reports",
                                 "--verbose"});
   EXPECT_EQ(ran.code, 0) << ran.out << ran.err;
