@@ -10,6 +10,7 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
+#include <random>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -49,6 +50,14 @@ json RequestBody(ref::Dialect dialect, const CallCommandOptions& options) {
                {"stream", stream}};
   if (dialect == ref::Dialect::kAnthropicMessages) body["max_tokens"] = 1024;
   return body;
+}
+
+// The retry RNG's seed: the given one, else a random one (a fleet of processes started with the
+// same seed would draw the same jitter and retry in lockstep, which jitter exists to prevent).
+std::uint64_t SeedOf(const CallCommandOptions& options) {
+  if (options.seed) return *options.seed;
+  std::random_device device;
+  return (static_cast<std::uint64_t>(device()) << 32) ^ device();
 }
 
 std::string FailureText(const ref::Failure& failure) {
@@ -219,7 +228,7 @@ ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::os
                            .stream = body.value("stream", false),
                            .idempotency_key = std::nullopt};
   ref::CallOptions call_options{.call_id = StringField(call, "call_id", options.call_id),
-                                .seed = options.seed};
+                                .seed = SeedOf(options)};
   std::unique_ptr<ref::RetryLog> log;
   if (auto attached =
           AttachRetryLog(StringField(call, "retry_log", options.retry_log), log, call_options);
@@ -250,7 +259,9 @@ CLI::App* AddCallCommand(CLI::App& app, CallCommandOptions& options) {
   call->add_option("--api-key", options.api_key, "API key sent in the dialect's header");
   call->add_flag("--no-stream", options.no_stream, "ask for a whole JSON body, not a stream");
   call->add_option("--policy", options.policy_file, "retry policy JSON file");
-  call->add_option("--seed", options.seed, "seed of the retry RNG")->capture_default_str();
+  call->add_option("--seed", options.seed,
+                   "seed of the retry RNG (default: random, so that concurrent calls spread "
+                   "their retries)");
   call->add_flag("--json", options.json, "print the adapter protocol's JSON lines");
   call->add_flag("--adapter", options.adapter,
                  "speak the adapter protocol on stdin/stdout (DESIGN §5)");
@@ -288,7 +299,7 @@ ExitCode RunCall(const CallCommandOptions& options, std::istream& in, std::ostre
                            .body = RequestBody(*dialect, options).dump(),
                            .stream = !options.no_stream,
                            .idempotency_key = std::nullopt};
-  ref::CallOptions call_options{.call_id = options.call_id, .seed = options.seed};
+  ref::CallOptions call_options{.call_id = options.call_id, .seed = SeedOf(options)};
   std::unique_ptr<ref::RetryLog> log;
   if (auto attached = AttachRetryLog(options.retry_log, log, call_options); !attached) {
     err << "faultline call: " << attached.error() << "\n";

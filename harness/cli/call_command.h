@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <istream>
 #include <ostream>
+#include <optional>
 #include <string>
 
 #include "harness/cli/cli.h"
@@ -38,7 +39,7 @@ struct CallCommandOptions {
   std::string api_key = "sk-faultline";
   bool no_stream = false;
   std::string policy_file;  // empty: the default policy
-  std::uint64_t seed = 0;
+  std::optional<std::uint64_t> seed;  // unset: a random seed, so concurrent calls do not retry in step
   bool json = false;
   bool adapter = false;
   std::string retry_log;         // empty: no durable retry log
