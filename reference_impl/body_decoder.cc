@@ -36,8 +36,8 @@ BodyDecoder::Progress BodyDecoder::Feed(std::string_view body) {
   return progress;
 }
 
-void BodyDecoder::DecodeEvents(std::span<const SseEvent> events, Progress& progress) {
-  for (const SseEvent& event : events) {
+void BodyDecoder::DecodeEvents(std::span<const SseEventView> events, Progress& progress) {
+  for (const SseEventView& event : events) {
     const std::size_t first = deltas_.size();
     auto weight = dialect_.DecodeEvent(event, deltas_);
     if (!weight) {

@@ -42,7 +42,7 @@ class BodyDecoder {
   const AttemptAssembler& assembler() const { return assembler_; }
 
  private:
-  void DecodeEvents(std::span<const SseEvent> events, Progress& progress);
+  void DecodeEvents(std::span<const SseEventView> events, Progress& progress);
 
   bool stream_;
   SseDecoder sse_;

@@ -100,7 +100,7 @@ void AppendMessageDelta(const Json& data, std::vector<Delta>& out) {
 
 }  // namespace
 
-EventWeight DecodeAnthropicEvent(const SseEvent& event, DialectDecoder::State& state,
+EventWeight DecodeAnthropicEvent(const SseEventView& event, DialectDecoder::State& state,
                                  std::vector<Delta>& out) {
   const Json data = ParseObject(event.data, "the event data");
   const std::string_view type = RequireString(data, "type");

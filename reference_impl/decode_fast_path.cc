@@ -6,6 +6,21 @@
 // (other shapes, duplicate keys, invalid JSON, a broken sequence); the nlohmann-based decoder then
 // takes the event and is the one that decodes it or reports the error. A differential test checks
 // that the two paths agree on every event they both accept.
+//
+// The shortcut for delta events. Consecutive deltas differ only in their text (and, in Responses,
+// the sequence number): `{"id":"chatcmpl-X","object":"chat.completion.chunk","created":N,...,
+// "delta":{"content":"<text>"},...}`. Having read one in full, the fast path records it as a
+// JsonShape whose holes are the values it took (the text; the sequence number) and, for the next
+// event, first compares the bytes outside the holes and reads only the hole values. That is the
+// same as reading the event in full, because the reader is deterministic and goes left to right:
+// on the same bytes before a hole it passes through the same states, so it reaches the hole in the
+// state it reached it before and reads the value with the same function (the one Match() uses, from
+// the same offset); it only stores that value — nothing it decides while reading depends on the
+// text or the number — so after the hole it is in the same state again, up to the stored value;
+// the same bytes follow, up to the same end. The outcome is therefore the recorded event's with the
+// new values, and each dialect computes it with the same code as after a full read (its state
+// checks — content blocks, sequence numbers — included). Only events whose outcome depends on
+// nothing else outside the holes are recorded (no finish reason, for instance).
 #include <algorithm>
 #include <optional>
 #include <utility>
@@ -16,10 +31,31 @@
 namespace faultline::ref::internal {
 namespace {
 
+using Hole = JsonShape::Hole;
+using HoleKind = JsonShape::HoleKind;
+
+// Appends a T built from `args` in place (a temporary T would be moved twice on its way into the
+// variant, which shows at a few hundred bytes an event).
+template <typename T, typename... Args>
+void Emit(std::vector<Delta>& out, Args&&... args) {
+  out.emplace_back(std::in_place_type<T>, std::forward<Args>(args)...);
+}
+
+// Reads a value with `read` and notes where it was (for JsonShape::Record).
+template <typename Read>
+bool ReadNoting(JsonCursor& cursor, HoleKind kind, Hole& at, Read&& read) {
+  at.kind = kind;
+  at.begin = cursor.offset();
+  if (!read()) return false;
+  at.end = cursor.offset();
+  return true;
+}
+
 // Reads a string member exactly once. (Plain strings and flags rather than optional<string>:
 // the event structs are then cheap to construct, which matters at a few hundred bytes an event.)
-bool ReadOnce(JsonCursor& cursor, std::string& slot, bool& seen) {
-  return !std::exchange(seen, true) && cursor.ReadString(slot);
+bool ReadOnce(JsonCursor& cursor, std::string& slot, bool& seen, Hole& at) {
+  return !std::exchange(seen, true) &&
+         ReadNoting(cursor, HoleKind::kString, at, [&] { return cursor.ReadString(slot); });
 }
 
 bool ReadIntOnce(JsonCursor& cursor, std::optional<std::int64_t>& slot) {
@@ -38,20 +74,29 @@ bool ReadRawOnce(JsonCursor& cursor, std::optional<std::string_view>& slot) {
   return true;
 }
 
+// --- openai-chat -------------------------------------------------------------------------------
+
 // {"index":0,"delta":{"role"?,"content":...},"finish_reason":...,...}: content and finish only.
 struct ChatChoice {
   std::string text;
   std::string finish;
   bool has_index = false, has_delta = false, has_content = false, has_finish = false;
+  bool content_is_string = false;  // not null
+  Hole content_at;
 };
+
+bool ReadChatContent(JsonCursor& cursor, ChatChoice& choice) {
+  if (std::exchange(choice.has_content, true)) return false;
+  bool is_null = false;
+  const bool ok = ReadNoting(cursor, HoleKind::kString, choice.content_at,
+                             [&] { return cursor.ReadStringOrNull(choice.text, is_null); });
+  choice.content_is_string = !is_null;
+  return ok;
+}
 
 bool ReadChatDelta(JsonCursor& cursor, ChatChoice& choice) {
   return cursor.ForEachMember([&](std::string_view key) {
-    if (key == "content") {
-      bool is_null = false;
-      return !std::exchange(choice.has_content, true) &&
-             cursor.ReadStringOrNull(choice.text, is_null);
-    }
+    if (key == "content") return ReadChatContent(cursor, choice);
     if (key == "refusal" || key == "reasoning_content" || key == "reasoning" ||
         key == "tool_calls") {
       return cursor.ReadNull();  // present with a value: leave it to the full decoder
@@ -77,10 +122,14 @@ bool ReadChatChoice(JsonCursor& cursor, ChatChoice& choice) {
   });
 }
 
-bool FastOpenAiChat(const SseEvent& event, std::vector<Delta>& out) {
+void AppendChatDeltas(ChatChoice& choice, std::vector<Delta>& out) {
+  if (!choice.text.empty()) Emit<TextDelta>(out, std::move(choice.text));
+  if (!choice.finish.empty()) Emit<FinishDelta>(out, std::move(choice.finish));
+}
+
+bool ReadChatChunk(const SseEventView& event, ChatChoice& choice) {
   if (event.data.empty() || event.data.front() != '{') return false;
   JsonCursor cursor(event.data);
-  ChatChoice choice;
   int choices = -1;  // -1: no `choices` member
   bool has_usage = false;
   const bool ok = cursor.ForEachMember([&](std::string_view key) {
@@ -94,11 +143,27 @@ bool FastOpenAiChat(const SseEvent& event, std::vector<Delta>& out) {
     if (key == "error") return false;
     return cursor.SkipValue();
   });
-  if (!ok || !cursor.AtEnd() || choices < 0) return false;
-  if (!choice.text.empty()) out.push_back(TextDelta{std::move(choice.text)});
-  if (!choice.finish.empty()) out.push_back(FinishDelta{std::move(choice.finish)});
+  return ok && cursor.AtEnd() && choices >= 0;
+}
+
+bool FastOpenAiChat(const SseEventView& event, JsonShape& last_delta, std::vector<Delta>& out) {
+  ChatChoice choice;
+  std::int64_t unused = 0;
+  // Recorded only without a finish reason: the content is all a match can change.
+  if (last_delta.Match(event.data, unused, choice.text)) {
+    AppendChatDeltas(choice, out);
+    return true;
+  }
+  choice.text.clear();
+  if (!ReadChatChunk(event, choice)) return false;
+  if (choice.content_is_string && choice.finish.empty()) {
+    last_delta.Record(event.data, std::nullopt, choice.content_at, {});
+  }
+  AppendChatDeltas(choice, out);
   return true;
 }
+
+// --- anthropic-messages ------------------------------------------------------------------------
 
 // {"type":"content_block_delta","index":N,"delta":{"type":...,"text"|"partial_json"|"thinking"}}
 struct AnthropicDelta {
@@ -106,52 +171,151 @@ struct AnthropicDelta {
   std::optional<std::int64_t> index;
   std::string text, partial_json, thinking;
   bool has_text = false, has_partial_json = false, has_thinking = false, has_delta = false;
+  Hole text_at, partial_json_at, thinking_at;
 };
+
+// What a content_block_delta carries, and so which member is its value (JsonShape::Note::kind).
+enum AnthropicKind : int { kAnthropicText, kAnthropicArguments, kAnthropicThinking };
 
 bool ReadAnthropicDelta(JsonCursor& cursor, AnthropicDelta& d) {
   return cursor.ForEachMember([&](std::string_view key) {
     if (key == "type") return ReadRawOnce(cursor, d.delta_type);
-    if (key == "text") return ReadOnce(cursor, d.text, d.has_text);
-    if (key == "partial_json") return ReadOnce(cursor, d.partial_json, d.has_partial_json);
-    if (key == "thinking") return ReadOnce(cursor, d.thinking, d.has_thinking);
+    if (key == "text") return ReadOnce(cursor, d.text, d.has_text, d.text_at);
+    if (key == "partial_json") {
+      return ReadOnce(cursor, d.partial_json, d.has_partial_json, d.partial_json_at);
+    }
+    if (key == "thinking") return ReadOnce(cursor, d.thinking, d.has_thinking, d.thinking_at);
     return cursor.SkipValue();
   });
 }
 
-bool FastAnthropic(const SseEvent& event, DialectDecoder::State& state, std::vector<Delta>& out) {
-  if (event.type != "content_block_delta" && event.type != "message") return false;
+bool ReadAnthropicEvent(const SseEventView& event, AnthropicDelta& d) {
   JsonCursor cursor(event.data);
-  AnthropicDelta d;
   const bool ok = cursor.ForEachMember([&](std::string_view key) {
     if (key == "type") return ReadRawOnce(cursor, d.type);
     if (key == "index") return ReadIntOnce(cursor, d.index);
     if (key == "delta") return !std::exchange(d.has_delta, true) && ReadAnthropicDelta(cursor, d);
     return cursor.SkipValue();
   });
-  if (!ok || !cursor.AtEnd() || d.type != "content_block_delta" || !d.index || !d.delta_type) {
-    return false;
+  return ok && cursor.AtEnd() && d.type == "content_block_delta" && d.index && d.delta_type;
+}
+
+// The value a content_block_delta carries: what kind, the text read, and where it was.
+struct AnthropicValue {
+  AnthropicKind kind;
+  std::string* text;
+  Hole at;
+};
+
+std::optional<AnthropicValue> ValueOf(AnthropicDelta& d) {
+  if (d.delta_type == "text_delta" && d.has_text) {
+    return AnthropicValue{kAnthropicText, &d.text, d.text_at};
   }
-  const int index = static_cast<int>(*d.index);
+  if (d.delta_type == "input_json_delta" && d.has_partial_json) {
+    return AnthropicValue{kAnthropicArguments, &d.partial_json, d.partial_json_at};
+  }
+  if (d.delta_type == "thinking_delta" && d.has_thinking) {
+    return AnthropicValue{kAnthropicThinking, &d.thinking, d.thinking_at};
+  }
+  return std::nullopt;  // signature_delta, citations_delta, ...: left to the full decoder
+}
+
+// The deltas of a content_block_delta, for a block that was started; false otherwise.
+bool AppendAnthropicDelta(AnthropicKind kind, std::int64_t index64, std::string& value,
+                          const DialectDecoder::State& state, std::vector<Delta>& out) {
+  const int index = static_cast<int>(index64);
   auto block = std::ranges::find(state.blocks, index, &DialectDecoder::State::Block::index);
   if (block == state.blocks.end()) return false;
-  if (d.delta_type == "text_delta" && d.has_text) {
-    out.push_back(TextDelta{std::move(d.text)});
-  } else if (d.delta_type == "input_json_delta" && d.has_partial_json) {
-    if (block->tool_use) out.push_back(ToolCallDelta{index, {}, {}, std::move(d.partial_json)});
-  } else if (d.delta_type == "thinking_delta" && d.has_thinking) {
-    out.push_back(ReasoningDelta{std::move(d.thinking)});
-  } else {
-    return false;
+  switch (kind) {
+    case kAnthropicText:
+      Emit<TextDelta>(out, std::move(value));
+      break;
+    case kAnthropicArguments:
+      if (block->tool_use)
+        Emit<ToolCallDelta>(out, index, std::string(), std::string(), std::move(value));
+      break;
+    case kAnthropicThinking:
+      Emit<ReasoningDelta>(out, std::move(value));
+      break;
   }
   return true;
 }
 
-// {"type":"response.output_text.delta","sequence_number":N,"output_index":N,"delta":"..."}, the
-// event types the decoder ignores apart from their sequence number (created, in_progress,
-// content_part.*, output_text.done, output_item.done, ...: validated and skipped without building a
-// tree), and response.completed, of which only `response.usage` matters.
+bool FastAnthropic(const SseEventView& event, DialectDecoder::State& state,
+                   std::vector<Delta>& out) {
+  if (event.type != "content_block_delta" && event.type != "message") return false;
+  JsonShape& last_delta = state.last_delta;
+  std::string value;
+  std::int64_t unused = 0;
+  if (last_delta.Match(event.data, unused, value)) {
+    const JsonShape::Note& note = last_delta.note();
+    return AppendAnthropicDelta(static_cast<AnthropicKind>(note.kind), *note.index, value, state,
+                                out);
+  }
+  AnthropicDelta d;
+  if (!ReadAnthropicEvent(event, d)) return false;
+  const std::optional<AnthropicValue> read = ValueOf(d);
+  if (!read || !AppendAnthropicDelta(read->kind, *d.index, *read->text, state, out)) return false;
+  last_delta.Record(event.data, std::nullopt, read->at, {read->kind, d.index});
+  return true;
+}
+
+// --- openai-responses --------------------------------------------------------------------------
+
+// What the fast path does with a Responses event, by its type.
+enum class ResponsesKind : int {
+  // The delta events, which a JsonShape is recorded for (JsonShape::Note::kind).
+  kTextDelta,
+  kRefusalDelta,
+  kReasoningSummaryDelta,
+  kReasoningDelta,
+  kArgumentsDelta,
+  kCompleted,     // only `response.usage` matters
+  kFullOnly,      // output_item.added, incomplete, failed, error: left to the full decoder
+  kSequenceOnly,  // created, in_progress, content_part.*, *.done, unknown types: validated, and
+                  // only their sequence number matters (skipped without building a tree)
+};
+
+constexpr std::pair<std::string_view, ResponsesKind> kResponsesKinds[] = {
+    {"response.output_text.delta", ResponsesKind::kTextDelta},
+    {"response.refusal.delta", ResponsesKind::kRefusalDelta},
+    {"response.reasoning_summary_text.delta", ResponsesKind::kReasoningSummaryDelta},
+    {"response.reasoning_text.delta", ResponsesKind::kReasoningDelta},
+    {"response.function_call_arguments.delta", ResponsesKind::kArgumentsDelta},
+    {"response.completed", ResponsesKind::kCompleted},
+    {"response.output_item.added", ResponsesKind::kFullOnly},
+    {"response.incomplete", ResponsesKind::kFullOnly},
+    {"response.failed", ResponsesKind::kFullOnly},
+    {"error", ResponsesKind::kFullOnly},
+};
+
+ResponsesKind KindOf(std::string_view type) {
+  for (const auto& [name, kind] : kResponsesKinds) {
+    if (type == name) return kind;
+  }
+  return ResponsesKind::kSequenceOnly;
+}
+
+// TypeOf() relies on the delta kinds coming first in kResponsesKinds, in their enum order.
+constexpr bool DeltaKindsComeFirst() {
+  for (int i = 0; i <= static_cast<int>(ResponsesKind::kArgumentsDelta); ++i) {
+    if (kResponsesKinds[i].second != static_cast<ResponsesKind>(i)) return false;
+  }
+  return true;
+}
+static_assert(DeltaKindsComeFirst());
+
+std::string_view TypeOf(ResponsesKind delta_kind) {
+  return kResponsesKinds[static_cast<std::size_t>(delta_kind)].first;
+}
+
+bool IsDelta(ResponsesKind kind) { return kind <= ResponsesKind::kArgumentsDelta; }
+
+// {"type":"response.output_text.delta","sequence_number":N,"output_index":N,"delta":"..."},
+// response.completed, and the events of kSequenceOnly.
 struct ResponsesEvent {
   std::optional<std::string_view> type;
+  ResponsesKind kind = ResponsesKind::kSequenceOnly;  // of `type`, once read
   std::optional<std::int64_t> sequence_number, output_index;
   std::string delta;
   bool has_delta = false;
@@ -159,16 +323,8 @@ struct ResponsesEvent {
   bool has_response = false;  // read as response.completed's (type came first)
   bool skipped_response = false;
   bool has_usage = false;  // a non-null usage object
+  Hole sequence_number_at, delta_at;
 };
-
-// The types DecodeOpenAiResponsesEvent does more with than check the sequence number.
-bool IsHandledResponsesType(std::string_view type) {
-  return type == "response.output_text.delta" || type == "response.refusal.delta" ||
-         type == "response.reasoning_summary_text.delta" ||
-         type == "response.reasoning_text.delta" || type == "response.output_item.added" ||
-         type == "response.function_call_arguments.delta" || type == "response.completed" ||
-         type == "response.incomplete" || type == "response.failed" || type == "error";
-}
 
 // response.completed's `response` object: usage (an object with integer token counts) or absent.
 bool ReadCompletedResponse(JsonCursor& cursor, ResponsesEvent& e) {
@@ -183,12 +339,15 @@ bool ReadCompletedResponse(JsonCursor& cursor, ResponsesEvent& e) {
   });
 }
 
-bool ReadResponsesEvent(JsonCursor& cursor, ResponsesEvent& e) {
+bool ReadResponsesMembers(JsonCursor& cursor, ResponsesEvent& e) {
   return cursor.ForEachMember([&](std::string_view key) {
     if (key == "type") return ReadRawOnce(cursor, e.type);
-    if (key == "sequence_number") return ReadIntOnce(cursor, e.sequence_number);
+    if (key == "sequence_number") {
+      return ReadNoting(cursor, HoleKind::kInt, e.sequence_number_at,
+                        [&] { return ReadIntOnce(cursor, e.sequence_number); });
+    }
     if (key == "output_index") return ReadIntOnce(cursor, e.output_index);
-    if (key == "delta") return ReadOnce(cursor, e.delta, e.has_delta);
+    if (key == "delta") return ReadOnce(cursor, e.delta, e.has_delta, e.delta_at);
     if (key == "response") {
       if (e.has_response || e.skipped_response) return false;
       if (e.type == "response.completed") {
@@ -202,38 +361,54 @@ bool ReadResponsesEvent(JsonCursor& cursor, ResponsesEvent& e) {
   });
 }
 
-// Appends the deltas of a recognised event; false for anything else.
-bool AppendResponsesDeltas(ResponsesEvent& e, std::vector<Delta>& out) {
-  const std::string_view type = *e.type;
-  if (!IsHandledResponsesType(type)) return true;  // only the sequence number matters
-  if (type == "response.completed") {
-    if (!e.has_response) return false;
-    if (e.has_usage) out.push_back(UsageDelta{e.input_tokens, e.output_tokens});
-    out.push_back(FinishDelta{"completed"});
-    out.push_back(TerminalDelta{TerminalMarker::kResponseCompleted});
-    return true;
-  }
-  if (!e.has_delta) return false;
-  if (type == "response.output_text.delta") {
-    out.push_back(TextDelta{std::move(e.delta)});
-  } else if (type == "response.refusal.delta") {
-    out.push_back(RefusalDelta{std::move(e.delta)});
-  } else if (type == "response.reasoning_summary_text.delta" ||
-             type == "response.reasoning_text.delta") {
-    out.push_back(ReasoningDelta{std::move(e.delta)});
-  } else if (type == "response.function_call_arguments.delta" && e.output_index) {
-    out.push_back(ToolCallDelta{static_cast<int>(*e.output_index), {}, {}, std::move(e.delta)});
-  } else {
-    return false;
-  }
+bool ReadResponsesEvent(const SseEventView& event, ResponsesEvent& e) {
+  JsonCursor cursor(event.data);
+  if (!ReadResponsesMembers(cursor, e) || !cursor.AtEnd() || !e.type) return false;
+  e.kind = KindOf(*e.type);
   return true;
 }
 
-bool FastOpenAiResponses(const SseEvent& event, DialectDecoder::State& state,
-                         std::vector<Delta>& out) {
-  JsonCursor cursor(event.data);
-  ResponsesEvent e;
-  if (!ReadResponsesEvent(cursor, e) || !cursor.AtEnd() || !e.type) return false;
+// Appends the deltas of a recognised event; false for anything else.
+bool AppendResponsesDeltas(ResponsesEvent& e, std::vector<Delta>& out) {
+  switch (e.kind) {
+    case ResponsesKind::kSequenceOnly:
+      return true;
+    case ResponsesKind::kFullOnly:
+      return false;
+    case ResponsesKind::kCompleted:
+      if (!e.has_response) return false;
+      if (e.has_usage) out.push_back(UsageDelta{e.input_tokens, e.output_tokens});
+      out.push_back(FinishDelta{"completed"});
+      out.push_back(TerminalDelta{TerminalMarker::kResponseCompleted});
+      return true;
+    default:
+      break;
+  }
+  if (!e.has_delta) return false;
+  switch (e.kind) {
+    case ResponsesKind::kTextDelta:
+      Emit<TextDelta>(out, std::move(e.delta));
+      return true;
+    case ResponsesKind::kRefusalDelta:
+      Emit<RefusalDelta>(out, std::move(e.delta));
+      return true;
+    case ResponsesKind::kReasoningSummaryDelta:
+    case ResponsesKind::kReasoningDelta:
+      Emit<ReasoningDelta>(out, std::move(e.delta));
+      return true;
+    case ResponsesKind::kArgumentsDelta:
+      if (!e.output_index) return false;
+      Emit<ToolCallDelta>(out, static_cast<int>(*e.output_index), std::string(), std::string(),
+                          std::move(e.delta));
+      return true;
+    default:
+      return false;
+  }
+}
+
+// After the event is read: the SSE type and sequence checks, then the deltas.
+bool FinishResponsesEvent(const SseEventView& event, ResponsesEvent& e,
+                          DialectDecoder::State& state, std::vector<Delta>& out) {
   if (event.type != "message" && event.type != *e.type) return false;
   const auto last = state.last_sequence_number;
   if (e.sequence_number && last && *e.sequence_number != *last + 1) return false;
@@ -246,13 +421,45 @@ bool FastOpenAiResponses(const SseEvent& event, DialectDecoder::State& state,
   return true;
 }
 
+// A delta event with the recorded shape, rebuilt as a full read would have left it.
+bool MatchResponsesDelta(const SseEventView& event, const JsonShape& shape, ResponsesEvent& e) {
+  std::int64_t sequence_number = 0;
+  if (!shape.Match(event.data, sequence_number, e.delta)) return false;
+  e.kind = static_cast<ResponsesKind>(shape.note().kind);
+  e.type = TypeOf(e.kind);
+  if (shape.has_int_hole()) e.sequence_number = sequence_number;
+  e.output_index = shape.note().index;
+  e.has_delta = true;
+  return true;
+}
+
+// Records `e`, just read in full from `data`, when it is a delta event.
+void RecordResponsesDelta(std::string_view data, const ResponsesEvent& e, JsonShape& shape) {
+  if (!IsDelta(e.kind) || !e.has_delta) return;
+  std::optional<Hole> sequence_number;
+  if (e.sequence_number) sequence_number = e.sequence_number_at;
+  shape.Record(data, sequence_number, e.delta_at, {static_cast<int>(e.kind), e.output_index});
+}
+
+bool FastOpenAiResponses(const SseEventView& event, DialectDecoder::State& state,
+                         std::vector<Delta>& out) {
+  ResponsesEvent e;
+  if (MatchResponsesDelta(event, state.last_delta, e)) {
+    return FinishResponsesEvent(event, e, state, out);
+  }
+  e = ResponsesEvent();
+  if (!ReadResponsesEvent(event, e) || !FinishResponsesEvent(event, e, state, out)) return false;
+  RecordResponsesDelta(event.data, e, state.last_delta);
+  return true;
+}
+
 }  // namespace
 
-bool TryDecodeFast(Dialect dialect, const SseEvent& event, DialectDecoder::State& state,
+bool TryDecodeFast(Dialect dialect, const SseEventView& event, DialectDecoder::State& state,
                    std::vector<Delta>& out) {
   switch (dialect) {
     case Dialect::kOpenAiChat:
-      return FastOpenAiChat(event, out);
+      return FastOpenAiChat(event, state.last_delta, out);
     case Dialect::kAnthropicMessages:
       return FastAnthropic(event, state, out);
     case Dialect::kOpenAiResponses:

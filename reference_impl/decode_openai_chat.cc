@@ -75,7 +75,7 @@ void AppendUsage(const Json& object, std::vector<Delta>& out) {
 
 }  // namespace
 
-EventWeight DecodeOpenAiChatEvent(const SseEvent& event, std::vector<Delta>& out) {
+EventWeight DecodeOpenAiChatEvent(const SseEventView& event, std::vector<Delta>& out) {
   if (event.data == "[DONE]") {
     out.push_back(TerminalDelta{TerminalMarker::kDone});
     return EventWeight::kMeaningful;

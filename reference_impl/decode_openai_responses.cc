@@ -92,7 +92,7 @@ void AppendItemAdded(const Json& data, std::vector<Delta>& out) {
 
 }  // namespace
 
-EventWeight DecodeOpenAiResponsesEvent(const SseEvent& event, DialectDecoder::State& state,
+EventWeight DecodeOpenAiResponsesEvent(const SseEventView& event, DialectDecoder::State& state,
                                        std::vector<Delta>& out) {
   const Json data = ParseObject(event.data, "the event data");
   const std::string_view type = RequireString(data, "type");

@@ -106,7 +106,7 @@ std::string_view ToString(TerminalMarker marker) {
   return "body";
 }
 
-std::expected<EventWeight, DecodeError> DialectDecoder::DecodeEvent(const SseEvent& event,
+std::expected<EventWeight, DecodeError> DialectDecoder::DecodeEvent(const SseEventView& event,
                                                                     std::vector<Delta>& out) {
   if (options_.fast_path && internal::TryDecodeFast(dialect_, event, state_, out)) {
     return EventWeight::kMeaningful;

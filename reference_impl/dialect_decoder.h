@@ -22,6 +22,8 @@
 // Events are parsed with nlohmann::json, except the few shapes that make up nearly all of a
 // stream (text, argument and reasoning deltas), which an allocation-free scanner reads first; it
 // hands anything unusual to nlohmann, so the results are the same (a differential test checks).
+// A delta event is usually the previous one with a new text (and sequence number): the scanner
+// remembers the last one it read and then only compares the bytes around the new values.
 //
 // One decoder per attempt (the Responses decoder tracks sequence numbers); not thread-safe.
 #pragma once
@@ -35,6 +37,7 @@
 #include <vector>
 
 #include "reference_impl/dialect.h"
+#include "reference_impl/json_cursor.h"
 #include "reference_impl/sse_decoder.h"
 
 namespace faultline::ref {
@@ -128,7 +131,7 @@ class DialectDecoder {
   DialectDecoder(Dialect dialect, Options options) : dialect_(dialect), options_(options) {}
 
   // Decodes one SSE event, appending its deltas to `out` (nothing is appended on error).
-  std::expected<EventWeight, DecodeError> DecodeEvent(const SseEvent& event,
+  std::expected<EventWeight, DecodeError> DecodeEvent(const SseEventView& event,
                                                       std::vector<Delta>& out);
   // Decodes a complete non-streamed JSON body (success or error shaped); on success the deltas
   // end with TerminalDelta{kBody} unless the body is an error.
@@ -144,6 +147,9 @@ class DialectDecoder {
       bool tool_use = false;  // a client tool call (not text, thinking or a server tool)
     };
     std::vector<Block> blocks;  // anthropic: the content blocks started so far
+    // The last delta event the fast path read in full (decode_fast_path.cc). A cache of the
+    // decoder's own reading, not protocol state: forgetting it never changes a result.
+    internal::JsonShape last_delta;
   };
 
   const State& state() const { return state_; }

@@ -45,15 +45,15 @@ std::string Excerpt(std::string_view text);  // for error messages: at most ~120
 
 // The allocation-free path for the commonest event shapes (decode_fast_path.cc). Returns false,
 // having appended nothing and changed no state, for anything it does not recognise exactly.
-bool TryDecodeFast(Dialect dialect, const SseEvent& event, DialectDecoder::State& state,
+bool TryDecodeFast(Dialect dialect, const SseEventView& event, DialectDecoder::State& state,
                    std::vector<Delta>& out);
 
-EventWeight DecodeOpenAiChatEvent(const SseEvent& event, std::vector<Delta>& out);
+EventWeight DecodeOpenAiChatEvent(const SseEventView& event, std::vector<Delta>& out);
 void DecodeOpenAiChatBody(const Json& body, std::vector<Delta>& out);
-EventWeight DecodeAnthropicEvent(const SseEvent& event, DialectDecoder::State& state,
+EventWeight DecodeAnthropicEvent(const SseEventView& event, DialectDecoder::State& state,
                                  std::vector<Delta>& out);
 void DecodeAnthropicBody(const Json& body, std::vector<Delta>& out);
-EventWeight DecodeOpenAiResponsesEvent(const SseEvent& event, DialectDecoder::State& state,
+EventWeight DecodeOpenAiResponsesEvent(const SseEventView& event, DialectDecoder::State& state,
                                        std::vector<Delta>& out);
 void DecodeOpenAiResponsesBody(const Json& body, std::vector<Delta>& out);
 

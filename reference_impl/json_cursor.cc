@@ -5,6 +5,7 @@
 #include <charconv>
 #include <cstring>
 #include <limits>
+#include <utility>
 
 namespace faultline::ref::internal {
 namespace {
@@ -64,27 +65,6 @@ std::size_t Utf8SequenceLength(const unsigned char* p, std::size_t n) {
   return length;
 }
 
-// Past the plain string bytes (printable ASCII other than '"' and '\\') at p, eight at a time.
-[[gnu::always_inline]] inline const char* SkipPlainStringBytes(const char* p, const char* end) {
-  while (end - p >= 8) {
-    std::uint64_t word;
-    std::memcpy(&word, p, sizeof word);
-    const std::uint64_t special = SpecialStringBytes(word);
-    if (special != 0) {
-      const int bit = std::endian::native == std::endian::little ? std::countr_zero(special)
-                                                                 : std::countl_zero(special);
-      return p + bit / 8;
-    }
-    p += 8;
-  }
-  while (p < end) {
-    const auto c = static_cast<unsigned char>(*p);
-    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return p;
-    ++p;
-  }
-  return p;
-}
-
 }  // namespace
 
 bool JsonCursor::AtEnd() {
@@ -96,7 +76,7 @@ bool JsonCursor::ReadRawStringSlow(std::string_view& out) {
   if (!Consume('"')) return false;
   const char* start = position_;
   while (position_ < end_) {
-    position_ = SkipPlainStringBytes(position_, end_);
+    position_ = SkipPlainStringBytes(position_, begin_, end_);
     if (position_ == end_) break;
     const auto c = static_cast<unsigned char>(*position_);
     if (c == '"') {
@@ -122,7 +102,7 @@ bool JsonCursor::ScanString(std::string* out) {
   if (!Consume('"')) return false;
   const char* run = position_;  // unescaped bytes not yet appended
   while (position_ < end_) {
-    position_ = SkipPlainStringBytes(position_, end_);
+    position_ = SkipPlainStringBytes(position_, begin_, end_);
     if (position_ == end_) break;
     const auto c = static_cast<unsigned char>(*position_);
     if (c == '"' || c == '\\') {
@@ -218,20 +198,20 @@ bool JsonCursor::ReadStringOrNull(std::string& out, bool& is_null) {
 
 bool JsonCursor::ReadInt(std::int64_t& out) {
   SkipWhitespace();
-  const bool negative = position_ < end_ && *position_ == '-';
-  if (negative) ++position_;
-  if (position_ == end_ || !IsDigit(*position_)) return false;
-  if (*position_ == '0' && position_ + 1 < end_ && IsDigit(position_[1])) return false;
+  const char* p = position_;
+  const bool negative = p < end_ && *p == '-';
+  if (negative) ++p;
+  const char* const digits = p;
   std::uint64_t value = 0;
-  constexpr std::uint64_t kLimit = std::numeric_limits<std::int64_t>::max();
-  while (position_ < end_ && IsDigit(*position_)) {
-    value = value * 10 + static_cast<std::uint64_t>(*position_++ - '0');
-    if (value > kLimit) return false;
+  for (; p < end_ && IsDigit(*p); ++p) {
+    if (p - digits == 19) return false;  // more digits than any int64 has: 19 cannot overflow
+    value = value * 10 + static_cast<unsigned>(*p - '0');
   }
-  if (position_ < end_ && (*position_ == '.' || *position_ == 'e' || *position_ == 'E')) {
-    return false;  // a float: not this cursor's business
-  }
+  if (p == digits || (*digits == '0' && p - digits > 1)) return false;  // none, or a leading 0
+  if (p < end_ && (*p == '.' || *p == 'e' || *p == 'E')) return false;  // a float: not ours
+  if (value > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return false;
   out = negative ? -static_cast<std::int64_t>(value) : static_cast<std::int64_t>(value);
+  position_ = p;
   return true;
 }
 
@@ -308,6 +288,41 @@ bool JsonCursor::SkipValue(int depth) {
     default:
       return SkipNumber();
   }
+}
+
+void JsonShape::Record(std::string_view text, std::optional<Hole> int_hole,
+                       std::optional<Hole> string_hole, Note note) {
+  text_.assign(text);
+  hole_count_ = 0;
+  for (const std::optional<Hole>& hole : {int_hole, string_hole}) {
+    if (hole) holes_[static_cast<std::size_t>(hole_count_++)] = *hole;
+  }
+  if (hole_count_ == 2 && holes_[0].begin > holes_[1].begin) std::swap(holes_[0], holes_[1]);
+  has_int_hole_ = int_hole.has_value();
+  note_ = note;
+}
+
+bool JsonShape::Match(std::string_view text, std::int64_t& number, std::string& string) const {
+  if (!recorded()) return false;
+  std::size_t from = 0;  // in text_: where the bytes to compare next start
+  std::size_t at = 0;    // in `text`
+  // Whether the next `length` bytes of `text` are those of text_.
+  auto same = [&](std::size_t length) {
+    return text.size() - at >= length &&
+           (length == 0 || std::memcmp(text.data() + at, text_.data() + from, length) == 0);
+  };
+  for (int i = 0; i < hole_count_; ++i) {
+    const Hole& hole = holes_[static_cast<std::size_t>(i)];
+    if (!same(hole.begin - from)) return false;
+    at += hole.begin - from;
+    JsonCursor cursor(std::string_view(text.data() + at, text.size() - at));
+    const bool read =
+        hole.kind == HoleKind::kInt ? cursor.ReadInt(number) : cursor.ReadString(string);
+    if (!read) return false;
+    at += cursor.offset();
+    from = hole.end;
+  }
+  return text.size() - at == text_.size() - from && same(text_.size() - from);
 }
 
 }  // namespace faultline::ref::internal

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <bit>
 #include <cstring>
 #include <utility>
 
@@ -43,48 +44,95 @@ Utf8Scan ScanUtf8(const unsigned char* p, std::size_t n) {
   return {true, needed + 1};
 }
 
-bool IsAsciiWord(const unsigned char* p) {
+constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+
+std::uint64_t Load64(const unsigned char* p) {
   std::uint64_t word;
   std::memcpy(&word, p, sizeof word);
-  return (word & 0x8080808080808080ULL) == 0;
+  return word;
 }
 
-// Four words at once: the common all-ASCII run costs one test per 32 bytes.
-bool IsAscii32(const unsigned char* p) {
-  std::uint64_t words[4];
-  std::memcpy(words, p, sizeof words);
-  return ((words[0] | words[1] | words[2] | words[3]) & 0x8080808080808080ULL) == 0;
+// The offset of the first byte of p[0, 8) whose high bit is set in `high` (`word & kHighBits`,
+// not zero).
+std::size_t FirstFlagged(std::uint64_t high) {
+  if constexpr (std::endian::native == std::endian::little) {
+    return static_cast<std::size_t>(std::countr_zero(high)) / 8;
+  } else {
+    return static_cast<std::size_t>(std::countl_zero(high)) / 8;
+  }
 }
 
-// Appends `in` to `out`, replacing every invalid UTF-8 sequence by U+FFFD. ASCII and valid text
-// are appended with one copy.
-void AppendUtf8(std::string& out, std::string_view in) {
+// The offset of the first non-ASCII byte of p[i, n), or n. Words of eight bytes, four at a time
+// while there are 32; the last few bytes are the word that ends at n (re-reading some bytes is
+// cheaper than a byte loop).
+std::size_t SkipAscii(const unsigned char* p, std::size_t i, std::size_t n) {
+  while (n - i >= 32) {
+    if (((Load64(p + i) | Load64(p + i + 8) | Load64(p + i + 16) | Load64(p + i + 24)) &
+         kHighBits) != 0) {
+      break;
+    }
+    i += 32;
+  }
+  for (; n - i >= 8; i += 8) {
+    if (const std::uint64_t high = Load64(p + i) & kHighBits; high != 0) {
+      return i + FirstFlagged(high);
+    }
+  }
+  if (i == n) return n;
+  if (n >= 8) {
+    // The word's bytes before i were dealt with already (they may be the non-ASCII bytes of a
+    // character just scanned): they are masked out.
+    const std::size_t before = i - (n - 8);
+    std::uint64_t high = Load64(p + n - 8) & kHighBits;
+    if constexpr (std::endian::native == std::endian::little) {
+      high &= ~std::uint64_t{0} << (8 * before);
+    } else {
+      high &= ~std::uint64_t{0} >> (8 * before);
+    }
+    return high == 0 ? n : n - 8 + FirstFlagged(high);
+  }
+  while (i < n && p[i] < 0x80) ++i;
+  return i;
+}
+
+// The length of the longest prefix of `in` that is valid UTF-8 (all of it, nearly always).
+std::size_t ValidUtf8Prefix(std::string_view in) {
   const auto* bytes = reinterpret_cast<const unsigned char*>(in.data());
   const std::size_t n = in.size();
   std::size_t i = 0;
-  std::size_t copied = 0;  // in[copied, i) is valid and not yet appended
-  while (i < n) {
-    if (i + 32 <= n && IsAscii32(bytes + i)) {
-      i += 32;
-    } else if (i + 8 <= n && IsAsciiWord(bytes + i)) {
-      i += 8;
-    } else if (bytes[i] < 0x80) {
-      ++i;
-    } else if (const Utf8Scan scan = ScanUtf8(bytes + i, n - i); scan.valid) {
-      i += scan.length;
-    } else {
-      out.append(in.data() + copied, i - copied);
-      out.append(kReplacement);
-      i += scan.length;
-      copied = i;
-    }
+  while ((i = SkipAscii(bytes, i, n)) < n) {
+    const Utf8Scan scan = ScanUtf8(bytes + i, n - i);
+    if (!scan.valid) break;
+    i += scan.length;
   }
-  out.append(in.data() + copied, n - copied);
+  return i;
+}
+
+// Appends `in` to `out`, replacing every invalid UTF-8 sequence by U+FFFD. Valid runs are
+// appended with one copy each.
+void AppendUtf8(std::string& out, std::string_view in) {
+  while (true) {
+    const std::size_t valid = ValidUtf8Prefix(in);
+    out.append(in.substr(0, valid));
+    if (valid == in.size()) return;
+    out.append(kReplacement);
+    const auto* invalid = reinterpret_cast<const unsigned char*>(in.data() + valid);
+    in.remove_prefix(valid + ScanUtf8(invalid, in.size() - valid).length);
+  }
 }
 
 void AssignUtf8(std::string& out, std::string_view in) {
   out.clear();
   AppendUtf8(out, in);
+}
+
+constexpr std::string_view kMessage = "message";  // the type of an event without `event:`
+
+// A field's value: what follows the colon at `colon`, less one leading space.
+std::string_view ValueAfter(std::string_view line, std::size_t colon) {
+  std::string_view value = line.substr(colon + 1);
+  if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+  return value;
 }
 
 // "consists of only ASCII digits": base ten, saturating instead of overflowing.
@@ -101,7 +149,35 @@ std::optional<std::uint64_t> ParseRetry(std::string_view value) {
 
 }  // namespace
 
-SseDecoder::SseDecoder(Options options) : options_(options) { events_.resize(1); }
+void SseDecoder::FieldValue::Assign(std::string_view value, bool viewable) {
+  if (viewable) {  // the common case: no copy
+    view_ = value;
+    copied_ = false;
+  } else {
+    AssignUtf8(copy_, value);
+    copied_ = true;
+  }
+}
+
+void SseDecoder::FieldValue::AppendLine(std::string_view value) {
+  Own();
+  copy_.push_back('\n');
+  AppendUtf8(copy_, value);
+}
+
+void SseDecoder::FieldValue::Own() {
+  if (copied_) return;
+  copy_.assign(view_);  // a view is valid UTF-8 already
+  copied_ = true;
+}
+
+void SseDecoder::FieldValue::Clear() {
+  view_ = {};
+  copy_.clear();
+  copied_ = false;
+}
+
+SseDecoder::SseDecoder(Options options) : options_(options) {}
 
 const char* SseDecoder::SkipBom(const char* begin, const char* end) {
   while (bom_ != BomState::kDone && begin < end) {
@@ -120,10 +196,8 @@ const char* SseDecoder::SkipBom(const char* begin, const char* end) {
 
 std::expected<SseFeedResult, SseError> SseDecoder::Feed(std::string_view bytes) {
   if (error_) return std::unexpected(*error_);
-  if (ready_ > 0) {  // recycle: the event in progress moves to the front
-    std::swap(events_[0], events_[ready_]);
-    ready_ = 0;
-  }
+  events_.clear();  // the previous feed's events are no longer needed: recycle their storage
+  kept_used_ = 0;
   comments_ = 0;
   const char* const end = bytes.data() + bytes.size();
   const char* p = SkipBom(bytes.data(), end);
@@ -131,12 +205,18 @@ std::expected<SseFeedResult, SseError> SseDecoder::Feed(std::string_view bytes) 
     if (*p == '\n') ++p;
     skip_lf_ = false;
   }
+  // Lines split valid UTF-8 at ASCII bytes into valid UTF-8, so checking the bytes once here
+  // checks every complete line before valid_end_ (one pass, instead of one per field value).
+  valid_end_ = p + ValidUtf8Prefix(std::string_view(p, static_cast<std::size_t>(end - p)));
   DecodeLines(p, end);
-  if (!error_ && partial_line_.size() + current().data.size() > options_.max_event_bytes) {
+  // The event in progress outlives `bytes`: its views become copies.
+  data_.Own();
+  type_.Own();
+  if (!error_ && partial_line_.size() + data_.size() > options_.max_event_bytes) {
     error_ = SseError{fmt::format("SSE event larger than {} bytes", options_.max_event_bytes)};
   }
   if (error_) return std::unexpected(*error_);
-  return SseFeedResult{std::span<const SseEvent>(events_.data(), ready_), comments_};
+  return SseFeedResult{events_, comments_};
 }
 
 void SseDecoder::DecodeLines(const char* p, const char* end) {
@@ -149,7 +229,11 @@ void SseDecoder::DecodeLines(const char* p, const char* end) {
     return found != nullptr ? static_cast<const char*>(found) : end;
   };
   while (p < end && !error_) {
-    if (lf == nullptr || lf < p) lf = find(p, '\n');
+    if (lf == nullptr || lf < p) {
+      // A blank line ends each event: when p is at an LF, that LF is the line end (no CR can
+      // come before it), and the search can wait for the next line.
+      lf = *p == '\n' ? p : find(p, '\n');
+    }
     if (cr == nullptr || cr < p) cr = find(p, '\r');
     const char* eol = cr < lf ? cr : lf;
     if (eol == end) {  // an incomplete line: keep it for the next feed
@@ -157,10 +241,10 @@ void SseDecoder::DecodeLines(const char* p, const char* end) {
       return;
     }
     if (partial_line_.empty()) {  // the common case: the line is parsed in place
-      ProcessLine(std::string_view(p, eol));
+      ProcessLine(std::string_view(p, eol), /*viewable=*/eol <= valid_end_);
     } else {
       partial_line_.append(p, eol);
-      ProcessLine(partial_line_);
+      ProcessLine(partial_line_, /*viewable=*/false);
       partial_line_.clear();
     }
     p = eol + 1;
@@ -174,7 +258,7 @@ void SseDecoder::DecodeLines(const char* p, const char* end) {
   }
 }
 
-void SseDecoder::ProcessLine(std::string_view line) {
+void SseDecoder::ProcessLine(std::string_view line, bool viewable) {
   if (line.empty()) {
     Dispatch();
     return;
@@ -184,49 +268,71 @@ void SseDecoder::ProcessLine(std::string_view line) {
     ++total_comments_;
     return;
   }
-  const std::size_t colon = line.find(':');
-  if (colon == std::string_view::npos) {
-    ProcessField(line, {});
+  // The field name is what precedes the first colon. The two names of nearly every line are
+  // recognised without searching for it.
+  if (line.starts_with("data:")) {
+    AddData(ValueAfter(line, 4), viewable);
     return;
   }
-  std::string_view value = line.substr(colon + 1);
-  if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
-  ProcessField(line.substr(0, colon), value);
-}
-
-void SseDecoder::ProcessField(std::string_view name, std::string_view value) {
+  if (line.starts_with("event:")) {
+    type_.Assign(ValueAfter(line, 5), viewable);
+    return;
+  }
+  const std::size_t colon = line.find(':');
+  const std::string_view name = line.substr(0, colon);
+  const std::string_view value = colon == std::string_view::npos ? "" : ValueAfter(line, colon);
   if (name == "data") {
-    std::string& data = current().data;
-    if (data_lines_++ > 0) data.push_back('\n');
-    AppendUtf8(data, value);
-    if (data.size() > options_.max_event_bytes) {
-      error_ = SseError{fmt::format("SSE event larger than {} bytes", options_.max_event_bytes)};
-    }
+    AddData(value, viewable);
   } else if (name == "event") {
-    AssignUtf8(current().type, value);
+    type_.Assign(value, viewable);
   } else if (name == "id") {
     if (value.find('\0') == std::string_view::npos) AssignUtf8(last_event_id_, value);
   } else if (name == "retry") {
     if (auto retry = ParseRetry(value)) retry_ms_ = retry;
+  }  // other fields are ignored
+}
+
+void SseDecoder::AddData(std::string_view value, bool viewable) {
+  if (data_lines_++ == 0) {
+    data_.Assign(value, viewable);
+  } else {
+    data_.AppendLine(value);
+  }
+  if (data_.size() > options_.max_event_bytes) {
+    error_ = SseError{fmt::format("SSE event larger than {} bytes", options_.max_event_bytes)};
   }
 }
 
 void SseDecoder::Dispatch() {
-  SseEvent& event = current();
   if (data_lines_ == 0) {  // nothing to dispatch; the event type buffer is reset all the same
-    event.type.clear();
+    type_.Clear();
     return;
   }
-  if (event.type.empty()) event.type.assign("message");
-  event.id.assign(last_event_id_);
+  SseEventView event;
+  event.data = Keep(data_);
+  event.type = type_.size() == 0 ? kMessage : Keep(type_);
+  // last_event_id_ may change before this feed's events are read: the event keeps a copy.
+  if (!last_event_id_.empty()) event.id = KeepCopy(last_event_id_);
+  events_.push_back(event);
+  data_.Clear();
+  type_.Clear();
   data_lines_ = 0;
-  ++ready_;
   ++total_events_;
-  if (ready_ == events_.size()) events_.emplace_back();
-  SseEvent& next = events_[ready_];
-  next.type.clear();
-  next.data.clear();
-  next.id.clear();
+}
+
+std::string_view SseDecoder::Keep(FieldValue& value) {
+  if (!value.copied()) return value.view();  // a view into this feed's bytes
+  if (kept_used_ == kept_.size()) kept_.emplace_back();
+  std::string& kept = kept_[kept_used_++];
+  kept.swap(value.copy());  // no copy; `value` gets the recycled buffer
+  return kept;
+}
+
+std::string_view SseDecoder::KeepCopy(std::string_view value) {
+  if (kept_used_ == kept_.size()) kept_.emplace_back();
+  std::string& kept = kept_[kept_used_++];
+  kept.assign(value);
+  return kept;
 }
 
 SseFinishResult SseDecoder::Finish() {
@@ -238,10 +344,12 @@ SseFinishResult SseDecoder::Finish() {
 }
 
 void SseDecoder::Reset() {
-  for (SseEvent& event : events_) event = SseEvent{};
-  events_.resize(1);
-  ready_ = 0;
+  events_.clear();
+  data_.Clear();
+  type_.Clear();
   data_lines_ = 0;
+  kept_.clear();
+  kept_used_ = 0;
   comments_ = 0;
   partial_line_.clear();
   error_.reset();

@@ -69,7 +69,7 @@ inline DecodedStream DecodeSse(Dialect dialect, std::string_view sse) {
   EXPECT_TRUE(fed);
   if (!fed) return out;
   out.heartbeats += static_cast<int>(fed->comments);
-  for (const SseEvent& event : fed->events) {
+  for (const SseEventView& event : fed->events) {
     auto weight = decoder.DecodeEvent(event, out.deltas);
     if (!weight) {
       out.error = weight.error();

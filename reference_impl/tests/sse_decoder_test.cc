@@ -23,7 +23,7 @@ Decoded Decode(const std::vector<std::string_view>& feeds, SseDecoder decoder = 
     auto result = decoder.Feed(bytes);
     EXPECT_TRUE(result) << result.error().message;
     if (!result) break;
-    out.events.insert(out.events.end(), result->events.begin(), result->events.end());
+    for (const SseEventView& event : result->events) out.events.emplace_back(event);
     out.comments += result->comments;
   }
   out.finish = decoder.Finish();
@@ -296,13 +296,86 @@ TEST(SseDecoderTest, ManyEventsPerFeedAndStorageReuseAcrossFeeds) {
   std::string batch;
   for (int i = 0; i < 100; ++i) batch += "data: " + std::to_string(i) + "\n\n";
   for (int round = 0; round < 3; ++round) {
-    auto result = decoder.Feed(batch + "data: tail\n");  // leaves an event in progress
+    const std::string bytes = batch + "data: tail\n";  // leaves an event in progress
+    auto result = decoder.Feed(bytes);  // the events view `bytes`: it must outlive them
     ASSERT_TRUE(result);
     ASSERT_EQ(result->events.size(), 100u);
     EXPECT_EQ(result->events[0].data, round == 0 ? "0" : "tail\n0");
     for (int i = 1; i < 100; ++i) EXPECT_EQ(result->events[i].data, std::to_string(i));
   }
   EXPECT_EQ(decoder.total_events(), 300u);
+}
+
+// An event whose fields are single lines of valid UTF-8 inside one feed is handed out as views of
+// the fed bytes; anything else as views of the decoder's copies.
+TEST(SseDecoderTest, EventsViewTheFedBytesWhenTheyCan) {
+  SseDecoder decoder;
+  const std::string bytes = "event: delta\ndata: in place\n\ndata: two\ndata: lines\n\ndata: cut";
+  auto first = decoder.Feed(bytes);
+  ASSERT_TRUE(first);
+  ASSERT_EQ(first->events.size(), 2u);
+  auto inside = [&](std::string_view view) {
+    return view.data() >= bytes.data() && view.data() + view.size() <= bytes.data() + bytes.size();
+  };
+  EXPECT_EQ(first->events[0], (SseEventView{"delta", "in place", ""}));
+  EXPECT_TRUE(inside(first->events[0].data));
+  EXPECT_TRUE(inside(first->events[0].type));
+  EXPECT_EQ(first->events[1].data, "two\nlines");
+  EXPECT_FALSE(inside(first->events[1].data));
+  const std::string rest = " here\n\n";
+  auto second = decoder.Feed(rest);
+  ASSERT_TRUE(second);
+  ASSERT_EQ(second->events.size(), 1u);
+  EXPECT_EQ(second->events[0].data, "cut here");  // pieced together across the feeds
+}
+
+// Everything one feed returns stays valid until the next call, whatever mix of views and copies
+// it is, while the decoder keeps decoding (its buffers reused, the last event ID changing).
+TEST(SseDecoderTest, EventsOfOneFeedStayValidTogether) {
+  SseDecoder decoder;
+  ASSERT_TRUE(decoder.Feed("event: spanning\ndata: from the"));
+  std::string bytes = " first feed\n\n";
+  std::vector<SseEvent> expected = {{"spanning", "from the first feed", ""}};
+  for (int i = 0; i < 40; ++i) {
+    const std::string n = std::to_string(i);
+    if (i % 3 == 0) bytes += "id: id" + n + "\n";
+    if (i % 4 == 0) bytes += "event: type" + n + "\n";
+    bytes += "data: " + n + "\n";
+    if (i % 5 == 0) bytes += "data: more " + n + "\n";
+    if (i % 7 == 0) bytes += "data: \xFF" + n + "\n";
+    bytes += "\n";
+    std::string data =
+        n + (i % 5 == 0 ? "\nmore " + n : "") + (i % 7 == 0 ? "\n\xEF\xBF\xBD" + n : "");
+    std::string id = "id" + std::to_string(i - i % 3);
+    expected.push_back({i % 4 == 0 ? "type" + n : "message", data, id});
+  }
+  bytes += "data: pending";
+  auto fed = decoder.Feed(bytes);
+  ASSERT_TRUE(fed);
+  std::vector<SseEvent> got;
+  for (const SseEventView& event : fed->events) got.emplace_back(event);
+  EXPECT_EQ(got, expected);
+}
+
+// The UTF-8 check reads 32 and 8 bytes at a time, and then the word that ends the text: an
+// invalid byte is found, and a valid character kept, at every position of lines of every length.
+TEST(SseDecoderTest, Utf8IsCheckedAtEveryPositionOfEveryLength) {
+  const std::string fffd = "\xEF\xBF\xBD";
+  for (std::size_t n = 1; n <= 70; ++n) {
+    for (std::size_t k = 0; k < n; ++k) {
+      std::string invalid(n, 'a');
+      invalid[k] = '\xFF';
+      std::string replaced = std::string(k, 'a') + fffd + std::string(n - k - 1, 'a');
+      std::string valid = std::string(k, 'a') + "\xC3\xA9" + std::string(n - k - 1, 'a');
+      // Both orders: a line before the first invalid byte of a feed is viewed, not copied.
+      const std::string stream = "data: " + invalid + "\n\ndata: " + valid + "\n\n";
+      EXPECT_EQ(Datas(Decode({stream})), (std::vector<std::string>{replaced, valid}))
+          << n << " " << k;
+      const std::string reversed = "data: " + valid + "\n\ndata: " + invalid + "\n\n";
+      EXPECT_EQ(Datas(Decode({reversed})), (std::vector<std::string>{valid, replaced}))
+          << n << " " << k;
+    }
+  }
 }
 
 TEST(SseDecoderTest, LongCrOnlyStreamIsDecodedLinearly) {
