@@ -81,6 +81,12 @@ class Collector {
   void ReadOut();
   void ReadErr();
   int PollTimeoutMs() const;
+  // When the cancel is due: `cancel_at` after the adapter's first line (its hello: the adapter
+  // is up), so a slow-starting interpreter is not cancelled before it has made its call.
+  std::optional<microseconds> CancelDue() const {
+    if (!launch_.cancel_at || run_.cancel_sent || run_.lines.empty()) return std::nullopt;
+    return run_.lines.front().at + *launch_.cancel_at;
+  }
 
   const AdapterLaunch& launch_;
   pid_t pid_;
@@ -124,14 +130,14 @@ void Collector::ReadErr() {
 
 int Collector::PollTimeoutMs() const {
   microseconds until = launch_.timeout - Now();
-  if (launch_.cancel_at && !run_.cancel_sent) until = std::min(until, *launch_.cancel_at - Now());
+  if (const auto cancel = CancelDue()) until = std::min(until, *cancel - Now());
   return static_cast<int>(std::clamp<long long>((until.count() + 999) / 1000, 0, 60'000));
 }
 
 AdapterRun Collector::Run() {
   Write(launch_.call_line + "\n");
   while (out_.fd >= 0 || err_.fd >= 0) {
-    if (launch_.cancel_at && !run_.cancel_sent && Now() >= *launch_.cancel_at) {
+    if (const auto cancel = CancelDue(); cancel && Now() >= *cancel) {
       Write("{\"type\":\"cancel\"}\n");
       run_.cancel_sent = Now();
     }

@@ -2,7 +2,9 @@
 //
 // RunAdapter starts `/bin/sh -c COMMAND` in its own process group, writes the call line, and
 // collects every stdout line with the time it was received (the runner's monotonic clock, as an
-// offset from the launch). It writes {"type":"cancel"} at `cancel_at`, and when the process has
+// offset from the launch). It writes {"type":"cancel"} `cancel_at` after the adapter's first line
+// (its adapter/hello: interpreters take anything from 50 ms to seconds to start on a busy
+// machine, and a scripted cancel is about the call, not the start-up), and when the process has
 // not exited by `timeout` it kills the whole group (SIGKILL) and says so. stderr is kept, capped.
 // Nothing blocks forever: every wait is bounded by the timeout.
 //
@@ -36,7 +38,7 @@ inline constexpr std::size_t kMaxStderr = 64 * 1024;
 struct AdapterLaunch {
   std::string command;    // run with /bin/sh -c
   std::string call_line;  // the {"type":"call",...} line (no newline)
-  std::optional<std::chrono::microseconds> cancel_at;
+  std::optional<std::chrono::microseconds> cancel_at;  // after the adapter's first line
   std::chrono::microseconds timeout{std::chrono::minutes(5)};
   // The launch instant all times are measured from (so several adapters of one scenario share
   // the session's clock).

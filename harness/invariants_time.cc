@@ -4,9 +4,16 @@
 namespace faultline::harness::judge_internal {
 namespace {
 
-bool ClientEnded(const provider::JournalEntry& entry) {
+bool ClosedByClient(const provider::JournalEntry& entry) {
   return entry.end == provider::EndKind::kClientClosed ||
          entry.end == provider::EndKind::kStalledClientGaveUp;
+}
+
+// The client closed it itself: not the runner stopping a subject that had hung.
+bool ClientEnded(const View& view, const provider::JournalEntry& entry) {
+  const auto& stopped = view.trace.subject_stopped_at;
+  const bool by_runner = stopped && entry.ended + std::chrono::milliseconds(1) >= *stopped;
+  return ClosedByClient(entry) && !by_runner;
 }
 
 // TIME-001 and TIME-002: every silence longer than the declared timeout must be cut short by
@@ -21,22 +28,27 @@ CheckResult SilencesCutShort(const View& view, bool before_headers, std::optiona
       const double from = ArrivedMs(*entry) + Ms(silence.from);
       const double length = silence.to ? Ms(*silence.to - silence.from) : -1;
       if (!limit) {
-        if (silence.to || ClientEnded(*entry)) continue;
+        if (silence.to || ClientEnded(view, *entry)) continue;
         return Fail("", fmt::format("attempt {} went silent at {:.1f} ms for good and the client "
                                     "declares no {} timeout: it was still waiting at {:.1f} ms",
-                                    entry->attempt, from, what, Ms(view.trace.ended)));
+                                    entry->attempt, from, what,
+                                    Ms(view.trace.subject_stopped_at.value_or(view.trace.ended))));
       }
       if (silence.to && length <= *limit + tolerance.late_ms) continue;
       const double deadline = from + *limit + tolerance.late_ms;
       const bool cancelled = view.trace.cancel_at && Ms(*view.trace.cancel_at) < deadline;
-      if (ClientEnded(*entry) && EndedMs(*entry) <= deadline) break;
+      if (ClientEnded(view, *entry) && EndedMs(*entry) <= deadline) break;
       if (cancelled) break;  // the cancel ended it first: CANCEL-003 judges that
       const std::string how =
-          ClientEnded(*entry)
+          ClientEnded(view, *entry)
               ? fmt::format("the client closed it only at {:.1f} ms, {:.1f} ms into the silence",
                             EndedMs(*entry), EndedMs(*entry) - from)
-              : fmt::format("the client never closed it (exchange {})",
-                            provider::ToString(entry->end));
+              : view.trace.subject_stopped_at
+                  ? fmt::format("the client never closed it: the runner stopped the subject at "
+                                "{:.1f} ms",
+                                Ms(*view.trace.subject_stopped_at))
+                  : fmt::format("the client never closed it (exchange {})",
+                                provider::ToString(entry->end));
       return Fail("", fmt::format("attempt {} went silent at {:.1f} ms ({}{}); declared {} "
                                   "timeout {:.0f} ms (+{:.0f} ms tolerance); {}",
                                   entry->attempt, from,

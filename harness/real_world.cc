@@ -125,6 +125,7 @@ std::expected<Trace, std::string> RealWorld::RunReference(const scenario::Scenar
   timeout_timer.async_wait([&](boost::system::error_code error) {
     if (error) return;
     trace.subject_timed_out = true;
+    trace.subject_stopped_at = Since(session->start);
     cancel_all();
   });
   // Run until every call is done; then the timers are the only work left.
@@ -186,6 +187,9 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
       trace.cancel_at = run.cancel_sent;
     }
     trace.subject_timed_out = trace.subject_timed_out || run.timed_out;
+    if (run.timed_out && (!trace.subject_stopped_at || run.ended < *trace.subject_stopped_at)) {
+      trace.subject_stopped_at = run.ended;
+    }
     if (!run.stderr_text.empty()) {
       trace.subject_stderr += (runs.size() > 1 ? fmt::format("[call {}] ", i) : "") + run.stderr_text;
     }

@@ -230,7 +230,9 @@ std::expected<report::RunResult, std::string> RunAll(
   report::RunResult result;
   result.tool_version = "faultline 0.1.0";
   result.started_at = UtcNow();
-  result.subject = options.adapter ? *options.adapter : "faultline-ref 0.1.0 (in-process)";
+  result.subject = !options.subject_label.empty() ? options.subject_label
+                   : options.adapter             ? *options.adapter
+                                                 : "faultline-ref 0.1.0 (in-process)";
   result.world = options.world == WorldChoice::kBoth    ? "both"
                  : options.world == WorldChoice::kReal ? "real"
                                                         : "virtual";

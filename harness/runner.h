@@ -37,6 +37,7 @@ std::expected<Shard, std::string> ParseShard(std::string_view text);
 struct RunnerOptions {
   WorldChoice world = WorldChoice::kVirtual;
   std::optional<std::string> adapter;  // a command; nullopt = the in-process reference client
+  std::string subject_label;           // how results name the subject ("" = the command)
   ref::RetryPolicy policy;             // the reference client's policy
   std::uint64_t seed = 0;
   int jobs = 1;

@@ -65,6 +65,7 @@ json ToJson(const Trace& trace, bool with_volatile) {
               {"ended_ms", Ms(trace.ended)}};
   if (trace.cancel_at) out["cancel_ms"] = Ms(*trace.cancel_at);
   if (trace.subject_timed_out) out["subject_timed_out"] = true;
+  if (trace.subject_stopped_at) out["subject_stopped_ms"] = Ms(*trace.subject_stopped_at);
   if (with_volatile && !trace.subject_stderr.empty()) out["stderr"] = trace.subject_stderr;
   if (!trace.protocol_errors.empty()) out["protocol_errors"] = trace.protocol_errors;
   return out;

@@ -34,6 +34,8 @@ struct Trace {
   std::optional<Duration> cancel_at;            // when the runner sent the cancel
   Duration ended{0};                            // when the runner stopped watching
   bool subject_timed_out = false;               // the runner had to stop the subject
+  std::optional<Duration> subject_stopped_at;   // when it did: connections closed from then on
+                                                // were closed by the runner, not the client
   std::string subject_stderr;                   // free-form, kept for the report
   std::vector<std::string> protocol_errors;     // lines that were not valid protocol JSON
 };

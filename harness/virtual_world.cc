@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <memory>
 #include <optional>
@@ -44,10 +45,13 @@ std::optional<ParsedRequest> ParseRequest(std::string_view bytes) {
   while (!head.empty()) {
     const std::size_t end = std::min(head.find("\r\n"), head.size());
     const std::string_view field = head.substr(0, end);
-    const std::size_t colon = field.find(':');
-    scenario::Header header{std::string(field.substr(0, colon)),
-                            std::string(field.substr(colon + 2))};
-    if (header.name == "content-length") {
+    const std::size_t colon = std::min(field.find(':'), field.size());
+    std::string_view value = field.substr(std::min(colon + 1, field.size()));
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    scenario::Header header{std::string(field.substr(0, colon)), std::string(value)};
+    if (std::ranges::equal(header.name, std::string_view("content-length"), [](char a, char b) {
+          return std::tolower(static_cast<unsigned char>(a)) == b;
+        })) {
       std::from_chars(header.value.data(), header.value.data() + header.value.size(), length);
     }
     request.headers.push_back(std::move(header));

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "harness/runner.h"
+#include "harness/cli/adapter_shortcuts.h"
 #include "harness/cli/policy_file.h"
 #include "reports/report.h"
 #include "scenarios/loader.h"
@@ -60,6 +61,14 @@ std::expected<WorldChoice, std::string> ChooseWorld(const RunCommandOptions& opt
   }
   return std::unexpected(fmt::format("unknown --time '{}' (auto, real, virtual, both)",
                                      options.time));
+}
+
+std::string DialectList(const std::vector<scenario::Dialect>& dialects) {
+  std::string out;
+  for (const scenario::Dialect dialect : dialects) {
+    out += (out.empty() ? "" : ", ") + std::string(scenario::ToString(dialect));
+  }
+  return out;
 }
 
 const report::CheckResult* FirstFailure(const report::ScenarioResult& result) {
@@ -167,8 +176,9 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   run->add_option("paths", options.paths,
                   "scenario files, folders or globs (default: the built-in catalogue)");
   run->add_option("--adapter", options.adapter,
-                  "command speaking the adapter protocol (default: the in-process reference "
-                  "client); e.g. \"faultline call --adapter\"");
+                  "a command speaking the adapter protocol, or a shipped adapter: " +
+                      AdapterShortcutNames() +
+                      " (default: the in-process reference client)");
   run->add_option("--time", options.time,
                   "real (sockets), virtual (virtual clock, reference client only), both, or auto "
                   "(virtual for the reference client, real for an adapter)")
@@ -220,7 +230,26 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
         << (!scenarios ? scenarios.error() : !policy ? policy.error() : world.error()) << "\n";
     return ExitCode::kUsageError;
   }
-  const auto selected = harness::SelectScenarios(std::move(*scenarios), options.filter, shard);
+  std::optional<ResolvedAdapter> adapter;
+  if (!options.adapter.empty()) {
+    auto resolved = ResolveAdapter(options.adapter);
+    if (!resolved) {
+      err << "faultline run: " << resolved.error() << "\n";
+      return ExitCode::kUsageError;
+    }
+    adapter = std::move(*resolved);
+  }
+  auto selected = harness::SelectScenarios(std::move(*scenarios), options.filter, shard);
+  if (adapter && !adapter->dialects.empty()) {
+    const auto before = selected.size();
+    std::erase_if(selected, [&](const scenario::Scenario& s) {
+      return std::ranges::find(adapter->dialects, s.dialect) == adapter->dialects.end();
+    });
+    if (before != selected.size()) {
+      err << fmt::format("faultline run: {} speaks {}; skipping {} scenario(s) of other dialects\n",
+                         adapter->label, DialectList(adapter->dialects), before - selected.size());
+    }
+  }
   if (selected.empty()) {
     err << "faultline run: no scenario matches"
         << (options.filter.empty() ? "" : " --filter '" + options.filter + "'") << "\n";
@@ -228,7 +257,10 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
   }
   harness::RunnerOptions runner;
   runner.world = *world;
-  if (!options.adapter.empty()) runner.adapter = options.adapter;
+  if (adapter) {
+    runner.adapter = adapter->command;
+    runner.subject_label = adapter->label;
+  }
   runner.policy = *policy;
   runner.seed = options.seed;
   runner.jobs = options.jobs > 0 ? options.jobs : (*world == WorldChoice::kVirtual ? 2 : 16);

@@ -211,6 +211,17 @@ TEST(JudgeTest, Time001StallDetectedWithinIdleTimeout) {
   TraceBuilder good;
   good.Entry(0, 1010, EndKind::kStalledClientGaveUp).truth.silences = {SilenceFrom(10, false)};
   ExpectStatus(good.Build(), "TIME-001", CheckStatus::kPass);
+  // A connection that closed only because the runner stopped a hung subject was not the
+  // client's doing.
+  TraceBuilder stopped;
+  stopped.Entry(0, 1005, EndKind::kStalledClientGaveUp).truth.silences = {SilenceFrom(10, false)};
+  Trace stopped_trace = stopped.Build();
+  stopped_trace.subject_timed_out = true;
+  stopped_trace.subject_stopped_at = testing::Ms(1004.5);
+  const auto by_runner = testing::CheckOf(stopped_trace, "TIME-001");
+  EXPECT_EQ(by_runner.status, CheckStatus::kFail);
+  EXPECT_NE(by_runner.evidence.find("runner stopped the subject"), std::string::npos)
+      << by_runner.evidence;
 }
 
 TEST(JudgeTest, Time002HeadersDeadline) {

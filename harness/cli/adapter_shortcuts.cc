@@ -1,0 +1,93 @@
+#include "harness/cli/adapter_shortcuts.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <array>
+#include <cstdlib>
+#include <filesystem>
+
+namespace faultline::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using scenario::Dialect;
+
+struct Shortcut {
+  std::string_view name;
+  std::string_view program;  // "node", "python3", or "" for this binary
+  std::string_view script;   // relative to the adapters folder
+  std::string_view flags;
+  std::vector<Dialect> dialects;
+};
+
+const std::array<Shortcut, 6>& Shortcuts() {
+  static const std::array<Shortcut, 6> kShortcuts{{
+      {"openai-node", "node", "openai-node.mjs", "",
+       {Dialect::kOpenAiChat, Dialect::kOpenAiResponses}},
+      {"openai-node-helper", "node", "openai-node.mjs", " --helper",
+       {Dialect::kOpenAiChat, Dialect::kOpenAiResponses}},
+      {"anthropic-node", "node", "anthropic-node.mjs", "", {Dialect::kAnthropicMessages}},
+      {"anthropic-node-helper", "node", "anthropic-node.mjs", " --helper",
+       {Dialect::kAnthropicMessages}},
+      {"python-baseline", "python3", "python_baseline.py", "", {}},
+      {"reference", "", "", " call --adapter", {}},
+  }};
+  return kShortcuts;
+}
+
+fs::path AdaptersDir() {
+  if (const char* dir = std::getenv("FAULTLINE_ADAPTERS_DIR"); dir != nullptr && *dir != '\0') {
+    return dir;
+  }
+  return FAULTLINE_ADAPTERS_DIR;
+}
+
+std::string Quoted(const fs::path& path) { return "'" + path.string() + "'"; }
+
+std::string SelfPath() {
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  return error ? std::string("faultline") : Quoted(self);
+}
+
+}  // namespace
+
+std::string AdapterShortcutNames() {
+  std::string names;
+  for (const Shortcut& shortcut : Shortcuts()) {
+    names += (names.empty() ? "" : ", ") + std::string(shortcut.name);
+  }
+  return names;
+}
+
+std::expected<ResolvedAdapter, std::string> ResolveAdapter(std::string_view text) {
+  for (const Shortcut& shortcut : Shortcuts()) {
+    if (shortcut.name != text) continue;
+    ResolvedAdapter resolved;
+    resolved.dialects = shortcut.dialects;
+    resolved.label = std::string(shortcut.name);
+    if (shortcut.program.empty()) {
+      resolved.command = SelfPath() + std::string(shortcut.flags);
+      return resolved;
+    }
+    const fs::path dir = AdaptersDir();
+    const fs::path script = dir / shortcut.script;
+    if (!fs::exists(script)) {
+      return std::unexpected(fmt::format(
+          "adapter '{}': {} not found (set FAULTLINE_ADAPTERS_DIR to the repository's "
+          "harness/adapters folder)",
+          text, script.string()));
+    }
+    if (shortcut.program == "node" && !fs::exists(dir / "node" / "node_modules")) {
+      return std::unexpected(fmt::format(
+          "adapter '{}': the pinned SDKs are not installed; run {}", text,
+          (dir / "setup.sh").string()));
+    }
+    resolved.command = fmt::format("{} {}{}", shortcut.program, Quoted(script), shortcut.flags);
+    return resolved;
+  }
+  return ResolvedAdapter{.command = std::string(text), .dialects = {}, .label = std::string(text)};
+}
+
+}  // namespace faultline::cli
