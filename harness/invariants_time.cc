@@ -39,6 +39,13 @@ CheckResult SilencesCutShort(const View& view, bool before_headers, std::optiona
       const bool cancelled = view.trace.cancel_at && Ms(*view.trace.cancel_at) < deadline;
       if (ClientEnded(view, *entry) && EndedMs(*entry) <= deadline) break;
       if (cancelled) break;  // the cancel ended it first: CANCEL-003 judges that
+      const auto& stopped = view.trace.subject_stopped_at;
+      if (!ClientEnded(view, *entry) && stopped && Ms(*stopped) < deadline) {
+        return NotApplicable("", fmt::format("the runner stopped the subject at {:.1f} ms, before "
+                                             "its declared {} timeout was due ({:.1f} ms); give "
+                                             "`faultline run --timeout` more time",
+                                             Ms(*stopped), what, deadline));
+      }
       const std::string how =
           ClientEnded(view, *entry)
               ? fmt::format("the client closed it only at {:.1f} ms, {:.1f} ms into the silence",

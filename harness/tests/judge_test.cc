@@ -214,14 +214,18 @@ TEST(JudgeTest, Time001StallDetectedWithinIdleTimeout) {
   // A connection that closed only because the runner stopped a hung subject was not the
   // client's doing.
   TraceBuilder stopped;
-  stopped.Entry(0, 1005, EndKind::kStalledClientGaveUp).truth.silences = {SilenceFrom(10, false)};
+  stopped.Entry(0, 1200.5, EndKind::kStalledClientGaveUp).truth.silences = {SilenceFrom(10, false)};
   Trace stopped_trace = stopped.Build();
   stopped_trace.subject_timed_out = true;
-  stopped_trace.subject_stopped_at = testing::Ms(1004.5);
+  stopped_trace.subject_stopped_at = testing::Ms(1200);
   const auto by_runner = testing::CheckOf(stopped_trace, "TIME-001");
   EXPECT_EQ(by_runner.status, CheckStatus::kFail);
   EXPECT_NE(by_runner.evidence.find("runner stopped the subject"), std::string::npos)
       << by_runner.evidence;
+  // Stopped before the idle timeout was even due: the subject never had its chance.
+  stopped_trace.subject_stopped_at = testing::Ms(500);
+  stopped_trace.journal[0].ended = testing::Ms(500);
+  ExpectStatus(stopped_trace, "TIME-001", CheckStatus::kNotApplicable);
 }
 
 TEST(JudgeTest, Time002HeadersDeadline) {
