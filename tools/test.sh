@@ -5,7 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-release}
 tools/setup.sh
-# The SDK smoke test drives the official openai npm package (pinned, installed from npm).
-if command -v npm >/dev/null; then fake_provider/tests/sdk/setup.sh; fi
+# The SDK smoke test and the SDK adapters drive the official npm packages (pinned, from npm).
+if command -v npm >/dev/null; then
+  fake_provider/tests/sdk/setup.sh
+  harness/adapters/setup.sh
+fi
 tools/build.sh "$preset"
 ctest --preset "$preset" -j "${FAULTLINE_JOBS:-$(nproc)}" --timeout 300

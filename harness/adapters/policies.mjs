@@ -18,10 +18,13 @@
 // fetch() resolves, i.e. when the response headers are in (openai client.ts:788-822,
 // anthropic client.ts:1905-1913). Nothing in either SDK bounds the time between stream chunks or
 // the whole call, so the only idle and headers limits are undici's 300 s, which fire first.
+// undici arms these on its coarse "fast timers" (a tick of about a second, lib/util/timers.js), so
+// they fire up to ~1 s after the nominal 300 s: measured 300.8-301.6 s into a silence here. The
+// declaration adds that second, so the runner judges the SDK by what it really does.
 const NODE20_FETCH_TIMEOUTS = {
   connect_ms: 10_000,
-  response_headers_ms: 300_000,  // min(SDK `timeout` 600 000, undici headersTimeout 300 000)
-  idle_ms: 300_000,              // undici bodyTimeout; the SDKs themselves have none
+  response_headers_ms: 301_000,  // min(SDK `timeout` 600 000, undici headersTimeout 300 000) + tick
+  idle_ms: 301_000,              // undici bodyTimeout + tick; the SDKs themselves have none
   heartbeats_reset_idle: true,   // bodyTimeout counts bytes, not events
   // total_ms: none. Each attempt gets a fresh headers timer, and the stream is unbounded.
 };

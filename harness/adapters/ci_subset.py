@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""CI's representative subset of the third-party conformance runs (issue 6).
+
+Runs a few scenarios per shipped SDK adapter with `faultline run` and compares, scenario by
+scenario, the invariants that failed with the findings recorded in ci_subset.json (the SDK
+behaviour documented in the README and docs/conformance-matrix.md). A new failure, or a finding
+that no longer reproduces (an SDK upgrade fixed it, or faultline stopped catching it), fails the
+test, naming the scenario and the difference.
+
+    harness/adapters/ci_subset.py path/to/faultline [OUT_DIR]
+
+Standard library only; needs the adapters installed (harness/adapters/setup.sh).
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def failed_invariants(scenario):
+    """The IDs of the failed catalogue invariants (EXPECT-* checks describe the scenario's own
+    model client, not a conformance finding)."""
+    return sorted(c["id"] for c in scenario["checks"]
+                  if c["status"] == "fail" and not c["id"].startswith("EXPECT-"))
+
+
+def run_subject(faultline, subject, spec, out_dir):
+    names = sorted(spec["scenarios"])
+    result_dir = os.path.join(out_dir, subject)
+    command = [faultline, "run", "--adapter", subject, "--filter", ",".join(names),
+               "--timeout", str(spec.get("timeout", 30)), "--jobs", "8", "--out", result_dir,
+               "--format", "json"]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+    if done.returncode not in (0, 1):
+        return [f"{subject}: faultline run exited {done.returncode}: {done.stderr.strip()}"]
+    with open(os.path.join(result_dir, "result.json"), encoding="utf-8") as f:
+        result = json.load(f)
+    got = {s["name"]: s for s in result["scenarios"]}
+    problems = []
+    for name in names:
+        if name not in got:
+            problems.append(f"{subject} {name}: did not run")
+            continue
+        scenario = got[name]
+        if scenario["verdict"] == "error":
+            problems.append(f"{subject} {name}: run error: {scenario.get('error', '')}")
+            continue
+        expected = sorted(spec["scenarios"][name])
+        actual = failed_invariants(scenario)
+        status = "ok" if actual == expected else "MISMATCH"
+        print(f"{status:8} {subject:16} {name}: failed {actual or 'nothing'}")
+        if actual != expected:
+            evidence = "; ".join(f"{c['id']}: {c['evidence']}" for c in scenario["checks"]
+                                 if c["status"] == "fail")
+            problems.append(f"{subject} {name}: expected {expected or 'no failure'}, "
+                            f"got {actual or 'no failure'} ({evidence})")
+    return problems
+
+
+def main():
+    if len(sys.argv) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    faultline = sys.argv[1]
+    with open(os.path.join(HERE, "ci_subset.json"), encoding="utf-8") as f:
+        subjects = json.load(f)
+    out_dir = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="faultline-ci-")
+    problems = []
+    for subject, spec in subjects.items():
+        if subject.startswith("_"):
+            continue
+        problems += run_subject(faultline, subject, spec, out_dir)
+    for problem in problems:
+        print("FAIL " + problem, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
