@@ -410,7 +410,9 @@ std::expected<SessionInfo, std::string> Server::AddSession(scenario::Scenario sc
                                                            std::optional<std::uint64_t> seed) {
   auto session = impl_->engine.CreateSession(std::move(scenario), std::move(id), seed);
   if (!session) return std::unexpected(session.error().message);
-  return (*session)->Info();
+  SessionInfo info = (*session)->Info();
+  info.started = impl_->engine.clock().ToSteady((*session)->start());
+  return info;
 }
 
 std::vector<SessionInfo> Server::Sessions() const {

@@ -55,6 +55,9 @@ struct SessionInfo {
   std::string base_url;  // e.g. http://127.0.0.1:40123/s/demo/hello
   std::string scenario_name;
   int attempts = 0;
+  // The steady-clock instant the session's journal times count from (set by AddSession), so an
+  // in-process caller can put its own timestamps on the same axis.
+  std::optional<std::chrono::steady_clock::time_point> started;
 };
 
 class Server {

@@ -140,7 +140,7 @@ WallTime SessionState::start() const {
 }
 
 SessionInfo SessionState::Info() const {
-  return SessionInfo{id_, base_url_, scenario_.name, attempts()};
+  return SessionInfo{id_, base_url_, scenario_.name, attempts(), std::nullopt};
 }
 
 std::optional<std::string> InvalidSessionIdReason(std::string_view id) {

@@ -51,10 +51,12 @@ std::expected<RealWorld::Session, std::string> RealWorld::Open(const scenario::S
                                                                std::uint64_t seed) {
   Session session;
   session.id = fmt::format("run{}/{}", next_session_++, scenario.name);
-  session.start = Clock::now();
   auto info = server_->AddSession(scenario, session.id, seed);
   if (!info) return std::unexpected("cannot open a provider session: " + info.error());
   session.base_url = info->base_url;
+  // One time axis for the trace: the journal counts from the session's start, so the subject's
+  // events must too (AddSession may wait for a lock and compile the scenario first).
+  session.start = info->started.value_or(Clock::now());
   return session;
 }
 

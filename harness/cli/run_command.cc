@@ -166,6 +166,18 @@ void PrintSummary(const report::RunResult& result, std::ostream& out) {
     if (scenario.verdict == report::Verdict::kPass) continue;
     out << "  " << OneLine(scenario) << "\n";
   }
+  // With --repeat: the percentiles, here when they fit on a screen (always in summary.md).
+  constexpr std::size_t kMaxLatencyLines = 20;
+  if (result.latency.empty() || result.latency.size() > kMaxLatencyLines) return;
+  const auto show = [](const std::optional<report::LatencySummary::Percentiles>& p) {
+    return p ? fmt::format("{:.0f}/{:.0f}/{:.0f}", p->p50, p->p95, p->p99) : std::string("-");
+  };
+  out << "  latency p50/p95/p99 ms: first token | terminal | recovery overhead\n";
+  for (const report::LatencySummary& latency : result.latency) {
+    out << fmt::format("    {} [{}] x{}: {} | {} | {}\n", latency.name, latency.world,
+                       latency.runs, show(latency.first_token_ms), show(latency.terminal_ms),
+                       show(latency.recovery_overhead_ms));
+  }
 }
 
 }  // namespace
