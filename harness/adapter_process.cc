@@ -81,11 +81,13 @@ class Collector {
   void ReadOut();
   void ReadErr();
   int PollTimeoutMs() const;
-  // When the cancel is due: `cancel_at` after the adapter's first line (its hello: the adapter
-  // is up), so a slow-starting interpreter is not cancelled before it has made its call.
+  // When the cancel is due (see AdapterLaunch); nullopt while that is not known yet.
   std::optional<microseconds> CancelDue() const {
     if (!launch_.cancel_at || run_.cancel_sent || run_.lines.empty()) return std::nullopt;
-    return run_.lines.front().at + *launch_.cancel_at;
+    if (launch_.first_request) {
+      if (const auto first = launch_.first_request()) return *first + *launch_.cancel_at;
+    }
+    return run_.lines.front().at + *launch_.cancel_at + kCancelFallback;
   }
 
   const AdapterLaunch& launch_;
@@ -131,6 +133,8 @@ void Collector::ReadErr() {
 int Collector::PollTimeoutMs() const {
   microseconds until = launch_.timeout - Now();
   if (const auto cancel = CancelDue()) until = std::min(until, *cancel - Now());
+  // Waiting for the first request to reach the provider: look again soon.
+  if (launch_.cancel_at && !run_.cancel_sent) until = std::min(until, microseconds{10'000});
   return static_cast<int>(std::clamp<long long>((until.count() + 999) / 1000, 0, 60'000));
 }
 

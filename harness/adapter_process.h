@@ -2,9 +2,11 @@
 //
 // RunAdapter starts `/bin/sh -c COMMAND` in its own process group, writes the call line, and
 // collects every stdout line with the time it was received (the runner's monotonic clock, as an
-// offset from the launch). It writes {"type":"cancel"} `cancel_at` after the adapter's first line
-// (its adapter/hello: interpreters take anything from 50 ms to seconds to start on a busy
-// machine, and a scripted cancel is about the call, not the start-up), and when the process has
+// offset from the launch). It writes {"type":"cancel"} `cancel_at` after the call's first request
+// reached the provider (`first_request`), as in the virtual world where that is t = 0:
+// interpreters take anything from 50 ms to seconds to start and import an SDK on a busy machine,
+// and a scripted cancel is about the call, not the start-up. When no request arrives, the cancel
+// goes `cancel_at` + kCancelFallback after the adapter's first line. When the process has
 // not exited by `timeout` it kills the whole group (SIGKILL) and says so. stderr is kept, capped.
 // Nothing blocks forever: every wait is bounded by the timeout.
 //
@@ -13,6 +15,7 @@
 
 #include <chrono>
 #include <expected>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,11 +37,14 @@ struct AdapterRun {
 };
 
 inline constexpr std::size_t kMaxStderr = 64 * 1024;
+inline constexpr std::chrono::seconds kCancelFallback{5};
 
 struct AdapterLaunch {
   std::string command;    // run with /bin/sh -c
   std::string call_line;  // the {"type":"call",...} line (no newline)
-  std::optional<std::chrono::microseconds> cancel_at;  // after the adapter's first line
+  std::optional<std::chrono::microseconds> cancel_at;  // after the first request arrived
+  // When the call's first request reached the provider (an offset like the lines'), if it has.
+  std::function<std::optional<std::chrono::microseconds>()> first_request;
   std::chrono::microseconds timeout{std::chrono::minutes(5)};
   // The launch instant all times are measured from (so several adapters of one scenario share
   // the session's clock).

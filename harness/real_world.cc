@@ -60,6 +60,12 @@ std::expected<RealWorld::Session, std::string> RealWorld::Open(const scenario::S
   return session;
 }
 
+std::optional<Duration> RealWorld::FirstArrival(const std::string& session_id) const {
+  const auto journal = server_->JournalOf(session_id);
+  if (!journal || journal->empty()) return std::nullopt;
+  return journal->front().arrived;
+}
+
 // Waits (bounded) until no exchange of the session is in progress, then takes its journal.
 void RealWorld::Close(Session& session, Trace& trace) {
   const auto give_up = Clock::now() + kCloseGrace;
@@ -164,6 +170,7 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
         AdapterLaunch launch{.command = command,
                              .call_line = call.dump(),
                              .cancel_at = scenario.cancel_at,
+                             .first_request = [&]() { return FirstArrival(session->id); },
                              .timeout = options.timeout,
                              .start = session->start};
         runs[i] = RunAdapter(launch);

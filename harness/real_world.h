@@ -52,6 +52,7 @@ class RealWorld {
   struct Session;
   std::expected<Session, std::string> Open(const scenario::Scenario& scenario, std::uint64_t seed);
   void Close(Session& session, Trace& trace);
+  std::optional<Duration> FirstArrival(const std::string& session_id) const;
 
   std::unique_ptr<provider::Server> server_;
   std::thread thread_;

@@ -300,7 +300,9 @@ struct Scenario {
   std::optional<Chaos> chaos;           // when set, replaces `responses`
   std::optional<RateLimit> rate_limit;  // checked before `responses`/`chaos`
   std::vector<ListenerOutage> listener_outages;
-  std::optional<Duration> cancel_at;  // the runner cancels the call at this offset
+  // The runner cancels the call this long after its first request reached the provider (t = 0 in
+  // the virtual world; over sockets this keeps an adapter's start-up out of the timing).
+  std::optional<Duration> cancel_at;
   Expect expect;
   std::string source;  // the file it was loaded from ("<builtin>/..." for the embedded catalogue)
   friend bool operator==(const Scenario&, const Scenario&) = default;
