@@ -32,6 +32,9 @@ report::RunResult RunWithBug(const std::string& bug) {
   return result ? *result : report::RunResult{};
 }
 
+// gtest prints a parameter with this (else as raw bytes in the test list).
+void PrintTo(const Bug& bug, std::ostream* out) { *out << bug.name << " -> " << bug.check; }
+
 class BrokenAdapterTest : public ::testing::TestWithParam<Bug> {};
 
 TEST_P(BrokenAdapterTest, IsCaughtByItsInvariant) {
