@@ -21,18 +21,6 @@ namespace {
 using internal::JsonCursor;
 using internal::JsonShape;
 
-struct Result {
-  std::vector<Delta> deltas;
-  bool ok = false;
-  friend bool operator==(const Result&, const Result&) = default;
-};
-
-Result Decode(DialectDecoder& decoder, const SseEvent& event) {
-  Result result;
-  result.ok = decoder.DecodeEvent(event, result.deltas).has_value();
-  return result;
-}
-
 // A hot event with `$N` where its integer hole goes and `$S` where its string hole goes.
 struct Template {
   Dialect dialect;
@@ -159,12 +147,12 @@ const std::vector<std::string> kIntValues = {"1",
 // decoders, so that `fast` holds the template's shape.
 void Prime(const Template& t, DialectDecoder& fast, DialectDecoder& slow) {
   for (const SseEvent& event : t.prelude) {
-    ASSERT_EQ(Decode(fast, event), Decode(slow, event));
+    ASSERT_EQ(DecodeOne(fast, event), DecodeOne(slow, event));
   }
   const SseEvent first{t.type, Fill(t.data, "0", R"("first")"), ""};
-  const Result expected = Decode(slow, first);
+  const DecodedEvent expected = DecodeOne(slow, first);
   ASSERT_TRUE(expected.ok) << first.data;
-  ASSERT_EQ(Decode(fast, first), expected);
+  ASSERT_EQ(DecodeOne(fast, first), expected);
   ASSERT_EQ(fast.state().last_delta.recorded(), t.shortcut) << first.data;
 }
 
@@ -178,10 +166,10 @@ bool ExpectSame(const Template& t, std::string_view sse_type, const std::string&
   std::string string;
   const bool matched = fast.state().last_delta.Match(data, number, string);
   const SseEvent event{std::string(sse_type), data, ""};
-  EXPECT_EQ(Decode(fast, event), Decode(slow, event)) << sse_type << " " << data;
+  EXPECT_EQ(DecodeOne(fast, event), DecodeOne(slow, event)) << sse_type << " " << data;
   EXPECT_EQ(fast.state().last_sequence_number, slow.state().last_sequence_number) << data;
   const SseEvent next{t.type, Fill(t.data, "2", R"("next")"), ""};
-  EXPECT_EQ(Decode(fast, next), Decode(slow, next)) << data;
+  EXPECT_EQ(DecodeOne(fast, next), DecodeOne(slow, next)) << data;
   return matched;
 }
 
@@ -214,7 +202,7 @@ TEST(DecodeShapeTest, PlainNextDeltasTakeTheShortcut) {
     if (t.shortcut) {
       EXPECT_EQ(string, "a \"quoted\" caf\xC3\xA9 \xF0\x9F\x98\x80");
     }
-    EXPECT_EQ(Decode(fast, {t.type, data, ""}), Decode(slow, {t.type, data, ""}));
+    EXPECT_EQ(DecodeOne(fast, {t.type, data, ""}), DecodeOne(slow, {t.type, data, ""}));
   }
 }
 

@@ -61,6 +61,19 @@ struct DecodedStream {
 };
 
 // Runs `sse` through an SseDecoder and a DialectDecoder; stops at the first decode error.
+// One event through a decoder: the deltas it produced and whether it was accepted.
+struct DecodedEvent {
+  std::vector<Delta> deltas;
+  bool ok = false;
+  friend bool operator==(const DecodedEvent&, const DecodedEvent&) = default;
+};
+
+inline DecodedEvent DecodeOne(DialectDecoder& decoder, const SseEvent& event) {
+  DecodedEvent result;
+  result.ok = decoder.DecodeEvent(event, result.deltas).has_value();
+  return result;
+}
+
 inline DecodedStream DecodeSse(Dialect dialect, std::string_view sse) {
   DecodedStream out;
   SseDecoder sse_decoder;

@@ -19,18 +19,6 @@ namespace {
 
 using internal::JsonCursor;
 
-struct Result {
-  std::vector<Delta> deltas;
-  bool ok = false;
-  friend bool operator==(const Result&, const Result&) = default;
-};
-
-Result Decode(DialectDecoder& decoder, const SseEvent& event) {
-  Result result;
-  result.ok = decoder.DecodeEvent(event, result.deltas).has_value();
-  return result;
-}
-
 std::vector<SseEvent> EventsOf(std::string_view sse) {
   SseDecoder decoder;
   auto fed = decoder.Feed(sse);
@@ -42,7 +30,7 @@ std::vector<SseEvent> EventsOf(std::string_view sse) {
 void ExpectSameAlong(const std::vector<SseEvent>& events, DialectDecoder& fast,
                      DialectDecoder& slow) {
   for (const SseEvent& event : events) {
-    ASSERT_EQ(Decode(fast, event), Decode(slow, event)) << event.data;
+    ASSERT_EQ(DecodeOne(fast, event), DecodeOne(slow, event)) << event.data;
   }
 }
 
@@ -98,17 +86,18 @@ TEST(DialectFastPathTest, MutatedHotEventsDecodeIdentically) {
         DialectDecoder fast_copy = fast;
         DialectDecoder slow_copy = slow;
         const SseEvent mutated{events[i].type, data, ""};
-        const Result expected = Decode(slow_copy, mutated);
-        ASSERT_EQ(Decode(fast_copy, mutated), expected) << data;
+        const DecodedEvent expected = DecodeOne(slow_copy, mutated);
+        ASSERT_EQ(DecodeOne(fast_copy, mutated), expected) << data;
         fast_accepted += expected.ok ? 1 : 0;
         ++compared;
         // Only the Responses fast path changes protocol state (the sequence number): the state
         // both decoders left behind must agree too.
         if (stream.dialect == Dialect::kOpenAiResponses && i + 1 < events.size()) {
-          ASSERT_EQ(Decode(fast_copy, events[i + 1]), Decode(slow_copy, events[i + 1])) << data;
+          ASSERT_EQ(DecodeOne(fast_copy, events[i + 1]), DecodeOne(slow_copy, events[i + 1]))
+              << data;
         }
       }
-      ASSERT_EQ(Decode(fast, events[i]), Decode(slow, events[i]));
+      ASSERT_EQ(DecodeOne(fast, events[i]), DecodeOne(slow, events[i]));
     }
   }
   EXPECT_GT(compared, 20000) << compared << " compared, " << fast_accepted << " accepted";
@@ -139,7 +128,7 @@ TEST(DialectFastPathTest, FastPathSpecificsAgree) {
     DialectDecoder fast(dialect);
     DialectDecoder slow(dialect, DialectDecoder::Options{.fast_path = false});
     const SseEvent event{"message", data, ""};
-    EXPECT_EQ(Decode(fast, event), Decode(slow, event)) << data;
+    EXPECT_EQ(DecodeOne(fast, event), DecodeOne(slow, event)) << data;
   }
 }
 
@@ -185,10 +174,10 @@ TEST(DialectFastPathTest, ResponsesSpecificsAgree) {
         if (with_last) {  // sequence number 6 seen: 7 follows, 3 is a step back
           const SseEvent first{"message", R"({"type":"response.in_progress","sequence_number":6})",
                                ""};
-          ASSERT_EQ(Decode(fast, first), Decode(slow, first));
+          ASSERT_EQ(DecodeOne(fast, first), DecodeOne(slow, first));
         }
         const SseEvent event{std::string(type), data, ""};
-        EXPECT_EQ(Decode(fast, event), Decode(slow, event)) << type << " " << data;
+        EXPECT_EQ(DecodeOne(fast, event), DecodeOne(slow, event)) << type << " " << data;
         EXPECT_EQ(fast.state().last_sequence_number, slow.state().last_sequence_number) << data;
       }
     }
