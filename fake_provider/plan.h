@@ -40,10 +40,10 @@ struct PlanStep {
 // A stretch of the response during which no content reaches the client: a delay before the
 // headers, a stall, a heartbeat-only window, or a long gap between events.
 struct Silence {
-  Duration from{0};              // offset from the request's arrival
-  std::optional<Duration> to;    // nullopt: until the client gives up
-  bool before_headers = false;   // no response byte was sent yet (a headers timeout applies)
-  bool heartbeat = false;        // keep-alive comments or pings keep flowing meanwhile
+  Duration from{0};             // offset from the request's arrival
+  std::optional<Duration> to;   // nullopt: until the client gives up
+  bool before_headers = false;  // no response byte was sent yet (a headers timeout applies)
+  bool heartbeat = false;       // keep-alive comments or pings keep flowing meanwhile
   friend bool operator==(const Silence&, const Silence&) = default;
 };
 

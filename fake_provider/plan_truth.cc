@@ -96,7 +96,8 @@ void ApplyEnd(const BodyProgram& program, bool stream, PlanTruth& truth) {
       if (stream) SetClass(truth, {"truncated", true});
       return;
     case EndKind::kStall:  // forever: only a timeout ends it; else the server closes after it
-      if (!terminator_sent) SetClass(truth, {program.end.wait.forever ? "timeout" : "transport", true});
+      if (!terminator_sent)
+        SetClass(truth, {program.end.wait.forever ? "timeout" : "transport", true});
       return;
     default:  // no final chunk, close, reset
       if (!terminator_sent) SetClass(truth, {"transport", true});
@@ -109,9 +110,8 @@ bool HasContentType(std::string_view type, bool stream) {
 }
 
 bool NameIs(std::string_view name, std::string_view wanted) {
-  return std::ranges::equal(name, wanted, [](char a, char b) {
-    return (a >= 'A' && a <= 'Z' ? a - 'A' + 'a' : a) == b;
-  });
+  return std::ranges::equal(
+      name, wanted, [](char a, char b) { return (a >= 'A' && a <= 'Z' ? a - 'A' + 'a' : a) == b; });
 }
 
 // Valid hints longer than this mean "stay away": they count as this long (over any cap).
@@ -154,8 +154,8 @@ std::optional<Duration> RetryAfterFloor(const scenario::ResponseSpec& spec) {
     } else if (hint.form != Form::kRaw) {
       // A date, relative to the response's own Date header. Dates have whole seconds, so a
       // client measuring from its own clock may be up to a second early and still be right.
-      KeepLeast(least, std::clamp(hint.date_offset - std::chrono::seconds(1), Duration{0},
-                                  kLongestHint));
+      KeepLeast(least,
+                std::clamp(hint.date_offset - std::chrono::seconds(1), Duration{0}, kLongestHint));
     }
   }
   if (spec.retry_after_ms) KeepLeast(least, Milliseconds(*spec.retry_after_ms));

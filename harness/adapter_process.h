@@ -40,8 +40,8 @@ inline constexpr std::size_t kMaxStderr = 64 * 1024;
 inline constexpr std::chrono::seconds kCancelFallback{5};
 
 struct AdapterLaunch {
-  std::string command;    // run with /bin/sh -c
-  std::string call_line;  // the {"type":"call",...} line (no newline)
+  std::string command;                                 // run with /bin/sh -c
+  std::string call_line;                               // the {"type":"call",...} line (no newline)
   std::optional<std::chrono::microseconds> cancel_at;  // after the first request arrived
   // When the call's first request reached the provider (an offset like the lines'), if it has.
   std::function<std::optional<std::chrono::microseconds>()> first_request;

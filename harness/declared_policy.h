@@ -27,7 +27,7 @@ struct DeclaredBackoff {
 };
 
 struct DeclaredPolicy {
-  bool present = false;            // a hello with a policy object was seen
+  bool present = false;             // a hello with a policy object was seen
   std::optional<int> max_attempts;  // nullopt with `unbounded` set: no limit
   bool unbounded = false;
   std::optional<std::set<std::string>> retryable_classes;

@@ -34,26 +34,26 @@ std::vector<CheckResult> ExpectChecks(const View& view) {
                         EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
                           if (EventType(terminal) == wanted) return {};
                           return fmt::format("ended with {} {} at {:.1f} ms", EventType(terminal),
-                                             FailureField(terminal.event, "code"),
-                                             Ms(terminal.at));
+                                             FailureField(terminal.event, "code"), Ms(terminal.at));
                         })));
   }
   if (expect.attempts) {
     const int wanted = *expect.attempts;
-    out.push_back(Named(
-        "EXPECT-ATTEMPTS", fmt::format("The call makes {} attempt(s).", wanted),
-        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
-          // The subject's own count when it reports one (refused connections never reach the
-          // journal); else the requests the provider saw.
-          int made = Int(terminal.event, "attempt").value_or(0);
-          if (made <= 0) made = static_cast<int>(view.attempts.size());
-          if (made == wanted) return {};
-          return fmt::format("made {} attempt(s); {} request(s) reached the provider", made,
-                             view.attempts.size());
-        })));
+    out.push_back(Named("EXPECT-ATTEMPTS", fmt::format("The call makes {} attempt(s).", wanted),
+                        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
+                          // The subject's own count when it reports one (refused connections never
+                          // reach the journal); else the requests the provider saw.
+                          int made = Int(terminal.event, "attempt").value_or(0);
+                          if (made <= 0) made = static_cast<int>(view.attempts.size());
+                          if (made == wanted) return {};
+                          return fmt::format(
+                              "made {} attempt(s); {} request(s) reached the provider", made,
+                              view.attempts.size());
+                        })));
   }
   if (expect.text) {
-    out.push_back(Named("EXPECT-TEXT", fmt::format("The committed text is {}.", Quote(*expect.text)),
+    out.push_back(Named("EXPECT-TEXT",
+                        fmt::format("The committed text is {}.", Quote(*expect.text)),
                         EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
                           const std::string text = Str(terminal.event, "text");
                           if (EventType(terminal) == "response/committed" && text == *expect.text) {

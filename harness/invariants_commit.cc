@@ -8,7 +8,8 @@ using nlohmann::json;
 
 std::string Describe(const ClientRecord& record) {
   std::string out = fmt::format("{} at {:.1f} ms", EventType(record), Ms(record.at));
-  if (const auto attempt = Int(record.event, "attempt")) out += fmt::format(" (attempt {})", *attempt);
+  if (const auto attempt = Int(record.event, "attempt"))
+    out += fmt::format(" (attempt {})", *attempt);
   return out;
 }
 
@@ -86,8 +87,8 @@ CheckResult LifeChunksInsideResponse(const View& view) {
       if (type == "response/start") {
         open = id;
       } else if (type == "assistant/chunk") {
-        if (!open) return Fail("", fmt::format("call {}: {} outside any response", i,
-                                               Describe(*record)));
+        if (!open)
+          return Fail("", fmt::format("call {}: {} outside any response", i, Describe(*record)));
         if (!id.empty() && id != *open) {
           return Fail("", fmt::format("call {}: {} for response {} while {} is open", i,
                                       Describe(*record), Quote(id), Quote(*open)));
@@ -108,7 +109,8 @@ CheckResult LifeInterruptBeforeRetry(const View& view) {
     const provider::JournalEntry& next = *view.attempts[k];
     int announced = 0;
     for (const ClientRecord* record : view.calls[0].records) {
-      if (EventType(*record) == "response/interrupted" && Ms(record->at) <= ArrivedMs(next) + slack) {
+      if (EventType(*record) == "response/interrupted" &&
+          Ms(record->at) <= ArrivedMs(next) + slack) {
         ++announced;
       }
     }
@@ -158,10 +160,11 @@ CheckResult CommitWholeAnswerOnly(const View& view) {
     any_commit = true;
     if (!view.single_call()) {
       const bool any_answer = std::ranges::any_of(
-          view.attempts, [](const provider::JournalEntry* e) { return e->truth.answer.has_value(); });
+          view.attempts,
+          [](const provider::JournalEntry* e) { return e->truth.answer.has_value(); });
       if (!any_answer) {
-        return Fail("", fmt::format("call {} committed, but no attempt carried a whole answer{}",
-                                    i, AttemptsSent(view)));
+        return Fail("", fmt::format("call {} committed, but no attempt carried a whole answer{}", i,
+                                    AttemptsSent(view)));
       }
       continue;
     }

@@ -33,12 +33,12 @@ CheckResult RetryNotRetryable(const View& view) {
     const bool retryable = failure_class == "timeout" || entry.truth.retryable;
     if (retryable && DeclaredRetryable(view, failure_class)) continue;
     const provider::JournalEntry& next = *view.attempts[k + 1];
-    return Fail("", fmt::format("attempt {} failed with {} ({}), which is {}, yet attempt {} "
-                                "reached the provider at {:.1f} ms",
-                                entry.attempt, failure_class, entry.plan_summary,
-                                retryable ? "not in the declared retryable_classes"
-                                          : "not retryable",
-                                next.attempt, ArrivedMs(next)));
+    return Fail("",
+                fmt::format("attempt {} failed with {} ({}), which is {}, yet attempt {} "
+                            "reached the provider at {:.1f} ms",
+                            entry.attempt, failure_class, entry.plan_summary,
+                            retryable ? "not in the declared retryable_classes" : "not retryable",
+                            next.attempt, ArrivedMs(next)));
   }
   return Pass("");
 }

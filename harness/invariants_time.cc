@@ -50,12 +50,13 @@ CheckResult SilencesCutShort(const View& view, bool before_headers, std::optiona
           ClientEnded(view, *entry)
               ? fmt::format("the client closed it only at {:.1f} ms, {:.1f} ms into the silence",
                             EndedMs(*entry), EndedMs(*entry) - from)
-              : view.trace.subject_stopped_at
-                  ? fmt::format("the client never closed it: the runner stopped the subject at "
-                                "{:.1f} ms",
-                                Ms(*view.trace.subject_stopped_at))
-                  : fmt::format("the client never closed it (exchange {})",
-                                provider::ToString(entry->end));
+          : view.trace.subject_stopped_at
+              ? fmt::format(
+                    "the client never closed it: the runner stopped the subject at "
+                    "{:.1f} ms",
+                    Ms(*view.trace.subject_stopped_at))
+              : fmt::format("the client never closed it (exchange {})",
+                            provider::ToString(entry->end));
       return Fail("", fmt::format("attempt {} went silent at {:.1f} ms ({}{}); declared {} "
                                   "timeout {:.0f} ms (+{:.0f} ms tolerance); {}",
                                   entry->attempt, from,

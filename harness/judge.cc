@@ -11,35 +11,44 @@ namespace {
 using nlohmann::json;
 
 constexpr std::array<InvariantInfo, 20> kCatalog{{
-    {"LIFE-001", "Each call ends with exactly one terminal event (response/committed or "
-                 "response/failed)."},
+    {"LIFE-001",
+     "Each call ends with exactly one terminal event (response/committed or "
+     "response/failed)."},
     {"LIFE-002", "Nothing is emitted after a call's terminal event."},
-    {"LIFE-003", "Chunks arrive only inside an open response: after its response/start, before "
-                 "it is interrupted or ends."},
-    {"LIFE-004", "A failed attempt is reported (response/interrupted) before the next attempt "
-                 "reaches the provider."},
-    {"COMMIT-001", "The committed answer is exactly what the provider sent in one attempt: no "
-                   "splice, no duplicate, no loss."},
-    {"COMMIT-002", "Only a whole answer is committed: never a truncated, empty, malformed or "
-                   "error response."},
+    {"LIFE-003",
+     "Chunks arrive only inside an open response: after its response/start, before "
+     "it is interrupted or ends."},
+    {"LIFE-004",
+     "A failed attempt is reported (response/interrupted) before the next attempt "
+     "reaches the provider."},
+    {"COMMIT-001",
+     "The committed answer is exactly what the provider sent in one attempt: no "
+     "splice, no duplicate, no loss."},
+    {"COMMIT-002",
+     "Only a whole answer is committed: never a truncated, empty, malformed or "
+     "error response."},
     {"COMMIT-003", "No request reaches the provider after the answer was committed."},
     {"RETRY-001", "A failure that is not retryable is not retried."},
     {"RETRY-002", "Attempts stay within the declared budget (max_attempts)."},
     {"RETRY-003", "Gaps between attempts stay within the declared backoff bounds."},
-    {"RETRY-004", "Retry-After is honoured: no attempt before the server's hint; a hint over the "
-                  "declared cap is handled as declared."},
+    {"RETRY-004",
+     "Retry-After is honoured: no attempt before the server's hint; a hint over the "
+     "declared cap is handled as declared."},
     {"RETRY-005", "Every attempt sends the same request body."},
-    {"TIME-001", "A stalled stream is abandoned within the declared idle timeout, and the client "
-                 "closes that connection."},
-    {"TIME-002", "A response whose headers do not come is abandoned within the declared "
-                 "response-headers timeout."},
+    {"TIME-001",
+     "A stalled stream is abandoned within the declared idle timeout, and the client "
+     "closes that connection."},
+    {"TIME-002",
+     "A response whose headers do not come is abandoned within the declared "
+     "response-headers timeout."},
     {"TIME-003", "The call ends within the declared total deadline."},
     {"CANCEL-001", "A cancel ends the call promptly with ABORTED."},
     {"CANCEL-002", "No request reaches the provider after a cancel."},
     {"CANCEL-003", "A cancel during a response closes that connection promptly."},
     {"CLASS-001", "The reported failure class matches the injected fault."},
-    {"RES-001", "No exchange is left open: by the end of the run the client has closed every "
-                "connection the provider was still serving."},
+    {"RES-001",
+     "No exchange is left open: by the end of the run the client has closed every "
+     "connection the provider was still serving."},
 }};
 
 }  // namespace
@@ -136,13 +145,13 @@ std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const
   const View view = MakeView(scenario, trace, tolerance);
   using Check = CheckResult (*)(const View&);
   constexpr std::array<Check, kCatalog.size()> kChecks{
-      LifeOneTerminal,      LifeNothingAfterTerminal, LifeChunksInsideResponse,
-      LifeInterruptBeforeRetry, CommitOneAttempt,   CommitWholeAnswerOnly,
-      CommitNoRetryAfter,   RetryNotRetryable,        RetryWithinBudget,
-      RetryBackoffBounds,   RetryAfterHonoured,       RetrySameBody,
-      TimeStallDetected,    TimeHeadersDeadline,      TimeTotalDeadline,
-      CancelEndsPromptly,   CancelNoRequestAfter,     CancelClosesStream,
-      ClassMatchesFault,    ResourcesClosed};
+      LifeOneTerminal,          LifeNothingAfterTerminal, LifeChunksInsideResponse,
+      LifeInterruptBeforeRetry, CommitOneAttempt,         CommitWholeAnswerOnly,
+      CommitNoRetryAfter,       RetryNotRetryable,        RetryWithinBudget,
+      RetryBackoffBounds,       RetryAfterHonoured,       RetrySameBody,
+      TimeStallDetected,        TimeHeadersDeadline,      TimeTotalDeadline,
+      CancelEndsPromptly,       CancelNoRequestAfter,     CancelClosesStream,
+      ClassMatchesFault,        ResourcesClosed};
   std::vector<CheckResult> results;
   for (std::size_t i = 0; i < kChecks.size(); ++i) {
     CheckResult result = kChecks[i](view);

@@ -72,8 +72,8 @@ void RealWorld::Close(Session& session, Trace& trace) {
   for (;;) {
     auto journal = server_->JournalOf(session.id);
     const bool open = journal && std::ranges::any_of(*journal, [](const auto& entry) {
-      return entry.end == provider::EndKind::kInProgress;
-    });
+                        return entry.end == provider::EndKind::kInProgress;
+                      });
     if (!open || Clock::now() >= give_up) {
       if (journal) trace.journal = std::move(*journal);
       break;
@@ -186,8 +186,8 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
     for (const AdapterLine& line : run.lines) {
       nlohmann::json event = nlohmann::json::parse(line.text, nullptr, false);
       if (event.is_discarded() || !event.is_object() || !event.contains("type")) {
-        trace.protocol_errors.push_back(fmt::format("call {} at {:.1f} ms: {}", i, Ms(line.at),
-                                                    line.text.substr(0, 200)));
+        trace.protocol_errors.push_back(
+            fmt::format("call {} at {:.1f} ms: {}", i, Ms(line.at), line.text.substr(0, 200)));
         continue;
       }
       trace.client.push_back({line.at, static_cast<int>(i), std::move(event)});
@@ -200,7 +200,8 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
       trace.subject_stopped_at = run.ended;
     }
     if (!run.stderr_text.empty()) {
-      trace.subject_stderr += (runs.size() > 1 ? fmt::format("[call {}] ", i) : "") + run.stderr_text;
+      trace.subject_stderr +=
+          (runs.size() > 1 ? fmt::format("[call {}] ", i) : "") + run.stderr_text;
     }
   }
   std::ranges::stable_sort(trace.client, {}, &ClientRecord::at);

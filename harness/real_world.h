@@ -24,8 +24,8 @@
 namespace faultline::harness {
 
 struct RealRunOptions {
-  std::uint64_t seed = 0;           // the reference client's retry RNG
-  std::uint64_t provider_seed = 0;  // the provider session (chaos draws, ids)
+  std::uint64_t seed = 0;                     // the reference client's retry RNG
+  std::uint64_t provider_seed = 0;            // the provider session (chaos draws, ids)
   Duration timeout{std::chrono::minutes(5)};  // the subject is stopped after this
 };
 

@@ -95,8 +95,8 @@ std::expected<Trace, std::string> Runner::Execute(const Job& job, std::uint64_t 
     virtual_options.policy = options_.policy;
     return RunVirtual(scenario, virtual_options);
   }
-  RealRunOptions real_options{.seed = seed, .provider_seed = ProviderSeed(job),
-                              .timeout = options_.timeout};
+  RealRunOptions real_options{
+      .seed = seed, .provider_seed = ProviderSeed(job), .timeout = options_.timeout};
   if (options_.adapter) return real_->RunAdapterSubject(scenario, *options_.adapter, real_options);
   return real_->RunReference(scenario, options_.policy, real_options);
 }
@@ -141,8 +141,8 @@ void Runner::Finished(const report::ScenarioResult& result, std::size_t slot) {
   if (result.verdict != report::Verdict::kPass) ++failed_;
   if (!progress_) return;
   RunProgress progress{done_, total_, failed_, &result, {}};
-  const auto oldest = std::ranges::min_element(
-      running_, {}, [](const auto& item) { return item.second.second; });
+  const auto oldest =
+      std::ranges::min_element(running_, {}, [](const auto& item) { return item.second.second; });
   if (oldest != running_.end()) {
     const double seconds =
         std::chrono::duration<double>(Clock::now() - oldest->second.second).count();
@@ -231,11 +231,11 @@ std::expected<report::RunResult, std::string> RunAll(
   result.tool_version = "faultline 0.1.0";
   result.started_at = UtcNow();
   result.subject = !options.subject_label.empty() ? options.subject_label
-                   : options.adapter             ? *options.adapter
-                                                 : "faultline-ref 0.1.0 (in-process)";
-  result.world = options.world == WorldChoice::kBoth    ? "both"
+                   : options.adapter              ? *options.adapter
+                                                  : "faultline-ref 0.1.0 (in-process)";
+  result.world = options.world == WorldChoice::kBoth   ? "both"
                  : options.world == WorldChoice::kReal ? "real"
-                                                        : "virtual";
+                                                       : "virtual";
   result.seed = options.seed;
   result.scenarios.resize(jobs.size());
   const auto started = Clock::now();

@@ -56,7 +56,7 @@ std::vector<scenario::Scenario> SelectScenarios(std::vector<scenario::Scenario> 
 struct RunProgress {
   int done = 0;
   int total = 0;
-  int failed = 0;  // fail or error
+  int failed = 0;                                    // fail or error
   const report::ScenarioResult* finished = nullptr;  // the run that just ended
   std::string slowest_running;                       // "name (12.3 s)", "" when none
 };

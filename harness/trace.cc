@@ -18,7 +18,8 @@ json TruthToJson(const provider::PlanTruth& truth) {
   if (truth.hinted) out["hinted"] = true;
   json silences = json::array();
   for (const provider::Silence& silence : truth.silences) {
-    json item = {{"from_ms", Ms(silence.from)}, {"before_headers", silence.before_headers},
+    json item = {{"from_ms", Ms(silence.from)},
+                 {"before_headers", silence.before_headers},
                  {"heartbeat", silence.heartbeat}};
     item["to_ms"] = silence.to ? json(Ms(*silence.to)) : json(nullptr);
     silences.push_back(std::move(item));

@@ -47,7 +47,8 @@ std::optional<ParsedRequest> ParseRequest(std::string_view bytes) {
     const std::string_view field = head.substr(0, end);
     const std::size_t colon = std::min(field.find(':'), field.size());
     std::string_view value = field.substr(std::min(colon + 1, field.size()));
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
+      value.remove_prefix(1);
     scenario::Header header{std::string(field.substr(0, colon)), std::string(value)};
     if (std::ranges::equal(header.name, std::string_view("content-length"), [](char a, char b) {
           return std::tolower(static_cast<unsigned char>(a)) == b;
@@ -69,7 +70,6 @@ struct VirtualCall {
   std::unique_ptr<ref::Call> call;
   int index = 0;
   bool connecting = false;  // a connect is due at the current instant
-  bool open = false;        // connected, the exchange (if any) is ours
   std::string outgoing;     // request bytes not yet complete
   std::optional<provider::VirtualExchange> exchange;
   std::optional<Duration> timer;
@@ -80,10 +80,9 @@ class World {
   World(const scenario::Scenario& scenario, const VirtualRunOptions& options)
       : scenario_(scenario),
         options_(options),
-        session_(std::make_shared<const provider::CompiledScenario>(scenario), options.provider_seed,
-                 kWallStart) {
+        session_(std::make_shared<const provider::CompiledScenario>(scenario),
+                 options.provider_seed, kWallStart) {
     trace_.calls = scenario.request.calls;
-    trace_.cancel_at = std::nullopt;
   }
 
   std::expected<Trace, std::string> Run();
@@ -166,7 +165,6 @@ void World::Send(VirtualCall& vc, std::string_view bytes) {
 void World::Close(VirtualCall& vc) {
   if (vc.exchange && !vc.exchange->finished()) vc.exchange->ClientClosed(now_);
   vc.exchange.reset();
-  vc.open = false;
   vc.connecting = false;
   vc.outgoing.clear();
 }
@@ -216,7 +214,6 @@ void World::Step(Duration at) {
       if (session_.ListenerDown(kWallStart + now_)) {
         Apply(vc, vc.call->ConnectionFailed(ref::TransportKind::kRefused, "refused", At(now_)));
       } else {
-        vc.open = true;
         Apply(vc, vc.call->Connected(At(now_)));
       }
     }
@@ -257,9 +254,9 @@ std::expected<Trace, std::string> World::Run() {
     const std::optional<Duration> next = NextInstant();
     if (!next) break;
     if (*next > options_.horizon || steps >= options_.max_steps) {
-      return std::unexpected(fmt::format(
-          "the virtual run did not finish: {} steps, virtual time {:.3f} s", steps,
-          Ms(now_) / 1000.0));
+      return std::unexpected(
+          fmt::format("the virtual run did not finish: {} steps, virtual time {:.3f} s", steps,
+                      Ms(now_) / 1000.0));
     }
     Step(*next);
   }

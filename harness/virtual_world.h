@@ -20,11 +20,11 @@
 namespace faultline::harness {
 
 struct VirtualRunOptions {
-  std::uint64_t seed = 0;           // the client's retry RNG
-  std::uint64_t provider_seed = 0;  // the provider session (chaos draws, ids)
-  ref::RetryPolicy policy;                                 // the reference client's policy
-  Duration horizon{std::chrono::hours(24)};                // virtual time after which it gives up
-  std::uint64_t max_steps = 10'000'000;                    // loop bound (a runaway subject)
+  std::uint64_t seed = 0;                    // the client's retry RNG
+  std::uint64_t provider_seed = 0;           // the provider session (chaos draws, ids)
+  ref::RetryPolicy policy;                   // the reference client's policy
+  Duration horizon{std::chrono::hours(24)};  // virtual time after which it gives up
+  std::uint64_t max_steps = 10'000'000;      // loop bound (a runaway subject)
 };
 
 // Runs the scenario with the in-process reference client. Errors: the run did not finish within

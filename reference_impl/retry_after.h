@@ -20,9 +20,10 @@
 // Invalid values are dropped as if absent: garbage, a sign, NaN, infinity, an unknown date form.
 // A valid value above kMaxRetryHint (one day; "Retry-After: 4294967297" included) saturates at
 // it: the server asked us to stay away, so it must be far over any cap and the policy's over-cap
-// rule decides (give up, or fall back to local backoff); dropping it would retry at once. Duplicated fields: every instance is parsed and the LONGEST
-// valid delay wins, so no retry ever comes before any of the hints the server (or a proxy) sent.
-// Delays are rounded UP to whole milliseconds for the same reason.
+// rule decides (give up, or fall back to local backoff); dropping it would retry at once.
+// Duplicated fields: every instance is parsed and the LONGEST valid delay wins, so no retry ever
+// comes before any of the hints the server (or a proxy) sent. Delays are rounded UP to whole
+// milliseconds for the same reason.
 //
 // Pure functions of their arguments (time is passed in); thread-safe.
 #pragma once

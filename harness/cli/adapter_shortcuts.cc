@@ -23,12 +23,21 @@ struct Shortcut {
 
 const std::array<Shortcut, 6>& Shortcuts() {
   static const std::array<Shortcut, 6> kShortcuts{{
-      {"openai-node", "node", "openai-node.mjs", "",
+      {"openai-node",
+       "node",
+       "openai-node.mjs",
+       "",
        {Dialect::kOpenAiChat, Dialect::kOpenAiResponses}},
-      {"openai-node-helper", "node", "openai-node.mjs", " --helper",
+      {"openai-node-helper",
+       "node",
+       "openai-node.mjs",
+       " --helper",
        {Dialect::kOpenAiChat, Dialect::kOpenAiResponses}},
       {"anthropic-node", "node", "anthropic-node.mjs", "", {Dialect::kAnthropicMessages}},
-      {"anthropic-node-helper", "node", "anthropic-node.mjs", " --helper",
+      {"anthropic-node-helper",
+       "node",
+       "anthropic-node.mjs",
+       " --helper",
        {Dialect::kAnthropicMessages}},
       {"python-baseline", "python3", "python_baseline.py", "", {}},
       {"reference", "", "", " call --adapter", {}},
@@ -74,15 +83,14 @@ std::expected<ResolvedAdapter, std::string> ResolveAdapter(std::string_view text
     const fs::path dir = AdaptersDir();
     const fs::path script = dir / shortcut.script;
     if (!fs::exists(script)) {
-      return std::unexpected(fmt::format(
-          "adapter '{}': {} not found (set FAULTLINE_ADAPTERS_DIR to the repository's "
-          "harness/adapters folder)",
-          text, script.string()));
+      return std::unexpected(
+          fmt::format("adapter '{}': {} not found (set FAULTLINE_ADAPTERS_DIR to the repository's "
+                      "harness/adapters folder)",
+                      text, script.string()));
     }
     if (shortcut.program == "node" && !fs::exists(dir / "node" / "node_modules")) {
-      return std::unexpected(fmt::format(
-          "adapter '{}': the pinned SDKs are not installed; run {}", text,
-          (dir / "setup.sh").string()));
+      return std::unexpected(fmt::format("adapter '{}': the pinned SDKs are not installed; run {}",
+                                         text, (dir / "setup.sh").string()));
     }
     resolved.command = fmt::format("{} {}{}", shortcut.program, Quoted(script), shortcut.flags);
     return resolved;

@@ -10,14 +10,15 @@
 #include <iostream>
 #include <memory>
 #include <mutex>
-#include <random>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 #include <thread>
 
+#include "harness/cli/policy_file.h"
+#include "harness/request_body.h"
 #include "reference_impl/call.h"
 #include "reference_impl/driver.h"
-#include "harness/cli/policy_file.h"
 #include "reference_impl/policy_json.h"
 
 namespace faultline::cli {
@@ -26,21 +27,11 @@ namespace {
 using nlohmann::json;
 namespace ref = faultline::ref;
 
-std::string DefaultModel(ref::Dialect dialect) {
-  switch (dialect) {
-    case ref::Dialect::kOpenAiChat:
-      return "gpt-4o-mini";
-    case ref::Dialect::kAnthropicMessages:
-      return "claude-sonnet-4-20250514";
-    case ref::Dialect::kOpenAiResponses:
-      return "gpt-4o-mini";
-  }
-  return "model";
-}
-
 // The request JSON for one user message in the dialect's shape.
 json RequestBody(ref::Dialect dialect, const CallCommandOptions& options) {
-  const std::string model = options.model.empty() ? DefaultModel(dialect) : options.model;
+  const std::string model =
+      options.model.empty() ? harness::DefaultModel(*scenario::ParseDialect(ref::ToString(dialect)))
+                            : options.model;
   const bool stream = !options.no_stream;
   if (dialect == ref::Dialect::kOpenAiResponses) {
     return {{"model", model}, {"input", options.message}, {"stream", stream}};

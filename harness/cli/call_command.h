@@ -23,8 +23,8 @@
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <istream>
-#include <ostream>
 #include <optional>
+#include <ostream>
 #include <string>
 
 #include "harness/cli/cli.h"
@@ -39,7 +39,8 @@ struct CallCommandOptions {
   std::string api_key = "sk-faultline";
   bool no_stream = false;
   std::string policy_file;  // empty: the default policy
-  std::optional<std::uint64_t> seed;  // unset: a random seed, so concurrent calls do not retry in step
+  std::optional<std::uint64_t>
+      seed;  // unset: a random seed, so concurrent calls do not retry in step
   bool json = false;
   bool adapter = false;
   std::string retry_log;         // empty: no durable retry log

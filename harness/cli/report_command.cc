@@ -37,8 +37,8 @@ std::expected<report::Format, std::string> ChooseFormat(const ReportOptions& opt
   if (!options.format.empty()) return report::ParseFormat(options.format);
   if (auto format = report::FormatForPath(options.output)) return *format;
   if (options.output.empty()) return report::Format::kMarkdown;  // readable on a terminal
-  return std::unexpected(fmt::format("cannot tell the format of '{}'; give --format",
-                                     options.output));
+  return std::unexpected(
+      fmt::format("cannot tell the format of '{}'; give --format", options.output));
 }
 
 // Writes via `write` to the output file, or to `out` when there is none.
@@ -65,16 +65,17 @@ CLI::App* AddReportCommand(CLI::App& app, ReportOptions& render, ReportOptions& 
   CLI::App* report = app.add_subcommand("report", "Render or merge run results (result.json).");
   report->require_subcommand(1);
   CLI::App* render_command = report->add_subcommand(
-      "render", "Render a result as JSON, JUnit XML, Markdown or HTML (or several results as a "
-                "conformance matrix with --matrix).");
+      "render",
+      "Render a result as JSON, JUnit XML, Markdown or HTML (or several results as a "
+      "conformance matrix with --matrix).");
   render_command->add_option("results", render.inputs, "result.json file(s)")->required();
   render_command->add_option("-o,--output", render.output,
                              "output file (its extension picks the format); default stdout");
   render_command->add_option("--format", render.format, "json | junit | md | html");
   render_command->add_flag("--matrix", render.matrix,
                            "one column per result: scenario x subject (md or html)");
-  CLI::App* merge_command = report->add_subcommand(
-      "merge", "Combine shard results (same subject) into one result.");
+  CLI::App* merge_command =
+      report->add_subcommand("merge", "Combine shard results (same subject) into one result.");
   merge_command->add_option("results", merge.inputs, "result.json files")->required();
   merge_command->add_option("-o,--output", merge.output, "output file; default stdout");
   merge_command->add_option("--format", merge.format, "json (default) | junit | md | html");

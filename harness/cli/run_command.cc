@@ -10,9 +10,9 @@
 #include <mutex>
 #include <sstream>
 
-#include "harness/runner.h"
 #include "harness/cli/adapter_shortcuts.h"
 #include "harness/cli/policy_file.h"
+#include "harness/runner.h"
 #include "reports/report.h"
 #include "scenarios/loader.h"
 
@@ -59,8 +59,8 @@ std::expected<WorldChoice, std::string> ChooseWorld(const RunCommandOptions& opt
         "--time virtual runs the in-process reference client under a virtual clock; an external "
         "--adapter can only run in real time (--time real)");
   }
-  return std::unexpected(fmt::format("unknown --time '{}' (auto, real, virtual, both)",
-                                     options.time));
+  return std::unexpected(
+      fmt::format("unknown --time '{}' (auto, real, virtual, both)", options.time));
 }
 
 std::string DialectList(const std::vector<scenario::Dialect>& dialects) {
@@ -79,11 +79,9 @@ const report::CheckResult* FirstFailure(const report::ScenarioResult& result) {
 }
 
 std::string OneLine(const report::ScenarioResult& result) {
-  const std::string head = fmt::format("{} {} [{}{}]", ToString(result.verdict), result.name,
-                                       result.world,
-                                       result.repetition > 0
-                                           ? fmt::format(" #{}", result.repetition + 1)
-                                           : "");
+  const std::string head =
+      fmt::format("{} {} [{}{}]", ToString(result.verdict), result.name, result.world,
+                  result.repetition > 0 ? fmt::format(" #{}", result.repetition + 1) : "");
   if (result.verdict == report::Verdict::kError) return head + " " + result.error;
   if (const report::CheckResult* check = FirstFailure(result)) {
     return fmt::format("{} {}: {}", head, check->id, check->evidence);
@@ -102,11 +100,9 @@ class ProgressPrinter {
     std::lock_guard lock(mutex_);
     const report::ScenarioResult& result = *progress.finished;
     const bool bad = result.verdict != report::Verdict::kPass;
-    const std::string status =
-        fmt::format("[{}/{}] {} failed{}", progress.done, progress.total, progress.failed,
-                    progress.slowest_running.empty()
-                        ? ""
-                        : "; slowest running: " + progress.slowest_running);
+    const std::string status = fmt::format(
+        "[{}/{}] {} failed{}", progress.done, progress.total, progress.failed,
+        progress.slowest_running.empty() ? "" : "; slowest running: " + progress.slowest_running);
     if (tty_) {
       err_ << "\r\033[K";
       if (bad || verbose_) err_ << OneLine(result) << "\n";
@@ -174,8 +170,8 @@ void PrintSummary(const report::RunResult& result, std::ostream& out) {
   };
   out << "  latency p50/p95/p99 ms: first token | terminal | recovery overhead\n";
   for (const report::LatencySummary& latency : result.latency) {
-    out << fmt::format("    {} [{}] x{}: {} | {} | {}\n", latency.name, latency.world,
-                       latency.runs, show(latency.first_token_ms), show(latency.terminal_ms),
+    out << fmt::format("    {} [{}] x{}: {} | {} | {}\n", latency.name, latency.world, latency.runs,
+                       show(latency.first_token_ms), show(latency.terminal_ms),
                        show(latency.recovery_overhead_ms));
   }
 }
@@ -189,8 +185,7 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                   "scenario files, folders or globs (default: the built-in catalogue)");
   run->add_option("--adapter", options.adapter,
                   "a command speaking the adapter protocol, or a shipped adapter: " +
-                      AdapterShortcutNames() +
-                      " (default: the in-process reference client)");
+                      AdapterShortcutNames() + " (default: the in-process reference client)");
   run->add_option("--time", options.time,
                   "real (sockets), virtual (virtual clock, reference client only), both, or auto "
                   "(virtual for the reference client, real for an adapter)")
@@ -239,7 +234,10 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
   }
   if (!scenarios || !policy || !world) {
     err << "faultline run: "
-        << (!scenarios ? scenarios.error() : !policy ? policy.error() : world.error()) << "\n";
+        << (!scenarios ? scenarios.error()
+            : !policy  ? policy.error()
+                       : world.error())
+        << "\n";
     return ExitCode::kUsageError;
   }
   std::optional<ResolvedAdapter> adapter;
@@ -297,7 +295,7 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
     out << "\n";
   }
   return result->passed() == static_cast<int>(result->scenarios.size()) ? ExitCode::kSuccess
-                                                                         : ExitCode::kChecksFailed;
+                                                                        : ExitCode::kChecksFailed;
 }
 
 CLI::App* AddValidateCommand(CLI::App& app, ValidateOptions& options) {

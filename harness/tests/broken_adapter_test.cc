@@ -54,19 +54,19 @@ TEST_P(BrokenAdapterTest, IsCaughtByItsInvariant) {
   EXPECT_TRUE(caught) << bug.name << " was not caught by " << bug.check;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Bugs, BrokenAdapterTest,
-    ::testing::Values(Bug{"retries-400", "RETRY-001"}, Bug{"splices-attempts", "COMMIT-001"},
-                      Bug{"ignores-retry-after", "RETRY-004"},
-                      Bug{"no-idle-timeout", "TIME-001"},
-                      Bug{"commits-truncated", "COMMIT-002"},
-                      Bug{"retries-after-cancel", "CANCEL-002"},
-                      Bug{"different-body-on-retry", "RETRY-005"}),
-    [](const auto& info) {
-      std::string name = info.param.name;
-      std::erase(name, '-');
-      return name;
-    });
+INSTANTIATE_TEST_SUITE_P(Bugs, BrokenAdapterTest,
+                         ::testing::Values(Bug{"retries-400", "RETRY-001"},
+                                           Bug{"splices-attempts", "COMMIT-001"},
+                                           Bug{"ignores-retry-after", "RETRY-004"},
+                                           Bug{"no-idle-timeout", "TIME-001"},
+                                           Bug{"commits-truncated", "COMMIT-002"},
+                                           Bug{"retries-after-cancel", "CANCEL-002"},
+                                           Bug{"different-body-on-retry", "RETRY-005"}),
+                         [](const auto& info) {
+                           std::string name = info.param.name;
+                           std::erase(name, '-');
+                           return name;
+                         });
 
 TEST(BrokenAdapterTest, WithoutABugEverythingPasses) {
   const report::RunResult result = RunWithBug("none");

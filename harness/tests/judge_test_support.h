@@ -19,10 +19,11 @@ inline Duration Ms(double ms) { return Duration{static_cast<long long>(ms * 1000
 // idle 1 s, headers 2 s, total 20 s.
 inline json TestPolicy() {
   return {{"max_attempts", 3},
-          {"retryable_classes", {"rate-limit", "timeout", "transport", "provider-overloaded",
-                                 "provider-unavailable", "protocol", "truncated", "empty"}},
-          {"backoff", {{"strategy", "full-jitter"}, {"base_ms", 100}, {"cap_ms", 1000},
-                       {"multiplier", 2}}},
+          {"retryable_classes",
+           {"rate-limit", "timeout", "transport", "provider-overloaded", "provider-unavailable",
+            "protocol", "truncated", "empty"}},
+          {"backoff",
+           {{"strategy", "full-jitter"}, {"base_ms", 100}, {"cap_ms", 1000}, {"multiplier", 2}}},
           {"retry_after", {{"honor", true}, {"cap_ms", 10000}, {"over_cap", "give-up"}}},
           {"timeouts", {{"idle_ms", 1000}, {"response_headers_ms", 2000}, {"total_ms", 20000}}}};
 }
@@ -36,27 +37,35 @@ class TraceBuilder {
     return *this;
   }
   TraceBuilder& Start(double at, int attempt) {
-    return Event(at, {{"type", "response/start"}, {"attempt", attempt},
-                      {"response_id", Id(attempt)}});
+    return Event(at,
+                 {{"type", "response/start"}, {"attempt", attempt}, {"response_id", Id(attempt)}});
   }
   TraceBuilder& Chunk(double at, int attempt, std::string text) {
-    return Event(at, {{"type", "assistant/chunk"}, {"attempt", attempt},
-                      {"response_id", Id(attempt)}, {"text", std::move(text)}});
+    return Event(at, {{"type", "assistant/chunk"},
+                      {"attempt", attempt},
+                      {"response_id", Id(attempt)},
+                      {"text", std::move(text)}});
   }
   TraceBuilder& Interrupted(double at, int attempt, std::string failure_class,
                             std::string code = "X") {
-    return Event(at, {{"type", "response/interrupted"}, {"attempt", attempt},
-                      {"response_id", Id(attempt)},
-                      {"failure", {{"class", std::move(failure_class)}, {"code", std::move(code)}}}});
+    return Event(at,
+                 {{"type", "response/interrupted"},
+                  {"attempt", attempt},
+                  {"response_id", Id(attempt)},
+                  {"failure", {{"class", std::move(failure_class)}, {"code", std::move(code)}}}});
   }
   TraceBuilder& Committed(double at, int attempt, std::string text) {
-    return Event(at, {{"type", "response/committed"}, {"attempt", attempt},
-                      {"response_id", Id(attempt)}, {"text", std::move(text)},
+    return Event(at, {{"type", "response/committed"},
+                      {"attempt", attempt},
+                      {"response_id", Id(attempt)},
+                      {"text", std::move(text)},
                       {"tool_calls", json::array()}});
   }
   TraceBuilder& Failed(double at, int attempt, std::string failure_class, std::string code) {
-    return Event(at, {{"type", "response/failed"}, {"attempt", attempt},
-                      {"failure", {{"class", std::move(failure_class)}, {"code", std::move(code)}}}});
+    return Event(at,
+                 {{"type", "response/failed"},
+                  {"attempt", attempt},
+                  {"failure", {{"class", std::move(failure_class)}, {"code", std::move(code)}}}});
   }
   // A journal entry; `truth` is edited by the caller through the returned reference.
   provider::JournalEntry& Entry(double arrived, double ended, provider::EndKind end,

@@ -99,8 +99,9 @@ TEST_F(RunCliTest, UsageAndInputErrorsExitTwo) {
 
 TEST_F(RunCliTest, ValidateReportsFileLineAndColumn) {
   WriteFile("good.yaml", kFourHundred);
-  WriteFile("bad.yaml", "faultline: 1\nname: x/y\ndescription: d\ndialect: openai-chat\n"
-                        "responses:\n  - status: abc\n");
+  WriteFile("bad.yaml",
+            "faultline: 1\nname: x/y\ndescription: d\ndialect: openai-chat\n"
+            "responses:\n  - status: abc\n");
   const Ran good = RunFaultline({"validate", Path("good.yaml")});
   EXPECT_EQ(good.code, 0) << good.err;
   EXPECT_NE(good.out.find("1 scenario(s) valid"), std::string::npos);
@@ -113,8 +114,8 @@ TEST_F(RunCliTest, ValidateReportsFileLineAndColumn) {
 
 TEST_F(RunCliTest, ShardsMergeBackIntoTheWholeRun) {
   for (const char* shard : {"1/2", "2/2"}) {
-    const Ran ran = RunFaultline({"run", "--filter", "demo/*", "--shard", shard, "--format",
-                                  "json", "--out", Path(std::string("shard") + shard[0])});
+    const Ran ran = RunFaultline({"run", "--filter", "demo/*", "--shard", shard, "--format", "json",
+                                  "--out", Path(std::string("shard") + shard[0])});
     EXPECT_EQ(ran.code, 0) << ran.err;
   }
   const Ran merged = RunFaultline({"report", "merge", Path("shard1/result.json"),
@@ -124,10 +125,10 @@ TEST_F(RunCliTest, ShardsMergeBackIntoTheWholeRun) {
   EXPECT_EQ(result["scenarios"].size(), 6u);
   EXPECT_EQ(result["shard"], "1/2+2/2");
   // Merging a shard with itself is refused: the same runs twice.
-  EXPECT_EQ(RunFaultline({"report", "merge", Path("shard1/result.json"),
-                          Path("shard1/result.json")})
-                .code,
-            2);
+  EXPECT_EQ(
+      RunFaultline({"report", "merge", Path("shard1/result.json"), Path("shard1/result.json")})
+          .code,
+      2);
   const Ran html = RunFaultline({"report", "render", Path("merged.json"), "-o", Path("r.html")});
   EXPECT_EQ(html.code, 0) << html.err;
   EXPECT_NE(Read(Path("r.html")).find("<svg"), std::string::npos);
@@ -139,11 +140,10 @@ TEST_F(RunCliTest, ShardsMergeBackIntoTheWholeRun) {
 // The outage scenario also guards the adapter's fork: an adapter that inherited the provider's
 // listening socket kept it accepting through the outage (and hung the retry after it).
 TEST_F(RunCliTest, TheReferenceAdapterRunsInTheRealWorld) {
-  const Ran ran = RunFaultline({"run", "--filter",
-                                "demo/hello-*,connection/openai-responses-outage-during-backoff",
-                                "--timeout", "30", "--adapter",
-                                std::string(FAULTLINE_BINARY) + " call --adapter", "--no-reports",
-                                "--verbose"});
+  const Ran ran = RunFaultline(
+      {"run", "--filter", "demo/hello-*,connection/openai-responses-outage-during-backoff",
+       "--timeout", "30", "--adapter", std::string(FAULTLINE_BINARY) + " call --adapter",
+       "--no-reports", "--verbose"});
   EXPECT_EQ(ran.code, 0) << ran.out << ran.err;
   EXPECT_NE(ran.out.find("world real"), std::string::npos) << ran.out;
   EXPECT_NE(ran.err.find("pass demo/hello-anthropic [real]"), std::string::npos) << ran.err;

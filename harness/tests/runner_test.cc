@@ -1,7 +1,8 @@
 // The runner end to end in the virtual world (fast, deterministic) and a small real-world slice.
+#include "harness/runner.h"
+
 #include <gtest/gtest.h>
 
-#include "harness/runner.h"
 #include "harness/virtual_world.h"
 #include "scenarios/loader.h"
 
@@ -81,7 +82,8 @@ TEST(RunnerTest, ReferencePassesTheCatalogueInVirtualTimeOverManySeeds) {
     auto result = RunAll(catalog, options, {});
     ASSERT_TRUE(result);
     EXPECT_EQ(result->passed(), static_cast<int>(result->scenarios.size()))
-        << "seed " << seed << "\n" << Failures(*result);
+        << "seed " << seed << "\n"
+        << Failures(*result);
   }
 }
 

@@ -37,9 +37,8 @@ TEST(RetryAfterMsTest, ValidValues) {
 }
 
 TEST(RetryAfterMsTest, InvalidValuesAreDropped) {
-  for (std::string_view bad :
-       {"", " ", "-5", "+5", "abc", "12abc", "NaN", "nan", "inf", "Infinity", "1e3", "0x10", "1,5",
-        "1.2.3", "."}) {
+  for (std::string_view bad : {"", " ", "-5", "+5", "abc", "12abc", "NaN", "nan", "inf", "Infinity",
+                               "1e3", "0x10", "1,5", "1.2.3", "."}) {
     EXPECT_EQ(ParseRetryAfterMs(bad), std::nullopt) << "'" << bad << "'";
   }
 }
@@ -65,9 +64,8 @@ TEST(DelaySecondsTest, ValidValues) {
 }
 
 TEST(DelaySecondsTest, InvalidValuesAreDropped) {
-  for (std::string_view bad :
-       {"", "-1", "-0.5", "+3", "1e2", "NaN", "inf", "soon", "3 s",
-        "Fri, 29 Nov 2024 12:00:02 GMT"}) {
+  for (std::string_view bad : {"", "-1", "-0.5", "+3", "1e2", "NaN", "inf", "soon", "3 s",
+                               "Fri, 29 Nov 2024 12:00:02 GMT"}) {
     EXPECT_EQ(ParseDelaySeconds(bad), std::nullopt) << "'" << bad << "'";
   }
 }
