@@ -17,6 +17,11 @@ nlohmann::json TruthToJson(const PlanTruth& truth) {
   json["retryable"] = truth.retryable;
   if (truth.retry_after) json["retry_after_us"] = truth.retry_after->count();
   json["hinted"] = truth.hinted;
+  nlohmann::json hints = nlohmann::json::array();
+  for (const HintValue& hint : truth.hints) {
+    hints.push_back({{"source", hint.source}, {"delay_us", hint.delay.count()}});
+  }
+  json["hints"] = std::move(hints);
   nlohmann::json silences = nlohmann::json::array();
   for (const Silence& silence : truth.silences) {
     nlohmann::json item = {{"from_us", silence.from.count()},

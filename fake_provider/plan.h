@@ -50,6 +50,17 @@ struct Silence {
 // The ground truth of one response, for the runner's judges: what a correct client must conclude
 // from it if it waits it out. Derived from the scenario entry when the plan is compiled (never
 // from the client), so judging never trusts the subject's own classification.
+// One delay a client may read as a retry hint, and where it sits: "retry-after-ms",
+// "retry-after" (delay-seconds, fractions and all), "retry-after-date" (measured from the
+// response's Date header), "body" (a "try again in 1.5s" message) or "ratelimit-reset" (the
+// x-ratelimit-reset-* / anthropic-ratelimit-*-reset headers of a 429). The names are the
+// sources of the policy format (docs/policy.md).
+struct HintValue {
+  std::string source;
+  Duration delay{0};
+  friend bool operator==(const HintValue&, const HintValue&) = default;
+};
+
 struct PlanTruth {
   // The text (and tool-call arguments) a correct client commits when this response arrives;
   // nullopt when it is not a committable answer (error status, connection fault, truncated,
@@ -60,12 +71,17 @@ struct PlanTruth {
   // overrides the body so that no class can be promised.
   std::string failure_class;
   bool retryable = false;
+  // The same verdict for a client that ignores `x-should-retry` (a policy may say so).
+  bool retryable_ignoring_header = false;
   // The least wait the response asks for before the next attempt (the smallest valid
   // Retry-After / retry-after-ms value); nullopt when it carries no valid hint.
   std::optional<Duration> retry_after;
   // Anything a client may read as a retry hint, valid or not (fractional or garbage Retry-After,
   // rate-limit reset headers, a "try again in 2s" message): the delay may exceed the backoff.
   bool hinted = false;
+  // Every hint value on the wire, valid by RFC 9110 or not (a client may read "1.5" or a
+  // message), in no particular order; huge values saturate at 24 h.
+  std::vector<HintValue> hints;
   std::vector<Silence> silences;  // longer than kSilenceThreshold
   friend bool operator==(const PlanTruth&, const PlanTruth&) = default;
 };

@@ -154,6 +154,8 @@ ResponsePlan CompiledScenario::Plan(const scenario::ResponseSpec& response,
   plan.steps = Steps(spec, program, plan_internal::Head(spec.status, head), values);
   plan.truth = plan_internal::EntryTruth(spec, program, use_stream, head.content_type);
   plan.truth.silences = plan_internal::SilencesOf(plan.steps);
+  plan.truth.hints = plan_internal::HintValuesOf(spec, plan.steps);
+  if (!plan.truth.hints.empty()) plan.truth.hinted = true;
   return plan;
 }
 
@@ -198,7 +200,14 @@ ResponsePlan CompiledScenario::ErrorPlan(int status, scenario::ErrorKind kind, s
   plan.truth = plan_internal::ErrorTruth(kind, retry_after);
   if (retry_after) {  // the header carries whole seconds, rounded up
     plan.truth.retry_after = std::chrono::seconds((retry_after->count() + 999'999) / 1'000'000);
+    plan.truth.hints.push_back({"retry-after", *plan.truth.retry_after});
   }
+  scenario::ResponseSpec none;
+  none.status = status;
+  for (HintValue& hint : plan_internal::HintValuesOf(none, plan.steps)) {
+    plan.truth.hints.push_back(std::move(hint));
+  }
+  if (!plan.truth.hints.empty()) plan.truth.hinted = true;
   return plan;
 }
 

@@ -100,6 +100,9 @@ PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& prog
                      std::string_view content_type);
 PlanTruth ErrorTruth(scenario::ErrorKind kind, std::optional<Duration> retry_after);
 std::optional<Duration> RetryAfterFloor(const scenario::ResponseSpec& spec);
+// Every hint value a client may read from the response `steps` send for `spec` (plan.h).
+std::vector<HintValue> HintValuesOf(const scenario::ResponseSpec& spec,
+                                    const std::vector<PlanStep>& steps);
 std::vector<Silence> SilencesOf(const std::vector<PlanStep>& steps);
 
 // Collects plan steps: coalesces sends at the same instant, drips body bytes when asked.

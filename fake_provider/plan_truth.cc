@@ -138,6 +138,84 @@ std::optional<Duration> Milliseconds(std::string_view text) {
   return std::min(kLongestHint, Duration{static_cast<Duration::rep>(ms * 1000)});
 }
 
+// A non-negative decimal number of `unit`s, fractions allowed ("1.5"); saturating.
+std::optional<Duration> Decimal(std::string_view text, double unit_us) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  if (text.empty() || !std::ranges::all_of(text, [](char c) {
+        return (c >= '0' && c <= '9') || c == '.';
+      })) {
+    return std::nullopt;
+  }
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (end != text.data() + text.size()) return std::nullopt;
+  if (error == std::errc::result_out_of_range || value * unit_us > 8.64e10) return kLongestHint;
+  if (error != std::errc{}) return std::nullopt;
+  return Duration{static_cast<Duration::rep>(std::ceil(value * unit_us))};
+}
+
+// "1.5s", "6m0s", "250ms", "20 seconds": a message's duration after "try again in".
+std::optional<Duration> MessageDuration(std::string_view text) {
+  Duration total{0};
+  bool any = false;
+  for (;;) {
+    std::size_t digits = 0;
+    while (digits < text.size() && ((text[digits] >= '0' && text[digits] <= '9') ||
+                                    text[digits] == '.')) {
+      ++digits;
+    }
+    if (digits == 0) break;
+    const std::string_view number = text.substr(0, digits);
+    text.remove_prefix(digits);
+    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
+    double unit = 1e6;
+    if (text.starts_with("ms")) {
+      unit = 1e3;
+      text.remove_prefix(2);
+    } else if (text.starts_with("m") && !text.starts_with("min")) {
+      unit = 60e6;
+      text.remove_prefix(1);
+    } else if (text.starts_with("s")) {
+      text.remove_prefix(text.starts_with("seconds") ? 7 : 1);
+    } else {
+      return std::nullopt;
+    }
+    const auto part = Decimal(number, unit);
+    if (!part) return std::nullopt;
+    total = std::min(kLongestHint, total + *part);
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return total;
+}
+
+// The bytes of the response head and what follows in the same instant's writes.
+std::string WireText(const std::vector<PlanStep>& steps) {
+  std::string text;
+  for (const PlanStep& step : steps) {
+    if (step.kind == PlanStep::Kind::kSend) text += step.bytes;
+    if (text.size() > 64 * 1024) break;
+  }
+  return text;
+}
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+  return out;
+}
+
+void AddMessageHints(std::string_view wire, std::vector<HintValue>& hints) {
+  const std::string lower = Lower(wire.substr(0, 64 * 1024));
+  for (std::size_t at = lower.find("try again in "); at != std::string::npos;
+       at = lower.find("try again in ", at + 1)) {
+    if (auto value = MessageDuration(std::string_view(lower).substr(at + 13))) {
+      hints.push_back({"body", *value});
+    }
+  }
+}
+
 void KeepLeast(std::optional<Duration>& least, std::optional<Duration> value) {
   if (value && (!least || *value < *least)) least = value;
 }
@@ -164,6 +242,37 @@ std::optional<Duration> RetryAfterFloor(const scenario::ResponseSpec& spec) {
     if (NameIs(header.name, "retry-after-ms")) KeepLeast(least, Milliseconds(header.value));
   }
   return least;
+}
+
+std::vector<HintValue> HintValuesOf(const scenario::ResponseSpec& spec,
+                                    const std::vector<PlanStep>& steps) {
+  std::vector<HintValue> hints;
+  const auto add = [&](std::string source, std::optional<Duration> value) {
+    if (value) hints.push_back({std::move(source), *value});
+  };
+  if (spec.retry_after) {
+    using Form = scenario::RetryAfter::Form;
+    const scenario::RetryAfter& hint = *spec.retry_after;
+    if (hint.form == Form::kSeconds || hint.form == Form::kRaw) {
+      add("retry-after", Decimal(hint.text, 1e6));
+    } else {
+      add("retry-after-date", std::clamp(hint.date_offset, Duration{0}, kLongestHint));
+    }
+  }
+  if (spec.retry_after_ms) add("retry-after-ms", Decimal(*spec.retry_after_ms, 1e3));
+  for (const scenario::Header& header : spec.headers) {
+    if (NameIs(header.name, "retry-after")) add("retry-after", Decimal(header.value, 1e6));
+    if (NameIs(header.name, "retry-after-ms")) add("retry-after-ms", Decimal(header.value, 1e3));
+  }
+  if (spec.rate_limit_headers && spec.status == 429) {
+    add("ratelimit-reset", spec.rate_limit_headers->requests_reset);
+    add("ratelimit-reset", spec.rate_limit_headers->tokens_reset);
+  }
+  const std::string wire = WireText(steps);
+  const std::size_t head_end = wire.find("\r\n\r\n");
+  AddMessageHints(head_end == std::string::npos ? std::string_view() :
+                  std::string_view(wire).substr(head_end + 4), hints);
+  return hints;
 }
 
 // Whether the response carries anything a client may take as a retry hint, valid or not (so its
@@ -205,6 +314,7 @@ PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& prog
     }
     if (truth.answer) ApplyEnd(program, stream, truth);
   }
+  truth.retryable_ignoring_header = truth.retryable;
   if (spec.should_retry && !truth.failure_class.empty()) truth.retryable = *spec.should_retry;
   return truth;
 }
@@ -212,6 +322,7 @@ PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& prog
 PlanTruth ErrorTruth(ErrorKind kind, std::optional<Duration> retry_after) {
   PlanTruth truth;
   SetClass(truth, ClassOfError(kind));
+  truth.retryable_ignoring_header = truth.retryable;
   truth.retry_after = retry_after;
   truth.hinted = retry_after.has_value();
   return truth;

@@ -79,6 +79,11 @@ class Collector {
   }
   void ReadOut();
   void ReadErr();
+  void Overflow(std::string why) {
+    if (!run_.overflow.empty()) return;
+    run_.overflow = std::move(why);
+    ::kill(-pid_, SIGKILL);
+  }
   int PollTimeoutMs() const;
   // When the cancel is due (see AdapterLaunch); nullopt while that is not known yet.
   std::optional<microseconds> CancelDue() const {
@@ -93,6 +98,7 @@ class Collector {
   pid_t pid_;
   Fd in_, out_, err_;
   std::string partial_;
+  std::size_t output_bytes_ = 0;
   AdapterRun run_;
 };
 
@@ -107,14 +113,23 @@ void Collector::ReadOut() {
     return;
   }
   const microseconds now = Now();
+  if (!run_.overflow.empty()) return;  // killed: drain, keep nothing
+  output_bytes_ += static_cast<std::size_t>(n);
+  if (output_bytes_ > launch_.max_output_bytes) return Overflow("output-too-large");
+  const std::size_t scanned = partial_.size();
   partial_.append(buffer.data(), static_cast<std::size_t>(n));
-  std::size_t newline;
-  while ((newline = partial_.find('\n')) != std::string::npos) {
-    std::string line = partial_.substr(0, newline);
+  std::size_t start = 0;
+  std::size_t newline = partial_.find('\n', scanned);
+  for (; newline != std::string::npos; newline = partial_.find('\n', start)) {
+    std::string line = partial_.substr(start, newline - start);
+    start = newline + 1;
     if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.size() > launch_.max_line_bytes) return Overflow("line-too-long");
     run_.lines.push_back({now, std::move(line)});
-    partial_.erase(0, newline + 1);
+    if (run_.lines.size() > launch_.max_lines) return Overflow("output-too-large");
   }
+  partial_.erase(0, start);
+  if (partial_.size() > launch_.max_line_bytes) Overflow("line-too-long");
 }
 
 void Collector::ReadErr() {
@@ -125,8 +140,12 @@ void Collector::ReadErr() {
     err_.Close();
     return;
   }
-  const std::size_t room = kMaxStderr - std::min(kMaxStderr, run_.stderr_text.size());
-  run_.stderr_text.append(buffer.data(), std::min(room, static_cast<std::size_t>(n)));
+  run_.stderr_bytes += static_cast<std::size_t>(n);
+  run_.stderr_text.append(buffer.data(), static_cast<std::size_t>(n));
+  // Keep the tail: the last lines say why an adapter died.
+  if (run_.stderr_text.size() > 2 * kMaxStderr) {
+    run_.stderr_text.erase(0, run_.stderr_text.size() - kMaxStderr);
+  }
 }
 
 int Collector::PollTimeoutMs() const {
@@ -166,6 +185,10 @@ AdapterRun Collector::Run() {
   }
   run_.ended = Now();
   run_.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (WIFSIGNALED(status)) run_.signal = WTERMSIG(status);
+  if (run_.stderr_text.size() > kMaxStderr) {
+    run_.stderr_text.erase(0, run_.stderr_text.size() - kMaxStderr);
+  }
   return std::move(run_);
 }
 

@@ -29,14 +29,22 @@ struct AdapterLine {
 
 struct AdapterRun {
   std::vector<AdapterLine> lines;
-  std::string stderr_text;  // at most kMaxStderr bytes (the rest is counted, not kept)
+  std::string stderr_text;  // the LAST kMaxStderr bytes (earlier ones are counted, not kept)
+  std::size_t stderr_bytes = 0;
   std::optional<std::chrono::microseconds> cancel_sent;
   std::chrono::microseconds ended{0};  // when the process exited (or was killed)
   bool timed_out = false;
   int exit_status = 0;  // the exit code, or 128 + signal
+  std::optional<int> signal;  // the signal that ended it (SIGKILL when the runner killed it)
+  // Set when the runner stopped the adapter for flooding: "line-too-long" (a line over
+  // max_line_bytes) or "output-too-large" (over max_output_bytes or max_lines in all).
+  std::string overflow;
 };
 
 inline constexpr std::size_t kMaxStderr = 64 * 1024;
+inline constexpr std::size_t kDefaultMaxLine = 1024 * 1024;
+inline constexpr std::size_t kDefaultMaxOutput = 64 * 1024 * 1024;
+inline constexpr std::size_t kDefaultMaxLines = 100'000;
 inline constexpr std::chrono::seconds kCancelFallback{5};
 
 struct AdapterLaunch {
@@ -46,6 +54,10 @@ struct AdapterLaunch {
   // When the call's first request reached the provider (an offset like the lines'), if it has.
   std::function<std::optional<std::chrono::microseconds>()> first_request;
   std::chrono::microseconds timeout{std::chrono::minutes(5)};
+  // Flood limits: past any of them the adapter is killed and the run records why.
+  std::size_t max_line_bytes = kDefaultMaxLine;
+  std::size_t max_output_bytes = kDefaultMaxOutput;
+  std::size_t max_lines = kDefaultMaxLines;
   // The launch instant all times are measured from (so several adapters of one scenario share
   // the session's clock).
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();

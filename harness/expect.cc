@@ -1,4 +1,11 @@
 // EXPECT-*: the scenario's own `expect:` block, checked for every call.
+//
+// An `expect:` block states what the reference client does with the scenario's policy. A subject
+// that declares a policy of its own is held to what THAT policy allows, computed by its policy
+// twin (policy_twin.h): the same fields, each compared with the twin's outcomes. Without a usable
+// declaration (or twin) the block is judged literally.
+#include <algorithm>
+
 #include "harness/judge_internal.h"
 
 namespace faultline::harness::judge_internal {
@@ -23,9 +30,14 @@ CheckResult EveryCall(const View& view, Check check) {
   return Pass("");
 }
 
-}  // namespace
+// The subject's own count when it reports one (refused connections never reach the journal);
+// else the requests the provider saw.
+int AttemptsMade(const View& view, const ClientRecord& terminal) {
+  const int made = Int(terminal.event, "attempt").value_or(0);
+  return made > 0 ? made : static_cast<int>(view.attempts.size());
+}
 
-std::vector<CheckResult> ExpectChecks(const View& view) {
+std::vector<CheckResult> Literal(const View& view) {
   const scenario::Expect& expect = view.scenario.expect;
   std::vector<CheckResult> out;
   if (expect.outcome) {
@@ -41,10 +53,7 @@ std::vector<CheckResult> ExpectChecks(const View& view) {
     const int wanted = *expect.attempts;
     out.push_back(Named("EXPECT-ATTEMPTS", fmt::format("The call makes {} attempt(s).", wanted),
                         EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
-                          // The subject's own count when it reports one (refused connections never
-                          // reach the journal); else the requests the provider saw.
-                          int made = Int(terminal.event, "attempt").value_or(0);
-                          if (made <= 0) made = static_cast<int>(view.attempts.size());
+                          const int made = AttemptsMade(view, terminal);
                           if (made == wanted) return {};
                           return fmt::format(
                               "made {} attempt(s); {} request(s) reached the provider", made,
@@ -81,6 +90,100 @@ std::vector<CheckResult> ExpectChecks(const View& view) {
                         failure_check("code", *expect.failure_code)));
   }
   return out;
+}
+
+// Whether `made` attempts fit `outcome`: exactly, or one off when the twin's outcome was decided
+// by its deadline (real sockets shift every attempt a little later).
+bool AttemptsFit(const TwinOutcome& outcome, int made, bool exact) {
+  if (outcome.attempts == made) return true;
+  return !exact && outcome.give_up == "deadline" && std::abs(outcome.attempts - made) <= 1;
+}
+
+std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin) {
+  const scenario::Expect& expect = view.scenario.expect;
+  const bool exact = view.tolerance.late_ms <= VirtualTolerance().late_ms;
+  const std::string allowed = DescribeOutcomes(twin);
+  const std::string suffix = fmt::format(" (what the declared policy allows, from its twin over "
+                                         "{} seeds: {})",
+                                         twin.seeds, allowed);
+  const auto same_type = [&](const ClientRecord& terminal) {
+    std::vector<const TwinOutcome*> out;
+    for (const TwinOutcome& outcome : twin.outcomes) {
+      if (outcome.type == EventType(terminal)) out.push_back(&outcome);
+    }
+    return out;
+  };
+  std::vector<CheckResult> out;
+  if (expect.outcome) {
+    out.push_back(Named(
+        "EXPECT-OUTCOME", "The call ends as its declared policy allows.",
+        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
+          if (!same_type(terminal).empty()) return {};
+          return fmt::format("ended with {} {} at {:.1f} ms; the declared policy allows {}",
+                             EventType(terminal), FailureField(terminal.event, "code"),
+                             Ms(terminal.at), allowed);
+        })));
+  }
+  if (expect.attempts) {
+    out.push_back(Named(
+        "EXPECT-ATTEMPTS", "The call makes as many attempts as its declared policy allows.",
+        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
+          const int made = AttemptsMade(view, terminal);
+          auto candidates = same_type(terminal);
+          if (candidates.empty()) return {};  // EXPECT-OUTCOME reports it
+          if (std::ranges::any_of(candidates, [&](const TwinOutcome* outcome) {
+                return AttemptsFit(*outcome, made, exact);
+              })) {
+            return {};
+          }
+          return fmt::format("made {} attempt(s) ({} request(s) reached the provider) and {}{}",
+                             made, view.attempts.size(), EventType(terminal), suffix);
+        })));
+  }
+  if (expect.text) {
+    out.push_back(Named(
+        "EXPECT-TEXT", "A committed text is one the declared policy can commit.",
+        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
+          if (EventType(terminal) != "response/committed") return {};
+          const std::string text = Str(terminal.event, "text");
+          for (const TwinOutcome* outcome : same_type(terminal)) {
+            if (outcome->text == text) return {};
+          }
+          return fmt::format("committed {}{}", Quote(text), suffix);
+        })));
+  }
+  const auto failure_check = [&](const char* field, auto member) {
+    return EveryCall(view, [&, field, member](const ClientRecord& terminal) -> std::string {
+      if (EventType(terminal) != "response/failed") return {};
+      const std::string got = FailureField(terminal.event, field);
+      for (const TwinOutcome* outcome : same_type(terminal)) {
+        if (outcome->*member == got) return {};
+      }
+      return fmt::format("failed with {} {}{}", field, got.empty() ? "(none)" : Quote(got),
+                         suffix);
+    });
+  };
+  if (expect.failure_class) {
+    out.push_back(Named("EXPECT-CLASS", "A failure has a class the declared policy can end with.",
+                        failure_check("class", &TwinOutcome::failure_class)));
+  }
+  if (expect.failure_code) {
+    out.push_back(Named("EXPECT-CODE", "A failure has a code the declared policy can end with.",
+                        failure_check("code", &TwinOutcome::failure_code)));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<CheckResult> ExpectChecks(const View& view) {
+  // `expect:` is written for the reference client's default policy: a subject declaring exactly
+  // that is held to it as written.
+  const bool reference_policy = view.has_policy() && view.policy() == ref::RetryPolicy{};
+  if (!reference_policy && view.twin != nullptr && view.twin->usable() && view.has_policy()) {
+    return PolicyRelative(view, *view.twin);
+  }
+  return Literal(view);
 }
 
 }  // namespace faultline::harness::judge_internal

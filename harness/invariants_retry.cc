@@ -1,25 +1,90 @@
-// RETRY-*: which failures are retried, how many times, how long after, with what body.
+// RETRY-*: which failures are retried, how many times, how long after, with what body; judged
+// against the subject's declared policy with the reference client's own rules (policy.h).
 #include "harness/judge_internal.h"
 
 namespace faultline::harness::judge_internal {
 namespace {
-
-bool DeclaredRetryable(const View& view, const std::string& failure_class) {
-  const auto& classes = view.policy.retryable_classes;
-  return !classes || classes->contains(failure_class);
-}
 
 // The gap the client waited between the end of attempt k and the arrival of attempt k+1.
 double GapMs(const View& view, std::size_t k) {
   return ArrivedMs(*view.attempts[k + 1]) - EndedMs(*view.attempts[k]);
 }
 
-// Whether the provider's hint on attempt k governs the delay before attempt k+1.
-bool HintGoverns(const View& view, const provider::JournalEntry& entry) {
-  const auto& hint = entry.truth.retry_after;
-  if (!hint || !view.policy.retry_after_honored || hint->count() == 0) return false;
-  const auto cap = view.policy.retry_after_cap_ms;
-  return !cap || Ms(*hint) <= *cap;
+bool SourceRead(const ref::RetryPolicy& policy, std::string_view source) {
+  const auto parsed = ref::ParseDelaySource(source);
+  return parsed && std::ranges::find(policy.retry_after.sources, *parsed) !=
+                       policy.retry_after.sources.end();
+}
+
+bool StatusRead(const ref::RetryPolicy& policy, int status) {
+  const auto& statuses = policy.retry_after.statuses;
+  return !statuses || std::ranges::find(*statuses, status) != statuses->end();
+}
+
+// Whether the declared policy reads the valid Retry-After of `entry` at all.
+bool ReadsRetryAfter(const View& view, const provider::JournalEntry& entry) {
+  if (!view.has_policy()) return true;
+  const ref::RetryPolicy& policy = view.policy();
+  if (!policy.retry_after.honor || !StatusRead(policy, entry.status)) return false;
+  bool any_header = false;
+  for (const provider::HintValue& hint : entry.truth.hints) {
+    if (hint.source == "body" || hint.source == "ratelimit-reset") continue;
+    any_header = true;
+    if (SourceRead(policy, hint.source)) return true;
+  }
+  return !any_header;  // a hint the truth knows but cannot place: assume it is read
+}
+
+struct Window {
+  double lower_ms, upper_ms;
+};
+
+// Every delay the declared policy may have waited before the retry after attempt k: its backoff
+// window, or one governed by any hint the response carried (whether it waits the hint instead of
+// its backoff or on top of it; a zero hint may mean "at once").
+std::vector<Window> AllowedGaps(const View& view, std::size_t k) {
+  const ref::RetryPolicy& policy = view.policy();
+  const provider::JournalEntry& entry = *view.attempts[k];
+  const DelayBounds bounds = BackoffBounds(policy.backoff, static_cast<int>(k));
+  // Some hint the runner cannot value (garbage, a verbatim body) may be waited out for longer.
+  const bool opaque_hint = entry.truth.hinted && entry.truth.hints.empty();
+  std::vector<Window> windows{{bounds.lower_ms, opaque_hint ? 1e300 : bounds.upper_ms}};
+  const double jitter = policy.retry_after.jitter;
+  const auto cap = view.declared.retry_after_cap_ms();
+  std::vector<double> hints;
+  for (const provider::HintValue& hint : entry.truth.hints) hints.push_back(Ms(hint.delay));
+  if (entry.truth.retry_after) hints.push_back(Ms(*entry.truth.retry_after));
+  for (const double h : hints) {
+    if (h == 0) {
+      windows.push_back({0, bounds.upper_ms});
+    } else if (!cap || h <= *cap) {
+      windows.push_back({h, std::max(bounds.upper_ms, h * (1 + jitter))});
+    }
+  }
+  return windows;
+}
+
+std::string AllowedText(const std::vector<Window>& windows) {
+  std::string out;
+  for (const Window& window : windows) {
+    out += fmt::format("{}[{:.1f}, {}]", out.empty() ? "" : " or ", window.lower_ms,
+                       window.upper_ms >= 1e299 ? std::string("any")
+                                                : fmt::format("{:.1f}", window.upper_ms));
+  }
+  return out;
+}
+
+std::string ForbiddenText(ref::GiveUpReason reason) {
+  switch (reason) {
+    case ref::GiveUpReason::kPhaseNotRetried:
+      return "in a phase the declared retry_phases exclude";
+    case ref::GiveUpReason::kStatusNotRetried:
+      return "a status in the declared statuses.never";
+    case ref::GiveUpReason::kClassNotRetryable:
+      return "not in the declared retryable_classes";
+    default:
+      return "not retryable";
+  }
 }
 
 }  // namespace
@@ -28,25 +93,28 @@ CheckResult RetryNotRetryable(const View& view) {
   if (!view.single_call()) return NotApplicable("", "several concurrent calls share the provider");
   for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {
     const provider::JournalEntry& entry = *view.attempts[k];
-    const std::string failure_class = ExpectedClass(view, entry);
-    if (failure_class.empty()) continue;
-    const bool retryable = failure_class == "timeout" || entry.truth.retryable;
-    if (retryable && DeclaredRetryable(view, failure_class)) continue;
+    const std::optional<ref::Failure> failure = TruthFailure(view, entry);
+    if (!failure) continue;
+    std::optional<std::string> why;
+    if (view.has_policy()) {
+      if (const auto reason = PolicyForbids(view, entry)) why = ForbiddenText(*reason);
+    } else if (!failure->retryable) {
+      why = "not retryable";
+    }
+    if (!why) continue;
     const provider::JournalEntry& next = *view.attempts[k + 1];
-    return Fail("",
-                fmt::format("attempt {} failed with {} ({}), which is {}, yet attempt {} "
-                            "reached the provider at {:.1f} ms",
-                            entry.attempt, failure_class, entry.plan_summary,
-                            retryable ? "not in the declared retryable_classes" : "not retryable",
-                            next.attempt, ArrivedMs(next)));
+    return Fail("", fmt::format("attempt {} failed with {} ({}), which is {}, yet attempt {} "
+                                "reached the provider at {:.1f} ms",
+                                entry.attempt, ref::ToString(failure->failure_class),
+                                entry.plan_summary, *why, next.attempt, ArrivedMs(next)));
   }
   return Pass("");
 }
 
 CheckResult RetryWithinBudget(const View& view) {
-  if (view.policy.unbounded) return Pass("");
-  if (!view.policy.max_attempts) return NotApplicable("", "the subject declares no max_attempts");
-  const int max = *view.policy.max_attempts;
+  if (!view.has_policy()) return NotApplicable("", NoPolicy(view));
+  if (!view.policy().max_attempts) return Pass("");
+  const int max = *view.policy().max_attempts;
   const int allowed = max * std::max(view.trace.calls, 1);
   if (static_cast<int>(view.attempts.size()) > allowed) {
     return Fail("", fmt::format("{} requests reached the provider; the declared budget is {} "
@@ -67,49 +135,53 @@ CheckResult RetryWithinBudget(const View& view) {
 }
 
 CheckResult RetryBackoffBounds(const View& view) {
-  if (!view.policy.backoff) return NotApplicable("", "the subject declares no backoff");
+  if (!view.has_policy()) return NotApplicable("", NoPolicy(view));
   if (!view.single_call()) return NotApplicable("", "several concurrent calls share the provider");
   if (!view.scenario.listener_outages.empty()) {
     return NotApplicable("", "refused connections never reach the journal, so gaps are unknown");
   }
+  if (view.attempts.size() < 2) return NotApplicable("", "no retry reached the provider");
   const Tolerance& tolerance = view.tolerance;
   for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {
-    if (HintGoverns(view, *view.attempts[k])) continue;
-    const DelayBounds bounds = BackoffBounds(*view.policy.backoff, static_cast<int>(k));
     const double gap = GapMs(view, k);
-    // A response with some (weaker or invalid) hint may be waited out longer than the backoff.
-    const double upper = view.attempts[k]->truth.hinted ? 1e300 : bounds.upper_ms;
-    if (gap >= bounds.lower_ms - tolerance.early_ms && gap <= upper + tolerance.late_ms) {
-      continue;
-    }
+    const std::vector<Window> windows = AllowedGaps(view, k);
+    const bool inside = std::ranges::any_of(windows, [&](const Window& window) {
+      return gap >= window.lower_ms - tolerance.early_ms &&
+             gap <= window.upper_ms + tolerance.late_ms;
+    });
+    if (inside) continue;
     return Fail("", fmt::format("attempt {} ended at {:.1f} ms and attempt {} arrived at {:.1f} "
-                                "ms: a gap of {:.1f} ms, outside the declared {} backoff bounds "
-                                "[{:.1f}, {:.1f}] ms for retry {} (tolerance -{:.0f}/+{:.0f} ms)",
+                                "ms: a gap of {:.1f} ms, outside what the declared {} backoff "
+                                "and the response's hints allow for retry {}: {} ms "
+                                "(tolerance -{:.0f}/+{:.0f} ms)",
                                 view.attempts[k]->attempt, EndedMs(*view.attempts[k]),
                                 view.attempts[k + 1]->attempt, ArrivedMs(*view.attempts[k + 1]),
-                                gap, view.policy.backoff->strategy, bounds.lower_ms,
-                                bounds.upper_ms, k + 1, tolerance.early_ms, tolerance.late_ms));
+                                gap, ref::ToString(view.policy().backoff.strategy), k + 1,
+                                AllowedText(windows), tolerance.early_ms, tolerance.late_ms));
   }
   return Pass("");
 }
 
 CheckResult RetryAfterHonoured(const View& view) {
   if (!view.single_call()) return NotApplicable("", "several concurrent calls share the provider");
-  if (!view.policy.retry_after_honored) {
-    return NotApplicable("", "the subject declares that it ignores Retry-After");
+  if (view.has_policy() && !view.policy().retry_after.honor) {
+    return NotApplicable("", "the subject declares that it ignores Retry-After (see ADV-001)");
   }
+  bool judged = false;
   for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {
     const provider::JournalEntry& entry = *view.attempts[k];
-    if (!entry.truth.retry_after) continue;
+    if (!entry.truth.retry_after || entry.truth.retry_after->count() == 0) continue;
+    if (!ReadsRetryAfter(view, entry)) continue;
+    judged = true;
     const double hint = Ms(*entry.truth.retry_after);
     const provider::JournalEntry& next = *view.attempts[k + 1];
-    const auto cap = view.policy.retry_after_cap_ms;
+    const auto cap = view.has_policy() ? view.declared.retry_after_cap_ms() : std::nullopt;
     if (cap && hint > *cap) {
-      if (view.policy.over_cap == "backoff") continue;
+      if (view.policy().retry_after.over_cap == ref::OverCapMode::kBackoff) continue;
       return Fail("", fmt::format("attempt {} asked for {:.0f} ms, over the declared cap {:.0f} "
-                                  "ms with over_cap \"{}\", yet attempt {} arrived at {:.1f} ms",
-                                  entry.attempt, hint, *cap, view.policy.over_cap, next.attempt,
-                                  ArrivedMs(next)));
+                                  "ms with over_cap \"give-up\", yet attempt {} arrived at {:.1f} "
+                                  "ms",
+                                  entry.attempt, hint, *cap, next.attempt, ArrivedMs(next)));
     }
     const double gap = GapMs(view, k);
     if (gap + view.tolerance.early_ms < hint) {
@@ -119,11 +191,12 @@ CheckResult RetryAfterHonoured(const View& view) {
                                   ArrivedMs(next)));
     }
   }
+  if (!judged) return NotApplicable("", "no retry followed a Retry-After the subject reads");
   return Pass("");
 }
 
 CheckResult RetrySameBody(const View& view) {
-  if (view.attempts.size() < 2) return Pass("");
+  if (view.attempts.size() < 2) return NotApplicable("", "only one request reached the provider");
   const std::string& first = view.attempts.front()->body;
   for (const provider::JournalEntry* entry : view.attempts) {
     if (entry->body == first) continue;
@@ -136,6 +209,59 @@ CheckResult RetrySameBody(const View& view) {
                                 Quote(std::string_view(first).substr(at))));
   }
   return Pass("");
+}
+
+CheckResult RetryWhileAllowed(const View& view) {
+  if (!view.has_policy()) return NotApplicable("", NoPolicy(view));
+  if (!view.single_call()) return NotApplicable("", "several concurrent calls share the provider");
+  const ClientRecord* terminal = view.calls[0].terminal;
+  if (terminal == nullptr || EventType(*terminal) != "response/failed") {
+    return NotApplicable("", "the call did not fail");
+  }
+  if (view.trace.cancel_at || FailureField(terminal->event, "code") == "ABORTED") {
+    return NotApplicable("", "the call was cancelled");
+  }
+  if (!view.scenario.listener_outages.empty() || view.attempts.empty()) {
+    return NotApplicable("", "the journal does not hold every attempt");
+  }
+  const provider::JournalEntry& last = *view.attempts.back();
+  const std::optional<ref::Failure> failure = TruthFailure(view, last);
+  if (!failure || PolicyForbids(view, last)) return Pass("");
+  const ref::RetryPolicy& policy = view.policy();
+  const int made = static_cast<int>(view.attempts.size());
+  if (policy.max_attempts && made >= *policy.max_attempts) return Pass("");
+  if (policy.budget && made - 1 >= static_cast<int>(policy.budget->capacity /
+                                                    policy.budget->retry_cost)) {
+    return Pass("");
+  }
+  // The earliest the policy could have retried: its backoff floor, or the server's hint.
+  double wait = BackoffBounds(policy.backoff, made - 1).lower_ms;
+  if (last.truth.retry_after && ReadsRetryAfter(view, last)) {
+    const double hint = Ms(*last.truth.retry_after);
+    const auto cap = view.declared.retry_after_cap_ms();
+    if (cap && hint > *cap && policy.retry_after.over_cap == ref::OverCapMode::kGiveUp) {
+      return Pass("");
+    }
+    if (!cap || hint <= *cap) wait = std::max(wait, hint);
+  }
+  const double retry_at = EndedMs(last) + wait;
+  if (const auto total = view.declared.total_ms()) {
+    const double deadline = ArrivedMs(*view.attempts.front()) + *total;
+    const double min_attempt = static_cast<double>(policy.min_attempt_time.count());
+    if (retry_at + min_attempt > deadline - view.tolerance.late_ms) return Pass("");
+  }
+  return Fail("", fmt::format("the call failed at {:.1f} ms after attempt {} ({}: {}), which the "
+                              "declared policy retries; with max_attempts {} and {} it could have "
+                              "retried at {:.1f} ms",
+                              Ms(terminal->at), last.attempt, ref::ToString(failure->failure_class),
+                              last.plan_summary,
+                              policy.max_attempts ? fmt::format("{}", *policy.max_attempts)
+                                                  : std::string("unbounded"),
+                              view.declared.total_ms()
+                                  ? fmt::format("a total deadline of {:.0f} ms",
+                                                *view.declared.total_ms())
+                                  : std::string("no total deadline"),
+                              retry_at));
 }
 
 }  // namespace faultline::harness::judge_internal

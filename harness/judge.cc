@@ -10,7 +10,9 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::array<InvariantInfo, 20> kCatalog{{
+constexpr auto kAdvisory = report::Severity::kAdvisory;
+
+constexpr std::array<InvariantInfo, 27> kCatalog{{
     {"LIFE-001",
      "Each call ends with exactly one terminal event (response/committed or "
      "response/failed)."},
@@ -21,6 +23,8 @@ constexpr std::array<InvariantInfo, 20> kCatalog{{
     {"LIFE-004",
      "A failed attempt is reported (response/interrupted) before the next attempt "
      "reaches the provider."},
+    {"LIFE-005",
+     "The subject's count of attempts agrees with the requests that reached the provider."},
     {"COMMIT-001",
      "The committed answer is exactly what the provider sent in one attempt: no "
      "splice, no duplicate, no loss."},
@@ -28,13 +32,16 @@ constexpr std::array<InvariantInfo, 20> kCatalog{{
      "Only a whole answer is committed: never a truncated, empty, malformed or "
      "error response."},
     {"COMMIT-003", "No request reaches the provider after the answer was committed."},
-    {"RETRY-001", "A failure that is not retryable is not retried."},
+    {"RETRY-001", "A failure that the declared policy does not retry is not retried."},
     {"RETRY-002", "Attempts stay within the declared budget (max_attempts)."},
     {"RETRY-003", "Gaps between attempts stay within the declared backoff bounds."},
     {"RETRY-004",
      "Retry-After is honoured: no attempt before the server's hint; a hint over the "
      "declared cap is handled as declared."},
     {"RETRY-005", "Every attempt sends the same request body."},
+    {"RETRY-006",
+     "A failure that the declared policy retries is retried while its attempt budget and "
+     "deadline allow."},
     {"TIME-001",
      "A stalled stream is abandoned within the declared idle timeout, and the client "
      "closes that connection."},
@@ -49,6 +56,22 @@ constexpr std::array<InvariantInfo, 20> kCatalog{{
     {"RES-001",
      "No exchange is left open: by the end of the run the client has closed every "
      "connection the provider was still serving."},
+    {"ADV-001",
+     "The server's Retry-After is waited out, not pre-empted because it exceeds the "
+     "client's cap or because the client ignores it.",
+     kAdvisory},
+    {"ADV-002", "Retry delays are jittered, so that a fleet of clients does not retry in lockstep.",
+     kAdvisory},
+    {"ADV-003", "A stalled stream is abandoned well before undici's 300 s body timeout.",
+     kAdvisory},
+    {"ADV-004",
+     "Transient failures (a 429 with a short hint, a 503, a 529) are retried, not given up "
+     "at once.",
+     kAdvisory},
+    {"ADV-005",
+     "Failures that cannot succeed on a retry (quota, auth, invalid request, context "
+     "overflow) are not retried.",
+     kAdvisory},
 }};
 
 }  // namespace
@@ -89,8 +112,10 @@ std::string Quote(std::string_view text) {
   return out;
 }
 
-View MakeView(const scenario::Scenario& scenario, const Trace& trace, const Tolerance& tolerance) {
-  View view{scenario, trace, tolerance, ReadDeclaredPolicy(trace), IsBlackBox(trace), {}, {}};
+View MakeView(const scenario::Scenario& scenario, const Trace& trace, const Tolerance& tolerance,
+              const PolicyTwin* twin) {
+  View view{scenario, trace, tolerance, ReadDeclaredPolicy(trace), twin, IsBlackBox(trace),
+            {},       {}};
   view.calls.resize(static_cast<std::size_t>(std::max(trace.calls, 1)));
   for (const ClientRecord& record : trace.client) {
     if (record.call < 0 || record.call >= static_cast<int>(view.calls.size())) continue;
@@ -108,18 +133,63 @@ View MakeView(const scenario::Scenario& scenario, const Trace& trace, const Tole
   return view;
 }
 
-std::string ExpectedClass(const View& view, const provider::JournalEntry& entry) {
-  const DeclaredPolicy& policy = view.policy;
-  for (const provider::Silence& silence : entry.truth.silences) {
-    const std::optional<double> limit =
-        silence.before_headers ? policy.response_headers_ms : policy.idle_ms;
-    if (!limit) continue;
-    if (silence.heartbeat && policy.heartbeats_reset_idle && !silence.before_headers) continue;
-    const double length = silence.to ? Ms(*silence.to - silence.from) : 1e300;
-    if (length > *limit + view.tolerance.late_ms) return "timeout";
+std::string NoPolicy(const View& view) {
+  if (view.declared.error) return "the subject's declared policy is invalid: " + *view.declared.error;
+  return "the subject declares no policy in adapter/hello";
+}
+
+std::string ExpectedClass(const View& view, const provider::JournalEntry& entry,
+                          bool* ambiguous) {
+  if (view.has_policy()) {
+    const ref::TimeoutConfig& timeouts = view.policy().timeouts;
+    for (const provider::Silence& silence : entry.truth.silences) {
+      const auto limit = silence.before_headers ? timeouts.response_headers : timeouts.idle;
+      if (!limit) continue;
+      if (silence.heartbeat && timeouts.heartbeats_reset_idle && !silence.before_headers) continue;
+      const double limit_ms = static_cast<double>(limit->count());
+      const double length = silence.to ? Ms(*silence.to - silence.from) : 1e300;
+      if (length > limit_ms + view.tolerance.late_ms) return "timeout";
+      // A silence that ends right at the timeout may be cut short by either side first.
+      if (length >= limit_ms - view.tolerance.late_ms && ambiguous != nullptr) *ambiguous = true;
+    }
   }
   if (entry.truth.answer) return {};
   return entry.truth.failure_class;
+}
+
+std::optional<ref::Failure> TruthFailure(const View& view, const provider::JournalEntry& entry) {
+  const std::string failure_class = ExpectedClass(view, entry);
+  if (failure_class.empty()) return std::nullopt;
+  ref::Failure failure;
+  failure.failure_class = ref::ParseFailureClass(failure_class).value_or(ref::FailureClass::kUnknown);
+  const bool honour_header = !view.has_policy() || view.policy().should_retry_header;
+  failure.retryable = failure_class == "timeout" ||
+                      (honour_header ? entry.truth.retryable : entry.truth.retryable_ignoring_header);
+  failure.code = failure.failure_class == ref::FailureClass::kTimeout ? ref::FailureCode::kTimeout
+                                                                      : ref::FailureCode::kUnknown;
+  const bool error_status = entry.status >= 400;
+  if (error_status) failure.status = entry.status;
+  const bool headers_came = entry.status != 0 && !std::ranges::any_of(
+      entry.truth.silences, [&](const provider::Silence& s) {
+        return s.before_headers && failure_class == "timeout" && !s.to;
+      });
+  failure.phase = error_status || !headers_came ? ref::Phase::kResponseHeaders : ref::Phase::kStream;
+  if (failure.retryable && entry.truth.retry_after) failure.retry_after =
+      std::chrono::ceil<std::chrono::milliseconds>(*entry.truth.retry_after);
+  return failure;
+}
+
+std::optional<ref::GiveUpReason> PolicyForbids(const View& view,
+                                               const provider::JournalEntry& entry) {
+  std::optional<ref::Failure> failure = TruthFailure(view, entry);
+  if (!failure) return std::nullopt;
+  const ref::RetryPolicy& policy = view.policy();
+  auto reason = ref::RetryForbidden(policy, *failure);
+  if (reason == ref::GiveUpReason::kPhaseNotRetried && failure->phase == ref::Phase::kStream) {
+    failure->phase = ref::Phase::kFinish;  // a bad end of the stream may count as either
+    reason = ref::RetryForbidden(policy, *failure);
+  }
+  return reason;
 }
 
 }  // namespace judge_internal
@@ -140,23 +210,26 @@ bool IsBlackBox(const Trace& trace) {
 }
 
 std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const Trace& trace,
-                                       const Tolerance& tolerance) {
+                                       const Tolerance& tolerance, const PolicyTwin* twin) {
   using namespace judge_internal;
-  const View view = MakeView(scenario, trace, tolerance);
+  const View view = MakeView(scenario, trace, tolerance, twin);
   using Check = CheckResult (*)(const View&);
   constexpr std::array<Check, kCatalog.size()> kChecks{
-      LifeOneTerminal,          LifeNothingAfterTerminal, LifeChunksInsideResponse,
-      LifeInterruptBeforeRetry, CommitOneAttempt,         CommitWholeAnswerOnly,
-      CommitNoRetryAfter,       RetryNotRetryable,        RetryWithinBudget,
-      RetryBackoffBounds,       RetryAfterHonoured,       RetrySameBody,
-      TimeStallDetected,        TimeHeadersDeadline,      TimeTotalDeadline,
-      CancelEndsPromptly,       CancelNoRequestAfter,     CancelClosesStream,
-      ClassMatchesFault,        ResourcesClosed};
+      LifeOneTerminal,          LifeNothingAfterTerminal,  LifeChunksInsideResponse,
+      LifeInterruptBeforeRetry, LifeAttemptsAgree,         CommitOneAttempt,
+      CommitWholeAnswerOnly,    CommitNoRetryAfter,        RetryNotRetryable,
+      RetryWithinBudget,        RetryBackoffBounds,        RetryAfterHonoured,
+      RetrySameBody,            RetryWhileAllowed,         TimeStallDetected,
+      TimeHeadersDeadline,      TimeTotalDeadline,         CancelEndsPromptly,
+      CancelNoRequestAfter,     CancelClosesStream,        ClassMatchesFault,
+      ResourcesClosed,          AdviseRetryAfterPreempted, AdviseJitter,
+      AdviseIdleTimeout,        AdviseTransientRetried,    AdviseNonRetryable};
   std::vector<CheckResult> results;
   for (std::size_t i = 0; i < kChecks.size(); ++i) {
     CheckResult result = kChecks[i](view);
     result.id = kCatalog[i].id;
     result.statement = kCatalog[i].statement;
+    result.severity = kCatalog[i].severity;
     results.push_back(std::move(result));
   }
   for (CheckResult& result : ExpectChecks(view)) results.push_back(std::move(result));

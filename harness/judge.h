@@ -8,8 +8,10 @@
 // the subject declared in `adapter/hello`.
 //
 // Black-box subjects (only `adapter/hello` and a terminal event) are judged from the journal;
-// checks that need the client's own events are "not applicable", never passed. A check whose
-// declared policy field is missing is also not applicable.
+// checks that need the client's own events are "not applicable", never passed. Checks that need
+// a declared policy are not applicable when the subject declares none. Violations break the
+// contract; advisories (ADV-*) flag what the declared policy allows but harms the user or the
+// provider.
 //
 // Pure; thread-safety: reentrant.
 #pragma once
@@ -18,6 +20,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/policy_twin.h"
 #include "harness/trace.h"
 #include "reports/run_result.h"
 #include "scenarios/scenario.h"
@@ -36,6 +39,7 @@ Tolerance RealTolerance();     // {750, 25}
 struct InvariantInfo {
   std::string_view id;
   std::string_view statement;
+  report::Severity severity = report::Severity::kViolation;
 };
 // Every invariant, in catalogue order.
 std::span<const InvariantInfo> InvariantCatalog();
@@ -43,9 +47,12 @@ std::span<const InvariantInfo> InvariantCatalog();
 // True when the subject sent no events but hello and its terminal ones.
 bool IsBlackBox(const Trace& trace);
 
-// Judges `trace`: one CheckResult per catalogue invariant (in catalogue order), then one per
-// `expect:` field the scenario sets.
+// Judges `trace`: one CheckResult per catalogue invariant and advisory (in catalogue order),
+// then one per `expect:` field the scenario sets. With a usable `twin` of the subject's declared
+// policy (policy_twin.h), `expect:` fields are judged against what that policy allows;
+// without one, literally (they state what the reference client does with the scenario's policy).
 std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const Trace& trace,
-                                       const Tolerance& tolerance);
+                                       const Tolerance& tolerance,
+                                       const PolicyTwin* twin = nullptr);
 
 }  // namespace faultline::harness

@@ -22,19 +22,27 @@ struct View {
   const scenario::Scenario& scenario;
   const Trace& trace;
   Tolerance tolerance;
-  DeclaredPolicy policy;
+  DeclaredPolicy declared;
+  const PolicyTwin* twin = nullptr;
   bool black_box = false;
   std::vector<CallView> calls;
   std::vector<const provider::JournalEntry*> attempts;  // requests that counted, by arrival
   bool single_call() const { return trace.calls <= 1; }
+  // The declared policy; only valid when has_policy().
+  const ref::RetryPolicy& policy() const { return declared.policy; }
+  bool has_policy() const { return declared.usable(); }
 };
 
-View MakeView(const scenario::Scenario& scenario, const Trace& trace, const Tolerance& tolerance);
+View MakeView(const scenario::Scenario& scenario, const Trace& trace, const Tolerance& tolerance,
+              const PolicyTwin* twin);
+
+// "the subject declares no policy" / "... an invalid policy: ..."; for n/a evidence.
+std::string NoPolicy(const View& view);
 
 using report::CheckResult;
 using report::CheckStatus;
 
-CheckResult Pass(std::string_view id);
+CheckResult Pass(std::string_view id = {});
 CheckResult Fail(std::string_view id, std::string evidence);
 CheckResult NotApplicable(std::string_view id, std::string why);
 
@@ -51,6 +59,7 @@ CheckResult LifeOneTerminal(const View& view);
 CheckResult LifeNothingAfterTerminal(const View& view);
 CheckResult LifeChunksInsideResponse(const View& view);
 CheckResult LifeInterruptBeforeRetry(const View& view);
+CheckResult LifeAttemptsAgree(const View& view);
 CheckResult CommitOneAttempt(const View& view);
 CheckResult CommitWholeAnswerOnly(const View& view);
 CheckResult CommitNoRetryAfter(const View& view);
@@ -59,6 +68,12 @@ CheckResult RetryWithinBudget(const View& view);
 CheckResult RetryBackoffBounds(const View& view);
 CheckResult RetryAfterHonoured(const View& view);
 CheckResult RetrySameBody(const View& view);
+CheckResult RetryWhileAllowed(const View& view);
+CheckResult AdviseRetryAfterPreempted(const View& view);
+CheckResult AdviseJitter(const View& view);
+CheckResult AdviseIdleTimeout(const View& view);
+CheckResult AdviseTransientRetried(const View& view);
+CheckResult AdviseNonRetryable(const View& view);
 CheckResult TimeStallDetected(const View& view);
 CheckResult TimeHeadersDeadline(const View& view);
 CheckResult TimeTotalDeadline(const View& view);
@@ -72,7 +87,17 @@ std::vector<CheckResult> ExpectChecks(const View& view);
 
 // The class a correct client reports for `entry` under the declared policy: a silence longer
 // than the declared idle/headers timeout makes it "timeout"; else the provider's truth ("" when
-// the provider promises nothing).
-std::string ExpectedClass(const View& view, const provider::JournalEntry& entry);
+// the provider promises nothing). A silence that ends within the tolerance of the timeout may
+// go either way: `ambiguous` (when given) is set then.
+std::string ExpectedClass(const View& view, const provider::JournalEntry& entry,
+                          bool* ambiguous = nullptr);
+
+// The failure a correct client makes of `entry` (class, retryability, status, phase), for the
+// policy's own retry rules; nullopt when the provider promises nothing or it is an answer.
+std::optional<ref::Failure> TruthFailure(const View& view, const provider::JournalEntry& entry);
+
+// Why the declared policy never retries `entry`'s failure, or nullopt when it may.
+std::optional<ref::GiveUpReason> PolicyForbids(const View& view,
+                                               const provider::JournalEntry& entry);
 
 }  // namespace faultline::harness::judge_internal

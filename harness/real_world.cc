@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "harness/adapter_process.h"
+#include "harness/protocol.h"
 #include "harness/request_body.h"
 #include "reference_impl/call.h"
 #include "reference_impl/driver.h"
@@ -22,6 +23,74 @@ Duration Since(Clock::time_point start) {
 
 // How long the provider may take to notice that the subject's connections are gone.
 constexpr auto kCloseGrace = std::chrono::seconds(2);
+
+// The first way the adapter broke the protocol on call `call`, if any.
+std::optional<SubjectFault> FaultOf(const AdapterRun& run, int call, bool saw_hello,
+                                    bool saw_terminal, const std::optional<SubjectFault>& line) {
+  const auto fault = [&](std::string kind, std::string message) {
+    return SubjectFault{std::move(kind), fmt::format("call {}: {}", call, message),
+                        run.signal ? std::nullopt : std::optional<int>(run.exit_status),
+                        run.signal};
+  };
+  if (!run.overflow.empty()) {
+    return fault(run.overflow, run.overflow == "line-too-long"
+                                   ? "the adapter wrote a line over the runner's line limit"
+                                   : "the adapter wrote more output than the runner's limit");
+  }
+  if (run.lines.empty() && !run.timed_out) {
+    const bool not_found = run.exit_status == 126 || run.exit_status == 127;
+    return fault(not_found ? "cannot-start" : "exited",
+                 not_found ? fmt::format("the command could not be started (exit status {})",
+                                         run.exit_status)
+                           : fmt::format("the adapter exited with status {} before writing "
+                                         "anything",
+                                         run.exit_status));
+  }
+  if (line) return SubjectFault{line->kind, fmt::format("call {}: {}", call, line->message),
+                                std::nullopt, std::nullopt};
+  if (!saw_hello) return fault("no-hello", "the first line was not adapter/hello");
+  if (!saw_terminal && !run.timed_out) {
+    return fault(run.signal ? "killed" : "exited",
+                 run.signal ? fmt::format("the adapter was killed by signal {} before its "
+                                          "terminal event",
+                                          *run.signal)
+                            : fmt::format("the adapter exited with status {} before its terminal "
+                                          "event",
+                                          run.exit_status));
+  }
+  return std::nullopt;
+}
+
+// Validates and records the adapter's lines of call `call`; the first protocol break becomes the
+// trace's subject fault.
+void CollectLines(const AdapterRun& run, int call, Trace& trace) {
+  std::optional<SubjectFault> line_fault;
+  bool saw_hello = false;
+  bool saw_terminal = false;
+  for (const AdapterLine& line : run.lines) {
+    auto event = protocol::ParseLine(line.text);
+    if (!event) {
+      trace.protocol_errors.push_back(
+          fmt::format("call {} at {:.1f} ms: {}", call, Ms(line.at), event.error().message));
+      if (!line_fault) line_fault = SubjectFault{event.error().kind, event.error().message, {}, {}};
+      continue;
+    }
+    const bool hello = (*event)["type"] == protocol::kHello;
+    if (!saw_hello && !hello && !line_fault) {
+      line_fault = SubjectFault{"no-hello",
+                                fmt::format("the first event is {}, not adapter/hello",
+                                            (*event)["type"].get<std::string>()),
+                                {}, {}};
+    }
+    saw_hello = saw_hello || hello;
+    ClientRecord record{line.at, call, std::move(*event)};
+    saw_terminal = saw_terminal || IsTerminal(record);
+    trace.client.push_back(std::move(record));
+  }
+  if (!trace.subject_fault) {
+    trace.subject_fault = FaultOf(run, call, saw_hello, saw_terminal, line_fault);
+  }
+}
 
 }  // namespace
 
@@ -156,12 +225,13 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
   if (!session) return std::unexpected(session.error());
   Trace trace;
   trace.calls = std::max(1, scenario.request.calls);
-  const nlohmann::json call = {{"type", "call"},
-                               {"base_url", session->base_url},
-                               {"api_key", "sk-faultline-test"},
-                               {"dialect", scenario::ToString(scenario.dialect)},
-                               {"request", RequestBody(scenario.dialect, scenario.request)},
-                               {"scenario", scenario.name}};
+  const nlohmann::json call =
+      protocol::ToJson({.base_url = session->base_url,
+                        .api_key = "sk-faultline-test",
+                        .dialect = std::string(scenario::ToString(scenario.dialect)),
+                        .request = RequestBody(scenario.dialect, scenario.request),
+                        .scenario = scenario.name,
+                        .policy = std::nullopt});
   std::vector<std::expected<AdapterRun, std::string>> runs(static_cast<std::size_t>(trace.calls));
   {
     std::vector<std::jthread> threads;
@@ -172,6 +242,7 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
                              .cancel_at = scenario.cancel_at,
                              .first_request = [&]() { return FirstArrival(session->id); },
                              .timeout = options.timeout,
+                             .max_line_bytes = options.max_line_bytes,
                              .start = session->start};
         runs[i] = RunAdapter(launch);
       });
@@ -183,15 +254,7 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
       return std::unexpected(runs[i].error());
     }
     const AdapterRun& run = *runs[i];
-    for (const AdapterLine& line : run.lines) {
-      nlohmann::json event = nlohmann::json::parse(line.text, nullptr, false);
-      if (event.is_discarded() || !event.is_object() || !event.contains("type")) {
-        trace.protocol_errors.push_back(
-            fmt::format("call {} at {:.1f} ms: {}", i, Ms(line.at), line.text.substr(0, 200)));
-        continue;
-      }
-      trace.client.push_back({line.at, static_cast<int>(i), std::move(event)});
-    }
+    CollectLines(run, static_cast<int>(i), trace);
     if (run.cancel_sent && (!trace.cancel_at || *run.cancel_sent < *trace.cancel_at)) {
       trace.cancel_at = run.cancel_sent;
     }
@@ -200,8 +263,8 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
       trace.subject_stopped_at = run.ended;
     }
     if (!run.stderr_text.empty()) {
-      trace.subject_stderr +=
-          (runs.size() > 1 ? fmt::format("[call {}] ", i) : "") + run.stderr_text;
+      trace.subject_stderr += (runs.size() > 1 ? fmt::format("[call {}] ", i) : "") +
+                              protocol::ValidUtf8(run.stderr_text);
     }
   }
   std::ranges::stable_sort(trace.client, {}, &ClientRecord::at);

@@ -27,6 +27,7 @@ struct RealRunOptions {
   std::uint64_t seed = 0;                     // the reference client's retry RNG
   std::uint64_t provider_seed = 0;            // the provider session (chaos draws, ids)
   Duration timeout{std::chrono::minutes(5)};  // the subject is stopped after this
+  std::size_t max_line_bytes = 1024 * 1024;   // an adapter line over this is a subject error
 };
 
 class RealWorld {

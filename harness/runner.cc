@@ -11,7 +11,9 @@
 #include <mutex>
 #include <thread>
 
+#include "harness/declared_policy.h"
 #include "harness/judge.h"
+#include "harness/policy_twin.h"
 #include "harness/metrics.h"
 #include "harness/real_world.h"
 #include "harness/virtual_world.h"
@@ -95,10 +97,35 @@ std::expected<Trace, std::string> Runner::Execute(const Job& job, std::uint64_t 
     virtual_options.policy = options_.policy;
     return RunVirtual(scenario, virtual_options);
   }
-  RealRunOptions real_options{
-      .seed = seed, .provider_seed = ProviderSeed(job), .timeout = options_.timeout};
+  RealRunOptions real_options{.seed = seed,
+                              .provider_seed = ProviderSeed(job),
+                              .timeout = options_.timeout,
+                              .max_line_bytes = options_.max_line_bytes};
   if (options_.adapter) return real_->RunAdapterSubject(scenario, *options_.adapter, real_options);
   return real_->RunReference(scenario, options_.policy, real_options);
+}
+
+// The last few lines of a subject's stderr, for the console and the reports.
+std::string StderrTail(std::string_view text) {
+  constexpr int kLines = 12;
+  while (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+  std::size_t at = text.size();
+  for (int lines = 0; at > 0; --at) {
+    if (text[at - 1] == '\n' && ++lines == kLines) break;
+  }
+  return std::string(text.substr(at));
+}
+
+// A subject that broke the protocol, or declared a policy the runner cannot read.
+std::optional<SubjectFault> SubjectFaultOf(const Trace& trace, const DeclaredPolicy& declared) {
+  if (trace.subject_fault) return trace.subject_fault;
+  if (declared.error) {
+    return SubjectFault{"bad-policy",
+                        "the policy in adapter/hello is invalid " + *declared.error +
+                            " (docs/policy.md lists every key)",
+                        std::nullopt, std::nullopt};
+  }
+  return std::nullopt;
 }
 
 report::ScenarioResult Runner::RunOne(const Job& job) {
@@ -113,19 +140,26 @@ report::ScenarioResult Runner::RunOne(const Job& job) {
     result.error = trace.error();
     return result;
   }
-  result.checks = Judge(scenario, *trace, job.real ? RealTolerance() : VirtualTolerance());
+  result.trace = TraceToJson(*trace);
+  result.fingerprint = Fingerprint(*trace);
+  const DeclaredPolicy declared = ReadDeclaredPolicy(*trace);
+  if (std::optional<SubjectFault> fault = SubjectFaultOf(*trace, declared)) {
+    result.verdict = report::Verdict::kError;
+    result.error = fault->message;
+    result.subject_error = report::SubjectError{fault->kind, fault->exit_status, fault->signal,
+                                                StderrTail(trace->subject_stderr)};
+    return result;
+  }
+  // The oracle is the subject's own declared policy: what its twin reaches, it may reach.
+  std::optional<PolicyTwin> twin;
+  if (declared.usable() && !(declared.policy == ref::RetryPolicy{})) {
+    twin = ComputeTwin(scenario, declared.policy, seed, ProviderSeed(job));
+  }
+  result.checks = Judge(scenario, *trace, job.real ? RealTolerance() : VirtualTolerance(),
+                        twin ? &*twin : nullptr);
   result.black_box = IsBlackBox(*trace);
   result.metrics = ComputeMetrics(*trace);
-  result.fingerprint = Fingerprint(*trace);
-  result.trace = TraceToJson(*trace);
-  const bool failed = std::ranges::any_of(result.checks, [](const report::CheckResult& check) {
-    return check.status == report::CheckStatus::kFail;
-  });
-  result.verdict = failed ? report::Verdict::kFail : report::Verdict::kPass;
-  if (!trace->protocol_errors.empty() && trace->client.empty()) {
-    result.verdict = report::Verdict::kError;
-    result.error = "the adapter wrote no protocol line: " + trace->protocol_errors.front();
-  }
+  result.verdict = report::VerdictOf(result.checks, options_.fail_on);
   return result;
 }
 

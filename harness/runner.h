@@ -43,6 +43,8 @@ struct RunnerOptions {
   int jobs = 1;
   int repeat = 1;
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // per real-world run
+  report::FailPolicy fail_on;  // advisories fail the run only when asked
+  std::size_t max_line_bytes = 1024 * 1024;  // adapter line limit (--max-line)
 };
 
 // Which scenarios a filter keeps. Terms are separated by commas; a scenario is kept when any term

@@ -81,7 +81,8 @@ json TraceToJson(const Trace& trace) { return ToJson(trace, /*with_volatile=*/tr
 std::string Fingerprint(const Trace& trace) {
   // FNV-1a, 64 bits: stable across platforms and standard libraries (std::hash is not).
   std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const char c : ToJson(trace, /*with_volatile=*/false).dump()) {
+  for (const char c : ToJson(trace, /*with_volatile=*/false)
+                           .dump(-1, ' ', false, json::error_handler_t::replace)) {
     hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
   }
   return fmt::format("{:016x}", hash);

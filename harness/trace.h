@@ -27,6 +27,14 @@ struct ClientRecord {
   nlohmann::json event;  // the line as parsed: {"type": "response/start", ...}
 };
 
+// A subject that broke the adapter protocol: its own verdict, never a client bug.
+struct SubjectFault {
+  std::string kind;     // report::SubjectError kinds: "cannot-start", "no-hello", "exited", ...
+  std::string message;  // what exactly, with the offending line or exit status
+  std::optional<int> exit_status;
+  std::optional<int> signal;
+};
+
 struct Trace {
   int calls = 1;                                // concurrent calls the scenario made
   std::vector<ClientRecord> client;             // in receipt order
@@ -38,6 +46,7 @@ struct Trace {
                                                 // were closed by the runner, not the client
   std::string subject_stderr;                   // free-form, kept for the report
   std::vector<std::string> protocol_errors;     // lines that were not valid protocol JSON
+  std::optional<SubjectFault> subject_fault;    // the first protocol break, if any
 };
 
 // The trace as the run result stores it (times in ms; see reports/run_result.h).

@@ -17,6 +17,12 @@ constexpr std::array<std::pair<BackoffStrategy, std::string_view>, 4> kStrategyN
     {BackoffStrategy::kDecorrelatedJitter, "decorrelated-jitter"},
 }};
 
+constexpr std::array<std::pair<JitterMode, std::string_view>, 3> kJitterModeNames{{
+    {JitterMode::kSymmetric, "symmetric"},
+    {JitterMode::kDown, "down"},
+    {JitterMode::kUp, "up"},
+}};
+
 // AWS's decorrelated jitter grows the upper bound by this factor over the previous sleep.
 constexpr double kDecorrelatedGrowth = 3.0;
 
@@ -38,8 +44,12 @@ Interval IntervalFor(const BackoffConfig& config, int retry_index,
   const double cap = static_cast<double>(config.cap.count());
   const double d = CappedExponentialMs(config, retry_index);
   switch (config.strategy) {
-    case BackoffStrategy::kExponential:
-      return {d * (1.0 - config.jitter), std::min(cap, d * (1.0 + config.jitter))};
+    case BackoffStrategy::kExponential: {
+      const double low = config.jitter_mode == JitterMode::kUp ? d : d * (1.0 - config.jitter);
+      const double high =
+          config.jitter_mode == JitterMode::kDown ? d : std::min(cap, d * (1.0 + config.jitter));
+      return {low, high};
+    }
     case BackoffStrategy::kFullJitter:
       return {0.0, d};
     case BackoffStrategy::kEqualJitter:
@@ -70,6 +80,20 @@ std::string_view ToString(BackoffStrategy strategy) {
 
 std::optional<BackoffStrategy> ParseBackoffStrategy(std::string_view text) {
   for (const auto& [value, name] : kStrategyNames) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+std::string_view ToString(JitterMode mode) {
+  for (const auto& [value, name] : kJitterModeNames) {
+    if (value == mode) return name;
+  }
+  return "symmetric";
+}
+
+std::optional<JitterMode> ParseJitterMode(std::string_view text) {
+  for (const auto& [value, name] : kJitterModeNames) {
     if (name == text) return value;
   }
   return std::nullopt;

@@ -2,8 +2,12 @@
 //
 // Strategies, as defined in the AWS Architecture Blog "Exponential Backoff And Jitter" (2015),
 // with d(n) = min(cap, base * multiplier^n) for the 0-based retry index n:
-//   exponential   d(n) scaled by a symmetric jitter factor: uniform in [d(1-j), min(cap, d(1+j))]
-//                 (j = 0 gives the plain exponential, no jitter)
+//   exponential   d(n) scaled by a jitter factor j, by `jitter_mode`:
+//                   symmetric  uniform in [d(1-j), min(cap, d(1+j))]   (j = 0: no jitter)
+//                   down       uniform in [d(1-j), d]   (the openai/anthropic SDKs:
+//                              d * (1 - 0.25 * random))
+//                   up         uniform in [d, min(cap, d(1+j))]   (p-retry's `randomize`:
+//                              d * (1 + random), j = 1)
 //   full-jitter   uniform in [0, d(n)]
 //   equal-jitter  d(n)/2 + uniform in [0, d(n)/2]
 //   decorrelated  min(cap, uniform in [base, 3 * previous]), previous = the last delay actually
@@ -33,12 +37,17 @@ enum class BackoffStrategy { kExponential, kFullJitter, kEqualJitter, kDecorrela
 std::string_view ToString(BackoffStrategy strategy);  // "exponential", "full-jitter", ...
 std::optional<BackoffStrategy> ParseBackoffStrategy(std::string_view text);
 
+enum class JitterMode { kSymmetric, kDown, kUp };
+std::string_view ToString(JitterMode mode);  // "symmetric", "down", "up"
+std::optional<JitterMode> ParseJitterMode(std::string_view text);
+
 struct BackoffConfig {
   BackoffStrategy strategy = BackoffStrategy::kFullJitter;
   std::chrono::milliseconds base{500};  // > 0
   std::chrono::milliseconds cap{8000};  // >= base
   double multiplier = 2.0;              // >= 1
-  double jitter = 0.25;                 // symmetric ratio for kExponential, 0..1
+  double jitter = 0.25;                 // ratio for kExponential, 0..1
+  JitterMode jitter_mode = JitterMode::kSymmetric;  // kExponential only
   friend bool operator==(const BackoffConfig&, const BackoffConfig&) = default;
 };
 

@@ -227,10 +227,10 @@ void Call::HandleFeed(std::expected<HttpFeed, Failure> fed, bool eof, Time now,
     if (state_ == State::kErrorBody) {
       FinishErrorBody(now, out);
     } else if (state_ == State::kBody) {
-      FailAttempt(std::get<Failure>(decoder_->assembler().Interrupt(fed.error())), std::nullopt,
+      FailAttempt(std::get<Failure>(decoder_->assembler().Interrupt(fed.error())), {},
                   now, out);
     } else {
-      FailAttempt(fed.error(), std::nullopt, now, out);
+      FailAttempt(fed.error(), {}, now, out);
     }
     return;
   }
@@ -254,7 +254,7 @@ void Call::OnHead(Time now, std::vector<Action>& out) {
   if (auto bad = CheckContentType(request_.stream, head.headers.Find("content-type"))) {
     bad->status = head.status;
     bad->request_id = RequestId(head.headers);
-    FailAttempt(std::move(*bad), std::nullopt, now, out);
+    FailAttempt(std::move(*bad), {}, now, out);
     return;
   }
   state_ = State::kBody;
@@ -311,9 +311,9 @@ void Call::FinishErrorBody(Time now, std::vector<Action>& out) {
                                                      .headers = head.headers,
                                                      .body = error_body_,
                                                      .dialect = request_.dialect},
-                                                    Wall(now));
+                                                    Wall(now), policy_.should_retry_header);
   decoder_->assembler().CountBytes(error_body_.size());
-  FailAttempt(std::move(classified.failure), classified.hint, now, out);
+  FailAttempt(std::move(classified.failure), std::move(classified.hints), now, out);
 }
 
 void Call::CheckOutcome(Time now, std::vector<Action>& out) {
@@ -322,7 +322,7 @@ void Call::CheckOutcome(Time now, std::vector<Action>& out) {
   if (const auto* completed = std::get_if<Completed>(&*outcome)) {
     Commit(*completed, out);
   } else {
-    FailAttempt(std::get<Failure>(*outcome), std::nullopt, now, out);
+    FailAttempt(std::get<Failure>(*outcome), {}, now, out);
   }
 }
 
@@ -345,7 +345,7 @@ std::vector<Action> Call::ConnectionFailed(TransportKind kind, std::string_view 
   if (state_ == State::kBody) {
     failure = std::get<Failure>(decoder_->assembler().Interrupt(std::move(failure)));
   }
-  FailAttempt(std::move(failure), std::nullopt, now, out);
+  FailAttempt(std::move(failure), {}, now, out);
   return out;
 }
 
@@ -381,7 +381,7 @@ std::vector<Action> Call::TimerFired(Time now) {
   if (state_ == State::kBody) {
     failure = std::get<Failure>(decoder_->assembler().Interrupt(std::move(*failure)));
   }
-  FailAttempt(std::move(*failure), std::nullopt, now, out);
+  FailAttempt(std::move(*failure), {}, now, out);
   return out;
 }
 
@@ -398,21 +398,21 @@ std::vector<Action> Call::Cancel(Time /*now*/) {
   return out;
 }
 
-void Call::FailAttempt(Failure failure, std::optional<RetryHint> hint, Time now,
+void Call::FailAttempt(Failure failure, std::vector<RetryHint> hints, Time now,
                        std::vector<Action>& out) {
   Add(wasted_, decoder_->assembler().wasted());
   if (connection_open_) out.push_back(MakeAction(Action::Kind::kCloseConnection));
   connection_open_ = false;
   const Decision decision = Decide(policy_,
                                    {.failure = failure,
-                                    .hint = hint,
+                                    .hints = std::move(hints),
                                     .attempt = attempt_,
                                     .now = now,
                                     .deadline = deadline_,
                                     .previous_delay = previous_delay_},
                                    rng_, options_.budget);
   if (!decision.retry()) {
-    Finish(std::move(failure), /*with_response=*/true, out);
+    Finish(std::move(failure), /*with_response=*/true, out, std::string(ToString(decision.reason)));
     return;
   }
   previous_delay_ = decision.delay;
@@ -457,9 +457,11 @@ void Call::Commit(const Completed& completed, std::vector<Action>& out) {
   out.push_back(MakeAction(Action::Kind::kDone));
 }
 
-void Call::Finish(Failure failure, bool with_response, std::vector<Action>& out) {
+void Call::Finish(Failure failure, bool with_response, std::vector<Action>& out,
+                  std::string give_up) {
   LifecycleEvent event;
   event.type = EventType::kFailed;
+  event.give_up = std::move(give_up);
   if (with_response) {
     event.response_id = ResponseId();
     event.attempt = attempt_;

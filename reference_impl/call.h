@@ -140,10 +140,11 @@ class Call {
   void AfterBody(bool complete, Time now, std::vector<Action>& out);
   void FinishErrorBody(Time now, std::vector<Action>& out);
   void CheckOutcome(Time now, std::vector<Action>& out);
-  void FailAttempt(Failure failure, std::optional<RetryHint> hint, Time now,
+  void FailAttempt(Failure failure, std::vector<RetryHint> hints, Time now,
                    std::vector<Action>& out);
   void Commit(const Completed& completed, std::vector<Action>& out);
-  void Finish(Failure failure, bool with_response, std::vector<Action>& out);
+  void Finish(Failure failure, bool with_response, std::vector<Action>& out,
+              std::string give_up = {});
   void ArmTimer(std::vector<Action>& out);
   Phase CurrentPhase() const;
   PartialOutput CurrentPartial() const;

@@ -97,6 +97,7 @@ json LifecycleEvent::ToJson() const {
     case EventType::kFailed:
       if (failure) out["failure"] = FailureToJson(*failure);
       out["wasted"] = WastedJson(wasted);
+      if (!give_up.empty()) out["give_up"] = give_up;
       break;
     default:
       break;

@@ -8,7 +8,7 @@
 //   assistant/chunk       {response_id, attempt, text | tool_call, commitment:"uncommitted"}
 //   response/interrupted  {response_id, attempt, failure, scheduled_retry_ms, delay_source, wasted}
 //   response/committed    {response_id, attempt, text, tool_calls, finish_reason, usage}
-//   response/failed       {response_id?, attempt?, failure, wasted}
+//   response/failed       {response_id?, attempt?, failure, wasted, give_up?}
 //
 // `failure` is {code, class, phase, retryable, partial_output, status?, retry_after_ms?,
 // request_id?, message}. `wasted` ({bytes, approx_tokens}) reports the work of discarded attempts.
@@ -44,6 +44,8 @@ struct LifecycleEvent {
   std::chrono::milliseconds scheduled_retry{0};
   DelaySource delay_source = DelaySource::kBackoff;
   WastedWork wasted;  // total over the call's discarded attempts so far
+  // response/failed: why the policy gave up (policy.h GiveUpReason: "deadline", ...); "" absent.
+  std::string give_up;
   // response/committed.
   std::optional<Completed> committed;
   // adapter/hello.

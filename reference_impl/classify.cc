@@ -191,7 +191,8 @@ std::string_view TransportText(TransportKind kind) {
 }  // namespace
 
 ClassifiedResponse ClassifyHttpError(const HttpErrorResponse& response,
-                                     std::chrono::system_clock::time_point now) {
+                                     std::chrono::system_clock::time_point now,
+                                     bool honor_should_retry) {
   const BodyError error = ReadBodyError(response.body);
   const StatusRow row = Refine(RowFor(response.status), error, response.dialect);
   ClassifiedResponse result;
@@ -199,12 +200,15 @@ ClassifiedResponse ClassifyHttpError(const HttpErrorResponse& response,
   failure.code = row.code;
   failure.failure_class = row.failure_class;
   failure.phase = Phase::kResponseHeaders;
-  failure.retryable = ShouldRetryHeader(response.headers).value_or(row.retryable);
+  failure.retryable = honor_should_retry
+                          ? ShouldRetryHeader(response.headers).value_or(row.retryable)
+                          : row.retryable;
   failure.partial_output = PartialOutput::kNone;
   failure.status = response.status;
   failure.request_id = RequestId(response.headers);
   failure.message = Summary(response.status, error);
-  result.hint = FindRetryHint({response.headers, response.body, response.status, now});
+  result.hints = FindRetryHints({response.headers, response.body, response.status, now});
+  if (!result.hints.empty()) result.hint = result.hints.front();
   if (result.hint) failure.retry_after = result.hint->delay;
   return result;
 }

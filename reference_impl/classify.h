@@ -53,6 +53,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "reference_impl/dialect.h"
 #include "reference_impl/failure.h"
@@ -72,13 +73,16 @@ struct HttpErrorResponse {
 // Decide() reports as the delay source).
 struct ClassifiedResponse {
   Failure failure;
-  std::optional<RetryHint> hint;
+  std::optional<RetryHint> hint;  // the strongest of `hints`
+  std::vector<RetryHint> hints;   // every valid hint, strongest first (FindRetryHints)
 };
 
 // Classifies an HTTP error response received at `now` (the wall clock, for HTTP-date hints).
 // The phase is kResponseHeaders, partial output kNone.
+// `honor_should_retry` false ignores `x-should-retry` (a policy may say so: policy.h).
 ClassifiedResponse ClassifyHttpError(const HttpErrorResponse& response,
-                                     std::chrono::system_clock::time_point now);
+                                     std::chrono::system_clock::time_point now,
+                                     bool honor_should_retry = true);
 
 // ---- Transport failures and timeouts ----
 

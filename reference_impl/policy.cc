@@ -12,9 +12,11 @@ namespace {
 
 using std::chrono::milliseconds;
 
-constexpr std::array<std::pair<GiveUpReason, std::string_view>, 8> kReasonNames{{
+constexpr std::array<std::pair<GiveUpReason, std::string_view>, 10> kReasonNames{{
     {GiveUpReason::kCancelled, "cancelled"},
     {GiveUpReason::kCommitted, "committed"},
+    {GiveUpReason::kPhaseNotRetried, "phase-not-retried"},
+    {GiveUpReason::kStatusNotRetried, "status-not-retried"},
     {GiveUpReason::kNotRetryable, "not-retryable"},
     {GiveUpReason::kClassNotRetryable, "class-not-retryable"},
     {GiveUpReason::kAttemptsExhausted, "attempts-exhausted"},
@@ -32,35 +34,27 @@ Decision GiveUp(GiveUpReason reason,
   return decision;
 }
 
-// Rules 1-4: is a retry allowed at all?
+// Rules 1-5: is a retry allowed at all?
 std::optional<GiveUpReason> RefuseOutright(const RetryPolicy& policy, const DecisionInput& input) {
-  const Failure& failure = input.failure;
-  if (failure.code == FailureCode::kAborted) return GiveUpReason::kCancelled;
-  if (failure.partial_output == PartialOutput::kCommitted) return GiveUpReason::kCommitted;
-  if (!failure.retryable) return GiveUpReason::kNotRetryable;
-  if (std::ranges::find(policy.retryable_classes, failure.failure_class) ==
-      policy.retryable_classes.end()) {
-    return GiveUpReason::kClassNotRetryable;
-  }
+  if (auto reason = RetryForbidden(policy, input.failure)) return reason;
   if (policy.max_attempts && input.attempt >= *policy.max_attempts) {
     return GiveUpReason::kAttemptsExhausted;
   }
   return std::nullopt;
 }
 
-std::optional<RetryHint> EffectiveHint(const DecisionInput& input) {
-  if (input.hint) return input.hint;
-  if (input.failure.retry_after) {
-    return RetryHint{*input.failure.retry_after, DelaySource::kRetryAfter};
-  }
-  return std::nullopt;
+bool StatusReadable(const RetryAfterConfig& config, const Failure& failure) {
+  if (!config.statuses) return true;
+  return failure.status && std::ranges::find(*config.statuses, *failure.status) !=
+                               config.statuses->end();
 }
 
 // The hint plus a positive-only jitter, never above the cap (the hint itself is within it).
 milliseconds JitteredHint(milliseconds hint, const RetryAfterConfig& config, RetryRng& rng) {
   const double extra =
       std::floor(Uniform01(rng) * config.jitter * static_cast<double>(hint.count()));
-  return std::min(config.cap, hint + milliseconds(static_cast<milliseconds::rep>(extra)));
+  const milliseconds jittered = hint + milliseconds(static_cast<milliseconds::rep>(extra));
+  return config.cap ? std::min(*config.cap, jittered) : jittered;
 }
 
 struct ChosenDelay {
@@ -68,21 +62,33 @@ struct ChosenDelay {
   DelaySource source = DelaySource::kBackoff;
 };
 
-// Rule 5: local backoff, raised to the server's hint (or giving up when the hint is over the cap).
+// Rule 6: local backoff, combined with the server's hint (or giving up when the hint is over
+// the cap).
 std::expected<ChosenDelay, Decision> ChooseDelay(const RetryPolicy& policy,
                                                  const DecisionInput& input, RetryRng& rng) {
   const int retry_index = std::max(input.attempt, 1) - 1;
   const ChosenDelay backoff{SampleBackoff(policy.backoff, retry_index, rng, input.previous_delay),
                             DelaySource::kBackoff};
-  const std::optional<RetryHint> hint = EffectiveHint(input);
-  if (!hint || !policy.retry_after.honor) return backoff;
-  if (hint->delay > policy.retry_after.cap) {
+  std::vector<RetryHint> hints = input.hints;
+  if (hints.empty() && input.failure.retry_after) {
+    hints.push_back({*input.failure.retry_after, DelaySource::kRetryAfter});
+  }
+  const RetryAfterConfig& config = policy.retry_after;
+  const std::optional<RetryHint> hint = UsableHint(policy, input.failure, hints);
+  if (!hint) return backoff;
+  if (hint->delay.count() == 0) {
+    if (config.zero == ZeroHint::kImmediate) return ChosenDelay{milliseconds(0), hint->source};
+    return backoff;
+  }
+  if (config.cap && hint->delay > *config.cap) {
     const bool weak = hint->source == DelaySource::kRatelimitReset;
-    if (weak || policy.retry_after.over_cap == OverCapMode::kBackoff) return backoff;
+    if (weak || config.over_cap == OverCapMode::kBackoff) return backoff;
     return std::unexpected(GiveUp(GiveUpReason::kRetryAfterOverCap, input.now + hint->delay));
   }
-  const milliseconds floor = JitteredHint(hint->delay, policy.retry_after, rng);
-  if (floor >= backoff.delay) return ChosenDelay{floor, hint->source};
+  const milliseconds waited = JitteredHint(hint->delay, config, rng);
+  if (config.mode == HintMode::kReplace || waited >= backoff.delay) {
+    return ChosenDelay{waited, hint->source};
+  }
   return backoff;
 }
 
@@ -112,8 +118,18 @@ std::optional<PolicyError> CheckBackoff(const BackoffConfig& backoff) {
 }
 
 std::optional<PolicyError> CheckRetryAfter(const RetryAfterConfig& retry_after) {
-  if (retry_after.cap.count() < 0) {
-    return Bad("retry_after.cap_ms", fmt::format("must be >= 0, got {}", retry_after.cap.count()));
+  if (retry_after.cap && retry_after.cap->count() < 0) {
+    return Bad("retry_after.cap_ms",
+               fmt::format("must be >= 0 (or null for no cap), got {}", retry_after.cap->count()));
+  }
+  if (retry_after.statuses) {
+    for (std::size_t i = 0; i < retry_after.statuses->size(); ++i) {
+      const int status = (*retry_after.statuses)[i];
+      if (status < 100 || status > 599) {
+        return Bad(fmt::format("retry_after.statuses[{}]", i),
+                   fmt::format("must be an HTTP status from 100 to 599, got {}", status));
+      }
+    }
   }
   if (!InUnitRange(retry_after.jitter)) {
     return Bad("retry_after.jitter",
@@ -163,10 +179,6 @@ std::optional<PolicyError> CheckBudget(const std::optional<BudgetConfig>& budget
 }
 
 std::optional<PolicyError> CheckClasses(const std::vector<FailureClass>& classes) {
-  if (classes.empty()) {
-    return Bad("retryable_classes",
-               "must list at least one class (use max_attempts 1 to never retry)");
-  }
   for (auto it = classes.begin(); it != classes.end(); ++it) {
     if (std::find(classes.begin(), it, *it) != it) {
       return Bad(fmt::format("retryable_classes[{}]", it - classes.begin()),
@@ -175,6 +187,37 @@ std::optional<PolicyError> CheckClasses(const std::vector<FailureClass>& classes
   }
   return std::nullopt;
 }
+
+template <typename Enum, std::size_t N>
+std::optional<Enum> ParseName(const std::array<std::pair<Enum, std::string_view>, N>& names,
+                              std::string_view text) {
+  for (const auto& [value, name] : names) {
+    if (name == text) return value;
+  }
+  return std::nullopt;
+}
+
+template <typename Enum, std::size_t N>
+std::string_view NameOf(const std::array<std::pair<Enum, std::string_view>, N>& names,
+                        Enum value) {
+  for (const auto& [candidate, name] : names) {
+    if (candidate == value) return name;
+  }
+  return names.front().second;
+}
+
+constexpr std::array<std::pair<HintMode, std::string_view>, 2> kHintModeNames{{
+    {HintMode::kFloor, "floor"},
+    {HintMode::kReplace, "replace"},
+}};
+constexpr std::array<std::pair<ZeroHint, std::string_view>, 2> kZeroHintNames{{
+    {ZeroHint::kBackoff, "backoff"},
+    {ZeroHint::kImmediate, "immediate"},
+}};
+constexpr std::array<std::pair<RetryMode, std::string_view>, 2> kRetryModeNames{{
+    {RetryMode::kStandard, "standard"},
+    {RetryMode::kAlways, "always"},
+}};
 
 }  // namespace
 
@@ -185,6 +228,62 @@ std::string_view ToString(OverCapMode mode) {
 std::optional<OverCapMode> ParseOverCapMode(std::string_view text) {
   if (text == "give-up") return OverCapMode::kGiveUp;
   if (text == "backoff") return OverCapMode::kBackoff;
+  return std::nullopt;
+}
+
+std::string_view ToString(HintMode mode) { return NameOf(kHintModeNames, mode); }
+std::optional<HintMode> ParseHintMode(std::string_view text) {
+  return ParseName(kHintModeNames, text);
+}
+std::string_view ToString(ZeroHint mode) { return NameOf(kZeroHintNames, mode); }
+std::optional<ZeroHint> ParseZeroHint(std::string_view text) {
+  return ParseName(kZeroHintNames, text);
+}
+std::string_view ToString(RetryMode mode) { return NameOf(kRetryModeNames, mode); }
+std::optional<RetryMode> ParseRetryMode(std::string_view text) {
+  return ParseName(kRetryModeNames, text);
+}
+
+std::vector<DelaySource> AllHintSources() {
+  return {DelaySource::kRetryAfterMs, DelaySource::kRetryAfter, DelaySource::kRetryAfterDate,
+          DelaySource::kBody, DelaySource::kRatelimitReset};
+}
+
+std::vector<Phase> AllPhases() {
+  return {Phase::kConnect, Phase::kResponseHeaders, Phase::kStream, Phase::kFinish};
+}
+
+bool StatusSet::Contains(int status) const {
+  return std::ranges::find(codes, status) != codes.end() ||
+         std::ranges::find(classes, status / 100) != classes.end();
+}
+
+std::optional<GiveUpReason> RetryForbidden(const RetryPolicy& policy, const Failure& failure) {
+  if (failure.code == FailureCode::kAborted) return GiveUpReason::kCancelled;
+  if (failure.partial_output == PartialOutput::kCommitted) return GiveUpReason::kCommitted;
+  if (std::ranges::find(policy.retry_phases, failure.phase) == policy.retry_phases.end()) {
+    return GiveUpReason::kPhaseNotRetried;
+  }
+  if (failure.status && policy.statuses.never.Contains(*failure.status)) {
+    return GiveUpReason::kStatusNotRetried;
+  }
+  if (failure.status && policy.statuses.retry.Contains(*failure.status)) return std::nullopt;
+  if (policy.mode == RetryMode::kAlways) return std::nullopt;
+  if (!failure.retryable) return GiveUpReason::kNotRetryable;
+  if (std::ranges::find(policy.retryable_classes, failure.failure_class) ==
+      policy.retryable_classes.end()) {
+    return GiveUpReason::kClassNotRetryable;
+  }
+  return std::nullopt;
+}
+
+std::optional<RetryHint> UsableHint(const RetryPolicy& policy, const Failure& failure,
+                                    const std::vector<RetryHint>& hints) {
+  const RetryAfterConfig& config = policy.retry_after;
+  if (!config.honor || !StatusReadable(config, failure)) return std::nullopt;
+  for (const RetryHint& hint : hints) {
+    if (std::ranges::find(config.sources, hint.source) != config.sources.end()) return hint;
+  }
   return std::nullopt;
 }
 

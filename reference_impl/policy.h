@@ -8,22 +8,31 @@
 // The rules, in the order they are checked:
 //   1. An ABORTED failure (the caller cancelled) ends the call: reason kCancelled.
 //   2. Output already committed is final: no retry after commit (kCommitted).
-//   3. The failure must be retryable (the classifier's verdict, after `x-should-retry`), AND its
-//      class must be in `retryable_classes` (the policy's permission list; the policy has the
-//      last word, so `x-should-retry: true` cannot force a retry of a class it never retries).
-//   4. Bounded mode: at most `max_attempts` attempts in all. Unbounded mode (max_attempts unset)
+//   3. The failure's phase must be in `retry_phases` (the official SDKs, for one, never retry once
+//      the response headers are in): kPhaseNotRetried otherwise.
+//   4. Status rules come before class rules: a status in `statuses.never` is not retried
+//      (kStatusNotRetried); a status in `statuses.retry` is retried whatever its class. Otherwise
+//      the failure must be retryable (the classifier's verdict, after `x-should-retry` when the
+//      policy honours that header), AND its class must be in `retryable_classes` (the policy has
+//      the last word, so `x-should-retry: true` cannot force a retry of a class it never
+//      retries). In mode "always" every failure but ABORTED passes this rule.
+//   5. Bounded mode: at most `max_attempts` attempts in all. Unbounded mode (max_attempts unset)
 //      retries until the deadline, the budget or a cancel stops it.
-//   5. The delay: a local backoff sample (backoff.h), raised to the server's hint when the hint is
-//      longer — Retry-After is a FLOOR, never shortened by our own backoff. The hint gets a
-//      positive-only jitter of up to `retry_after.jitter` × hint (so a fleet told "retry at
-//      12:00:01" does not arrive in lockstep) without exceeding `retry_after.cap`. A hint above the
-//      cap either gives up, reporting when the server would be ready (kRetryAfterOverCap,
+//   6. The delay: a local backoff sample (backoff.h), combined with the server's hint as
+//      `retry_after.mode` says: "floor" raises the backoff to the hint when the hint is longer
+//      (Retry-After is a FLOOR, never shortened by our own backoff: the reference default);
+//      "replace" waits the hint instead of the backoff (the official SDKs). Only hints from
+//      `retry_after.sources` and, when set, `retry_after.statuses` count. A zero hint is either
+//      no floor at all ("backoff") or a retry at once ("immediate"). The hint gets a
+//      positive-only jitter of up to `retry_after.jitter` x hint (so a fleet told "retry at
+//      12:00:01" does not arrive in lockstep) without exceeding `retry_after.cap`. A hint above
+//      the cap either gives up, reporting when the server would be ready (kRetryAfterOverCap,
 //      `server_retry_at`), or is ignored in favour of the local backoff (`over_cap` mode). The
 //      weak `ratelimit-reset` hint above the cap is always ignored, never a reason to give up.
-//   6. The end-to-end deadline includes the sleeps: an attempt is only started if it would still
+//   7. The end-to-end deadline includes the sleeps: an attempt is only started if it would still
 //      have `min_attempt_time` before the deadline (kDeadline otherwise). The delay is never
 //      shortened to fit, since that would break the backoff bounds or the Retry-After floor.
-//   7. The shared budget must grant a token (kBudgetExhausted otherwise).
+//   8. The shared budget must grant a token (kBudgetExhausted otherwise).
 //
 // Policies are plain values; Validate() checks the bounds. Loading from JSON (with strict errors
 // naming the JSON path) and serialising to the `policy` object of `adapter/hello` (DESIGN §5) are
@@ -55,13 +64,62 @@ enum class OverCapMode {
 std::string_view ToString(OverCapMode mode);
 std::optional<OverCapMode> ParseOverCapMode(std::string_view text);
 
+// How a usable hint combines with the local backoff.
+enum class HintMode {
+  kFloor,    // "floor": max(backoff sample, hint)
+  kReplace,  // "replace": the hint instead of the backoff
+};
+std::string_view ToString(HintMode mode);
+std::optional<HintMode> ParseHintMode(std::string_view text);
+
+// What a hint of zero means.
+enum class ZeroHint {
+  kBackoff,    // "backoff": no floor; the local backoff decides
+  kImmediate,  // "immediate": retry at once
+};
+std::string_view ToString(ZeroHint mode);
+std::optional<ZeroHint> ParseZeroHint(std::string_view text);
+
+// Every hint source the parser knows (retry_after.h), strongest first.
+std::vector<DelaySource> AllHintSources();
+
 struct RetryAfterConfig {
-  bool honor = true;                      // false: ignore every server hint (a baseline to compare)
-  std::chrono::milliseconds cap{60'000};  // longest hint we will wait for
-  double jitter = 0.1;                    // positive-only ratio added on top of the hint, 0..1
+  bool honor = true;  // false: ignore every server hint (a baseline to compare)
+  HintMode mode = HintMode::kFloor;
+  // Longest hint we will wait for; nullopt: no cap (any valid hint is waited out).
+  std::optional<std::chrono::milliseconds> cap = std::chrono::milliseconds(60'000);
+  double jitter = 0.1;  // positive-only ratio added on top of the hint, 0..1
   OverCapMode over_cap = OverCapMode::kGiveUp;
+  ZeroHint zero = ZeroHint::kBackoff;
+  std::vector<DelaySource> sources = AllHintSources();  // which hints are read
+  std::optional<std::vector<int>> statuses;              // whose hints are read; nullopt: all
   friend bool operator==(const RetryAfterConfig&, const RetryAfterConfig&) = default;
 };
+
+// A set of HTTP statuses: single codes and whole classes ("4xx" is stored as 4).
+struct StatusSet {
+  std::vector<int> codes;    // 100..599
+  std::vector<int> classes;  // 1..5
+  bool Contains(int status) const;
+  bool empty() const { return codes.empty() && classes.empty(); }
+  friend bool operator==(const StatusSet&, const StatusSet&) = default;
+};
+
+// Status rules that come before the class rules (rule 4).
+struct StatusRules {
+  StatusSet retry;  // retried whatever their class
+  StatusSet never;  // never retried (wins over `retry`)
+  friend bool operator==(const StatusRules&, const StatusRules&) = default;
+};
+
+enum class RetryMode {
+  kStandard,  // "standard": rules 3-4 as written
+  kAlways,    // "always": every failure class but ABORTED retried (attempts default: unbounded)
+};
+std::string_view ToString(RetryMode mode);
+std::optional<RetryMode> ParseRetryMode(std::string_view text);
+
+std::vector<Phase> AllPhases();
 
 // Timeouts the driver enforces; nullopt disables one.
 struct TimeoutConfig {
@@ -85,8 +143,12 @@ std::vector<FailureClass> DefaultRetryableClasses();
 inline constexpr int kMaxAttemptsLimit = 1000;
 
 struct RetryPolicy {
+  RetryMode mode = RetryMode::kStandard;
   std::optional<int> max_attempts = 3;  // attempts in all, 1..kMaxAttemptsLimit; nullopt: unbounded
   std::vector<FailureClass> retryable_classes = DefaultRetryableClasses();
+  std::vector<Phase> retry_phases = AllPhases();  // phases whose failures may be retried
+  StatusRules statuses;
+  bool should_retry_header = true;  // honour `x-should-retry` (applied by the classifier)
   BackoffConfig backoff;
   RetryAfterConfig retry_after;
   // An attempt is only started when at least this much time is left before the deadline.
@@ -111,6 +173,8 @@ std::expected<void, PolicyError> Validate(const RetryPolicy& policy);
 enum class GiveUpReason {
   kCancelled,
   kCommitted,
+  kPhaseNotRetried,
+  kStatusNotRetried,
   kNotRetryable,
   kClassNotRetryable,
   kAttemptsExhausted,
@@ -122,9 +186,10 @@ std::string_view ToString(GiveUpReason reason);  // "cancelled", "retry-after-ov
 
 struct DecisionInput {
   Failure failure{};
-  // The server's hint with its source. When absent but failure.retry_after is set, that value
-  // is used with source "retry-after".
-  std::optional<RetryHint> hint{};
+  // The server's hints with their sources, strongest first (FindRetryHints); the first one the
+  // policy reads is used. When empty but failure.retry_after is set, that value is used with
+  // source "retry-after".
+  std::vector<RetryHint> hints{};
   int attempt = 1;  // 1-based number of the attempt that just failed
   PolicyClock::time_point now{};
   std::optional<PolicyClock::time_point> deadline{};  // end-to-end; nullopt: none
@@ -153,6 +218,15 @@ struct Decision {
 
 Decision Decide(const RetryPolicy& policy, const DecisionInput& input, RetryRng& rng,
                 RetryBudget* budget = nullptr);
+
+// Rules 1-4 alone: why `failure` may never be retried under `policy` (whatever the attempt count,
+// time or budget), or nullopt when it may be. The runner judges subjects with this same rule.
+std::optional<GiveUpReason> RetryForbidden(const RetryPolicy& policy, const Failure& failure);
+
+// The hint rule 6 uses for `failure` among `hints` (strongest first), or nullopt when the policy
+// reads none of them (or ignores hints).
+std::optional<RetryHint> UsableHint(const RetryPolicy& policy, const Failure& failure,
+                                    const std::vector<RetryHint>& hints);
 
 // The call's deadline when it starts at `start` (nullopt without a total timeout).
 std::optional<PolicyClock::time_point> CallDeadline(const RetryPolicy& policy,

@@ -18,12 +18,14 @@ namespace {
 using Json = nlohmann::json;
 using std::chrono::milliseconds;
 
-constexpr std::array<std::string_view, 7> kTopKeys{"max_attempts", "retryable_classes", "backoff",
-                                                   "retry_after",  "min_attempt_ms",    "timeouts",
-                                                   "budget"};
-constexpr std::array<std::string_view, 5> kBackoffKeys{"strategy", "base_ms", "cap_ms",
-                                                       "multiplier", "jitter"};
-constexpr std::array<std::string_view, 4> kRetryAfterKeys{"honor", "cap_ms", "jitter", "over_cap"};
+constexpr std::array<std::string_view, 12> kTopKeys{
+    "mode",     "max_attempts", "max_retries",    "retryable_classes", "retry_phases", "statuses",
+    "should_retry_header", "backoff", "retry_after", "min_attempt_ms", "timeouts", "budget"};
+constexpr std::array<std::string_view, 6> kBackoffKeys{"strategy",   "base_ms", "cap_ms",
+                                                       "multiplier", "jitter",  "jitter_mode"};
+constexpr std::array<std::string_view, 8> kRetryAfterKeys{
+    "honor", "mode", "cap_ms", "jitter", "over_cap", "zero", "sources", "statuses"};
+constexpr std::array<std::string_view, 2> kStatusRuleKeys{"retry", "never"};
 constexpr std::array<std::string_view, 5> kTimeoutKeys{
     "connect_ms", "response_headers_ms", "idle_ms", "heartbeats_reset_idle", "total_ms"};
 constexpr std::array<std::string_view, 3> kBudgetKeys{"capacity", "retry_cost", "success_refund"};
@@ -183,6 +185,79 @@ void Field(const Json& object, std::string_view parent, std::string_view key, Re
 constexpr std::array<std::string_view, 4> kStrategyNames{"exponential", "full-jitter",
                                                          "equal-jitter", "decorrelated-jitter"};
 constexpr std::array<std::string_view, 2> kOverCapNames{"give-up", "backoff"};
+constexpr std::array<std::string_view, 3> kJitterModeNames{"symmetric", "down", "up"};
+constexpr std::array<std::string_view, 2> kHintModeNames{"floor", "replace"};
+constexpr std::array<std::string_view, 2> kZeroHintNames{"backoff", "immediate"};
+constexpr std::array<std::string_view, 2> kRetryModeNames{"standard", "always"};
+constexpr std::array<std::string_view, 4> kPhaseNames{"connect", "response-headers", "stream",
+                                                      "finish"};
+constexpr std::array<std::string_view, 5> kSourceNames{"retry-after-ms", "retry-after",
+                                                       "retry-after-date", "body",
+                                                       "ratelimit-reset"};
+
+std::optional<Phase> ParsePhase(std::string_view text) {
+  for (std::size_t i = 0; i < kPhaseNames.size(); ++i) {
+    if (kPhaseNames[i] == text) return static_cast<Phase>(i);
+  }
+  return std::nullopt;
+}
+
+std::optional<DelaySource> ParseHintSource(std::string_view text) {
+  if (std::ranges::find(kSourceNames, text) == kSourceNames.end()) return std::nullopt;
+  return ParseDelaySource(text);
+}
+
+// An array of names from a vocabulary, each parsed by `parse`; duplicates are an error.
+template <typename T, typename Parse>
+void ReadNames(Reader& reader, const Json& json, std::string_view path,
+               std::span<const std::string_view> names, Parse parse, std::vector<T>& out) {
+  if (!json.is_array()) {
+    reader.Fail(std::string(path), fmt::format("expected an array, got {}", Describe(json)));
+    return;
+  }
+  std::vector<T> values;
+  for (std::size_t i = 0; i < json.size() && reader.ok(); ++i) {
+    T value{};
+    const std::string item_path = fmt::format("{}[{}]", path, i);
+    reader.Name(json[i], item_path, names, parse, value);
+    if (reader.ok() && std::ranges::find(values, value) != values.end()) {
+      reader.Fail(item_path, fmt::format("{} is listed twice", json[i].dump()));
+    }
+    values.push_back(value);
+  }
+  out = std::move(values);
+}
+
+// A status list: integers 100..599 and "4xx"-style classes.
+void ReadStatusSet(Reader& reader, const Json& json, std::string_view path, StatusSet& out) {
+  if (!json.is_array()) {
+    reader.Fail(std::string(path),
+                fmt::format("expected an array of statuses (e.g. [429, \"5xx\"]), got {}",
+                            Describe(json)));
+    return;
+  }
+  StatusSet set;
+  for (std::size_t i = 0; i < json.size() && reader.ok(); ++i) {
+    const Json& item = json[i];
+    const std::string item_path = fmt::format("{}[{}]", path, i);
+    if (item.is_number_integer() && item.get<std::int64_t>() >= 100 &&
+        item.get<std::int64_t>() <= 599) {
+      set.codes.push_back(item.get<int>());
+      continue;
+    }
+    if (item.is_string()) {
+      const std::string& text = item.get_ref<const std::string&>();
+      if (text.size() == 3 && text[0] >= '1' && text[0] <= '5' && text.substr(1) == "xx") {
+        set.classes.push_back(text[0] - '0');
+        continue;
+      }
+    }
+    reader.Fail(item_path, fmt::format("expected an HTTP status from 100 to 599 or a class such "
+                                       "as \"5xx\", got {}",
+                                       Describe(item)));
+  }
+  out = std::move(set);
+}
 // Every DESIGN §6 class name, from the taxonomy itself (kUnknown is the last enumerator).
 std::span<const std::string_view> ClassNames() {
   static const std::vector<std::string_view> names = [] {
@@ -245,6 +320,9 @@ void ReadBackoff(Reader& reader, const Json& json, std::string_view path, Backof
         [&](const Json& v, const std::string& p) { reader.Number(v, p, out.multiplier); });
   Field(json, path, "jitter",
         [&](const Json& v, const std::string& p) { reader.Number(v, p, out.jitter); });
+  Field(json, path, "jitter_mode", [&](const Json& v, const std::string& p) {
+    reader.Name(v, p, kJitterModeNames, ParseJitterMode, out.jitter_mode);
+  });
 }
 
 void ReadRetryAfter(Reader& reader, const Json& json, std::string_view path,
@@ -252,13 +330,65 @@ void ReadRetryAfter(Reader& reader, const Json& json, std::string_view path,
   if (!reader.Object(json, path, kRetryAfterKeys)) return;
   Field(json, path, "honor",
         [&](const Json& v, const std::string& p) { reader.Bool(v, p, out.honor); });
+  Field(json, path, "mode", [&](const Json& v, const std::string& p) {
+    reader.Name(v, p, kHintModeNames, ParseHintMode, out.mode);
+  });
   Field(json, path, "cap_ms",
-        [&](const Json& v, const std::string& p) { reader.Ms(v, p, out.cap); });
+        [&](const Json& v, const std::string& p) { reader.OptionalMs(v, p, out.cap); });
   Field(json, path, "jitter",
         [&](const Json& v, const std::string& p) { reader.Number(v, p, out.jitter); });
   Field(json, path, "over_cap", [&](const Json& v, const std::string& p) {
     reader.Name(v, p, kOverCapNames, ParseOverCapMode, out.over_cap);
   });
+  Field(json, path, "zero", [&](const Json& v, const std::string& p) {
+    reader.Name(v, p, kZeroHintNames, ParseZeroHint, out.zero);
+  });
+  Field(json, path, "sources", [&](const Json& v, const std::string& p) {
+    ReadNames(reader, v, p, kSourceNames, ParseHintSource, out.sources);
+  });
+  Field(json, path, "statuses", [&](const Json& v, const std::string& p) {
+    if (v.is_null()) {
+      out.statuses.reset();
+      return;
+    }
+    StatusSet set;
+    ReadStatusSet(reader, v, p, set);
+    if (!set.classes.empty()) {
+      reader.Fail(p, "lists single statuses only (e.g. [429, 503])");
+      return;
+    }
+    out.statuses = std::move(set.codes);
+  });
+}
+
+void ReadStatusRules(Reader& reader, const Json& json, std::string_view path, StatusRules& out) {
+  if (!reader.Object(json, path, kStatusRuleKeys)) return;
+  Field(json, path, "retry",
+        [&](const Json& v, const std::string& p) { ReadStatusSet(reader, v, p, out.retry); });
+  Field(json, path, "never",
+        [&](const Json& v, const std::string& p) { ReadStatusSet(reader, v, p, out.never); });
+}
+
+// max_retries is max_attempts - 1 (null: unbounded); when both are given they must agree.
+void ReadMaxRetries(Reader& reader, const Json& json, const Json& top, RetryPolicy& policy) {
+  std::optional<int> attempts;
+  if (json.is_null()) {
+    attempts.reset();
+  } else if (json.is_number_integer() && json.get<std::int64_t>() >= 0 &&
+             json.get<std::int64_t>() < kMaxAttemptsLimit) {
+    attempts = json.get<int>() + 1;
+  } else {
+    reader.Fail("max_retries", fmt::format("expected an integer from 0 to {} or null, got {}",
+                                           kMaxAttemptsLimit - 1, Describe(json)));
+    return;
+  }
+  if (top.contains("max_attempts") && policy.max_attempts != attempts) {
+    reader.Fail("max_retries",
+                fmt::format("{} disagrees with max_attempts {} (max_retries is max_attempts - 1)",
+                            json.dump(), top["max_attempts"].dump()));
+    return;
+  }
+  policy.max_attempts = attempts;
 }
 
 void ReadTimeouts(Reader& reader, const Json& json, std::string_view path, TimeoutConfig& out) {
@@ -294,12 +424,27 @@ void ReadBudget(Reader& reader, const Json& json, std::string_view path,
 
 void ReadPolicy(Reader& reader, const Json& json, RetryPolicy& policy) {
   if (!reader.Object(json, "", kTopKeys)) return;
+  Field(json, "", "mode", [&](const Json& v, const std::string& p) {
+    reader.Name(v, p, kRetryModeNames, ParseRetryMode, policy.mode);
+  });
+  // "always" retries until cancel or deadline unless a budget of attempts is given.
+  if (policy.mode == RetryMode::kAlways) policy.max_attempts.reset();
   Field(json, "", "max_attempts", [&](const Json& v, const std::string& p) {
     ReadMaxAttempts(reader, v, p, policy.max_attempts);
   });
+  Field(json, "", "max_retries",
+        [&](const Json& v, const std::string&) { ReadMaxRetries(reader, v, json, policy); });
   Field(json, "", "retryable_classes", [&](const Json& v, const std::string& p) {
     ReadClasses(reader, v, p, policy.retryable_classes);
   });
+  Field(json, "", "retry_phases", [&](const Json& v, const std::string& p) {
+    ReadNames(reader, v, p, kPhaseNames, ParsePhase, policy.retry_phases);
+  });
+  Field(json, "", "statuses", [&](const Json& v, const std::string& p) {
+    ReadStatusRules(reader, v, p, policy.statuses);
+  });
+  Field(json, "", "should_retry_header",
+        [&](const Json& v, const std::string& p) { reader.Bool(v, p, policy.should_retry_header); });
   Field(json, "", "backoff",
         [&](const Json& v, const std::string& p) { ReadBackoff(reader, v, p, policy.backoff); });
   Field(json, "", "retry_after", [&](const Json& v, const std::string& p) {
@@ -315,6 +460,13 @@ void ReadPolicy(Reader& reader, const Json& json, RetryPolicy& policy) {
 
 Json OptionalMsJson(const std::optional<milliseconds>& value) {
   return value ? Json(value->count()) : Json(nullptr);
+}
+
+Json StatusSetJson(const StatusSet& set) {
+  Json out = Json::array();
+  for (int code : set.codes) out.push_back(code);
+  for (int group : set.classes) out.push_back(fmt::format("{}xx", group));
+  return out;
 }
 
 }  // namespace
@@ -344,18 +496,33 @@ Json PolicyToJson(const RetryPolicy& policy) {
   const BackoffConfig& backoff = policy.backoff;
   const RetryAfterConfig& retry_after = policy.retry_after;
   const TimeoutConfig& timeouts = policy.timeouts;
+  Json phases = Json::array();
+  for (Phase phase : policy.retry_phases) phases.push_back(ToString(phase));
+  Json sources = Json::array();
+  for (DelaySource source : retry_after.sources) sources.push_back(ToString(source));
   Json json;
+  json["mode"] = ToString(policy.mode);
   json["max_attempts"] = policy.max_attempts ? Json(*policy.max_attempts) : Json("unbounded");
   json["retryable_classes"] = std::move(classes);
+  json["retry_phases"] = std::move(phases);
+  json["statuses"] = {{"retry", StatusSetJson(policy.statuses.retry)},
+                      {"never", StatusSetJson(policy.statuses.never)}};
+  json["should_retry_header"] = policy.should_retry_header;
   json["backoff"] = {{"strategy", ToString(backoff.strategy)},
                      {"base_ms", backoff.base.count()},
                      {"cap_ms", backoff.cap.count()},
                      {"multiplier", backoff.multiplier},
-                     {"jitter", backoff.jitter}};
+                     {"jitter", backoff.jitter},
+                     {"jitter_mode", ToString(backoff.jitter_mode)}};
   json["retry_after"] = {{"honor", retry_after.honor},
-                         {"cap_ms", retry_after.cap.count()},
+                         {"mode", ToString(retry_after.mode)},
+                         {"cap_ms", OptionalMsJson(retry_after.cap)},
                          {"jitter", retry_after.jitter},
-                         {"over_cap", ToString(retry_after.over_cap)}};
+                         {"over_cap", ToString(retry_after.over_cap)},
+                         {"zero", ToString(retry_after.zero)},
+                         {"sources", std::move(sources)},
+                         {"statuses", retry_after.statuses ? Json(*retry_after.statuses)
+                                                           : Json(nullptr)}};
   json["min_attempt_ms"] = policy.min_attempt_time.count();
   json["timeouts"] = {{"connect_ms", OptionalMsJson(timeouts.connect)},
                       {"response_headers_ms", OptionalMsJson(timeouts.response_headers)},

@@ -1,15 +1,28 @@
 // Retry policies as JSON: strict loading, and the `policy` object of `adapter/hello` (DESIGN §5).
 //
-// The format (every key optional; omitted keys keep the RetryPolicy defaults):
+// The format is documented key by key in docs/policy.md, with its JSON Schema in
+// reference_impl/schema/policy.schema.json (a test keeps the two in step with this loader). In
+// short, every key optional, omitted keys keeping the RetryPolicy defaults:
 //
 //   {
+//     "mode": "standard",                     // standard | always
 //     "max_attempts": 3,                      // attempts in all, 1..1000, or "unbounded"
+//     "max_retries": 2,                       // alias: max_attempts - 1 (null: unbounded)
 //     "retryable_classes": ["rate-limit", "timeout", ...],      // DESIGN §6 class names
+//     "retry_phases": ["connect", "response-headers", "stream", "finish"],
+//     "statuses": {"retry": [408, "5xx"], "never": [400]},     // before the class rules
+//     "should_retry_header": true,            // honour x-should-retry
 //     "backoff": {"strategy": "full-jitter",  // exponential | full-jitter | equal-jitter |
 //                 "base_ms": 500,             //   decorrelated-jitter
-//                 "cap_ms": 8000, "multiplier": 2, "jitter": 0.25},
-//     "retry_after": {"honor": true, "cap_ms": 60000, "jitter": 0.1,
-//                     "over_cap": "give-up"}, // give-up | backoff
+//                 "cap_ms": 8000, "multiplier": 2, "jitter": 0.25,
+//                 "jitter_mode": "symmetric"},  // symmetric | down | up (exponential only)
+//     "retry_after": {"honor": true, "mode": "floor",   // floor | replace
+//                     "cap_ms": 60000,                  // null: no cap
+//                     "jitter": 0.1, "over_cap": "give-up",  // give-up | backoff
+//                     "zero": "backoff",                // backoff | immediate
+//                     "sources": ["retry-after-ms", "retry-after", "retry-after-date", "body",
+//                                 "ratelimit-reset"],
+//                     "statuses": null},                // or [429, 503]: whose hints are read
 //     "min_attempt_ms": 1000,
 //     "timeouts": {"connect_ms": 10000, "response_headers_ms": 60000, "idle_ms": 30000,
 //                  "heartbeats_reset_idle": false, "total_ms": 600000},  // null disables one

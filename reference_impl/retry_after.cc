@@ -298,20 +298,29 @@ std::optional<milliseconds> ParseBodyRetryHint(std::string_view body) {
   return HintInMessage(body);
 }
 
-std::optional<RetryHint> FindRetryHint(const RetryHintInput& input) {
+std::vector<RetryHint> FindRetryHints(const RetryHintInput& input) {
+  std::vector<RetryHint> hints;
   auto from_ms = LongestHint(input.headers, "retry-after-ms",
                              [](std::string_view value) -> std::optional<RetryHint> {
                                auto ms = ParseRetryAfterMs(value);
                                if (!ms) return std::nullopt;
                                return RetryHint{*ms, DelaySource::kRetryAfterMs};
                              });
-  if (from_ms) return from_ms;
-  if (auto from_header = RetryAfterHint(input)) return from_header;
+  if (from_ms) hints.push_back(*from_ms);
+  if (auto from_header = RetryAfterHint(input)) hints.push_back(*from_header);
   if (auto from_body = ParseBodyRetryHint(input.body)) {
-    return RetryHint{*from_body, DelaySource::kBody};
+    hints.push_back(RetryHint{*from_body, DelaySource::kBody});
   }
-  if (input.status == 429) return RatelimitResetHint(input.headers);
-  return std::nullopt;
+  if (input.status == 429) {
+    if (auto reset = RatelimitResetHint(input.headers)) hints.push_back(*reset);
+  }
+  return hints;
+}
+
+std::optional<RetryHint> FindRetryHint(const RetryHintInput& input) {
+  std::vector<RetryHint> hints = FindRetryHints(input);
+  if (hints.empty()) return std::nullopt;
+  return hints.front();
 }
 
 }  // namespace faultline::ref

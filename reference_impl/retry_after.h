@@ -31,6 +31,7 @@
 #include <chrono>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "reference_impl/http_response.h"
 
@@ -66,6 +67,9 @@ struct RetryHintInput {
 
 // The strongest valid hint of the response, or nullopt when it gave none.
 std::optional<RetryHint> FindRetryHint(const RetryHintInput& input);
+// Every valid hint of the response, one per source, strongest first (a policy may read only some
+// sources: policy.h).
+std::vector<RetryHint> FindRetryHints(const RetryHintInput& input);
 
 // ---- The individual parsers (exposed for tests and for callers with only one source) ----
 

@@ -140,6 +140,34 @@ int RunResult::passed() const { return CountVerdict(*this, Verdict::kPass); }
 int RunResult::failed() const { return CountVerdict(*this, Verdict::kFail); }
 int RunResult::errors() const { return CountVerdict(*this, Verdict::kError); }
 
+int RunResult::advisories() const {
+  int count = 0;
+  for (const ScenarioResult& scenario : scenarios) {
+    count += static_cast<int>(std::ranges::count_if(scenario.checks, [](const CheckResult& c) {
+      return c.severity == Severity::kAdvisory && c.status == CheckStatus::kFail;
+    }));
+  }
+  return count;
+}
+
+std::string_view ToString(Severity severity) {
+  return severity == Severity::kAdvisory ? "advisory" : "violation";
+}
+
+std::optional<Severity> ParseSeverity(std::string_view text) {
+  if (text == "violation") return Severity::kViolation;
+  if (text == "advisory") return Severity::kAdvisory;
+  return std::nullopt;
+}
+
+Verdict VerdictOf(const std::vector<CheckResult>& checks, const FailPolicy& fail_on) {
+  const bool failed = std::ranges::any_of(checks, [&](const CheckResult& check) {
+    return check.status == CheckStatus::kFail &&
+           (check.severity == Severity::kViolation || fail_on.advisories);
+  });
+  return failed ? Verdict::kFail : Verdict::kPass;
+}
+
 double NearestRankPercentile(std::vector<double> values, double p) {
   if (values.empty()) return 0;
   std::sort(values.begin(), values.end());

@@ -27,13 +27,32 @@ enum class CheckStatus { kPass, kFail, kNotApplicable };
 std::string_view ToString(CheckStatus status);  // "pass" | "fail" | "n/a"
 std::optional<CheckStatus> ParseCheckStatus(std::string_view text);
 
-// One invariant (or `expect:` check) judged on one scenario run.
+// A violation breaks the contract (the run fails); an advisory is legal under the subject's
+// declared policy but harmful to its user or the provider (reported apart; fails the run only
+// with `--fail-on advisory`).
+enum class Severity { kViolation, kAdvisory };
+std::string_view ToString(Severity severity);  // "violation" | "advisory"
+std::optional<Severity> ParseSeverity(std::string_view text);
+
+// One invariant (or `expect:` check, or advisory) judged on one scenario run.
 struct CheckResult {
   std::string id;         // stable, e.g. "RETRY-003"; expect checks are "EXPECT-OUTCOME", ...
   std::string statement;  // one line: what must hold
   CheckStatus status = CheckStatus::kPass;
   std::string evidence;  // for failures (and n/a): times, attempts, bytes, offending events
+  Severity severity = Severity::kViolation;
   friend bool operator==(const CheckResult&, const CheckResult&) = default;
+};
+
+// What the runner saw of a subject that broke the protocol (Verdict::kError): never a client
+// bug, always its own verdict.
+struct SubjectError {
+  std::string kind;    // "cannot-start" | "no-hello" | "exited" | "killed" | "not-json" |
+                       // "not-protocol" | "line-too-long" | "output-too-large" | "bad-policy"
+  std::optional<int> exit_status;  // the exit code
+  std::optional<int> signal;       // the signal that ended it
+  std::string stderr_tail;         // the last lines of stderr
+  friend bool operator==(const SubjectError&, const SubjectError&) = default;
 };
 
 // Latency and cost of one scenario run. Times in milliseconds from the start of the call
@@ -68,6 +87,7 @@ struct ScenarioResult {
   int repetition = 0;  // 0-based, with --repeat
   Verdict verdict = Verdict::kPass;
   std::string error;       // for kError: what broke
+  std::optional<SubjectError> subject_error;  // for kError caused by the subject
   bool black_box = false;  // the subject reported only its outcome: judged from the journal
   std::vector<CheckResult> checks;
   Metrics metrics;
@@ -115,7 +135,15 @@ struct RunResult {
   int passed() const;
   int failed() const;
   int errors() const;
+  int advisories() const;  // failed advisory checks over all scenarios
 };
+
+// Whether a failed check of `severity` fails the run (advisories only when asked).
+struct FailPolicy {
+  bool advisories = false;  // --fail-on advisory
+};
+// The verdict of a judged run from its checks.
+Verdict VerdictOf(const std::vector<CheckResult>& checks, const FailPolicy& fail_on);
 
 // Fills `latency` from the scenarios' metrics (nearest-rank percentiles), one entry per scenario
 // name + world that ran more than once, in order of first appearance.

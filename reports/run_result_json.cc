@@ -22,7 +22,16 @@ json CheckToJson(const CheckResult& check) {
   return {{"id", check.id},
           {"statement", check.statement},
           {"status", ToString(check.status)},
-          {"evidence", check.evidence}};
+          {"evidence", check.evidence},
+          {"severity", ToString(check.severity)}};
+}
+
+json SubjectErrorToJson(const SubjectError& error) {
+  json out = {{"kind", error.kind}};
+  if (error.exit_status) out["exit_status"] = *error.exit_status;
+  if (error.signal) out["signal"] = *error.signal;
+  out["stderr_tail"] = error.stderr_tail;
+  return out;
 }
 
 json MetricsToJson(const Metrics& metrics) {
@@ -50,6 +59,7 @@ json ScenarioToJson(const ScenarioResult& scenario) {
               {"repetition", scenario.repetition},
               {"verdict", ToString(scenario.verdict)}};
   if (!scenario.error.empty()) out["error"] = scenario.error;
+  if (scenario.subject_error) out["subject_error"] = SubjectErrorToJson(*scenario.subject_error);
   out["black_box"] = scenario.black_box;
   out["checks"] = std::move(checks);
   out["metrics"] = MetricsToJson(scenario.metrics);
@@ -107,8 +117,26 @@ CheckResult ReadCheck(const json& in, std::string path, std::string& error) {
   reader.Read("statement", check.statement);
   ReadEnum(reader, "status", check.status, &ParseCheckStatus, "pass|fail|n/a");
   reader.Read("evidence", check.evidence);
+  if (reader.OptionalField("severity") != nullptr) {
+    ReadEnum(reader, "severity", check.severity, &ParseSeverity, "violation|advisory");
+  }
   reader.Finish();
   return check;
+}
+
+SubjectError ReadSubjectError(const json& in, std::string path, std::string& error) {
+  SubjectError subject;
+  ObjectReader reader(in, std::move(path), error);
+  reader.Read("kind", subject.kind);
+  if (const json* status = reader.OptionalField("exit_status"); status && status->is_number()) {
+    subject.exit_status = status->get<int>();
+  }
+  if (const json* signal = reader.OptionalField("signal"); signal && signal->is_number()) {
+    subject.signal = signal->get<int>();
+  }
+  reader.Read("stderr_tail", subject.stderr_tail);
+  reader.Finish();
+  return subject;
 }
 
 Metrics ReadMetrics(const json& in, std::string path, std::string& error) {
@@ -148,6 +176,10 @@ ScenarioResult ReadScenario(const json& in, std::string path, std::string& error
   reader.Read("repetition", s.repetition);
   ReadEnum(reader, "verdict", s.verdict, &ParseVerdict, "pass|fail|error");
   reader.ReadOptional("error", s.error);
+  if (const json* subject = reader.OptionalField("subject_error")) {
+    s.subject_error =
+        ReadSubjectError(*subject, JoinPath(reader.path(), "subject_error"), error);
+  }
   reader.Read("black_box", s.black_box);
   ReadArray(reader, "checks", [&](const json& item, std::string item_path) {
     s.checks.push_back(ReadCheck(item, std::move(item_path), error));

@@ -26,7 +26,8 @@ Failure Retryable(FailureClass failure_class = FailureClass::kRateLimit,
 }
 
 DecisionInput Input(Failure failure, int attempt = 1, std::optional<RetryHint> hint = {}) {
-  DecisionInput input{.failure = std::move(failure), .hint = hint, .attempt = attempt};
+  DecisionInput input{.failure = std::move(failure), .attempt = attempt};
+  if (hint) input.hints.push_back(*hint);
   input.now = kNow;
   return input;
 }
@@ -244,11 +245,11 @@ TEST(DecideTest, NeverScheduleAnAttemptThatCannotFinish) {
   ASSERT_TRUE(decision.server_retry_at);
   EXPECT_GE(*decision.server_retry_at, kNow + milliseconds(2500));
 
-  input.hint = Hint(1500);  // 1.5 s .. 1.65 s + 1 s of attempt: fits
+  input.hints = {Hint(1500)};  // 1.5 s .. 1.65 s + 1 s of attempt: fits
   EXPECT_TRUE(DecideWithSeed(policy, input).retry());
 
   input.now = kNow + seconds(4);  // already past the deadline
-  input.hint.reset();
+  input.hints.clear();
   EXPECT_EQ(DecideWithSeed(policy, input).reason, GiveUpReason::kDeadline);
 }
 
@@ -259,7 +260,7 @@ TEST(DecideTest, DeadlinePropertyOverManySeeds) {
   for (std::uint64_t seed = 1; seed <= 400; ++seed) {
     RetryRng pick(seed * 7919);
     DecisionInput input = Input(Retryable(), 1 + static_cast<int>(pick() % 6));
-    if (pick() % 2 == 0) input.hint = Hint(static_cast<long>(pick() % 9000));
+    if (pick() % 2 == 0) input.hints = {Hint(static_cast<long>(pick() % 9000))};
     input.deadline = kNow + milliseconds(static_cast<long>(pick() % 10'000));
     const Decision decision = DecideWithSeed(policy, input, seed);
     if (decision.retry()) {
@@ -357,7 +358,10 @@ TEST(PolicyJsonTest, RoundTrip) {
   policy.max_attempts.reset();
   policy.retryable_classes = {FailureClass::kTimeout, FailureClass::kTransport};
   policy.backoff = {BackoffStrategy::kEqualJitter, milliseconds(250), milliseconds(4000), 1.5, 0};
-  policy.retry_after = {false, milliseconds(30'000), 0.3, OverCapMode::kBackoff};
+  policy.retry_after.honor = false;
+  policy.retry_after.cap = milliseconds(30'000);
+  policy.retry_after.jitter = 0.3;
+  policy.retry_after.over_cap = OverCapMode::kBackoff;
   policy.timeouts.idle.reset();
   policy.timeouts.total.reset();
   policy.budget = BudgetConfig{20, 1, 0.2};
@@ -422,7 +426,28 @@ INSTANTIATE_TEST_SUITE_P(
         BadPolicy{R"({"max_attempts": "forever"})", "max_attempts",
                   "expected an integer from 1 to 1000 or \"unbounded\""},
         BadPolicy{R"({"max_attempts": 2.5})", "max_attempts", "expected an integer"},
-        BadPolicy{R"({"retryable_classes": []})", "retryable_classes", "at least one class"},
+        BadPolicy{R"({"mode": "sometimes"})", "mode", "expected one of 'standard', 'always'"},
+        BadPolicy{R"({"max_attempts": 3, "max_retries": 3})", "max_retries",
+                  "disagrees with max_attempts 3"},
+        BadPolicy{R"({"max_retries": -1})", "max_retries", "expected an integer from 0"},
+        BadPolicy{R"({"retry_phases": ["headers"]})", "retry_phases[0]",
+                  "unknown value 'headers'"},
+        BadPolicy{R"({"statuses": {"retry": [429, "5x"]}})", "statuses.retry[1]",
+                  "expected an HTTP status from 100 to 599"},
+        BadPolicy{R"({"statuses": {"retry": [99]}})", "statuses.retry[0]", "HTTP status"},
+        BadPolicy{R"({"statuses": {"always": [429]}})", "statuses.always",
+                  "unknown key 'always'"},
+        BadPolicy{R"({"should_retry_header": "no"})", "should_retry_header",
+                  "expected true or false"},
+        BadPolicy{R"({"backoff": {"jitter_mode": "downward"}})", "backoff.jitter_mode",
+                  "did you mean 'down'?"},
+        BadPolicy{R"({"retry_after": {"mode": "max"}})", "retry_after.mode",
+                  "expected one of 'floor', 'replace'"},
+        BadPolicy{R"({"retry_after": {"zero": "now"}})", "retry_after.zero", "expected one of"},
+        BadPolicy{R"({"retry_after": {"sources": ["retry_after"]}})", "retry_after.sources[0]",
+                  "did you mean 'retry-after'?"},
+        BadPolicy{R"({"retry_after": {"statuses": ["5xx"]}})", "retry_after.statuses",
+                  "single statuses only"},
         BadPolicy{R"({"retryable_classes": "rate-limit"})", "retryable_classes",
                   "expected an array"},
         BadPolicy{R"({"retryable_classes": ["rate_limit"]})", "retryable_classes[0]",

@@ -82,6 +82,7 @@ inline RunResult FullResult() {
   fail.metrics.terminal_ms = 1e-9;
   ScenarioResult error = Scenario("malformed/invalid-json", Verdict::kError, {});
   error.error = "adapter exited with status 1";
+  error.subject_error = SubjectError{"exited", 1, 9, "Traceback (most recent call last):\n"};
   error.trace = nullptr;
 
   result.scenarios = {pass, fail, error};

@@ -1,0 +1,84 @@
+#include "harness/policy_twin.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "harness/virtual_world.h"
+
+namespace faultline::harness {
+namespace {
+
+std::string Field(const nlohmann::json& object, const char* key) {
+  const auto found = object.find(key);
+  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
+TwinOutcome OutcomeOf(const ClientRecord& terminal) {
+  const nlohmann::json& event = terminal.event;
+  TwinOutcome outcome;
+  outcome.type = EventType(terminal);
+  outcome.attempts = event.value("attempt", 0);
+  outcome.ended_ms = Ms(terminal.at);
+  if (outcome.type == "response/committed") {
+    outcome.text = Field(event, "text");
+    return outcome;
+  }
+  if (const auto failure = event.find("failure"); failure != event.end() && failure->is_object()) {
+    outcome.failure_class = Field(*failure, "class");
+    outcome.failure_code = Field(*failure, "code");
+  }
+  outcome.give_up = Field(event, "give_up");
+  return outcome;
+}
+
+}  // namespace
+
+PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolicy& policy,
+                       std::uint64_t seed, std::uint64_t provider_seed, int seeds) {
+  PolicyTwin twin;
+  for (int i = 0; i < seeds; ++i) {
+    VirtualRunOptions options;
+    options.seed = seed + static_cast<std::uint64_t>(i) * 0x9e3779b97f4a7c15ULL;
+    options.provider_seed = provider_seed;
+    options.policy = policy;
+    auto trace = RunVirtual(scenario, options);
+    if (!trace) {
+      twin.error = trace.error();
+      return twin;
+    }
+    ++twin.seeds;
+    std::vector<int> starts(static_cast<std::size_t>(std::max(trace->calls, 1)) + 1, 0);
+    for (const ClientRecord& record : trace->client) {
+      const auto call = static_cast<std::size_t>(std::clamp(record.call, 0, trace->calls));
+      if (EventType(record) == "response/start") ++starts[call];
+      if (!IsTerminal(record)) continue;
+      TwinOutcome outcome = OutcomeOf(record);
+      outcome.attempts = starts[call];
+      if (std::ranges::find(twin.outcomes, outcome) == twin.outcomes.end()) {
+        twin.outcomes.push_back(std::move(outcome));
+      }
+    }
+  }
+  return twin;
+}
+
+std::string DescribeOutcomes(const PolicyTwin& twin) {
+  std::vector<std::string> parts;
+  for (const TwinOutcome& outcome : twin.outcomes) {
+    const std::string part =
+        outcome.type == "response/committed"
+            ? fmt::format("committed after {} attempt(s)", outcome.attempts)
+            : fmt::format("failed {} ({}) after {} attempt(s){}", outcome.failure_code,
+                          outcome.failure_class, outcome.attempts,
+                          outcome.give_up.empty() ? "" : ", gave up: " + outcome.give_up);
+    if (std::ranges::find(parts, part) == parts.end()) parts.push_back(part);
+  }
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == parts.size() ? " or " : ", ") + parts[i];
+  }
+  return out;
+}
+
+}  // namespace faultline::harness

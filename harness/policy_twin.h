@@ -1,0 +1,48 @@
+// The policy twin: what a subject's own declared policy allows it to do on a scenario.
+//
+// The oracle for "what should this client have done" is the client's declared policy, not the
+// reference client's defaults. The twin runs the reference engine configured with that policy on
+// the same scenario in virtual time (virtual_world.h), over several retry seeds because jitter
+// makes some outcomes a range, and collects every outcome it reached: ending, attempts, failure
+// class and code, committed text. The judge (judge.h) then accepts a subject whose outcome is one
+// of them. Scenario `expect:` blocks state what the reference client does with the scenario's
+// own policy; a subject with another declared policy is held to its twin instead.
+//
+// Pure (virtual time only); thread-safety: reentrant.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "reference_impl/policy.h"
+#include "scenarios/scenario.h"
+
+namespace faultline::harness {
+
+struct TwinOutcome {
+  std::string type;  // "response/committed" | "response/failed"
+  int attempts = 0;
+  std::string failure_class, failure_code;  // response/failed
+  std::string give_up;                      // why the policy gave up ("deadline", ...)
+  std::string text;                         // response/committed
+  double ended_ms = 0;                      // virtual time of the terminal event
+  friend bool operator==(const TwinOutcome&, const TwinOutcome&) = default;
+};
+
+struct PolicyTwin {
+  int seeds = 0;                      // runs made
+  std::vector<TwinOutcome> outcomes;  // distinct outcomes of every call over every run
+  std::string error;                  // a run did not finish (the twin is then not used)
+  bool usable() const { return error.empty() && !outcomes.empty(); }
+};
+
+// Runs `scenario` with `policy` in virtual time for `seeds` retry seeds derived from `seed`, the
+// provider drawing with `provider_seed` (the subject's run's, so chaos draws agree).
+PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolicy& policy,
+                       std::uint64_t seed, std::uint64_t provider_seed, int seeds = 12);
+
+// "committed after 2 attempts, or failed RATE_LIMIT after 3": the outcomes in words.
+std::string DescribeOutcomes(const PolicyTwin& twin);
+
+}  // namespace faultline::harness

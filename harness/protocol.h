@@ -1,0 +1,53 @@
+// The adapter protocol (DESIGN §5, docs/adapter-protocol.md) from the runner's side: the event
+// vocabulary, the call line, and the validation of every line a subject writes.
+//
+// One home for the protocol's names: the judge, the worlds, the metrics and the reports read
+// events by these constants, never by string literals of their own. Each stdout line is parsed
+// and validated once, at receipt; a line that is not JSON, or not a protocol event, is a subject
+// error (its own verdict), never an invariant failure.
+//
+// Pure functions; thread-safety: reentrant.
+#pragma once
+
+#include <expected>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "nlohmann/json.hpp"
+
+namespace faultline::harness::protocol {
+
+inline constexpr std::string_view kHello = "adapter/hello";
+inline constexpr std::string_view kStart = "response/start";
+inline constexpr std::string_view kChunk = "assistant/chunk";
+inline constexpr std::string_view kInterrupted = "response/interrupted";
+inline constexpr std::string_view kCommitted = "response/committed";
+inline constexpr std::string_view kFailed = "response/failed";
+inline constexpr std::string_view kCancel = "cancel";
+
+// Why a line was rejected: "not-json" or "not-protocol", and what exactly is wrong.
+struct LineError {
+  std::string kind;
+  std::string message;
+};
+
+// Parses one stdout line into its event object, checking the type and the fields each event
+// must carry (with their JSON types); unknown extra fields are kept (forward compatible).
+std::expected<nlohmann::json, LineError> ParseLine(std::string_view line);
+
+// The call line the runner writes on the adapter's stdin.
+struct CallLine {
+  std::string base_url;
+  std::string api_key;
+  std::string dialect;
+  nlohmann::json request;
+  std::string scenario;
+  std::optional<nlohmann::json> policy;  // the scenario's policy, for adapters that take one
+};
+nlohmann::json ToJson(const CallLine& call);
+
+// `text` with every invalid UTF-8 sequence replaced by U+FFFD, so that it can be stored in JSON.
+std::string ValidUtf8(std::string_view text);
+
+}  // namespace faultline::harness::protocol
