@@ -13,6 +13,8 @@ int main(int argc, char** argv) {
       return 1;
     case ExitCode::kUsageError:
       return 2;
+    case ExitCode::kSubjectError:
+      return 3;
   }
   return 2;
 }

@@ -7,7 +7,7 @@
 namespace faultline::cli {
 
 // DESIGN §8: 0 = all passed, 1 = checks failed, 2 = usage or input error.
-enum class ExitCode { kSuccess = 0, kChecksFailed = 1, kUsageError = 2 };
+enum class ExitCode { kSuccess = 0, kChecksFailed = 1, kUsageError = 2, kSubjectError = 3 };
 
 // Parses `argv` and runs the subcommand. Normal output goes to `out`, diagnostics to `err`.
 ExitCode Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);

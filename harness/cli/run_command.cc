@@ -72,17 +72,43 @@ std::string DialectList(const std::vector<scenario::Dialect>& dialects) {
 }
 
 const report::CheckResult* FirstFailure(const report::ScenarioResult& result) {
+  const report::CheckResult* advisory = nullptr;
   for (const report::CheckResult& check : result.checks) {
-    if (check.status == report::CheckStatus::kFail) return &check;
+    if (check.status != report::CheckStatus::kFail) continue;
+    if (check.severity == report::Severity::kViolation) return &check;
+    if (advisory == nullptr) advisory = &check;
   }
-  return nullptr;
+  return advisory;
+}
+
+// "exit status 3" / "killed by signal 9", and the last lines of stderr, indented.
+std::string SubjectErrorDetail(const report::SubjectError& error) {
+  std::string out;
+  if (error.signal) out += fmt::format(" (killed by signal {})", *error.signal);
+  if (error.exit_status) out += fmt::format(" (exit status {})", *error.exit_status);
+  if (!error.stderr_tail.empty()) {
+    out += "\n      stderr:";
+    std::string_view rest = error.stderr_tail;
+    while (!rest.empty()) {
+      const std::size_t end = std::min(rest.find('\n'), rest.size());
+      out += fmt::format("\n        {}", rest.substr(0, end));
+      rest.remove_prefix(std::min(end + 1, rest.size()));
+    }
+  }
+  return out;
 }
 
 std::string OneLine(const report::ScenarioResult& result) {
   const std::string head =
       fmt::format("{} {} [{}{}]", ToString(result.verdict), result.name, result.world,
                   result.repetition > 0 ? fmt::format(" #{}", result.repetition + 1) : "");
-  if (result.verdict == report::Verdict::kError) return head + " " + result.error;
+  if (result.verdict == report::Verdict::kError) {
+    if (result.subject_error) {
+      return fmt::format("{} subject error {}: {}{}", head, result.subject_error->kind,
+                         result.error, SubjectErrorDetail(*result.subject_error));
+    }
+    return head + " " + result.error;
+  }
   if (const report::CheckResult* check = FirstFailure(result)) {
     return fmt::format("{} {}: {}", head, check->id, check->evidence);
   }
@@ -155,9 +181,9 @@ std::expected<std::vector<std::string>, std::string> WriteReports(
 void PrintSummary(const report::RunResult& result, std::ostream& out) {
   out << fmt::format("faultline run: {} run(s), world {}, subject {}, seed {}\n",
                      result.scenarios.size(), result.world, result.subject, result.seed);
-  out << fmt::format("  passed {}, failed {}, errors {} in {:.1f} s; fingerprint {}\n",
-                     result.passed(), result.failed(), result.errors(), result.wall_ms / 1000,
-                     result.fingerprint);
+  out << fmt::format("  passed {}, failed {}, errors {}, advisories {} in {:.1f} s; fingerprint {}\n",
+                     result.passed(), result.failed(), result.errors(), result.advisories(),
+                     result.wall_ms / 1000, result.fingerprint);
   for (const report::ScenarioResult& scenario : result.scenarios) {
     if (scenario.verdict == report::Verdict::kPass) continue;
     out << "  " << OneLine(scenario) << "\n";
@@ -211,11 +237,23 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                   "seconds after which a real-world run's subject is stopped")
       ->check(CLI::PositiveNumber)
       ->capture_default_str();
+  run->add_option("--fail-on", options.fail_on,
+                  "what fails the run: violation (contract breaks only) or advisory (also what "
+                  "the declared policy allows but harms: ADV-*)")
+      ->check(CLI::IsMember({"violation", "advisory"}))
+      ->capture_default_str();
+  run->add_option("--max-line", options.max_line,
+                  "longest adapter output line in bytes; longer is a subject error")
+      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30))
+      ->capture_default_str();
   run->add_flag("--verbose,-v", options.verbose, "a line per scenario");
   run->footer(
+      "Subjects are judged against the policy they declare in adapter/hello (docs/policy.md): "
+      "violations break the contract, advisories (ADV-*) flag what that policy allows but harms.\n"
       "Reports (in --out): result.json (the source of truth), junit.xml, summary.md, "
-      "report.html.\nExit code: 0 all passed, 1 a check failed or a run broke, 2 bad usage or "
-      "input.");
+      "report.html.\nExit code: 0 all passed, 1 a check failed, 2 bad usage or input, 3 a "
+      "subject error (the adapter could not start, crashed, flooded or broke the protocol) or "
+      "a broken run, with no check failed.");
   return run;
 }
 
@@ -231,6 +269,11 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
       return ExitCode::kUsageError;
     }
     shard = *parsed;
+  }
+  if (!options.adapter.empty() && !options.policy_file.empty()) {
+    err << "faultline run: --policy configures the in-process reference client; an --adapter "
+           "declares its own policy in adapter/hello\n";
+    return ExitCode::kUsageError;
   }
   if (!scenarios || !policy || !world) {
     err << "faultline run: "
@@ -276,6 +319,8 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
   runner.jobs = options.jobs > 0 ? options.jobs : (*world == WorldChoice::kVirtual ? 2 : 16);
   runner.repeat = options.repeat;
   runner.timeout = std::chrono::milliseconds(static_cast<long long>(options.timeout_s * 1000));
+  runner.fail_on.advisories = options.fail_on == "advisory";
+  runner.max_line_bytes = options.max_line;
   ProgressPrinter printer(err, options.verbose);
   auto result = harness::RunAll(selected, runner, std::ref(printer));
   if (!result) {
@@ -294,8 +339,9 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
     for (const std::string& path : *written) out << " " << path;
     out << "\n";
   }
-  return result->passed() == static_cast<int>(result->scenarios.size()) ? ExitCode::kSuccess
-                                                                        : ExitCode::kChecksFailed;
+  if (result->failed() > 0) return ExitCode::kChecksFailed;
+  if (result->errors() > 0) return ExitCode::kSubjectError;
+  return ExitCode::kSuccess;
 }
 
 CLI::App* AddValidateCommand(CLI::App& app, ValidateOptions& options) {

@@ -30,7 +30,13 @@ inline json TestPolicy() {
 
 class TraceBuilder {
  public:
-  TraceBuilder() { Event(0, {{"type", "adapter/hello"}, {"name", "t"}, {"policy", TestPolicy()}}); }
+  TraceBuilder() : TraceBuilder(TestPolicy()) {}
+  // A subject declaring `policy` (null: no policy at all).
+  explicit TraceBuilder(json policy) {
+    json hello = {{"type", "adapter/hello"}, {"name", "t"}};
+    if (!policy.is_null()) hello["policy"] = std::move(policy);
+    Event(0, std::move(hello));
+  }
 
   TraceBuilder& Event(double at, json event, int call = 0) {
     trace_.client.push_back({Ms(at), call, std::move(event)});

@@ -42,6 +42,119 @@ Decision DecideWithSeed(const RetryPolicy& policy, const DecisionInput& input,
   return Decide(policy, input, rng, budget);
 }
 
+// ---- Rules 3-4 of the declared-policy format: phases, statuses, mode always ----
+
+TEST(DecideTest, RetryPhasesExcludeFailuresAfterTheHeaders) {
+  RetryPolicy policy;
+  policy.retry_phases = {Phase::kConnect, Phase::kResponseHeaders};
+  Failure cut = Retryable(FailureClass::kTransport, FailureCode::kTransport);
+  cut.phase = Phase::kStream;
+  EXPECT_EQ(DecideWithSeed(policy, Input(cut)).reason, GiveUpReason::kPhaseNotRetried);
+  cut.phase = Phase::kResponseHeaders;
+  EXPECT_TRUE(DecideWithSeed(policy, Input(cut)).retry());
+}
+
+TEST(DecideTest, StatusRulesComeBeforeTheClassRules) {
+  RetryPolicy policy;
+  policy.statuses.retry = StatusSet{{}, {4}};  // every 4xx, as LangChain does
+  policy.statuses.never = StatusSet{{401}, {}};
+  Failure quota;
+  quota.code = FailureCode::kQuota;
+  quota.failure_class = FailureClass::kQuota;
+  quota.retryable = false;
+  quota.phase = Phase::kResponseHeaders;
+  quota.status = 429;
+  EXPECT_TRUE(DecideWithSeed(policy, Input(quota)).retry()) << "429 is in statuses.retry";
+  quota.status = 401;
+  EXPECT_EQ(DecideWithSeed(policy, Input(quota)).reason, GiveUpReason::kStatusNotRetried);
+  quota.status = 500;  // no status rule: the class rules say quota is not retryable
+  EXPECT_EQ(DecideWithSeed(policy, Input(quota)).reason, GiveUpReason::kNotRetryable);
+}
+
+TEST(DecideTest, AlwaysModeRetriesEveryClassButACancel) {
+  auto policy = PolicyFromJson(nlohmann::json{{"mode", "always"}});
+  ASSERT_TRUE(policy.has_value());
+  EXPECT_FALSE(policy->max_attempts.has_value()) << "always: unbounded unless given";
+  Failure auth;
+  auth.code = FailureCode::kAuth;
+  auth.failure_class = FailureClass::kAuth;
+  EXPECT_TRUE(DecideWithSeed(*policy, Input(auth, 50)).retry());
+  Failure aborted = auth;
+  aborted.code = FailureCode::kAborted;
+  EXPECT_EQ(DecideWithSeed(*policy, Input(aborted)).reason, GiveUpReason::kCancelled);
+}
+
+TEST(DecideTest, ReplaceModeWaitsTheHintEvenBelowTheBackoff) {
+  RetryPolicy policy;
+  policy.backoff = {BackoffStrategy::kExponential, milliseconds(2000), milliseconds(8000), 2, 0};
+  policy.retry_after.jitter = 0;
+  EXPECT_EQ(DecideWithSeed(policy, Input(Retryable(), 1, Hint(1500))).delay, milliseconds(2000))
+      << "floor: the backoff wins over a shorter hint";
+  policy.retry_after.mode = HintMode::kReplace;
+  EXPECT_EQ(DecideWithSeed(policy, Input(Retryable(), 1, Hint(1500))).delay, milliseconds(1500));
+}
+
+TEST(DecideTest, ZeroHintMeansBackoffOrAtOnce) {
+  RetryPolicy policy;
+  policy.backoff = {BackoffStrategy::kExponential, milliseconds(700), milliseconds(700), 2, 0};
+  EXPECT_EQ(DecideWithSeed(policy, Input(Retryable(), 1, Hint(0))).delay, milliseconds(700));
+  policy.retry_after.zero = ZeroHint::kImmediate;
+  EXPECT_EQ(DecideWithSeed(policy, Input(Retryable(), 1, Hint(0))).delay, milliseconds(0));
+}
+
+TEST(DecideTest, OnlyTheDeclaredHintSourcesAreRead) {
+  RetryPolicy policy;
+  policy.backoff = {BackoffStrategy::kExponential, milliseconds(100), milliseconds(100), 2, 0};
+  policy.retry_after.jitter = 0;
+  policy.retry_after.sources = {DelaySource::kRetryAfterMs, DelaySource::kRetryAfter};
+  DecisionInput input = Input(Retryable());
+  input.hints = {Hint(5000, DelaySource::kBody)};
+  EXPECT_EQ(DecideWithSeed(policy, input).delay, milliseconds(100)) << "a body hint is not read";
+  input.hints = {Hint(5000, DelaySource::kBody), Hint(900, DelaySource::kRetryAfter)};
+  EXPECT_EQ(DecideWithSeed(policy, input).delay, milliseconds(900));
+  policy.retry_after.statuses = std::vector<int>{503};
+  input.failure.status = 429;
+  EXPECT_EQ(DecideWithSeed(policy, input).delay, milliseconds(100)) << "429 hints not read";
+}
+
+TEST(DecideTest, NoCapWaitsAnyValidHint) {
+  RetryPolicy policy;
+  policy.retry_after.cap.reset();
+  policy.timeouts.total.reset();
+  policy.retry_after.jitter = 0;
+  EXPECT_EQ(DecideWithSeed(policy, Input(Retryable(), 1, Hint(3'600'000))).delay,
+            milliseconds(3'600'000));
+}
+
+TEST(BackoffTest, JitterModesBoundTheExponential) {
+  BackoffConfig config{BackoffStrategy::kExponential, milliseconds(500), milliseconds(8000), 2,
+                       0.25, JitterMode::kDown};
+  EXPECT_EQ(Bounds(config, 1).lower, milliseconds(750));  // the SDKs' (0.75 d, d]
+  EXPECT_EQ(Bounds(config, 1).upper, milliseconds(1000));
+  config.jitter_mode = JitterMode::kUp;
+  config.jitter = 1;
+  EXPECT_EQ(Bounds(config, 1).lower, milliseconds(1000));  // p-retry's [d, 2d]
+  EXPECT_EQ(Bounds(config, 1).upper, milliseconds(2000));
+  EXPECT_EQ(Bounds(config, 4).upper, milliseconds(8000)) << "capped";
+}
+
+TEST(PolicyJsonTest, NewKeysRoundTrip) {
+  const char* text = R"({"mode": "standard", "max_retries": 6,
+    "retry_phases": ["connect", "response-headers"],
+    "statuses": {"retry": [408, "5xx"], "never": [400]}, "should_retry_header": false,
+    "backoff": {"strategy": "exponential", "jitter": 1, "jitter_mode": "up"},
+    "retry_after": {"mode": "replace", "cap_ms": null, "zero": "immediate",
+                    "sources": ["retry-after-ms", "retry-after"], "statuses": [429]}})";
+  auto policy = LoadPolicy(text);
+  ASSERT_TRUE(policy.has_value()) << policy.error().ToString();
+  EXPECT_EQ(policy->max_attempts, 7);
+  EXPECT_TRUE(policy->statuses.retry.Contains(503));
+  EXPECT_FALSE(policy->statuses.retry.Contains(429));
+  EXPECT_FALSE(policy->retry_after.cap.has_value());
+  EXPECT_EQ(LoadPolicy(PolicyToJson(*policy).dump()), policy);
+  EXPECT_EQ(LoadPolicy(PolicyToHelloJson(*policy).dump()), policy) << "max_retries agrees";
+}
+
 // ---- Rules 1-4: whether to retry at all ----
 
 TEST(DecideTest, NonRetryableFailuresGiveUp) {

@@ -1,0 +1,221 @@
+// The judge against the subject's own declared policy: each false positive and false negative
+// found by third-party adapters, as the trace that showed it.
+#include <gtest/gtest.h>
+
+#include "harness/tests/judge_test_support.h"
+
+namespace faultline::harness {
+namespace {
+
+using provider::EndKind;
+using report::CheckStatus;
+using testing::CheckOf;
+using nlohmann::json;
+using testing::TraceBuilder;
+
+void ExpectStatus(const Trace& trace, std::string_view id, CheckStatus status) {
+  const report::CheckResult check = CheckOf(trace, id);
+  EXPECT_EQ(check.status, status) << id << ": " << check.evidence;
+}
+
+provider::HintValue Hint(std::string source, double ms) {
+  return {std::move(source), testing::Ms(ms)};
+}
+
+// The Vercel AI SDK's defaults: 2 s x 2^n, no jitter, a hint honoured when under 60 s.
+json VercelPolicy() {
+  return {{"max_attempts", 3},
+          {"backoff",
+           {{"strategy", "exponential"}, {"base_ms", 2000}, {"cap_ms", 60000}, {"jitter", 0}}},
+          {"retry_after",
+           {{"mode", "replace"}, {"cap_ms", 60000}, {"over_cap", "backoff"}, {"jitter", 0}}}};
+}
+
+TEST(JudgePolicyTest, Retry003AcceptsARetryAtOnceAfterRetryAfterZero) {
+  TraceBuilder b(VercelPolicy());
+  provider::JournalEntry& entry = b.Error(0, 10, "rate-limit", true);
+  entry.truth.retry_after = testing::Ms(0);
+  entry.truth.hints = {Hint("retry-after", 0)};
+  b.Answer(12, 20, "Hi");
+  b.Committed(20, 2, "Hi");
+  ExpectStatus(b.Build(), "RETRY-003", CheckStatus::kPass);
+}
+
+TEST(JudgePolicyTest, Retry003AcceptsAFractionalHintBelowTheBackoff) {
+  TraceBuilder b(VercelPolicy());  // backoff 2 s; the server said 1.5 s and the client obeyed
+  provider::JournalEntry& entry = b.Error(0, 10, "rate-limit", true);
+  entry.truth.hinted = true;
+  entry.truth.hints = {Hint("retry-after", 1500)};
+  b.Answer(1512, 1520, "Hi");
+  b.Committed(1520, 2, "Hi");
+  ExpectStatus(b.Build(), "RETRY-003", CheckStatus::kPass);
+  TraceBuilder early(VercelPolicy());  // neither the hint nor the backoff: 300 ms
+  provider::JournalEntry& first = early.Error(0, 10, "rate-limit", true);
+  first.truth.hints = {Hint("retry-after", 1500)};
+  early.Answer(310, 320, "Hi");
+  early.Committed(320, 2, "Hi");
+  ExpectStatus(early.Build(), "RETRY-003", CheckStatus::kFail);
+}
+
+TEST(JudgePolicyTest, Retry003AcceptsTheOpenAiDefaultMessageHint) {
+  TraceBuilder b;  // full jitter [0, 100] ms; "Please try again in 1s." in the body
+  provider::JournalEntry& entry = b.Error(0, 10, "rate-limit", true);
+  entry.truth.hinted = true;
+  entry.truth.hints = {Hint("body", 1000)};
+  b.Answer(1060, 1070, "Hi");
+  b.Committed(1070, 2, "Hi");
+  ExpectStatus(b.Build(), "RETRY-003", CheckStatus::kPass);
+}
+
+TEST(JudgePolicyTest, AHintOverTheCapFallingBackToBackoffIsAnAdvisory) {
+  json policy = VercelPolicy();
+  TraceBuilder b(policy);  // 90 s asked, 2 s waited: legal as declared, harmful all the same
+  provider::JournalEntry& entry = b.Error(0, 10, "rate-limit", true);
+  entry.truth.retry_after = testing::Ms(90'000);
+  entry.truth.hints = {Hint("retry-after", 90'000)};
+  b.Answer(2010, 2020, "Hi");
+  b.Committed(2020, 2, "Hi");
+  const Trace trace = b.Build();
+  ExpectStatus(trace, "RETRY-004", CheckStatus::kPass);
+  ExpectStatus(trace, "RETRY-003", CheckStatus::kPass);
+  const report::CheckResult advisory = CheckOf(trace, "ADV-001");
+  EXPECT_EQ(advisory.status, CheckStatus::kFail);
+  EXPECT_EQ(advisory.severity, report::Severity::kAdvisory);
+  EXPECT_NE(advisory.evidence.find("exceeds the declared cap"), std::string::npos);
+}
+
+TEST(JudgePolicyTest, Retry006GivingUpWithBudgetLeftIsAViolation) {
+  TraceBuilder b;  // declares 3 attempts and retries rate-limit, yet stops after one 429
+  b.Start(0, 1);
+  b.Error(1, 10, "rate-limit", true);
+  b.Failed(11, 1, "rate-limit", "RATE_LIMIT");
+  const Trace trace = b.Build();
+  const report::CheckResult check = CheckOf(trace, "RETRY-006");
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("could have retried"), std::string::npos) << check.evidence;
+  // The same give-up under a declared single attempt: legal, and an advisory.
+  TraceBuilder once(json{{"max_attempts", 1}});
+  once.Start(0, 1);
+  once.Error(1, 10, "rate-limit", true);
+  once.Failed(11, 1, "rate-limit", "RATE_LIMIT");
+  const Trace single = once.Build();
+  ExpectStatus(single, "RETRY-006", CheckStatus::kPass);
+  ExpectStatus(single, "ADV-004", CheckStatus::kFail);
+}
+
+TEST(JudgePolicyTest, Retry006RespectsTheDeadline) {
+  json policy = testing::TestPolicy();  // total 20 s, full jitter from 100 ms
+  TraceBuilder b(policy);
+  b.Start(0, 1);
+  b.Error(1, 19'500, "provider-unavailable", true);  // no time left for another attempt
+  b.Failed(19'501, 1, "provider-unavailable", "SERVER");
+  ExpectStatus(b.Build(), "RETRY-006", CheckStatus::kPass);
+}
+
+TEST(JudgePolicyTest, Retry001FollowsTheDeclaredPhasesAndStatuses) {
+  json sdk = {{"retry_phases", {"connect", "response-headers"}}};
+  TraceBuilder mid_stream(sdk);  // a 200 stream cut mid-way, retried by a client that says not
+  provider::JournalEntry& cut = mid_stream.Entry(0, 10, EndKind::kClosedByServer);
+  cut.status = 200;
+  cut.truth.failure_class = "transport";
+  cut.truth.retryable = true;
+  mid_stream.Answer(50, 60, "Hi");
+  mid_stream.Committed(60, 2, "Hi");
+  ExpectStatus(mid_stream.Build(), "RETRY-001", CheckStatus::kFail);
+  json by_status = {{"statuses", {{"retry", {"4xx"}}}}};
+  TraceBuilder quota(by_status);  // retries every 4xx, by its own declaration: no violation...
+  provider::JournalEntry& entry = quota.Error(0, 10, "quota", false);
+  entry.status = 429;
+  quota.Answer(50, 60, "Hi");
+  quota.Committed(60, 2, "Hi");
+  const Trace trace = quota.Build();
+  ExpectStatus(trace, "RETRY-001", CheckStatus::kPass);
+  ExpectStatus(trace, "ADV-005", CheckStatus::kFail);  // ...but a retry that cannot succeed
+}
+
+TEST(JudgePolicyTest, ShouldRetryHeaderIgnoredWhenDeclared) {
+  TraceBuilder b(json{{"should_retry_header", false}});
+  provider::JournalEntry& entry = b.Error(0, 10, "provider-unavailable", false);  // header: false
+  entry.truth.retryable_ignoring_header = true;
+  entry.status = 503;
+  b.Answer(50, 60, "Hi");
+  b.Committed(60, 2, "Hi");
+  ExpectStatus(b.Build(), "RETRY-001", CheckStatus::kPass);
+}
+
+TEST(JudgePolicyTest, Life004JudgesTheSubjectsOwnOrderNotThePipe) {
+  TraceBuilder late;  // the interruption is received after the retry's arrival, in order
+  late.Start(0, 1);
+  late.Error(1, 10, "provider-unavailable", true);
+  late.Answer(60, 70, "Hi");
+  late.Interrupted(157, 1, "provider-unavailable", "SERVER");  // 97 ms late through the pipe
+  late.Start(158, 2);
+  late.Committed(170, 2, "Hi");
+  ExpectStatus(late.Build(), "LIFE-004", CheckStatus::kPass);
+  TraceBuilder unannounced;  // a retry started without announcing the failure first
+  unannounced.Start(0, 1);
+  unannounced.Error(1, 10, "provider-unavailable", true);
+  unannounced.Start(50, 2);
+  unannounced.Answer(51, 70, "Hi");
+  unannounced.Interrupted(55, 1, "provider-unavailable", "SERVER");
+  unannounced.Committed(70, 2, "Hi");
+  ExpectStatus(unannounced.Build(), "LIFE-004", CheckStatus::kFail);
+}
+
+TEST(JudgePolicyTest, Life005AttemptsAgreeWithTheJournal) {
+  TraceBuilder hidden;  // two requests, one reported
+  hidden.Start(0, 1);
+  hidden.Error(1, 10, "provider-unavailable", true);
+  hidden.Answer(60, 70, "Hi");
+  hidden.Committed(70, 1, "Hi");
+  ExpectStatus(hidden.Build(), "LIFE-005", CheckStatus::kFail);
+  TraceBuilder dead;  // a retry reported that never reached the provider
+  dead.Start(0, 1);
+  dead.Error(1, 10, "provider-unavailable", true);
+  dead.Interrupted(11, 1, "provider-unavailable", "SERVER");
+  dead.Start(60, 2);
+  dead.Failed(70, 2, "transport", "TRANSPORT");
+  ExpectStatus(dead.Build(), "LIFE-005", CheckStatus::kFail);
+}
+
+TEST(JudgePolicyTest, Class001AcceptsEitherClassAtTheExactIdleBoundary) {
+  TraceBuilder b;  // idle 1 s; the server stalls exactly 1 s and then closes
+  b.Start(0, 1);
+  provider::JournalEntry& entry = b.Entry(0, 1010, EndKind::kClosedByServer);
+  entry.status = 200;
+  entry.truth.failure_class = "transport";
+  entry.truth.retryable = true;
+  provider::Silence silence;
+  silence.from = testing::Ms(10);
+  silence.to = testing::Ms(1010);
+  entry.truth.silences = {silence};
+  b.Failed(1010, 1, "timeout", "TIMEOUT");
+  ExpectStatus(b.Build(), "CLASS-001", CheckStatus::kPass);
+}
+
+TEST(JudgePolicyTest, NoEvidenceIsNeverAPass) {
+  TraceBuilder b;  // one clean answer: no retry, no stall, no hint to judge
+  b.Start(0, 1);
+  b.Answer(1, 10, "Hi");
+  b.Committed(10, 1, "Hi");
+  const Trace trace = b.Build();
+  for (std::string_view id : {"RETRY-003", "RETRY-004", "RETRY-005", "TIME-001", "ADV-001"}) {
+    ExpectStatus(trace, id, CheckStatus::kNotApplicable);
+  }
+}
+
+TEST(JudgePolicyTest, NoDeclaredPolicyMakesPolicyChecksNotApplicable) {
+  TraceBuilder b{json(nullptr)};
+  b.Start(0, 1);
+  b.Error(1, 10, "provider-unavailable", true);
+  b.Interrupted(11, 1, "provider-unavailable", "SERVER");
+  b.Start(50, 2);
+  b.Answer(51, 70, "Hi");
+  b.Committed(70, 2, "Hi");
+  const report::CheckResult check = CheckOf(b.Build(), "RETRY-003");
+  EXPECT_EQ(check.status, CheckStatus::kNotApplicable);
+  EXPECT_NE(check.evidence.find("declares no policy"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace faultline::harness

@@ -1,0 +1,101 @@
+// Subject errors are their own verdict: an adapter that cannot start, crashes, floods, speaks
+// something else than the protocol or declares a policy with a typo gets verdict "error" with
+// the kind, its exit status or signal and its stderr; never an invariant failure.
+#include <gtest/gtest.h>
+
+#include "harness/runner.h"
+#include "scenarios/loader.h"
+
+namespace faultline::harness {
+namespace {
+
+constexpr std::string_view kHello =
+    R"({"type":"adapter/hello","name":"t","version":"1","policy":{"max_attempts":1}})";
+
+scenario::Scenario Success() {
+  auto loaded = scenario::ParseScenario(R"(faultline: 1
+name: t/success
+description: One clean answer.
+dialect: openai-chat
+responses:
+  - content: {text: "Hello"}
+)",
+                                        "t.yaml");
+  EXPECT_TRUE(loaded.has_value());
+  return loaded ? *loaded : scenario::Scenario{};
+}
+
+report::ScenarioResult RunCommand(const std::string& command) {
+  RunnerOptions options;
+  options.world = WorldChoice::kReal;
+  options.adapter = command;
+  options.timeout = std::chrono::seconds(10);
+  options.max_line_bytes = 64 * 1024;
+  auto result = RunAll({Success()}, options, {});
+  EXPECT_TRUE(result.has_value());
+  if (!result || result->scenarios.empty()) return {};
+  return result->scenarios.front();
+}
+
+struct Case {
+  std::string name;
+  std::string command;
+  std::string kind;
+  std::string message;  // a part of the error text
+};
+
+void PrintTo(const Case& c, std::ostream* out) { *out << c.name; }
+
+class SubjectErrorTest : public ::testing::TestWithParam<Case> {};
+
+TEST_P(SubjectErrorTest, IsAnErrorVerdictNotACheckFailure) {
+  const Case& c = GetParam();
+  const report::ScenarioResult result = RunCommand(c.command);
+  EXPECT_EQ(result.verdict, report::Verdict::kError) << result.error;
+  EXPECT_TRUE(result.checks.empty()) << "no invariant is judged on a broken subject";
+  ASSERT_TRUE(result.subject_error.has_value()) << result.error;
+  EXPECT_EQ(result.subject_error->kind, c.kind) << result.error;
+  EXPECT_NE(result.error.find(c.message), std::string::npos) << result.error;
+}
+
+std::string Echo(std::string_view line) { return "printf '%s\\n' '" + std::string(line) + "'"; }
+
+INSTANTIATE_TEST_SUITE_P(
+    Kinds, SubjectErrorTest,
+    ::testing::Values(
+        Case{"missing", "/nonexistent/adapter --flag", "cannot-start", "could not be started"},
+        Case{"exit3", "echo boom >&2; exit 3", "exited", "status 3"},
+        Case{"crash", Echo(kHello) + "; kill -9 $$", "killed", "signal 9"},
+        Case{"notjson", "echo 'hello there'", "not-json", "hello there"},
+        Case{"badutf8", "printf '\\377\\n'", "not-json", "not a JSON line"},
+        Case{"unknowntype", Echo(R"({"type":"response/begin"})"), "not-protocol",
+             "unknown event type"},
+        Case{"badfailure",
+             Echo(kHello) + "; " +
+                 Echo(R"({"type":"response/failed","failure":{"class":"oops","code":"X"}})"),
+             "not-protocol", "not one of"},
+        Case{"nohello", Echo(R"({"type":"response/committed","text":"Hello"})"), "no-hello",
+             "not adapter/hello"},
+        Case{"flood", "head -c 200000 /dev/zero | tr '\\0' x", "line-too-long", "line limit"},
+        Case{"typo",
+             Echo(R"({"type":"adapter/hello","name":"t","policy":{"max_atempts":3}})") + "; " +
+                 Echo(R"({"type":"response/committed","text":"Hello"})"),
+             "bad-policy", "did you mean 'max_attempts'?"}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(SubjectErrorTest, ExitStatusAndStderrAreKept) {
+  const report::ScenarioResult result = RunCommand("echo 'Traceback: it broke' >&2; exit 3");
+  ASSERT_TRUE(result.subject_error.has_value());
+  EXPECT_EQ(result.subject_error->exit_status, 3);
+  EXPECT_NE(result.subject_error->stderr_tail.find("Traceback: it broke"), std::string::npos);
+}
+
+TEST(SubjectErrorTest, AWellBehavedMinimalAdapterIsNoError) {
+  const report::ScenarioResult result = RunCommand(
+      Echo(kHello) + "; " + Echo(R"({"type":"response/committed","text":"Hello"})"));
+  EXPECT_NE(result.verdict, report::Verdict::kError) << result.error;
+  EXPECT_FALSE(result.subject_error.has_value());
+}
+
+}  // namespace
+}  // namespace faultline::harness
