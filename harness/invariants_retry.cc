@@ -234,21 +234,28 @@ CheckResult RetryWhileAllowed(const View& view) {
                                                     policy.budget->retry_cost)) {
     return Pass("");
   }
-  // The earliest the policy could have retried: its backoff floor, or the server's hint.
-  double wait = BackoffBounds(policy.backoff, made - 1).lower_ms;
+  // When the policy could have retried: within its backoff window, or after the server's hint.
+  // A client may give up for the deadline when its LATEST allowed retry would not fit (it drew
+  // a long delay); it must retry when even that would.
+  const DelayBounds bounds = BackoffBounds(policy.backoff, made - 1);
+  double earliest = bounds.lower_ms;
+  double latest = bounds.upper_ms;
   if (last.truth.retry_after && ReadsRetryAfter(view, last)) {
     const double hint = Ms(*last.truth.retry_after);
     const auto cap = view.declared.retry_after_cap_ms();
     if (cap && hint > *cap && policy.retry_after.over_cap == ref::OverCapMode::kGiveUp) {
       return Pass("");
     }
-    if (!cap || hint <= *cap) wait = std::max(wait, hint);
+    if (!cap || hint <= *cap) {
+      earliest = std::max(earliest, hint);
+      latest = std::max(latest, hint * (1 + policy.retry_after.jitter));
+    }
   }
-  const double retry_at = EndedMs(last) + wait;
+  const double retry_at = EndedMs(last) + earliest;
   if (const auto total = view.declared.total_ms()) {
     const double deadline = ArrivedMs(*view.attempts.front()) + *total;
     const double min_attempt = static_cast<double>(policy.min_attempt_time.count());
-    if (retry_at + min_attempt > deadline - view.tolerance.late_ms) return Pass("");
+    if (EndedMs(last) + latest + min_attempt > deadline - view.tolerance.late_ms) return Pass("");
   }
   return Fail("", fmt::format("the call failed at {:.1f} ms after attempt {} ({}: {}), which the "
                               "declared policy retries; with max_attempts {} and {} it could have "

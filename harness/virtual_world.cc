@@ -254,9 +254,12 @@ std::expected<Trace, std::string> World::Run() {
     const std::optional<Duration> next = NextInstant();
     if (!next) break;
     if (*next > options_.horizon || steps >= options_.max_steps) {
-      return std::unexpected(
-          fmt::format("the virtual run did not finish: {} steps, virtual time {:.3f} s", steps,
-                      Ms(now_) / 1000.0));
+      // The subject never ended (a heartbeat-only stream and no idle timeout, say): stop it,
+      // as the real world's --timeout does, and let the judge say so.
+      trace_.subject_timed_out = true;
+      trace_.subject_stopped_at = now_;
+      for (VirtualCall& vc : calls_) Close(vc);
+      break;
     }
     Step(*next);
   }

@@ -27,8 +27,9 @@ struct VirtualRunOptions {
   std::uint64_t max_steps = 10'000'000;      // loop bound (a runaway subject)
 };
 
-// Runs the scenario with the in-process reference client. Errors: the run did not finish within
-// the horizon or the step bound (the trace so far is lost; the message says where it stood).
+// Runs the scenario with the in-process reference client. A subject still running at the horizon
+// or the step bound is stopped there (Trace::subject_timed_out), as the real world's timeout
+// stops one; the trace so far is judged.
 std::expected<Trace, std::string> RunVirtual(const scenario::Scenario& scenario,
                                              const VirtualRunOptions& options);
 

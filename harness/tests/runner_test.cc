@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "harness/virtual_world.h"
+#include "reference_impl/policy_json.h"
 #include "scenarios/loader.h"
 
 namespace faultline::harness {
@@ -84,6 +85,46 @@ TEST(RunnerTest, ReferencePassesTheCatalogueInVirtualTimeOverManySeeds) {
     EXPECT_EQ(result->passed(), static_cast<int>(result->scenarios.size()))
         << "seed " << seed << "\n"
         << Failures(*result);
+  }
+}
+
+// The oracle is the declared policy: the reference engine run with a policy unlike its defaults
+// (so its expect: blocks do not apply as written, and its twin judges it) follows that policy
+// exactly, so nothing may fail. Advisories may: they flag legal but harmful choices.
+TEST(RunnerTest, AClientConsistentWithItsDeclaredPolicyPasses) {
+  const char* policies[] = {
+      // LangChain-like budget and status rules, with an idle timeout (else stalls hang it).
+      R"({"max_attempts": 7, "retry_phases": ["connect", "response-headers"],
+          "statuses": {"retry": ["4xx", "5xx"], "never": [400, 401, 402, 403, 404, 409]},
+          "backoff": {"strategy": "exponential", "base_ms": 1000, "cap_ms": 60000,
+                      "jitter": 1, "jitter_mode": "up"},
+          "retry_after": {"honor": false}, "timeouts": {"total_ms": null}})",
+      // The SDKs' backoff and hint handling, with the reference's timeouts.
+      R"({"retry_phases": ["connect", "response-headers"],
+          "statuses": {"retry": [408, 409, 429, "5xx"], "never": ["4xx"]},
+          "backoff": {"strategy": "exponential", "base_ms": 500, "cap_ms": 8000,
+                      "jitter": 0.25, "jitter_mode": "down"},
+          "retry_after": {"mode": "replace", "cap_ms": null, "jitter": 0}})",
+      R"({"mode": "always", "timeouts": {"total_ms": 30000}})",
+      R"({"max_attempts": 5, "backoff": {"strategy": "decorrelated-jitter", "base_ms": 100,
+          "cap_ms": 3000}, "retry_after": {"cap_ms": 5000, "over_cap": "backoff",
+          "zero": "immediate", "mode": "replace"},
+          "timeouts": {"idle_ms": 2000, "response_headers_ms": 3000, "total_ms": 20000}})",
+  };
+  const std::vector<scenario::Scenario> catalog = Catalog();
+  for (const char* text : policies) {
+    auto policy = ref::LoadPolicy(text);
+    ASSERT_TRUE(policy.has_value()) << policy.error().ToString();
+    for (std::uint64_t seed : {0, 7}) {
+      RunnerOptions options;
+      options.policy = *policy;
+      options.seed = seed;
+      options.jobs = 2;
+      auto result = RunAll(catalog, options, {});
+      ASSERT_TRUE(result.has_value());
+      EXPECT_EQ(result->passed(), static_cast<int>(catalog.size()))
+          << text << " seed " << seed << "\n" << Failures(*result);
+    }
   }
 }
 
