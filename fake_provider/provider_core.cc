@@ -152,6 +152,7 @@ ProviderSession::ProviderSession(std::shared_ptr<const CompiledScenario> scenari
     : compiled_(std::move(scenario)),
       seed_(seed),
       start_(start),
+      outage_start_(start),
       rate_(std::make_unique<RateState>()) {}
 
 ProviderSession::~ProviderSession() = default;
@@ -196,7 +197,7 @@ ResponsePlan ProviderSession::Respond(const RequestInfo& request, WallTime now) 
 
 bool ProviderSession::ListenerDown(WallTime now) const {
   for (const scenario::ListenerOutage& outage : compiled_->scenario().listener_outages) {
-    const WallTime from = start_ + outage.from;
+    const WallTime from = outage_start_ + outage.from;
     if (now >= from && now < from + outage.length) return true;
   }
   return false;
@@ -206,7 +207,8 @@ std::optional<WallTime> ProviderSession::NextListenerChange(WallTime now) const 
   std::vector<WallTime> edges;
   for (const scenario::ListenerOutage& outage : compiled_->scenario().listener_outages) {
     if (outage.length.count() <= 0) continue;
-    for (const WallTime edge : {start_ + outage.from, start_ + outage.from + outage.length}) {
+    for (const WallTime edge :
+         {outage_start_ + outage.from, outage_start_ + outage.from + outage.length}) {
       if (edge > now) edges.push_back(edge);
     }
   }
@@ -227,6 +229,7 @@ bool ProviderSession::HasListenerOutages() const {
 
 void ProviderSession::Reset(WallTime start) {
   start_ = start;
+  outage_start_ = start;
   attempts_ = 0;
   rate_ = std::make_unique<RateState>();
 }

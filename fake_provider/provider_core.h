@@ -53,6 +53,10 @@ class ProviderSession {
   bool ListenerDown(WallTime now) const;
   std::optional<WallTime> NextListenerChange(WallTime now) const;
   bool HasListenerOutages() const;
+  // Outage windows count from `at` from now on (default: the session's start). Over sockets the
+  // runner anchors them when an adapter announces itself, so interpreter start-up never eats
+  // into a scripted outage.
+  void AnchorOutages(WallTime at) { outage_start_ = at; }
 
   int attempts() const { return attempts_; }
   const scenario::Scenario& scenario() const;
@@ -65,6 +69,7 @@ class ProviderSession {
   std::shared_ptr<const CompiledScenario> compiled_;
   std::uint64_t seed_ = 0;
   WallTime start_;
+  WallTime outage_start_;
   int attempts_ = 0;
   std::unique_ptr<RateState> rate_;
 };

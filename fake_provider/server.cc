@@ -337,6 +337,17 @@ bool Engine::DeleteSession(std::string_view id) {
   return true;
 }
 
+bool Engine::AnchorOutages(std::string_view id) {
+  std::lock_guard lock(sessions_mu_);
+  const auto it = sessions_.find(id);
+  if (it == sessions_.end()) return false;
+  it->second->AnchorOutages(clock_.Now());
+  if (const auto listener = listeners_.find(id); listener != listeners_.end()) {
+    WakeListener(listener->second, /*remove=*/false);
+  }
+  return true;
+}
+
 std::shared_ptr<SessionState> Engine::ResetSession(std::string_view id) {
   std::lock_guard lock(sessions_mu_);
   const auto it = sessions_.find(id);
@@ -428,6 +439,7 @@ std::optional<std::vector<JournalEntry>> Server::JournalOf(std::string_view id) 
 }
 
 bool Server::ResetSession(std::string_view id) { return impl_->engine.ResetSession(id) != nullptr; }
+bool Server::AnchorOutages(std::string_view id) { return impl_->engine.AnchorOutages(id); }
 
 bool Server::RemoveSession(std::string_view id) { return impl_->engine.DeleteSession(id); }
 

@@ -78,6 +78,9 @@ class Server {
   std::optional<std::vector<JournalEntry>> JournalOf(std::string_view id) const;
   // Forgets the session's attempts, journal and rate state (as POST .../reset); false: unknown.
   bool ResetSession(std::string_view id);
+  // Outage windows of session `id` count from now on (the runner calls it when an adapter says
+  // hello); the journal keeps its time axis. False: unknown.
+  bool AnchorOutages(std::string_view id);
   // Removes the session (as DELETE); exchanges in progress finish. False: unknown.
   bool RemoveSession(std::string_view id);
 

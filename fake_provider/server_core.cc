@@ -114,6 +114,11 @@ void SessionState::Reset(WallTime now) {
   start_ = now;
 }
 
+void SessionState::AnchorOutages(WallTime now) {
+  std::lock_guard lock(mu_);
+  provider_.AnchorOutages(now);
+}
+
 bool SessionState::ListenerDown(WallTime now) const {
   std::lock_guard lock(mu_);
   return provider_.ListenerDown(now);

@@ -119,6 +119,7 @@ class SessionState {
   // is attempt order.
   Admission Admit(const RequestInfo& request, JournalEntry entry, WallTime now);
   void Reset(WallTime now);
+  void AnchorOutages(WallTime now);  // ProviderSession::AnchorOutages
 
   bool ListenerDown(WallTime now) const;
   std::optional<WallTime> NextListenerChange(WallTime now) const;
@@ -157,6 +158,8 @@ class SessionHost {
       scenario::Scenario scenario, std::string id, std::optional<std::uint64_t> seed) = 0;
   virtual bool DeleteSession(std::string_view id) = 0;
   virtual std::shared_ptr<SessionState> ResetSession(std::string_view id) = 0;  // null: unknown
+  // Outage windows of session `id` count from now on; false: unknown.
+  virtual bool AnchorOutages(std::string_view id) = 0;
   virtual std::shared_ptr<SessionState> FindSession(std::string_view id) const = 0;
   virtual std::vector<std::shared_ptr<SessionState>> ListSessions() const = 0;
   virtual StatsSnapshot Stats() const = 0;

@@ -55,6 +55,7 @@ class Engine final : public SessionHost {
       scenario::Scenario scenario, std::string id, std::optional<std::uint64_t> seed) override;
   bool DeleteSession(std::string_view id) override;
   std::shared_ptr<SessionState> ResetSession(std::string_view id) override;
+  bool AnchorOutages(std::string_view id) override;
   std::shared_ptr<SessionState> FindSession(std::string_view id) const override;
   std::vector<std::shared_ptr<SessionState>> ListSessions() const override;
   StatsSnapshot Stats() const override;

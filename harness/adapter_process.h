@@ -53,6 +53,9 @@ struct AdapterLaunch {
   std::optional<std::chrono::microseconds> cancel_at;  // after the first request arrived
   // When the call's first request reached the provider (an offset like the lines'), if it has.
   std::function<std::optional<std::chrono::microseconds>()> first_request;
+  // Called once, on the reader's thread, when the adapter's first stdout line arrives (its
+  // hello: it is about to make its call).
+  std::function<void()> on_first_line;
   std::chrono::microseconds timeout{std::chrono::minutes(5)};
   // Flood limits: past any of them the adapter is killed and the run records why.
   std::size_t max_line_bytes = kDefaultMaxLine;

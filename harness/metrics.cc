@@ -19,6 +19,17 @@ Duration ScriptedLength(const provider::JournalEntry& entry) {
   return last - entry.arrived;
 }
 
+// When the call began, for latency: its first request at the provider.
+Duration CallZero(const Trace& trace) {
+  for (const provider::JournalEntry& entry : trace.journal) {
+    if (entry.attempt > 0) return entry.arrived;
+  }
+  for (const ClientRecord& record : trace.client) {
+    if (record.call == 0 && EventType(record) != "adapter/hello") return record.at;
+  }
+  return Duration{0};
+}
+
 }  // namespace
 
 report::Metrics ComputeMetrics(const Trace& trace) {
@@ -30,14 +41,16 @@ report::Metrics ComputeMetrics(const Trace& trace) {
   metrics.attempts = static_cast<int>(attempts.size());
   const ClientRecord* terminal = Terminal(trace);
   const bool committed = terminal && EventType(*terminal) == "response/committed";
-  if (terminal) metrics.terminal_ms = Ms(terminal->at);
+  // Time zero is the call's first request at the provider: an adapter's start-up never counts.
+  const Duration zero = CallZero(trace);
+  if (terminal) metrics.terminal_ms = Ms(terminal->at - zero);
 
   if (committed) {
     const auto attempt = terminal->event.value("attempt", 0);
     for (const ClientRecord& record : trace.client) {
       if (record.call == 0 && EventType(record) == "assistant/chunk" &&
           record.event.value("attempt", 0) == attempt) {
-        metrics.first_token_ms = Ms(record.at);
+        metrics.first_token_ms = Ms(record.at - zero);
         break;
       }
     }

@@ -1,4 +1,6 @@
-// Latency and cost of one scenario run under its faults, computed from the trace.
+// Latency and cost of one scenario run under its faults, computed from the trace. Times count
+// from the call's first request at the provider (or, when none arrived, the subject's first
+// event after its hello): an adapter's interpreter start-up is never latency.
 //
 //   first_token_ms       first assistant/chunk of the attempt that committed
 //   terminal_ms          the terminal event

@@ -32,16 +32,35 @@ TwinOutcome OutcomeOf(const ClientRecord& terminal) {
   return outcome;
 }
 
+// `policy` with every timeout moved by `shift` (never below 1 ms).
+ref::RetryPolicy Shifted(ref::RetryPolicy policy, std::chrono::milliseconds shift) {
+  for (auto* timeout : {&policy.timeouts.connect, &policy.timeouts.response_headers,
+                        &policy.timeouts.idle, &policy.timeouts.total}) {
+    if (*timeout) **timeout = std::max(std::chrono::milliseconds(1), **timeout + shift);
+  }
+  if (policy.timeouts.total) {
+    policy.min_attempt_time = std::min(policy.min_attempt_time, *policy.timeouts.total);
+  }
+  return policy;
+}
+
 }  // namespace
 
 PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolicy& policy,
-                       std::uint64_t seed, std::uint64_t provider_seed, int seeds) {
+                       std::uint64_t seed, std::uint64_t provider_seed,
+                       double timeout_tolerance_ms, int seeds) {
   PolicyTwin twin;
-  for (int i = 0; i < seeds; ++i) {
+  const auto tolerance = std::chrono::milliseconds(static_cast<long long>(timeout_tolerance_ms));
+  std::vector<ref::RetryPolicy> variants{policy};
+  if (tolerance.count() > 0) {
+    variants.push_back(Shifted(policy, -tolerance));
+    variants.push_back(Shifted(policy, tolerance));
+  }
+  for (int i = 0; i < seeds * static_cast<int>(variants.size()); ++i) {
     VirtualRunOptions options;
-    options.seed = seed + static_cast<std::uint64_t>(i) * 0x9e3779b97f4a7c15ULL;
+    options.seed = seed + static_cast<std::uint64_t>(i % seeds) * 0x9e3779b97f4a7c15ULL;
     options.provider_seed = provider_seed;
-    options.policy = policy;
+    options.policy = variants[static_cast<std::size_t>(i / seeds)];
     auto trace = RunVirtual(scenario, options);
     if (!trace) {
       twin.error = trace.error();

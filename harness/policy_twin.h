@@ -38,9 +38,13 @@ struct PolicyTwin {
 };
 
 // Runs `scenario` with `policy` in virtual time for `seeds` retry seeds derived from `seed`, the
-// provider drawing with `provider_seed` (the subject's run's, so chaos draws agree).
+// provider drawing with `provider_seed` (the subject's run's, so chaos draws agree). Over real
+// sockets a silence that lasts about as long as a timeout may end either way, so with
+// `timeout_tolerance_ms` > 0 the policy also runs with every timeout that much shorter and
+// longer, and the outcomes of all three count.
 PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolicy& policy,
-                       std::uint64_t seed, std::uint64_t provider_seed, int seeds = 12);
+                       std::uint64_t seed, std::uint64_t provider_seed,
+                       double timeout_tolerance_ms = 0, int seeds = 12);
 
 // "committed after 2 attempts, or failed RATE_LIMIT after 3": the outcomes in words.
 std::string DescribeOutcomes(const PolicyTwin& twin);

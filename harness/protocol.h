@@ -9,6 +9,7 @@
 // Pure functions; thread-safety: reentrant.
 #pragma once
 
+#include <cstdint>
 #include <expected>
 #include <optional>
 #include <string>
@@ -44,6 +45,9 @@ struct CallLine {
   nlohmann::json request;
   std::string scenario;
   std::optional<nlohmann::json> policy;  // the scenario's policy, for adapters that take one
+  // A seed for the adapter's own randomness (retry jitter), so that a run can be reproduced;
+  // adapters that cannot seed their client ignore it.
+  std::optional<std::uint64_t> seed;
 };
 nlohmann::json ToJson(const CallLine& call);
 

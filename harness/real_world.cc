@@ -225,22 +225,31 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
   if (!session) return std::unexpected(session.error());
   Trace trace;
   trace.calls = std::max(1, scenario.request.calls);
-  const nlohmann::json call =
-      protocol::ToJson({.base_url = session->base_url,
-                        .api_key = "sk-faultline-test",
-                        .dialect = std::string(scenario::ToString(scenario.dialect)),
-                        .request = RequestBody(scenario.dialect, scenario.request),
-                        .scenario = scenario.name,
-                        .policy = std::nullopt});
+  protocol::CallLine call{.base_url = session->base_url,
+                          .api_key = "sk-faultline-test",
+                          .dialect = std::string(scenario::ToString(scenario.dialect)),
+                          .request = RequestBody(scenario.dialect, scenario.request),
+                          .scenario = scenario.name,
+                          .policy = std::nullopt,
+                          .seed = std::nullopt};
   std::vector<std::expected<AdapterRun, std::string>> runs(static_cast<std::size_t>(trace.calls));
+  // Scripted outages count from the first adapter's hello, not from the session's creation:
+  // an interpreter may take seconds to start and would otherwise miss the outage.
+  std::once_flag anchored;
+  const auto anchor = [&] {
+    if (scenario.listener_outages.empty()) return;
+    std::call_once(anchored, [&] { server_->AnchorOutages(session->id); });
+  };
   {
     std::vector<std::jthread> threads;
     for (std::size_t i = 0; i < runs.size(); ++i) {
-      threads.emplace_back([&, i] {
+      threads.emplace_back([&, i, call] mutable {
+        call.seed = options.seed + i;  // as the in-process client seeds call i
         AdapterLaunch launch{.command = command,
-                             .call_line = call.dump(),
+                             .call_line = protocol::ToJson(call).dump(),
                              .cancel_at = scenario.cancel_at,
                              .first_request = [&]() { return FirstArrival(session->id); },
+                             .on_first_line = anchor,
                              .timeout = options.timeout,
                              .max_line_bytes = options.max_line_bytes,
                              .start = session->start};

@@ -153,7 +153,8 @@ report::ScenarioResult Runner::RunOne(const Job& job) {
   // The oracle is the subject's own declared policy: what its twin reaches, it may reach.
   std::optional<PolicyTwin> twin;
   if (declared.usable() && !(declared.policy == ref::RetryPolicy{})) {
-    twin = ComputeTwin(scenario, declared.policy, seed, ProviderSeed(job));
+    twin = ComputeTwin(scenario, declared.policy, seed, ProviderSeed(job),
+                       job.real ? RealTolerance().late_ms : 0);
   }
   result.checks = Judge(scenario, *trace, job.real ? RealTolerance() : VirtualTolerance(),
                         twin ? &*twin : nullptr);
