@@ -142,9 +142,8 @@ std::optional<Duration> Milliseconds(std::string_view text) {
 std::optional<Duration> Decimal(std::string_view text, double unit_us) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
   while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  if (text.empty() || !std::ranges::all_of(text, [](char c) {
-        return (c >= '0' && c <= '9') || c == '.';
-      })) {
+  if (text.empty() ||
+      !std::ranges::all_of(text, [](char c) { return (c >= '0' && c <= '9') || c == '.'; })) {
     return std::nullopt;
   }
   double value = 0;
@@ -161,8 +160,8 @@ std::optional<Duration> MessageDuration(std::string_view text) {
   bool any = false;
   for (;;) {
     std::size_t digits = 0;
-    while (digits < text.size() && ((text[digits] >= '0' && text[digits] <= '9') ||
-                                    text[digits] == '.')) {
+    while (digits < text.size() &&
+           ((text[digits] >= '0' && text[digits] <= '9') || text[digits] == '.')) {
       ++digits;
     }
     if (digits == 0) break;
@@ -270,8 +269,9 @@ std::vector<HintValue> HintValuesOf(const scenario::ResponseSpec& spec,
   }
   const std::string wire = WireText(steps);
   const std::size_t head_end = wire.find("\r\n\r\n");
-  AddMessageHints(head_end == std::string::npos ? std::string_view() :
-                  std::string_view(wire).substr(head_end + 4), hints);
+  AddMessageHints(head_end == std::string::npos ? std::string_view()
+                                                : std::string_view(wire).substr(head_end + 4),
+                  hints);
   return hints;
 }
 

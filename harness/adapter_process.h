@@ -34,7 +34,7 @@ struct AdapterRun {
   std::optional<std::chrono::microseconds> cancel_sent;
   std::chrono::microseconds ended{0};  // when the process exited (or was killed)
   bool timed_out = false;
-  int exit_status = 0;  // the exit code, or 128 + signal
+  int exit_status = 0;        // the exit code, or 128 + signal
   std::optional<int> signal;  // the signal that ended it (SIGKILL when the runner killed it)
   // Set when the runner stopped the adapter for flooding: "line-too-long" (a line over
   // max_line_bytes) or "output-too-large" (over max_output_bytes or max_lines in all).

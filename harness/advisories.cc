@@ -38,9 +38,10 @@ CheckResult AdviseRetryAfterPreempted(const View& view) {
       if (!config.honor) {
         why = "its declared policy ignores Retry-After";
       } else if (config.cap && hint > static_cast<double>(config.cap->count())) {
-        why = fmt::format("it exceeds the declared cap of {} ms, over which the policy falls back "
-                          "to its own backoff",
-                          config.cap->count());
+        why = fmt::format(
+            "it exceeds the declared cap of {} ms, over which the policy falls back "
+            "to its own backoff",
+            config.cap->count());
       }
     }
     return Fail("", fmt::format("attempt {} ({}) asked to wait {:.0f} ms; attempt {} came {:.1f} "
@@ -57,7 +58,7 @@ CheckResult AdviseJitter(const View& view) {
   const ref::RetryPolicy& policy = view.policy();
   for (const CallView& call : view.calls) {
     for (const ClientRecord* record : call.records) {
-      if (EventType(*record) != "response/interrupted") continue;
+      if (EventType(*record) != protocol::kInterrupted) continue;
       const std::string source = Str(record->event, "delay_source");
       const bool hinted = !source.empty() && source != "backoff";
       if (hinted && policy.retry_after.jitter == 0) {
@@ -92,11 +93,11 @@ CheckResult AdviseIdleTimeout(const View& view) {
   if (longest < kLongSilenceMs) return NotApplicable("", "no long silence in the stream");
   const auto idle = view.declared.idle_ms();
   if (idle && *idle < kUndiciBodyTimeoutMs) return Pass("");
-  return Fail("", fmt::format("the stream went silent for {} and the declared idle timeout is {}: "
-                              "a stalled stream holds the caller for five minutes or more",
-                              longest >= 1e299 ? std::string("good")
-                                               : fmt::format("{:.0f} ms", longest),
-                              idle ? fmt::format("{:.0f} ms", *idle) : std::string("none")));
+  return Fail(
+      "", fmt::format("the stream went silent for {} and the declared idle timeout is {}: "
+                      "a stalled stream holds the caller for five minutes or more",
+                      longest >= 1e299 ? std::string("good") : fmt::format("{:.0f} ms", longest),
+                      idle ? fmt::format("{:.0f} ms", *idle) : std::string("none")));
 }
 
 CheckResult AdviseTransientRetried(const View& view) {
@@ -104,7 +105,7 @@ CheckResult AdviseTransientRetried(const View& view) {
     return NotApplicable("", "no single call to judge");
   }
   const ClientRecord* terminal = view.calls[0].terminal;
-  if (terminal == nullptr || EventType(*terminal) != "response/failed" || view.trace.cancel_at) {
+  if (terminal == nullptr || EventType(*terminal) != protocol::kFailed || view.trace.cancel_at) {
     return NotApplicable("", "the call did not give up");
   }
   const provider::JournalEntry& last = *view.attempts.back();

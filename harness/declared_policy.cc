@@ -1,5 +1,6 @@
 #include "harness/declared_policy.h"
 
+#include "harness/protocol.h"
 #include "reference_impl/policy_json.h"
 
 namespace faultline::harness {
@@ -19,7 +20,7 @@ DeclaredPolicy ParseDeclaredPolicy(const nlohmann::json& policy) {
 
 DeclaredPolicy ReadDeclaredPolicy(const Trace& trace) {
   for (const ClientRecord& record : trace.client) {
-    if (record.call != 0 || EventType(record) != "adapter/hello") continue;
+    if (record.call != 0 || EventType(record) != protocol::kHello) continue;
     const auto found = record.event.find("policy");
     return ParseDeclaredPolicy(found == record.event.end() ? nlohmann::json() : *found);
   }

@@ -21,9 +21,9 @@
 namespace faultline::harness {
 
 struct DeclaredPolicy {
-  bool present = false;        // a hello with a policy object was seen
+  bool present = false;              // a hello with a policy object was seen
   std::optional<std::string> error;  // present but invalid ("at backoff.cap_ms: ...")
-  ref::RetryPolicy policy;     // valid when present && !error
+  ref::RetryPolicy policy;           // valid when present && !error
 
   bool usable() const { return present && !error; }
   // Shorthands for the checks (only meaningful when usable()).

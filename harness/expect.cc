@@ -65,7 +65,7 @@ std::vector<CheckResult> Literal(const View& view) {
                         fmt::format("The committed text is {}.", Quote(*expect.text)),
                         EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
                           const std::string text = Str(terminal.event, "text");
-                          if (EventType(terminal) == "response/committed" && text == *expect.text) {
+                          if (EventType(terminal) == protocol::kCommitted && text == *expect.text) {
                             return {};
                           }
                           return fmt::format("{} with text {}", EventType(terminal), Quote(text));
@@ -74,7 +74,7 @@ std::vector<CheckResult> Literal(const View& view) {
   const auto failure_check = [&](const char* field, const std::string& wanted) {
     return EveryCall(view, [&, field](const ClientRecord& terminal) -> std::string {
       const std::string got = FailureField(terminal.event, field);
-      if (EventType(terminal) == "response/failed" && got == wanted) return {};
+      if (EventType(terminal) == protocol::kFailed && got == wanted) return {};
       return fmt::format("{} with failure {} {}", EventType(terminal), field,
                          got.empty() ? "(none)" : Quote(got));
     });
@@ -103,9 +103,10 @@ std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin
   const scenario::Expect& expect = view.scenario.expect;
   const bool exact = view.tolerance.late_ms <= VirtualTolerance().late_ms;
   const std::string allowed = DescribeOutcomes(twin);
-  const std::string suffix = fmt::format(" (what the declared policy allows, from its twin over "
-                                         "{} seeds: {})",
-                                         twin.seeds, allowed);
+  const std::string suffix = fmt::format(
+      " (what the declared policy allows, from its twin over "
+      "{} seeds: {})",
+      twin.seeds, allowed);
   const auto same_type = [&](const ClientRecord& terminal) {
     std::vector<const TwinOutcome*> out;
     for (const TwinOutcome& outcome : twin.outcomes) {
@@ -115,14 +116,14 @@ std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin
   };
   std::vector<CheckResult> out;
   if (expect.outcome) {
-    out.push_back(Named(
-        "EXPECT-OUTCOME", "The call ends as its declared policy allows.",
-        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
-          if (!same_type(terminal).empty()) return {};
-          return fmt::format("ended with {} {} at {:.1f} ms; the declared policy allows {}",
-                             EventType(terminal), FailureField(terminal.event, "code"),
-                             Ms(terminal.at), allowed);
-        })));
+    out.push_back(Named("EXPECT-OUTCOME", "The call ends as its declared policy allows.",
+                        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
+                          if (!same_type(terminal).empty()) return {};
+                          return fmt::format(
+                              "ended with {} {} at {:.1f} ms; the declared policy allows {}",
+                              EventType(terminal), FailureField(terminal.event, "code"),
+                              Ms(terminal.at), allowed);
+                        })));
   }
   if (expect.attempts) {
     out.push_back(Named(
@@ -141,26 +142,24 @@ std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin
         })));
   }
   if (expect.text) {
-    out.push_back(Named(
-        "EXPECT-TEXT", "A committed text is one the declared policy can commit.",
-        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
-          if (EventType(terminal) != "response/committed") return {};
-          const std::string text = Str(terminal.event, "text");
-          for (const TwinOutcome* outcome : same_type(terminal)) {
-            if (outcome->text == text) return {};
-          }
-          return fmt::format("committed {}{}", Quote(text), suffix);
-        })));
+    out.push_back(Named("EXPECT-TEXT", "A committed text is one the declared policy can commit.",
+                        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
+                          if (EventType(terminal) != protocol::kCommitted) return {};
+                          const std::string text = Str(terminal.event, "text");
+                          for (const TwinOutcome* outcome : same_type(terminal)) {
+                            if (outcome->text == text) return {};
+                          }
+                          return fmt::format("committed {}{}", Quote(text), suffix);
+                        })));
   }
   const auto failure_check = [&](const char* field, auto member) {
     return EveryCall(view, [&, field, member](const ClientRecord& terminal) -> std::string {
-      if (EventType(terminal) != "response/failed") return {};
+      if (EventType(terminal) != protocol::kFailed) return {};
       const std::string got = FailureField(terminal.event, field);
       for (const TwinOutcome* outcome : same_type(terminal)) {
         if (outcome->*member == got) return {};
       }
-      return fmt::format("failed with {} {}{}", field, got.empty() ? "(none)" : Quote(got),
-                         suffix);
+      return fmt::format("failed with {} {}{}", field, got.empty() ? "(none)" : Quote(got), suffix);
     });
   };
   if (expect.failure_class) {

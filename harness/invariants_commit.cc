@@ -84,16 +84,16 @@ CheckResult LifeChunksInsideResponse(const View& view) {
     for (const ClientRecord* record : view.calls[i].records) {
       const std::string type = EventType(*record);
       const std::string id = Str(record->event, "response_id");
-      if (type == "response/start") {
+      if (type == protocol::kStart) {
         open = id;
-      } else if (type == "assistant/chunk") {
+      } else if (type == protocol::kChunk) {
         if (!open)
           return Fail("", fmt::format("call {}: {} outside any response", i, Describe(*record)));
         if (!id.empty() && id != *open) {
           return Fail("", fmt::format("call {}: {} for response {} while {} is open", i,
                                       Describe(*record), Quote(id), Quote(*open)));
         }
-      } else if (type != "adapter/hello") {
+      } else if (type != protocol::kHello) {
         open.reset();
       }
     }
@@ -112,8 +112,8 @@ CheckResult LifeInterruptBeforeRetry(const View& view) {
     int interrupted = 0;
     for (const ClientRecord* record : view.calls[i].records) {
       const std::string type = EventType(*record);
-      if (type == "response/interrupted") ++interrupted;
-      if (type != "response/start") continue;
+      if (type == protocol::kInterrupted) ++interrupted;
+      if (type != protocol::kStart) continue;
       ++starts;
       if (starts == 1) continue;
       judged = true;
@@ -139,7 +139,7 @@ CheckResult LifeAttemptsAgree(const View& view) {
     reported = *attempt;
   } else {
     for (const ClientRecord* record : view.calls[0].records) {
-      if (EventType(*record) == "response/start") ++reported;
+      if (EventType(*record) == protocol::kStart) ++reported;
     }
   }
   // Refused connections never reach the provider; a cancel or the runner may stop an attempt
@@ -162,7 +162,7 @@ CheckResult CommitOneAttempt(const View& view) {
   bool any_commit = false;
   for (std::size_t i = 0; i < view.calls.size(); ++i) {
     const ClientRecord* terminal = view.calls[i].terminal;
-    if (terminal == nullptr || EventType(*terminal) != "response/committed") continue;
+    if (terminal == nullptr || EventType(*terminal) != protocol::kCommitted) continue;
     any_commit = true;
     const std::string text = Str(terminal->event, "text");
     const std::string tools = ToolArguments(terminal->event);
@@ -190,7 +190,7 @@ CheckResult CommitWholeAnswerOnly(const View& view) {
   bool any_commit = false;
   for (std::size_t i = 0; i < view.calls.size(); ++i) {
     const ClientRecord* terminal = view.calls[i].terminal;
-    if (terminal == nullptr || EventType(*terminal) != "response/committed") continue;
+    if (terminal == nullptr || EventType(*terminal) != protocol::kCommitted) continue;
     any_commit = true;
     if (!view.single_call()) {
       const bool any_answer = std::ranges::any_of(
@@ -226,7 +226,7 @@ CheckResult CommitWholeAnswerOnly(const View& view) {
 CheckResult CommitNoRetryAfter(const View& view) {
   if (!view.single_call()) return NotApplicable("", "several concurrent calls share the provider");
   const ClientRecord* terminal = view.calls[0].terminal;
-  if (terminal == nullptr || EventType(*terminal) != "response/committed") {
+  if (terminal == nullptr || EventType(*terminal) != protocol::kCommitted) {
     return NotApplicable("", "nothing was committed");
   }
   for (const provider::JournalEntry* entry : view.attempts) {

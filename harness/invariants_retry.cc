@@ -12,8 +12,8 @@ double GapMs(const View& view, std::size_t k) {
 
 bool SourceRead(const ref::RetryPolicy& policy, std::string_view source) {
   const auto parsed = ref::ParseDelaySource(source);
-  return parsed && std::ranges::find(policy.retry_after.sources, *parsed) !=
-                       policy.retry_after.sources.end();
+  return parsed &&
+         std::ranges::find(policy.retry_after.sources, *parsed) != policy.retry_after.sources.end();
 }
 
 bool StatusRead(const ref::RetryPolicy& policy, int status) {
@@ -67,9 +67,9 @@ std::vector<Window> AllowedGaps(const View& view, std::size_t k) {
 std::string AllowedText(const std::vector<Window>& windows) {
   std::string out;
   for (const Window& window : windows) {
-    out += fmt::format("{}[{:.1f}, {}]", out.empty() ? "" : " or ", window.lower_ms,
-                       window.upper_ms >= 1e299 ? std::string("any")
-                                                : fmt::format("{:.1f}", window.upper_ms));
+    out += fmt::format(
+        "{}[{:.1f}, {}]", out.empty() ? "" : " or ", window.lower_ms,
+        window.upper_ms >= 1e299 ? std::string("any") : fmt::format("{:.1f}", window.upper_ms));
   }
   return out;
 }
@@ -124,7 +124,7 @@ CheckResult RetryWithinBudget(const View& view) {
   for (std::size_t i = 0; i < view.calls.size(); ++i) {
     for (const ClientRecord* record : view.calls[i].records) {
       const auto attempt = Int(record->event, "attempt");
-      if (EventType(*record) == "response/start" && attempt && *attempt > max) {
+      if (EventType(*record) == protocol::kStart && attempt && *attempt > max) {
         return Fail("", fmt::format("call {} started attempt {} at {:.1f} ms; declared "
                                     "max_attempts {}",
                                     i, *attempt, Ms(record->at), max));
@@ -215,7 +215,7 @@ CheckResult RetryWhileAllowed(const View& view) {
   if (!view.has_policy()) return NotApplicable("", NoPolicy(view));
   if (!view.single_call()) return NotApplicable("", "several concurrent calls share the provider");
   const ClientRecord* terminal = view.calls[0].terminal;
-  if (terminal == nullptr || EventType(*terminal) != "response/failed") {
+  if (terminal == nullptr || EventType(*terminal) != protocol::kFailed) {
     return NotApplicable("", "the call did not fail");
   }
   if (view.trace.cancel_at || FailureField(terminal->event, "code") == "ABORTED") {
@@ -230,8 +230,8 @@ CheckResult RetryWhileAllowed(const View& view) {
   const ref::RetryPolicy& policy = view.policy();
   const int made = static_cast<int>(view.attempts.size());
   if (policy.max_attempts && made >= *policy.max_attempts) return Pass("");
-  if (policy.budget && made - 1 >= static_cast<int>(policy.budget->capacity /
-                                                    policy.budget->retry_cost)) {
+  if (policy.budget &&
+      made - 1 >= static_cast<int>(policy.budget->capacity / policy.budget->retry_cost)) {
     return Pass("");
   }
   // When the policy could have retried: within its backoff window, or after the server's hint.
@@ -257,18 +257,18 @@ CheckResult RetryWhileAllowed(const View& view) {
     const double min_attempt = static_cast<double>(policy.min_attempt_time.count());
     if (EndedMs(last) + latest + min_attempt > deadline - view.tolerance.late_ms) return Pass("");
   }
-  return Fail("", fmt::format("the call failed at {:.1f} ms after attempt {} ({}: {}), which the "
-                              "declared policy retries; with max_attempts {} and {} it could have "
-                              "retried at {:.1f} ms",
-                              Ms(terminal->at), last.attempt, ref::ToString(failure->failure_class),
-                              last.plan_summary,
-                              policy.max_attempts ? fmt::format("{}", *policy.max_attempts)
-                                                  : std::string("unbounded"),
-                              view.declared.total_ms()
-                                  ? fmt::format("a total deadline of {:.0f} ms",
-                                                *view.declared.total_ms())
-                                  : std::string("no total deadline"),
-                              retry_at));
+  return Fail(
+      "",
+      fmt::format(
+          "the call failed at {:.1f} ms after attempt {} ({}: {}), which the "
+          "declared policy retries; with max_attempts {} and {} it could have "
+          "retried at {:.1f} ms",
+          Ms(terminal->at), last.attempt, ref::ToString(failure->failure_class), last.plan_summary,
+          policy.max_attempts ? fmt::format("{}", *policy.max_attempts) : std::string("unbounded"),
+          view.declared.total_ms()
+              ? fmt::format("a total deadline of {:.0f} ms", *view.declared.total_ms())
+              : std::string("no total deadline"),
+          retry_at));
 }
 
 }  // namespace faultline::harness::judge_internal

@@ -69,14 +69,15 @@ CheckResult SilencesCutShort(const View& view, bool before_headers, std::optiona
                                   tolerance.late_ms, how));
     }
   }
-  if (!judged) return NotApplicable("", fmt::format("no silence before {} in the responses",
-                                                     before_headers ? "the headers" : "content"));
+  if (!judged)
+    return NotApplicable("", fmt::format("no silence before {} in the responses",
+                                         before_headers ? "the headers" : "content"));
   return Pass("");
 }
 
 double StartMs(const CallView& call) {
   for (const ClientRecord* record : call.records) {
-    if (EventType(*record) == "response/start") return Ms(record->at);
+    if (EventType(*record) == protocol::kStart) return Ms(record->at);
   }
   return 0;
 }
@@ -123,7 +124,7 @@ CheckResult CancelEndsPromptly(const View& view) {
     }
     const double late = Ms(terminal->at) - cancel;
     const std::string code = FailureField(terminal->event, "code");
-    if (EventType(*terminal) != "response/failed" || code != "ABORTED") {
+    if (EventType(*terminal) != protocol::kFailed || code != "ABORTED") {
       return Fail("", fmt::format("cancel sent at {:.1f} ms; call {} then ended with {} {} at "
                                   "{:.1f} ms instead of response/failed ABORTED",
                                   cancel, i, EventType(*terminal), code, Ms(terminal->at)));
@@ -180,14 +181,14 @@ CheckResult ClassMatchesFault(const View& view) {
   std::vector<const ClientRecord*> failures;  // interrupted events, then the terminal failure
   for (const ClientRecord* record : view.calls[0].records) {
     const std::string type = EventType(*record);
-    if (type == "response/interrupted" || type == "response/failed") failures.push_back(record);
+    if (type == protocol::kInterrupted || type == protocol::kFailed) failures.push_back(record);
   }
   int judged = 0;
   for (std::size_t k = 0; k < failures.size(); ++k) {
     const ClientRecord& record = *failures[k];
     const std::string reported = FailureField(record.event, "class");
     if (FailureField(record.event, "code") == "ABORTED") continue;
-    const bool terminal = EventType(record) == "response/failed";
+    const bool terminal = EventType(record) == protocol::kFailed;
     if (!terminal && (view.black_box || !aligned)) continue;
     // Interrupted event k belongs to attempt k; the terminal failure to the last attempt.
     const std::size_t index = terminal ? view.attempts.size() - 1 : k;

@@ -114,12 +114,11 @@ std::string Quote(std::string_view text) {
 
 View MakeView(const scenario::Scenario& scenario, const Trace& trace, const Tolerance& tolerance,
               const PolicyTwin* twin) {
-  View view{scenario, trace, tolerance, ReadDeclaredPolicy(trace), twin, IsBlackBox(trace),
-            {},       {}};
+  View view{scenario, trace, tolerance, ReadDeclaredPolicy(trace), twin, IsBlackBox(trace), {}, {}};
   view.calls.resize(static_cast<std::size_t>(std::max(trace.calls, 1)));
   for (const ClientRecord& record : trace.client) {
     if (record.call < 0 || record.call >= static_cast<int>(view.calls.size())) continue;
-    if (EventType(record) == "adapter/hello") continue;
+    if (EventType(record) == protocol::kHello) continue;
     CallView& call = view.calls[static_cast<std::size_t>(record.call)];
     call.records.push_back(&record);
     if (IsTerminal(record)) {
@@ -134,12 +133,12 @@ View MakeView(const scenario::Scenario& scenario, const Trace& trace, const Tole
 }
 
 std::string NoPolicy(const View& view) {
-  if (view.declared.error) return "the subject's declared policy is invalid: " + *view.declared.error;
+  if (view.declared.error)
+    return "the subject's declared policy is invalid: " + *view.declared.error;
   return "the subject declares no policy in adapter/hello";
 }
 
-std::string ExpectedClass(const View& view, const provider::JournalEntry& entry,
-                          bool* ambiguous) {
+std::string ExpectedClass(const View& view, const provider::JournalEntry& entry, bool* ambiguous) {
   if (view.has_policy()) {
     const ref::TimeoutConfig& timeouts = view.policy().timeouts;
     for (const provider::Silence& silence : entry.truth.silences) {
@@ -161,21 +160,25 @@ std::optional<ref::Failure> TruthFailure(const View& view, const provider::Journ
   const std::string failure_class = ExpectedClass(view, entry);
   if (failure_class.empty()) return std::nullopt;
   ref::Failure failure;
-  failure.failure_class = ref::ParseFailureClass(failure_class).value_or(ref::FailureClass::kUnknown);
+  failure.failure_class =
+      ref::ParseFailureClass(failure_class).value_or(ref::FailureClass::kUnknown);
   const bool honour_header = !view.has_policy() || view.policy().should_retry_header;
-  failure.retryable = failure_class == "timeout" ||
-                      (honour_header ? entry.truth.retryable : entry.truth.retryable_ignoring_header);
+  failure.retryable =
+      failure_class == "timeout" ||
+      (honour_header ? entry.truth.retryable : entry.truth.retryable_ignoring_header);
   failure.code = failure.failure_class == ref::FailureClass::kTimeout ? ref::FailureCode::kTimeout
                                                                       : ref::FailureCode::kUnknown;
   const bool error_status = entry.status >= 400;
   if (error_status) failure.status = entry.status;
-  const bool headers_came = entry.status != 0 && !std::ranges::any_of(
-      entry.truth.silences, [&](const provider::Silence& s) {
+  const bool headers_came =
+      entry.status != 0 &&
+      !std::ranges::any_of(entry.truth.silences, [&](const provider::Silence& s) {
         return s.before_headers && failure_class == "timeout" && !s.to;
       });
-  failure.phase = error_status || !headers_came ? ref::Phase::kResponseHeaders : ref::Phase::kStream;
-  if (failure.retryable && entry.truth.retry_after) failure.retry_after =
-      std::chrono::ceil<std::chrono::milliseconds>(*entry.truth.retry_after);
+  failure.phase =
+      error_status || !headers_came ? ref::Phase::kResponseHeaders : ref::Phase::kStream;
+  if (failure.retryable && entry.truth.retry_after)
+    failure.retry_after = std::chrono::ceil<std::chrono::milliseconds>(*entry.truth.retry_after);
   return failure;
 }
 
@@ -202,7 +205,7 @@ std::span<const InvariantInfo> InvariantCatalog() { return judge_internal::kCata
 bool IsBlackBox(const Trace& trace) {
   for (const ClientRecord& record : trace.client) {
     const std::string type = EventType(record);
-    if (type == "response/start" || type == "assistant/chunk" || type == "response/interrupted") {
+    if (type == protocol::kStart || type == protocol::kChunk || type == protocol::kInterrupted) {
       return false;
     }
   }
@@ -214,16 +217,33 @@ std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const
   using namespace judge_internal;
   const View view = MakeView(scenario, trace, tolerance, twin);
   using Check = CheckResult (*)(const View&);
-  constexpr std::array<Check, kCatalog.size()> kChecks{
-      LifeOneTerminal,          LifeNothingAfterTerminal,  LifeChunksInsideResponse,
-      LifeInterruptBeforeRetry, LifeAttemptsAgree,         CommitOneAttempt,
-      CommitWholeAnswerOnly,    CommitNoRetryAfter,        RetryNotRetryable,
-      RetryWithinBudget,        RetryBackoffBounds,        RetryAfterHonoured,
-      RetrySameBody,            RetryWhileAllowed,         TimeStallDetected,
-      TimeHeadersDeadline,      TimeTotalDeadline,         CancelEndsPromptly,
-      CancelNoRequestAfter,     CancelClosesStream,        ClassMatchesFault,
-      ResourcesClosed,          AdviseRetryAfterPreempted, AdviseJitter,
-      AdviseIdleTimeout,        AdviseTransientRetried,    AdviseNonRetryable};
+  constexpr std::array<Check, kCatalog.size()> kChecks{LifeOneTerminal,
+                                                       LifeNothingAfterTerminal,
+                                                       LifeChunksInsideResponse,
+                                                       LifeInterruptBeforeRetry,
+                                                       LifeAttemptsAgree,
+                                                       CommitOneAttempt,
+                                                       CommitWholeAnswerOnly,
+                                                       CommitNoRetryAfter,
+                                                       RetryNotRetryable,
+                                                       RetryWithinBudget,
+                                                       RetryBackoffBounds,
+                                                       RetryAfterHonoured,
+                                                       RetrySameBody,
+                                                       RetryWhileAllowed,
+                                                       TimeStallDetected,
+                                                       TimeHeadersDeadline,
+                                                       TimeTotalDeadline,
+                                                       CancelEndsPromptly,
+                                                       CancelNoRequestAfter,
+                                                       CancelClosesStream,
+                                                       ClassMatchesFault,
+                                                       ResourcesClosed,
+                                                       AdviseRetryAfterPreempted,
+                                                       AdviseJitter,
+                                                       AdviseIdleTimeout,
+                                                       AdviseTransientRetried,
+                                                       AdviseNonRetryable};
   std::vector<CheckResult> results;
   for (std::size_t i = 0; i < kChecks.size(); ++i) {
     CheckResult result = kChecks[i](view);

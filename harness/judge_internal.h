@@ -9,6 +9,7 @@
 
 #include "harness/declared_policy.h"
 #include "harness/judge.h"
+#include "harness/protocol.h"
 
 namespace faultline::harness::judge_internal {
 

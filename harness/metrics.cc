@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "harness/protocol.h"
+
 namespace faultline::harness {
 namespace {
 
@@ -25,7 +27,7 @@ Duration CallZero(const Trace& trace) {
     if (entry.attempt > 0) return entry.arrived;
   }
   for (const ClientRecord& record : trace.client) {
-    if (record.call == 0 && EventType(record) != "adapter/hello") return record.at;
+    if (record.call == 0 && EventType(record) != protocol::kHello) return record.at;
   }
   return Duration{0};
 }
@@ -40,7 +42,7 @@ report::Metrics ComputeMetrics(const Trace& trace) {
   }
   metrics.attempts = static_cast<int>(attempts.size());
   const ClientRecord* terminal = Terminal(trace);
-  const bool committed = terminal && EventType(*terminal) == "response/committed";
+  const bool committed = terminal && EventType(*terminal) == protocol::kCommitted;
   // Time zero is the call's first request at the provider: an adapter's start-up never counts.
   const Duration zero = CallZero(trace);
   if (terminal) metrics.terminal_ms = Ms(terminal->at - zero);
@@ -48,7 +50,7 @@ report::Metrics ComputeMetrics(const Trace& trace) {
   if (committed) {
     const auto attempt = terminal->event.value("attempt", 0);
     for (const ClientRecord& record : trace.client) {
-      if (record.call == 0 && EventType(record) == "assistant/chunk" &&
+      if (record.call == 0 && EventType(record) == protocol::kChunk &&
           record.event.value("attempt", 0) == attempt) {
         metrics.first_token_ms = Ms(record.at - zero);
         break;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "harness/protocol.h"
 #include "harness/virtual_world.h"
 
 namespace faultline::harness {
@@ -20,7 +21,7 @@ TwinOutcome OutcomeOf(const ClientRecord& terminal) {
   outcome.type = EventType(terminal);
   outcome.attempts = event.value("attempt", 0);
   outcome.ended_ms = Ms(terminal.at);
-  if (outcome.type == "response/committed") {
+  if (outcome.type == protocol::kCommitted) {
     outcome.text = Field(event, "text");
     return outcome;
   }
@@ -47,8 +48,8 @@ ref::RetryPolicy Shifted(ref::RetryPolicy policy, std::chrono::milliseconds shif
 }  // namespace
 
 PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolicy& policy,
-                       std::uint64_t seed, std::uint64_t provider_seed,
-                       double timeout_tolerance_ms, int seeds) {
+                       std::uint64_t seed, std::uint64_t provider_seed, double timeout_tolerance_ms,
+                       int seeds) {
   PolicyTwin twin;
   const auto tolerance = std::chrono::milliseconds(static_cast<long long>(timeout_tolerance_ms));
   std::vector<ref::RetryPolicy> variants{policy};
@@ -70,7 +71,7 @@ PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolic
     std::vector<int> starts(static_cast<std::size_t>(std::max(trace->calls, 1)) + 1, 0);
     for (const ClientRecord& record : trace->client) {
       const auto call = static_cast<std::size_t>(std::clamp(record.call, 0, trace->calls));
-      if (EventType(record) == "response/start") ++starts[call];
+      if (EventType(record) == protocol::kStart) ++starts[call];
       if (!IsTerminal(record)) continue;
       TwinOutcome outcome = OutcomeOf(record);
       outcome.attempts = starts[call];
@@ -86,7 +87,7 @@ std::string DescribeOutcomes(const PolicyTwin& twin) {
   std::vector<std::string> parts;
   for (const TwinOutcome& outcome : twin.outcomes) {
     const std::string part =
-        outcome.type == "response/committed"
+        outcome.type == protocol::kCommitted
             ? fmt::format("committed after {} attempt(s)", outcome.attempts)
             : fmt::format("failed {} ({}) after {} attempt(s){}", outcome.failure_code,
                           outcome.failure_class, outcome.attempts,

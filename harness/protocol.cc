@@ -78,9 +78,9 @@ std::expected<json, LineError> ParseLine(std::string_view line) {
     return std::unexpected(LineError{"not-json", "not a JSON line: " + Shown(line)});
   }
   if (!event.is_object()) {
-    return std::unexpected(
-        LineError{"not-protocol", fmt::format("a JSON {}, not an event object: {}",
-                                              event.type_name(), Shown(line))});
+    return std::unexpected(LineError{
+        "not-protocol",
+        fmt::format("a JSON {}, not an event object: {}", event.type_name(), Shown(line))});
   }
   const auto type = event.find("type");
   if (type == event.end() || !type->is_string()) {
@@ -101,7 +101,7 @@ std::expected<json, LineError> ParseLine(std::string_view line) {
 }
 
 json ToJson(const CallLine& call) {
-  json out = {{"type", "call"},         {"base_url", call.base_url}, {"api_key", call.api_key},
+  json out = {{"type", "call"},          {"base_url", call.base_url}, {"api_key", call.api_key},
               {"dialect", call.dialect}, {"request", call.request},   {"scenario", call.scenario}};
   if (call.policy) out["policy"] = *call.policy;
   if (call.seed) out["seed"] = *call.seed;
@@ -114,8 +114,11 @@ std::string ValidUtf8(std::string_view text) {
   std::size_t i = 0;
   while (i < text.size()) {
     const auto c = static_cast<unsigned char>(text[i]);
-    const std::size_t length = c < 0x80 ? 1 : (c >> 5) == 0x6 ? 2 : (c >> 4) == 0xE ? 3
-                               : (c >> 3) == 0x1E ? 4 : 0;
+    const std::size_t length = c < 0x80           ? 1
+                               : (c >> 5) == 0x6  ? 2
+                               : (c >> 4) == 0xE  ? 3
+                               : (c >> 3) == 0x1E ? 4
+                                                  : 0;
     bool valid = length > 0 && i + length <= text.size();
     for (std::size_t k = 1; valid && k < length; ++k) {
       valid = (static_cast<unsigned char>(text[i + k]) & 0xC0) == 0x80;

@@ -46,8 +46,9 @@ std::optional<SubjectFault> FaultOf(const AdapterRun& run, int call, bool saw_he
                                          "anything",
                                          run.exit_status));
   }
-  if (line) return SubjectFault{line->kind, fmt::format("call {}: {}", call, line->message),
-                                std::nullopt, std::nullopt};
+  if (line)
+    return SubjectFault{line->kind, fmt::format("call {}: {}", call, line->message), std::nullopt,
+                        std::nullopt};
   if (!saw_hello) return fault("no-hello", "the first line was not adapter/hello");
   if (!saw_terminal && !run.timed_out) {
     return fault(run.signal ? "killed" : "exited",
@@ -80,7 +81,8 @@ void CollectLines(const AdapterRun& run, int call, Trace& trace) {
       line_fault = SubjectFault{"no-hello",
                                 fmt::format("the first event is {}, not adapter/hello",
                                             (*event)["type"].get<std::string>()),
-                                {}, {}};
+                                {},
+                                {}};
     }
     saw_hello = saw_hello || hello;
     ClientRecord record{line.at, call, std::move(*event)};

@@ -13,8 +13,8 @@
 
 #include "harness/declared_policy.h"
 #include "harness/judge.h"
-#include "harness/policy_twin.h"
 #include "harness/metrics.h"
+#include "harness/policy_twin.h"
 #include "harness/real_world.h"
 #include "harness/virtual_world.h"
 

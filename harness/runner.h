@@ -43,7 +43,7 @@ struct RunnerOptions {
   int jobs = 1;
   int repeat = 1;
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // per real-world run
-  report::FailPolicy fail_on;  // advisories fail the run only when asked
+  report::FailPolicy fail_on;                // advisories fail the run only when asked
   std::size_t max_line_bytes = 1024 * 1024;  // adapter line limit (--max-line)
 };
 

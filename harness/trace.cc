@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "harness/protocol.h"
+
 namespace faultline::harness {
 namespace {
 
@@ -82,7 +84,7 @@ std::string Fingerprint(const Trace& trace) {
   // FNV-1a, 64 bits: stable across platforms and standard libraries (std::hash is not).
   std::uint64_t hash = 0xcbf29ce484222325ULL;
   for (const char c : ToJson(trace, /*with_volatile=*/false)
-                           .dump(-1, ' ', false, json::error_handler_t::replace)) {
+                          .dump(-1, ' ', false, json::error_handler_t::replace)) {
     hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
   }
   return fmt::format("{:016x}", hash);
@@ -96,7 +98,7 @@ std::string EventType(const ClientRecord& record) {
 
 bool IsTerminal(const ClientRecord& record) {
   const std::string type = EventType(record);
-  return type == "response/committed" || type == "response/failed";
+  return type == protocol::kCommitted || type == protocol::kFailed;
 }
 
 }  // namespace faultline::harness

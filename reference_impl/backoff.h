@@ -43,10 +43,10 @@ std::optional<JitterMode> ParseJitterMode(std::string_view text);
 
 struct BackoffConfig {
   BackoffStrategy strategy = BackoffStrategy::kFullJitter;
-  std::chrono::milliseconds base{500};  // > 0
-  std::chrono::milliseconds cap{8000};  // >= base
-  double multiplier = 2.0;              // >= 1
-  double jitter = 0.25;                 // ratio for kExponential, 0..1
+  std::chrono::milliseconds base{500};              // > 0
+  std::chrono::milliseconds cap{8000};              // >= base
+  double multiplier = 2.0;                          // >= 1
+  double jitter = 0.25;                             // ratio for kExponential, 0..1
   JitterMode jitter_mode = JitterMode::kSymmetric;  // kExponential only
   friend bool operator==(const BackoffConfig&, const BackoffConfig&) = default;
 };

@@ -227,8 +227,7 @@ void Call::HandleFeed(std::expected<HttpFeed, Failure> fed, bool eof, Time now,
     if (state_ == State::kErrorBody) {
       FinishErrorBody(now, out);
     } else if (state_ == State::kBody) {
-      FailAttempt(std::get<Failure>(decoder_->assembler().Interrupt(fed.error())), {},
-                  now, out);
+      FailAttempt(std::get<Failure>(decoder_->assembler().Interrupt(fed.error())), {}, now, out);
     } else {
       FailAttempt(fed.error(), {}, now, out);
     }

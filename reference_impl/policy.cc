@@ -45,8 +45,8 @@ std::optional<GiveUpReason> RefuseOutright(const RetryPolicy& policy, const Deci
 
 bool StatusReadable(const RetryAfterConfig& config, const Failure& failure) {
   if (!config.statuses) return true;
-  return failure.status && std::ranges::find(*config.statuses, *failure.status) !=
-                               config.statuses->end();
+  return failure.status &&
+         std::ranges::find(*config.statuses, *failure.status) != config.statuses->end();
 }
 
 // The hint plus a positive-only jitter, never above the cap (the hint itself is within it).
@@ -198,8 +198,7 @@ std::optional<Enum> ParseName(const std::array<std::pair<Enum, std::string_view>
 }
 
 template <typename Enum, std::size_t N>
-std::string_view NameOf(const std::array<std::pair<Enum, std::string_view>, N>& names,
-                        Enum value) {
+std::string_view NameOf(const std::array<std::pair<Enum, std::string_view>, N>& names, Enum value) {
   for (const auto& [candidate, name] : names) {
     if (candidate == value) return name;
   }

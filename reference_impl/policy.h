@@ -92,7 +92,7 @@ struct RetryAfterConfig {
   OverCapMode over_cap = OverCapMode::kGiveUp;
   ZeroHint zero = ZeroHint::kBackoff;
   std::vector<DelaySource> sources = AllHintSources();  // which hints are read
-  std::optional<std::vector<int>> statuses;              // whose hints are read; nullopt: all
+  std::optional<std::vector<int>> statuses;             // whose hints are read; nullopt: all
   friend bool operator==(const RetryAfterConfig&, const RetryAfterConfig&) = default;
 };
 

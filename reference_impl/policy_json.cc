@@ -18,9 +18,18 @@ namespace {
 using Json = nlohmann::json;
 using std::chrono::milliseconds;
 
-constexpr std::array<std::string_view, 12> kTopKeys{
-    "mode",     "max_attempts", "max_retries",    "retryable_classes", "retry_phases", "statuses",
-    "should_retry_header", "backoff", "retry_after", "min_attempt_ms", "timeouts", "budget"};
+constexpr std::array<std::string_view, 12> kTopKeys{"mode",
+                                                    "max_attempts",
+                                                    "max_retries",
+                                                    "retryable_classes",
+                                                    "retry_phases",
+                                                    "statuses",
+                                                    "should_retry_header",
+                                                    "backoff",
+                                                    "retry_after",
+                                                    "min_attempt_ms",
+                                                    "timeouts",
+                                                    "budget"};
 constexpr std::array<std::string_view, 6> kBackoffKeys{"strategy",   "base_ms", "cap_ms",
                                                        "multiplier", "jitter",  "jitter_mode"};
 constexpr std::array<std::string_view, 8> kRetryAfterKeys{
@@ -191,9 +200,8 @@ constexpr std::array<std::string_view, 2> kZeroHintNames{"backoff", "immediate"}
 constexpr std::array<std::string_view, 2> kRetryModeNames{"standard", "always"};
 constexpr std::array<std::string_view, 4> kPhaseNames{"connect", "response-headers", "stream",
                                                       "finish"};
-constexpr std::array<std::string_view, 5> kSourceNames{"retry-after-ms", "retry-after",
-                                                       "retry-after-date", "body",
-                                                       "ratelimit-reset"};
+constexpr std::array<std::string_view, 5> kSourceNames{
+    "retry-after-ms", "retry-after", "retry-after-date", "body", "ratelimit-reset"};
 
 std::optional<Phase> ParsePhase(std::string_view text) {
   for (std::size_t i = 0; i < kPhaseNames.size(); ++i) {
@@ -231,9 +239,9 @@ void ReadNames(Reader& reader, const Json& json, std::string_view path,
 // A status list: integers 100..599 and "4xx"-style classes.
 void ReadStatusSet(Reader& reader, const Json& json, std::string_view path, StatusSet& out) {
   if (!json.is_array()) {
-    reader.Fail(std::string(path),
-                fmt::format("expected an array of statuses (e.g. [429, \"5xx\"]), got {}",
-                            Describe(json)));
+    reader.Fail(
+        std::string(path),
+        fmt::format("expected an array of statuses (e.g. [429, \"5xx\"]), got {}", Describe(json)));
     return;
   }
   StatusSet set;
@@ -443,8 +451,9 @@ void ReadPolicy(Reader& reader, const Json& json, RetryPolicy& policy) {
   Field(json, "", "statuses", [&](const Json& v, const std::string& p) {
     ReadStatusRules(reader, v, p, policy.statuses);
   });
-  Field(json, "", "should_retry_header",
-        [&](const Json& v, const std::string& p) { reader.Bool(v, p, policy.should_retry_header); });
+  Field(json, "", "should_retry_header", [&](const Json& v, const std::string& p) {
+    reader.Bool(v, p, policy.should_retry_header);
+  });
   Field(json, "", "backoff",
         [&](const Json& v, const std::string& p) { ReadBackoff(reader, v, p, policy.backoff); });
   Field(json, "", "retry_after", [&](const Json& v, const std::string& p) {
@@ -514,15 +523,15 @@ Json PolicyToJson(const RetryPolicy& policy) {
                      {"multiplier", backoff.multiplier},
                      {"jitter", backoff.jitter},
                      {"jitter_mode", ToString(backoff.jitter_mode)}};
-  json["retry_after"] = {{"honor", retry_after.honor},
-                         {"mode", ToString(retry_after.mode)},
-                         {"cap_ms", OptionalMsJson(retry_after.cap)},
-                         {"jitter", retry_after.jitter},
-                         {"over_cap", ToString(retry_after.over_cap)},
-                         {"zero", ToString(retry_after.zero)},
-                         {"sources", std::move(sources)},
-                         {"statuses", retry_after.statuses ? Json(*retry_after.statuses)
-                                                           : Json(nullptr)}};
+  json["retry_after"] = {
+      {"honor", retry_after.honor},
+      {"mode", ToString(retry_after.mode)},
+      {"cap_ms", OptionalMsJson(retry_after.cap)},
+      {"jitter", retry_after.jitter},
+      {"over_cap", ToString(retry_after.over_cap)},
+      {"zero", ToString(retry_after.zero)},
+      {"sources", std::move(sources)},
+      {"statuses", retry_after.statuses ? Json(*retry_after.statuses) : Json(nullptr)}};
   json["min_attempt_ms"] = policy.min_attempt_time.count();
   json["timeouts"] = {{"connect_ms", OptionalMsJson(timeouts.connect)},
                       {"response_headers_ms", OptionalMsJson(timeouts.response_headers)},

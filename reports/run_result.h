@@ -47,8 +47,8 @@ struct CheckResult {
 // What the runner saw of a subject that broke the protocol (Verdict::kError): never a client
 // bug, always its own verdict.
 struct SubjectError {
-  std::string kind;    // "cannot-start" | "no-hello" | "exited" | "killed" | "not-json" |
-                       // "not-protocol" | "line-too-long" | "output-too-large" | "bad-policy"
+  std::string kind;  // "cannot-start" | "no-hello" | "exited" | "killed" | "not-json" |
+                     // "not-protocol" | "line-too-long" | "output-too-large" | "bad-policy"
   std::optional<int> exit_status;  // the exit code
   std::optional<int> signal;       // the signal that ended it
   std::string stderr_tail;         // the last lines of stderr
@@ -86,7 +86,7 @@ struct ScenarioResult {
   std::uint64_t seed = 0;
   int repetition = 0;  // 0-based, with --repeat
   Verdict verdict = Verdict::kPass;
-  std::string error;       // for kError: what broke
+  std::string error;                          // for kError: what broke
   std::optional<SubjectError> subject_error;  // for kError caused by the subject
   bool black_box = false;  // the subject reported only its outcome: judged from the journal
   std::vector<CheckResult> checks;

@@ -177,8 +177,7 @@ ScenarioResult ReadScenario(const json& in, std::string path, std::string& error
   ReadEnum(reader, "verdict", s.verdict, &ParseVerdict, "pass|fail|error");
   reader.ReadOptional("error", s.error);
   if (const json* subject = reader.OptionalField("subject_error")) {
-    s.subject_error =
-        ReadSubjectError(*subject, JoinPath(reader.path(), "subject_error"), error);
+    s.subject_error = ReadSubjectError(*subject, JoinPath(reader.path(), "subject_error"), error);
   }
   reader.Read("black_box", s.black_box);
   ReadArray(reader, "checks", [&](const json& item, std::string item_path) {

@@ -220,10 +220,10 @@ ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::os
                            .idempotency_key = std::nullopt};
   // The runner's seed for this call, so that a run reproduces; else --seed or a random one.
   const auto seed = call.find("seed");
-  ref::CallOptions call_options{
-      .call_id = StringField(call, "call_id", options.call_id),
-      .seed = seed != call.end() && seed->is_number_unsigned() ? seed->get<std::uint64_t>()
-                                                               : SeedOf(options)};
+  ref::CallOptions call_options{.call_id = StringField(call, "call_id", options.call_id),
+                                .seed = seed != call.end() && seed->is_number_unsigned()
+                                            ? seed->get<std::uint64_t>()
+                                            : SeedOf(options)};
   std::unique_ptr<ref::RetryLog> log;
   if (auto attached =
           AttachRetryLog(StringField(call, "retry_log", options.retry_log), log, call_options);

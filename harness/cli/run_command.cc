@@ -181,9 +181,10 @@ std::expected<std::vector<std::string>, std::string> WriteReports(
 void PrintSummary(const report::RunResult& result, std::ostream& out) {
   out << fmt::format("faultline run: {} run(s), world {}, subject {}, seed {}\n",
                      result.scenarios.size(), result.world, result.subject, result.seed);
-  out << fmt::format("  passed {}, failed {}, errors {}, advisories {} in {:.1f} s; fingerprint {}\n",
-                     result.passed(), result.failed(), result.errors(), result.advisories(),
-                     result.wall_ms / 1000, result.fingerprint);
+  out << fmt::format(
+      "  passed {}, failed {}, errors {}, advisories {} in {:.1f} s; fingerprint {}\n",
+      result.passed(), result.failed(), result.errors(), result.advisories(), result.wall_ms / 1000,
+      result.fingerprint);
   for (const report::ScenarioResult& scenario : result.scenarios) {
     if (scenario.verdict == report::Verdict::kPass) continue;
     out << "  " << OneLine(scenario) << "\n";

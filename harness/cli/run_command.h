@@ -28,7 +28,7 @@ struct RunCommandOptions {
   double timeout_s = 300;
   bool verbose = false;
   bool no_reports = false;
-  std::string fail_on = "violation";  // violation | advisory
+  std::string fail_on = "violation";   // violation | advisory
   std::size_t max_line = 1024 * 1024;  // adapter line limit in bytes
 };
 CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options);

@@ -7,10 +7,10 @@
 namespace faultline::harness {
 namespace {
 
+using nlohmann::json;
 using provider::EndKind;
 using report::CheckStatus;
 using testing::CheckOf;
-using nlohmann::json;
 using testing::TraceBuilder;
 
 void ExpectStatus(const Trace& trace, std::string_view id, CheckStatus status) {

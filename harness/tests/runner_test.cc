@@ -123,7 +123,8 @@ TEST(RunnerTest, AClientConsistentWithItsDeclaredPolicyPasses) {
       auto result = RunAll(catalog, options, {});
       ASSERT_TRUE(result.has_value());
       EXPECT_EQ(result->passed(), static_cast<int>(catalog.size()))
-          << text << " seed " << seed << "\n" << Failures(*result);
+          << text << " seed " << seed << "\n"
+          << Failures(*result);
     }
   }
 }

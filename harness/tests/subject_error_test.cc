@@ -91,8 +91,8 @@ TEST(SubjectErrorTest, ExitStatusAndStderrAreKept) {
 }
 
 TEST(SubjectErrorTest, AWellBehavedMinimalAdapterIsNoError) {
-  const report::ScenarioResult result = RunCommand(
-      Echo(kHello) + "; " + Echo(R"({"type":"response/committed","text":"Hello"})"));
+  const report::ScenarioResult result =
+      RunCommand(Echo(kHello) + "; " + Echo(R"({"type":"response/committed","text":"Hello"})"));
   EXPECT_NE(result.verdict, report::Verdict::kError) << result.error;
   EXPECT_FALSE(result.subject_error.has_value());
 }

@@ -127,8 +127,12 @@ TEST(DecideTest, NoCapWaitsAnyValidHint) {
 }
 
 TEST(BackoffTest, JitterModesBoundTheExponential) {
-  BackoffConfig config{BackoffStrategy::kExponential, milliseconds(500), milliseconds(8000), 2,
-                       0.25, JitterMode::kDown};
+  BackoffConfig config{BackoffStrategy::kExponential,
+                       milliseconds(500),
+                       milliseconds(8000),
+                       2,
+                       0.25,
+                       JitterMode::kDown};
   EXPECT_EQ(Bounds(config, 1).lower, milliseconds(750));  // the SDKs' (0.75 d, d]
   EXPECT_EQ(Bounds(config, 1).upper, milliseconds(1000));
   config.jitter_mode = JitterMode::kUp;
@@ -543,13 +547,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadPolicy{R"({"max_attempts": 3, "max_retries": 3})", "max_retries",
                   "disagrees with max_attempts 3"},
         BadPolicy{R"({"max_retries": -1})", "max_retries", "expected an integer from 0"},
-        BadPolicy{R"({"retry_phases": ["headers"]})", "retry_phases[0]",
-                  "unknown value 'headers'"},
+        BadPolicy{R"({"retry_phases": ["headers"]})", "retry_phases[0]", "unknown value 'headers'"},
         BadPolicy{R"({"statuses": {"retry": [429, "5x"]}})", "statuses.retry[1]",
                   "expected an HTTP status from 100 to 599"},
         BadPolicy{R"({"statuses": {"retry": [99]}})", "statuses.retry[0]", "HTTP status"},
-        BadPolicy{R"({"statuses": {"always": [429]}})", "statuses.always",
-                  "unknown key 'always'"},
+        BadPolicy{R"({"statuses": {"always": [429]}})", "statuses.always", "unknown key 'always'"},
         BadPolicy{R"({"should_retry_header": "no"})", "should_retry_header",
                   "expected true or false"},
         BadPolicy{R"({"backoff": {"jitter_mode": "downward"}})", "backoff.jitter_mode",
