@@ -172,7 +172,8 @@ export function parseHttpDate(value, now = Date.now()) {
   return Number.isFinite(ms) ? ms : null;
 }
 
-const toHint = (ms) => Math.min(PROTOCOL.max_retry_hint_ms, Math.ceil(ms - 1e-6));
+// Rounded up (never early), but not for binary noise: 1.1 s is 1100.0000000000002 ms.
+const toHint = (ms) => Math.min(PROTOCOL.max_retry_hint_ms, Math.max(0, Math.ceil(ms - 1e-6)));
 
 // The strongest valid header hint, {ms, source}, or null: retry-after-ms, then retry-after
 // (delay-seconds, or an HTTP-date measured from the response's Date header when it has one).
