@@ -114,3 +114,102 @@ export const ANTHROPIC_NODE_POLICY = {
                  jitter: 0, zero: 'backoff',
                  sources: ['retry-after-ms', 'retry-after', 'retry-after-date'], statuses: null },
 };
+
+// ---- the LLM frameworks (opt-in: harness/adapters/setup.sh --frameworks) ---------------------
+//
+// Pinned in harness/adapters/frameworks/package.json; citations are relative to
+// harness/adapters/frameworks/node_modules/. Both run on the same Node 20 fetch as the SDKs.
+
+// No cap on a backoff: the format wants a number, and 2^31-1 ms (24.8 days) is beyond any delay
+// these libraries compute within their attempt budgets.
+const NO_BACKOFF_CAP_MS = 2 ** 31 - 1;
+
+// Vercel AI SDK: ai 6.0.325 + @ai-sdk/openai 3.0.141 + @ai-sdk/anthropic 3.0.140, streamText
+// (generateText when the runner's request is not streamed). Requests go through provider-utils'
+// postToApi with `fetch ?? globalThis.fetch` (@ai-sdk/provider-utils/src/post-to-api.ts:12,84).
+export const VERCEL_AI_POLICY = {
+  mode: 'standard',
+  // ai/src/util/prepare-retries.ts:41 `maxRetries ?? 2`.
+  max_attempts: 3,
+  // Retried: an APICallError whose isRetryable is true (ai/src/util/retry-with-exponential-
+  // backoff.ts:83-88): by default status 408, 409, 429 or >= 500 (@ai-sdk/provider/src/errors/
+  // api-call-error.ts:28-32; the providers' error handlers keep that default, @ai-sdk/openai/src/
+  // openai-error.ts:27-30, @ai-sdk/anthropic/src/anthropic-error.ts:23-26), and every network
+  // error (@ai-sdk/provider-utils/src/handle-fetch-error.ts:57-101); aborts never (provider-utils
+  // retry-with-exponential-backoff.ts:89-91). `x-should-retry` is not read anywhere.
+  retryable_classes: ['rate-limit', 'timeout', 'transport', 'provider-overloaded',
+                      'provider-unavailable', 'invalid-request'],
+  statuses: { retry: [408, 409, 429, '5xx'], never: [] },
+  should_retry_header: false,
+  // The retried call is the model's doStream/doGenerate (ai/src/generate-text/stream-text.ts:1881),
+  // which returns once the headers are in, EXCEPT that both providers read ahead to the first
+  // event and turn an error event that comes before any output into a retryable APICallError:
+  // Anthropic's overloaded_error (@ai-sdk/anthropic/src/anthropic-messages-language-model.ts:
+  // 3192-3221), OpenAI's error frames unless insufficient_quota (@ai-sdk/openai/src/
+  // openai-stream-error.ts:45-97, 219-240). So phase stream is declared; the format cannot say
+  // "before any output", and nothing after output is retried.
+  retry_phases: ['connect', 'response-headers', 'stream'],
+  // provider-utils retry-with-exponential-backoff.ts:36-131: 2 s, then x2, no jitter, no cap.
+  backoff: { strategy: 'exponential', base_ms: 2000, cap_ms: NO_BACKOFF_CAP_MS, multiplier: 2,
+             jitter: 0, jitter_mode: 'symmetric' },
+  // ai/src/util/retry-with-exponential-backoff.ts:10-58: retry-after-ms, then retry-after
+  // (float seconds or Date.parse(date) - Date.now()), used INSTEAD of the backoff when
+  // 0 <= hint < 60 s (or shorter than the backoff); otherwise (over a minute, negative, NaN)
+  // the backoff. A hint of 0 is waited as 0.
+  retry_after: { honor: true, mode: 'replace', cap_ms: 59_999, over_cap: 'backoff', jitter: 0,
+                 zero: 'immediate', sources: ['retry-after-ms', 'retry-after', 'retry-after-date'],
+                 statuses: null },
+  min_attempt_ms: 0,
+  // streamText's `timeout` option is unset by default (ai/src/generate-text/stream-text.ts:
+  // 593-608): only undici's timers.
+  timeouts: NODE20_FETCH_TIMEOUTS,
+  budget: null,
+};
+
+// LangChain JS: @langchain/core 1.4.0 AsyncCaller with @langchain/openai 1.5.8 (openai 6.49.0
+// underneath) and @langchain/anthropic 1.5.11 (@anthropic-ai/sdk 0.122.0 underneath). Both
+// construct their SDK client with maxRetries: 0 (@langchain/openai/dist/chat_models/base.js:
+// 309-316, @langchain/anthropic/dist/chat_models.js:989-997) and wrap the SDK call in
+// AsyncCaller.callWithOptions (@langchain/openai/dist/chat_models/completions.js:253-264,
+// @langchain/anthropic/dist/chat_models.js:1017): all retrying is p-retry's. Citations below
+// are in @langchain/core/dist/utils/.
+const LANGCHAIN_NO_RETRY = [400, 401, 402, 403, 404, 405, 406, 407, 409, 413];
+export const LANGCHAIN_POLICY = {
+  mode: 'standard',
+  // async_caller.js:182 `params.maxRetries ?? 6`: 7 attempts.
+  max_attempts: 7,
+  // defaultFailedAttemptHandler (async_caller.js:133-161): STATUS_NO_RETRY (:12-23) and a
+  // quota 429 (code insufficient_quota or quota/billing wording, :25-34, :99-109) stop at once;
+  // a 429 is retried only with a hint of at most 60 s (:110-116); a 429 without a hint, or with
+  // a longer one, stops too (:117-126: the error is thrown from onFailedAttempt, which ends
+  // p-retry). Everything else is retried (p-retry/index.js:53-65 retries any error but a
+  // TypeError that is not a network error), whatever the status, so every other 4xx and all
+  // 5xx are status rules; which other failures are retried follows the classes below.
+  statuses: {
+    retry: [...Array.from({ length: 100 }, (_, i) => 400 + i)
+              .filter((s) => s !== 429 && !LANGCHAIN_NO_RETRY.includes(s)), '5xx'],
+    never: LANGCHAIN_NO_RETRY,
+  },
+  retryable_classes: ['rate-limit', 'timeout', 'transport', 'provider-overloaded',
+                      'provider-unavailable', 'protocol', 'truncated', 'empty', 'invalid-request'],
+  should_retry_header: false,
+  // The retried call resolves when the SDK has the response: for a stream once the headers are
+  // in (stream errors are never retried), for a non-streamed call after the body is parsed, so
+  // a body that stalls or does not parse is retried too. Every phase, then.
+  retry_phases: ['connect', 'response-headers', 'stream', 'finish'],
+  // p-retry/index.js:29-35 with the options of async_caller.js:190-198 and the defaults of
+  // p-retry/index.js:90-95: round((1 + random) x 1 s x 2^retry), no cap.
+  backoff: { strategy: 'exponential', base_ms: 1000, cap_ms: NO_BACKOFF_CAP_MS, multiplier: 2,
+             jitter: 1, jitter_mode: 'up' },
+  // Only on a 429 (async_caller.js:100): `retry-after` (delay-seconds or an HTTP-date against the
+  // local clock, :87-98; retry-after-ms is not read), else "try again in N s" in the error
+  // message (:35, :62-73); at most 60 s, else no retry (:112-121); the wait is
+  // max(backoff, hint) (p-retry/index.js:66-68), so a hint of 0 leaves the backoff.
+  retry_after: { honor: true, mode: 'floor', cap_ms: 60_000, over_cap: 'give-up', jitter: 0,
+                 zero: 'backoff', sources: ['retry-after', 'retry-after-date', 'body'],
+                 statuses: [429] },
+  min_attempt_ms: 0,
+  // The SDKs' `timeout` (600 s, connect + headers only) and undici's timers; LangChain adds none.
+  timeouts: NODE20_FETCH_TIMEOUTS,
+  budget: null,
+};

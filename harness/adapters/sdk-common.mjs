@@ -3,7 +3,7 @@
 // every attempt on the wire, classification and assembly.
 //
 // What only these SDKs need:
-//   - loading the pinned package from harness/adapters/node/node_modules;
+//   - loading the pinned packages (loadPinned, also used by the framework adapters);
 //   - their `logger`: with `logLevel: 'info'` both SDKs log "... - retrying, N attempts
 //     remaining" right before they sleep and retry (makeRequest), which becomes the attempt's
 //     response/interrupted at that moment, before the wait. The delay they then pick is not
@@ -16,19 +16,31 @@ import { classifyHttp, classifyNetworkError, classifyStreamError, classifyThrown
          runAdapter }
   from './kit/node/faultline-adapter.mjs';
 
-const NODE_DIR = new URL('./node/', import.meta.url);
-
-// The SDK package, imported from harness/adapters/node/node_modules; a clear error when absent.
-export async function loadSdk(name) {
-  const { load } = await import(new URL('load.mjs', NODE_DIR));
+// Pinned npm packages from a folder of harness/adapters (`node` for the SDKs, `frameworks` for
+// the opt-in frameworks), imported through that folder's load.mjs so that bare specifiers
+// resolve against its node_modules: {modules, version} ("name x.y.z, ..."), or a clear error and
+// exit 2 when they are not installed.
+export async function loadPinned(folder, names) {
+  const dir = new URL(`./${folder}/`, import.meta.url);
+  const setup = folder === 'node' ? 'setup.sh' : 'setup.sh --frameworks';
   try {
-    const module = await load(name);
-    const meta = JSON.parse(readFileSync(new URL(`node_modules/${name}/package.json`, NODE_DIR)));
-    return { module, version: meta.version };
+    const { load } = await import(new URL('load.mjs', dir));
+    const modules = await Promise.all(names.map((name) => load(name)));
+    const versions = names.map((name) => JSON.parse(
+        readFileSync(new URL(`node_modules/${name}/package.json`, dir))).version);
+    const version = names.length === 1 ? versions[0]
+        : names.map((name, i) => `${name} ${versions[i]}`).join(', ');
+    return { modules, version };
   } catch (error) {
-    note(`cannot load ${name} (${error.message}); run harness/adapters/setup.sh first`);
+    note(`cannot load ${names.join(', ')} (${error.message}); run harness/adapters/${setup} first`);
     return process.exit(2);
   }
+}
+
+// One SDK package from harness/adapters/node: {module, version}.
+export async function loadSdk(name) {
+  const { modules, version } = await loadPinned('node', [name]);
+  return { module: modules[0], version };
 }
 
 // The SDK's logger option: everything to stderr; its retry line announces the retry.
