@@ -100,7 +100,8 @@ _TYPES = {
         isinstance(c, dict) and all(isinstance(c.get(k), str) for k in ("id", "name", "arguments"))
         for c in v),
     "usage": lambda v: isinstance(v, dict) and all(
-        v.get(k) is None or (_is_int(v[k]) and v[k] >= 0) for k in ("input_tokens", "output_tokens")),
+        v.get(k) is None or (_is_int(v[k]) and v[k] >= 0)
+        for k in ("input_tokens", "output_tokens")),
 }
 
 
@@ -350,7 +351,8 @@ _DECIMAL = re.compile(r"^(\d+\.?\d*|\.\d+)$")
 _MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
 _DATE_FORMS = [
     re.compile(r"^[a-z]{3}, (\d{2}) ([a-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) (?:gmt|utc)$", re.I),
-    re.compile(r"^[a-z]{6,9}, (\d{2})-([a-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) (?:gmt|utc)$", re.I),
+    re.compile(r"^[a-z]{6,9}, (\d{2})-([a-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) (?:gmt|utc)$",
+               re.I),
 ]
 _ASCTIME = re.compile(r"^[a-z]{3} ([a-z]{3}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})$", re.I)
 
@@ -558,7 +560,10 @@ class Wire:
         return urllib.request.build_opener(Http, Https)
 
     def shut_sockets(self):
-        """Shuts every open socket of the call: a blocked read returns at once."""
+        """Shuts every socket of the call: a blocked read returns at once. Sockets stay listed
+        after their connection's close(): http.client closes the connection when a response
+        will close and hands the socket to the response, which may still be read. A socket
+        really closed has no descriptor any more, and its shutdown fails harmlessly."""
         with self._lock:
             sockets = list(self.sockets)
         for sock in sockets:
@@ -671,12 +676,6 @@ class _Observed:
                                                                  response)
             response._kit_attempt = attempt
         return response
-
-    def close(self):
-        if self.wire is not None and self.sock is not None:
-            with self.wire._lock:
-                self.wire.sockets.discard(self.sock)
-        super().close()
 
 
 class ObservedHTTPConnection(_Observed, http.client.HTTPConnection):
@@ -952,7 +951,8 @@ class Output:
                     elif part.get("type") == "refusal":
                         self.refusal += part.get("refusal") or ""
                 if item.get("type") == "function_call":
-                    self.tools[i] = {"id": item.get("call_id") or "", "name": item.get("name") or "",
+                    self.tools[i] = {"id": item.get("call_id") or "",
+                                     "name": item.get("name") or "",
                                      "arguments": item.get("arguments") or ""}
             self.finish = obj.get("status")
         self.usage = {"input_tokens": _count(usage.get("input_tokens")),
@@ -1055,7 +1055,8 @@ def _outcome(main, ctx, classify_error):
         if seen:
             seen["message"] += f" (the client raised {type(e).__name__}: {e})"
             return seen
-        return (classify_error and classify_error(e, ctx)) or classify_exception(e, ctx.wire.phase())
+        known = classify_error(e, ctx) if classify_error else None
+        return known or classify_exception(e, ctx.wire.phase())
     if ctx.cancelled.is_set():
         return aborted(ctx.wire.phase(), "cancelled by the caller; the client ended quietly")
     return ctx.output.stream_failure

@@ -59,9 +59,11 @@ test('network errors: refused, reset, undici timeouts, a library abort', () => {
   const cases = [
     [withCause('fetch failed', 'ECONNREFUSED'), 'response-headers', 'TRANSPORT', 'connect'],
     [withCause('fetch failed', 'ECONNRESET'), 'response-headers', 'TRANSPORT', 'response-headers'],
-    [withCause('fetch failed', 'UND_ERR_HEADERS_TIMEOUT'), 'connect', 'TIMEOUT', 'response-headers'],
+    [withCause('fetch failed', 'UND_ERR_HEADERS_TIMEOUT'), 'connect', 'TIMEOUT',
+     'response-headers'],
     [withCause('terminated', 'UND_ERR_BODY_TIMEOUT'), 'stream', 'TIMEOUT', 'stream'],
-    [withCause('fetch failed', 'UND_ERR_CONNECT_TIMEOUT'), 'response-headers', 'TIMEOUT', 'connect'],
+    [withCause('fetch failed', 'UND_ERR_CONNECT_TIMEOUT'), 'response-headers', 'TIMEOUT',
+     'connect'],
     [withCause('terminated', 'UND_ERR_SOCKET'), 'stream', 'TRANSPORT', 'stream'],
     [new DOMException('This operation was aborted', 'AbortError'), 'response-headers', 'TIMEOUT',
      'response-headers'],
@@ -113,7 +115,7 @@ async function collect(parts) {
   return out;
 }
 
-test('SSE framing: split writes, CRLF split across writes, BOM, comments, multi-line data', async () => {
+test('SSE framing: split writes, CRLF across writes, BOM, comments, multi-line data', async () => {
   assert.deepEqual(await collect(['\uFEFFdata: {"a"', ':1}\r', '\n\r\n: comment\n',
                                   'event: error\ndata: x\ndata: y\n\n', 'data: tail']), [
     { event: 'message', data: '{"a":1}' },
@@ -144,9 +146,11 @@ test('Output.check decides like the reference client; committed() reports what c
 
 // ---- whole adapters against a loopback server ----------------------------------------------
 
+const sse = (obj) => `data: ${JSON.stringify(obj)}\n\n`;
 const chatChunk = (text) =>
-  `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] })}\n\n`;
-const chatEnd = `data: ${JSON.stringify({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\ndata: [DONE]\n\n`;
+  sse({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] });
+const chatEnd =
+  `${sse({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}data: [DONE]\n\n`;
 
 // Serves `plan[i]` to request i (the last entry again after the plan ends).
 async function serve(plan) {
@@ -179,6 +183,7 @@ function runAdapter(args, baseUrl, onEvent = () => {}) {
   return new Promise((resolve) => {
     const child = spawn(args[0], args.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
     const lines = [];
+    const times = [];  // receipt of each line
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (data) => {
@@ -188,12 +193,13 @@ function runAdapter(args, baseUrl, onEvent = () => {}) {
         const line = stdout.slice(0, newline);
         stdout = stdout.slice(newline + 1);
         lines.push(line);
+        times.push(performance.now());
         onEvent(JSON.parse(line), child.stdin);
       }
     });
     child.stderr.on('data', (data) => (stderr += data));
-    child.on('close', (code) => resolve({ lines, events: lines.map((l) => JSON.parse(l)), stderr,
-                                          code, rest: stdout }));
+    child.on('close', (code) => resolve({ lines, times, events: lines.map((l) => JSON.parse(l)),
+                                          stderr, code, rest: stdout }));
     child.stdin.write(`${JSON.stringify({
       type: 'call', base_url: baseUrl, api_key: 'sk-test', dialect: 'openai-chat',
       request: { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true },
@@ -219,7 +225,8 @@ test('the example commits a whole stream and fails a rate limit, classified', as
     const limited = await runAdapter(EXAMPLE, server.url);
     const { failure } = limited.events.at(-1);
     assert.equal(limited.events.at(-1).type, 'response/failed');
-    assert.deepEqual([failure.code, failure.status, failure.retry_after_ms], ['RATE_LIMIT', 429, 2000]);
+    assert.deepEqual([failure.code, failure.status, failure.retry_after_ms],
+                     ['RATE_LIMIT', 429, 2000]);
     assert.equal(limited.code, 1);
   } finally {
     await server.close();
@@ -255,13 +262,17 @@ test('a cancel mid-stream ends the call ABORTED with its partial output', async 
     res.write(chatChunk('Hel'));  // then silence
   }]);
   try {
+    let cancelledAt = 0;
     const run = await runAdapter(EXAMPLE, server.url, (event, stdin) => {
-      if (event.type === 'assistant/chunk') stdin.write('{"type":"cancel"}\n');
+      if (event.type !== 'assistant/chunk') return;
+      cancelledAt = performance.now();
+      stdin.write('{"type":"cancel"}\n');
     });
     const last = run.events.at(-1);
     assert.equal(last.type, 'response/failed');
     assert.deepEqual([last.failure.code, last.failure.phase, last.failure.partial_output],
                      ['ABORTED', 'stream', 'uncommitted']);
+    assert.ok(run.times.at(-1) - cancelledAt < 3000, 'the terminal event follows the cancel');
   } finally {
     server.server.closeAllConnections();
     await server.close();

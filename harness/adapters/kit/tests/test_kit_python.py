@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 import unittest
 from pathlib import Path
 
@@ -52,7 +53,8 @@ class ClassificationTest(unittest.TestCase):
     def test_network_errors(self):
         import socket
         import http.client as hc
-        cases = [(ConnectionRefusedError(111, "refused"), "response-headers", "TRANSPORT", "connect"),
+        cases = [(ConnectionRefusedError(111, "refused"), "response-headers", "TRANSPORT",
+                  "connect"),
                  (ConnectionResetError(104, "reset"), "stream", "TRANSPORT", "stream"),
                  (hc.IncompleteRead(b"x"), "stream", "TRANSPORT", "stream"),
                  (socket.timeout("timed out"), "response-headers", "TIMEOUT", "response-headers"),
@@ -188,7 +190,10 @@ class Server:
         self.httpd.server_close()
 
 
-def run(command, base_url, cancel_after_chunk=False):
+def run(command, base_url, cancel_after_chunk=False, cancelled=None):
+    """Runs an adapter on one call: (events with their receipt time, stderr, exit code). With
+    cancel_after_chunk, the cancel goes after the first chunk and its time into `cancelled`."""
+    cancelled = [] if cancelled is None else cancelled
     call = {"type": "call", "base_url": base_url, "api_key": "sk-test", "dialect": "openai-chat",
             "request": {"model": "m", "messages": [{"role": "user", "content": "hi"}],
                         "stream": True}, "scenario": "kit-test"}
@@ -199,7 +204,9 @@ def run(command, base_url, cancel_after_chunk=False):
     events = []
     for line in proc.stdout:
         events.append(json.loads(line))
-        if cancel_after_chunk and events[-1]["type"] == "assistant/chunk":
+        events[-1]["received"] = time.monotonic()
+        if cancel_after_chunk and events[-1]["type"] == "assistant/chunk" and not cancelled:
+            cancelled.append(time.monotonic())
             proc.stdin.write('{"type":"cancel"}\n')
             proc.stdin.flush()
     stderr = proc.stderr.read()
@@ -256,14 +263,17 @@ class AdapterTest(unittest.TestCase):
 
     def test_cancel_mid_stream_is_aborted_with_partial_output(self):
         for command in (EXAMPLE, BASELINE):
-            server = Server([stall_after_one_chunk])
+            server = Server([stall_after_one_chunk])  # an HTTP/1.0 server: responses will close
+            cancelled = []
             try:
-                events, _, code = run(command, server.url, cancel_after_chunk=True)
+                events, _, code = run(command, server.url, True, cancelled)
             finally:
                 server.close()
             failure = events[-1]["failure"]
             self.assertEqual((failure["code"], failure["partial_output"], code),
                              ("ABORTED", "uncommitted", 1), command)
+            # Promptly: the stalled read is woken by the shut socket, not by the server's end.
+            self.assertLess(events[-1]["received"] - cancelled[0], 3.0, command)
 
     def test_baseline_commits_a_truncated_stream_as_a_naive_client_does(self):
         def truncated(handler):
@@ -280,7 +290,8 @@ class AdapterTest(unittest.TestCase):
             example, _, _ = run(EXAMPLE, server.url)
         finally:
             server.close()
-        self.assertEqual((baseline[-1]["type"], baseline[-1]["text"]), ("response/committed", "Hel"))
+        self.assertEqual((baseline[-1]["type"], baseline[-1]["text"]),
+                         ("response/committed", "Hel"))
         self.assertEqual(example[-1]["failure"]["code"], "STREAM_TRUNCATED")
 
     def test_bad_call_line(self):
