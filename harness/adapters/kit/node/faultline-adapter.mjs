@@ -74,8 +74,10 @@ async function outcome(main, context, classifyError) {
       note(`adapter bug: ${error.message}`);
       return failure('UNKNOWN', wire.phase(), `adapter bug: ${error.message}`);
     }
-    if (signal.aborted) return aborted(wire.phase());
-    return libraryFailure(error, context, classifyError);
+    const failed = signal.aborted ? null : await libraryFailure(error, context, classifyError);
+    // A cancel that came while the failure was being read (an error body takes a moment) still
+    // decides: the caller gave up before the call ended.
+    return signal.aborted ? aborted(wire.phase()) : failed;
   }
   if (signal.aborted) {
     // Libraries often end a stream quietly when its signal aborts; the caller knows why.

@@ -774,6 +774,17 @@ def _count(v):
     return v if _is_int(v) and v >= 0 else None
 
 
+def _need(ok, what):
+    """A shape the dialect does not allow (the reference client's decoders reject the same): the
+    event is skipped, or in a strict Output the attempt is MALFORMED_RESPONSE."""
+    if not ok:
+        raise TypeError(what)
+
+
+def _absent_or(value, kind):
+    return value is None or isinstance(value, kind)
+
+
 def _is_error_event(obj):
     return obj.get("type") in ("error", "response.failed") or (
         isinstance(obj.get("error"), dict) and "type" not in obj)
@@ -790,6 +801,7 @@ class Output:
         self.text, self.reasoning, self.refusal, self.tools = "", "", "", {}
         self.finish, self.usage = None, {"input_tokens": None, "output_tokens": None}
         self.chunks, self.terminated, self.stream_failure = 0, False, None
+        self.last_sequence = None  # of a Responses stream, checked when strict
 
     def _chunk(self, **fields):
         self.chunks += 1
@@ -838,14 +850,22 @@ class Output:
         return done
 
     def _openai_chat(self, obj):
+        _need(_absent_or(obj.get("choices"), list), "`choices` must be an array")
+        _need(_absent_or(obj.get("usage"), dict), "`usage` must be an object")
         for choice in obj.get("choices") or []:
+            _need(isinstance(choice, dict), "every choice must be an object")
+            _need(_absent_or(choice.get("delta"), dict), "`delta` must be an object")
             delta = choice.get("delta") or {}
+            _need(_absent_or(delta.get("content"), str), "`content` must be a string")
+            _need(_absent_or(delta.get("tool_calls"), list), "`tool_calls` must be an array")
             self.add_text(delta.get("content"))
             if isinstance(delta.get("reasoning_content"), str):
                 self.reasoning += delta["reasoning_content"]
             if isinstance(delta.get("refusal"), str):
                 self.refusal += delta["refusal"]
             for call in delta.get("tool_calls") or []:
+                _need(isinstance(call, dict) and _absent_or(call.get("function"), dict),
+                      "a tool call must be an object")
                 fn = call.get("function") or {}
                 self.add_tool_call(call.get("index", 0), call.get("id"), fn.get("name"),
                                    fn.get("arguments") or "")
@@ -866,6 +886,11 @@ class Output:
             if block.get("type") == "tool_use":
                 self.add_tool_call(obj.get("index"), block.get("id"), block.get("name"))
         elif kind == "content_block_delta":
+            _need(isinstance(obj.get("delta"), dict), "`delta` must be an object")
+            _need(delta.get("type") != "text_delta" or isinstance(delta.get("text"), str),
+                  "`text` must be a string")
+            _need(delta.get("type") != "input_json_delta" or isinstance(
+                delta.get("partial_json"), str), "`partial_json` must be a string")
             if delta.get("type") == "text_delta":
                 self.add_text(delta.get("text"))
             elif delta.get("type") == "thinking_delta":
@@ -880,7 +905,13 @@ class Output:
         return kind == "message_stop"
 
     def _openai_responses(self, obj):
-        kind = obj.get("type")
+        kind, number = obj.get("type"), obj.get("sequence_number")
+        if self.strict and _is_int(number):  # only a strict reader judges
+            last = self.last_sequence
+            _need(last is None or number == last + 1, f"sequence_number {number} after {last}")
+            self.last_sequence = number
+        if kind in ("response.output_text.delta", "response.function_call_arguments.delta"):
+            _need(isinstance(obj.get("delta"), str), "`delta` must be a string")
         if kind == "response.output_text.delta":
             self.add_text(obj.get("delta"))
         elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
@@ -1051,12 +1082,14 @@ def _outcome(main, ctx, classify_error):
             return aborted(ctx.wire.phase())
         if isinstance(e, AdapterFailure):
             return e.failure
-        seen = ctx.wire.last_failure()
+        seen = ctx.wire.last_failure()  # may read the rest of an error body, briefly
         if seen:
             seen["message"] += f" (the client raised {type(e).__name__}: {e})"
-            return seen
-        known = classify_error(e, ctx) if classify_error else None
-        return known or classify_exception(e, ctx.wire.phase())
+        else:
+            known = classify_error(e, ctx) if classify_error else None
+            seen = known or classify_exception(e, ctx.wire.phase())
+        # A cancel that came while the failure was being read still decides.
+        return aborted(ctx.wire.phase()) if ctx.cancelled.is_set() else seen
     if ctx.cancelled.is_set():
         return aborted(ctx.wire.phase(), "cancelled by the caller; the client ended quietly")
     return ctx.output.stream_failure

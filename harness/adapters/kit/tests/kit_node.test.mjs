@@ -124,6 +124,10 @@ test('SSE framing: split writes, CRLF across writes, BOM, comments, multi-line d
   assert.deepEqual(await collect(['data: a\r\rdata: b\n\n']), [
     { event: 'message', data: 'a' }, { event: 'message', data: 'b' },
   ]);
+  // CR-only framing whose last event ends the body: its blank line is the final CR.
+  assert.deepEqual(await collect(['data: a\r', '\r', 'data: b\r\r']), [
+    { event: 'message', data: 'a' }, { event: 'message', data: 'b' },
+  ]);
 });
 
 test('Output.check decides like the reference client; committed() reports what came', () => {
@@ -142,6 +146,19 @@ test('Output.check decides like the reference client; committed() reports what c
   const lenient = new Output('openai-chat', null);
   lenient.whole({ id: 'x' });
   assert.deepEqual(lenient.committed().text, '');
+});
+
+test('a strict Output rejects the shapes the reference client rejects; a lenient one skips them',
+     () => {
+  for (const { dialect, events } of CASES.wrong_shapes) {
+    const strict = new Output(dialect, null, { strict: true });
+    const last = events.at(-1);
+    for (const event of events.slice(0, -1)) strict.event(event);
+    assert.throws(() => strict.event(last), (e) => e.failure?.code === 'MALFORMED_RESPONSE',
+                  JSON.stringify(last));
+    const lenient = new Output(dialect, null);
+    for (const event of events) assert.equal(lenient.event(event), false);
+  }
 });
 
 // ---- whole adapters against a loopback server ----------------------------------------------

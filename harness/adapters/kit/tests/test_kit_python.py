@@ -99,6 +99,9 @@ class SseAndOutputTest(unittest.TestCase):
                      b"event: error\ndata: x\ndata: y\n\n", b"data: tail"):
             events += parser.feed(part)
         self.assertEqual(events, [("message", '{"a":1}'), ("error", "x\ny")])
+        parser = kit.SseParser()  # CR-only framing whose last event ends the body
+        events = [e for part in (b"data: a\r", b"\r", b"data: b\r\r") for e in parser.feed(part)]
+        self.assertEqual(events, [("message", "a"), ("message", "b")])
 
     def test_check_decides_like_the_reference(self):
         out = kit.Output("anthropic-messages", strict=True)
@@ -114,6 +117,21 @@ class SseAndOutputTest(unittest.TestCase):
         lenient = kit.Output("openai-chat")
         lenient.whole({"id": "x"})
         self.assertEqual(lenient.committed()["text"], "")
+
+
+    def test_strict_rejects_what_the_reference_rejects(self):
+        for case in CASES["wrong_shapes"]:
+            with self.subTest(json.dumps(case)):
+                strict = kit.Output(case["dialect"], strict=True)
+                *first, last = case["events"]
+                for event in first:
+                    strict.event(event)
+                with self.assertRaises(kit.AdapterFailure) as caught:
+                    strict.event(last)
+                self.assertEqual(caught.exception.failure["code"], "MALFORMED_RESPONSE")
+                lenient = kit.Output(case["dialect"])
+                self.assertEqual([lenient.event(e) for e in case["events"]],
+                                 [False] * len(case["events"]))
 
 
 # ---- whole adapters against a loopback server --------------------------------------------------

@@ -34,20 +34,24 @@ export function requestHeaders(call) {
 export async function* sseEvents(body) {
   const decoder = new TextDecoder();
   let buffer = '';
+  let skipLf = false;  // the buffer ended with a CR: a LF that comes next belongs to it
   let event = '';
   let data = [];
   let first = true;
   for await (const bytes of body) {
     buffer += decoder.decode(bytes, { stream: true });
+    if (skipLf && buffer.startsWith('\n')) buffer = buffer.slice(1);
+    skipLf = false;
     if (first && buffer.length > 0) {
       buffer = buffer.replace(/^\uFEFF/, '');
       first = false;
     }
     let end;
-    // A lone CR at the end may be the first half of a CRLF: wait for the next bytes.
-    while ((end = buffer.search(/\r\n|\r(?!$)|\n/)) >= 0) {
+    while ((end = buffer.search(/[\r\n]/)) >= 0) {
       const line = buffer.slice(0, end);
-      buffer = buffer.slice(end + (buffer.startsWith('\r\n', end) ? 2 : 1));
+      const crlf = buffer.startsWith('\r\n', end);
+      skipLf = buffer[end] === '\r' && end === buffer.length - 1;
+      buffer = buffer.slice(end + (crlf ? 2 : 1));
       if (line === '') {
         if (data.length) yield { event: event || 'message', data: data.join('\n') };
         event = '';
@@ -103,6 +107,7 @@ export class Output {
     this.chunks = 0;
     this.terminated = false;   // the dialect's terminator was seen
     this.streamFailure = null;  // an error the stream announced (an error event)
+    this.lastSequence = undefined;  // of a Responses stream, checked when strict
   }
 
   addText(text) {
@@ -214,13 +219,29 @@ const isErrorEvent = (obj) => obj.type === 'error' || obj.type === 'response.fai
 
 // ---- the dialects' events ----------------------------------------------------------------
 
+// A shape the dialect does not allow (the reference client's decoders reject the same): the
+// event is skipped, or in a strict Output the attempt is MALFORMED_RESPONSE.
+function need(ok, what) {
+  if (!ok) throw new TypeError(what);
+}
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const absentOr = (v, test) => v === undefined || v === null || test(v);
+const isString = (v) => typeof v === 'string';
+
 function chatChunk(out, obj) {
+  need(absentOr(obj.choices, Array.isArray), '`choices` must be an array');
+  need(absentOr(obj.usage, isObject), '`usage` must be an object');
   for (const choice of obj.choices ?? []) {
+    need(isObject(choice), 'every choice must be an object');
+    need(absentOr(choice.delta, isObject), '`delta` must be an object');
     const delta = choice.delta ?? {};
+    need(absentOr(delta.content, isString), '`content` must be a string');
+    need(absentOr(delta.tool_calls, Array.isArray), '`tool_calls` must be an array');
     out.addText(delta.content);
     if (typeof delta.reasoning_content === 'string') out.reasoning += delta.reasoning_content;
     if (typeof delta.refusal === 'string') out.refusal += delta.refusal;
     for (const call of delta.tool_calls ?? []) {
+      need(isObject(call) && absentOr(call.function, isObject), 'a tool call must be an object');
       out.addToolCall(call.index ?? 0, call.id, call.function?.name, call.function?.arguments);
     }
     out.finish = choice.finish_reason ?? out.finish;
@@ -244,6 +265,10 @@ function anthropicEvent(out, obj) {
       }
       break;
     case 'content_block_delta':
+      need(isObject(obj.delta), '`delta` must be an object');
+      need(delta.type !== 'text_delta' || isString(delta.text), '`text` must be a string');
+      need(delta.type !== 'input_json_delta' || isString(delta.partial_json),
+           '`partial_json` must be a string');
       if (delta.type === 'text_delta') out.addText(delta.text);
       else if (delta.type === 'thinking_delta') out.reasoning += delta.thinking ?? '';
       else if (delta.type === 'input_json_delta') {
@@ -263,8 +288,14 @@ function anthropicEvent(out, obj) {
 }
 
 function responsesEvent(out, obj) {
+  if (out.strict && Number.isInteger(obj.sequence_number)) {  // only a strict reader judges
+    need(out.lastSequence === undefined || obj.sequence_number === out.lastSequence + 1,
+         `sequence_number ${obj.sequence_number} after ${out.lastSequence}`);
+    out.lastSequence = obj.sequence_number;
+  }
   switch (obj.type) {
     case 'response.output_text.delta':
+      need(isString(obj.delta), '`delta` must be a string');
       out.addText(obj.delta);
       break;
     case 'response.reasoning_summary_text.delta':
@@ -280,6 +311,7 @@ function responsesEvent(out, obj) {
       }
       break;
     case 'response.function_call_arguments.delta':
+      need(isString(obj.delta), '`delta` must be a string');
       out.addToolCall(obj.output_index, '', '', obj.delta);
       break;
     case 'response.completed':
