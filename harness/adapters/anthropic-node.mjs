@@ -4,11 +4,11 @@
 //
 // It drives the UNMODIFIED SDK with its default options: only apiKey and baseURL are set (the
 // SDK appends /v1/messages itself, so the runner's base_url is used as it is). `fetch` and
-// `logger` are set to observers that change nothing (see sdk-common.mjs). It makes the call the
-// runner asked for, `client.messages.create(request)` (streamed when the request says
-// stream: true), iterates what the SDK yields, and reports it: response/committed when the SDK's
-// iteration ends normally, whatever it yielded (an SDK that accepts a truncated stream is
-// reported as committing it, so the runner can catch it), or response/failed with the
+// `logger` are set to observers that change nothing (the adapter kit's Wire; sdk-common.mjs).
+// It makes the call the runner asked for, `client.messages.create(request)` (streamed when the
+// request says stream: true), iterates what the SDK yields, and reports it: response/committed
+// when the SDK's iteration ends normally, whatever it yielded (an SDK that accepts a truncated
+// stream is reported as committing it, so the runner can catch it), or response/failed with the
 // classified error the SDK threw. No recovery logic of its own.
 //
 //   --helper   use the SDK's streaming helper instead: client.messages.stream() + finalMessage(),
@@ -16,40 +16,37 @@
 //
 // Usage: node harness/adapters/anthropic-node.mjs [--helper] < call line
 // Exit code: 0 committed, 1 failed, 2 bad input or SDK not installed.
-import { loadSdk, runCall } from './sdk-common.mjs';
+import { loadSdk, runSdkAdapter } from './sdk-common.mjs';
 import { ANTHROPIC_NODE_POLICY } from './policies.mjs';
 
 const { module: sdk, version } = await loadSdk('@anthropic-ai/sdk');
 const Anthropic = sdk.default;
 const helper = process.argv.includes('--helper');
 
-async function start({ call, observer, assembler, signal, state }) {
+async function start({ call, fetch, logger, output, signal }) {
   const client = new Anthropic({
     apiKey: call.api_key,
     baseURL: call.base_url,
-    fetch: observer.fetch,
-    logger: observer.logger,
+    fetch,
+    logger,
     logLevel: 'info',
   });
   const body = call.request;
   if (!body.stream) {
-    state.phase = 'response-headers';
-    assembler.whole(await client.messages.create(body, { signal }));
+    output.whole(await client.messages.create(body, { signal }));
     return;
   }
   if (helper) {
     const stream = client.messages.stream(body, { signal });
-    state.phase = 'stream';
-    for await (const event of stream) assembler.event(event);
+    for await (const event of stream) output.event(event);
     await stream.finalMessage();
     return;
   }
   const stream = await client.messages.create(body, { signal });
-  state.phase = 'stream';
-  for await (const event of stream) assembler.event(event);
+  for await (const event of stream) output.event(event);
 }
 
-await runCall({
+await runSdkAdapter({
   name: helper ? 'anthropic-node-helper' : 'anthropic-node',
   version,
   policy: ANTHROPIC_NODE_POLICY,

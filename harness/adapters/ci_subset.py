@@ -2,10 +2,11 @@
 """CI's representative subset of the third-party conformance runs (issue 6).
 
 Runs a few scenarios per shipped SDK adapter with `faultline run` and compares, scenario by
-scenario, the invariants that failed with the findings recorded in ci_subset.json (the SDK
-behaviour documented in the README and docs/conformance-matrix.md). A new failure, or a finding
-that no longer reproduces (an SDK upgrade fixed it, or faultline stopped catching it), fails the
-test, naming the scenario and the difference.
+scenario, the checks that failed (violations and advisories) with the findings recorded in
+ci_subset.json (the SDK behaviour documented in the README and docs/conformance-matrix.md). A new
+failure, or a finding that no longer reproduces (an SDK upgrade fixed it, or faultline stopped
+catching it), fails the test, naming the scenario and the difference. A check written "ID?" may
+fail or pass: a timing check whose outcome depends on how loaded the machine is.
 
     harness/adapters/ci_subset.py path/to/faultline [OUT_DIR]
 
@@ -21,10 +22,17 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def failed_invariants(scenario):
-    """The IDs of the failed catalogue invariants (EXPECT-* checks describe the scenario's own
-    model client, not a conformance finding)."""
+    """The IDs of the failed catalogue checks, violations and advisories (EXPECT-* checks describe
+    the scenario's own model client, not a conformance finding)."""
     return sorted(c["id"] for c in scenario["checks"]
                   if c["status"] == "fail" and not c["id"].startswith("EXPECT-"))
+
+
+def matches(expected, actual):
+    """Whether the failed checks are the expected ones; an "ID?" entry may be in either."""
+    required = {e for e in expected if not e.endswith("?")}
+    optional = {e[:-1] for e in expected if e.endswith("?")}
+    return required <= set(actual) <= required | optional
 
 
 def run_subject(faultline, subject, spec, out_dir):
@@ -50,9 +58,9 @@ def run_subject(faultline, subject, spec, out_dir):
             continue
         expected = sorted(spec["scenarios"][name])
         actual = failed_invariants(scenario)
-        status = "ok" if actual == expected else "MISMATCH"
+        status = "ok" if matches(expected, actual) else "MISMATCH"
         print(f"{status:8} {subject:16} {name}: failed {actual or 'nothing'}")
-        if actual != expected:
+        if status != "ok":
             evidence = "; ".join(f"{c['id']}: {c['evidence']}" for c in scenario["checks"]
                                  if c["status"] == "fail")
             problems.append(f"{subject} {name}: expected {expected or 'no failure'}, "

@@ -4,9 +4,10 @@
 //
 // It drives the UNMODIFIED SDK with its default options: only apiKey and baseURL are set (the
 // runner's base_url has no /v1; the SDK expects it in baseURL). `fetch` and `logger` are set to
-// observers that change nothing (see sdk-common.mjs). It makes the call the runner asked for,
-// `client.chat.completions.create(request)` or `client.responses.create(request)` (streamed
-// when the request says stream: true), iterates what the SDK yields, and reports it:
+// observers that change nothing (the adapter kit's Wire; sdk-common.mjs). It makes the call the
+// runner asked for, `client.chat.completions.create(request)` or
+// `client.responses.create(request)` (streamed when the request says stream: true), iterates
+// what the SDK yields, and reports it:
 // response/committed when the SDK's iteration ends normally, whatever it yielded (an SDK that
 // accepts a truncated stream is reported as committing it, so the runner can catch it), or
 // response/failed with the classified error the SDK threw. No recovery logic of its own.
@@ -17,42 +18,39 @@
 //
 // Usage: node harness/adapters/openai-node.mjs [--helper] < call line
 // Exit code: 0 committed, 1 failed, 2 bad input or SDK not installed.
-import { loadSdk, runCall } from './sdk-common.mjs';
+import { loadSdk, runSdkAdapter } from './sdk-common.mjs';
 import { OPENAI_NODE_POLICY } from './policies.mjs';
 
 const { module: sdk, version } = await loadSdk('openai');
 const OpenAI = sdk.default;
 const helper = process.argv.includes('--helper');
 
-async function start({ call, observer, assembler, signal, state }) {
+async function start({ call, fetch, logger, output, signal }) {
   const client = new OpenAI({
     apiKey: call.api_key,
     baseURL: `${call.base_url.replace(/\/+$/, '')}/v1`,
-    fetch: observer.fetch,
-    logger: observer.logger,
+    fetch,
+    logger,
     logLevel: 'info',
   });
   const chat = call.dialect === 'openai-chat';
   const api = chat ? client.chat.completions : client.responses;
   const body = call.request;
   if (!body.stream) {
-    state.phase = 'response-headers';
-    assembler.whole(await api.create(body, { signal }));
+    output.whole(await api.create(body, { signal }));
     return;
   }
   if (helper) {
     const stream = api.stream(body, { signal });
-    state.phase = 'stream';
-    for await (const event of stream) assembler.event(event);
+    for await (const event of stream) output.event(event);
     await (chat ? stream.finalChatCompletion() : stream.finalResponse());
     return;
   }
   const stream = await api.create(body, { signal });
-  state.phase = 'stream';
-  for await (const event of stream) assembler.event(event);
+  for await (const event of stream) output.event(event);
 }
 
-await runCall({
+await runSdkAdapter({
   name: helper ? 'openai-node-helper' : 'openai-node',
   version,
   policy: OPENAI_NODE_POLICY,

@@ -1,10 +1,16 @@
 #!/usr/bin/env bash
-# Installs the pinned official SDKs that the Node adapters drive (openai-node.mjs,
-# anthropic-node.mjs) into harness/adapters/node/node_modules, exactly as package-lock.json pins
-# them (npm ci). Idempotent: quiet, and offline, when every pinned version is already installed.
-# node_modules is git-ignored; package.json and package-lock.json are committed.
+# Installs the pinned npm packages the Node adapters drive, exactly as the folder's
+# package-lock.json pins them (npm ci). Idempotent: quiet, and offline, when every pinned version
+# is already installed. node_modules is git-ignored; package.json and package-lock.json are
+# committed.
+#   harness/adapters/setup.sh               the official SDKs (openai-node.mjs, anthropic-node.mjs)
+#                                           into harness/adapters/node/ (what tools/test.sh runs)
+#   harness/adapters/setup.sh --frameworks  opt-in: the LLM frameworks (vercel-ai.mjs,
+#                                           langchain.mjs) into harness/adapters/frameworks/
 set -euo pipefail
-cd "$(dirname "$0")/node"
+folder=node
+if [[ "${1:-}" == "--frameworks" ]]; then folder=frameworks; fi
+cd "$(dirname "$0")/$folder"
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   echo "harness/adapters/setup.sh: node and npm are required (Node.js 20 or later)" >&2
   exit 1

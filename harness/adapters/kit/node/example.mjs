@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+// The smallest honest faultline adapter: one chat call with Node's plain fetch, in any dialect,
+// streamed when the runner's request says so. It makes ONE attempt and never retries, and its
+// hello says exactly that (PLAIN_FETCH_POLICY: max_attempts 1, undici's own timeouts). It
+// commits only a whole answer (the dialect's terminator seen, not empty) and fails otherwise.
+//   faultline run --adapter "node harness/adapters/kit/node/example.mjs" --filter 'success/*'
+import { AdapterFailure, endpoint, parseEvent, requestHeaders, runAdapter, sseEvents }
+  from './faultline-adapter.mjs';
+import { PLAIN_FETCH_POLICY } from '../../policies.mjs';
+
+await runAdapter({
+  name: 'kit-example-node',
+  version: '1',
+  policy: PLAIN_FETCH_POLICY,
+  strict: true,  // an event of an unexpected shape is MALFORMED_RESPONSE, not skipped
+  async main({ call, fetch, signal, wire, output }) {
+    const response = await fetch(endpoint(call), {
+      method: 'POST', headers: requestHeaders(call), body: JSON.stringify(call.request), signal,
+    });
+    if (!response.ok) throw new AdapterFailure(await wire.lastFailure());  // classified
+    if (!call.request.stream) {
+      output.whole(await response.json());
+    } else {
+      for await (const sse of sseEvents(response.body)) {
+        if (output.event(parseEvent(sse))) break;  // the dialect's terminator (or an error event)
+      }
+    }
+    const problem = output.check();  // truncated, empty, refused, broken tool call?
+    if (problem) throw new AdapterFailure(problem);
+  },
+});

@@ -1,0 +1,110 @@
+// faultline's adapter kit for Node.js (ESM, no dependencies): everything an adapter needs to put
+// an LLM client library under `faultline run --adapter` (docs/adapter-protocol.md).
+//
+//   runAdapter({name, version, policy, dialects, main, classifyError})
+//     reads the call line, writes adapter/hello, gives main() the call, an AbortSignal that the
+//     runner's cancel aborts, an observing fetch (Wire: response/start per request and
+//     response/interrupted before each retry, from the wire) and an Output that writes
+//     assistant/chunk and assembles the answer; then writes exactly one terminal event and exits
+//     (0 committed, 1 failed, 2 bad call line).
+//
+// main() resolving means the library delivered an answer: it is committed as assembled (or
+// failed, when the stream announced an error event). main() throwing means the library failed:
+// the failure is, in order, an AdapterFailure's own, what the wire saw on the last attempt (an
+// HTTP error status, a network error, a broken body), what `classifyError(error, context)`
+// says (library knowledge: its own error types), or the kit's generic classifyThrown. A cancel
+// always ends the call ABORTED.
+//
+// The pieces are exported for adapters that need them on their own. One call per process.
+import { DIALECTS, PROTOCOL, ProtocolMisuse, emit, guardStdout, note, readCall,
+         terminalWritten } from './lib/protocol.mjs';
+import { AdapterFailure, aborted, causeText, classifyThrown, failure } from './lib/classify.mjs';
+import { Output } from './lib/output.mjs';
+import { Wire } from './lib/wire.mjs';
+
+export { DIALECTS, PROTOCOL, ProtocolMisuse, emit, note, readCall } from './lib/protocol.mjs';
+export { AdapterFailure, aborted, causeText, classifyHttp, classifyNetworkError,
+         classifyStreamError, classifyThrown, errorFields, failure, parseHttpDate,
+         providerErrorCode, retryHint } from './lib/classify.mjs';
+export { Output, endpoint, parseEvent, requestHeaders, sseEvents } from './lib/output.mjs';
+export { Wire, responseId } from './lib/wire.mjs';
+
+// How long the process stays up after its terminal event, so that a connection the library
+// leaves open is seen open by the provider (the runner checks that cancels and timeouts close
+// them) instead of being closed by our exit. The process exits earlier when nothing is pending.
+const DEFAULT_LINGER_MS = 1500;
+
+export async function runAdapter({ name, version, policy, dialects = DIALECTS, main,
+                                   classifyError, strict = false, baseFetch,
+                                   lingerMs = DEFAULT_LINGER_MS }) {
+  guardStdout();
+  const io = readCall(dialects);
+  let call;
+  try {
+    call = await io.call;
+    emit('adapter/hello', { name, version, policy });
+  } catch (error) {
+    note(`${name}: ${error.message}`);
+    return exitSoon(io, 2, 0);
+  }
+  const wire = new Wire({ baseFetch: baseFetch ?? globalThis.fetch });
+  const output = new Output(call.dialect, wire, { strict });
+  const context = { call, signal: io.signal, fetch: wire.fetch, wire, output };
+  let failed = await outcome(main, context, classifyError);
+  await wire.settled();  // a retry announced before the library gave up (e.g. cancel in backoff)
+  if (failed && output.chunks > 0 && failed.partial_output === 'none') {
+    failed = { ...failed, partial_output: 'uncommitted' };
+  }
+  try {
+    if (failed) emit('response/failed', { ...wire.ids(), failure: failed });
+    else emit('response/committed', { ...wire.ids(), ...output.committed() });
+  } catch (error) {
+    return adapterBug(io, wire, error);
+  }
+  return exitSoon(io, failed ? 1 : 0, lingerMs);
+}
+
+// The failure the call ended with, or null when the library delivered an answer.
+async function outcome(main, context, classifyError) {
+  const { signal, wire, output } = context;
+  try {
+    await main(context);
+  } catch (error) {
+    if (error instanceof ProtocolMisuse) {
+      note(`adapter bug: ${error.message}`);
+      return failure('UNKNOWN', wire.phase(), `adapter bug: ${error.message}`);
+    }
+    const failed = signal.aborted ? null : await libraryFailure(error, context, classifyError);
+    // A cancel that came while the failure was being read (an error body takes a moment) still
+    // decides: the caller gave up before the call ended.
+    return signal.aborted ? aborted(wire.phase()) : failed;
+  }
+  if (signal.aborted) {
+    // Libraries often end a stream quietly when its signal aborts; the caller knows why.
+    return aborted(wire.phase(), 'cancelled by the caller; the library ended quietly');
+  }
+  return output.streamFailure;
+}
+
+async function libraryFailure(error, context, classifyError) {
+  if (error instanceof AdapterFailure) return error.failure;
+  const { wire } = context;
+  const seen = await wire.lastFailure();
+  if (seen) return { ...seen, message: `${seen.message} (the library threw ${causeText(error)})` };
+  return classifyError?.(error, context) ?? classifyThrown(error, wire.phase());
+}
+
+function adapterBug(io, wire, error) {
+  note(`adapter bug: ${error.message}`);
+  if (!terminalWritten()) {
+    emit('response/failed', { ...wire.ids(),
+                              failure: failure('UNKNOWN', wire.phase(), 'adapter bug') });
+  }
+  return exitSoon(io, 1, 0);
+}
+
+function exitSoon(io, code, lingerMs) {
+  io.close();
+  process.exitCode = code;
+  setTimeout(() => process.exit(code), lingerMs).unref();
+}

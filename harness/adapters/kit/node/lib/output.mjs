@@ -1,0 +1,383 @@
+// What an adapter needs to make and read a call in any of the three dialects: the request
+// (endpoint, headers), the SSE framing, and Output, which assembles text, reasoning, tool calls,
+// finish reason and usage from the dialect's events (or a whole non-streamed object), writes
+// assistant/chunk for every text or tool-call delta, and builds the terminal event's fields.
+//
+// Output reports; it does not judge. An SDK adapter feeds it whatever the SDK yielded and
+// commits it (so the runner can catch an SDK that accepts a truncated stream); a client of its
+// own can ask check() whether the answer is whole, the way the reference client decides.
+import { PROTOCOL, emit, note } from './protocol.mjs';
+import { AdapterFailure, classifyStreamError, failure } from './classify.mjs';
+import { responseId } from './wire.mjs';
+
+// ---- the request -------------------------------------------------------------------------
+
+// The URL of the call's dialect endpoint under base_url (which has no /v1).
+export const endpoint = (call) =>
+  `${call.base_url.replace(/\/+$/, '')}${PROTOCOL.dialects[call.dialect].path}`;
+
+export function requestHeaders(call) {
+  const headers = { 'content-type': 'application/json' };
+  if (call.dialect === 'anthropic-messages') {
+    headers['x-api-key'] = call.api_key;
+    headers['anthropic-version'] = '2023-06-01';
+  } else {
+    headers.authorization = `Bearer ${call.api_key}`;
+  }
+  return headers;
+}
+
+// ---- SSE -----------------------------------------------------------------------------------
+
+// The events of a text/event-stream body (a ReadableStream of bytes): {event, data}, with CR,
+// LF and CRLF line ends, comments, multi-line data and a leading BOM handled.
+export async function* sseEvents(body) {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  let skipLf = false;  // the buffer ended with a CR: a LF that comes next belongs to it
+  let event = '';
+  let data = [];
+  let first = true;
+  for await (const bytes of body) {
+    buffer += decoder.decode(bytes, { stream: true });
+    if (skipLf && buffer.startsWith('\n')) buffer = buffer.slice(1);
+    skipLf = false;
+    if (first && buffer.length > 0) {
+      buffer = buffer.replace(/^\uFEFF/, '');
+      first = false;
+    }
+    let end;
+    while ((end = buffer.search(/[\r\n]/)) >= 0) {
+      const line = buffer.slice(0, end);
+      const crlf = buffer.startsWith('\r\n', end);
+      skipLf = buffer[end] === '\r' && end === buffer.length - 1;
+      buffer = buffer.slice(end + (crlf ? 2 : 1));
+      if (line === '') {
+        if (data.length) yield { event: event || 'message', data: data.join('\n') };
+        event = '';
+        data = [];
+      } else if (!line.startsWith(':')) {
+        const colon = line.indexOf(':');
+        const field = colon < 0 ? line : line.slice(0, colon);
+        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+        if (field === 'data') data.push(value);
+        else if (field === 'event') event = value;
+      }
+    }
+  }
+}
+
+// One SSE event as the dialect's JSON object; null for OpenAI Chat's `[DONE]`. Throws an
+// AdapterFailure (MALFORMED_RESPONSE) for data that is not a JSON object.
+export function parseEvent({ event, data }) {
+  if (data.trim() === '[DONE]') return null;
+  let obj;
+  try {
+    obj = JSON.parse(data);
+  } catch {
+    throw new AdapterFailure(failure('MALFORMED_RESPONSE', 'stream',
+                                     `invalid JSON in an event: ${data.slice(0, 80)}`));
+  }
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) {
+    throw new AdapterFailure(failure('MALFORMED_RESPONSE', 'stream',
+                                     `an event that is not an object: ${data.slice(0, 80)}`));
+  }
+  if (event === 'error' && obj.type === undefined) obj.type = 'error';
+  return obj;
+}
+
+// ---- assembly ----------------------------------------------------------------------------
+
+const emptyUsage = () => ({ input_tokens: null, output_tokens: null });
+const count = (v) => (Number.isInteger(v) && v >= 0 ? v : null);
+
+export class Output {
+  // `wire`: the call's Wire (chunks carry its current attempt). `strict`: an event of an
+  // unexpected shape throws MALFORMED_RESPONSE instead of being skipped with a note.
+  constructor(dialect, wire, { strict = false } = {}) {
+    this.dialect = dialect;
+    this.wire = wire;
+    this.strict = strict;
+    this.text = '';
+    this.reasoning = '';
+    this.refusal = '';
+    this.tools = new Map();
+    this.finish = null;
+    this.usage = emptyUsage();
+    this.chunks = 0;
+    this.terminated = false;   // the dialect's terminator was seen
+    this.streamFailure = null;  // an error the stream announced (an error event)
+    this.lastSequence = undefined;  // of a Responses stream, checked when strict
+  }
+
+  addText(text) {
+    if (typeof text !== 'string' || text === '') return;
+    this.text += text;
+    this.#chunk({ text });
+  }
+
+  addToolCall(key, id, name, args) {
+    const entry = this.tools.get(key) ?? { id: '', name: '', arguments: '' };
+    entry.id ||= id ?? '';
+    entry.name ||= name ?? '';
+    this.tools.set(key, entry);
+    if (!args) return;
+    entry.arguments += args;
+    const index = Number.isInteger(key) ? key : [...this.tools.keys()].indexOf(key);
+    this.#chunk({ tool_call: { index, ...(entry.id && { id: entry.id }),
+                               ...(entry.name && { name: entry.name }), arguments: args } });
+  }
+
+  #chunk(fields) {
+    this.chunks++;
+    this.wire?.sawOutput();
+    const ids = this.wire?.ids() ?? {};
+    emit('assistant/chunk', { response_id: ids.response_id ?? responseId(1), ...ids, ...fields,
+                              commitment: 'uncommitted' });
+  }
+
+  // One parsed event of the dialect (null: `[DONE]`). Returns true at the dialect's terminator.
+  // An error event is recorded in streamFailure (and also ends the stream: true).
+  event(obj) {
+    if (obj === null) return (this.terminated = true);
+    try {
+      if (isErrorEvent(obj)) {
+        const source = obj.type === 'response.failed' ? obj.response?.error ?? obj.response : obj;
+        this.streamFailure ??= classifyStreamError(source);
+        return true;
+      }
+      return (this.terminated = DECODERS[this.dialect](this, obj) === true || this.terminated);
+    } catch (error) {
+      if (this.strict) {
+        throw new AdapterFailure(failure('MALFORMED_RESPONSE', 'stream',
+                                         `unexpected event shape (${error.message})`));
+      }
+      note(`skipped an event of unexpected shape (${error.message}):`, obj);
+      return false;
+    }
+  }
+
+  // A non-streamed answer: the response's JSON object (missing parts read as empty unless
+  // strict).
+  whole(obj) {
+    try {
+      if (this.strict && !WHOLE_SHAPE[this.dialect](obj)) throw new Error('not its shape');
+      WHOLE[this.dialect](this, obj);
+      this.terminated = true;
+    } catch (error) {
+      throw new AdapterFailure(failure('MALFORMED_RESPONSE', 'finish',
+                                       `unreadable response object (${error.message})`));
+    }
+  }
+
+  // Why this answer may not be committed, as the reference client decides (a failure), or null.
+  check() {
+    if (this.streamFailure) return this.streamFailure;
+    const partial = this.chunks > 0 ? { partial_output: 'uncommitted' } : {};
+    if (!this.terminated) {
+      return failure('STREAM_TRUNCATED', this.finish ? 'finish' : 'stream',
+                     `the stream ended without ${PROTOCOL.dialects[this.dialect].terminator}`,
+                     partial);
+    }
+    if (this.finish === 'content_filter' || (this.refusal && !this.hasOutput())) {
+      return failure('CONTENT_FILTER', 'finish', `the provider refused (${this.finish})`, partial);
+    }
+    if (!this.hasOutput()) return failure('EMPTY_RESPONSE', 'finish', 'no text and no tool call');
+    for (const [key, call] of this.tools) {
+      if (!call.name || !isJson(call.arguments || '{}')) {
+        return failure('MALFORMED_RESPONSE', 'finish',
+                       `tool call ${key} has no name or incomplete JSON arguments`, partial);
+      }
+    }
+    return null;
+  }
+
+  hasOutput() {
+    return this.text !== '' || this.tools.size > 0;
+  }
+
+  // The fields of response/committed.
+  committed() {
+    const out = { text: this.text, tool_calls: [...this.tools.values()],
+                  finish_reason: this.finish, usage: this.usage };
+    if (this.reasoning) out.reasoning = this.reasoning;
+    return out;
+  }
+}
+
+function isJson(text) {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+const isErrorEvent = (obj) => obj.type === 'error' || obj.type === 'response.failed' ||
+    (obj.error !== null && typeof obj.error === 'object' && obj.type === undefined);
+
+// ---- the dialects' events ----------------------------------------------------------------
+
+// A shape the dialect does not allow (the reference client's decoders reject the same): the
+// event is skipped, or in a strict Output the attempt is MALFORMED_RESPONSE.
+function need(ok, what) {
+  if (!ok) throw new TypeError(what);
+}
+const isObject = (v) => v !== null && typeof v === 'object' && !Array.isArray(v);
+const absentOr = (v, test) => v === undefined || v === null || test(v);
+const isString = (v) => typeof v === 'string';
+
+function chatChunk(out, obj) {
+  need(absentOr(obj.choices, Array.isArray), '`choices` must be an array');
+  need(absentOr(obj.usage, isObject), '`usage` must be an object');
+  for (const choice of obj.choices ?? []) {
+    need(isObject(choice), 'every choice must be an object');
+    need(absentOr(choice.delta, isObject), '`delta` must be an object');
+    const delta = choice.delta ?? {};
+    need(absentOr(delta.content, isString), '`content` must be a string');
+    need(absentOr(delta.tool_calls, Array.isArray), '`tool_calls` must be an array');
+    out.addText(delta.content);
+    if (typeof delta.reasoning_content === 'string') out.reasoning += delta.reasoning_content;
+    if (typeof delta.refusal === 'string') out.refusal += delta.refusal;
+    for (const call of delta.tool_calls ?? []) {
+      need(isObject(call) && absentOr(call.function, isObject), 'a tool call must be an object');
+      out.addToolCall(call.index ?? 0, call.id, call.function?.name, call.function?.arguments);
+    }
+    out.finish = choice.finish_reason ?? out.finish;
+  }
+  if (obj.usage) {
+    out.usage = { input_tokens: count(obj.usage.prompt_tokens),
+                  output_tokens: count(obj.usage.completion_tokens) };
+  }
+  return false;
+}
+
+function anthropicEvent(out, obj) {
+  const delta = obj.delta ?? {};
+  switch (obj.type) {
+    case 'message_start':
+      out.usage.input_tokens = count(obj.message?.usage?.input_tokens);
+      break;
+    case 'content_block_start':
+      if (obj.content_block?.type === 'tool_use') {
+        out.addToolCall(obj.index, obj.content_block.id, obj.content_block.name, '');
+      }
+      break;
+    case 'content_block_delta':
+      need(isObject(obj.delta), '`delta` must be an object');
+      need(delta.type !== 'text_delta' || isString(delta.text), '`text` must be a string');
+      need(delta.type !== 'input_json_delta' || isString(delta.partial_json),
+           '`partial_json` must be a string');
+      if (delta.type === 'text_delta') out.addText(delta.text);
+      else if (delta.type === 'thinking_delta') out.reasoning += delta.thinking ?? '';
+      else if (delta.type === 'input_json_delta') {
+        out.addToolCall(obj.index, '', '', delta.partial_json);
+      }
+      break;
+    case 'message_delta':
+      out.finish = delta.stop_reason ?? out.finish;
+      out.usage.output_tokens = count(obj.usage?.output_tokens) ?? out.usage.output_tokens;
+      break;
+    case 'message_stop':
+      return true;
+    default:
+      break;
+  }
+  return false;
+}
+
+function responsesEvent(out, obj) {
+  if (out.strict && Number.isInteger(obj.sequence_number)) {  // only a strict reader judges
+    need(out.lastSequence === undefined || obj.sequence_number === out.lastSequence + 1,
+         `sequence_number ${obj.sequence_number} after ${out.lastSequence}`);
+    out.lastSequence = obj.sequence_number;
+  }
+  switch (obj.type) {
+    case 'response.output_text.delta':
+      need(isString(obj.delta), '`delta` must be a string');
+      out.addText(obj.delta);
+      break;
+    case 'response.reasoning_summary_text.delta':
+    case 'response.reasoning_text.delta':
+      out.reasoning += obj.delta ?? '';
+      break;
+    case 'response.refusal.delta':
+      out.refusal += obj.delta ?? '';
+      break;
+    case 'response.output_item.added':
+      if (obj.item?.type === 'function_call') {
+        out.addToolCall(obj.output_index, obj.item.call_id, obj.item.name, '');
+      }
+      break;
+    case 'response.function_call_arguments.delta':
+      need(isString(obj.delta), '`delta` must be a string');
+      out.addToolCall(obj.output_index, '', '', obj.delta);
+      break;
+    case 'response.completed':
+    case 'response.incomplete':
+      out.finish = obj.response?.status ?? obj.type.split('.')[1];
+      out.usage = { input_tokens: count(obj.response?.usage?.input_tokens),
+                    output_tokens: count(obj.response?.usage?.output_tokens) };
+      return true;
+    default:
+      break;
+  }
+  return false;
+}
+
+const DECODERS = {
+  'openai-chat': chatChunk,
+  'anthropic-messages': anthropicEvent,
+  'openai-responses': responsesEvent,
+};
+
+// ---- the dialects' whole answers ---------------------------------------------------------
+
+// What a strict reader requires of a whole answer.
+const WHOLE_SHAPE = {
+  'openai-chat': (obj) => Array.isArray(obj?.choices) && obj.choices.length > 0,
+  'anthropic-messages': (obj) => Array.isArray(obj?.content),
+  'openai-responses': (obj) => Array.isArray(obj?.output),
+};
+
+function setTool(out, i, id, name, args) {
+  out.tools.set(i, { id: id ?? '', name: name ?? '', arguments: args ?? '' });
+}
+
+const WHOLE = {
+  'openai-chat'(out, obj) {
+    const choice = obj.choices?.[0] ?? {};
+    out.text = choice.message?.content ?? '';
+    out.refusal = choice.message?.refusal ?? '';
+    (choice.message?.tool_calls ?? []).forEach(
+        (c, i) => setTool(out, i, c.id, c.function?.name, c.function?.arguments));
+    out.finish = choice.finish_reason ?? null;
+    out.usage = { input_tokens: count(obj.usage?.prompt_tokens),
+                  output_tokens: count(obj.usage?.completion_tokens) };
+  },
+  'anthropic-messages'(out, obj) {
+    (obj.content ?? []).forEach((block, i) => {
+      if (block.type === 'text') out.text += block.text ?? '';
+      if (block.type === 'thinking') out.reasoning += block.thinking ?? '';
+      if (block.type === 'tool_use') {
+        setTool(out, i, block.id, block.name, JSON.stringify(block.input));
+      }
+    });
+    out.finish = obj.stop_reason ?? null;
+    out.usage = { input_tokens: count(obj.usage?.input_tokens),
+                  output_tokens: count(obj.usage?.output_tokens) };
+  },
+  'openai-responses'(out, obj) {
+    (obj.output ?? []).forEach((item, i) => {
+      for (const part of item.content ?? []) {
+        if (part.type === 'output_text') out.text += part.text ?? '';
+        if (part.type === 'refusal') out.refusal += part.refusal ?? '';
+      }
+      if (item.type === 'function_call') setTool(out, i, item.call_id, item.name, item.arguments);
+    });
+    out.finish = obj.status ?? null;
+    out.usage = { input_tokens: count(obj.usage?.input_tokens),
+                  output_tokens: count(obj.usage?.output_tokens) };
+  },
+};

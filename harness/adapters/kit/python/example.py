@@ -1,0 +1,39 @@
+#!/usr/bin/env python3
+"""The smallest honest faultline adapter in Python: one chat call with plain urllib (any dialect,
+streamed when the request says so). ONE attempt, no retries, no timeout, and its hello says so
+(NO_RECOVERY_POLICY). It commits only a whole answer (terminator seen, not empty).
+    faultline run --adapter "python3 harness/adapters/kit/python/example.py" --filter 'success/*'
+"""
+import json
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import faultline_adapter as kit
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # harness/adapters: policies.py
+from policies import NO_RECOVERY_POLICY  # noqa: E402
+
+
+def main(ctx):
+    call = ctx.call
+    request = urllib.request.Request(kit.endpoint(call), json.dumps(call["request"]).encode(),
+                                     kit.request_headers(call), method="POST")
+    try:
+        response = ctx.wire.opener().open(request)  # observed by the kit; no timeout
+    except urllib.error.HTTPError as error:
+        error.read()  # the wire classifies the status with its body
+        raise kit.AdapterFailure(ctx.wire.last_failure()) from None
+    if not call["request"].get("stream"):
+        ctx.output.whole(json.loads(response.read()))
+    else:
+        for event, data in kit.sse_events(response):
+            if ctx.output.event(kit.parse_event(event, data)):
+                break  # the dialect's terminator, or an error event
+    problem = ctx.output.check()  # truncated, empty, refused, broken tool call?
+    if problem:
+        raise kit.AdapterFailure(problem)
+
+
+sys.exit(kit.run_adapter("kit-example-python", "1", NO_RECOVERY_POLICY, main, strict=True))

@@ -1,0 +1,1095 @@
+"""faultline's adapter kit for Python (standard library only): what an adapter needs to put an
+HTTP client under `faultline run --adapter` (docs/adapter-protocol.md).
+
+    sys.exit(run_adapter(name=..., version=..., policy=..., main=main))
+
+run_adapter reads the call line, writes adapter/hello, and calls main(ctx) with the call, a
+cancel watcher (a thread reading stdin; a cancel line sets ctx.cancelled and shuts every socket
+the call has open, which wakes a blocked read), a Wire that observes every attempt on the wire
+(ctx.wire.connection() for http.client, ctx.wire.opener() for urllib: response/start per
+request, and the previous attempt's response/interrupted before each new request), and an
+Output that writes assistant/chunk and assembles the answer. It then writes exactly one
+terminal event and returns the exit code (0 committed, 1 failed, 2 bad call line).
+
+main() returning means the client delivered an answer: it is committed as assembled (or failed,
+when the stream announced an error event). main() raising means the client failed: the failure
+is, in order, an AdapterFailure's own, what the wire saw on the last attempt (an HTTP error
+status, a network error, a broken body), what classify_error(exc, ctx) says, or the kit's
+classify_exception. A cancel always ends the call ABORTED.
+
+The tables (event fields, codes, classes, the HTTP and provider-error classification) are data
+in ../protocol.json, shared with the Node kit; the classification is the reference client's
+(reference_impl/classify.h). One call per process; emit() is safe from any thread.
+"""
+import calendar
+import http.client
+import json
+import math
+import re
+import socket
+import sys
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+from pathlib import Path
+
+with open(Path(__file__).resolve().parent.parent / "protocol.json", encoding="utf-8") as _f:
+    PROTOCOL = json.load(_f)
+DIALECTS = list(PROTOCOL["dialects"])
+_TERMINAL = ("response/committed", "response/failed")
+
+
+class ProtocolMisuse(Exception):
+    """An event this process was about to write breaks the protocol (a bug in the adapter)."""
+
+
+class AdapterFailure(Exception):
+    """Raised from main() to end the call with `failure` (a protocol failure object)."""
+
+    def __init__(self, failure_object):
+        super().__init__(failure_object["message"])
+        self.failure = failure_object
+
+
+# ---- the channel: stdout belongs to the protocol ----------------------------------------------
+
+_channel = {"out": None, "hello": False, "terminal": None}
+_emit_lock = threading.Lock()
+
+
+def guard_stdout():
+    """From now on print() and sys.stdout go to stderr; only emit() writes to the real stdout."""
+    if _channel["out"] is None:
+        _channel["out"] = sys.stdout
+        sys.stdout = sys.stderr
+
+
+def note(*parts):
+    """Free-form diagnostics on stderr (kept in the runner's report)."""
+    print(*parts, file=sys.stderr, flush=True)
+
+
+def _is_int(v):
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _failure_ok(v):
+    return isinstance(v, dict) and not _field_problems(v, PROTOCOL["failure"], "failure")
+
+
+_TYPES = {
+    "string": lambda v: isinstance(v, str),
+    "boolean": lambda v: isinstance(v, bool),
+    "object": lambda v: isinstance(v, dict),
+    "attempt": lambda v: _is_int(v) and v >= 1,
+    "status": lambda v: _is_int(v) and 100 <= v <= 599,
+    "duration": lambda v: (_is_int(v) or isinstance(v, float)) and math.isfinite(v) and v >= 0,
+    "uncommitted": lambda v: v == "uncommitted",
+    "string_or_null": lambda v: v is None or isinstance(v, str),
+    "code": lambda v: v in PROTOCOL["codes"],
+    "class": lambda v: v in PROTOCOL["classes"],
+    "phase": lambda v: v in PROTOCOL["phases"],
+    "partial_output": lambda v: v in PROTOCOL["partial_output"],
+    "delay_source": lambda v: v in PROTOCOL["delay_sources"],
+    "failure": _failure_ok,
+    "tool_call": lambda v: isinstance(v, dict) and _is_int(v.get("index")) and isinstance(
+        v.get("arguments"), str),
+    "tool_calls": lambda v: isinstance(v, list) and all(
+        isinstance(c, dict) and all(isinstance(c.get(k), str) for k in ("id", "name", "arguments"))
+        for c in v),
+    "usage": lambda v: isinstance(v, dict) and all(
+        v.get(k) is None or (_is_int(v[k]) and v[k] >= 0)
+        for k in ("input_tokens", "output_tokens")),
+}
+
+
+def _field_problems(obj, spec, where):
+    problems = []
+    for key, kind in spec["required"].items():
+        if key not in obj:
+            problems.append(f'{where}: missing "{key}"')
+        elif not _TYPES[kind](obj[key]):
+            problems.append(f"{where}.{key}: not a valid {kind}")
+    for key, value in obj.items():
+        if key == "type" or key in spec["required"]:
+            continue
+        kind = spec["optional"].get(key)
+        if kind is None:
+            problems.append(f'{where}: unknown field "{key}"')
+        elif not _TYPES[kind](value):
+            problems.append(f"{where}.{key}: not a valid {kind}")
+    if "one_of" in spec and sum(k in obj for k in spec["one_of"]) != 1:
+        problems.append(f"{where}: exactly one of {', '.join(spec['one_of'])}")
+    if "together" in spec and len({k in obj for k in spec["together"]}) > 1:
+        problems.append(f"{where}: {' and '.join(spec['together'])} go together")
+    return problems
+
+
+def event_problems(event):
+    """The problems of one event (an empty list when it is a valid protocol line)."""
+    spec = PROTOCOL["events"].get(event.get("type"))
+    if spec is None:
+        return [f"unknown event type {event.get('type')!r}"]
+    problems = _field_problems(event, spec, event["type"])
+    if event["type"] == "adapter/hello" and _channel["hello"]:
+        problems.append("adapter/hello written twice")
+    if event["type"] != "adapter/hello" and not _channel["hello"]:
+        problems.append("adapter/hello must be first")
+    if _channel["terminal"]:
+        problems.append(f"{event['type']} after the terminal {_channel['terminal']}")
+    return problems
+
+
+def emit(kind, **fields):
+    """Writes one event line; raises ProtocolMisuse (writing nothing) if it breaks the protocol."""
+    event = {"type": kind, **fields}
+    with _emit_lock:
+        problems = event_problems(event)
+        line = json.dumps(event)
+        if len(line.encode()) + 1 > PROTOCOL["max_line_bytes"]:
+            problems.append(f"line of {len(line.encode())} bytes (limit "
+                            f"{PROTOCOL['max_line_bytes']})")
+        if problems:
+            raise ProtocolMisuse("; ".join(problems))
+        _channel["hello"] = _channel["hello"] or kind == "adapter/hello"
+        if kind in _TERMINAL:
+            _channel["terminal"] = kind
+        out = _channel["out"] or sys.stdout
+        out.write(line + "\n")
+        out.flush()
+
+
+# ---- stdin: the call line, then cancel ---------------------------------------------------------
+
+def call_problems(call, dialects=DIALECTS):
+    """What is wrong with a call line (empty when an adapter of `dialects` can make it)."""
+    if not isinstance(call, dict) or call.get("type") != "call":
+        return ['not a {"type":"call"} object']
+    problems = []
+    base = call.get("base_url")
+    if not isinstance(base, str) or not urllib.parse.urlsplit(base).hostname:
+        problems.append("base_url is not a URL with a host")
+    if not isinstance(call.get("api_key"), str):
+        problems.append("api_key is not a string")
+    if call.get("dialect") not in dialects:
+        problems.append(f"dialect {call.get('dialect')!r} is not one of {', '.join(dialects)}")
+    if not isinstance(call.get("request"), dict):
+        problems.append("request is not an object")
+    return problems
+
+
+def read_call(dialects=DIALECTS, stream=None):
+    """The call line from stdin, or raises ValueError."""
+    line = (stream or sys.stdin).readline()
+    if not line:
+        raise ValueError("stdin closed before the call line")
+    try:
+        call = json.loads(line)
+    except ValueError as e:
+        raise ValueError(f"the call line is not JSON: {e}") from None
+    problems = call_problems(call, dialects)
+    if problems:
+        raise ValueError("; ".join(problems))
+    return call
+
+
+class Cancel:
+    """The runner's cancel: a thread reads stdin lines; {"type":"cancel"} sets `event` and calls
+    every registered callback (the Wire's: shut the call's sockets)."""
+
+    def __init__(self):
+        self.event = threading.Event()
+        self._callbacks = []
+        self._lock = threading.Lock()
+
+    def on_cancel(self, callback):
+        with self._lock:
+            self._callbacks.append(callback)
+            fire = self.event.is_set()
+        if fire:
+            callback()
+
+    def watch(self, stream=None):
+        threading.Thread(target=self._watch, args=(stream or sys.stdin,), daemon=True).start()
+
+    def _watch(self, stream):
+        for line in stream:
+            try:
+                is_cancel = json.loads(line).get("type") == "cancel"
+            except (ValueError, AttributeError):
+                is_cancel = False
+            if not is_cancel:
+                note(f"faultline-adapter: ignoring stdin line {line[:200]!r}")
+                continue
+            with self._lock:
+                self.event.set()
+                callbacks = list(self._callbacks)
+            for callback in callbacks:
+                callback()
+
+
+# ---- failures and classification (DESIGN §6; reference_impl/classify.h) -----------------------
+
+def failure(code, phase, message, **extra):
+    """A protocol failure object; class and retryable follow from the code unless `extra` says."""
+    cls, retryable = PROTOCOL["codes"].get(code, PROTOCOL["codes"]["UNKNOWN"])
+    return {"code": code, "class": cls, "phase": phase, "retryable": retryable,
+            "partial_output": "none", "message": message, **extra}
+
+
+def aborted(phase, message=None):
+    return failure("ABORTED", phase, message or f"cancelled by the caller during {phase}")
+
+
+def _text(v):
+    if v is None:
+        return ""
+    return v if isinstance(v, str) else json.dumps(v)
+
+
+def error_fields(body):
+    """(type, code, message) of a provider error in any envelope, a JSON text, or plain text."""
+    if isinstance(body, (bytes, bytearray)):
+        body = body.decode("utf-8", "replace")
+    if isinstance(body, str):
+        try:
+            return error_fields(json.loads(body))
+        except ValueError:
+            return "", "", body
+    if not isinstance(body, dict):
+        return "", "", _text(body)
+    error = body.get("error")
+    if isinstance(error, dict):
+        return _text(error.get("type")), _text(error.get("code")), _text(error.get("message"))
+    if isinstance(error, str):
+        return "", "", error
+    return (_text(body.get("type")), _text(body.get("code")),
+            _text(body.get("message")) or _text(body.get("detail")))
+
+
+def provider_error_code(kind, code):
+    """The code the shared table gives a provider error (its code first, then its type)."""
+    table = PROTOCOL["provider_errors"]
+    return (code and table.get(code)) or (kind and table.get(kind)) or None
+
+
+def _worded(message, entries):
+    lower = message.lower()
+    return any(all(word in lower for word in entry) for entry in entries)
+
+
+def classify_stream_error(error_object, phase="stream"):
+    """An error inside a 200 stream, like its HTTP twin; UNKNOWN when the table does not know."""
+    kind, code, message = error_fields(error_object)
+    label = "/".join(x for x in (kind, code) if x) or "error"
+    return failure(provider_error_code(kind, code) or "UNKNOWN", phase,
+                   f"in-stream error ({label}): {message}")
+
+
+def _status_row(status):
+    row = PROTOCOL["http_status"].get(str(status))
+    if row:
+        return tuple(row)
+    if 500 <= status <= 599:
+        return "SERVER", True
+    if 400 <= status <= 499:
+        return "INVALID_REQUEST", False
+    return "MALFORMED_RESPONSE", False
+
+
+def _refine(status, row, kind, code, message):
+    table = provider_error_code(kind, code)
+    wording, on = PROTOCOL["wording"], PROTOCOL["refine_statuses"]
+    if table == "OVERLOADED" or (status >= 500 and _worded(message, wording["overloaded_5xx"])):
+        return "OVERLOADED", True
+    context = table == "CONTEXT_WINDOW_EXCEEDED" or _worded(message, wording["context_window"])
+    if status in on["context_window"] and context:
+        return "CONTEXT_WINDOW_EXCEEDED", False
+    quota = table == "QUOTA" or _worded(message, wording["quota"])
+    if status in on["quota"] and quota:
+        return "QUOTA", False
+    return row
+
+
+def _header(headers, name):
+    """One header of an http.client.HTTPMessage or a dict (duplicates joined by ", ")."""
+    if headers is None:
+        return None
+    if hasattr(headers, "get_all"):
+        values = headers.get_all(name)
+        return ", ".join(values) if values else None
+    for key, value in headers.items():
+        if key.lower() == name:
+            return _text(value)
+    return None
+
+
+def classify_http(status, headers, body=b"", now=None):
+    """The failure of an HTTP error response (`body`: what of it was read)."""
+    kind, code, message = error_fields(body)
+    code_name, retryable = _refine(status, _status_row(status), kind, code, message)
+    should = (_header(headers, "x-should-retry") or "").strip().lower()
+    flat = message.replace("\r", " ").replace("\n", " ")
+    flat = flat[:300] + "..." if len(flat) > 300 else flat
+    out = failure(code_name, "response-headers", f"HTTP {status}: {flat}" if flat else
+                  f"HTTP {status}", status=status,
+                  retryable={"true": True, "false": False}.get(should, retryable))
+    for name in PROTOCOL["request_id_headers"]:
+        value = (_header(headers, name) or "").strip()
+        if value:
+            out["request_id"] = value
+            break
+    hint = retry_hint(headers, now)
+    if hint:
+        out["retry_after_ms"] = hint[0]
+    return out
+
+
+_DECIMAL = re.compile(r"^(\d+\.?\d*|\.\d+)$")
+_MONTHS = "jan feb mar apr may jun jul aug sep oct nov dec".split()
+_DATE_FORMS = [
+    re.compile(r"^[a-z]{3}, (\d{2}) ([a-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) (?:gmt|utc)$", re.I),
+    re.compile(r"^[a-z]{6,9}, (\d{2})-([a-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) (?:gmt|utc)$",
+               re.I),
+]
+_ASCTIME = re.compile(r"^[a-z]{3} ([a-z]{3}) +(\d{1,2}) (\d{2}):(\d{2}):(\d{2}) (\d{4})$", re.I)
+
+
+def parse_http_date(value, now=None):
+    """An HTTP-date in any of RFC 9110's three forms, as seconds since the epoch, or None."""
+    value = value.strip()
+    parts = None
+    for form in _DATE_FORMS:
+        m = form.match(value)
+        if m:
+            parts = m.group(1), m.group(2), m.group(3), m.group(4), m.group(5), m.group(6)
+    m = _ASCTIME.match(value)
+    if m:
+        parts = m.group(2), m.group(1), m.group(6), m.group(3), m.group(4), m.group(5)
+    if not parts or parts[1].lower() not in _MONTHS:
+        return None
+    day, month, year_text, hour, minute, second = parts
+    year = int(year_text)
+    if len(year_text) == 2:  # RFC 9110 §5.6.7: not more than 50 years in the future
+        this_year = time.gmtime(now if now is not None else time.time()).tm_year
+        year += this_year // 100 * 100
+        if year > this_year + 50:
+            year -= 100
+    try:
+        return calendar.timegm((year, _MONTHS.index(month.lower()) + 1, int(day), int(hour),
+                                int(minute), int(second), 0, 0, 0))
+    except (ValueError, OverflowError):
+        return None
+
+
+def _hint_ms(ms):
+    """Rounded up (never early), but not for binary noise: 1.1 s is 1100.0000000000002 ms."""
+    return min(PROTOCOL["max_retry_hint_ms"], max(0, math.ceil(ms - 1e-6)))
+
+
+def retry_hint(headers, now=None):
+    """(ms, source) of the strongest valid header hint, or None: retry-after-ms, then retry-after
+    (delay-seconds, or an HTTP-date measured from the response's Date header when it has one).
+    Duplicated fields count by their longest valid value."""
+    now = time.time() if now is None else now
+    values = [v.strip() for v in (_header(headers, "retry-after-ms") or "").split(",")]
+    ms = [float(v) for v in values if _DECIMAL.match(v)]
+    if ms:
+        return _hint_ms(max(ms)), "retry-after-ms"
+    value = _header(headers, "retry-after")
+    if not value:
+        return None
+    seconds = [float(v.strip()) for v in value.split(",") if _DECIMAL.match(v.strip())]
+    if seconds:
+        return _hint_ms(max(seconds) * 1000), "retry-after"
+    date_header = _header(headers, "date")
+    reference = (parse_http_date(date_header, now) if date_header else None) or now
+    dates = [d for d in (parse_http_date(p, now) for p in re.findall(r"[^,]+,[^,]+|[^,]+", value))
+             if d is not None]
+    if not dates:
+        return None
+    return _hint_ms(max(0.0, max(dates) - reference) * 1000), "retry-after-date"
+
+
+def classify_network_error(exc, phase="connect"):
+    """A socket or http.client error at `phase`: timeouts TIMEOUT, the rest TRANSPORT; refused
+    connections and failed lookups are always phase connect."""
+    detail = f"{type(exc).__name__}: {exc}"
+    if isinstance(exc, urllib.error.URLError) and isinstance(exc.reason, BaseException):
+        return classify_network_error(exc.reason, phase)
+    if isinstance(exc, (ConnectionRefusedError, socket.gaierror)):
+        phase = "connect"
+    if isinstance(exc, (TimeoutError, socket.timeout)):
+        return failure("TIMEOUT", phase, detail)
+    return failure("TRANSPORT", phase, detail)
+
+
+def classify_exception(exc, phase):
+    """An exception no adapter rule knew: JSON errors MALFORMED_RESPONSE, socket and HTTP errors
+    by classify_network_error, anything else UNKNOWN."""
+    if isinstance(exc, AdapterFailure):
+        return exc.failure
+    if isinstance(exc, ValueError) and not isinstance(exc, UnicodeError):
+        return failure("MALFORMED_RESPONSE", phase, f"{type(exc).__name__}: {exc}")
+    if isinstance(exc, (OSError, http.client.HTTPException)):
+        return classify_network_error(exc, phase)
+    return failure("UNKNOWN", phase, f"{type(exc).__name__}: {exc}")
+
+
+# ---- the wire: every attempt observed ----------------------------------------------------------
+
+_ERROR_BODY_SECONDS = 0.25
+_ERROR_BODY_BYTES = 65536
+
+
+def response_id(attempt):
+    return f"attempt-{attempt}"
+
+
+class _Attempt:
+    def __init__(self, n):
+        self.n, self.chunks, self.announced = n, 0, False
+        self.status, self.headers, self.response = 0, None, None
+        self.body, self.error, self.body_error, self.body_done = bytearray(), None, None, False
+
+
+class Wire:
+    """Observes every request made through its connections. Attempts begin at connect() or at
+    the request, whichever comes first; the previous attempt's response/interrupted is written
+    first when it failed and was not announced. A client that announces its retries itself
+    (before its wait) calls retrying()."""
+
+    def __init__(self, cancel=None):
+        self.attempts = []
+        self.sockets = set()
+        self._lock = threading.Lock()
+        self.cancel = cancel
+        if cancel is not None:
+            cancel.on_cancel(self.shut_sockets)
+
+    @property
+    def current(self):
+        return self.attempts[-1] if self.attempts else None
+
+    def ids(self):
+        n = len(self.attempts)
+        return {"response_id": response_id(n), "attempt": n} if n else {}
+
+    def phase(self):
+        a = self.current
+        if a is None or a.error is not None or (a.status >= 300):
+            return "connect"
+        if not a.status:
+            return "response-headers"
+        return "finish" if a.body_done else "stream"
+
+    def saw_output(self):
+        if self.current:
+            self.current.chunks += 1
+
+    def begin(self):
+        """A new request is about to go out: announce the previous failure, write start."""
+        previous = self.current
+        if previous is not None and not previous.announced:
+            self._announce(previous, {}, "a new request started")
+        attempt = _Attempt(len(self.attempts) + 1)
+        self.attempts.append(attempt)
+        emit("response/start", response_id=response_id(attempt.n), attempt=attempt.n)
+        return attempt
+
+    def retrying(self, delay_ms=None, source=None, message=None):
+        """The client said it will retry the current attempt (call it before the wait); the delay
+        and its delay_source only when the client states them."""
+        a = self.current
+        if a is None or a.announced:
+            return
+        schedule = {} if delay_ms is None else {"scheduled_retry_ms": max(0, round(delay_ms)),
+                                                "delay_source": source or "backoff"}
+        self._announce(a, schedule, message)
+
+    def _announce(self, a, schedule, why):
+        a.announced = True
+        failed = self._failure_of(a) or failure(
+            "UNKNOWN", "finish", "the client sent a new request after this response; the reason "
+            "is not visible on the wire")
+        if a.chunks and failed["partial_output"] == "none":
+            failed["partial_output"] = "uncommitted"
+        if why:
+            failed["message"] += f" ({why})"
+        emit("response/interrupted", response_id=response_id(a.n), attempt=a.n, failure=failed,
+             **schedule)
+
+    def last_failure(self):
+        """What the wire saw go wrong on the latest attempt, or None."""
+        return self._failure_of(self.current) if self.current else None
+
+    def _failure_of(self, a):
+        if a.error is not None:
+            return classify_network_error(a.error, "response-headers")
+        if a.status >= 300:
+            if a.response is not None:
+                a.response.drain_error_body()
+            return classify_http(a.status, a.headers, bytes(a.body))
+        if a.body_error is not None:
+            return classify_network_error(a.body_error, "stream")
+        return None
+
+    def connection(self, host, port=None, timeout=None, https=False, **kwargs):
+        """An http.client connection whose requests are observed."""
+        cls = ObservedHTTPSConnection if https else ObservedHTTPConnection
+        conn = cls(host, port, timeout=timeout, **kwargs) if timeout is not None else cls(
+            host, port, **kwargs)
+        conn.wire = self
+        return conn
+
+    def opener(self):
+        """A urllib opener whose requests are observed (http and https)."""
+        wire = self
+
+        class Http(urllib.request.HTTPHandler):
+            def http_open(self, req):
+                return self.do_open(lambda *a, **k: wire.connection(*a, **k), req)
+
+        class Https(urllib.request.HTTPSHandler):
+            def https_open(self, req):
+                return self.do_open(lambda *a, **k: wire.connection(*a, https=True, **k), req,
+                                    context=self._context)
+
+        return urllib.request.build_opener(Http, Https)
+
+    def shut_sockets(self):
+        """Shuts every socket of the call: a blocked read returns at once. Sockets stay listed
+        after their connection's close(): http.client closes the connection when a response
+        will close and hands the socket to the response, which may still be read. A socket
+        really closed has no descriptor any more, and its shutdown fails harmlessly."""
+        with self._lock:
+            sockets = list(self.sockets)
+        for sock in sockets:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+class ObservedResponse(http.client.HTTPResponse):
+    """An HTTPResponse that records on its attempt what the client reads: an error body (up to
+    64 KiB), the end of the body, or the error that broke it."""
+
+    _kit_attempt = None
+    _kit_depth = 0
+
+    def _observe(self, method, *args):
+        a, outer = self._kit_attempt, self._kit_depth == 0
+        self._kit_depth += 1
+        try:
+            result = method(*args)
+        except (OSError, http.client.HTTPException) as e:
+            if a is not None and outer and a.body_error is None:
+                a.body_error = e
+            raise
+        finally:
+            self._kit_depth -= 1
+        if a is not None and outer:
+            data = bytes(args[0][:result]) if method.__name__ == "readinto" else result
+            if a.status >= 300 and len(a.body) < _ERROR_BODY_BYTES:
+                a.body += data[:_ERROR_BODY_BYTES - len(a.body)]
+            if self.isclosed():
+                a.body_done = True
+        return result
+
+    def drain_error_body(self):
+        """Reads what the client left unread of an error body, briefly (at most 250 ms and 64
+        KiB): clients often abandon a retried response's body, and its class is in there."""
+        a = self._kit_attempt
+        if a is None or a.status < 300 or self.isclosed() or len(a.body) >= _ERROR_BODY_BYTES:
+            return
+        sock = getattr(getattr(self.fp, "raw", None), "_sock", None)
+        try:
+            if sock is not None:
+                sock.settimeout(_ERROR_BODY_SECONDS)  # the response is abandoned: no harm
+            while not self.isclosed() and len(a.body) < _ERROR_BODY_BYTES:
+                if not self.read1(_ERROR_BODY_BYTES):
+                    break
+        except (OSError, http.client.HTTPException, ValueError):
+            pass  # keep what came
+
+    def close(self):
+        self.drain_error_body()
+        super().close()
+
+    def read(self, amt=None):
+        return self._observe(super().read, amt)
+
+    def read1(self, n=-1):
+        return self._observe(super().read1, n)
+
+    def readinto(self, b):
+        return self._observe(super().readinto, b)
+
+    def readline(self, limit=-1):
+        return self._observe(super().readline, limit)
+
+
+class _Observed:
+    """Mixin for http.client connections: each request is one attempt of `wire`."""
+
+    response_class = ObservedResponse
+    wire = None
+    _kit_attempt = None
+
+    def _kit_begin(self):
+        if self._kit_attempt is None and self.wire is not None:
+            self._kit_attempt = self.wire.begin()
+        return self._kit_attempt
+
+    def connect(self):
+        attempt = self._kit_begin()
+        try:
+            super().connect()
+        except OSError as e:
+            if attempt is not None:
+                attempt.error = e
+            self._kit_attempt = None
+            raise
+        if self.wire is not None:
+            with self.wire._lock:
+                self.wire.sockets.add(self.sock)
+            if self.wire.cancel is not None and self.wire.cancel.event.is_set():
+                self.wire.shut_sockets()
+
+    def putrequest(self, *args, **kwargs):
+        self._kit_begin()
+        return super().putrequest(*args, **kwargs)
+
+    def getresponse(self):
+        attempt, self._kit_attempt = self._kit_attempt, None
+        try:
+            response = super().getresponse()
+        except (OSError, http.client.HTTPException) as e:
+            if attempt is not None:
+                attempt.error = e
+            raise
+        if attempt is not None:
+            attempt.status, attempt.headers, attempt.response = (response.status, response.msg,
+                                                                 response)
+            response._kit_attempt = attempt
+        return response
+
+
+class ObservedHTTPConnection(_Observed, http.client.HTTPConnection):
+    pass
+
+
+class ObservedHTTPSConnection(_Observed, http.client.HTTPSConnection):
+    pass
+
+
+# ---- the request and the stream ----------------------------------------------------------------
+
+def endpoint(call):
+    """The URL of the call's dialect endpoint under base_url (which has no /v1)."""
+    return call["base_url"].rstrip("/") + PROTOCOL["dialects"][call["dialect"]]["path"]
+
+
+def request_headers(call):
+    headers = {"Content-Type": "application/json"}
+    if call["dialect"] == "anthropic-messages":
+        headers.update({"x-api-key": call["api_key"], "anthropic-version": "2023-06-01"})
+    else:
+        headers["Authorization"] = f"Bearer {call['api_key']}"
+    return headers
+
+
+class SseParser:
+    """Incremental text/event-stream parsing: CR, LF, CRLF, comments, multi-line data, BOM."""
+
+    def __init__(self):
+        self.buf, self.event, self.data, self.pending_cr, self.first = b"", "", [], False, True
+
+    def feed(self, chunk):
+        """Yields (event, data) for every event completed by `chunk`."""
+        if self.pending_cr and chunk.startswith(b"\n"):
+            chunk = chunk[1:]
+        self.pending_cr = False
+        self.buf += chunk
+        if self.first and self.buf:
+            self.buf, self.first = self.buf.removeprefix(b"\xef\xbb\xbf"), False
+        while True:
+            ends = [i for i in (self.buf.find(b"\r"), self.buf.find(b"\n")) if i >= 0]
+            if not ends:
+                return
+            i = min(ends)
+            line, cr = self.buf[:i].decode("utf-8", "replace"), self.buf[i:i + 1] == b"\r"
+            self.buf = self.buf[i + 1:]
+            if cr and self.buf.startswith(b"\n"):
+                self.buf = self.buf[1:]
+            elif cr and not self.buf:
+                self.pending_cr = True
+            yield from self._line(line)
+
+    def _line(self, text):
+        if not text:
+            if self.data:
+                yield self.event or "message", "\n".join(self.data)
+            self.event, self.data = "", []
+        elif not text.startswith(":"):
+            field, _, value = text.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if field == "data":
+                self.data.append(value)
+            elif field == "event":
+                self.event = value
+
+
+def sse_events(response, size=65536):
+    """(event, data) of a streamed response body, as the bytes arrive."""
+    parser = SseParser()
+    while chunk := response.read1(size):
+        yield from parser.feed(chunk)
+
+
+def parse_event(event, data):
+    """One SSE event as the dialect's JSON object; None for `[DONE]`; AdapterFailure
+    (MALFORMED_RESPONSE) for data that is not a JSON object."""
+    if data.strip() == "[DONE]":
+        return None
+    try:
+        obj = json.loads(data)
+    except ValueError:
+        raise AdapterFailure(failure("MALFORMED_RESPONSE", "stream",
+                                     f"invalid JSON in an event: {data[:80]!r}")) from None
+    if not isinstance(obj, dict):
+        raise AdapterFailure(failure("MALFORMED_RESPONSE", "stream",
+                                     f"an event that is not an object: {data[:80]!r}"))
+    if event == "error" and "type" not in obj:
+        obj["type"] = "error"
+    return obj
+
+
+# ---- assembly ----------------------------------------------------------------------------------
+
+def _count(v):
+    return v if _is_int(v) and v >= 0 else None
+
+
+def _need(ok, what):
+    """A shape the dialect does not allow (the reference client's decoders reject the same): the
+    event is skipped, or in a strict Output the attempt is MALFORMED_RESPONSE."""
+    if not ok:
+        raise TypeError(what)
+
+
+def _absent_or(value, kind):
+    return value is None or isinstance(value, kind)
+
+
+def _is_error_event(obj):
+    return obj.get("type") in ("error", "response.failed") or (
+        isinstance(obj.get("error"), dict) and "type" not in obj)
+
+
+class Output:
+    """Assembles one call's answer from the dialect's events or a whole object, writing
+    assistant/chunk for each text or tool-call delta (of the wire's current attempt). It reports;
+    check() says whether the answer is whole, as the reference client decides. `strict`: an
+    event or object of an unexpected shape is MALFORMED_RESPONSE instead of being skipped."""
+
+    def __init__(self, dialect, wire=None, strict=False):
+        self.dialect, self.wire, self.strict = dialect, wire, strict
+        self.text, self.reasoning, self.refusal, self.tools = "", "", "", {}
+        self.finish, self.usage = None, {"input_tokens": None, "output_tokens": None}
+        self.chunks, self.terminated, self.stream_failure = 0, False, None
+        self.last_sequence = None  # of a Responses stream, checked when strict
+
+    def _chunk(self, **fields):
+        self.chunks += 1
+        ids = self.wire.ids() if self.wire else {}
+        if self.wire:
+            self.wire.saw_output()
+        emit("assistant/chunk", **{"response_id": response_id(1), **ids}, **fields,
+             commitment="uncommitted")
+
+    def add_text(self, text):
+        if isinstance(text, str) and text:
+            self.text += text
+            self._chunk(text=text)
+
+    def add_tool_call(self, key, call_id=None, name=None, args=""):
+        entry = self.tools.setdefault(key, {"id": "", "name": "", "arguments": ""})
+        entry["id"] = entry["id"] or call_id or ""
+        entry["name"] = entry["name"] or name or ""
+        if args:
+            entry["arguments"] += args
+            index = key if _is_int(key) else list(self.tools).index(key)
+            fragment = {"index": index, "arguments": args}
+            fragment.update({k: entry[k] for k in ("id", "name") if entry[k]})
+            self._chunk(tool_call=fragment)
+
+    def event(self, obj):
+        """One parsed event (None: `[DONE]`); True at the dialect's terminator or an error event
+        (recorded in stream_failure)."""
+        if obj is None:
+            self.terminated = True
+            return True
+        try:
+            if _is_error_event(obj):
+                source = obj if obj.get("type") != "response.failed" else (
+                    (obj.get("response") or {}).get("error") or obj.get("response"))
+                self.stream_failure = self.stream_failure or classify_stream_error(source)
+                return True
+            done = getattr(self, "_" + self.dialect.replace("-", "_"))(obj)
+        except (AttributeError, TypeError, KeyError, ValueError) as e:
+            if self.strict:
+                raise AdapterFailure(failure("MALFORMED_RESPONSE", "stream",
+                                             f"unexpected event shape ({e!r})")) from None
+            note(f"skipped an event of unexpected shape ({e!r}): {obj!r:.200}")
+            return False
+        self.terminated = self.terminated or done
+        return done
+
+    def _openai_chat(self, obj):
+        _need(_absent_or(obj.get("choices"), list), "`choices` must be an array")
+        _need(_absent_or(obj.get("usage"), dict), "`usage` must be an object")
+        for choice in obj.get("choices") or []:
+            _need(isinstance(choice, dict), "every choice must be an object")
+            _need(_absent_or(choice.get("delta"), dict), "`delta` must be an object")
+            delta = choice.get("delta") or {}
+            _need(_absent_or(delta.get("content"), str), "`content` must be a string")
+            _need(_absent_or(delta.get("tool_calls"), list), "`tool_calls` must be an array")
+            self.add_text(delta.get("content"))
+            if isinstance(delta.get("reasoning_content"), str):
+                self.reasoning += delta["reasoning_content"]
+            if isinstance(delta.get("refusal"), str):
+                self.refusal += delta["refusal"]
+            for call in delta.get("tool_calls") or []:
+                _need(isinstance(call, dict) and _absent_or(call.get("function"), dict),
+                      "a tool call must be an object")
+                fn = call.get("function") or {}
+                self.add_tool_call(call.get("index", 0), call.get("id"), fn.get("name"),
+                                   fn.get("arguments") or "")
+            self.finish = choice.get("finish_reason") or self.finish
+        usage = obj.get("usage")
+        if isinstance(usage, dict):
+            self.usage = {"input_tokens": _count(usage.get("prompt_tokens")),
+                          "output_tokens": _count(usage.get("completion_tokens"))}
+        return False
+
+    def _anthropic_messages(self, obj):
+        kind, delta = obj.get("type"), obj.get("delta") or {}
+        if kind == "message_start":
+            usage = (obj.get("message") or {}).get("usage") or {}
+            self.usage["input_tokens"] = _count(usage.get("input_tokens"))
+        elif kind == "content_block_start":
+            block = obj.get("content_block") or {}
+            if block.get("type") == "tool_use":
+                self.add_tool_call(obj.get("index"), block.get("id"), block.get("name"))
+        elif kind == "content_block_delta":
+            _need(isinstance(obj.get("delta"), dict), "`delta` must be an object")
+            _need(delta.get("type") != "text_delta" or isinstance(delta.get("text"), str),
+                  "`text` must be a string")
+            _need(delta.get("type") != "input_json_delta" or isinstance(
+                delta.get("partial_json"), str), "`partial_json` must be a string")
+            if delta.get("type") == "text_delta":
+                self.add_text(delta.get("text"))
+            elif delta.get("type") == "thinking_delta":
+                self.reasoning += delta.get("thinking") or ""
+            elif delta.get("type") == "input_json_delta":
+                self.add_tool_call(obj.get("index"), args=delta.get("partial_json") or "")
+        elif kind == "message_delta":
+            self.finish = delta.get("stop_reason") or self.finish
+            output_tokens = _count((obj.get("usage") or {}).get("output_tokens"))
+            self.usage["output_tokens"] = output_tokens if output_tokens is not None else (
+                self.usage["output_tokens"])
+        return kind == "message_stop"
+
+    def _openai_responses(self, obj):
+        kind, number = obj.get("type"), obj.get("sequence_number")
+        if self.strict and _is_int(number):  # only a strict reader judges
+            last = self.last_sequence
+            _need(last is None or number == last + 1, f"sequence_number {number} after {last}")
+            self.last_sequence = number
+        if kind in ("response.output_text.delta", "response.function_call_arguments.delta"):
+            _need(isinstance(obj.get("delta"), str), "`delta` must be a string")
+        if kind == "response.output_text.delta":
+            self.add_text(obj.get("delta"))
+        elif kind in ("response.reasoning_summary_text.delta", "response.reasoning_text.delta"):
+            self.reasoning += obj.get("delta") or ""
+        elif kind == "response.refusal.delta":
+            self.refusal += obj.get("delta") or ""
+        elif kind == "response.output_item.added":
+            item = obj.get("item") or {}
+            if item.get("type") == "function_call":
+                self.add_tool_call(obj.get("output_index"), item.get("call_id"), item.get("name"))
+        elif kind == "response.function_call_arguments.delta":
+            self.add_tool_call(obj.get("output_index"), args=obj.get("delta") or "")
+        elif kind in ("response.completed", "response.incomplete"):
+            response = obj.get("response") or {}
+            usage = response.get("usage") or {}
+            self.usage = {"input_tokens": _count(usage.get("input_tokens")),
+                          "output_tokens": _count(usage.get("output_tokens"))}
+            self.finish = response.get("status") or kind.split(".")[1]
+            return True
+        return False
+
+    _WHOLE_SHAPE = {"openai-chat": lambda o: isinstance(o.get("choices"), list) and o["choices"],
+                    "anthropic-messages": lambda o: isinstance(o.get("content"), list),
+                    "openai-responses": lambda o: isinstance(o.get("output"), list)}
+
+    def whole(self, obj):
+        """A non-streamed answer: the response's JSON object (missing parts read as empty
+        unless strict)."""
+        try:
+            if not isinstance(obj, dict) or (self.strict and not self._WHOLE_SHAPE[self.dialect](
+                    obj)):
+                raise TypeError("not the dialect's response object")
+            self._whole(obj)
+            self.terminated = True
+        except (AttributeError, TypeError, KeyError, IndexError) as e:
+            raise AdapterFailure(failure("MALFORMED_RESPONSE", "finish",
+                                         f"unreadable response object ({e!r})")) from None
+
+    def _whole(self, obj):
+        usage = obj.get("usage") or {}
+        if self.dialect == "openai-chat":
+            choice = (obj.get("choices") or [{}])[0]
+            message = choice.get("message") or {}
+            self.text, self.refusal = message.get("content") or "", message.get("refusal") or ""
+            for i, c in enumerate(message.get("tool_calls") or []):
+                fn = c.get("function") or {}
+                self.tools[i] = {"id": c.get("id") or "", "name": fn.get("name") or "",
+                                 "arguments": fn.get("arguments") or ""}
+            self.finish = choice.get("finish_reason")
+            self.usage = {"input_tokens": _count(usage.get("prompt_tokens")),
+                          "output_tokens": _count(usage.get("completion_tokens"))}
+            return
+        if self.dialect == "anthropic-messages":
+            for i, block in enumerate(obj.get("content") or []):
+                if block.get("type") == "text":
+                    self.text += block.get("text") or ""
+                elif block.get("type") == "thinking":
+                    self.reasoning += block.get("thinking") or ""
+                elif block.get("type") == "tool_use":
+                    self.tools[i] = {"id": block.get("id") or "", "name": block.get("name") or "",
+                                     "arguments": json.dumps(block.get("input"))}
+            self.finish = obj.get("stop_reason")
+        else:
+            for i, item in enumerate(obj.get("output") or []):
+                for part in item.get("content") or []:
+                    if part.get("type") == "output_text":
+                        self.text += part.get("text") or ""
+                    elif part.get("type") == "refusal":
+                        self.refusal += part.get("refusal") or ""
+                if item.get("type") == "function_call":
+                    self.tools[i] = {"id": item.get("call_id") or "",
+                                     "name": item.get("name") or "",
+                                     "arguments": item.get("arguments") or ""}
+            self.finish = obj.get("status")
+        self.usage = {"input_tokens": _count(usage.get("input_tokens")),
+                      "output_tokens": _count(usage.get("output_tokens"))}
+
+    def has_output(self):
+        return bool(self.text) or bool(self.tools)
+
+    def check(self):
+        """Why this answer may not be committed (a failure), as the reference client decides;
+        None when it is whole."""
+        if self.stream_failure:
+            return self.stream_failure
+        partial = {"partial_output": "uncommitted"} if self.chunks else {}
+        if not self.terminated:
+            return failure("STREAM_TRUNCATED", "finish" if self.finish else "stream",
+                           "the stream ended without "
+                           f"{PROTOCOL['dialects'][self.dialect]['terminator']}", **partial)
+        if self.finish == "content_filter" or (self.refusal and not self.has_output()):
+            return failure("CONTENT_FILTER", "finish", f"the provider refused ({self.finish})",
+                           **partial)
+        if not self.has_output():
+            return failure("EMPTY_RESPONSE", "finish", "no text and no tool call")
+        for key, call in self.tools.items():
+            try:
+                json.loads(call["arguments"] or "{}")
+            except ValueError:
+                call = None
+            if call is None or not call["name"]:
+                return failure("MALFORMED_RESPONSE", "finish",
+                               f"tool call {key} has no name or incomplete JSON arguments",
+                               **partial)
+        return None
+
+    def committed(self):
+        """The fields of response/committed."""
+        out = {"text": self.text, "tool_calls": list(self.tools.values()),
+               "finish_reason": self.finish, "usage": self.usage}
+        if self.reasoning:
+            out["reasoning"] = self.reasoning
+        return out
+
+
+# ---- the call ----------------------------------------------------------------------------------
+
+class Context:
+    """What main() gets: the call, the cancel (`cancelled` is its threading.Event), the wire and
+    the output."""
+
+    def __init__(self, call, cancel, wire, output):
+        self.call, self.cancel, self.wire, self.output = call, cancel, wire, output
+        self.cancelled = cancel.event
+
+
+def run_adapter(name, version, policy, main, dialects=DIALECTS, classify_error=None,
+                strict=False):
+    """Runs one call (see the module docstring); returns the process exit code."""
+    guard_stdout()
+    try:
+        call = read_call(dialects)
+        emit("adapter/hello", name=name, version=version, policy=policy)
+    except (ValueError, ProtocolMisuse) as e:
+        note(f"{name}: {e}")
+        return 2
+    cancel = Cancel()
+    wire = Wire(cancel)
+    ctx = Context(call, cancel, wire, Output(call["dialect"], wire, strict))
+    cancel.watch()
+    try:
+        failed = _outcome(main, ctx, classify_error)
+        if failed and ctx.output.chunks and failed["partial_output"] == "none":
+            failed = {**failed, "partial_output": "uncommitted"}
+        if failed:
+            emit("response/failed", **wire.ids(), failure=failed)
+        else:
+            emit("response/committed", **wire.ids(), **ctx.output.committed())
+    except ProtocolMisuse as e:
+        note(f"adapter bug: {e}")
+        if not _channel["terminal"]:
+            emit("response/failed", **wire.ids(), failure=failure("UNKNOWN", wire.phase(),
+                                                                  "adapter bug"))
+        return 1
+    except BrokenPipeError:
+        return 1
+    return 1 if failed else 0
+
+
+def _outcome(main, ctx, classify_error):
+    """The failure the call ended with, or None when the client delivered an answer."""
+    try:
+        main(ctx)
+    except ProtocolMisuse:
+        raise
+    except Exception as e:  # noqa: BLE001 - whatever the client raised is classified
+        if ctx.cancelled.is_set():
+            return aborted(ctx.wire.phase())
+        if isinstance(e, AdapterFailure):
+            return e.failure
+        seen = ctx.wire.last_failure()  # may read the rest of an error body, briefly
+        if seen:
+            seen["message"] += f" (the client raised {type(e).__name__}: {e})"
+        else:
+            known = classify_error(e, ctx) if classify_error else None
+            seen = known or classify_exception(e, ctx.wire.phase())
+        # A cancel that came while the failure was being read still decides.
+        return aborted(ctx.wire.phase()) if ctx.cancelled.is_set() else seen
+    if ctx.cancelled.is_set():
+        return aborted(ctx.wire.phase(), "cancelled by the caller; the client ended quietly")
+    return ctx.output.stream_failure

@@ -1,0 +1,307 @@
+// Tests of the Node adapter kit: classification against the cases both kits share
+// (cases.json, taken from the reference client's tests), event validation, SSE framing,
+// assembly, and whole adapters (the example, a retrying fixture) run as subprocesses against a
+// loopback server.   node --test harness/adapters/kit/tests/kit_node.test.mjs
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { test } from 'node:test';
+import { PROTOCOL, eventProblems } from '../node/lib/protocol.mjs';
+import { Output, sseEvents } from '../node/lib/output.mjs';
+import { classifyHttp, classifyNetworkError, classifyStreamError, parseHttpDate, retryHint }
+  from '../node/lib/classify.mjs';
+
+const CASES = JSON.parse(readFileSync(new URL('cases.json', import.meta.url)));
+const NOW_MS = CASES.now_s * 1000;
+const HERE = new URL('.', import.meta.url).pathname;
+
+// ---- classification ------------------------------------------------------------------------
+
+test('HTTP errors classify as the reference client does', () => {
+  for (const row of CASES.http) {
+    const got = classifyHttp({ status: row.status, headers: row.headers, body: row.body,
+                               now: NOW_MS });
+    assert.equal(got.code, row.code, row.name);
+    assert.equal(got.class, PROTOCOL.codes[row.code][0], row.name);
+    assert.equal(got.retryable, row.retryable, row.name);
+    assert.equal(got.phase, 'response-headers', row.name);
+    assert.equal(got.status, row.status, row.name);
+    assert.equal(got.request_id, row.request_id, row.name);
+    assert.equal(got.retry_after_ms, row.retry_after_ms, row.name);
+    assert.ok(got.message.startsWith(`HTTP ${row.status}`), row.name);
+  }
+});
+
+test('retry hints: retry-after-ms, delay-seconds, the three date forms, invalid dropped', () => {
+  for (const row of CASES.retry_hints) {
+    const got = retryHint(row.headers, NOW_MS);
+    if (row.ms === null) assert.equal(got, null, row.name);
+    else assert.deepEqual(got, { ms: row.ms, source: row.source }, row.name);
+  }
+  for (const row of CASES.http_dates) {
+    const got = parseHttpDate(row.value, NOW_MS);
+    assert.equal(got, row.epoch_s === null ? null : row.epoch_s * 1000, row.value);
+  }
+});
+
+test('in-stream errors classify like their HTTP twins', () => {
+  for (const row of CASES.stream_errors) {
+    const got = classifyStreamError(row.error);
+    assert.equal(got.code, row.code, row.name);
+    assert.equal(got.phase, 'stream', row.name);
+  }
+});
+
+test('network errors: refused, reset, undici timeouts, a library abort', () => {
+  const withCause = (message, code) =>
+    new TypeError(message, { cause: Object.assign(new Error(`${code} happened`), { code }) });
+  const cases = [
+    [withCause('fetch failed', 'ECONNREFUSED'), 'response-headers', 'TRANSPORT', 'connect'],
+    [withCause('fetch failed', 'ECONNRESET'), 'response-headers', 'TRANSPORT', 'response-headers'],
+    [withCause('fetch failed', 'UND_ERR_HEADERS_TIMEOUT'), 'connect', 'TIMEOUT',
+     'response-headers'],
+    [withCause('terminated', 'UND_ERR_BODY_TIMEOUT'), 'stream', 'TIMEOUT', 'stream'],
+    [withCause('fetch failed', 'UND_ERR_CONNECT_TIMEOUT'), 'response-headers', 'TIMEOUT',
+     'connect'],
+    [withCause('terminated', 'UND_ERR_SOCKET'), 'stream', 'TRANSPORT', 'stream'],
+    [new DOMException('This operation was aborted', 'AbortError'), 'response-headers', 'TIMEOUT',
+     'response-headers'],
+  ];
+  for (const [error, phase, code, wantPhase] of cases) {
+    const got = classifyNetworkError(error, phase);
+    assert.equal(got.code, code, error.cause?.code ?? error.name);
+    assert.equal(got.phase, wantPhase, error.cause?.code ?? error.name);
+  }
+});
+
+// ---- events ------------------------------------------------------------------------------
+
+test('events are checked against the protocol before they are written', () => {
+  const problems = (event) => eventProblems(event).filter((p) => !p.includes('adapter/hello'));
+  const fail = { code: 'RATE_LIMIT', class: 'rate-limit', phase: 'response-headers',
+                 retryable: true, partial_output: 'none', message: 'HTTP 429' };
+  assert.deepEqual(problems({ type: 'response/start', response_id: 'attempt-1', attempt: 1 }), []);
+  assert.deepEqual(problems({ type: 'response/interrupted', response_id: 'a', failure: fail }), []);
+  const bad = [
+    { type: 'response/start', attempt: 1 },                                   // no response_id
+    { type: 'response/start', response_id: 'a', attempt: 0 },                 // attempt < 1
+    { type: 'response/start', response_id: 'a', attempt: 1, extra: true },    // unknown field
+    { type: 'assistant/chunk', response_id: 'a', commitment: 'uncommitted' }, // neither
+    { type: 'assistant/chunk', response_id: 'a', commitment: 'uncommitted', text: 'x',
+      tool_call: { index: 0, arguments: '' } },                              // both
+    { type: 'assistant/chunk', response_id: 'a', commitment: 'committed', text: 'x' },
+    { type: 'response/interrupted', response_id: 'a', failure: { ...fail, code: 'NOPE' } },
+    { type: 'response/interrupted', response_id: 'a', failure: fail, scheduled_retry_ms: 5 },
+    { type: 'response/failed', failure: { ...fail, phase: 'later' } },
+    { type: 'response/committed', text: 'x', usage: { input_tokens: '5' } },
+    { type: 'response/done' },
+  ];
+  for (const event of bad) assert.notDeepEqual(problems(event), [], JSON.stringify(event));
+});
+
+// ---- SSE and assembly ----------------------------------------------------------------------
+
+async function collect(parts) {
+  const encoder = new TextEncoder();
+  const body = new ReadableStream({
+    start(controller) {
+      for (const part of parts) controller.enqueue(encoder.encode(part));
+      controller.close();
+    },
+  });
+  const out = [];
+  for await (const event of sseEvents(body)) out.push(event);
+  return out;
+}
+
+test('SSE framing: split writes, CRLF across writes, BOM, comments, multi-line data', async () => {
+  assert.deepEqual(await collect(['\uFEFFdata: {"a"', ':1}\r', '\n\r\n: comment\n',
+                                  'event: error\ndata: x\ndata: y\n\n', 'data: tail']), [
+    { event: 'message', data: '{"a":1}' },
+    { event: 'error', data: 'x\ny' },
+  ]);
+  assert.deepEqual(await collect(['data: a\r\rdata: b\n\n']), [
+    { event: 'message', data: 'a' }, { event: 'message', data: 'b' },
+  ]);
+  // CR-only framing whose last event ends the body: its blank line is the final CR.
+  assert.deepEqual(await collect(['data: a\r', '\r', 'data: b\r\r']), [
+    { event: 'message', data: 'a' }, { event: 'message', data: 'b' },
+  ]);
+});
+
+test('Output.check decides like the reference client; committed() reports what came', () => {
+  const make = () => new Output('anthropic-messages', null, { strict: true });
+  const done = make();
+  // No wire: chunks go to stdout as events, so only assemble what needs no chunk here.
+  done.event({ type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: {} });
+  assert.equal(done.check().code, 'STREAM_TRUNCATED');
+  done.event({ type: 'message_stop' });
+  assert.equal(done.check().code, 'EMPTY_RESPONSE');
+  const failed = make();
+  failed.event({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' } });
+  assert.equal(failed.check().code, 'OVERLOADED');
+  const whole = new Output('openai-chat', null, { strict: true });
+  assert.throws(() => whole.whole({ id: 'x' }), /MALFORMED|shape/);
+  const lenient = new Output('openai-chat', null);
+  lenient.whole({ id: 'x' });
+  assert.deepEqual(lenient.committed().text, '');
+});
+
+test('a strict Output rejects the shapes the reference client rejects; a lenient one skips them',
+     () => {
+  for (const { dialect, events } of CASES.wrong_shapes) {
+    const strict = new Output(dialect, null, { strict: true });
+    const last = events.at(-1);
+    for (const event of events.slice(0, -1)) strict.event(event);
+    assert.throws(() => strict.event(last), (e) => e.failure?.code === 'MALFORMED_RESPONSE',
+                  JSON.stringify(last));
+    const lenient = new Output(dialect, null);
+    for (const event of events) assert.equal(lenient.event(event), false);
+  }
+});
+
+// ---- whole adapters against a loopback server ----------------------------------------------
+
+const sse = (obj) => `data: ${JSON.stringify(obj)}\n\n`;
+const chatChunk = (text) =>
+  sse({ choices: [{ index: 0, delta: { content: text }, finish_reason: null }] });
+const chatEnd =
+  `${sse({ choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}data: [DONE]\n\n`;
+
+// Serves `plan[i]` to request i (the last entry again after the plan ends).
+async function serve(plan) {
+  const arrivals = [];
+  const server = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      arrivals.push(Date.now());
+      plan[Math.min(arrivals.length, plan.length) - 1](req, res);
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${server.address().port}`, arrivals, server,
+           close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+const ok = (parts = ['Hel', 'lo']) => (req, res) => {
+  res.writeHead(200, { 'content-type': 'text/event-stream' });
+  res.end(parts.map(chatChunk).join('') + chatEnd);
+};
+const status = (code, body, headers = {}) => (req, res) => {
+  res.writeHead(code, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+};
+const reset = (req) => req.socket.destroy();
+
+// Runs an adapter command on one call; resolves {events, stderr, code}. `onEvent(event, stdin)`
+// may write to the adapter's stdin (a cancel).
+function runAdapter(args, baseUrl, onEvent = () => {}) {
+  return new Promise((resolve) => {
+    const child = spawn(args[0], args.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
+    const lines = [];
+    const times = [];  // receipt of each line
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (data) => {
+      stdout += data;
+      let newline;
+      while ((newline = stdout.indexOf('\n')) >= 0) {
+        const line = stdout.slice(0, newline);
+        stdout = stdout.slice(newline + 1);
+        lines.push(line);
+        times.push(performance.now());
+        onEvent(JSON.parse(line), child.stdin);
+      }
+    });
+    child.stderr.on('data', (data) => (stderr += data));
+    child.on('close', (code) => resolve({ lines, times, events: lines.map((l) => JSON.parse(l)),
+                                          stderr, code, rest: stdout }));
+    child.stdin.write(`${JSON.stringify({
+      type: 'call', base_url: baseUrl, api_key: 'sk-test', dialect: 'openai-chat',
+      request: { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true },
+      scenario: 'kit-test',
+    })}\n`);
+  });
+}
+
+const types = (events) => events.map((e) => e.type);
+const EXAMPLE = ['node', `${HERE}../node/example.mjs`];
+const RETRY_LOOP = ['node', `${HERE}fixtures/retry_loop.mjs`];
+
+test('the example commits a whole stream and fails a rate limit, classified', async () => {
+  const server = await serve([ok(), status(429, { error: { type: 'requests',
+      code: 'rate_limit_exceeded', message: 'Rate limit reached' } }, { 'retry-after': '2' })]);
+  try {
+    const good = await runAdapter(EXAMPLE, server.url);
+    assert.deepEqual(types(good.events), ['adapter/hello', 'response/start', 'assistant/chunk',
+                                          'assistant/chunk', 'response/committed']);
+    assert.equal(good.events.at(-1).text, 'Hello');
+    assert.equal(good.events[0].policy.max_attempts, 1);
+    assert.equal(good.code, 0);
+    const limited = await runAdapter(EXAMPLE, server.url);
+    const { failure } = limited.events.at(-1);
+    assert.equal(limited.events.at(-1).type, 'response/failed');
+    assert.deepEqual([failure.code, failure.status, failure.retry_after_ms],
+                     ['RATE_LIMIT', 429, 2000]);
+    assert.equal(limited.code, 1);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a library without a retry hook: each failed attempt is announced before the next request',
+     async () => {
+  const server = await serve([status(429, { error: { type: 'insufficient_quota',
+                                  message: 'You exceeded your current quota' } }), reset, ok()]);
+  try {
+    const run = await runAdapter([...RETRY_LOOP, '--noisy'], server.url);
+    assert.deepEqual(types(run.events), [
+      'adapter/hello', 'response/start', 'response/interrupted', 'response/start',
+      'response/interrupted', 'response/start', 'assistant/chunk', 'assistant/chunk',
+      'response/committed']);
+    const [first, second] = run.events.filter((e) => e.type === 'response/interrupted');
+    assert.deepEqual([first.attempt, first.failure.code, first.failure.status], [1, 'QUOTA', 429]);
+    assert.deepEqual([second.attempt, second.failure.code], [2, 'TRANSPORT']);
+    assert.ok(!('scheduled_retry_ms' in first), 'a delay nobody stated is not guessed');
+    assert.equal(run.events.at(-1).attempt, 3);
+    assert.equal(server.arrivals.length, 3);
+    assert.match(run.stderr, /a library printing to stdout/);
+    assert.equal(run.rest, '');
+  } finally {
+    await server.close();
+  }
+});
+
+test('a cancel mid-stream ends the call ABORTED with its partial output', async () => {
+  const server = await serve([(req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(chatChunk('Hel'));  // then silence
+  }]);
+  try {
+    let cancelledAt = 0;
+    const run = await runAdapter(EXAMPLE, server.url, (event, stdin) => {
+      if (event.type !== 'assistant/chunk') return;
+      cancelledAt = performance.now();
+      stdin.write('{"type":"cancel"}\n');
+    });
+    const last = run.events.at(-1);
+    assert.equal(last.type, 'response/failed');
+    assert.deepEqual([last.failure.code, last.failure.phase, last.failure.partial_output],
+                     ['ABORTED', 'stream', 'uncommitted']);
+    assert.ok(run.times.at(-1) - cancelledAt < 3000, 'the terminal event follows the cancel');
+  } finally {
+    server.server.closeAllConnections();
+    await server.close();
+  }
+});
+
+test('a bad call line: exit 2, nothing on stdout', async () => {
+  const child = spawn('node', [EXAMPLE[1]], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stdout = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stdin.end('{"type":"call","dialect":"klingon"}\n');
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  assert.equal(code, 2);
+  assert.equal(stdout, '');
+});

@@ -1,0 +1,322 @@
+"""Tests of the Python adapter kit: classification against the cases both kits share (cases.json,
+taken from the reference client's tests), event validation, SSE framing, assembly, and whole
+adapters (the example, a retrying fixture, the baseline) run as subprocesses against a loopback
+server.     python3 -m unittest discover -s harness/adapters/kit/tests -p 'test_*.py'
+"""
+import http.server
+import json
+import subprocess
+import sys
+import threading
+import time
+import unittest
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "python"))
+import faultline_adapter as kit  # noqa: E402
+
+CASES = json.loads((HERE / "cases.json").read_text(encoding="utf-8"))
+ADAPTERS = HERE.parents[1]
+
+
+class ClassificationTest(unittest.TestCase):
+    def test_http_errors_as_the_reference_client(self):
+        for row in CASES["http"]:
+            with self.subTest(row["name"]):
+                got = kit.classify_http(row["status"], row["headers"], row["body"],
+                                        now=CASES["now_s"])
+                self.assertEqual(got["code"], row["code"])
+                self.assertEqual(got["class"], kit.PROTOCOL["codes"][row["code"]][0])
+                self.assertEqual(got["retryable"], row["retryable"])
+                self.assertEqual(got["phase"], "response-headers")
+                self.assertEqual(got["status"], row["status"])
+                self.assertEqual(got.get("request_id"), row.get("request_id"))
+                self.assertEqual(got.get("retry_after_ms"), row.get("retry_after_ms"))
+                self.assertTrue(got["message"].startswith(f"HTTP {row['status']}"))
+
+    def test_retry_hints_and_dates(self):
+        for row in CASES["retry_hints"]:
+            with self.subTest(row["name"]):
+                got = kit.retry_hint(row["headers"], now=CASES["now_s"])
+                self.assertEqual(got, None if row["ms"] is None else (row["ms"], row["source"]))
+        for row in CASES["http_dates"]:
+            with self.subTest(row["value"]):
+                self.assertEqual(kit.parse_http_date(row["value"], CASES["now_s"]), row["epoch_s"])
+
+    def test_stream_errors_like_their_http_twins(self):
+        for row in CASES["stream_errors"]:
+            with self.subTest(row["name"]):
+                got = kit.classify_stream_error(row["error"])
+                self.assertEqual((got["code"], got["phase"]), (row["code"], "stream"))
+
+    def test_network_errors(self):
+        import socket
+        import http.client as hc
+        cases = [(ConnectionRefusedError(111, "refused"), "response-headers", "TRANSPORT",
+                  "connect"),
+                 (ConnectionResetError(104, "reset"), "stream", "TRANSPORT", "stream"),
+                 (hc.IncompleteRead(b"x"), "stream", "TRANSPORT", "stream"),
+                 (socket.timeout("timed out"), "response-headers", "TIMEOUT", "response-headers"),
+                 (socket.gaierror(-2, "Name or service not known"), "response-headers",
+                  "TRANSPORT", "connect")]
+        for error, phase, code, want_phase in cases:
+            with self.subTest(repr(error)):
+                got = kit.classify_network_error(error, phase)
+                self.assertEqual((got["code"], got["phase"]), (code, want_phase))
+
+
+class EventTest(unittest.TestCase):
+    def problems(self, event):
+        return [p for p in kit.event_problems(event) if "adapter/hello" not in p]
+
+    def test_valid_and_invalid_events(self):
+        fail = {"code": "RATE_LIMIT", "class": "rate-limit", "phase": "response-headers",
+                "retryable": True, "partial_output": "none", "message": "HTTP 429"}
+        self.assertEqual(self.problems({"type": "response/start", "response_id": "a",
+                                        "attempt": 1}), [])
+        self.assertEqual(self.problems({"type": "response/failed", "failure": fail}), [])
+        bad = [{"type": "response/start", "attempt": 1},
+               {"type": "response/start", "response_id": "a", "attempt": True},
+               {"type": "assistant/chunk", "response_id": "a", "commitment": "uncommitted"},
+               {"type": "response/interrupted", "response_id": "a",
+                "failure": {**fail, "class": "nope"}},
+               {"type": "response/interrupted", "response_id": "a", "failure": fail,
+                "delay_source": "backoff"},
+               {"type": "response/committed", "text": 5},
+               {"type": "response/committed", "text": "", "surprise": 1},
+               {"type": "response/done"}]
+        for event in bad:
+            with self.subTest(json.dumps(event)):
+                self.assertNotEqual(self.problems(event), [])
+
+
+class SseAndOutputTest(unittest.TestCase):
+    def test_framing(self):
+        parser = kit.SseParser()
+        events = []
+        for part in (b'\xef\xbb\xbfdata: {"a"', b":1}\r", b"\n\r\n: comment\n",
+                     b"event: error\ndata: x\ndata: y\n\n", b"data: tail"):
+            events += parser.feed(part)
+        self.assertEqual(events, [("message", '{"a":1}'), ("error", "x\ny")])
+        parser = kit.SseParser()  # CR-only framing whose last event ends the body
+        events = [e for part in (b"data: a\r", b"\r", b"data: b\r\r") for e in parser.feed(part)]
+        self.assertEqual(events, [("message", "a"), ("message", "b")])
+
+    def test_check_decides_like_the_reference(self):
+        out = kit.Output("anthropic-messages", strict=True)
+        out.event({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {}})
+        self.assertEqual(out.check()["code"], "STREAM_TRUNCATED")
+        out.event({"type": "message_stop"})
+        self.assertEqual(out.check()["code"], "EMPTY_RESPONSE")
+        failed = kit.Output("anthropic-messages")
+        failed.event({"type": "error", "error": {"type": "overloaded_error", "message": "x"}})
+        self.assertEqual(failed.check()["code"], "OVERLOADED")
+        with self.assertRaises(kit.AdapterFailure):
+            kit.Output("openai-chat", strict=True).whole({"id": "x"})
+        lenient = kit.Output("openai-chat")
+        lenient.whole({"id": "x"})
+        self.assertEqual(lenient.committed()["text"], "")
+
+
+    def test_strict_rejects_what_the_reference_rejects(self):
+        for case in CASES["wrong_shapes"]:
+            with self.subTest(json.dumps(case)):
+                strict = kit.Output(case["dialect"], strict=True)
+                *first, last = case["events"]
+                for event in first:
+                    strict.event(event)
+                with self.assertRaises(kit.AdapterFailure) as caught:
+                    strict.event(last)
+                self.assertEqual(caught.exception.failure["code"], "MALFORMED_RESPONSE")
+                lenient = kit.Output(case["dialect"])
+                self.assertEqual([lenient.event(e) for e in case["events"]],
+                                 [False] * len(case["events"]))
+
+
+# ---- whole adapters against a loopback server --------------------------------------------------
+
+def chat_chunk(text):
+    return "data: " + json.dumps({"choices": [{"index": 0, "delta": {"content": text},
+                                               "finish_reason": None}]}) + "\n\n"
+
+
+CHAT_END = ("data: " + json.dumps({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+            + "\n\ndata: [DONE]\n\n")
+
+
+def ok(handler):
+    body = (chat_chunk("Hel") + chat_chunk("lo") + CHAT_END).encode()
+    handler.send_response(200)
+    handler.send_header("content-type", "text/event-stream")
+    handler.send_header("content-length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
+def status(code, body, headers=None):
+    def answer(handler):
+        data = json.dumps(body).encode()
+        handler.send_response(code)
+        for name, value in {"content-type": "application/json", **(headers or {})}.items():
+            handler.send_header(name, value)
+        handler.send_header("content-length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+    return answer
+
+
+def reset(handler):
+    handler.close_connection = True
+    handler.connection.shutdown(2)
+
+
+def stall_after_one_chunk(handler):
+    handler.send_response(200)
+    handler.send_header("content-type", "text/event-stream")
+    handler.end_headers()
+    handler.wfile.write(chat_chunk("Hel").encode())
+    handler.wfile.flush()
+    handler.server.release.wait(10)
+
+
+class Server:
+    """Serves plan[i] to request i (the last entry again after the plan ends)."""
+
+    def __init__(self, plan):
+        self.arrivals = 0
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("content-length", 0)))
+                outer.arrivals += 1
+                plan[min(outer.arrivals, len(plan)) - 1](self)
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.release = threading.Event()
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.httpd.release.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+def run(command, base_url, cancel_after_chunk=False, cancelled=None):
+    """Runs an adapter on one call: (events with their receipt time, stderr, exit code). With
+    cancel_after_chunk, the cancel goes after the first chunk and its time into `cancelled`."""
+    cancelled = [] if cancelled is None else cancelled
+    call = {"type": "call", "base_url": base_url, "api_key": "sk-test", "dialect": "openai-chat",
+            "request": {"model": "m", "messages": [{"role": "user", "content": "hi"}],
+                        "stream": True}, "scenario": "kit-test"}
+    proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    proc.stdin.write(json.dumps(call) + "\n")
+    proc.stdin.flush()
+    events = []
+    for line in proc.stdout:
+        events.append(json.loads(line))
+        events[-1]["received"] = time.monotonic()
+        if cancel_after_chunk and events[-1]["type"] == "assistant/chunk" and not cancelled:
+            cancelled.append(time.monotonic())
+            proc.stdin.write('{"type":"cancel"}\n')
+            proc.stdin.flush()
+    stderr = proc.stderr.read()
+    for pipe in (proc.stdin, proc.stdout, proc.stderr):
+        pipe.close()
+    return events, stderr, proc.wait(timeout=30)
+
+
+def types(events):
+    return [e["type"] for e in events]
+
+
+EXAMPLE = [sys.executable, str(HERE.parent / "python" / "example.py")]
+RETRY_LOOP = [sys.executable, str(HERE / "fixtures" / "retry_loop.py")]
+BASELINE = [sys.executable, str(ADAPTERS / "python_baseline.py")]
+
+
+class AdapterTest(unittest.TestCase):
+    def test_example_commits_and_fails_classified(self):
+        server = Server([ok, status(429, {"error": {"type": "requests", "message": "slow"}},
+                                    {"retry-after": "2"})])
+        try:
+            events, _, code = run(EXAMPLE, server.url)
+            self.assertEqual(types(events), ["adapter/hello", "response/start", "assistant/chunk",
+                                             "assistant/chunk", "response/committed"])
+            self.assertEqual((events[-1]["text"], code), ("Hello", 0))
+            self.assertEqual(events[0]["policy"]["max_attempts"], 1)
+            events, _, code = run(EXAMPLE, server.url)
+            failure = events[-1]["failure"]
+            self.assertEqual((failure["code"], failure["status"], failure["retry_after_ms"], code),
+                             ("RATE_LIMIT", 429, 2000, 1))
+        finally:
+            server.close()
+
+    def test_retries_without_a_hook_are_announced_before_the_next_request(self):
+        server = Server([status(429, {"error": {"type": "insufficient_quota",
+                                                "message": "You exceeded your current quota"}}),
+                         reset, ok])
+        try:
+            events, stderr, code = run(RETRY_LOOP + ["--noisy"], server.url)
+        finally:
+            server.close()
+        self.assertEqual(types(events), [
+            "adapter/hello", "response/start", "response/interrupted", "response/start",
+            "response/interrupted", "response/start", "assistant/chunk", "assistant/chunk",
+            "response/committed"])
+        first, second = [e for e in events if e["type"] == "response/interrupted"]
+        self.assertEqual((first["attempt"], first["failure"]["code"], first["failure"]["status"]),
+                         (1, "QUOTA", 429))
+        self.assertEqual((second["attempt"], second["failure"]["code"]), (2, "TRANSPORT"))
+        self.assertNotIn("scheduled_retry_ms", first)
+        self.assertEqual((events[-1]["attempt"], server.arrivals, code), (3, 3, 0))
+        self.assertIn("a library printing to stdout", stderr)
+
+    def test_cancel_mid_stream_is_aborted_with_partial_output(self):
+        for command in (EXAMPLE, BASELINE):
+            server = Server([stall_after_one_chunk])  # an HTTP/1.0 server: responses will close
+            cancelled = []
+            try:
+                events, _, code = run(command, server.url, True, cancelled)
+            finally:
+                server.close()
+            failure = events[-1]["failure"]
+            self.assertEqual((failure["code"], failure["partial_output"], code),
+                             ("ABORTED", "uncommitted", 1), command)
+            # Promptly: the stalled read is woken by the shut socket, not by the server's end.
+            self.assertLess(events[-1]["received"] - cancelled[0], 3.0, command)
+
+    def test_baseline_commits_a_truncated_stream_as_a_naive_client_does(self):
+        def truncated(handler):
+            handler.send_response(200)
+            handler.send_header("content-type", "text/event-stream")
+            handler.send_header("connection", "close")
+            handler.end_headers()
+            handler.wfile.write(chat_chunk("Hel").encode())
+            handler.close_connection = True
+
+        server = Server([truncated])
+        try:
+            baseline, _, _ = run(BASELINE, server.url)
+            example, _, _ = run(EXAMPLE, server.url)
+        finally:
+            server.close()
+        self.assertEqual((baseline[-1]["type"], baseline[-1]["text"]),
+                         ("response/committed", "Hel"))
+        self.assertEqual(example[-1]["failure"]["code"], "STREAM_TRUNCATED")
+
+    def test_bad_call_line(self):
+        proc = subprocess.run(EXAMPLE, input='{"type":"call","dialect":"klingon"}\n',
+                              capture_output=True, text=True, timeout=30)
+        self.assertEqual((proc.returncode, proc.stdout), (2, ""))
+
+
+if __name__ == "__main__":
+    unittest.main()

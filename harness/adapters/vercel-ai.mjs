@@ -1,0 +1,105 @@
+#!/usr/bin/env node
+// Adapter for the Vercel AI SDK: `ai` with `@ai-sdk/openai` and `@ai-sdk/anthropic` (pinned in
+// frameworks/package.json; opt-in install with harness/adapters/setup.sh --frameworks), all
+// three dialects: openai.chat(model), openai.responses(model), anthropic(model).
+//
+// It drives the UNMODIFIED library with its defaults: streamText() (generateText() when the
+// runner's request is not streamed) with the runner's messages, max tokens and tools (declared
+// without `execute`, so a tool call is the answer), the cancel's AbortSignal, and the provider
+// created with only apiKey, baseURL (base_url + "/v1") and `fetch`: the adapter kit's Wire
+// around the same globalThis.fetch the providers use by default, which observes every attempt.
+// The library has no retry hook, so each retry is announced by the kit when its request goes out
+// (scheduled_retry_ms unknown, left out). Whatever the library delivers is committed, its
+// error part or thrown error is the failure. No recovery of its own.
+//
+// Usage: node harness/adapters/vercel-ai.mjs < call line
+// Exit code: 0 committed, 1 failed, 2 bad input or library not installed.
+import { classifyNetworkError, classifyStreamError, runAdapter }
+  from './kit/node/faultline-adapter.mjs';
+import { loadPinned } from './sdk-common.mjs';
+import { VERCEL_AI_POLICY } from './policies.mjs';
+
+const { modules: [ai, openaiProvider, anthropicProvider], version } =
+    await loadPinned('frameworks', ['ai', '@ai-sdk/openai', '@ai-sdk/anthropic']);
+
+function model(call, fetch) {
+  const settings = { apiKey: call.api_key, baseURL: `${call.base_url.replace(/\/+$/, '')}/v1`,
+                     fetch };
+  const name = call.request.model;
+  if (call.dialect === 'anthropic-messages') {
+    return anthropicProvider.createAnthropic(settings)(name);
+  }
+  const openai = openaiProvider.createOpenAI(settings);
+  return call.dialect === 'openai-chat' ? openai.chat(name) : openai.responses(name);
+}
+
+// The runner's tools (in the dialect's own shape) as the library's tool set, without execute.
+function tools(request) {
+  if (!Array.isArray(request.tools)) return undefined;
+  const set = {};
+  for (const t of request.tools) {
+    const spec = t.function ?? t;
+    set[spec.name] = ai.tool({ description: spec.description,
+                               inputSchema: ai.jsonSchema(spec.parameters ?? spec.input_schema) });
+  }
+  return set;
+}
+
+function callOptions(call, fetch, signal) {
+  const { request } = call;
+  const prompt = typeof request.input === 'string' ? { prompt: request.input }
+      : { messages: request.messages };
+  return { model: model(call, fetch), ...prompt, tools: tools(request), abortSignal: signal,
+           maxOutputTokens: request.max_tokens ?? request.max_output_tokens };
+}
+
+const usageOf = (u) => ({ input_tokens: u?.inputTokens ?? null,
+                          output_tokens: u?.outputTokens ?? null });
+
+async function main({ call, fetch, signal, output }) {
+  const options = callOptions(call, fetch, signal);
+  if (!call.request.stream) {
+    const result = await ai.generateText(options);
+    output.text = result.text;
+    result.toolCalls.forEach((c, i) => output.tools.set(i, {
+      id: c.toolCallId, name: c.toolName, arguments: JSON.stringify(c.input) }));
+    output.finish = result.rawFinishReason ?? result.finishReason;
+    output.usage = usageOf(result.usage);
+    return;
+  }
+  const result = ai.streamText({ ...options, onError: () => {} });  // errors come as parts
+  for await (const part of result.fullStream) {
+    if (part.type === 'text-delta') output.addText(part.text);
+    else if (part.type === 'reasoning-delta') output.reasoning += part.text;
+    else if (part.type === 'tool-input-start') output.addToolCall(part.id, part.id, part.toolName);
+    else if (part.type === 'tool-input-delta') output.addToolCall(part.id, '', '', part.delta);
+    else if (part.type === 'tool-call' && !output.tools.has(part.toolCallId)) {
+      const args = JSON.stringify(part.input);
+      output.addToolCall(part.toolCallId, part.toolCallId, part.toolName, args);
+    } else if (part.type === 'finish') {
+      output.finish = part.rawFinishReason ?? part.finishReason;
+      output.usage = usageOf(part.totalUsage);
+    } else if (part.type === 'error') {
+      throw part.error;
+    }
+  }
+}
+
+// What the library threw when the wire saw nothing wrong with the last attempt: an
+// APICallError (alone, or the last of a RetryError's) that the provider made from an error
+// event it read ahead in a 200 stream (the event is its body), or from a network error.
+function classifyError(error) {
+  const e = error?.lastError ?? error;
+  if (e?.name !== 'AI_APICallError') return null;
+  if (e.responseBody) return classifyStreamError(e.data ?? e.responseBody);
+  return e.cause ? classifyNetworkError(e.cause, 'connect') : null;
+}
+
+await runAdapter({
+  name: 'vercel-ai',
+  version,
+  policy: VERCEL_AI_POLICY,
+  dialects: ['openai-chat', 'openai-responses', 'anthropic-messages'],
+  classifyError,
+  main,
+});
