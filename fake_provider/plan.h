@@ -71,8 +71,10 @@ struct PlanTruth {
   // overrides the body so that no class can be promised.
   std::string failure_class;
   bool retryable = false;
-  // The same verdict for a client that ignores `x-should-retry` (a policy may say so).
+  // The same verdict for a client that ignores `x-should-retry` (a policy may say so), and the
+  // header itself when the response sends one.
   bool retryable_ignoring_header = false;
+  std::optional<bool> should_retry;
   // The least wait the response asks for before the next attempt (the smallest valid
   // Retry-After / retry-after-ms value); nullopt when it carries no valid hint.
   std::optional<Duration> retry_after;

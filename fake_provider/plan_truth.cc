@@ -315,7 +315,10 @@ PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& prog
     if (truth.answer) ApplyEnd(program, stream, truth);
   }
   truth.retryable_ignoring_header = truth.retryable;
-  if (spec.should_retry && !truth.failure_class.empty()) truth.retryable = *spec.should_retry;
+  if (spec.should_retry && !truth.failure_class.empty()) {
+    truth.retryable = *spec.should_retry;
+    truth.should_retry = spec.should_retry;
+  }
   return truth;
 }
 

@@ -51,14 +51,23 @@ std::vector<Window> AllowedGaps(const View& view, std::size_t k) {
   std::vector<Window> windows{{bounds.lower_ms, opaque_hint ? 1e300 : bounds.upper_ms}};
   const double jitter = policy.retry_after.jitter;
   const auto cap = view.declared.retry_after_cap_ms();
-  std::vector<double> hints;
-  for (const provider::HintValue& hint : entry.truth.hints) hints.push_back(Ms(hint.delay));
-  if (entry.truth.retry_after) hints.push_back(Ms(*entry.truth.retry_after));
-  for (const double h : hints) {
+  // An HTTP-date has whole seconds: a client reading it against its own clock may wait up to a
+  // second less than the Date header implies, and still be right.
+  struct Candidate {
+    double ms, lenience_ms;
+  };
+  std::vector<Candidate> hints;
+  for (const provider::HintValue& hint : entry.truth.hints) {
+    hints.push_back({Ms(hint.delay), hint.source == "retry-after-date" ? 1000.0 : 0.0});
+  }
+  if (entry.truth.retry_after) hints.push_back({Ms(*entry.truth.retry_after), 0});
+  for (const Candidate& hint : hints) {
+    const double h = hint.ms;
     if (h == 0) {
       windows.push_back({0, bounds.upper_ms});
     } else if (!cap || h <= *cap) {
-      windows.push_back({h, std::max(bounds.upper_ms, h * (1 + jitter))});
+      windows.push_back(
+          {std::max(0.0, h - hint.lenience_ms), std::max(bounds.upper_ms, h * (1 + jitter))});
     }
   }
   return windows;

@@ -168,6 +168,7 @@ std::optional<ref::Failure> TruthFailure(const View& view, const provider::Journ
       (honour_header ? entry.truth.retryable : entry.truth.retryable_ignoring_header);
   failure.code = failure.failure_class == ref::FailureClass::kTimeout ? ref::FailureCode::kTimeout
                                                                       : ref::FailureCode::kUnknown;
+  if (honour_header) failure.should_retry = entry.truth.should_retry;
   const bool error_status = entry.status >= 400;
   if (error_status) failure.status = entry.status;
   const bool headers_came =

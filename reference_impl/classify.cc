@@ -200,9 +200,8 @@ ClassifiedResponse ClassifyHttpError(const HttpErrorResponse& response,
   failure.code = row.code;
   failure.failure_class = row.failure_class;
   failure.phase = Phase::kResponseHeaders;
-  failure.retryable = honor_should_retry
-                          ? ShouldRetryHeader(response.headers).value_or(row.retryable)
-                          : row.retryable;
+  if (honor_should_retry) failure.should_retry = ShouldRetryHeader(response.headers);
+  failure.retryable = failure.should_retry.value_or(row.retryable);
   failure.partial_output = PartialOutput::kNone;
   failure.status = response.status;
   failure.request_id = RequestId(response.headers);

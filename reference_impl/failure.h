@@ -71,6 +71,9 @@ struct Failure {
   PartialOutput partial_output = PartialOutput::kNone;
   std::optional<int> status;                             // HTTP status when there was one
   std::optional<std::chrono::milliseconds> retry_after;  // the server's hint, already parsed
+  // The server's `x-should-retry: true|false`, when it sent one (already folded into
+  // `retryable` when the policy honours it; the policy's status rules come after it).
+  std::optional<bool> should_retry;
   std::optional<std::string> request_id;
   std::string message;
   friend bool operator==(const Failure&, const Failure&) = default;

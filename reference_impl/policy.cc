@@ -263,6 +263,10 @@ std::optional<GiveUpReason> RetryForbidden(const RetryPolicy& policy, const Fail
   if (std::ranges::find(policy.retry_phases, failure.phase) == policy.retry_phases.end()) {
     return GiveUpReason::kPhaseNotRetried;
   }
+  // The server's own instruction first, as the official SDKs read it.
+  if (failure.should_retry) {
+    return *failure.should_retry ? std::nullopt : std::optional(GiveUpReason::kNotRetryable);
+  }
   if (failure.status && policy.statuses.never.Contains(*failure.status)) {
     return GiveUpReason::kStatusNotRetried;
   }

@@ -10,7 +10,8 @@
 //   2. Output already committed is final: no retry after commit (kCommitted).
 //   3. The failure's phase must be in `retry_phases` (the official SDKs, for one, never retry once
 //      the response headers are in): kPhaseNotRetried otherwise.
-//   4. Status rules come before class rules: a status in `statuses.never` is not retried
+//   4. An `x-should-retry` header the policy honours decides first (as the official SDKs read
+//      it). Then status rules come before class rules: a status in `statuses.never` is not retried
 //      (kStatusNotRetried); a status in `statuses.retry` is retried whatever its class. Otherwise
 //      the failure must be retryable (the classifier's verdict, after `x-should-retry` when the
 //      policy honours that header), AND its class must be in `retryable_classes` (the policy has
