@@ -3,10 +3,13 @@
 // connection code only moves bytes.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "fake_provider/http_request.h"
 #include "fake_provider/server_core.h"
 #include "scenarios/scenario.h"
 
@@ -20,6 +23,23 @@ struct HttpReply {
   std::string body;
   std::vector<scenario::Header> headers;  // extra headers (e.g. Allow)
 };
+
+// Who may use the control API (server.h, "Security").
+struct ControlAccess {
+  std::string token;       // "" = none needed
+  std::string bound_host;  // the listener's address: "127.0.0.1", "::1", "0.0.0.0", "::"
+  std::vector<std::string> allowed_hosts;  // more Host names that are ours
+};
+
+// The answer to a control request that may not proceed, nullopt when it may: 403 for a Host that
+// is not ours (DNS rebinding) or an Origin that is not ours (a cross-site page), 401 without the
+// token. `port` is the port the request arrived on. Checked on every control request.
+std::optional<HttpReply> ControlAccessDenied(const ControlAccess& access,
+                                             const HttpRequest& request, std::uint16_t port);
+
+// Whether the control request is GET /_faultline/health or /_faultline/stats: cheap, answered
+// on the event loop, and even when the server holds all the connections it may.
+bool IsMonitoringRequest(std::string_view method, std::string_view target);
 
 // `target` is the request target as sent ("/_faultline/sessions?x=y").
 HttpReply HandleControlRequest(SessionHost& host, std::string_view method, std::string_view target,
