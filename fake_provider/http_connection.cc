@@ -240,6 +240,25 @@ void LogExchange(const Connection& conn, const SessionState& session, const Requ
                               ToString(end.kind), elapsed.count()));
 }
 
+// ExecutePlan never throws by design; should anything in it throw anyway (allocation), the
+// exchange still ends in the journal (as a failed write) and the connection is closed.
+asio::awaitable<ExchangeEnd> ExecuteOrRecord(Connection& conn, const ExchangeContext& context) {
+  std::exception_ptr failure;
+  try {
+    ExchangeEnd end = co_await ExecutePlan(context);
+    co_return end;
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  conn.engine.LogFailure("a response plan")(failure);
+  const Duration at = conn.engine.clock().Now() - context.session_start;
+  ExchangeEnd end{EndKind::kWriteFailed, at, "internal error: the response plan failed"};
+  context.journal.End(context.entry_index, end.kind, end.at, end.detail);
+  boost::system::error_code ignored;
+  conn.socket.close(ignored);
+  co_return end;
+}
+
 // Returns whether the connection may carry another request.
 asio::awaitable<bool> ServeSessionRequest(Connection& conn, SessionState& session,
                                           const Request& request, std::string_view path) {
@@ -256,7 +275,7 @@ asio::awaitable<bool> ServeSessionRequest(Connection& conn, SessionState& sessio
                                 admission.session_start,
                                 *admission.journal,
                                 admission.entry_index};
-  const ExchangeEnd end = co_await ExecutePlan(context);
+  const ExchangeEnd end = co_await ExecuteOrRecord(conn, context);
   LogExchange(conn, session, request, path, admission, end);
   if (end.kind == EndKind::kCompleted && admission.plan.keep_alive && request.keep_alive &&
       !engine.stopping()) {
