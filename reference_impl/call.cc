@@ -219,25 +219,30 @@ bool Call::ReadingResponse() const {
   return state_ == State::kAwaitingHead || state_ == State::kBody || state_ == State::kErrorBody;
 }
 
-// What the parser made of new bytes (or of the end of the connection): a parse failure ends the
-// attempt (an error body is classified from what arrived), otherwise the head and body go on.
-void Call::HandleFeed(std::expected<HttpFeed, Failure> fed, bool eof, Time now,
-                      std::vector<Action>& out) {
-  if (!fed) {
-    if (state_ == State::kErrorBody) {
-      FinishErrorBody(now, out);
-    } else if (state_ == State::kBody) {
-      FailAttempt(std::get<Failure>(decoder_->assembler().Interrupt(fed.error())), std::nullopt,
-                  now, out);
-    } else {
-      FailAttempt(fed.error(), std::nullopt, now, out);
-    }
+// What the parser made of new bytes (or of the end of the connection), in wire order: the head,
+// the body bytes, then a parse failure, which ends the attempt unless the body bytes before it
+// already decided it (an error body is classified from what arrived).
+void Call::HandleFeed(const HttpFeed& fed, bool eof, Time now, std::vector<Action>& out) {
+  if (fed.head_ready) OnHead(now, out);
+  const bool reading = state_ == State::kBody || state_ == State::kErrorBody;
+  if (reading && !fed.body.empty()) OnBody(fed.body, now, out);
+  if (fed.failure) {
+    FailRead(*fed.failure, now, out);
     return;
   }
-  if (fed->head_ready) OnHead(now, out);
   if (state_ != State::kBody && state_ != State::kErrorBody) return;
-  if (!fed->body.empty()) OnBody(fed->body, now, out);
-  AfterBody(eof || fed->complete, now, out);
+  AfterBody(eof || fed.complete, now, out);
+}
+
+void Call::FailRead(const Failure& failure, Time now, std::vector<Action>& out) {
+  if (state_ == State::kErrorBody) {
+    FinishErrorBody(now, out);
+  } else if (state_ == State::kBody) {
+    FailAttempt(std::get<Failure>(decoder_->assembler().Interrupt(failure)), std::nullopt, now,
+                out);
+  } else if (state_ == State::kAwaitingHead) {
+    FailAttempt(failure, std::nullopt, now, out);
+  }  // otherwise the attempt was already decided by the bytes before the failure
 }
 
 void Call::OnHead(Time now, std::vector<Action>& out) {
@@ -386,10 +391,19 @@ std::vector<Action> Call::TimerFired(Time now) {
 }
 
 std::vector<Action> Call::Cancel(Time /*now*/) {
+  if (state_ == State::kDone) return {};
+  return End(AbortedFailure(CurrentPhase(), CurrentPartial()));
+}
+
+std::vector<Action> Call::Abandon(std::string_view what, Time /*now*/) {
+  if (state_ == State::kDone) return {};
+  return End(InternalFailure(what, CurrentPhase(), CurrentPartial()));
+}
+
+// Ends the call now with `failure`, whatever it was doing.
+std::vector<Action> Call::End(Failure failure) {
   std::vector<Action> out;
-  if (state_ == State::kDone) return out;
   const bool in_attempt = state_ != State::kNotStarted && state_ != State::kBackoff;
-  Failure failure = AbortedFailure(CurrentPhase(), CurrentPartial());
   if (state_ == State::kBody) {
     failure = std::get<Failure>(decoder_->assembler().Interrupt(std::move(failure)));
   }

@@ -261,4 +261,16 @@ Failure AbortedFailure(Phase phase, PartialOutput partial_output) {
   return failure;
 }
 
+Failure InternalFailure(std::string_view what, Phase phase, PartialOutput partial_output) {
+  Failure failure;
+  failure.code = FailureCode::kUnknown;
+  failure.failure_class = FailureClass::kUnknown;
+  failure.phase = phase;
+  failure.retryable = false;
+  failure.partial_output = partial_output;
+  failure.message =
+      fmt::format("internal error of the client during {}: {}", ToString(phase), what);
+  return failure;
+}
+
 }  // namespace faultline::ref

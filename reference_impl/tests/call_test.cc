@@ -216,6 +216,69 @@ TEST(CallTest, SuccessCommitsTheAttempt) {
   EXPECT_EQ(h.events.size(), 4u);
 }
 
+// The verdict is a function of the bytes, not of their segmentation: the terminator came before
+// the garbage, so the answer commits whether the garbage arrives in the same write or later.
+TEST(CallTest, TerminatorThenBadChunkHeaderCommitsInEverySegmentation) {
+  const std::string head =
+      "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+  char size[32];
+  std::snprintf(size, sizeof size, "%zx\r\n", fixtures::kChatText.size());
+  const std::string wire = head + size + std::string(fixtures::kChatText) + "\r\nzz;bad\r\n";
+  for (std::size_t cut = 0; cut <= wire.size(); cut += 7) {
+    Harness h;
+    h.Start();
+    h.Connected(1);
+    h.Bytes(std::string_view(wire).substr(0, cut), 2);
+    h.Bytes(std::string_view(wire).substr(cut), 3);
+    ASSERT_EQ(h.Terminals(), 1) << "cut " << cut;
+    ASSERT_EQ(h.events.back().type, EventType::kCommitted) << "cut " << cut;
+    EXPECT_EQ(h.events.back().committed->text, "Hello, world");
+  }
+}
+
+// An error status whose body is cut by bad chunk bytes in the same write is still classified by
+// its status (as when the bad bytes come later), not reported as a malformed head.
+TEST(CallTest, ErrorHeadAndBadBodyInOneWriteIsClassifiedByStatus) {
+  RetryPolicy policy = TestPolicy();
+  policy.max_attempts = 1;
+  Harness h(policy);
+  h.Start();
+  h.Connected(1);
+  h.Bytes("HTTP/1.1 401 Unauthorized\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n", 2);
+  ASSERT_EQ(h.Terminals(), 1);
+  EXPECT_EQ(h.events.back().failure->code, FailureCode::kAuth);
+}
+
+TEST(CallTest, BadHeadInPiecesFailsWithoutWaitingForMore) {
+  RetryPolicy policy = TestPolicy();
+  policy.max_attempts = 1;
+  Harness h(policy);
+  h.Start();
+  h.Connected(1);
+  h.Bytes("HTTP/1.1 200 OK\r\n", 2);
+  EXPECT_EQ(h.Terminals(), 0);
+  h.Bytes("Not A Header\r\n", 3);  // no blank line yet, no EOF: rejected from what came
+  ASSERT_EQ(h.Terminals(), 1);
+  EXPECT_EQ(h.events.back().failure->code, FailureCode::kMalformedResponse);
+  EXPECT_EQ(h.events.back().failure->phase, Phase::kResponseHeaders);
+}
+
+TEST(CallTest, AbandonEndsTheCallWithAnInternalFailure) {
+  Harness h;
+  h.Start();
+  h.Connected(1);
+  h.Bytes(SseOk(TruncatedChatBody()).substr(0, 200), 2);
+  auto ended = h.Take(h.call.Abandon("boom", At(3)));
+  EXPECT_TRUE(Has(ended, Kind::kDone));
+  EXPECT_TRUE(Has(ended, Kind::kCloseConnection));
+  ASSERT_EQ(h.Terminals(), 1);
+  const Failure& failure = *h.events.back().failure;
+  EXPECT_EQ(failure.code, FailureCode::kUnknown);
+  EXPECT_FALSE(failure.retryable);
+  EXPECT_NE(failure.message.find("boom"), std::string::npos);
+  EXPECT_TRUE(h.Take(h.call.Abandon("again", At(4))).empty());
+}
+
 TEST(CallTest, NonStreamedJsonBody) {
   CallRequest request = ChatRequest();
   request.stream = false;
