@@ -12,6 +12,8 @@
 namespace faultline::ref {
 namespace {
 
+using std::chrono::milliseconds;
+
 // An error body longer than this is classified from its first part.
 constexpr std::size_t kMaxErrorBody = 1024 * 1024;
 
@@ -165,17 +167,60 @@ std::vector<Action> Call::Start(Time now, std::chrono::system_clock::time_point 
     BeginAttempt(now, out);
     return out;
   }
-  attempt_ = options_.recovered->retries;  // the next attempt continues the count
-  const auto due = options_.recovered->last_scheduled_at;
-  if (!due || *due <= wall_now) {
+  Resume(*options_.recovered, now, out);
+  return out;
+}
+
+// A restarted call continues the logged count and waits for the logged retry time, but only as
+// the policy would let any wait go: within its attempt budget, its longest wait and the deadline.
+void Call::Resume(const RecoveredCall& recovered, Time now, std::vector<Action>& out) {
+  attempt_ = recovered.retries;  // the next attempt continues the count
+  const milliseconds wait = RecoveredWait(recovered);
+  if (std::optional<std::string> refusal = RefuseResume(recovered.retries, wait, now)) {
+    Failure failure;
+    failure.code = recovered.last_failure_code;
+    failure.failure_class = ClassOf(failure.code);
+    failure.retryable = true;  // it was scheduled for a retry; the policy now forbids one
+    if (wait > milliseconds(0)) failure.retry_after = wait;
+    failure.message = fmt::format("giving up on the restarted call: {}", *refusal);
+    Finish(std::move(failure), /*with_response=*/false, out);
+    return;
+  }
+  if (wait <= milliseconds(0)) {
     BeginAttempt(now, out);
-    return out;
+    return;
   }
   state_ = State::kBackoff;  // the logged retry time is still ahead: wait for it first
-  retry_at_ = now + std::chrono::duration_cast<PolicyClock::duration>(*due - wall_now);
+  retry_at_ = now + wait;
   armed_ = retry_at_;
   out.push_back(MakeAction(Action::Kind::kWait, *retry_at_));
-  return out;
+}
+
+// How long until the logged retry time, in whole ms (computed in ms: no overflow), >= 0.
+milliseconds Call::RecoveredWait(const RecoveredCall& recovered) const {
+  if (!recovered.last_scheduled_at) return milliseconds(0);
+  const auto due =
+      std::chrono::floor<milliseconds>(recovered.last_scheduled_at->time_since_epoch());
+  const auto wall = std::chrono::floor<milliseconds>(wall_start_.time_since_epoch());
+  return std::max(milliseconds(0), due - wall);
+}
+
+// Why the policy forbids resuming (after `retries` retries, waiting `wait`), if it does.
+std::optional<std::string> Call::RefuseResume(int retries, milliseconds wait, Time now) const {
+  if (policy_.max_attempts && retries >= *policy_.max_attempts) {
+    return fmt::format("the retry log shows {} attempts already made, max_attempts is {}", retries,
+                       *policy_.max_attempts);
+  }
+  const milliseconds longest = std::max(policy_.backoff.cap, policy_.retry_after.cap);
+  if (wait > longest) {
+    return fmt::format("the logged retry is due in {} ms, longer than the policy waits ({} ms)",
+                       wait.count(), longest.count());
+  }
+  if (deadline_ && now + wait + policy_.min_attempt_time > *deadline_) {
+    return fmt::format("the logged retry is due in {} ms, too late for the total deadline",
+                       wait.count());
+  }
+  return std::nullopt;
 }
 
 void Call::BeginAttempt(Time now, std::vector<Action>& out) {

@@ -99,7 +99,10 @@ struct CallOptions {
   RetryLog* retry_log = nullptr;
   // A restarted call: what RetryLog::Recover() found for call_id. The attempts already made
   // count against max_attempts, and the first attempt of this run starts no earlier than the
-  // retry time that was logged.
+  // retry time that was logged. That wait is bounded like any other: a log whose attempts
+  // already reach max_attempts, whose retry is due later than the policy ever waits (the longer
+  // of backoff.cap and retry_after.cap) or too late for the total deadline ends the call at once
+  // with the logged failure, sending nothing.
   std::optional<RecoveredCall> recovered = std::nullopt;
 };
 
@@ -135,6 +138,10 @@ class Call {
  private:
   enum class State { kNotStarted, kConnecting, kAwaitingHead, kBody, kErrorBody, kBackoff, kDone };
 
+  void Resume(const RecoveredCall& recovered, Time now, std::vector<Action>& out);
+  std::chrono::milliseconds RecoveredWait(const RecoveredCall& recovered) const;
+  std::optional<std::string> RefuseResume(int retries, std::chrono::milliseconds wait,
+                                          Time now) const;
   void BeginAttempt(Time now, std::vector<Action>& out);
   bool ReadingResponse() const;
   void HandleFeed(const HttpFeed& fed, bool eof, Time now, std::vector<Action>& out);

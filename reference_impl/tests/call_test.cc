@@ -255,7 +255,7 @@ TEST(CallTest, BadHeadInPiecesFailsWithoutWaitingForMore) {
   Harness h(policy);
   h.Start();
   h.Connected(1);
-  h.Bytes("HTTP/1.1 200 OK\r\n", 2);
+  h.Bytes("HTTP/1.1 200 OK\r\nA: b\r\n", 2);
   EXPECT_EQ(h.Terminals(), 0);
   h.Bytes("Not A Header\r\n", 3);  // no blank line yet, no EOF: rejected from what came
   ASSERT_EQ(h.Terminals(), 1);
@@ -356,6 +356,85 @@ TEST(CallTest, RestartedCallContinuesFromTheRetryLog) {
   ASSERT_EQ(h.Terminals(), 1);
   EXPECT_EQ(h.events.back().type, EventType::kFailed);
   EXPECT_EQ(h.events.back().failure->code, FailureCode::kStreamTruncated);
+}
+
+// A restarted call whose log forbids another attempt ends at once, sending nothing.
+void ExpectResumeRefused(const RecoveredCall& recovered, std::string_view why) {
+  Harness h(TestPolicy(), ChatRequest(), {.call_id = "c1", .recovered = recovered});
+  auto started = h.Start();
+  EXPECT_FALSE(Has(started, Kind::kConnect)) << why;
+  EXPECT_FALSE(Has(started, Kind::kWait)) << why;
+  EXPECT_TRUE(Has(started, Kind::kDone)) << why;
+  ASSERT_EQ(h.Terminals(), 1) << why;
+  EXPECT_TRUE(h.Of(EventType::kStart).empty());
+  const Failure& failure = *h.events.back().failure;
+  EXPECT_EQ(failure.code, FailureCode::kRateLimit) << why;
+  EXPECT_EQ(failure.failure_class, FailureClass::kRateLimit) << why;
+  EXPECT_NE(failure.message.find(why), std::string::npos) << failure.message;
+}
+
+TEST(CallTest, RestartedCallWithItsAttemptsSpentSendsNothing) {
+  RecoveredCall recovered;
+  recovered.retries = 3;  // attempts 1..3 failed; max_attempts is 3
+  recovered.last_scheduled_at = kWall0 + milliseconds(100);
+  recovered.last_failure_code = FailureCode::kRateLimit;
+  ExpectResumeRefused(recovered, "max_attempts is 3");
+}
+
+TEST(CallTest, RestartedCallDoesNotWaitLongerThanThePolicyWould) {
+  RecoveredCall recovered;
+  recovered.retries = 1;
+  recovered.last_failure_code = FailureCode::kRateLimit;
+  recovered.last_scheduled_at = kWall0 + std::chrono::hours(24 * 10);  // slept 10 days before
+  ExpectResumeRefused(recovered, "longer than the policy waits");
+  recovered.last_scheduled_at = std::chrono::system_clock::time_point::max();  // saturated log
+  ExpectResumeRefused(recovered, "longer than the policy waits");
+}
+
+TEST(CallTest, RestartedCallHonoursTheTotalDeadline) {
+  RetryPolicy policy = TestPolicy();
+  policy.retry_after.cap = milliseconds(120'000);
+  policy.timeouts.total = milliseconds(90'000);
+  RecoveredCall recovered;
+  recovered.retries = 1;
+  recovered.last_failure_code = FailureCode::kRateLimit;
+  recovered.last_scheduled_at = kWall0 + milliseconds(100'000);  // within the cap, past 90 s
+  Harness h(policy, ChatRequest(), {.call_id = "c1", .recovered = recovered});
+  auto started = h.Start();
+  EXPECT_FALSE(Has(started, Kind::kWait));
+  ASSERT_EQ(h.Terminals(), 1);
+  EXPECT_NE(h.events.back().failure->message.find("deadline"), std::string::npos);
+}
+
+// A call id that is not UTF-8 reaches the retry log and the events' JSON without throwing.
+TEST(CallTest, NonUtf8CallIdWithARetryLog) {
+  auto storage = std::make_unique<MemoryRetryLogStorage>();
+  MemoryRetryLogStorage* log_text = storage.get();
+  RetryLog log(std::move(storage));
+  Harness h(TestPolicy(), ChatRequest(), {.call_id = "\xff", .seed = 1, .retry_log = &log});
+  h.Start();
+  ASSERT_NO_THROW(h.Exchange(JsonError(503, "", "{}"), 1));
+  ASSERT_EQ(h.Of(EventType::kInterrupted).size(), 1u);
+  EXPECT_EQ(RecoverFromLog(log_text->contents, "\xff").retries, 1);
+  for (const LifecycleEvent& event : h.events) {
+    std::string line;
+    ASSERT_NO_THROW(line = event.ToJsonLine());
+    EXPECT_NE(line.find("\xEF\xBF\xBD-1"), std::string::npos) << line;
+  }
+}
+
+TEST(CallEventTest, JsonLineReplacesInvalidUtf8) {
+  LifecycleEvent event;
+  event.type = EventType::kFailed;
+  Failure failure;
+  failure.message = "bad \xc3 body";
+  failure.request_id = "req-\xff";
+  event.failure = failure;
+  std::string line;
+  ASSERT_NO_THROW(line = event.ToJsonLine());
+  const auto parsed = nlohmann::json::parse(line);
+  EXPECT_EQ(parsed["failure"]["message"], "bad \xEF\xBF\xBD body");
+  EXPECT_EQ(parsed["failure"]["request_id"], "req-\xEF\xBF\xBD");
 }
 
 TEST(CallTest, TruncatedStreamIsNeverCommittedNorSpliced) {
