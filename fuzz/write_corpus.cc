@@ -18,6 +18,7 @@
 #include "reference_impl/retry_log.h"
 #include "reference_impl/tests/wire_fixtures.h"
 #include "scenarios/loader.h"
+#include "scenarios/scripted_responses.h"
 
 namespace faultline::fuzz {
 namespace {
@@ -59,12 +60,7 @@ void AddCatalogue(Corpus& corpus) {
   const provider::WallTime now{std::chrono::seconds(1'767'225'600)};
   for (const scenario::Scenario& scenario : *catalogue) {
     const provider::CompiledScenario compiled(scenario);
-    std::vector<const scenario::ResponseSpec*> specs;
-    for (const auto& response : scenario.responses) specs.push_back(&response);
-    if (scenario.chaos) {
-      for (const auto& choice : scenario.chaos->faults) specs.push_back(&choice.response);
-      specs.push_back(&scenario.chaos->otherwise);
-    }
+    const std::vector<const scenario::ResponseSpec*> specs = scenario::ScriptedResponses(scenario);
     for (std::size_t i = 0; i < specs.size(); ++i) {
       const provider::ResponsePlan plan =
           compiled.Plan(*specs[i], {.attempt = static_cast<int>(i) + 1,

@@ -19,6 +19,7 @@
 #include "harness/request_body.h"
 #include "reference_impl/call.h"
 #include "scenarios/loader.h"
+#include "scenarios/scripted_responses.h"
 
 namespace faultline::harness {
 namespace {
@@ -185,17 +186,6 @@ std::vector<std::pair<std::string, Wire>> HostileVariants(const Wire& wire) {
   return out;
 }
 
-// Every response a scenario scripts: its entries and its chaos choices.
-std::vector<const scenario::ResponseSpec*> ResponsesOf(const scenario::Scenario& scenario) {
-  std::vector<const scenario::ResponseSpec*> out;
-  for (const scenario::ResponseSpec& response : scenario.responses) out.push_back(&response);
-  if (scenario.chaos) {
-    for (const auto& choice : scenario.chaos->faults) out.push_back(&choice.response);
-    out.push_back(&scenario.chaos->otherwise);
-  }
-  return out;
-}
-
 TEST(SegmentationPropertyTest, EveryCatalogueResponseGetsOneVerdictWhateverTheSplit) {
   auto catalogue = scenario::LoadBuiltinCatalog();
   ASSERT_TRUE(catalogue.has_value());
@@ -206,7 +196,7 @@ TEST(SegmentationPropertyTest, EveryCatalogueResponseGetsOneVerdictWhateverTheSp
   for (const scenario::Scenario& scenario : *catalogue) {
     const provider::CompiledScenario compiled(scenario);
     const ref::CallRequest request = RequestFor(scenario);
-    const auto specs = ResponsesOf(scenario);
+    const auto specs = scenario::ScriptedResponses(scenario);
     for (std::size_t i = 0; i < specs.size(); ++i) {
       const provider::ResponsePlan plan =
           compiled.Plan(*specs[i], {.attempt = static_cast<int>(i) + 1,

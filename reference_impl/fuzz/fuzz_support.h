@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "reference_impl/dialect.h"
+
 namespace faultline::ref::fuzz {
 
 // FNV-1a: a seed that depends on every byte of the input.
@@ -53,12 +55,35 @@ inline std::vector<std::string_view> Bytewise(std::string_view input, std::size_
   return pieces;
 }
 
+// libFuzzer's input as text.
+inline std::string_view AsText(const std::uint8_t* data, std::size_t size) {
+  return {reinterpret_cast<const char*>(data), size};
+}
+
 // A property that failed: print what differs and abort, so libFuzzer saves the input.
 [[noreturn]] inline void Fail(const char* property, const std::string& whole,
                               const std::string& other) {
   std::fprintf(stderr, "fuzz property violated: %s\n  whole: %s\n  other: %s\n", property,
                whole.c_str(), other.c_str());
   std::abort();
+}
+
+// For every dialect, streamed and not: `run(dialect, stream, pieces)` describes the result of
+// feeding `pieces`; each segmentation in `others` must describe the same as the whole input.
+template <typename Run>
+void ExpectSameInEveryDialect(const char* property, std::string_view input,
+                              const std::vector<std::vector<std::string_view>>& others, Run run) {
+  for (const Dialect dialect :
+       {Dialect::kOpenAiChat, Dialect::kAnthropicMessages, Dialect::kOpenAiResponses}) {
+    for (const bool stream : {true, false}) {
+      const std::string whole = run(dialect, stream, std::vector<std::string_view>{input});
+      for (const auto& pieces : others) {
+        if (std::string other = run(dialect, stream, pieces); other != whole) {
+          Fail(property, whole, other);
+        }
+      }
+    }
+  }
 }
 
 }  // namespace faultline::ref::fuzz

@@ -57,22 +57,9 @@ std::string Run(Dialect dialect, bool stream, const std::vector<std::string_view
 }  // namespace faultline::ref::fuzz
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  using namespace faultline::ref;
   using namespace faultline::ref::fuzz;
-  const std::string_view input(reinterpret_cast<const char*>(data), size);
-  const auto split = SplitByInput(input);
-  const auto bytes = Bytewise(input, 1024);
-  for (const Dialect dialect :
-       {Dialect::kOpenAiChat, Dialect::kAnthropicMessages, Dialect::kOpenAiResponses}) {
-    for (const bool stream : {true, false}) {
-      const std::string whole = Run(dialect, stream, {input});
-      if (const std::string other = Run(dialect, stream, split); other != whole) {
-        Fail("HTTP verdict whole vs split", whole, other);
-      }
-      if (const std::string other = Run(dialect, stream, bytes); other != whole) {
-        Fail("HTTP verdict whole vs byte by byte", whole, other);
-      }
-    }
-  }
+  const std::string_view input = AsText(data, size);
+  ExpectSameInEveryDialect("HTTP verdict whole vs split and byte by byte", input,
+                           {SplitByInput(input), Bytewise(input, 1024)}, Run);
   return 0;
 }

@@ -42,7 +42,7 @@ std::size_t ReadHeaders(std::string_view input, HttpHeaders& headers) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace faultline::ref;
   using namespace faultline::ref::fuzz;
-  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  const std::string_view input = AsText(data, size);
   // The receiver's clock: 2024-11-29, or a time drawn from the input between 1970 and ~2200.
   const std::uint64_t hash = Hash(input);
   const auto now = std::chrono::system_clock::time_point(std::chrono::seconds(

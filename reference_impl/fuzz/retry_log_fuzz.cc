@@ -14,7 +14,7 @@
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace faultline::ref;
   using namespace faultline::ref::fuzz;
-  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  const std::string_view input = AsText(data, size);
   const std::size_t newline = input.find('\n');
   const std::string_view call_id = input.substr(0, newline);
   const std::string_view log = newline == std::string_view::npos ? "" : input.substr(newline + 1);

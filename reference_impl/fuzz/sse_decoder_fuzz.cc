@@ -60,7 +60,7 @@ Decoded Decode(const std::vector<std::string_view>& pieces, std::size_t limit) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace faultline::ref::fuzz;
-  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  const std::string_view input = AsText(data, size);
   const std::size_t limit = 16 + Hash(input) % 2048;
   const Decoded whole = Decode({input}, limit);
   const Decoded split = Decode(SplitByInput(input), limit);

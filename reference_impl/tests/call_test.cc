@@ -238,10 +238,14 @@ TEST(CallTest, TerminatorThenBadChunkHeaderCommitsInEverySegmentation) {
 
 // An error status whose body is cut by bad chunk bytes in the same write is still classified by
 // its status (as when the bad bytes come later), not reported as a malformed head.
-TEST(CallTest, ErrorHeadAndBadBodyInOneWriteIsClassifiedByStatus) {
+RetryPolicy OneAttemptPolicy() {
   RetryPolicy policy = TestPolicy();
   policy.max_attempts = 1;
-  Harness h(policy);
+  return policy;
+}
+
+TEST(CallTest, ErrorHeadAndBadBodyInOneWriteIsClassifiedByStatus) {
+  Harness h(OneAttemptPolicy());
   h.Start();
   h.Connected(1);
   h.Bytes("HTTP/1.1 401 Unauthorized\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n", 2);
@@ -250,9 +254,7 @@ TEST(CallTest, ErrorHeadAndBadBodyInOneWriteIsClassifiedByStatus) {
 }
 
 TEST(CallTest, BadHeadInPiecesFailsWithoutWaitingForMore) {
-  RetryPolicy policy = TestPolicy();
-  policy.max_attempts = 1;
-  Harness h(policy);
+  Harness h(OneAttemptPolicy());
   h.Start();
   h.Connected(1);
   h.Bytes("HTTP/1.1 200 OK\r\nA: b\r\n", 2);
