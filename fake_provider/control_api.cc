@@ -436,6 +436,37 @@ bool IsMonitoringRequest(std::string_view method, std::string_view target) {
   return method == "GET" && (path == "/_faultline/health" || path == "/_faultline/stats");
 }
 
+Route RouteTarget(std::string_view target) {
+  if (target.starts_with(kControlPrefix) &&
+      (target.size() == kControlPrefix.size() || target[kControlPrefix.size()] == '/' ||
+       target[kControlPrefix.size()] == '?')) {
+    return Route{Route::Kind::kControl, {}, {}};
+  }
+  constexpr std::string_view kSessionPrefix = "/s/";
+  if (!target.starts_with(kSessionPrefix)) return Route{};
+  const std::size_t v1 = target.find("/v1/", kSessionPrefix.size() - 1);
+  if (v1 == std::string_view::npos || v1 <= kSessionPrefix.size()) return Route{};
+  std::string_view path = target.substr(v1);
+  path = path.substr(0, path.find('?'));
+  return Route{Route::Kind::kSession,
+               PercentDecode(target.substr(kSessionPrefix.size(), v1 - kSessionPrefix.size())),
+               path};
+}
+
+JournalEntry JournalEntryFor(const HttpRequest& request, bool keep_secrets) {
+  JournalEntry entry;
+  entry.method = request.method;
+  entry.target = request.target;
+  entry.headers = request.headers;
+  entry.trailers = request.trailers;
+  entry.body = request.body;
+  if (!keep_secrets) {
+    RedactSecretHeaders(entry.headers);
+    RedactSecretHeaders(entry.trailers);
+  }
+  return entry;
+}
+
 HttpReply JsonError(int status, std::string_view type, std::string_view message) {
   json body = {{"error", {{"type", std::string(type)}, {"message", std::string(message)}}}};
   return JsonReply(status, body);

@@ -24,6 +24,21 @@ struct HttpReply {
   std::vector<scenario::Header> headers;  // extra headers (e.g. Allow)
 };
 
+// Where a request target goes: /_faultline/... is the control API, /s/<id>/v1/... a session
+// (the id is everything between "/s/" and the first "/v1/", percent-decoded), anything else
+// the 404 hint.
+struct Route {
+  enum class Kind { kSession, kControl, kUnknown };
+  Kind kind = Kind::kUnknown;
+  std::string session_id;
+  std::string_view path;  // relative to the session's base URL, without the query
+};
+Route RouteTarget(std::string_view target);
+
+// What the journal keeps of a request admitted into a session (credentials redacted unless
+// `keep_secrets`); the caller adds the connection id, the session the rest.
+JournalEntry JournalEntryFor(const HttpRequest& request, bool keep_secrets);
+
 // Who may use the control API (server.h, "Security").
 struct ControlAccess {
   std::string token;       // "" = none needed

@@ -188,43 +188,9 @@ asio::awaitable<ReadResult> ReadRequest(Connection& conn) {
   co_return ReadResult{};
 }
 
-struct Route {
-  enum class Kind { kSession, kControl, kUnknown };
-  Kind kind = Kind::kUnknown;
-  std::string session_id;
-  std::string_view path;  // relative to the session's base URL, without the query
-};
-
-// /s/<id>/v1/...: the id is everything between "/s/" and the first "/v1/".
-Route RouteTarget(std::string_view target) {
-  if (target.starts_with(kControlPrefix) &&
-      (target.size() == kControlPrefix.size() || target[kControlPrefix.size()] == '/' ||
-       target[kControlPrefix.size()] == '?')) {
-    return Route{Route::Kind::kControl, {}, {}};
-  }
-  constexpr std::string_view kSessionPrefix = "/s/";
-  if (!target.starts_with(kSessionPrefix)) return Route{};
-  const std::size_t v1 = target.find("/v1/", kSessionPrefix.size() - 1);
-  if (v1 == std::string_view::npos || v1 <= kSessionPrefix.size()) return Route{};
-  std::string_view path = target.substr(v1);
-  path = path.substr(0, path.find('?'));
-  return Route{Route::Kind::kSession,
-               PercentDecode(target.substr(kSessionPrefix.size(), v1 - kSessionPrefix.size())),
-               path};
-}
-
 JournalEntry EntryFor(const Connection& conn, const Request& request) {
-  JournalEntry entry;
+  JournalEntry entry = JournalEntryFor(request, conn.engine.options().journal_secrets);
   entry.connection = conn.id;
-  entry.method = request.method;
-  entry.target = request.target;
-  entry.headers = request.headers;
-  entry.trailers = request.trailers;
-  entry.body = request.body;
-  if (!conn.engine.options().journal_secrets) {
-    RedactSecretHeaders(entry.headers);
-    RedactSecretHeaders(entry.trailers);
-  }
   return entry;
 }
 

@@ -145,27 +145,39 @@ void RequestReader::Reject(int status, std::string type, std::string message) {
   rejection_ = RequestRejection{status, std::move(type), std::move(message)};
 }
 
+// Beast sees at most max_header_bytes at a time: what it cannot make progress on within that
+// window (a header block, a trailer block, a chunk line) is too long, however the bytes were
+// split on the way in, and the caller never holds more than that unconsumed.
 std::size_t RequestReader::Put(std::string_view bytes) {
   if (state_ != State::kReading) return 0;
   std::size_t used = 0;
+  bool window_full = false;
   boost::system::error_code ec;
   try {
     while (used < bytes.size() && !parser_->is_done()) {
+      const std::size_t window = std::min(bytes.size() - used, limits_.max_header_bytes);
+      ec = {};
       const std::size_t n =
-          parser_->put(boost::asio::const_buffer(bytes.data() + used, bytes.size() - used), ec);
+          parser_->put(boost::asio::const_buffer(bytes.data() + used, window), ec);
       used += n;
+      if (ec == http::error::need_more && n > 0) continue;
+      window_full = ec == http::error::need_more && window == limits_.max_header_bytes;
       if (ec || n == 0) break;
     }
   } catch (const std::exception& e) {  // only allocation can throw here
     Reject(503, "server_error", fmt::format("cannot read the request: {}", e.what()));
     return used;
   }
-  // An error first: Beast marks a request without a body done before the header callback that
-  // may refuse it.
+  Conclude(ec, window_full);
+  return used;
+}
+
+// An error first: Beast marks a request without a body done before the header callback that
+// may refuse it.
+void RequestReader::Conclude(const boost::system::error_code& ec, bool window_full) {
   if (!ec && parser_->is_done()) {
     state_ = State::kComplete;
-  } else if (ec == http::error::header_limit || (bytes.size() - used >= limits_.max_header_bytes &&
-                                                 (!ec || ec == http::error::need_more))) {
+  } else if (ec == http::error::header_limit || window_full) {
     Reject(431, "request_header_fields_too_large",
            fmt::format("the request's header and trailer fields exceed {} bytes (faultline serve "
                        "--max-header-bytes)",
@@ -179,7 +191,6 @@ std::size_t RequestReader::Put(std::string_view bytes) {
            parser_->framing_problem ? *parser_->framing_problem
                                     : fmt::format("malformed HTTP request: {}", ec.message()));
   }
-  return used;
 }
 
 void RequestReader::PutEof() {

@@ -14,6 +14,7 @@
 // Thread-safety: one reader per request, used by one thread at a time.
 #pragma once
 
+#include <boost/system/error_code.hpp>
 #include <cstddef>
 #include <memory>
 #include <optional>
@@ -81,6 +82,7 @@ class RequestReader {
 
  private:
   class Parser;
+  void Conclude(const boost::system::error_code& ec, bool window_full);
   void Reject(int status, std::string type, std::string message);
 
   RequestLimits limits_;
