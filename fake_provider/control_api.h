@@ -1,6 +1,7 @@
-// Internal to the real server: the control API under /_faultline/ (see server.h for the routes)
-// and the 404 hint. Pure request -> reply functions over a SessionHost, no sockets, so the
-// connection code only moves bytes.
+// Internal to the real server: routing a request target, the control API under /_faultline/
+// (see server.h for the routes) with its access checks, and the 404 hint. Pure request -> reply
+// functions over a SessionHost, no sockets, so the connection code only moves bytes and the fuzz
+// targets (fake_provider/fuzz/) run the same code. Thread-safe as the SessionHost is.
 #pragma once
 
 #include <cstdint>

@@ -9,14 +9,17 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "fake_provider/dialect.h"
 #include "fake_provider/plan_compiler.h"
 #include "fake_provider/tests/plan_test_util.h"
 #include "reference_impl/retry_log.h"
 #include "reference_impl/tests/wire_fixtures.h"
+#include "scenarios/embedded_catalog.h"
 #include "scenarios/loader.h"
 #include "scenarios/scripted_responses.h"
 
@@ -139,6 +142,52 @@ void AddRetryLogs(Corpus& corpus) {
              "c1\n{\"call_id\":\"c1\",\"attempt\":1,\"scheduled_at_ms\":9223372036854775807}\n");
 }
 
+// The fake provider's and the loader's targets: every catalogue file as text and inside a
+// create request, requests to every catalogue session as clients send them (Content-Length,
+// chunked with trailers, pipelined), control requests, and the hostile inputs of issue 14.
+void AddServerSeeds(Corpus& corpus) {
+  for (const scenario::EmbeddedFile& file : scenario::EmbeddedCatalogFiles()) {
+    corpus.Add("scenario_loader_fuzz", file.path, file.content);
+    corpus.Add("provider_control_create_fuzz", file.path,
+               nlohmann::json{{"scenario_text", file.content}}.dump());
+  }
+  corpus.Add("provider_control_create_fuzz", "deep",
+             R"({"scenario":)" + std::string(100, '[') + std::string(100, ']') + "}");
+  constexpr std::string_view kBody =
+      R"({"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]})";
+  auto catalogue = scenario::LoadBuiltinCatalog();
+  if (!catalogue) return;
+  for (const scenario::Scenario& scenario : *catalogue) {
+    const std::string target = fmt::format("/s/{}{}", scenario.name,
+                                           provider::WriterFor(scenario.dialect).endpoint_path());
+    const std::string plain = fmt::format(
+        "POST {} HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nAuthorization: Bearer sk-test-0123456789\r\n"
+        "Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{}",
+        target, kBody.size(), kBody);
+    corpus.Add("provider_request_fuzz", scenario.name, plain);
+    corpus.Add("provider_request_fuzz", scenario.name + "-chunked",
+               fmt::format("POST {} HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n"
+                           "\r\n{:x}\r\n{}\r\n0\r\nx-trailer: 1\r\n\r\n{}",
+                           target, kBody.size(), kBody, plain));
+  }
+  const std::string create =
+      nlohmann::json{{"scenario_text", scenario::EmbeddedCatalogFiles().front().content}}.dump();
+  const std::vector<std::pair<std::string_view, std::string>> control = {
+      {"health", "GET /_faultline/health HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n"},
+      {"list", "GET /_faultline/sessions HTTP/1.1\r\nHost: faultline.test\r\n\r\n"},
+      {"journal", fmt::format("GET /_faultline/sessions/{}/journal?since=0 HTTP/1.1\r\nHost: "
+                              "localhost:8080\r\nOrigin: http://localhost:8080\r\n\r\n",
+                              catalogue->front().name)},
+      {"create", fmt::format("POST /_faultline/sessions HTTP/1.1\r\nHost: [::1]:8080\r\n"
+                             "Content-Length: {}\r\n\r\n{}",
+                             create.size(), create)},
+      {"gzip",
+       "POST /s/x/v1/chat/completions HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n"},
+      {"trailers", "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nx: " +
+                       std::string(5000, 'a') + "\r\n\r\n"}};
+  for (const auto& [name, bytes] : control) corpus.Add("provider_request_fuzz", name, bytes);
+}
+
 }  // namespace
 }  // namespace faultline::fuzz
 
@@ -152,6 +201,7 @@ int main(int argc, char** argv) {
   faultline::fuzz::AddFixtures(corpus);
   faultline::fuzz::AddRetryHints(corpus);
   faultline::fuzz::AddRetryLogs(corpus);
+  faultline::fuzz::AddServerSeeds(corpus);
   std::printf("faultline_fuzz_corpus: %d seeds in %s\n", corpus.written(), argv[1]);
   return corpus.written() > 0 ? 0 : 1;
 }
