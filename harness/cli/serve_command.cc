@@ -85,8 +85,11 @@ std::function<void(const std::string&)> RequestLogger(std::ostream& out) {
 void PrintListening(const provider::Server& server, std::ostream& out) {
   out << "faultline serve: listening on " << server.base_url();
   const std::string bound = server.bound_address();
+  const bool loopback = bound.starts_with("127.") || bound.starts_with("[::1]");
   if (!server.base_url().ends_with("//" + bound)) {
-    out << " (bound to " << bound << ": reachable from other machines)";
+    out << " (bound to " << bound << (loopback ? ")" : ": reachable from other machines)");
+  } else if (!loopback) {
+    out << " (reachable from other machines)";
   }
   out << "\n";
   if (!server.control_token().empty()) {
