@@ -54,7 +54,7 @@ bool HttpRequest::HasHeader(std::string_view name) const {
 class RequestReader::Parser final : public http::basic_parser<true> {
  public:
   Parser(const RequestLimits& limits, HttpRequest& request) : limits_(limits), request_(request) {
-    eager(true);
+    eager(false);  // stop after the header, so the reader can count its bytes; then eager
     header_limit(static_cast<std::uint32_t>(
         std::min<std::size_t>(limits.max_header_bytes, std::numeric_limits<std::uint32_t>::max())));
     body_limit(limits.max_body_bytes);
@@ -62,24 +62,33 @@ class RequestReader::Parser final : public http::basic_parser<true> {
 
   // Set when a callback refused the framing; the message explains it better than Beast's code.
   std::optional<std::string> framing_problem;
+  // The bytes of the header block as received (counted by the reader), then of the trailer
+  // fields too: together they must stay within max_header_bytes.
+  std::size_t field_bytes = 0;
 
  private:
   void on_request_impl(http::verb, beast::string_view method, beast::string_view target,
-                       int version, boost::system::error_code& ec) override {
+                       int version, boost::system::error_code&) override {
     request_.method = std::string(method);
     request_.target = std::string(target);
     request_.version = version;
-    Account(method.size() + target.size() + 11, ec);  // "M T HTTP/1.1\r\n"
   }
 
   void on_response_impl(int, beast::string_view, int, boost::system::error_code&) override {}
 
   void on_field_impl(http::field, beast::string_view name, beast::string_view value,
                      boost::system::error_code& ec) override {
-    Account(name.size() + value.size() + kFieldOverhead, ec);
-    if (ec) return;
-    auto& fields = is_header_done() ? request_.trailers : request_.headers;
-    fields.push_back({std::string(name), std::string(Trim(value))});
+    if (!is_header_done()) {
+      request_.headers.push_back({std::string(name), std::string(Trim(value))});
+      return;
+    }
+    // A trailer field: it shares the header's budget.
+    field_bytes += name.size() + value.size() + kFieldOverhead;
+    if (field_bytes > limits_.max_header_bytes) {
+      ec = http::error::header_limit;
+      return;
+    }
+    request_.trailers.push_back({std::string(name), std::string(Trim(value))});
   }
 
   void on_header_impl(boost::system::error_code& ec) override {
@@ -121,15 +130,8 @@ class RequestReader::Parser final : public http::basic_parser<true> {
 
   void on_finish_impl(boost::system::error_code&) override { request_.keep_alive = keep_alive(); }
 
-  // Header and trailer fields share one budget.
-  void Account(std::size_t bytes, boost::system::error_code& ec) {
-    field_bytes_ += bytes;
-    if (field_bytes_ > limits_.max_header_bytes) ec = http::error::header_limit;
-  }
-
   const RequestLimits& limits_;
   HttpRequest& request_;
-  std::size_t field_bytes_ = 0;
 };
 
 RequestReader::RequestReader(const RequestLimits& limits)
@@ -156,10 +158,12 @@ std::size_t RequestReader::Put(std::string_view bytes) {
   try {
     while (used < bytes.size() && !parser_->is_done()) {
       const std::size_t window = std::min(bytes.size() - used, limits_.max_header_bytes);
+      const bool in_header = !parser_->is_header_done();
       ec = {};
       const std::size_t n =
           parser_->put(boost::asio::const_buffer(bytes.data() + used, window), ec);
       used += n;
+      if (in_header && CountHeader(n, ec)) break;
       if (ec == http::error::need_more && n > 0) continue;
       window_full = ec == http::error::need_more && window == limits_.max_header_bytes;
       if (ec || n == 0) break;
@@ -170,6 +174,18 @@ std::size_t RequestReader::Put(std::string_view bytes) {
   }
   Conclude(ec, window_full);
   return used;
+}
+
+// Beast consumes a header a field at a time when it can, and applies its own limit to each call
+// only: the reader counts the header's bytes across calls. True when they are too many.
+bool RequestReader::CountHeader(std::size_t consumed, boost::system::error_code& ec) {
+  parser_->field_bytes += consumed;
+  if (parser_->field_bytes > limits_.max_header_bytes) {
+    ec = http::error::header_limit;
+    return true;
+  }
+  if (parser_->is_header_done()) parser_->eager(true);  // the body: as much as there is
+  return false;
 }
 
 // An error first: Beast marks a request without a body done before the header callback that

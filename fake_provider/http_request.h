@@ -82,6 +82,7 @@ class RequestReader {
 
  private:
   class Parser;
+  bool CountHeader(std::size_t consumed, boost::system::error_code& ec);
   void Conclude(const boost::system::error_code& ec, bool window_full);
   void Reject(int status, std::string type, std::string message);
 

@@ -137,6 +137,22 @@ TEST(RequestReaderTest, HeadersAndTrailersShareOneBudget) {
   EXPECT_EQ(Feed(roomy, bytes).state, State::kComplete);
 }
 
+// Beast takes a header a field at a time when it can and applies its limit to each call only,
+// so a header half again the limit passed when it came in one read; found by the fuzz target.
+TEST(RequestReaderTest, TheHeaderLimitHoldsAcrossFieldsHoweverTheBytesArrive) {
+  std::string header = "GET / HTTP/1.1\r\n";
+  for (int i = 0; header.size() < 1500; ++i) header += fmt::format("X-F{}: value\r\n", i);
+  header += "\r\n";
+  for (std::size_t piece : {header.size(), std::size_t{1}, std::size_t{100}}) {
+    SCOPED_TRACE(piece);
+    RequestReader reader(Limits(1024));
+    ASSERT_EQ(Feed(reader, header, piece).state, State::kRejected);
+    EXPECT_EQ(reader.rejection()->status, 431);
+  }
+  RequestReader roomy(Limits(header.size()));
+  EXPECT_EQ(Feed(roomy, header).state, State::kComplete);
+}
+
 TEST(RequestReaderTest, AChunkLineWithoutEndIsBounded) {
   RequestReader reader(Limits());
   const std::string bytes = "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5;" +
