@@ -2,7 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <boost/asio/ip/address.hpp>
+#include <boost/beast/core/string.hpp>
+#include <cctype>
 #include <charconv>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <utility>
@@ -58,6 +63,20 @@ json SessionObject(const SessionState& session, WallTime now) {
       {"listener", std::move(listener)}};
 }
 
+json RejectedObject(const StatsSnapshot& stats) {
+  json rejected = json::object();
+  for (std::size_t i = 0; i < stats.rejected.size(); ++i) {
+    rejected[std::string(kRejectionNames[i])] = stats.rejected[i];
+  }
+  return rejected;
+}
+
+json LimitsObject(const StatsSnapshot& stats) {
+  json limits = json::object();
+  for (const auto& [name, value] : stats.limits) limits[std::string(name)] = value;
+  return limits;
+}
+
 json StatsObject(const StatsSnapshot& stats) {
   return {{"requests", stats.requests},
           {"session_requests", stats.session_requests},
@@ -70,6 +89,9 @@ json StatsObject(const StatsSnapshot& stats) {
           {"connections_open", stats.connections_open},
           {"bytes_received", stats.bytes_received},
           {"bytes_sent", stats.bytes_sent},
+          {"internal_errors", stats.internal_errors},
+          {"rejected", RejectedObject(stats)},
+          {"limits", LimitsObject(stats)},
           {"sessions", stats.sessions},
           {"uptime_ms", stats.uptime_ms},
           {"timer_lateness_us",
@@ -100,11 +122,75 @@ std::expected<std::string, std::string> ScenarioText(const json& body) {
                                       : "\"scenario_text\" must be a string");
 }
 
-std::expected<CreateRequest, std::string> ParseCreateRequest(std::string_view text) {
-  json body = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded() || !body.is_object()) {
-    return std::unexpected("the request body must be a JSON object");
+// Checks JSON text against ParseLimits from nlohmann's SAX events, without building anything,
+// so that a hostile body is refused before the DOM parser and the dump recurse through it.
+class JsonBudget {
+ public:
+  explicit JsonBudget(const scenario::ParseLimits& limits) : budget_(limits) {}
+
+  bool null() { return Item(); }
+  bool boolean(bool) { return Item(); }
+  bool number_integer(json::number_integer_t) { return Item(); }
+  bool number_unsigned(json::number_unsigned_t) { return Item(); }
+  bool number_float(json::number_float_t, const json::string_t&) { return Item(); }
+  bool string(json::string_t&) { return Item(); }
+  bool binary(json::binary_t&) { return Item(); }
+  bool start_object(std::size_t) { return Item() && Open(false); }
+  bool key(json::string_t&) { return budget_.Count(); }
+  bool end_object() { return Close(); }
+  bool start_array(std::size_t) { return Item() && Open(true); }
+  bool end_array() { return Close(); }
+  bool parse_error(std::size_t, const std::string&, const json::exception&) { return false; }
+
+  const std::string& over_limit() const { return budget_.reason(); }
+
+ private:
+  // A value counts as an item inside a list; inside an object its key was counted.
+  bool Item() { return in_list_.empty() || !in_list_.back() || budget_.Count(); }
+  bool Open(bool list) {
+    in_list_.push_back(list);
+    return budget_.Open();
   }
+  bool Close() {
+    in_list_.pop_back();
+    budget_.Close();
+    return true;
+  }
+
+  scenario::StructureBudget budget_;
+  std::vector<bool> in_list_;
+};
+
+constexpr std::string_view kScenarioLimitFlags =
+    " (faultline serve --max-scenario-depth, --max-scenario-keys)";
+
+struct BodyError {
+  std::string message;
+  bool over_limit = false;
+};
+
+// The create request's own object and its "scenario" object add a level and four keys.
+scenario::ParseLimits BodyLimits(scenario::ParseLimits limits) {
+  limits.max_depth += 1;
+  limits.max_keys += 4;
+  return limits;
+}
+
+std::expected<json, BodyError> ParseBody(std::string_view text,
+                                         const scenario::ParseLimits& limits) {
+  JsonBudget budget(BodyLimits(limits));
+  const bool fits = json::sax_parse(text, &budget);
+  if (!budget.over_limit().empty()) {
+    return std::unexpected(BodyError{budget.over_limit() + std::string(kScenarioLimitFlags), true});
+  }
+  json body = fits ? json::parse(text, nullptr, /*allow_exceptions=*/false) : json();
+  if (!fits || body.is_discarded() || !body.is_object()) {
+    return std::unexpected(BodyError{"the request body must be a JSON object", false});
+  }
+  return body;
+}
+
+std::expected<CreateRequest, std::string> ParseCreateRequest(json body) {
   for (const auto& [key, value] : body.items()) {
     if (key != "scenario" && key != "scenario_text" && key != "id" && key != "seed") {
       return std::unexpected(
@@ -128,22 +214,39 @@ std::expected<CreateRequest, std::string> ParseCreateRequest(std::string_view te
   return request;
 }
 
-HttpReply CreateSession(SessionHost& host, std::string_view body) {
-  auto request = ParseCreateRequest(body);
+HttpReply ScenarioTooLarge(SessionHost& host, std::string message) {
+  host.Reject(Rejection::kScenario);
+  return JsonError(413, "scenario_too_large", message);
+}
+
+HttpReply AddSessionFailure(const AddSessionError& error) {
+  switch (error.code) {
+    case AddSessionError::Code::kDuplicate:
+      return JsonError(409, "conflict", error.message);
+    case AddSessionError::Code::kInvalid:
+      return JsonError(400, "invalid_request", error.message);
+    case AddSessionError::Code::kLimit:
+      return JsonError(429, "limit_exceeded", error.message);
+    case AddSessionError::Code::kListener:
+      break;
+  }
+  return JsonError(500, "listener_error", error.message);
+}
+
+HttpReply CreateSession(SessionHost& host, std::string_view text) {
+  auto body = ParseBody(text, host.scenario_limits());
+  if (!body && body.error().over_limit) return ScenarioTooLarge(host, body.error().message);
+  if (!body) return JsonError(400, "invalid_request", body.error().message);
+  auto request = ParseCreateRequest(std::move(*body));
   if (!request) return JsonError(400, "invalid_request", request.error());
-  auto scenario = scenario::ParseScenario(request->scenario_text, "<control-api>");
+  auto scenario =
+      scenario::ParseScenario(request->scenario_text, "<control-api>", host.scenario_limits());
+  if (!scenario && scenario.error().over_limit) {
+    return ScenarioTooLarge(host, scenario.error().ToString() + std::string(kScenarioLimitFlags));
+  }
   if (!scenario) return JsonError(400, "invalid_scenario", scenario.error().ToString());
   auto session = host.CreateSession(std::move(*scenario), request->id, request->seed);
-  if (!session) {
-    switch (session.error().code) {
-      case AddSessionError::Code::kDuplicate:
-        return JsonError(409, "conflict", session.error().message);
-      case AddSessionError::Code::kInvalid:
-        return JsonError(400, "invalid_request", session.error().message);
-      case AddSessionError::Code::kListener:
-        return JsonError(500, "listener_error", session.error().message);
-    }
-  }
+  if (!session) return AddSessionFailure(session.error());
   return JsonReply(201, SessionObject(**session, host.Now()));
 }
 
@@ -223,7 +326,146 @@ json ControlIndex(const SessionHost& host) {
                       "DELETE " + base + "/sessions/<id>"});
 }
 
+struct HostPort {
+  std::string host;  // lower case, without brackets
+  std::optional<std::uint16_t> port;
+};
+
+// "host", "host:port", "[v6]" or "[v6]:port" (RFC 9110 §7.2), or nullopt.
+std::optional<HostPort> ParseHostPort(std::string_view text) {
+  std::string_view host = text;
+  std::optional<std::string_view> port;
+  if (text.starts_with('[')) {
+    const std::size_t close = text.find(']');
+    if (close == std::string_view::npos) return std::nullopt;
+    host = text.substr(1, close - 1);
+    const std::string_view rest = text.substr(close + 1);
+    if (!rest.empty() && !rest.starts_with(':')) return std::nullopt;
+    if (!rest.empty()) port = rest.substr(1);
+  } else if (const std::size_t colon = text.find(':'); colon != std::string_view::npos) {
+    host = text.substr(0, colon);
+    port = text.substr(colon + 1);
+  }
+  if (host.empty()) return std::nullopt;
+  HostPort out;
+  std::transform(host.begin(), host.end(), std::back_inserter(out.host),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (port) {
+    std::uint16_t value = 0;
+    const auto [end, ec] = std::from_chars(port->data(), port->data() + port->size(), value);
+    if (port->empty() || ec != std::errc() || end != port->data() + port->size()) {
+      return std::nullopt;
+    }
+    out.port = value;
+  }
+  return out;
+}
+
+// localhost, a loopback address, the bound address (any address when bound to all of them: an
+// address literal cannot be rebound), or a name the operator allowed.
+bool HostIsOurs(const ControlAccess& access, const std::string& host) {
+  if (host == "localhost") return true;
+  boost::system::error_code ec;
+  const auto address = boost::asio::ip::make_address(host, ec);
+  if (!ec) {
+    const auto bound = boost::asio::ip::make_address(access.bound_host, ec);
+    return address.is_loopback() || (!ec && (bound.is_unspecified() || bound == address));
+  }
+  return std::ranges::any_of(access.allowed_hosts, [&](const std::string& allowed) {
+    return boost::beast::iequals(allowed, host);
+  });
+}
+
+bool SameSecret(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  unsigned char difference = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) difference |= static_cast<unsigned char>(a[i] ^ b[i]);
+  return difference == 0;
+}
+
+std::optional<std::string> ForeignRequestReason(const ControlAccess& access,
+                                                const HttpRequest& request, std::uint16_t port) {
+  if (!request.HasHeader("host")) return "a control request needs a Host header";
+  const auto host = ParseHostPort(request.Header("host"));
+  if (!host || !HostIsOurs(access, host->host) || (host->port && *host->port != port)) {
+    return "the Host header does not name this server (use localhost or its address; faultline "
+           "serve --allow-host adds names)";
+  }
+  if (request.HasHeader("origin")) {
+    constexpr std::string_view kScheme = "http://";
+    const std::string_view origin = request.Header("origin");
+    const auto from = origin.size() > kScheme.size() &&
+                              boost::beast::iequals(origin.substr(0, kScheme.size()), kScheme)
+                          ? ParseHostPort(origin.substr(kScheme.size()))
+                          : std::nullopt;
+    if (!from || !HostIsOurs(access, from->host) || from->port.value_or(80) != port) {
+      return "a control request from another origin (a web page) is refused";
+    }
+  }
+  const std::string_view site = request.Header("sec-fetch-site");
+  if (boost::beast::iequals(site, "cross-site") || boost::beast::iequals(site, "same-site")) {
+    return "a control request from another site (a web page) is refused";
+  }
+  return std::nullopt;
+}
+
 }  // namespace
+
+std::optional<HttpReply> ControlAccessDenied(const ControlAccess& access,
+                                             const HttpRequest& request, std::uint16_t port) {
+  if (auto reason = ForeignRequestReason(access, request, port)) {
+    return JsonError(403, "forbidden", *reason);
+  }
+  if (access.token.empty()) return std::nullopt;
+  constexpr std::string_view kBearer = "bearer ";
+  const std::string_view authorization = request.Header("authorization");
+  const bool bearer = authorization.size() > kBearer.size() &&
+                      boost::beast::iequals(authorization.substr(0, kBearer.size()), kBearer);
+  if (bearer && SameSecret(authorization.substr(kBearer.size()), access.token)) {
+    return std::nullopt;
+  }
+  HttpReply reply = JsonError(401, "unauthorized",
+                              "the control API needs \"Authorization: Bearer <token>\" with the "
+                              "token faultline serve printed (or was given)");
+  reply.headers.push_back({"WWW-Authenticate", "Bearer realm=\"faultline\""});
+  return reply;
+}
+
+bool IsMonitoringRequest(std::string_view method, std::string_view target) {
+  const std::string_view path = target.substr(0, target.find('?'));
+  return method == "GET" && (path == "/_faultline/health" || path == "/_faultline/stats");
+}
+
+Route RouteTarget(std::string_view target) {
+  if (target.starts_with(kControlPrefix) &&
+      (target.size() == kControlPrefix.size() || target[kControlPrefix.size()] == '/' ||
+       target[kControlPrefix.size()] == '?')) {
+    return Route{Route::Kind::kControl, {}, {}};
+  }
+  constexpr std::string_view kSessionPrefix = "/s/";
+  if (!target.starts_with(kSessionPrefix)) return Route{};
+  const std::size_t v1 = target.find("/v1/", kSessionPrefix.size() - 1);
+  if (v1 == std::string_view::npos || v1 <= kSessionPrefix.size()) return Route{};
+  std::string_view path = target.substr(v1);
+  path = path.substr(0, path.find('?'));
+  return Route{Route::Kind::kSession,
+               PercentDecode(target.substr(kSessionPrefix.size(), v1 - kSessionPrefix.size())),
+               path};
+}
+
+JournalEntry JournalEntryFor(const HttpRequest& request, bool keep_secrets) {
+  JournalEntry entry;
+  entry.method = request.method;
+  entry.target = request.target;
+  entry.headers = request.headers;
+  entry.trailers = request.trailers;
+  entry.body = request.body;
+  if (!keep_secrets) {
+    RedactSecretHeaders(entry.headers);
+    RedactSecretHeaders(entry.trailers);
+  }
+  return entry;
+}
 
 HttpReply JsonError(int status, std::string_view type, std::string_view message) {
   json body = {{"error", {{"type", std::string(type)}, {"message", std::string(message)}}}};

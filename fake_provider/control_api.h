@@ -1,12 +1,16 @@
-// Internal to the real server: the control API under /_faultline/ (see server.h for the routes)
-// and the 404 hint. Pure request -> reply functions over a SessionHost, no sockets, so the
-// connection code only moves bytes.
+// Internal to the real server: routing a request target, the control API under /_faultline/
+// (see server.h for the routes) with its access checks, and the 404 hint. Pure request -> reply
+// functions over a SessionHost, no sockets, so the connection code only moves bytes and the fuzz
+// targets (fake_provider/fuzz/) run the same code. Thread-safe as the SessionHost is.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "fake_provider/http_request.h"
 #include "fake_provider/server_core.h"
 #include "scenarios/scenario.h"
 
@@ -20,6 +24,38 @@ struct HttpReply {
   std::string body;
   std::vector<scenario::Header> headers;  // extra headers (e.g. Allow)
 };
+
+// Where a request target goes: /_faultline/... is the control API, /s/<id>/v1/... a session
+// (the id is everything between "/s/" and the first "/v1/", percent-decoded), anything else
+// the 404 hint.
+struct Route {
+  enum class Kind { kSession, kControl, kUnknown };
+  Kind kind = Kind::kUnknown;
+  std::string session_id;
+  std::string_view path;  // relative to the session's base URL, without the query
+};
+Route RouteTarget(std::string_view target);
+
+// What the journal keeps of a request admitted into a session (credentials redacted unless
+// `keep_secrets`); the caller adds the connection id, the session the rest.
+JournalEntry JournalEntryFor(const HttpRequest& request, bool keep_secrets);
+
+// Who may use the control API (server.h, "Security").
+struct ControlAccess {
+  std::string token;       // "" = none needed
+  std::string bound_host;  // the listener's address: "127.0.0.1", "::1", "0.0.0.0", "::"
+  std::vector<std::string> allowed_hosts;  // more Host names that are ours
+};
+
+// The answer to a control request that may not proceed, nullopt when it may: 403 for a Host that
+// is not ours (DNS rebinding) or an Origin that is not ours (a cross-site page), 401 without the
+// token. `port` is the port the request arrived on. Checked on every control request.
+std::optional<HttpReply> ControlAccessDenied(const ControlAccess& access,
+                                             const HttpRequest& request, std::uint16_t port);
+
+// Whether the control request is GET /_faultline/health or /_faultline/stats: cheap, answered
+// on the event loop, and even when the server holds all the connections it may.
+bool IsMonitoringRequest(std::string_view method, std::string_view target);
 
 // `target` is the request target as sent ("/_faultline/sessions?x=y").
 HttpReply HandleControlRequest(SessionHost& host, std::string_view method, std::string_view target,

@@ -6,21 +6,18 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
-#include <boost/beast/http/error.hpp>
-#include <boost/beast/http/parser.hpp>
-#include <boost/beast/http/read.hpp>
+#include <boost/beast/core/flat_buffer.hpp>
 #include <boost/beast/http/status.hpp>
-#include <boost/beast/http/string_body.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 
 #include "fake_provider/control_api.h"
+#include "fake_provider/http_request.h"
 #include "fake_provider/plan_execution.h"
 #include "fake_provider/server_engine.h"
 
@@ -29,17 +26,24 @@ namespace {
 
 namespace beast = boost::beast;
 namespace http = beast::http;
-using Request = http::request<http::string_body>;
+using Request = HttpRequest;
 
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 // How long a closing connection keeps reading (and discarding) what the client still sends, so
 // that our last response is not destroyed by an RST for unread data.
 constexpr std::chrono::seconds kLingerTimeout{2};
+// Socket reads while a request is read.
+constexpr std::size_t kReadChunk = 16 * 1024;
+// A connection past --max-connections must send its (health) request within this time.
+constexpr std::chrono::seconds kOverflowTimeout{1};
 
 // Shared by the connection's coroutine and its watchdog (both on the connection's executor).
 struct Connection {
-  Connection(Engine& e, tcp::socket s, std::uint64_t i)
-      : engine(e), socket(std::move(s)), id(i), watchdog(socket.get_executor()) {}
+  Connection(Engine& e, tcp::socket s, std::uint64_t i, bool over)
+      : engine(e), socket(std::move(s)), id(i), overflow(over), watchdog(socket.get_executor()) {
+    boost::system::error_code ec;
+    local_port = socket.local_endpoint(ec).port();
+  }
 
   // Moves the deadline the watchdog enforces; earlier deadlines re-arm it at once.
   void SetDeadline(SteadyTime deadline_at) {
@@ -53,7 +57,9 @@ struct Connection {
   Engine& engine;
   tcp::socket socket;
   std::uint64_t id;
-  beast::flat_buffer buffer;
+  bool overflow;  // accepted past --max-connections: health only
+  std::uint16_t local_port = 0;
+  beast::flat_buffer buffer;  // received, not yet consumed
   asio::steady_timer watchdog;
   SteadyTime deadline = SteadyTime::max();
   bool timed_out = false;
@@ -119,102 +125,72 @@ struct ReadResult {
   std::optional<HttpReply> rejection;  // answer, then close
 };
 
-std::optional<HttpReply> RejectionFor(const boost::system::error_code& ec,
-                                      const ServerOptions& options) {
-  if (ec == http::error::header_limit) {
-    return JsonError(431, "request_header_fields_too_large",
-                     fmt::format("the request headers exceed {} bytes", options.max_header_bytes));
-  }
-  if (ec == http::error::body_limit) {
-    return JsonError(413, "request_too_large",
-                     fmt::format("the request body exceeds {} bytes (faultline serve "
-                                 "--max-body-bytes)",
-                                 options.max_body_bytes));
-  }
-  const bool http_error =
-      ec.category() == http::make_error_code(http::error::bad_target).category();
-  if (http_error && ec != http::error::partial_message && ec != http::error::end_of_stream) {
-    return JsonError(400, "bad_request", fmt::format("malformed HTTP request: {}", ec.message()));
-  }
-  return std::nullopt;
+std::string_view Unconsumed(const beast::flat_buffer& buffer) {
+  const auto data = buffer.data();
+  return {static_cast<const char*>(data.data()), data.size()};
 }
 
-asio::awaitable<boost::system::error_code> ReadParts(
-    Connection& conn, http::request_parser<http::string_body>& parser) {
-  auto [ec, header_bytes] =
-      co_await http::async_read_header(conn.socket, conn.buffer, parser, kTuple);
-  conn.engine.counters().bytes_received.fetch_add(header_bytes, std::memory_order_relaxed);
-  if (ec || parser.is_done()) co_return ec;
-  if (beast::iequals(parser.get()[http::field::expect], "100-continue")) {
-    const bool continued = co_await WriteAll(conn, "HTTP/1.1 100 Continue\r\n\r\n");
-    if (!continued) co_return asio::error::eof;
+// Feeds what is buffered to the reader; true while it wants more bytes.
+bool Parse(Connection& conn, RequestReader& reader) {
+  if (conn.buffer.size() > 0) conn.buffer.consume(reader.Put(Unconsumed(conn.buffer)));
+  return reader.state() == RequestReader::State::kReading;
+}
+
+// Reads one request into `reader`: socket reads happen here, in the coroutine, and parsing in
+// the reader, so nothing a client sends can throw from inside an Asio handler.
+asio::awaitable<void> ReadInto(Connection& conn, RequestReader& reader) {
+  bool continued = false;
+  while (Parse(conn, reader) && !conn.engine.stopping()) {
+    if (reader.header_done() && !continued &&
+        beast::iequals(reader.request().Header("expect"), "100-continue")) {
+      continued = true;
+      const bool written = co_await WriteAll(conn, "HTTP/1.1 100 Continue\r\n\r\n");
+      if (!written) co_return;
+    }
+    auto [ec, n] = co_await conn.socket.async_read_some(conn.buffer.prepare(kReadChunk), kTuple);
+    conn.buffer.commit(n);
+    conn.engine.counters().bytes_received.fetch_add(n, std::memory_order_relaxed);
+    if (ec == asio::error::eof) reader.PutEof();
+    if (ec) co_return;
   }
-  if (conn.engine.stopping()) co_return asio::error::operation_aborted;
-  auto [body_ec, body_bytes] = co_await http::async_read(conn.socket, conn.buffer, parser, kTuple);
-  conn.engine.counters().bytes_received.fetch_add(body_bytes, std::memory_order_relaxed);
-  co_return body_ec;
+}
+
+void CountRejection(ServerCounters& counters, const RequestRejection& rejection) {
+  counters.bad_requests.fetch_add(1, std::memory_order_relaxed);
+  if (rejection.status == 431) counters.Reject(Rejection::kHeaderBytes);
+  if (rejection.status == 413) counters.Reject(Rejection::kBodyBytes);
 }
 
 asio::awaitable<ReadResult> ReadRequest(Connection& conn) {
   const ServerOptions& options = conn.engine.options();
-  http::request_parser<http::string_body> parser;
-  parser.header_limit(static_cast<std::uint32_t>(options.max_header_bytes));
-  parser.body_limit(options.max_body_bytes);
-  conn.SetDeadlineIn(options.request_timeout);
-  const auto ec = co_await ReadParts(conn, parser);
+  RequestReader reader(RequestLimits{options.max_header_bytes, options.max_body_bytes});
+  conn.SetDeadlineIn(conn.overflow ? std::min<std::chrono::steady_clock::duration>(
+                                         kOverflowTimeout, options.request_timeout)
+                                   : options.request_timeout);
+  co_await ReadInto(conn, reader);
   conn.SetDeadline(SteadyTime::max());
   ServerCounters& counters = conn.engine.counters();
-  if (!ec) {
+  if (reader.state() == RequestReader::State::kComplete) {
     counters.requests.fetch_add(1, std::memory_order_relaxed);
-    co_return ReadResult{parser.release(), std::nullopt};
+    co_return ReadResult{reader.Release(), std::nullopt};
   }
   if (conn.timed_out) counters.read_timeouts.fetch_add(1, std::memory_order_relaxed);
-  if (!conn.timed_out && !conn.engine.stopping()) {
-    if (auto rejection = RejectionFor(ec, options)) {
-      counters.bad_requests.fetch_add(1, std::memory_order_relaxed);
-      co_return ReadResult{std::nullopt, std::move(rejection)};
-    }
+  if (reader.state() == RequestReader::State::kRejected && !conn.timed_out &&
+      !conn.engine.stopping()) {
+    const RequestRejection& rejection = *reader.rejection();
+    CountRejection(counters, rejection);
+    co_return ReadResult{std::nullopt,
+                         JsonError(rejection.status, rejection.type, rejection.message)};
   }
-  if (parser.got_some() || conn.buffer.size() > 0) {
+  if (reader.got_some() || conn.buffer.size() > 0) {
     counters.aborted_requests.fetch_add(1, std::memory_order_relaxed);
   }
   co_return ReadResult{};
 }
 
-struct Route {
-  enum class Kind { kSession, kControl, kUnknown };
-  Kind kind = Kind::kUnknown;
-  std::string session_id;
-  std::string_view path;  // relative to the session's base URL, without the query
-};
-
-// /s/<id>/v1/...: the id is everything between "/s/" and the first "/v1/".
-Route RouteTarget(std::string_view target) {
-  if (target.starts_with(kControlPrefix) &&
-      (target.size() == kControlPrefix.size() || target[kControlPrefix.size()] == '/' ||
-       target[kControlPrefix.size()] == '?')) {
-    return Route{Route::Kind::kControl, {}, {}};
-  }
-  constexpr std::string_view kSessionPrefix = "/s/";
-  if (!target.starts_with(kSessionPrefix)) return Route{};
-  const std::size_t v1 = target.find("/v1/", kSessionPrefix.size() - 1);
-  if (v1 == std::string_view::npos || v1 <= kSessionPrefix.size()) return Route{};
-  std::string_view path = target.substr(v1);
-  path = path.substr(0, path.find('?'));
-  return Route{Route::Kind::kSession,
-               PercentDecode(target.substr(kSessionPrefix.size(), v1 - kSessionPrefix.size())),
-               path};
-}
-
 JournalEntry EntryFor(const Connection& conn, const Request& request) {
-  JournalEntry entry;
+  JournalEntry entry = JournalEntryFor(request, conn.engine.options().journal_secrets);
   entry.connection = conn.id;
-  entry.method = std::string(request.method_string());
-  entry.target = std::string(request.target());
-  for (const auto& field : request) {
-    entry.headers.push_back({std::string(field.name_string()), std::string(field.value())});
-  }
-  entry.body = request.body();
   return entry;
 }
 
@@ -225,9 +201,28 @@ void LogExchange(const Connection& conn, const SessionState& session, const Requ
   const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
       end.at - (admission.arrived - admission.session_start));
   conn.engine.Log(fmt::format("{} #{} {} {} -> {} [{} {}ms]", session.id(), plan.attempt,
-                              std::string_view(request.method_string()), path,
+                              request.method, path,
                               plan.summary.empty() ? std::to_string(plan.status) : plan.summary,
                               ToString(end.kind), elapsed.count()));
+}
+
+// ExecutePlan never throws by design; should anything in it throw anyway (allocation), the
+// exchange still ends in the journal (as a failed write) and the connection is closed.
+asio::awaitable<ExchangeEnd> ExecuteOrRecord(Connection& conn, const ExchangeContext& context) {
+  std::exception_ptr failure;
+  try {
+    ExchangeEnd end = co_await ExecutePlan(context);
+    co_return end;
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  conn.engine.LogFailure("a response plan")(failure);
+  const Duration at = conn.engine.clock().Now() - context.session_start;
+  ExchangeEnd end{EndKind::kWriteFailed, at, "internal error: the response plan failed"};
+  context.journal.End(context.entry_index, end.kind, end.at, end.detail);
+  boost::system::error_code ignored;
+  conn.socket.close(ignored);
+  co_return end;
 }
 
 // Returns whether the connection may carry another request.
@@ -235,20 +230,20 @@ asio::awaitable<bool> ServeSessionRequest(Connection& conn, SessionState& sessio
                                           const Request& request, std::string_view path) {
   Engine& engine = conn.engine;
   engine.counters().session_requests.fetch_add(1, std::memory_order_relaxed);
-  const RequestInfo info{request.method_string(), path, request.body()};
+  const RequestInfo info{request.method, path, request.body};
   const Admission admission = session.Admit(info, EntryFor(conn, request), engine.clock().Now());
   const ExchangeContext context{engine,
                                 conn.socket,
                                 conn.buffer,
-                                engine.options().max_header_bytes + engine.options().max_body_bytes,
+                                engine.options().max_header_bytes + kReadChunk,
                                 admission.plan,
                                 admission.arrived,
                                 admission.session_start,
                                 *admission.journal,
                                 admission.entry_index};
-  const ExchangeEnd end = co_await ExecutePlan(context);
+  const ExchangeEnd end = co_await ExecuteOrRecord(conn, context);
   LogExchange(conn, session, request, path, admission, end);
-  if (end.kind == EndKind::kCompleted && admission.plan.keep_alive && request.keep_alive() &&
+  if (end.kind == EndKind::kCompleted && admission.plan.keep_alive && request.keep_alive &&
       !engine.stopping()) {
     co_return true;
   }
@@ -259,22 +254,66 @@ asio::awaitable<bool> ServeSessionRequest(Connection& conn, SessionState& sessio
 }
 
 asio::awaitable<bool> ServeReply(Connection& conn, const Request& request, const HttpReply& reply) {
-  const bool keep_alive = request.keep_alive() && !conn.engine.stopping();
+  const bool keep_alive = request.keep_alive && !conn.engine.stopping() && !conn.overflow;
   const bool written = co_await WriteReply(conn, reply, keep_alive);
   if (!written) co_return false;
   if (!keep_alive) co_await LingeringClose(conn);
   co_return keep_alive;
 }
 
+// Runs the control API on the control worker, off the event loop; an exception becomes a 500.
+asio::awaitable<HttpReply> ControlReply(Engine& engine, const Request& request) {
+  auto handle = [&engine, &request]() -> asio::awaitable<HttpReply> {
+    try {
+      co_return HandleControlRequest(engine, request.method, request.target, request.body);
+    } catch (const std::exception& e) {
+      engine.LogFailure("a control request")(std::current_exception());
+      co_return JsonError(500, "server_error", e.what());
+    }
+  };
+  HttpReply reply = co_await asio::co_spawn(engine.control_executor(), handle, asio::use_awaitable);
+  co_return reply;
+}
+
+HttpReply TooManyConnections(const Engine& engine) {
+  return JsonError(
+      503, "too_many_connections",
+      fmt::format("the server holds {} connections, its limit (faultline serve "
+                  "--max-connections); only GET /_faultline/health and /stats are answered",
+                  engine.max_connections()));
+}
+
+asio::awaitable<bool> ServeControl(Connection& conn, const Request& request) {
+  Engine& engine = conn.engine;
+  engine.counters().control_requests.fetch_add(1, std::memory_order_relaxed);
+  if (auto denied = ControlAccessDenied(engine.control_access(), request, conn.local_port)) {
+    engine.Reject(denied->status == 401 ? Rejection::kUnauthorized : Rejection::kForbidden);
+    const bool keep_alive = co_await ServeReply(conn, request, *denied);
+    co_return keep_alive;
+  }
+  // Health and stats are cheap and must answer even when the worker is busy or the server full.
+  const bool monitoring = IsMonitoringRequest(request.method, request.target);
+  HttpReply reply;
+  if (monitoring) {
+    reply = HandleControlRequest(engine, request.method, request.target, request.body);
+  } else {
+    reply = co_await ControlReply(engine, request);
+  }
+  const bool keep_alive = co_await ServeReply(conn, request, reply);
+  co_return keep_alive;
+}
+
 asio::awaitable<bool> Dispatch(Connection& conn, const Request& request) {
   Engine& engine = conn.engine;
-  const std::string_view target = request.target();
+  const std::string_view target = request.target;
   const Route route = RouteTarget(target);
-  if (route.kind == Route::Kind::kControl) {
-    engine.counters().control_requests.fetch_add(1, std::memory_order_relaxed);
-    const bool keep_alive = co_await ServeReply(
-        conn, request,
-        HandleControlRequest(engine, request.method_string(), target, request.body()));
+  if (route.kind == Route::Kind::kControl &&
+      (!conn.overflow || IsMonitoringRequest(request.method, target))) {
+    const bool keep_alive = co_await ServeControl(conn, request);
+    co_return keep_alive;
+  }
+  if (conn.overflow) {
+    const bool keep_alive = co_await ServeReply(conn, request, TooManyConnections(engine));
     co_return keep_alive;
   }
   if (route.kind == Route::Kind::kSession) {
@@ -285,8 +324,7 @@ asio::awaitable<bool> Dispatch(Connection& conn, const Request& request) {
   }
   engine.counters().not_found.fetch_add(1, std::memory_order_relaxed);
   if (engine.options().request_log) {
-    engine.Log(fmt::format("- {} {} -> 404 (no session)", std::string_view(request.method_string()),
-                           target));
+    engine.Log(fmt::format("- {} {} -> 404 (no session)", request.method, target));
   }
   const bool keep_alive = co_await ServeReply(conn, request, NotFoundHint(engine, target));
   co_return keep_alive;
@@ -312,13 +350,14 @@ asio::awaitable<void> ServeConnection(Engine& engine, tcp::socket socket,
                                       std::uint64_t connection_id,
                                       std::shared_ptr<ConnectionHandle> handle) {
   co_await asio::this_coro::throw_if_cancelled(false);
-  auto conn = std::make_shared<Connection>(engine, std::move(socket), connection_id);
+  auto conn =
+      std::make_shared<Connection>(engine, std::move(socket), connection_id, handle->overflow);
   boost::system::error_code ec;
   if (!engine.stopping()) {
     handle->socket = &conn->socket;
     conn->socket.set_option(tcp::no_delay(true), ec);
     conn->socket.non_blocking(true, ec);
-    asio::co_spawn(conn->socket.get_executor(), Watchdog(conn), asio::detached);
+    asio::co_spawn(conn->socket.get_executor(), Watchdog(conn), engine.LogFailure("watchdog"));
     co_await ServeRequests(*conn);
     handle->socket = nullptr;
     conn->finished = true;

@@ -1,5 +1,9 @@
 #include "fake_provider/journal.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cctype>
 #include <utility>
 
 namespace faultline::provider {
@@ -24,6 +28,41 @@ std::string_view ToString(EndKind kind) {
       return "write_failed";
   }
   return "unknown";
+}
+
+bool IsSecretHeader(std::string_view name) {
+  std::string lower(name);
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  constexpr std::string_view kExact[] = {"authorization", "proxy-authorization", "cookie"};
+  constexpr std::string_view kParts[] = {"api-key", "api_key", "apikey",
+                                         "token",   "secret",  "password"};
+  return std::ranges::find(kExact, lower) != std::end(kExact) ||
+         std::ranges::any_of(
+             kParts, [&](std::string_view part) { return lower.find(part) != std::string::npos; });
+}
+
+std::string RedactedSecret(std::string_view value) {
+  constexpr std::size_t kShown = 4;
+  constexpr std::size_t kShowFrom = 12;  // shorter credentials show nothing
+  std::string_view scheme;
+  std::string_view credential = value;
+  if (const std::size_t space = value.find(' ');
+      space != std::string_view::npos && space > 0 && space <= 20 &&
+      std::all_of(value.begin(), value.begin() + space,
+                  [](unsigned char c) { return std::isalpha(c) != 0; })) {
+    scheme = value.substr(0, space + 1);
+    credential = value.substr(space + 1);
+  }
+  const std::string_view shown =
+      credential.size() >= kShowFrom ? credential.substr(0, kShown) : std::string_view{};
+  return fmt::format("{}{}...[redacted, {} bytes]", scheme, shown, value.size());
+}
+
+void RedactSecretHeaders(std::vector<scenario::Header>& headers) {
+  for (auto& header : headers) {
+    if (IsSecretHeader(header.name)) header.value = RedactedSecret(header.value);
+  }
 }
 
 // entries_ is used as a ring once it holds `capacity_` entries: the entry with index i lives at

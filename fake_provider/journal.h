@@ -13,6 +13,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fake_provider/plan.h"
@@ -44,9 +45,10 @@ struct JournalEntry {
   std::uint64_t connection = 0;  // server-wide connection id
   Duration arrived{0};
   std::string method;
-  std::string target;  // as sent, including the session prefix
-  std::vector<scenario::Header> headers;
-  std::string body;  // exact bytes
+  std::string target;                      // as sent, including the session prefix
+  std::vector<scenario::Header> headers;   // credentials redacted unless told otherwise
+  std::vector<scenario::Header> trailers;  // a chunked body's trailer fields (never headers)
+  std::string body;                        // exact bytes
   int status = 0;
   std::string plan_summary;
   PlanTruth truth;  // what a correct client must make of the response (plan.h)
@@ -56,6 +58,16 @@ struct JournalEntry {
   Duration ended{0};   // when `end` happened (session offset)
   std::string detail;  // e.g. the socket error text
 };
+
+// Credentials in request headers: Authorization, Proxy-Authorization, Cookie, x-api-key,
+// api-key and any name with "api-key", "apikey", "token", "secret" or "password" in it.
+bool IsSecretHeader(std::string_view name);
+// What a journal keeps of a credential: its scheme, its first 4 characters when it is long
+// enough for that to give nothing away, and its length:
+// "Bearer sk-proj-abc...xyz" -> "Bearer sk-p...[redacted, 51 bytes]".
+std::string RedactedSecret(std::string_view value);
+// Redacts the value of every secret header in place.
+void RedactSecretHeaders(std::vector<scenario::Header>& headers);
 
 class Journal {
  public:

@@ -34,16 +34,24 @@ nlohmann::json TruthToJson(const PlanTruth& truth) {
   return json;
 }
 
+nlohmann::json HeadersToJson(const std::vector<scenario::Header>& fields) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& field : fields) out.push_back({field.name, field.value});
+  return out;
+}
+
 nlohmann::json EntryToJson(const JournalEntry& entry) {
-  nlohmann::json headers = nlohmann::json::array();
-  for (const auto& header : entry.headers) headers.push_back({header.name, header.value});
   nlohmann::json writes = nlohmann::json::array();
   for (const auto& write : entry.writes) writes.push_back(WriteToJson(write));
   nlohmann::json json = {
-      {"index", entry.index},           {"attempt", entry.attempt},
-      {"connection", entry.connection}, {"arrived_us", entry.arrived.count()},
-      {"method", entry.method},         {"target", entry.target},
-      {"headers", std::move(headers)},
+      {"index", entry.index},
+      {"attempt", entry.attempt},
+      {"connection", entry.connection},
+      {"arrived_us", entry.arrived.count()},
+      {"method", entry.method},
+      {"target", entry.target},
+      {"headers", HeadersToJson(entry.headers)},
+      {"trailers", HeadersToJson(entry.trailers)},
   };
   if (IsValidUtf8(entry.body)) {
     json["body"] = entry.body;

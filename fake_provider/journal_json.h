@@ -1,7 +1,7 @@
 // The journal as JSON, the shape served by GET /_faultline/sessions/<id>/journal:
 //
 //   {"session": "<id>", "dropped": 0, "entries": [{"index", "attempt", "connection",
-//    "arrived_us", "method", "target", "headers": [[name, value], ...],
+//    "arrived_us", "method", "target", "headers": [[name, value], ...], "trailers": [...],
 //    "body" (UTF-8 text) | "body_base64" (anything else), "status", "plan",
 //    "writes": [{"at_us", "planned_us", "size"}], "bytes_sent", "end", "ended_us", "detail"}]}
 //

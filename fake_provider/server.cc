@@ -3,6 +3,7 @@
 #include "fake_provider/server.h"
 
 #include <fmt/format.h>
+#include <sys/resource.h>
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -11,6 +12,7 @@
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <exception>
+#include <random>
 #include <thread>
 #include <utility>
 
@@ -23,19 +25,34 @@ namespace {
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 constexpr std::chrono::milliseconds kAcceptRetryDelay{20};
 
-// Completion handler for detached coroutines: they are written not to throw, but if one does
-// (e.g. bad_alloc), the server logs it and carries on rather than terminating.
-auto LogException(const Engine& engine, std::string what) {
-  return [&engine, what = std::move(what)](std::exception_ptr error) {
-    if (!error) return;
-    try {
-      std::rethrow_exception(error);
-    } catch (const std::exception& e) {
-      engine.Log(fmt::format("faultline: {} failed: {}", what, e.what()));
-    } catch (...) {
-      engine.Log(fmt::format("faultline: {} failed", what));
-    }
-  };
+// Connections accepted past the limit, kept only to answer health; the oldest is closed when
+// more arrive. Their requests must arrive whole within kOverflowTimeout.
+constexpr std::size_t kOverflowSlots = 16;
+// Descriptors kept for the listeners, the event loops and files, below the process's limit.
+constexpr std::size_t kReservedDescriptors = 64;
+
+std::string ExceptionText(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const std::exception& e) {
+    return e.what();
+  } catch (...) {
+    return "an exception that is not a std::exception";
+  }
+}
+
+std::string RandomToken() {
+  std::random_device random;
+  std::string token;
+  for (int i = 0; i < 4; ++i) token += fmt::format("{:08x}", random());
+  return token;
+}
+
+void CloseOn(const std::shared_ptr<ConnectionHandle>& handle) {
+  asio::post(handle->executor, [handle] {
+    boost::system::error_code ignored;
+    if (handle->socket != nullptr) handle->socket->close(ignored);
+  });
 }
 
 asio::awaitable<void> WaitForTimer(asio::steady_timer& timer) {
@@ -110,11 +127,25 @@ Engine::Engine(ServerOptions options) : options_(std::move(options)) {
 
 Engine::~Engine() {
   Stop();
+  control_pool_.join();  // control requests in progress finish (their work is bounded)
   // Let the coroutines observe the stop and finish (only has work if Run() never ran).
   for (auto& context : contexts_) {
     context->restart();
     context->run_for(std::chrono::seconds(5));
   }
+}
+
+std::expected<void, std::string> Engine::CheckListenAddress(const asio::ip::address& address) {
+  if (address.is_loopback()) return {};
+  if (!options_.allow_remote) {
+    return std::unexpected(fmt::format(
+        "refusing to listen on {}: it is reachable from other machines, and the fake provider "
+        "and its control API are for tests. Pass --allow-remote (allow_remote) to do it anyway; "
+        "the control API then requires a token",
+        address.to_string()));
+  }
+  if (options_.control_token.empty()) options_.control_token = RandomToken();
+  return {};
 }
 
 std::expected<void, std::string> Engine::Listen() {
@@ -126,23 +157,63 @@ std::expected<void, std::string> Engine::Listen() {
   if (ec) {
     return std::unexpected(fmt::format("bad listen address \"{}\"", options_.listen_address));
   }
+  if (auto allowed = CheckListenAddress(address); !allowed) return allowed;
   if (auto opened = OpenAcceptor(*acceptor_, tcp::endpoint(address, options_.port)); !opened) {
     return opened;
   }
   endpoint_ = acceptor_->local_endpoint(ec);
   port_ = endpoint_.port();
   base_url_ = HttpBaseUrl(endpoint_.address().to_string(), port_);
+  access_ = ControlAccess{options_.control_token, endpoint_.address().to_string(),
+                          options_.allowed_hosts};
+  max_connections_ = EffectiveMaxConnections();
   asio::co_spawn(*contexts_[0], AcceptLoop(*acceptor_, *accept_backoff_),
-                 LogException(*this, "accept loop"));
+                 LogFailure("accept loop"));
   return {};
+}
+
+std::size_t Engine::EffectiveMaxConnections() const {
+  std::size_t limit = std::max<std::size_t>(1, options_.max_connections);
+  rlimit descriptors{};
+  if (::getrlimit(RLIMIT_NOFILE, &descriptors) == 0 && descriptors.rlim_cur != RLIM_INFINITY) {
+    const std::size_t reserve = kReservedDescriptors + kOverflowSlots + options_.max_listeners;
+    const auto available = static_cast<std::size_t>(descriptors.rlim_cur);
+    limit = std::min(limit, available > reserve + 1 ? available - reserve : std::size_t{1});
+  }
+  return limit;
+}
+
+std::string Engine::bound_address() const {
+  const std::string host = endpoint_.address().to_string();
+  return endpoint_.address().is_v6() ? fmt::format("[{}]:{}", host, port_)
+                                     : fmt::format("{}:{}", host, port_);
+}
+
+std::function<void(std::exception_ptr)> Engine::LogFailure(std::string what) {
+  return [this, what = std::move(what)](std::exception_ptr error) {
+    if (!error) return;
+    counters_.internal_errors.fetch_add(1, std::memory_order_relaxed);
+    Log(fmt::format("faultline: {} failed: {}", what, ExceptionText(error)));
+  };
+}
+
+void Engine::RunContext(asio::io_context& context) {
+  for (;;) {
+    try {
+      context.run();
+      return;
+    } catch (...) {  // a handler threw: log it, count it, and keep the loop serving
+      LogFailure("an event-loop handler")(std::current_exception());
+    }
+  }
 }
 
 void Engine::Run() {
   std::vector<std::thread> threads;
   for (std::size_t i = 1; i < contexts_.size(); ++i) {
-    threads.emplace_back([context = contexts_[i].get()] { context->run(); });
+    threads.emplace_back([this, context = contexts_[i].get()] { RunContext(*context); });
   }
-  contexts_[0]->run();
+  RunContext(*contexts_[0]);
   for (auto& thread : threads) thread.join();
 }
 
@@ -159,12 +230,7 @@ void Engine::Stop() {
   });
   {
     std::lock_guard lock(connections_mu_);
-    for (auto& [id, handle] : connections_) {
-      asio::post(handle->executor, [handle] {
-        boost::system::error_code ignored;
-        if (handle->socket != nullptr) handle->socket->close(ignored);
-      });
-    }
+    for (auto& [id, handle] : connections_) CloseOn(handle);
   }
   work_.clear();
 }
@@ -205,7 +271,7 @@ void Engine::StartConnection(tcp::socket socket) {
   }
   counters_.connections_total.fetch_add(1, std::memory_order_relaxed);
   counters_.connections_open.fetch_add(1, std::memory_order_relaxed);
-  auto on_done = [this, id, log = LogException(*this, "connection")](std::exception_ptr error) {
+  auto on_done = [this, id, log = LogFailure("connection")](std::exception_ptr error) {
     UnregisterConnection(id);
     counters_.connections_open.fetch_sub(1, std::memory_order_relaxed);
     log(error);
@@ -221,12 +287,34 @@ std::shared_ptr<ConnectionHandle> Engine::RegisterConnection(
   auto handle = std::make_shared<ConnectionHandle>();
   handle->executor = executor;
   connections_.emplace(id, handle);
+  if (regular_connections_ < max_connections_) {
+    ++regular_connections_;
+    return handle;
+  }
+  counters_.Reject(Rejection::kConnections);
+  handle->overflow = true;
+  overflow_.emplace_back(id, handle);
+  TrimOverflow();
   return handle;
+}
+
+void Engine::TrimOverflow() {
+  while (overflow_.size() > kOverflowSlots) {
+    CloseOn(overflow_.front().second);
+    overflow_.pop_front();
+  }
 }
 
 void Engine::UnregisterConnection(std::uint64_t id) {
   std::lock_guard lock(connections_mu_);
-  connections_.erase(id);
+  const auto it = connections_.find(id);
+  if (it == connections_.end()) return;
+  if (!it->second->overflow) {
+    --regular_connections_;
+  } else {
+    std::erase_if(overflow_, [id](const auto& entry) { return entry.first == id; });
+  }
+  connections_.erase(it);
 }
 
 std::expected<std::shared_ptr<Engine::DedicatedListener>, std::string>
@@ -275,6 +363,33 @@ void Engine::WakeListener(const std::shared_ptr<DedicatedListener>& listener, bo
   });
 }
 
+std::expected<void, AddSessionError> Engine::CheckSessionLimits(std::string_view id,
+                                                                bool listener) {
+  using Code = AddSessionError::Code;
+  if (sessions_.contains(id)) {
+    return std::unexpected(
+        AddSessionError{Code::kDuplicate, fmt::format("a session with id \"{}\" exists", id)});
+  }
+  if (sessions_.size() >= options_.max_sessions) {
+    counters_.Reject(Rejection::kSessions);
+    return std::unexpected(AddSessionError{
+        Code::kLimit, fmt::format("the server holds {} sessions, its limit (faultline serve "
+                                  "--max-sessions); delete some first",
+                                  sessions_.size())});
+  }
+  if (listener && listeners_.size() >= options_.max_listeners) {
+    counters_.Reject(Rejection::kListeners);
+    return std::unexpected(AddSessionError{
+        Code::kLimit, fmt::format("the server holds {} listeners for sessions with listener "
+                                  "outages, its limit (faultline serve --max-listeners)",
+                                  listeners_.size())});
+  }
+  return {};
+}
+
+// The limits are checked before and again after the work: opening the listener and compiling
+// the scenario happen outside the lock, so a large scenario never holds up the requests that
+// look sessions up.
 std::expected<std::shared_ptr<SessionState>, AddSessionError> Engine::CreateSession(
     scenario::Scenario scenario, std::string id, std::optional<std::uint64_t> seed) {
   using Code = AddSessionError::Code;
@@ -283,14 +398,16 @@ std::expected<std::shared_ptr<SessionState>, AddSessionError> Engine::CreateSess
     return std::unexpected(AddSessionError{Code::kInvalid, *reason});
   if (stopping())
     return std::unexpected(AddSessionError{Code::kListener, "the server is stopping"});
-  std::lock_guard lock(sessions_mu_);
-  if (sessions_.contains(id)) {
-    return std::unexpected(
-        AddSessionError{Code::kDuplicate, fmt::format("a session with id \"{}\" exists", id)});
+  const bool needs_listener = !scenario.listener_outages.empty();
+  {
+    std::lock_guard lock(sessions_mu_);
+    if (auto fits = CheckSessionLimits(id, needs_listener); !fits) {
+      return std::unexpected(fits.error());
+    }
   }
   std::shared_ptr<DedicatedListener> listener;
   std::uint16_t port = port_;
-  if (!scenario.listener_outages.empty()) {
+  if (needs_listener) {
     auto opened = OpenDedicatedListener();
     if (!opened) return std::unexpected(AddSessionError{Code::kListener, opened.error()});
     listener = std::move(*opened);
@@ -304,6 +421,10 @@ std::expected<std::shared_ptr<SessionState>, AddSessionError> Engine::CreateSess
                                              options_.journal_capacity);
   } catch (const std::exception& e) {
     return std::unexpected(AddSessionError{Code::kInvalid, e.what()});
+  }
+  std::lock_guard lock(sessions_mu_);
+  if (auto fits = CheckSessionLimits(id, needs_listener); !fits) {
+    return std::unexpected(fits.error());
   }
   if (listener) {
     if (auto started = StartDedicatedListener(session, std::move(listener)); !started) {
@@ -321,7 +442,7 @@ std::expected<void, std::string> Engine::StartDedicatedListener(
   if (auto up = listener->SetUp(!session->ListenerDown(clock_.Now())); !up) return up;
   listeners_.emplace(session->id(), listener);
   asio::co_spawn(*contexts_[0], DedicatedListenerLoop(std::move(listener)),
-                 LogException(*this, "session listener"));
+                 LogFailure("session listener"));
   return {};
 }
 
@@ -387,6 +508,18 @@ StatsSnapshot Engine::Stats() const {
   stats.connections_open = load(counters_.connections_open);
   stats.bytes_received = load(counters_.bytes_received);
   stats.bytes_sent = load(counters_.bytes_sent);
+  stats.internal_errors = load(counters_.internal_errors);
+  for (std::size_t i = 0; i < stats.rejected.size(); ++i)
+    stats.rejected[i] = load(counters_.rejected[i]);
+  stats.limits = {{"max_header_bytes", options_.max_header_bytes},
+                  {"max_body_bytes", options_.max_body_bytes},
+                  {"max_scenario_depth", options_.scenario_limits.max_depth},
+                  {"max_scenario_keys", options_.scenario_limits.max_keys},
+                  {"max_sessions", options_.max_sessions},
+                  {"max_listeners", options_.max_listeners},
+                  {"max_connections", max_connections_},
+                  {"journal_capacity", options_.journal_capacity},
+                  {"request_timeout_ms", options_.request_timeout.count()}};
   stats.sessions = ListSessions().size();
   stats.uptime_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                         std::chrono::steady_clock::now() - started_)
@@ -415,6 +548,8 @@ std::expected<std::unique_ptr<Server>, std::string> Server::Create(ServerOptions
 
 std::string Server::base_url() const { return impl_->engine.base_url(); }
 std::uint16_t Server::port() const { return impl_->engine.port(); }
+std::string Server::bound_address() const { return impl_->engine.bound_address(); }
+std::string Server::control_token() const { return impl_->engine.control_access().token; }
 
 std::expected<SessionInfo, std::string> Server::AddSession(scenario::Scenario scenario,
                                                            std::string id,

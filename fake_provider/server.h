@@ -15,9 +15,19 @@
 //   GET    /_faultline/sessions/<id>/journal       its journal
 //   POST   /_faultline/sessions/<id>/reset         forget attempts, journal and rate state
 //   DELETE /_faultline/sessions/<id>
-//   GET    /_faultline/stats                       counters and timer-lateness percentiles
+//   GET    /_faultline/stats                       counters, limits, rejections, timer lateness
 //
-// Threading: Run() drives `threads` event loops; all public methods are thread-safe.
+// Security: the server listens on loopback unless `allow_remote`; beyond loopback every control
+// request needs the control token (generated when none is given). The control API always checks
+// Host and Origin (no cross-site requests, no DNS rebinding). Journals redact credentials
+// (Authorization, x-api-key, ...) unless `journal_secrets`.
+//
+// Limits: every resource a client can make the server hold is bounded by an option below; going
+// over answers 4xx (503 for connections) and counts under "rejected" in the stats.
+//
+// Threading: Run() drives `threads` event loops; control requests other than health run on one
+// worker thread of their own, so creating a session never stalls traffic. All public methods
+// are thread-safe.
 #pragma once
 
 #include <chrono>
@@ -31,6 +41,7 @@
 #include <vector>
 
 #include "fake_provider/journal.h"
+#include "scenarios/parse_limits.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::provider {
@@ -39,15 +50,28 @@ struct ServerOptions {
   std::string listen_address = "127.0.0.1";
   std::uint16_t port = 0;  // 0 = pick a free port
   int threads = 1;
-  std::uint64_t seed = 0;  // default seed for sessions that do not give one
-  std::size_t max_header_bytes = 16 * 1024;
+  std::uint64_t seed = 0;                    // default seed for sessions that do not give one
+  std::size_t max_header_bytes = 16 * 1024;  // request line + header fields + trailer fields
   std::size_t max_body_bytes = 4 * 1024 * 1024;
+  scenario::ParseLimits scenario_limits;  // nesting depth and keys of scenario documents
+  std::size_t max_sessions = 10'000;
+  std::size_t max_listeners = 256;  // dedicated listeners of sessions with listener outages
+  // Open connections; also kept below the process's descriptor limit. Past it a connection
+  // gets 503, except GET /_faultline/health and /stats, which are still answered.
+  std::size_t max_connections = 10'000;
   std::size_t journal_capacity = 100000;  // entries kept per session
   // A request must arrive whole within this time, counted from the first byte awaited; also the
   // idle timeout of a kept-alive connection (slowloris guard).
   std::chrono::milliseconds request_timeout{std::chrono::seconds(30)};
   // One line per finished request ("<session> #<attempt> POST /v1/... -> 429 ... 12ms").
   std::function<void(const std::string&)> request_log;
+
+  bool allow_remote = false;  // without it, a listen address beyond loopback is an error
+  // Required as "Authorization: Bearer <token>" on every control request when not empty;
+  // generated when the server listens beyond loopback and none is given.
+  std::string control_token;
+  std::vector<std::string> allowed_hosts;  // more Host names for the control API (e.g. a DNS name)
+  bool journal_secrets = false;            // journal Authorization, x-api-key, ... in clear
 };
 
 struct SessionInfo {
@@ -66,8 +90,10 @@ class Server {
   static std::expected<std::unique_ptr<Server>, std::string> Create(ServerOptions options);
   ~Server();
 
-  std::string base_url() const;  // http://127.0.0.1:PORT
+  std::string base_url() const;  // http://127.0.0.1:PORT (loopback even when bound wider)
   std::uint16_t port() const;
+  std::string bound_address() const;  // what the listener is bound to: "0.0.0.0:PORT", "[::1]:PORT"
+  std::string control_token() const;  // "" when control requests need none
 
   // Adds a session; id defaults to the scenario name. Errors: duplicate id, listener failure.
   std::expected<SessionInfo, std::string> AddSession(scenario::Scenario scenario,

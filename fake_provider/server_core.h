@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "fake_provider/dialect.h"
@@ -21,6 +22,7 @@
 #include "fake_provider/plan.h"
 #include "fake_provider/provider_core.h"
 #include "fake_provider/server.h"
+#include "scenarios/parse_limits.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::provider::internal {
@@ -66,8 +68,30 @@ class LatenessHistogram {
   std::atomic<std::int64_t> max_us_{0};
 };
 
+// What the server refused because a limit or a check said no; each counted in
+// GET /_faultline/stats under "rejected", by the name in kRejectionNames.
+enum class Rejection {
+  kHeaderBytes,   // 431: header + trailer fields over --max-header-bytes
+  kBodyBytes,     // 413: body over --max-body-bytes
+  kScenario,      // 413: scenario deeper than --max-scenario-depth or over --max-scenario-keys
+  kSessions,      // 429: --max-sessions reached
+  kListeners,     // 429: --max-listeners (dedicated outage listeners) reached
+  kConnections,   // 503 or closed: --max-connections reached
+  kForbidden,     // 403: control request with a foreign Host or Origin
+  kUnauthorized,  // 401: control request without the control token
+  kCount,
+};
+inline constexpr std::string_view kRejectionNames[] = {"header_bytes", "body_bytes",  "scenario",
+                                                       "sessions",     "listeners",   "connections",
+                                                       "forbidden",    "unauthorized"};
+static_assert(std::size(kRejectionNames) == static_cast<std::size_t>(Rejection::kCount));
+
 // Server-wide counters, readable by tests through GET /_faultline/stats.
 struct ServerCounters {
+  void Reject(Rejection what) {
+    rejected[static_cast<std::size_t>(what)].fetch_add(1, std::memory_order_relaxed);
+  }
+
   std::atomic<std::uint64_t> requests{0};          // complete requests read
   std::atomic<std::uint64_t> session_requests{0};  // requests answered by a session's plan
   std::atomic<std::uint64_t> control_requests{0};
@@ -79,6 +103,9 @@ struct ServerCounters {
   std::atomic<std::int64_t> connections_open{0};
   std::atomic<std::uint64_t> bytes_received{0};
   std::atomic<std::uint64_t> bytes_sent{0};
+  // Exceptions caught where they would have ended an event loop or a connection unlogged.
+  std::atomic<std::uint64_t> internal_errors{0};
+  std::array<std::atomic<std::uint64_t>, static_cast<std::size_t>(Rejection::kCount)> rejected{};
 };
 
 struct StatsSnapshot {
@@ -86,7 +113,10 @@ struct StatsSnapshot {
   std::uint64_t bad_requests = 0, aborted_requests = 0, read_timeouts = 0;
   std::uint64_t connections_total = 0;
   std::int64_t connections_open = 0;
-  std::uint64_t bytes_received = 0, bytes_sent = 0;
+  std::uint64_t bytes_received = 0, bytes_sent = 0, internal_errors = 0;
+  std::array<std::uint64_t, static_cast<std::size_t>(Rejection::kCount)> rejected{};
+  // The limits in force, by their `faultline serve` flag without the dashes.
+  std::vector<std::pair<std::string_view, std::uint64_t>> limits;
   std::size_t sessions = 0;
   std::int64_t uptime_ms = 0;
   LatenessHistogram::Summary lateness;
@@ -145,7 +175,8 @@ class SessionState {
 };
 
 struct AddSessionError {
-  enum class Code { kInvalid, kDuplicate, kListener };
+  // kLimit: --max-sessions or --max-listeners reached.
+  enum class Code { kInvalid, kDuplicate, kListener, kLimit };
   Code code = Code::kInvalid;
   std::string message;
 };
@@ -165,6 +196,8 @@ class SessionHost {
   virtual StatsSnapshot Stats() const = 0;
   virtual std::string base_url() const = 0;
   virtual WallTime Now() const = 0;
+  virtual const scenario::ParseLimits& scenario_limits() const = 0;
+  virtual void Reject(Rejection what) = 0;
 };
 
 // Checks a session id: non-empty, printable ASCII without spaces, '?', '#', '%' or "/v1/",

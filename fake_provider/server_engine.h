@@ -3,8 +3,9 @@
 // state through the accessors here.
 //
 // Threading: `options.threads` io_contexts, one thread each; a connection lives on one of them
-// for its whole life (no strands needed), listeners live on the first. Registries and counters
-// are synchronised; everything else a connection touches is its own.
+// for its whole life (no strands needed), listeners live on the first. Control requests other
+// than health run on a one-thread pool. Registries and counters are synchronised; everything
+// else a connection touches is its own.
 #pragma once
 
 #include <atomic>
@@ -14,8 +15,12 @@
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <cstdint>
+#include <deque>
+#include <exception>
 #include <expected>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -24,6 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "fake_provider/control_api.h"
 #include "fake_provider/server.h"
 #include "fake_provider/server_core.h"
 
@@ -39,6 +45,9 @@ using tcp = asio::ip::tcp;
 struct ConnectionHandle {
   asio::any_io_executor executor;
   tcp::socket* socket = nullptr;  // set while the connection runs; only touched on `executor`
+  // Accepted past --max-connections: only health is answered, quickly, and the oldest such
+  // connection is closed when too many pile up.
+  bool overflow = false;
 };
 
 class Engine final : public SessionHost {
@@ -61,9 +70,18 @@ class Engine final : public SessionHost {
   StatsSnapshot Stats() const override;
   std::string base_url() const override { return base_url_; }
   WallTime Now() const override { return clock_.Now(); }
+  const scenario::ParseLimits& scenario_limits() const override { return options_.scenario_limits; }
+  void Reject(Rejection what) override { counters_.Reject(what); }
 
   std::uint16_t port() const { return port_; }
+  std::string bound_address() const;
+  std::size_t max_connections() const { return max_connections_; }  // the limit in force
+  const ControlAccess& control_access() const { return access_; }
   const ServerOptions& options() const { return options_; }
+  // Where control requests other than health run, off the event loops.
+  asio::thread_pool::executor_type control_executor() { return control_pool_.get_executor(); }
+  // A completion handler for co_spawn that logs (and counts) an exception instead of losing it.
+  std::function<void(std::exception_ptr)> LogFailure(std::string what);
   const ServerClock& clock() const { return clock_; }
   ServerCounters& counters() { return counters_; }
   LatenessHistogram& lateness() { return lateness_; }
@@ -74,6 +92,15 @@ class Engine final : public SessionHost {
   struct DedicatedListener;
 
   asio::io_context& NextContext();
+  // Runs `context` until it stops, logging any exception a handler lets escape and going on.
+  void RunContext(asio::io_context& context);
+  std::expected<void, std::string> CheckListenAddress(const asio::ip::address& address);
+  // The connection limit in force: --max-connections, kept below the descriptor limit.
+  std::size_t EffectiveMaxConnections() const;
+  // Evicts the oldest overflow connection when there are too many; requires connections_mu_.
+  void TrimOverflow();
+  // Duplicate id, --max-sessions, --max-listeners (counted when refused); requires sessions_mu_.
+  std::expected<void, AddSessionError> CheckSessionLimits(std::string_view id, bool listener);
   // `backoff` is owned by the caller: a timer must outlive the coroutine that waits on it when
   // that coroutine runs under `||` (the loser is cancelled through its last operation).
   asio::awaitable<void> AcceptLoop(tcp::acceptor& acceptor, asio::steady_timer& backoff);
@@ -102,7 +129,10 @@ class Engine final : public SessionHost {
   tcp::endpoint endpoint_;
   std::uint16_t port_ = 0;
   std::string base_url_;
+  ControlAccess access_;
+  std::size_t max_connections_ = 0;  // EffectiveMaxConnections(), fixed by Listen()
   std::atomic<bool> stopping_{false};
+  asio::thread_pool control_pool_{1};
 
   mutable std::mutex sessions_mu_;
   std::map<std::string, std::shared_ptr<SessionState>, std::less<>> sessions_;
@@ -110,6 +140,8 @@ class Engine final : public SessionHost {
 
   std::mutex connections_mu_;
   std::unordered_map<std::uint64_t, std::shared_ptr<ConnectionHandle>> connections_;
+  std::size_t regular_connections_ = 0;  // guarded by connections_mu_
+  std::deque<std::pair<std::uint64_t, std::shared_ptr<ConnectionHandle>>> overflow_;  // same
   std::atomic<std::uint64_t> next_connection_id_{1};
 };
 

@@ -25,13 +25,11 @@ BodyDecoder::Progress BodyDecoder::Feed(std::string_view body) {
     }
     return progress;
   }
-  auto fed = sse_.Feed(body);
-  if (!fed) {
-    assembler_.FailProtocol(fed.error().message);
-    return progress;
-  }
-  progress.heartbeats += fed->comments;
-  DecodeEvents(fed->events, progress);
+  // Events before an SSE error count first: a terminator before the garbage still completes.
+  const SseFeedResult fed = sse_.Feed(body);
+  progress.heartbeats += fed.comments;
+  DecodeEvents(fed.events, progress);
+  if (fed.error && !assembler_.outcome()) assembler_.FailProtocol(fed.error->message);
   progress.deltas = deltas_;
   return progress;
 }

@@ -12,6 +12,8 @@
 namespace faultline::ref {
 namespace {
 
+using std::chrono::milliseconds;
+
 // An error body longer than this is classified from its first part.
 constexpr std::size_t kMaxErrorBody = 1024 * 1024;
 
@@ -165,17 +167,60 @@ std::vector<Action> Call::Start(Time now, std::chrono::system_clock::time_point 
     BeginAttempt(now, out);
     return out;
   }
-  attempt_ = options_.recovered->retries;  // the next attempt continues the count
-  const auto due = options_.recovered->last_scheduled_at;
-  if (!due || *due <= wall_now) {
+  Resume(*options_.recovered, now, out);
+  return out;
+}
+
+// A restarted call continues the logged count and waits for the logged retry time, but only as
+// the policy would let any wait go: within its attempt budget, its longest wait and the deadline.
+void Call::Resume(const RecoveredCall& recovered, Time now, std::vector<Action>& out) {
+  attempt_ = recovered.retries;  // the next attempt continues the count
+  const milliseconds wait = RecoveredWait(recovered);
+  if (std::optional<std::string> refusal = RefuseResume(recovered.retries, wait, now)) {
+    Failure failure;
+    failure.code = recovered.last_failure_code;
+    failure.failure_class = ClassOf(failure.code);
+    failure.retryable = true;  // it was scheduled for a retry; the policy now forbids one
+    if (wait > milliseconds(0)) failure.retry_after = wait;
+    failure.message = fmt::format("giving up on the restarted call: {}", *refusal);
+    Finish(std::move(failure), /*with_response=*/false, out);
+    return;
+  }
+  if (wait <= milliseconds(0)) {
     BeginAttempt(now, out);
-    return out;
+    return;
   }
   state_ = State::kBackoff;  // the logged retry time is still ahead: wait for it first
-  retry_at_ = now + std::chrono::duration_cast<PolicyClock::duration>(*due - wall_now);
+  retry_at_ = now + wait;
   armed_ = retry_at_;
   out.push_back(MakeAction(Action::Kind::kWait, *retry_at_));
-  return out;
+}
+
+// How long until the logged retry time, in whole ms (computed in ms: no overflow), >= 0.
+milliseconds Call::RecoveredWait(const RecoveredCall& recovered) const {
+  if (!recovered.last_scheduled_at) return milliseconds(0);
+  const auto due =
+      std::chrono::floor<milliseconds>(recovered.last_scheduled_at->time_since_epoch());
+  const auto wall = std::chrono::floor<milliseconds>(wall_start_.time_since_epoch());
+  return std::max(milliseconds(0), due - wall);
+}
+
+// Why the policy forbids resuming (after `retries` retries, waiting `wait`), if it does.
+std::optional<std::string> Call::RefuseResume(int retries, milliseconds wait, Time now) const {
+  if (policy_.max_attempts && retries >= *policy_.max_attempts) {
+    return fmt::format("the retry log shows {} attempts already made, max_attempts is {}", retries,
+                       *policy_.max_attempts);
+  }
+  const milliseconds longest = std::max(policy_.backoff.cap, policy_.retry_after.cap);
+  if (wait > longest) {
+    return fmt::format("the logged retry is due in {} ms, longer than the policy waits ({} ms)",
+                       wait.count(), longest.count());
+  }
+  if (deadline_ && now + wait + policy_.min_attempt_time > *deadline_) {
+    return fmt::format("the logged retry is due in {} ms, too late for the total deadline",
+                       wait.count());
+  }
+  return std::nullopt;
 }
 
 void Call::BeginAttempt(Time now, std::vector<Action>& out) {
@@ -219,24 +264,29 @@ bool Call::ReadingResponse() const {
   return state_ == State::kAwaitingHead || state_ == State::kBody || state_ == State::kErrorBody;
 }
 
-// What the parser made of new bytes (or of the end of the connection): a parse failure ends the
-// attempt (an error body is classified from what arrived), otherwise the head and body go on.
-void Call::HandleFeed(std::expected<HttpFeed, Failure> fed, bool eof, Time now,
-                      std::vector<Action>& out) {
-  if (!fed) {
-    if (state_ == State::kErrorBody) {
-      FinishErrorBody(now, out);
-    } else if (state_ == State::kBody) {
-      FailAttempt(std::get<Failure>(decoder_->assembler().Interrupt(fed.error())), {}, now, out);
-    } else {
-      FailAttempt(fed.error(), {}, now, out);
-    }
+// What the parser made of new bytes (or of the end of the connection), in wire order: the head,
+// the body bytes, then a parse failure, which ends the attempt unless the body bytes before it
+// already decided it (an error body is classified from what arrived).
+void Call::HandleFeed(const HttpFeed& fed, bool eof, Time now, std::vector<Action>& out) {
+  if (fed.head_ready) OnHead(now, out);
+  const bool reading = state_ == State::kBody || state_ == State::kErrorBody;
+  if (reading && !fed.body.empty()) OnBody(fed.body, now, out);
+  if (fed.failure) {
+    FailRead(*fed.failure, now, out);
     return;
   }
-  if (fed->head_ready) OnHead(now, out);
   if (state_ != State::kBody && state_ != State::kErrorBody) return;
-  if (!fed->body.empty()) OnBody(fed->body, now, out);
-  AfterBody(eof || fed->complete, now, out);
+  AfterBody(eof || fed.complete, now, out);
+}
+
+void Call::FailRead(const Failure& failure, Time now, std::vector<Action>& out) {
+  if (state_ == State::kErrorBody) {
+    FinishErrorBody(now, out);
+  } else if (state_ == State::kBody) {
+    FailAttempt(std::get<Failure>(decoder_->assembler().Interrupt(failure)), {}, now, out);
+  } else if (state_ == State::kAwaitingHead) {
+    FailAttempt(failure, {}, now, out);
+  }  // otherwise the attempt was already decided by the bytes before the failure
 }
 
 void Call::OnHead(Time now, std::vector<Action>& out) {
@@ -385,10 +435,19 @@ std::vector<Action> Call::TimerFired(Time now) {
 }
 
 std::vector<Action> Call::Cancel(Time /*now*/) {
+  if (state_ == State::kDone) return {};
+  return End(AbortedFailure(CurrentPhase(), CurrentPartial()));
+}
+
+std::vector<Action> Call::Abandon(std::string_view what, Time /*now*/) {
+  if (state_ == State::kDone) return {};
+  return End(InternalFailure(what, CurrentPhase(), CurrentPartial()));
+}
+
+// Ends the call now with `failure`, whatever it was doing.
+std::vector<Action> Call::End(Failure failure) {
   std::vector<Action> out;
-  if (state_ == State::kDone) return out;
   const bool in_attempt = state_ != State::kNotStarted && state_ != State::kBackoff;
-  Failure failure = AbortedFailure(CurrentPhase(), CurrentPartial());
   if (state_ == State::kBody) {
     failure = std::get<Failure>(decoder_->assembler().Interrupt(std::move(failure)));
   }

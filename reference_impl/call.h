@@ -10,6 +10,7 @@
 //   ConnectionFailed connect/read/write failed (refused, reset, ...)
 //   TimerFired       the timer armed by the last ArmTimer/Wait went off (stale firings are ignored)
 //   Cancel           the caller gave up
+//   Abandon          the driver broke (an exception in it or in the caller's sink)
 // Outputs: Actions (Connect, Send, ArmTimer, CancelTimer, CloseConnection, Wait, Done) returned by
 // every input, and LifecycleEvents (call_event.h) collected until TakeEvents().
 //
@@ -24,7 +25,7 @@
 //     and emits response/interrupted BEFORE the Wait action;
 //   - exactly one terminal event (response/committed or response/failed), followed by Done;
 //     after it every input returns no action and emits nothing;
-//   - Cancel in any phase ends the call at once with ABORTED.
+//   - Cancel in any phase ends the call at once with ABORTED; Abandon with UNKNOWN.
 //
 // Ownership: the Call owns its request, policy copy and RNG; the budget and retry log are the
 // caller's and must outlive the Call (both are internally synchronised, so they may be shared
@@ -98,7 +99,10 @@ struct CallOptions {
   RetryLog* retry_log = nullptr;
   // A restarted call: what RetryLog::Recover() found for call_id. The attempts already made
   // count against max_attempts, and the first attempt of this run starts no earlier than the
-  // retry time that was logged.
+  // retry time that was logged. That wait is bounded like any other: a log whose attempts
+  // already reach max_attempts, whose retry is due later than the policy ever waits (the longer
+  // of backoff.cap and retry_after.cap) or too late for the total deadline ends the call at once
+  // with the logged failure, sending nothing.
   std::optional<RecoveredCall> recovered = std::nullopt;
 };
 
@@ -119,6 +123,9 @@ class Call {
   std::vector<Action> ConnectionFailed(TransportKind kind, std::string_view detail, Time now);
   std::vector<Action> TimerFired(Time now);
   std::vector<Action> Cancel(Time now);
+  // Ends the call at once with an internal failure (UNKNOWN, not retryable) saying `what`: the
+  // driver's way to end a call in a defined state when something threw.
+  std::vector<Action> Abandon(std::string_view what, Time now);
 
   // The lifecycle events emitted since the last call, in order.
   std::vector<LifecycleEvent> TakeEvents();
@@ -131,10 +138,14 @@ class Call {
  private:
   enum class State { kNotStarted, kConnecting, kAwaitingHead, kBody, kErrorBody, kBackoff, kDone };
 
+  void Resume(const RecoveredCall& recovered, Time now, std::vector<Action>& out);
+  std::chrono::milliseconds RecoveredWait(const RecoveredCall& recovered) const;
+  std::optional<std::string> RefuseResume(int retries, std::chrono::milliseconds wait,
+                                          Time now) const;
   void BeginAttempt(Time now, std::vector<Action>& out);
   bool ReadingResponse() const;
-  void HandleFeed(std::expected<HttpFeed, Failure> fed, bool eof, Time now,
-                  std::vector<Action>& out);
+  void HandleFeed(const HttpFeed& fed, bool eof, Time now, std::vector<Action>& out);
+  void FailRead(const Failure& failure, Time now, std::vector<Action>& out);
   void OnHead(Time now, std::vector<Action>& out);
   void OnBody(std::string_view body, Time now, std::vector<Action>& out);
   void AfterBody(bool complete, Time now, std::vector<Action>& out);
@@ -142,6 +153,7 @@ class Call {
   void CheckOutcome(Time now, std::vector<Action>& out);
   void FailAttempt(Failure failure, std::vector<RetryHint> hints, Time now,
                    std::vector<Action>& out);
+  std::vector<Action> End(Failure failure);
   void Commit(const Completed& completed, std::vector<Action>& out);
   void Finish(Failure failure, bool with_response, std::vector<Action>& out,
               std::string give_up = {});

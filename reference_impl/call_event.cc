@@ -105,4 +105,10 @@ json LifecycleEvent::ToJson() const {
   return out;
 }
 
+std::string LifecycleEvent::ToJsonLine() const { return DumpJson(ToJson()); }
+
+std::string DumpJson(const nlohmann::json& value) {
+  return value.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
 }  // namespace faultline::ref

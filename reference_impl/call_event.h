@@ -55,7 +55,15 @@ struct LifecycleEvent {
 
   bool terminal() const { return type == EventType::kCommitted || type == EventType::kFailed; }
   nlohmann::json ToJson() const;
+  // ToJson() as one line of text. Never throws: the text fields carry bytes from the network and
+  // the caller (a server's error message, a request id, a call id), and any that are not valid
+  // UTF-8 are written with U+FFFD in their place.
+  std::string ToJsonLine() const;
 };
+
+// `value` as JSON text with invalid UTF-8 replaced by U+FFFD: the one way reference_impl/ dumps
+// JSON that may hold untrusted text (nlohmann's plain dump() throws on it).
+std::string DumpJson(const nlohmann::json& value);
 
 // The `failure` object of DESIGN §5.
 nlohmann::json FailureToJson(const Failure& failure);

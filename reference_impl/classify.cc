@@ -253,15 +253,32 @@ Failure TimeoutFailure(TimeoutKind kind, std::chrono::milliseconds limit,
   return failure;
 }
 
-Failure AbortedFailure(Phase phase, PartialOutput partial_output) {
+namespace {
+
+// A failure that ends the call whatever the policy says: no status, not retryable.
+Failure CallEnding(FailureCode code, FailureClass failure_class, Phase phase,
+                   PartialOutput partial_output, std::string message) {
   Failure failure;
-  failure.code = FailureCode::kAborted;
-  failure.failure_class = FailureClass::kAborted;
+  failure.code = code;
+  failure.failure_class = failure_class;
   failure.phase = phase;
   failure.retryable = false;
   failure.partial_output = partial_output;
-  failure.message = fmt::format("cancelled by the caller during {}", ToString(phase));
+  failure.message = std::move(message);
   return failure;
+}
+
+}  // namespace
+
+Failure AbortedFailure(Phase phase, PartialOutput partial_output) {
+  return CallEnding(FailureCode::kAborted, FailureClass::kAborted, phase, partial_output,
+                    fmt::format("cancelled by the caller during {}", ToString(phase)));
+}
+
+Failure InternalFailure(std::string_view what, Phase phase, PartialOutput partial_output) {
+  return CallEnding(
+      FailureCode::kUnknown, FailureClass::kUnknown, phase, partial_output,
+      fmt::format("internal error of the client during {}: {}", ToString(phase), what));
 }
 
 }  // namespace faultline::ref

@@ -114,4 +114,9 @@ Failure TimeoutFailure(TimeoutKind kind, std::chrono::milliseconds limit,
 // ABORTED / aborted, not retryable: the caller cancelled at `phase`.
 Failure AbortedFailure(Phase phase, PartialOutput partial_output = PartialOutput::kNone);
 
+// UNKNOWN / unknown, not retryable: the client itself broke at `phase` (an exception inside the
+// driver or the caller's event sink). `what` says what broke.
+Failure InternalFailure(std::string_view what, Phase phase,
+                        PartialOutput partial_output = PartialOutput::kNone);
+
 }  // namespace faultline::ref

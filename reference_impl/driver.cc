@@ -1,17 +1,20 @@
 #include "reference_impl/driver.h"
 
+#include <fmt/format.h>
+
 #include <array>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/connect.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/strand.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
+#include <cstdio>
+#include <exception>
 #include <string>
 #include <utility>
 
@@ -50,12 +53,14 @@ class Driver final : public CallDriver, public std::enable_shared_from_this<Driv
 
   void Begin() {
     asio::post(strand_, [self = shared_from_this()] {
-      self->Apply(self->call_.Start(Now(), std::chrono::system_clock::now()));
+      self->Step([&] { return self->call_.Start(Now(), std::chrono::system_clock::now()); });
     });
   }
 
   void Cancel() override {
-    asio::post(strand_, [self = shared_from_this()] { self->Apply(self->call_.Cancel(Now())); });
+    asio::post(strand_, [self = shared_from_this()] {
+      self->Step([&] { return self->call_.Cancel(Now()); });
+    });
   }
 
   std::uint64_t connections_opened() const override { return opened_; }
@@ -63,6 +68,52 @@ class Driver final : public CallDriver, public std::enable_shared_from_this<Driv
 
  private:
   static PolicyClock::time_point Now() { return PolicyClock::now(); }
+
+  // Feeds one input to the call (`input` returns its actions) and applies the result; whatever
+  // throws on the way ends the call instead of escaping. Runs on the strand.
+  template <typename Input>
+  void Step(Input&& input) noexcept {
+    try {
+      Apply(input());
+    } catch (...) {
+      OnException(std::current_exception());
+    }
+  }
+
+  // The completion handler of every coroutine: an exception it let through ends the call.
+  auto Completion() {
+    return [self = shared_from_this()](std::exception_ptr error) {
+      if (error) self->OnException(error);
+    };
+  }
+
+  void OnException(std::exception_ptr error) noexcept {
+    Report(Describe(error));
+    try {
+      if (!call_.done()) Apply(call_.Abandon(Describe(error), Now()));
+    } catch (...) {  // the sink threw again: the call still ends, without its terminal event
+      Report("while ending the call: " + Describe(std::current_exception()));
+    }
+    try {
+      Finish();
+    } catch (...) {
+      Report("in on_done: " + Describe(std::current_exception()));
+    }
+  }
+
+  static void Report(const std::string& what) noexcept {
+    std::fprintf(stderr, "faultline-ref driver: %s\n", what.c_str());
+  }
+
+  static std::string Describe(std::exception_ptr error) {
+    try {
+      std::rethrow_exception(error);
+    } catch (const std::exception& caught) {
+      return fmt::format("exception: {}", caught.what());
+    } catch (...) {
+      return "an exception that is not a std::exception";
+    }
+  }
 
   // Delivers the events, then performs the actions. Runs on the strand.
   void Apply(const std::vector<Action>& actions) {
@@ -97,13 +148,13 @@ class Driver final : public CallDriver, public std::enable_shared_from_this<Driv
     socket_ = std::make_shared<tcp::socket>(strand_);
     ++opened_;
     asio::co_spawn(strand_, RunConnection(shared_from_this(), socket_, ++connection_generation_),
-                   asio::detached);
+                   Completion());
   }
 
   void Send(std::string_view bytes) {
     if (!socket_) return;
     asio::co_spawn(strand_, RunSend(shared_from_this(), socket_, connection_generation_, bytes),
-                   asio::detached);
+                   Completion());
   }
 
   void CloseConnection() {
@@ -117,7 +168,7 @@ class Driver final : public CallDriver, public std::enable_shared_from_this<Driv
 
   void ArmTimer(PolicyClock::time_point at) {
     timer_.expires_at(at);  // cancels a pending wait
-    asio::co_spawn(strand_, RunTimer(shared_from_this(), ++timer_generation_), asio::detached);
+    asio::co_spawn(strand_, RunTimer(shared_from_this(), ++timer_generation_), Completion());
   }
 
   void Finish() {
@@ -140,18 +191,21 @@ class Driver final : public CallDriver, public std::enable_shared_from_this<Driv
         co_await resolver.async_resolve(url.host, std::to_string(url.port), kTuple);
     if (generation != self->connection_generation_) co_return;
     if (resolve_ec) {
-      self->Apply(
-          self->call_.ConnectionFailed(TransportKind::kResolve, resolve_ec.message(), Now()));
+      self->Step([&] {
+        return self->call_.ConnectionFailed(TransportKind::kResolve, resolve_ec.message(), Now());
+      });
       co_return;
     }
     auto [connect_ec, endpoint] = co_await asio::async_connect(*socket, endpoints, kTuple);
     (void)endpoint;
     if (generation != self->connection_generation_) co_return;
     if (connect_ec) {
-      self->Apply(self->call_.ConnectionFailed(KindOf(connect_ec), connect_ec.message(), Now()));
+      self->Step([&] {
+        return self->call_.ConnectionFailed(KindOf(connect_ec), connect_ec.message(), Now());
+      });
       co_return;
     }
-    self->Apply(self->call_.Connected(Now()));
+    self->Step([&] { return self->call_.Connected(Now()); });
     co_await ReadLoop(self, socket, generation);
   }
 
@@ -163,15 +217,16 @@ class Driver final : public CallDriver, public std::enable_shared_from_this<Driv
       auto [ec, n] = co_await socket->async_read_some(asio::buffer(buffer), kTuple);
       if (generation != self->connection_generation_) co_return;
       if (n > 0) {
-        self->Apply(self->call_.BytesReceived(std::string_view(buffer.data(), n), Now()));
+        self->Step(
+            [&] { return self->call_.BytesReceived(std::string_view(buffer.data(), n), Now()); });
         if (generation != self->connection_generation_) co_return;
       }
       if (ec == asio::error::eof) {
-        self->Apply(self->call_.ConnectionClosed(Now()));
+        self->Step([&] { return self->call_.ConnectionClosed(Now()); });
         co_return;
       }
       if (ec) {
-        self->Apply(self->call_.ConnectionFailed(KindOf(ec), ec.message(), Now()));
+        self->Step([&] { return self->call_.ConnectionFailed(KindOf(ec), ec.message(), Now()); });
         co_return;
       }
     }
@@ -184,14 +239,14 @@ class Driver final : public CallDriver, public std::enable_shared_from_this<Driv
     auto [ec, n] = co_await asio::async_write(*socket, asio::buffer(bytes), kTuple);
     (void)n;
     if (generation != self->connection_generation_ || !ec) co_return;
-    self->Apply(self->call_.ConnectionFailed(KindOf(ec), ec.message(), Now()));
+    self->Step([&] { return self->call_.ConnectionFailed(KindOf(ec), ec.message(), Now()); });
   }
 
   static asio::awaitable<void> RunTimer(std::shared_ptr<Driver> self, std::uint64_t generation) {
     auto [ec] = co_await self->timer_.async_wait(kTuple);
     if (generation != self->timer_generation_) co_return;  // re-armed or cancelled meanwhile
     if (ec) co_return;
-    self->Apply(self->call_.TimerFired(Now()));
+    self->Step([&] { return self->call_.TimerFired(Now()); });
   }
 
   Strand strand_;

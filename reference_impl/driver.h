@@ -11,6 +11,11 @@
 // io_context may be run by several threads). Cancel() may be called from any thread: it is posted
 // to the call's strand, closes the socket and ends the call with ABORTED.
 //
+// No exception leaves the driver: one thrown while the call handles an input (by the engine, by
+// Beast, or by the caller's on_event) or inside one of its coroutines is printed to stderr and
+// ends the call in a defined state: a response/failed with code UNKNOWN whose message says what
+// was thrown (unless the call had already ended), then on_done.
+//
 // Ownership: Launch() returns a shared handle; the in-flight operations keep the call alive until
 // it is done. The io_context must outlive every handle (the call owns a timer of it). The
 // callbacks run on the call's strand; they must not block.

@@ -27,6 +27,25 @@ constexpr NameTable<FailureClass, 15> kClassNames{{
     {FailureClass::kUnknown, "unknown"},
 }};
 
+constexpr std::array<std::pair<FailureCode, FailureClass>, 16> kCodeClasses{{
+    {FailureCode::kRateLimit, FailureClass::kRateLimit},
+    {FailureCode::kQuota, FailureClass::kQuota},
+    {FailureCode::kServer, FailureClass::kProviderUnavailable},
+    {FailureCode::kOverloaded, FailureClass::kProviderOverloaded},
+    {FailureCode::kUnavailable, FailureClass::kProviderUnavailable},
+    {FailureCode::kTimeout, FailureClass::kTimeout},
+    {FailureCode::kTransport, FailureClass::kTransport},
+    {FailureCode::kStreamTruncated, FailureClass::kTruncated},
+    {FailureCode::kEmptyResponse, FailureClass::kEmpty},
+    {FailureCode::kMalformedResponse, FailureClass::kProtocol},
+    {FailureCode::kContextWindowExceeded, FailureClass::kContextOverflow},
+    {FailureCode::kInvalidRequest, FailureClass::kInvalidRequest},
+    {FailureCode::kAuth, FailureClass::kAuth},
+    {FailureCode::kContentFilter, FailureClass::kSafety},
+    {FailureCode::kAborted, FailureClass::kAborted},
+    {FailureCode::kUnknown, FailureClass::kUnknown},
+}};
+
 constexpr NameTable<FailureCode, 16> kCodeNames{{
     {FailureCode::kRateLimit, "RATE_LIMIT"},
     {FailureCode::kQuota, "QUOTA"},
@@ -71,6 +90,12 @@ std::optional<FailureClass> ParseFailureClass(std::string_view text) {
 std::string_view ToString(FailureCode value) { return NameOf(kCodeNames, value); }
 std::optional<FailureCode> ParseFailureCode(std::string_view text) {
   return ValueOf(kCodeNames, text);
+}
+FailureClass ClassOf(FailureCode code) {
+  for (const auto& [entry, failure_class] : kCodeClasses) {
+    if (entry == code) return failure_class;
+  }
+  return FailureClass::kUnknown;
 }
 
 std::string_view ToString(Phase value) {

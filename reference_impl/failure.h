@@ -54,6 +54,9 @@ enum class FailureCode {
 };
 std::string_view ToString(FailureCode value);  // "RATE_LIMIT", ...
 std::optional<FailureCode> ParseFailureCode(std::string_view text);
+// The class a code belongs to (each code is a leaf of one class): RATE_LIMIT -> rate-limit,
+// SERVER and UNAVAILABLE -> provider-unavailable, MALFORMED_RESPONSE -> protocol, ...
+FailureClass ClassOf(FailureCode code);
 
 // Where in the attempt the failure happened.
 enum class Phase { kConnect, kResponseHeaders, kStream, kFinish };

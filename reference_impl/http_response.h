@@ -10,13 +10,23 @@
 //   - bytes that are not HTTP/1.1      -> MALFORMED_RESPONSE (protocol).
 // A failure leaves partial_output at kNone: only the stream assembler knows what the caller saw.
 //
+// The result is a function of the bytes, never of how they were split:
+//   - a Feed() that decodes body bytes and then meets bad bytes returns both, body first
+//     (HttpFeed::failure), so the caller handles what arrived before the garbage, as it would
+//     have had the garbage come in a later write;
+//   - a head is rejected as soon as the bytes seen so far cannot start a valid head (bad status
+//     line, bad field syntax, more than kMaxHeadBytes), not only once its blank line arrives;
+//   - a chunk-size line or trailer section that does not end within kMaxHeadBytes is
+//     MALFORMED_RESPONSE however it arrives (Beast alone would buffer a trailer without bound
+//     and throw on a field over 64 KiB).
+//
 // Built on Boost.Beast's response parser working on buffers; no socket, no clock. Interim 1xx
 // responses are skipped. Bytes after a complete message are ignored (this client never pipelines).
 // One instance per attempt; not thread-safe.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
-#include <expected>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,11 +68,16 @@ struct HttpResponseHead {
   std::optional<std::uint64_t> content_length;
 };
 
-// What one Feed()/FeedEof() call produced.
+// The most bytes a response head, a chunk-size line or a trailer section may take.
+inline constexpr std::size_t kMaxHeadBytes = 64 * 1024;
+
+// What one Feed()/FeedEof() call produced, in wire order: the head, body bytes, then possibly a
+// failure met after them. Handle head_ready and body first, then the failure.
 struct HttpFeed {
-  bool head_ready = false;  // the head became available during this call
-  std::string_view body;    // body bytes decoded by this call; valid until the next call
-  bool complete = false;    // the message has ended cleanly (now or earlier)
+  bool head_ready = false;         // the head became available during this call
+  std::string_view body;           // body bytes decoded by this call; valid until the next call
+  bool complete = false;           // the message has ended cleanly (now or earlier)
+  std::optional<Failure> failure;  // the response broke after `body`; it stays broken
 };
 
 class HttpResponseParser {
@@ -72,11 +87,11 @@ class HttpResponseParser {
   HttpResponseParser(HttpResponseParser&&) noexcept;
   HttpResponseParser& operator=(HttpResponseParser&&) noexcept;
 
-  // Feeds the next bytes received. After a failure every later call returns the same failure.
-  std::expected<HttpFeed, Failure> Feed(std::string_view bytes);
+  // Feeds the next bytes received. After a failure every later call returns only that failure.
+  HttpFeed Feed(std::string_view bytes);
   // The peer closed the connection (FIN). Clean only when the message was complete or its body
   // is delimited by the end of the connection.
-  std::expected<HttpFeed, Failure> FeedEof();
+  HttpFeed FeedEof();
 
   bool has_head() const;
   const HttpResponseHead& head() const;  // only when has_head()

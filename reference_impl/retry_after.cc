@@ -4,6 +4,7 @@
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -46,14 +47,19 @@ std::size_t DecimalPrefixLength(std::string_view text) {
   return digits == 0 ? 0 : i;
 }
 
-std::optional<double> ToDouble(std::string_view decimal) {
+// The value of an unsigned decimal from DecimalPrefixLength(). Too many digits for a double
+// is not an error: a huge value is +infinity (it saturates as a hint), a tiny one 0.
+double ToDouble(std::string_view decimal) {
   // from_chars rejects a leading '.' and accepts a trailing one; normalise both ways.
   std::string text(decimal);
   if (text.front() == '.') text.insert(text.begin(), '0');
   if (text.back() == '.') text.pop_back();
   double value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  if (error == std::errc::result_out_of_range) {
+    const bool huge = text.find_first_not_of('0') < text.find('.');
+    return huge ? std::numeric_limits<double>::infinity() : 0.0;
+  }
   return value;
 }
 
@@ -106,7 +112,7 @@ std::pair<double, std::size_t> GoDurationPrefix(std::string_view text) {
       }
     }
     if (matched == nullptr) break;
-    total += *ToDouble(text.substr(pos, number)) * matched->ms;
+    total += ToDouble(text.substr(pos, number)) * matched->ms;
     pos += number + matched->suffix.size();
   }
   return {total, pos};
@@ -142,7 +148,7 @@ std::optional<milliseconds> DurationPhrase(std::string_view text) {
   std::string_view rest = text.substr(number);
   while (rest.starts_with(' ')) rest.remove_prefix(1);
   for (const WordUnit& unit : kWordUnits) {
-    if (rest.starts_with(unit.word)) return ToHint(*ToDouble(text.substr(0, number)) * unit.ms);
+    if (rest.starts_with(unit.word)) return ToHint(ToDouble(text.substr(0, number)) * unit.ms);
   }
   return std::nullopt;
 }
@@ -206,18 +212,23 @@ std::optional<RetryHint> LongestHint(const HttpHeaders& headers, std::string_vie
   return best;
 }
 
-std::optional<milliseconds> DelayUntil(std::chrono::sys_seconds when,
-                                       std::chrono::system_clock::time_point reference) {
-  const auto delta = std::chrono::duration<double, std::milli>(when - reference).count();
-  return ToHint(std::max(0.0, delta));
+// Instants of hint arithmetic: milliseconds since 1970 in 64 bits hold any HTTP-date (years 0 to
+// 9999), where system_clock's nanoseconds end in 1677 and 2262.
+using UnixMs = std::chrono::sys_time<milliseconds>;
+
+// From `reference` to `when`, saturated to [0, kMaxRetryHint]. `reference` is floored to the ms,
+// which rounds the delay up, as every hint is.
+milliseconds DelayUntil(std::chrono::sys_seconds when, UnixMs reference) {
+  const milliseconds delta = std::chrono::time_point_cast<milliseconds>(when) - reference;
+  return std::clamp(delta, milliseconds(0), kMaxRetryHint);
 }
 
 // The instant a Retry-After date is measured from: the response's Date header, else `now`.
-std::chrono::system_clock::time_point DateReference(const RetryHintInput& input) {
+UnixMs DateReference(const RetryHintInput& input) {
   for (std::string_view value : input.headers.FindAll("date")) {
     if (auto date = ParseHttpDate(value, input.now)) return *date;
   }
-  return input.now;
+  return std::chrono::floor<milliseconds>(input.now);
 }
 
 std::optional<RetryHint> RetryAfterHint(const RetryHintInput& input) {
@@ -229,9 +240,7 @@ std::optional<RetryHint> RetryAfterHint(const RetryHintInput& input) {
                        }
                        auto date = ParseHttpDate(value, input.now);
                        if (!date) return std::nullopt;
-                       auto delay = DelayUntil(*date, reference);
-                       if (!delay) return std::nullopt;
-                       return RetryHint{*delay, DelaySource::kRetryAfterDate};
+                       return RetryHint{DelayUntil(*date, reference), DelaySource::kRetryAfterDate};
                      });
 }
 

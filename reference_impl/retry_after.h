@@ -49,7 +49,7 @@ enum class DelaySource {
 std::string_view ToString(DelaySource source);
 std::optional<DelaySource> ParseDelaySource(std::string_view text);
 
-// Hints above this are dropped as invalid.
+// Valid hints above this saturate at it (see above).
 inline constexpr std::chrono::milliseconds kMaxRetryHint = std::chrono::hours(24);
 
 struct RetryHint {

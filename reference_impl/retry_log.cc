@@ -7,11 +7,13 @@
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <type_traits>
 #include <utility>
 
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
+#include "reference_impl/call_event.h"
 
 namespace faultline::ref {
 namespace {
@@ -32,8 +34,27 @@ std::optional<T> Get(const Json& object, std::string_view key) {
     if (!found->is_string()) return std::nullopt;
   } else {
     if (!found->is_number_integer()) return std::nullopt;
+    if (found->is_number_unsigned() &&
+        found->template get<std::uint64_t>() > std::uint64_t{INT64_MAX}) {
+      return std::numeric_limits<std::int64_t>::max();  // saturate, do not wrap
+    }
   }
-  return found->get<T>();
+  return found->template get<T>();
+}
+
+// A logged time as a time_point, saturated to the range of system_clock (nanoseconds since
+// 1970 in 64 bits: about the years 1678 to 2261), so later arithmetic cannot overflow.
+system_clock::time_point FromUnixMs(std::int64_t ms) {
+  constexpr std::int64_t kMin =
+      std::chrono::duration_cast<milliseconds>(system_clock::duration::min()).count();
+  constexpr std::int64_t kMax =
+      std::chrono::duration_cast<milliseconds>(system_clock::duration::max()).count();
+  return system_clock::time_point(milliseconds(std::clamp(ms, kMin, kMax)));
+}
+
+// The call id as the log holds it: the id's JSON text, read back.
+std::string LoggedCallId(std::string_view call_id) {
+  return Json::parse(DumpJson(std::string(call_id))).get<std::string>();
 }
 
 // The record in one JSON line, or nullopt when the object is not a record.
@@ -48,7 +69,7 @@ std::optional<RetryLogRecord> ParseRecord(const Json& json) {
   RetryLogRecord record;
   record.call_id = std::move(*call_id);
   record.attempt = static_cast<int>(*attempt);
-  record.scheduled_at = system_clock::time_point(milliseconds(*scheduled));
+  record.scheduled_at = FromUnixMs(*scheduled);
   record.delay = milliseconds(Get<std::int64_t>(json, "delay_ms").value_or(0));
   record.delay_source = ParseDelaySource(Get<std::string>(json, "delay_source").value_or(""))
                             .value_or(DelaySource::kBackoff);
@@ -59,6 +80,7 @@ std::optional<RetryLogRecord> ParseRecord(const Json& json) {
 
 void Apply(const RetryLogRecord& record, RecoveredCall& call) {
   ++call.records;
+  if (record.attempt >= call.retries) call.last_failure_code = record.failure_code;
   call.retries = std::max(call.retries, record.attempt);
   if (!call.last_scheduled_at || record.scheduled_at > *call.last_scheduled_at) {
     call.last_scheduled_at = record.scheduled_at;
@@ -76,10 +98,11 @@ std::string ToJsonLine(const RetryLogRecord& record) {
                {"delay_ms", record.delay.count()},
                {"delay_source", ToString(record.delay_source)},
                {"failure_code", ToString(record.failure_code)}};
-  return json.dump();
+  return DumpJson(json);
 }
 
 RecoveredCall RecoverFromLog(std::string_view log_text, std::string_view call_id) {
+  const std::string logged_id = LoggedCallId(call_id);
   RecoveredCall call;
   std::size_t start = 0;
   while (start < log_text.size()) {
@@ -101,7 +124,7 @@ RecoveredCall RecoverFromLog(std::string_view log_text, std::string_view call_id
       ++call.invalid_lines;
       continue;
     }
-    if (record->call_id == call_id) Apply(*record, call);
+    if (record->call_id == logged_id) Apply(*record, call);
   }
   return call;
 }

@@ -8,7 +8,11 @@
 //    "delay_source":"retry-after","failure_code":"RATE_LIMIT"}
 //
 // `attempt` is the attempt that failed (so after the line, `attempt` retries have been
-// scheduled); `scheduled_at_ms` is the wall-clock Unix time in ms at which the retry starts.
+// scheduled); `scheduled_at_ms` is the wall-clock Unix time in ms at which the retry starts (read
+// back saturated to what system_clock can hold, about the years 1678 to 2261).
+//
+// The call id is written as JSON text: bytes that are not UTF-8 are written as U+FFFD (writing
+// never throws), and Recover() looks the id up the same way, so a restart still finds it.
 //
 // Durability: RetryLog::Record() writes the whole line with one append and returns only after
 // it (and, with `fsync`, after fdatasync). A crash can still leave a torn last line; reading
@@ -56,6 +60,8 @@ std::string ToJsonLine(const RetryLogRecord& record);
 struct RecoveredCall {
   int retries = 0;  // retries already scheduled (the highest `attempt` recorded)
   std::optional<std::chrono::system_clock::time_point> last_scheduled_at;
+  // The failure of the last attempt recorded (the one with the highest `attempt`).
+  FailureCode last_failure_code = FailureCode::kUnknown;
   std::size_t records = 0;        // records of this call
   std::size_t torn_lines = 0;     // lines skipped as torn (any call)
   std::size_t invalid_lines = 0;  // JSON lines skipped as not a record (any call)

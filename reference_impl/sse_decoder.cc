@@ -194,8 +194,8 @@ const char* SseDecoder::SkipBom(const char* begin, const char* end) {
   return begin;
 }
 
-std::expected<SseFeedResult, SseError> SseDecoder::Feed(std::string_view bytes) {
-  if (error_) return std::unexpected(*error_);
+SseFeedResult SseDecoder::Feed(std::string_view bytes) {
+  if (error_) return SseFeedResult{{}, 0, error_};
   events_.clear();  // the previous feed's events are no longer needed: recycle their storage
   kept_used_ = 0;
   comments_ = 0;
@@ -212,11 +212,8 @@ std::expected<SseFeedResult, SseError> SseDecoder::Feed(std::string_view bytes) 
   // The event in progress outlives `bytes`: its views become copies.
   data_.Own();
   type_.Own();
-  if (!error_ && partial_line_.size() + data_.size() > options_.max_event_bytes) {
-    error_ = SseError{fmt::format("SSE event larger than {} bytes", options_.max_event_bytes)};
-  }
-  if (error_) return std::unexpected(*error_);
-  return SseFeedResult{events_, comments_};
+  if (!error_ && partial_line_.size() > options_.max_event_bytes) Oversized("line");
+  return SseFeedResult{events_, comments_, error_};
 }
 
 void SseDecoder::DecodeLines(const char* p, const char* end) {
@@ -238,6 +235,10 @@ void SseDecoder::DecodeLines(const char* p, const char* end) {
     const char* eol = cr < lf ? cr : lf;
     if (eol == end) {  // an incomplete line: keep it for the next feed
       partial_line_.append(p, end);
+      return;
+    }
+    if (partial_line_.size() + static_cast<std::size_t>(eol - p) > options_.max_event_bytes) {
+      Oversized("line");
       return;
     }
     if (partial_line_.empty()) {  // the common case: the line is parsed in place
@@ -298,9 +299,11 @@ void SseDecoder::AddData(std::string_view value, bool viewable) {
   } else {
     data_.AppendLine(value);
   }
-  if (data_.size() > options_.max_event_bytes) {
-    error_ = SseError{fmt::format("SSE event larger than {} bytes", options_.max_event_bytes)};
-  }
+  if (data_.size() > options_.max_event_bytes) Oversized("event");
+}
+
+void SseDecoder::Oversized(std::string_view what) {
+  error_ = SseError{fmt::format("SSE {} larger than {} bytes", what, options_.max_event_bytes)};
 }
 
 void SseDecoder::Dispatch() {

@@ -24,7 +24,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <expected>
 #include <optional>
 #include <span>
 #include <string>
@@ -59,11 +58,18 @@ inline SseEventView::operator SseEvent() const {
   return SseEvent{std::string(type), std::string(data), std::string(id)};
 }
 
-// What one Feed() produced. `events` (and the bytes they view) stay valid until the next call of
-// any non-const member, and only while the bytes passed to that Feed() are alive and unchanged.
+struct SseError {
+  std::string message;
+};
+
+// What one Feed() produced, in stream order: the events and comments completed by the bytes
+// before any error, then the error. `events` (and the bytes they view) stay valid until the next
+// call of any non-const member, and only while the bytes passed to that Feed() are alive and
+// unchanged.
 struct SseFeedResult {
   std::span<const SseEventView> events;
-  std::size_t comments = 0;  // comment lines completed by this feed
+  std::size_t comments = 0;       // comment lines completed by this feed
+  std::optional<SseError> error;  // the stream broke after `events`; it stays broken
 };
 
 struct SseFinishResult {
@@ -71,23 +77,21 @@ struct SseFinishResult {
   std::size_t discarded_bytes = 0;  // bytes of an unterminated last line
 };
 
-struct SseError {
-  std::string message;
-};
-
 class SseDecoder {
  public:
   struct Options {
-    // An event (its data plus the line being read) larger than this is refused: the bytes come
-    // from the network and must not grow memory without bound.
+    // A line, or an event's joined data, larger than this is refused: the bytes come from the
+    // network and must not grow memory without bound. Both are properties of the bytes, so the
+    // error comes at the same byte however the stream is split (an unfinished line is refused
+    // as soon as it is longer).
     std::size_t max_event_bytes = 64 * 1024 * 1024;
   };
 
   SseDecoder() : SseDecoder(Options{}) {}
   explicit SseDecoder(Options options);
 
-  // Decodes the next bytes. After an error every later call returns the same error.
-  std::expected<SseFeedResult, SseError> Feed(std::string_view bytes);
+  // Decodes the next bytes. After an error every later call returns only the same error.
+  SseFeedResult Feed(std::string_view bytes);
   // The stream ended: whatever was pending is discarded (and reported). The decoder is then ready
   // for a new stream (BOM handling included); last_event_id() and retry_ms() are kept, as an
   // EventSource keeps them across reconnections.
@@ -128,6 +132,7 @@ class SseDecoder {
   void ProcessLine(std::string_view line, bool viewable);
   void AddData(std::string_view value, bool viewable);
   void Dispatch();
+  void Oversized(std::string_view what);  // sets error_
   // A view of `value` that stays valid until the next Feed(): the value itself when it is a view,
   // else its copy, moved into kept_.
   std::string_view Keep(FieldValue& value);

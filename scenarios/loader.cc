@@ -322,15 +322,14 @@ LoadError YamlError(std::string_view file, const YAML::Mark& mark, std::string m
 }
 
 std::expected<ParsedScenario, LoadError> ParseDocuments(std::string_view text,
-                                                        std::string_view file) {
+                                                        std::string_view file,
+                                                        const ParseLimits& limits) {
   const std::string yaml = LooksLikeJson(text) ? JoinSurrogatePairs(text) : std::string(text);
-  auto loaded = LoadDocuments(yaml);
+  auto loaded = LoadDocuments(yaml, limits);
   if (!loaded) {
-    const std::size_t at = static_cast<std::size_t>(loaded.error().pos);
-    return std::unexpected(
-        YamlError(file, loaded.error(),
-                  at < yaml.size() ? fmt::format("invalid YAML: unexpected '{}'", yaml[at])
-                                   : std::string("invalid YAML: unexpected end of the text")));
+    LoadError error = YamlError(file, loaded.error().mark, std::move(loaded.error().message));
+    error.over_limit = loaded.error().over_limit;
+    return std::unexpected(std::move(error));
   }
   std::vector<YAML::Node>& documents = *loaded;
   // Empty documents (a trailing "---") carry nothing; only a second scenario is an error.
@@ -359,10 +358,11 @@ std::expected<ParsedScenario, LoadError> ParseDocuments(std::string_view text,
 }  // namespace
 
 std::expected<ParsedScenario, LoadError> ParseScenarioWithPosition(std::string_view text,
-                                                                   std::string_view file) {
+                                                                   std::string_view file,
+                                                                   const ParseLimits& limits) {
   // yaml-cpp reports syntax errors by throwing; they stop here.
   try {
-    return ParseDocuments(text, file);
+    return ParseDocuments(text, file, limits);
   } catch (const YAML::DeepRecursion& e) {
     return std::unexpected(YamlError(file, e.mark, "invalid YAML: nesting is too deep"));
   } catch (const YAML::Exception& e) {
@@ -375,8 +375,9 @@ std::expected<ParsedScenario, LoadError> ParseScenarioWithPosition(std::string_v
 
 }  // namespace internal
 
-std::expected<Scenario, LoadError> ParseScenario(std::string_view text, std::string_view file) {
-  auto parsed = internal::ParseScenarioWithPosition(text, file);
+std::expected<Scenario, LoadError> ParseScenario(std::string_view text, std::string_view file,
+                                                 const ParseLimits& limits) {
+  auto parsed = internal::ParseScenarioWithPosition(text, file, limits);
   if (!parsed) return std::unexpected(std::move(parsed.error()));
   return std::move(parsed->scenario);
 }

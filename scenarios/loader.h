@@ -16,22 +16,26 @@
 #include <string_view>
 #include <vector>
 
+#include "scenarios/parse_limits.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::scenario {
 
 struct LoadError {
-  std::string file;     // as given by the caller
-  int line = 0;         // 1-based; 0 when unknown (e.g. the file could not be read)
-  int column = 0;       // 1-based; 0 when unknown
-  std::string path;     // JSON path of the offending field, "" for the document itself
-  std::string message;  // what was wrong and what was expected
+  std::string file;         // as given by the caller
+  int line = 0;             // 1-based; 0 when unknown (e.g. the file could not be read)
+  int column = 0;           // 1-based; 0 when unknown
+  std::string path;         // JSON path of the offending field, "" for the document itself
+  std::string message;      // what was wrong and what was expected
+  bool over_limit = false;  // the text exceeds ParseLimits (too deep, too many keys)
   // "file:line:column: at responses[1].status: expected an integer from 100 to 599, got \"abc\""
   std::string ToString() const;
 };
 
 // Parses one scenario document. `file` is used in errors and stored in Scenario::source.
-std::expected<Scenario, LoadError> ParseScenario(std::string_view text, std::string_view file);
+// Text beyond `limits` is refused before it is built (LoadError::over_limit).
+std::expected<Scenario, LoadError> ParseScenario(std::string_view text, std::string_view file,
+                                                 const ParseLimits& limits = {});
 
 // Reads and parses one file (.yaml, .yml or .json).
 std::expected<Scenario, LoadError> LoadScenarioFile(const std::filesystem::path& file);

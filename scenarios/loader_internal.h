@@ -39,6 +39,7 @@ struct ParsedScenario {
   int name_column = 0;
 };
 std::expected<ParsedScenario, LoadError> ParseScenarioWithPosition(std::string_view text,
-                                                                   std::string_view file);
+                                                                   std::string_view file,
+                                                                   const ParseLimits& limits = {});
 
 }  // namespace faultline::scenario::internal

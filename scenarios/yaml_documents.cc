@@ -1,46 +1,126 @@
-// YAML::LoadAll, made safe against yaml-cpp 0.7's endless loop on some malformed streams.
+// YAML::LoadAll, made safe against yaml-cpp 0.7's endless loop on some malformed streams and
+// bounded by ParseLimits before any node is built.
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
 #include <sstream>
+#include <unordered_map>
 
+#include "fmt/format.h"
 #include "scenarios/yaml_reader.h"
 
 namespace faultline::scenario::internal {
 namespace {
 
-// Ignores every event: only the documents' start positions matter.
-class IgnoreEvents : public YAML::EventHandler {
+// Thrown by the event handler to stop yaml-cpp at the first event over a limit (yaml-cpp offers
+// no other way out of a document); caught in LoadDocuments.
+struct OverLimit {
+  YAML::Mark mark;
+  std::string reason;
+};
+
+// Counts the structure of each document against the limits, and notes where it starts. An alias
+// counts again the keys and items of the collection it names (so a "billion laughs" of aliases
+// is bounded like the text it stands for); an alias of a collection still open counts once.
+class CountingEvents : public YAML::EventHandler {
  public:
-  void OnDocumentStart(const YAML::Mark& mark) override { start = mark; }
+  explicit CountingEvents(const ParseLimits& limits) : limits_(limits), budget_(limits) {}
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    start = mark;
+    budget_ = StructureBudget(limits_);
+    frames_.clear();
+    anchored_.clear();
+  }
   void OnDocumentEnd() override {}
-  void OnNull(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
-  void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                const std::string&) override {}
-  void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                       YAML::EmitterStyle::value) override {}
-  void OnSequenceEnd() override {}
-  void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t,
-                  YAML::EmitterStyle::value) override {}
-  void OnMapEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { Node(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    const auto it = anchored_.find(anchor);
+    Node(mark, it == anchored_.end() ? 0 : it->second);
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    Node(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    Open(mark, anchor, /*map=*/false);
+  }
+  void OnSequenceEnd() override { Close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    Open(mark, anchor, /*map=*/true);
+  }
+  void OnMapEnd() override { Close(); }
 
   YAML::Mark start = YAML::Mark::null_mark();
+
+ private:
+  struct Frame {
+    bool map = false;
+    std::size_t children = 0;  // nodes seen directly inside (a map's keys and values alternate)
+    YAML::anchor_t anchor = YAML::NullAnchor;
+    std::size_t keys_before = 0;
+  };
+
+  // A node at the current position: a key or a list item counts, a mapping's value does not
+  // (but what an alias repeats always does).
+  void Node(const YAML::Mark& mark, std::size_t repeated = 0) {
+    std::size_t keys = repeated;
+    if (!frames_.empty()) {
+      Frame& parent = frames_.back();
+      if (!parent.map || parent.children % 2 == 0) ++keys;
+      ++parent.children;
+    }
+    if (keys > 0 && !budget_.Count(keys)) throw OverLimit{mark, budget_.reason()};
+  }
+  void Open(const YAML::Mark& mark, YAML::anchor_t anchor, bool map) {
+    Node(mark);
+    if (!budget_.Open()) throw OverLimit{mark, budget_.reason()};
+    frames_.push_back(Frame{map, 0, anchor, budget_.keys()});
+  }
+  void Close() {
+    if (frames_.empty()) return;
+    const Frame frame = frames_.back();
+    frames_.pop_back();
+    budget_.Close();
+    if (frame.anchor != YAML::NullAnchor)
+      anchored_[frame.anchor] = budget_.keys() - frame.keys_before;
+  }
+
+  ParseLimits limits_;
+  StructureBudget budget_;
+  std::vector<Frame> frames_;
+  std::unordered_map<YAML::anchor_t, std::size_t> anchored_;  // keys and items inside each anchor
 };
+
+std::string UnexpectedAt(const std::string& text, const YAML::Mark& mark) {
+  const auto at = static_cast<std::size_t>(mark.pos);
+  return at < text.size() ? fmt::format("invalid YAML: unexpected '{}'", text[at])
+                          : std::string("invalid YAML: unexpected end of the text");
+}
 
 }  // namespace
 
-std::expected<std::vector<YAML::Node>, YAML::Mark> LoadDocuments(const std::string& text) {
+std::expected<std::vector<YAML::Node>, DocumentError> LoadDocuments(const std::string& text,
+                                                                    const ParseLimits& limits) {
   // yaml-cpp 0.7 meets a token that no rule consumes (a stray ',' is one) by reporting an empty
   // document and starting the next one at the same token, forever, so YAML::LoadAll never
-  // returns (jbeder/yaml-cpp#1040, fixed upstream after 0.8). A first pass that only notes
-  // where each document starts detects the lack of progress; after it, LoadAll must terminate.
+  // returns (jbeder/yaml-cpp#1040, fixed upstream after 0.8). A first pass that only counts
+  // events detects the lack of progress and the limits; after it, LoadAll must terminate.
   std::istringstream stream(text);
   YAML::Parser parser(stream);
   YAML::Mark previous = YAML::Mark::null_mark();
-  for (IgnoreEvents events; parser.HandleNextDocument(events);) {
-    if (!previous.is_null() && events.start.pos <= previous.pos) return std::unexpected(previous);
-    previous = events.start;
+  CountingEvents events(limits);
+  try {
+    while (parser.HandleNextDocument(events)) {
+      if (!previous.is_null() && events.start.pos <= previous.pos) {
+        return std::unexpected(DocumentError{previous, UnexpectedAt(text, previous), false});
+      }
+      previous = events.start;
+    }
+  } catch (OverLimit& over) {
+    return std::unexpected(DocumentError{over.mark, std::move(over.reason), true});
   }
   return YAML::LoadAll(text);
 }

@@ -64,6 +64,13 @@ std::string Quote(std::string_view text) {
   return out + "\"";
 }
 
+// 'name' for an unknown key, shortened like Quote when long.
+std::string QuoteKey(std::string_view name) {
+  constexpr std::size_t kMaxShown = 60;
+  if (name.size() <= kMaxShown) return fmt::format("'{}'", name);
+  return fmt::format("'{}...' ({} characters)", name.substr(0, kMaxShown), name.size());
+}
+
 std::string RangeText(std::int64_t min, std::int64_t max) {
   if (max == std::numeric_limits<int>::max() || max == std::numeric_limits<std::int64_t>::max()) {
     return min == 0 ? "a non-negative integer" : fmt::format("an integer >= {}", min);
@@ -125,6 +132,10 @@ std::string_view ClosestKey(std::string_view key, std::span<const std::string_vi
   std::string_view best;
   int best_distance = kMaxDistance + 1;
   for (std::string_view candidate : known) {
+    // The distance is at least the difference in length: skip the quadratic table for keys
+    // that cannot be close (a hostile key may be megabytes long).
+    const std::size_t longer = std::max(key.size(), candidate.size());
+    if (longer - std::min(key.size(), candidate.size()) > std::size_t{kMaxDistance}) continue;
     const int distance = OptimalAlignmentDistance(key, candidate);
     if (distance < best_distance) {
       best = candidate;
@@ -180,30 +191,32 @@ std::optional<Map> Reader::ReadMap(const Field& field, std::span<const std::stri
   Map map;
   map.self_ = field;
   for (auto it = field.node.begin(); it != field.node.end(); ++it) {
-    if (!CheckKey(map, it->first, it->second)) return std::nullopt;
-  }
-  for (const Map::Entry& entry : map.entries_) {
-    const std::string& name = entry.name;
-    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-    std::string_view suggestion = ClosestKey(name, known);
-    Fail(Field{entry.field.node, entry.field.path, entry.key_mark},
-         suggestion.empty()
-             ? fmt::format("unknown key '{}'; expected one of: {}", name, fmt::join(known, ", "))
-             : fmt::format("unknown key '{}'; did you mean '{}'?", name, suggestion));
-    return std::nullopt;
+    if (!CheckKey(map, it->first, it->second, known)) return std::nullopt;
   }
   return map;
 }
 
-// Adds one key/value pair to `map`; false (with an error) when the key is not a plain name or
-// is given twice. The entry's mark is the key's, so errors about the key point at the key.
-bool Reader::CheckKey(Map& map, const YAML::Node& key, const YAML::Node& value) {
+// Adds one key/value pair to `map`; false (with an error) when the key is not a plain name, not
+// one of `known`, or given twice. Only known keys are ever kept, so the duplicate check costs at
+// most |known| comparisons and reading a mapping stays linear in its size. The entry's mark is
+// the key's, so errors about the key point at the key.
+bool Reader::CheckKey(Map& map, const YAML::Node& key, const YAML::Node& value,
+                      std::span<const std::string_view> known) {
   Field key_field{key, map.self_.path, key.Mark()};
   if (!key.IsScalar()) {
     Fail(key_field, fmt::format("expected a key name, got {}", Describe(key)));
     return false;
   }
   const std::string& name = key.Scalar();
+  if (std::find(known.begin(), known.end(), name) == known.end()) {
+    key_field.path = ChildPath(map.self_.path, name);
+    const std::string_view suggestion = ClosestKey(name, known);
+    Fail(key_field, suggestion.empty() ? fmt::format("unknown key {}; expected one of: {}",
+                                                     QuoteKey(name), fmt::join(known, ", "))
+                                       : fmt::format("unknown key {}; did you mean '{}'?",
+                                                     QuoteKey(name), suggestion));
+    return false;
+  }
   Field entry{value, ChildPath(map.self_.path, name), key.Mark()};
   if (const Map::Entry* first = map.Find(name)) {
     Fail(entry,

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "scenarios/loader.h"
+#include "scenarios/parse_limits.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::scenario::internal {
@@ -122,15 +123,25 @@ class Reader {
   std::optional<Field> Present(const Map& map, std::string_view key) const;
 
  private:
-  bool CheckKey(Map& map, const YAML::Node& key, const YAML::Node& value);
+  bool CheckKey(Map& map, const YAML::Node& key, const YAML::Node& value,
+                std::span<const std::string_view> known);
 
   std::string file_;
   std::optional<LoadError> error_;
 };
 
-// The documents of `text`, as YAML::LoadAll returns them, or the position at which yaml-cpp stops
-// making progress (it would loop forever there). Throws YAML::Exception on syntax errors.
-std::expected<std::vector<YAML::Node>, YAML::Mark> LoadDocuments(const std::string& text);
+// Why LoadDocuments built nothing: yaml-cpp stopped making progress at `mark` (it would loop
+// forever there), or the text is over the limits there.
+struct DocumentError {
+  YAML::Mark mark;
+  std::string message;
+  bool over_limit = false;
+};
+
+// The documents of `text`, as YAML::LoadAll returns them, after a first pass that checks each
+// against `limits`. Throws YAML::Exception on syntax errors.
+std::expected<std::vector<YAML::Node>, DocumentError> LoadDocuments(const std::string& text,
+                                                                    const ParseLimits& limits);
 
 // JSON paths.
 std::string ChildPath(std::string_view parent, std::string_view key);

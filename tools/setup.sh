@@ -1,7 +1,19 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages faultline's build needs, skipping those already present.
 # Safe to run again; needs root (or sudo) only when something is missing.
+#
+#   tools/setup.sh          the build, test and benchmark dependencies
+#   tools/setup.sh --fuzz   also clang-19 and its compiler-rt (libFuzzer, ASan, UBSan) for the
+#                           `fuzz` preset and tools/fuzz.sh; FAULTLINE_FUZZ=1 does the same
 set -euo pipefail
+
+fuzz=${FAULTLINE_FUZZ:-0}
+for arg in "$@"; do
+  case "$arg" in
+    --fuzz) fuzz=1 ;;
+    *) echo "usage: tools/setup.sh [--fuzz]" >&2; exit 2 ;;
+  esac
+done
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config
@@ -10,6 +22,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   curl
 )
+# Debian 12 ships clang 19 in bookworm itself; libclang-rt-19-dev holds libFuzzer and the
+# sanitizer runtimes that -fsanitize=fuzzer,address,undefined links.
+if [[ "$fuzz" == 1 ]]; then packages+=(clang-19 libclang-rt-19-dev); fi
 
 missing=()
 # Node.js runs the SDK adapters and smoke test, Python 3 the test adapters; keep whatever the

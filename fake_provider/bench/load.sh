@@ -50,7 +50,7 @@ run_wrk() {  # run_wrk NAME URL [lua] -> file
 start_faultline() {  # start_faultline SCENARIO_FILE -> sets fport, fpid
   fport=$(free_port)
   "$faultline" serve --quiet --threads 1 --listen "127.0.0.1:$fport" --scenario "$1" \
-    >>"$work/faultline.log" 2>&1 &
+    --max-connections 20000 >>"$work/faultline.log" 2>&1 &
   fpid=$!; pids+=("$fpid")
   wait_port "$fport"
 }

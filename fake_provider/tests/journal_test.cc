@@ -118,6 +118,32 @@ TEST(JournalTest, EndKindNames) {
   EXPECT_EQ(ToString(EndKind::kWriteFailed), "write_failed");
 }
 
+TEST(JournalRedactionTest, SecretHeaderNames) {
+  for (std::string_view name :
+       {"Authorization", "proxy-authorization", "Cookie", "x-api-key", "api-key", "X-Goog-Api-Key",
+        "x-auth-token", "OpenAI-Secret", "x-apikey", "password"}) {
+    EXPECT_TRUE(IsSecretHeader(name)) << name;
+  }
+  for (std::string_view name : {"Host", "Content-Type", "x-request-id", "anthropic-version",
+                                "OpenAI-Organization", "User-Agent"}) {
+    EXPECT_FALSE(IsSecretHeader(name)) << name;
+  }
+}
+
+TEST(JournalRedactionTest, KeepsTheSchemeAFewCharactersAndTheLength) {
+  EXPECT_EQ(RedactedSecret("Bearer sk-proj-0123456789abcdef"),
+            "Bearer sk-p...[redacted, 31 bytes]");
+  EXPECT_EQ(RedactedSecret("sk-ant-api03-xyz"), "sk-a...[redacted, 16 bytes]");
+  EXPECT_EQ(RedactedSecret("short"), "...[redacted, 5 bytes]");
+  EXPECT_EQ(RedactedSecret("Basic dXNlcjpwYXNz"), "Basic dXNl...[redacted, 18 bytes]");
+  EXPECT_EQ(RedactedSecret(""), "...[redacted, 0 bytes]");
+  std::vector<scenario::Header> headers = {{"Authorization", "Bearer 0123456789abcdef"},
+                                           {"Host", "h"}};
+  RedactSecretHeaders(headers);
+  EXPECT_EQ(headers[0].value, "Bearer 0123...[redacted, 23 bytes]");
+  EXPECT_EQ(headers[1].value, "h");
+}
+
 TEST(JournalJsonTest, SerialisesEveryField) {
   JournalEntry entry = Entry("/s/demo/v1/chat/completions", 2);
   entry.index = 7;

@@ -15,6 +15,7 @@
 #include <sstream>
 #include <thread>
 
+#include "fake_provider/journal_json.h"
 #include "harness/cli/policy_file.h"
 #include "harness/request_body.h"
 #include "reference_impl/call.h"
@@ -43,6 +44,18 @@ json RequestBody(ref::Dialect dialect, const CallCommandOptions& options) {
   return body;
 }
 
+// The options that end up in JSON (the request body, the retry log, response ids) must be UTF-8:
+// an error naming the first one that is not, else nullopt.
+std::optional<std::string> NonUtf8Option(const CallCommandOptions& options) {
+  for (const auto& [flag, value] :
+       {std::pair<std::string_view, const std::string&>{"--message", options.message},
+        {"--model", options.model},
+        {"--call-id", options.call_id}}) {
+    if (!provider::IsValidUtf8(value)) return fmt::format("{} must be valid UTF-8", flag);
+  }
+  return std::nullopt;
+}
+
 // The retry RNG's seed: the given one, else a random one (a fleet of processes started with the
 // same seed would draw the same jitter and retry in lockstep, which jitter exists to prevent).
 std::uint64_t SeedOf(const CallCommandOptions& options) {
@@ -66,13 +79,13 @@ std::string HumanLine(const ref::LifecycleEvent& event, std::chrono::millisecond
   switch (event.type) {
     case ref::EventType::kHello:
       return fmt::format("{} client {} {}, policy {}", at, event.name, event.version,
-                         event.policy.dump());
+                         ref::DumpJson(event.policy));
     case ref::EventType::kStart:
       return fmt::format("{} attempt {} started ({})", at, event.attempt, event.response_id);
     case ref::EventType::kChunk:
-      if (event.text) return fmt::format("{} chunk {}", at, json(*event.text).dump());
+      if (event.text) return fmt::format("{} chunk {}", at, ref::DumpJson(*event.text));
       return fmt::format("{} tool-call fragment #{} {} {}", at, event.tool_call->index,
-                         event.tool_call->name, json(event.tool_call->arguments).dump());
+                         event.tool_call->name, ref::DumpJson(event.tool_call->arguments));
     case ref::EventType::kInterrupted:
       return fmt::format("{} attempt {} interrupted: {}; retry in {} ms ({})", at, event.attempt,
                          FailureText(*event.failure), event.scheduled_retry.count(),
@@ -80,7 +93,7 @@ std::string HumanLine(const ref::LifecycleEvent& event, std::chrono::millisecond
     case ref::EventType::kCommitted:
       return fmt::format("{} committed attempt {} (finish {}, {} tool calls): {}", at,
                          event.attempt, event.committed->finish_reason,
-                         event.committed->tool_calls.size(), json(event.committed->text).dump());
+                         event.committed->tool_calls.size(), ref::DumpJson(event.committed->text));
     case ref::EventType::kFailed:
       return fmt::format("{} failed: {}", at, FailureText(*event.failure));
   }
@@ -165,7 +178,7 @@ Outcome Execute(ref::CallRequest request, ref::RetryPolicy policy, ref::CallOpti
   callbacks.on_event = [&](const ref::LifecycleEvent& event) {
     if (event.type == ref::EventType::kCommitted) outcome.committed = true;
     if (json) {
-      out << event.ToJson().dump() << std::endl;
+      out << event.ToJsonLine() << std::endl;
     } else {
       const auto since = std::chrono::duration_cast<std::chrono::milliseconds>(
           std::chrono::steady_clock::now() - start);
@@ -215,7 +228,7 @@ ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::os
   ref::CallRequest request{.dialect = *dialect,
                            .base_url = std::move(*url),
                            .api_key = call.value("api_key", options.api_key),
-                           .body = body.dump(),
+                           .body = ref::DumpJson(body),
                            .stream = body.value("stream", false),
                            .idempotency_key = std::nullopt};
   // The runner's seed for this call, so that a run reproduces; else --seed or a random one.
@@ -231,7 +244,7 @@ ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::os
     err << "faultline call --adapter: " << attached.error() << "\n";
     return ExitCode::kUsageError;
   }
-  out << ref::HelloEvent(*policy).ToJson().dump() << std::endl;
+  out << ref::HelloEvent(*policy).ToJsonLine() << std::endl;
   auto gate = std::make_shared<CancelGate>();
   WatchForCancel(in, gate);
   const Outcome outcome = Execute(std::move(request), std::move(*policy), std::move(call_options),
@@ -271,6 +284,10 @@ CLI::App* AddCallCommand(CLI::App& app, CallCommandOptions& options) {
 
 ExitCode RunCall(const CallCommandOptions& options, std::istream& in, std::ostream& out,
                  std::ostream& err) {
+  if (auto bad = NonUtf8Option(options)) {
+    err << "faultline call: " << *bad << "\n";
+    return ExitCode::kUsageError;
+  }
   if (options.adapter) return RunAdapter(options, in, out, err);
   if (options.base_url.empty()) {
     err << "faultline call: --base-url is required (or --adapter)\n";
@@ -291,7 +308,7 @@ ExitCode RunCall(const CallCommandOptions& options, std::istream& in, std::ostre
   ref::CallRequest request{.dialect = *dialect,
                            .base_url = std::move(*url),
                            .api_key = options.api_key,
-                           .body = RequestBody(*dialect, options).dump(),
+                           .body = ref::DumpJson(RequestBody(*dialect, options)),
                            .stream = !options.no_stream,
                            .idempotency_key = std::nullopt};
   ref::CallOptions call_options{.call_id = options.call_id, .seed = SeedOf(options)};
@@ -300,7 +317,7 @@ ExitCode RunCall(const CallCommandOptions& options, std::istream& in, std::ostre
     err << "faultline call: " << attached.error() << "\n";
     return ExitCode::kUsageError;
   }
-  if (options.json) out << ref::HelloEvent(*policy).ToJson().dump() << std::endl;
+  if (options.json) out << ref::HelloEvent(*policy).ToJsonLine() << std::endl;
   const Outcome outcome = Execute(std::move(request), std::move(*policy), std::move(call_options),
                                   options.json, out, nullptr);
   return outcome.committed ? ExitCode::kSuccess : ExitCode::kChecksFailed;

@@ -32,7 +32,7 @@ constexpr std::string_view kServeFooter = R"(Sessions:
 
 Control API (JSON, same port):
   GET    /_faultline/health                 liveness
-  GET    /_faultline/stats                  counters and timer lateness (p50/p99/max, us)
+  GET    /_faultline/stats                  counters, limits, rejections, timer lateness
   GET    /_faultline/sessions               list the sessions and their base URLs
   POST   /_faultline/sessions               {"scenario": {...}} or {"scenario_text": "<YAML>"},
                                             optional "id" and "seed" -> 201 + the session
@@ -42,6 +42,22 @@ Control API (JSON, same port):
   POST   /_faultline/sessions/<id>/reset    forget attempts, journal and rate-limit state
   DELETE /_faultline/sessions/<id>
   Any other path answers 404 with the list of session base URLs.
+
+Security:
+  The server listens on loopback only. Listening wider (--listen 0.0.0.0:PORT) needs
+  --allow-remote, and then every control request needs "Authorization: Bearer <token>": the
+  token is printed at start (or given with --control-token / FAULTLINE_CONTROL_TOKEN, which
+  also requires it on loopback). Control requests must name this server in Host (localhost,
+  its address, or an --allow-host name) and come from no other Origin, so a web page cannot
+  drive the control API (cross-site requests, DNS rebinding). Journals redact credentials
+  (Authorization, x-api-key, api-key, cookies, *token*, *secret*): the name, 4 characters and
+  the length are kept; --journal-secrets keeps them whole, for debugging.
+
+Limits:
+  Each --max-* flag bounds what a client can make the server hold; past one the server
+  answers 431 (header and trailer bytes), 413 (body, scenario depth or keys), 429 (sessions,
+  listeners) or 503 (connections; health and stats still answer), and counts it under
+  "rejected" in GET /_faultline/stats, which also lists the limits in force.
 
 Ctrl-C (SIGINT) or SIGTERM stops the server cleanly (exit code 0).)";
 
@@ -64,9 +80,27 @@ std::function<void(const std::string&)> RequestLogger(std::ostream& out) {
   };
 }
 
+// The first line names the base URL for this machine; when bound wider than loopback, it also
+// says what the listener is really bound to, and the token the control API needs.
+void PrintListening(const provider::Server& server, std::ostream& out) {
+  out << "faultline serve: listening on " << server.base_url();
+  const std::string bound = server.bound_address();
+  const bool loopback = bound.starts_with("127.") || bound.starts_with("[::1]");
+  if (!server.base_url().ends_with("//" + bound)) {
+    out << " (bound to " << bound << (loopback ? ")" : ": reachable from other machines)");
+  } else if (!loopback) {
+    out << " (reachable from other machines)";
+  }
+  out << "\n";
+  if (!server.control_token().empty()) {
+    out << "control API token: " << server.control_token()
+        << "  (send \"Authorization: Bearer <token>\" on every control request)\n";
+  }
+}
+
 void PrintSessions(const provider::Server& server, const std::vector<scenario::Scenario>& scenarios,
                    std::ostream& out) {
-  out << "faultline serve: listening on " << server.base_url() << "\n";
+  PrintListening(server, out);
   std::size_t width = 0;
   for (const auto& session : server.Sessions()) width = std::max(width, session.id.size());
   const auto sessions = server.Sessions();
@@ -114,6 +148,71 @@ class SignalStopper {
   std::thread thread_;
 };
 
+void AddSecurityOptions(CLI::App& serve, provider::ServerOptions& options) {
+  serve.add_flag("--allow-remote", options.allow_remote,
+                 "Allow a --listen address beyond loopback (the control API then needs a token)");
+  serve
+      .add_option("--control-token", options.control_token,
+                  "Token the control API requires (Authorization: Bearer TOKEN); generated and "
+                  "printed with --allow-remote when not given")
+      ->envname("FAULTLINE_CONTROL_TOKEN");
+  serve.add_option("--allow-host", options.allowed_hosts,
+                   "Another Host name the control API answers to (repeatable), e.g. a DNS name "
+                   "for this machine");
+  serve.add_flag("--journal-secrets", options.journal_secrets,
+                 "Journal Authorization, x-api-key and other credentials in clear (debugging)");
+}
+
+void AddLimitOptions(CLI::App& serve, provider::ServerOptions& options) {
+  const auto positive = CLI::Range(std::size_t{1}, std::size_t{1} << 32);
+  serve
+      .add_option("--max-header-bytes", options.max_header_bytes,
+                  "Request line + header + trailer fields, in bytes (more: 431)")
+      ->check(CLI::Range(std::size_t{256}, std::size_t{1} << 24))
+      ->capture_default_str();
+  serve
+      .add_option("--max-body-bytes", options.max_body_bytes,
+                  "Largest request body accepted (larger: 413)")
+      ->check(positive)
+      ->capture_default_str();
+  serve
+      .add_option("--max-scenario-depth", options.scenario_limits.max_depth,
+                  "Nesting of mappings and lists in a scenario document (deeper: 413)")
+      ->check(CLI::Range(8, 1000))
+      ->capture_default_str();
+  serve
+      .add_option("--max-scenario-keys", options.scenario_limits.max_keys,
+                  "Keys plus list items in a scenario document, aliases counted where used "
+                  "(more: 413)")
+      ->check(CLI::Range(std::size_t{16}, std::size_t{10'000'000}))
+      ->capture_default_str();
+  serve.add_option("--max-sessions", options.max_sessions, "Sessions held at once (more: 429)")
+      ->check(positive)
+      ->capture_default_str();
+  serve
+      .add_option("--max-listeners", options.max_listeners,
+                  "Dedicated listeners of sessions with listener outages (more: 429)")
+      ->check(CLI::Range(std::size_t{0}, std::size_t{60'000}))
+      ->capture_default_str();
+  serve
+      .add_option("--max-connections", options.max_connections,
+                  "Open connections, kept below the descriptor limit (more: 503; health and "
+                  "stats still answer)")
+      ->check(positive)
+      ->capture_default_str();
+  serve
+      .add_option(
+          "--request-timeout-ms",
+          [&options](const CLI::results_t& values) {
+            options.request_timeout = std::chrono::milliseconds(std::stoll(values.at(0)));
+            return true;
+          },
+          "A request must arrive whole within this time (slow clients are cut off); also the "
+          "idle time of a kept-alive connection")
+      ->check(CLI::Range(100, 3'600'000))
+      ->default_str(std::to_string(options.request_timeout.count()));
+}
+
 }  // namespace
 
 std::expected<ListenAddress, std::string> ParseListenAddress(std::string_view text) {
@@ -159,14 +258,11 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& options) {
       ->capture_default_str();
   serve->add_flag("--quiet", options.quiet, "No per-request log lines");
   serve
-      ->add_option("--max-body-bytes", options.max_body_bytes,
-                   "Largest request body accepted (larger: 413)")
-      ->check(CLI::Range(std::size_t{1}, std::size_t{1} << 32))
-      ->capture_default_str();
-  serve
-      ->add_option("--journal-capacity", options.journal_capacity,
+      ->add_option("--journal-capacity", options.server.journal_capacity,
                    "Journal entries kept per session (older ones are dropped and counted)")
       ->capture_default_str();
+  AddSecurityOptions(*serve, options.server);
+  AddLimitOptions(*serve, options.server);
   serve->footer(std::string(kServeFooter));
   return serve;
 }
@@ -182,13 +278,11 @@ ExitCode RunServe(const ServeOptions& options, std::ostream& out, std::ostream& 
     err << scenarios.error();
     return ExitCode::kUsageError;
   }
-  provider::ServerOptions server_options;
+  provider::ServerOptions server_options = options.server;
   server_options.listen_address = listen->host;
   server_options.port = listen->port;
   server_options.threads = options.threads;
   server_options.seed = options.seed;
-  server_options.max_body_bytes = options.max_body_bytes;
-  server_options.journal_capacity = options.journal_capacity;
   if (!options.quiet) server_options.request_log = RequestLogger(out);
   auto server = provider::Server::Create(std::move(server_options));
   if (!server) {

@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fake_provider/server.h"
 #include "harness/cli/cli.h"
 
 namespace faultline::cli {
@@ -24,8 +25,8 @@ struct ServeOptions {
   std::uint64_t seed = 0;
   int threads = 1;
   bool quiet = false;
-  std::size_t max_body_bytes = 4 * 1024 * 1024;
-  std::size_t journal_capacity = 100000;  // entries kept per session
+  // Limits, security and journal options, straight into the server (defaults from there).
+  provider::ServerOptions server;
 };
 
 // Registers the `serve` subcommand; `options` is filled when the app parses.

@@ -147,8 +147,8 @@ TEST(ServeBinaryTest, ServesTheBuiltInCatalogueByDefaultAndStopsOnSigterm) {
   ASSERT_TRUE(
       std::regex_search(out, match, std::regex(R"(listening on http://127\.0\.0\.1:(\d+))")));
   const auto port = static_cast<std::uint16_t>(std::stoi(match[1]));
-  const std::string response =
-      Exchange(port, "GET /_faultline/sessions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  const std::string response = Exchange(
+      port, "GET /_faultline/sessions HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
   EXPECT_THAT(response, HasSubstr("HTTP/1.1 200"));
   EXPECT_THAT(response, HasSubstr("demo/"));
   serve.Signal(SIGTERM);

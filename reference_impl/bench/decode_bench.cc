@@ -32,9 +32,9 @@ std::size_t SseDecodeOnce(std::string_view body) {
   std::size_t events = 0;
   for (std::size_t at = 0; at < body.size(); at += kFeedBytes) {
     auto fed = decoder.Feed(body.substr(at, kFeedBytes));
-    if (!fed) return 0;
-    events += fed->events.size();
-    benchmark::DoNotOptimize(fed->events.data());
+    if (fed.error) return 0;
+    events += fed.events.size();
+    benchmark::DoNotOptimize(fed.events.data());
   }
   decoder.Finish();
   return events;

@@ -216,6 +216,71 @@ TEST(CallTest, SuccessCommitsTheAttempt) {
   EXPECT_EQ(h.events.size(), 4u);
 }
 
+// The verdict is a function of the bytes, not of their segmentation: the terminator came before
+// the garbage, so the answer commits whether the garbage arrives in the same write or later.
+TEST(CallTest, TerminatorThenBadChunkHeaderCommitsInEverySegmentation) {
+  const std::string head =
+      "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
+  char size[32];
+  std::snprintf(size, sizeof size, "%zx\r\n", fixtures::kChatText.size());
+  const std::string wire = head + size + std::string(fixtures::kChatText) + "\r\nzz;bad\r\n";
+  for (std::size_t cut = 0; cut <= wire.size(); cut += 7) {
+    Harness h;
+    h.Start();
+    h.Connected(1);
+    h.Bytes(std::string_view(wire).substr(0, cut), 2);
+    h.Bytes(std::string_view(wire).substr(cut), 3);
+    ASSERT_EQ(h.Terminals(), 1) << "cut " << cut;
+    ASSERT_EQ(h.events.back().type, EventType::kCommitted) << "cut " << cut;
+    EXPECT_EQ(h.events.back().committed->text, "Hello, world");
+  }
+}
+
+// An error status whose body is cut by bad chunk bytes in the same write is still classified by
+// its status (as when the bad bytes come later), not reported as a malformed head.
+RetryPolicy OneAttemptPolicy() {
+  RetryPolicy policy = TestPolicy();
+  policy.max_attempts = 1;
+  return policy;
+}
+
+TEST(CallTest, ErrorHeadAndBadBodyInOneWriteIsClassifiedByStatus) {
+  Harness h(OneAttemptPolicy());
+  h.Start();
+  h.Connected(1);
+  h.Bytes("HTTP/1.1 401 Unauthorized\r\ntransfer-encoding: chunked\r\n\r\n2\r\n{}\r\nzz\r\n", 2);
+  ASSERT_EQ(h.Terminals(), 1);
+  EXPECT_EQ(h.events.back().failure->code, FailureCode::kAuth);
+}
+
+TEST(CallTest, BadHeadInPiecesFailsWithoutWaitingForMore) {
+  Harness h(OneAttemptPolicy());
+  h.Start();
+  h.Connected(1);
+  h.Bytes("HTTP/1.1 200 OK\r\nA: b\r\n", 2);
+  EXPECT_EQ(h.Terminals(), 0);
+  h.Bytes("Not A Header\r\n", 3);  // no blank line yet, no EOF: rejected from what came
+  ASSERT_EQ(h.Terminals(), 1);
+  EXPECT_EQ(h.events.back().failure->code, FailureCode::kMalformedResponse);
+  EXPECT_EQ(h.events.back().failure->phase, Phase::kResponseHeaders);
+}
+
+TEST(CallTest, AbandonEndsTheCallWithAnInternalFailure) {
+  Harness h;
+  h.Start();
+  h.Connected(1);
+  h.Bytes(SseOk(TruncatedChatBody()).substr(0, 200), 2);
+  auto ended = h.Take(h.call.Abandon("boom", At(3)));
+  EXPECT_TRUE(Has(ended, Kind::kDone));
+  EXPECT_TRUE(Has(ended, Kind::kCloseConnection));
+  ASSERT_EQ(h.Terminals(), 1);
+  const Failure& failure = *h.events.back().failure;
+  EXPECT_EQ(failure.code, FailureCode::kUnknown);
+  EXPECT_FALSE(failure.retryable);
+  EXPECT_NE(failure.message.find("boom"), std::string::npos);
+  EXPECT_TRUE(h.Take(h.call.Abandon("again", At(4))).empty());
+}
+
 TEST(CallTest, NonStreamedJsonBody) {
   CallRequest request = ChatRequest();
   request.stream = false;
@@ -293,6 +358,85 @@ TEST(CallTest, RestartedCallContinuesFromTheRetryLog) {
   ASSERT_EQ(h.Terminals(), 1);
   EXPECT_EQ(h.events.back().type, EventType::kFailed);
   EXPECT_EQ(h.events.back().failure->code, FailureCode::kStreamTruncated);
+}
+
+// A restarted call whose log forbids another attempt ends at once, sending nothing.
+void ExpectResumeRefused(const RecoveredCall& recovered, std::string_view why) {
+  Harness h(TestPolicy(), ChatRequest(), {.call_id = "c1", .recovered = recovered});
+  auto started = h.Start();
+  EXPECT_FALSE(Has(started, Kind::kConnect)) << why;
+  EXPECT_FALSE(Has(started, Kind::kWait)) << why;
+  EXPECT_TRUE(Has(started, Kind::kDone)) << why;
+  ASSERT_EQ(h.Terminals(), 1) << why;
+  EXPECT_TRUE(h.Of(EventType::kStart).empty());
+  const Failure& failure = *h.events.back().failure;
+  EXPECT_EQ(failure.code, FailureCode::kRateLimit) << why;
+  EXPECT_EQ(failure.failure_class, FailureClass::kRateLimit) << why;
+  EXPECT_NE(failure.message.find(why), std::string::npos) << failure.message;
+}
+
+TEST(CallTest, RestartedCallWithItsAttemptsSpentSendsNothing) {
+  RecoveredCall recovered;
+  recovered.retries = 3;  // attempts 1..3 failed; max_attempts is 3
+  recovered.last_scheduled_at = kWall0 + milliseconds(100);
+  recovered.last_failure_code = FailureCode::kRateLimit;
+  ExpectResumeRefused(recovered, "max_attempts is 3");
+}
+
+TEST(CallTest, RestartedCallDoesNotWaitLongerThanThePolicyWould) {
+  RecoveredCall recovered;
+  recovered.retries = 1;
+  recovered.last_failure_code = FailureCode::kRateLimit;
+  recovered.last_scheduled_at = kWall0 + std::chrono::hours(24 * 10);  // slept 10 days before
+  ExpectResumeRefused(recovered, "longer than the policy waits");
+  recovered.last_scheduled_at = std::chrono::system_clock::time_point::max();  // saturated log
+  ExpectResumeRefused(recovered, "longer than the policy waits");
+}
+
+TEST(CallTest, RestartedCallHonoursTheTotalDeadline) {
+  RetryPolicy policy = TestPolicy();
+  policy.retry_after.cap = milliseconds(120'000);
+  policy.timeouts.total = milliseconds(90'000);
+  RecoveredCall recovered;
+  recovered.retries = 1;
+  recovered.last_failure_code = FailureCode::kRateLimit;
+  recovered.last_scheduled_at = kWall0 + milliseconds(100'000);  // within the cap, past 90 s
+  Harness h(policy, ChatRequest(), {.call_id = "c1", .recovered = recovered});
+  auto started = h.Start();
+  EXPECT_FALSE(Has(started, Kind::kWait));
+  ASSERT_EQ(h.Terminals(), 1);
+  EXPECT_NE(h.events.back().failure->message.find("deadline"), std::string::npos);
+}
+
+// A call id that is not UTF-8 reaches the retry log and the events' JSON without throwing.
+TEST(CallTest, NonUtf8CallIdWithARetryLog) {
+  auto storage = std::make_unique<MemoryRetryLogStorage>();
+  MemoryRetryLogStorage* log_text = storage.get();
+  RetryLog log(std::move(storage));
+  Harness h(TestPolicy(), ChatRequest(), {.call_id = "\xff", .seed = 1, .retry_log = &log});
+  h.Start();
+  ASSERT_NO_THROW(h.Exchange(JsonError(503, "", "{}"), 1));
+  ASSERT_EQ(h.Of(EventType::kInterrupted).size(), 1u);
+  EXPECT_EQ(RecoverFromLog(log_text->contents, "\xff").retries, 1);
+  for (const LifecycleEvent& event : h.events) {
+    std::string line;
+    ASSERT_NO_THROW(line = event.ToJsonLine());
+    EXPECT_NE(line.find("\xEF\xBF\xBD-1"), std::string::npos) << line;
+  }
+}
+
+TEST(CallEventTest, JsonLineReplacesInvalidUtf8) {
+  LifecycleEvent event;
+  event.type = EventType::kFailed;
+  Failure failure;
+  failure.message = "bad \xc3 body";
+  failure.request_id = "req-\xff";
+  event.failure = failure;
+  std::string line;
+  ASSERT_NO_THROW(line = event.ToJsonLine());
+  const auto parsed = nlohmann::json::parse(line);
+  EXPECT_EQ(parsed["failure"]["message"], "bad \xEF\xBF\xBD body");
+  EXPECT_EQ(parsed["failure"]["request_id"], "req-\xEF\xBF\xBD");
 }
 
 TEST(CallTest, TruncatedStreamIsNeverCommittedNorSpliced) {

@@ -79,10 +79,10 @@ inline DecodedStream DecodeSse(Dialect dialect, std::string_view sse) {
   SseDecoder sse_decoder;
   DialectDecoder decoder(dialect);
   auto fed = sse_decoder.Feed(sse);
-  EXPECT_TRUE(fed);
-  if (!fed) return out;
-  out.heartbeats += static_cast<int>(fed->comments);
-  for (const SseEventView& event : fed->events) {
+  EXPECT_FALSE(fed.error);
+  if (fed.error) return out;
+  out.heartbeats += static_cast<int>(fed.comments);
+  for (const SseEventView& event : fed.events) {
     auto weight = decoder.DecodeEvent(event, out.deltas);
     if (!weight) {
       out.error = weight.error();

@@ -22,8 +22,8 @@ using internal::JsonCursor;
 std::vector<SseEvent> EventsOf(std::string_view sse) {
   SseDecoder decoder;
   auto fed = decoder.Feed(sse);
-  EXPECT_TRUE(fed);
-  return std::vector<SseEvent>(fed->events.begin(), fed->events.end());
+  EXPECT_FALSE(fed.error);
+  return std::vector<SseEvent>(fed.events.begin(), fed.events.end());
 }
 
 // Decodes `events` with both decoders, requiring identical results.

@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <future>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
@@ -319,6 +320,76 @@ TEST(DriverTest, CancelFromAnotherThreadMidStream) {
   EXPECT_EQ(recorded.events.back().failure->phase, Phase::kStream);
   EXPECT_EQ(driver->connections_closed(), driver->connections_opened());
   EXPECT_EQ(server.requests().size(), 1u);
+}
+
+// A trailer field over 64 KiB made Beast throw inside the read coroutine; the exception was
+// dropped and the call waited for the idle watchdog (TIMEOUT). It is a malformed response.
+TEST(DriverTest, HugeTrailerIsAMalformedResponseAtOnce) {
+  const std::string body = "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n";
+  char size[32];
+  std::snprintf(size, sizeof size, "%zx\r\n", body.size());
+  const std::string wire =
+      "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n" +
+      std::string(size) + body + "\r\n0\r\nx-huge: " + std::string(70'000, 'h') + "\r\n\r\n";
+  ScriptServer server({{wire, End::kStall}});
+  RetryPolicy policy = FastPolicy();
+  policy.max_attempts = 1;
+  policy.timeouts.idle = milliseconds(10'000);  // a hang would show as a TIMEOUT much later
+  const auto start = PolicyClock::now();
+  OneCall call(server.port(), policy);
+  ASSERT_EQ(call.recorded.Terminals(), 1);
+  EXPECT_EQ(call.last().failure->code, FailureCode::kMalformedResponse);
+  EXPECT_LT(PolicyClock::now() - start, milliseconds(5000));
+  EXPECT_EQ(call.recorded.done, 1);
+}
+
+// An exception thrown by the caller's sink inside a coroutine ends the call in a defined state:
+// a response/failed (UNKNOWN, naming the exception), on_done, and io.run() returns normally.
+TEST(DriverTest, ExceptionInTheEventSinkEndsTheCall) {
+  const std::string full = SseOk(fixtures::kChatText);
+  ScriptServer server({{full.substr(0, full.find(", world")), End::kStall}});
+  RetryPolicy policy = FastPolicy();
+  policy.timeouts.idle = milliseconds(10'000);
+  asio::io_context io;
+  Recorded recorded;
+  DriverCallbacks callbacks = recorded.Callbacks();
+  auto record = callbacks.on_event;
+  bool thrown = false;
+  callbacks.on_event = [&](const LifecycleEvent& event) {
+    if (event.type == EventType::kChunk && !thrown) {
+      thrown = true;
+      throw std::runtime_error("sink is full");
+    }
+    record(event);
+  };
+  const auto start = PolicyClock::now();
+  auto driver = CallDriver::Launch(io, Request(server.port()), policy, {}, callbacks);
+  testing::internal::CaptureStderr();
+  io.run();
+  const std::string logged = testing::internal::GetCapturedStderr();
+  EXPECT_NE(logged.find("sink is full"), std::string::npos) << logged;
+  EXPECT_LT(PolicyClock::now() - start, milliseconds(5000));
+  EXPECT_EQ(recorded.done, 1);
+  ASSERT_EQ(recorded.Terminals(), 1);
+  EXPECT_EQ(recorded.events.back().failure->code, FailureCode::kUnknown);
+  EXPECT_NE(recorded.events.back().failure->message.find("sink is full"), std::string::npos);
+  EXPECT_EQ(driver->connections_closed(), driver->connections_opened());
+}
+
+// A sink that throws on every event, the terminal one included: the call still ends.
+TEST(DriverTest, SinkThatAlwaysThrowsStillEnds) {
+  ScriptServer server({{SseOk(fixtures::kChatText)}});
+  asio::io_context io;
+  int done = 0;
+  DriverCallbacks callbacks{.on_event = [](const LifecycleEvent&) { throw 42; },
+                            .on_done = [&] { ++done; }};
+  auto driver = CallDriver::Launch(io, Request(server.port()), FastPolicy(), {}, callbacks);
+  testing::internal::CaptureStderr();
+  io.run();
+  const std::string logged = testing::internal::GetCapturedStderr();
+  EXPECT_NE(logged.find("not a std::exception"), std::string::npos) << logged;
+  EXPECT_EQ(done, 1);
+  EXPECT_EQ(driver->connections_closed(), driver->connections_opened());
 }
 
 }  // namespace

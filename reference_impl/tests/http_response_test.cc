@@ -39,14 +39,11 @@ struct Outcome {
 
 Outcome Drive(HttpResponseParser& parser, const std::vector<std::string_view>& feeds, bool eof) {
   Outcome out;
-  auto take = [&](const std::expected<HttpFeed, Failure>& feed) {
-    if (!feed) {
-      out.failure = feed.error();
-      return;
-    }
-    out.head_ready_count += feed->head_ready ? 1 : 0;
-    out.body.append(feed->body);
-    out.complete = feed->complete;
+  auto take = [&](const HttpFeed& feed) {
+    out.head_ready_count += feed.head_ready ? 1 : 0;
+    out.body.append(feed.body);
+    out.complete = feed.complete;
+    out.failure = feed.failure;
   };
   for (std::string_view bytes : feeds) {
     take(parser.Feed(bytes));
@@ -92,17 +89,17 @@ TEST(HttpResponseTest, DecodesChunkedBody) {
 TEST(HttpResponseTest, HeadIsReportedBeforeTheBodyArrives) {
   HttpResponseParser parser;
   const std::size_t head_end = kChunked.find("\r\n\r\n") + 4;
-  auto first = parser.Feed(kChunked.substr(0, head_end));
-  ASSERT_TRUE(first);
-  EXPECT_TRUE(first->head_ready);
-  EXPECT_TRUE(first->body.empty());
-  EXPECT_FALSE(first->complete);
+  HttpFeed first = parser.Feed(kChunked.substr(0, head_end));
+  ASSERT_FALSE(first.failure);
+  EXPECT_TRUE(first.head_ready);
+  EXPECT_TRUE(first.body.empty());
+  EXPECT_FALSE(first.complete);
   EXPECT_TRUE(parser.has_head());
-  auto rest = parser.Feed(kChunked.substr(head_end));
-  ASSERT_TRUE(rest);
-  EXPECT_FALSE(rest->head_ready);
-  EXPECT_EQ(rest->body, kChunkedBody);
-  EXPECT_TRUE(rest->complete);
+  HttpFeed rest = parser.Feed(kChunked.substr(head_end));
+  ASSERT_FALSE(rest.failure);
+  EXPECT_FALSE(rest.head_ready);
+  EXPECT_EQ(rest.body, kChunkedBody);
+  EXPECT_TRUE(rest.complete);
 }
 
 void ExpectEverySplitParses(std::string_view wire, std::string_view body) {
@@ -188,9 +185,9 @@ TEST(HttpResponseTest, BodyDelimitedByEofEndsCleanlyAtEof) {
       Drive(parser, {"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n", "data: x\n", "\n"}, false);
   ASSERT_FALSE(out.failure);
   EXPECT_FALSE(out.complete);
-  auto end = parser.FeedEof();
-  ASSERT_TRUE(end);
-  EXPECT_TRUE(end->complete);
+  HttpFeed end = parser.FeedEof();
+  ASSERT_FALSE(end.failure);
+  EXPECT_TRUE(end.complete);
   EXPECT_TRUE(parser.complete());
   EXPECT_EQ(out.body, "data: x\n\n");
 }
@@ -225,15 +222,16 @@ TEST(HttpResponseTest, InterimResponsesAreSkipped) {
 
 TEST(HttpResponseTest, GarbageIsAMalformedResponseAndTheFailureSticks) {
   HttpResponseParser parser;
-  auto first = parser.Feed("SSH-2.0-OpenSSH_9.2\r\n\r\n");
-  ASSERT_FALSE(first);
-  EXPECT_EQ(first.error().code, FailureCode::kMalformedResponse);
-  EXPECT_EQ(first.error().failure_class, FailureClass::kProtocol);
-  EXPECT_EQ(first.error().phase, Phase::kResponseHeaders);
-  auto again = parser.Feed("HTTP/1.1 200 OK\r\n\r\n");
-  ASSERT_FALSE(again);
-  EXPECT_EQ(again.error(), first.error());
-  EXPECT_FALSE(parser.FeedEof());
+  HttpFeed first = parser.Feed("SSH-2.0-OpenSSH_9.2\r\n\r\n");
+  ASSERT_TRUE(first.failure);
+  EXPECT_EQ(first.failure->code, FailureCode::kMalformedResponse);
+  EXPECT_EQ(first.failure->failure_class, FailureClass::kProtocol);
+  EXPECT_EQ(first.failure->phase, Phase::kResponseHeaders);
+  HttpFeed again = parser.Feed("HTTP/1.1 200 OK\r\n\r\n");
+  ASSERT_TRUE(again.failure);
+  EXPECT_EQ(*again.failure, *first.failure);
+  EXPECT_FALSE(again.head_ready);
+  EXPECT_TRUE(parser.FeedEof().failure);
 }
 
 TEST(HttpResponseTest, BadChunkSizeIsMalformedInTheStreamPhase) {
@@ -265,6 +263,121 @@ TEST(HttpResponseTest, LargeBodyIsNotLimited) {
   ASSERT_FALSE(out.failure);
   EXPECT_TRUE(out.complete);
   EXPECT_EQ(out.body.size(), body.size());
+}
+
+// ---- Hostile input: the verdict is a function of the bytes, not of their split ----
+
+// The wire in one feed, in two at every `stride`-th position, and byte by byte.
+std::vector<std::vector<std::string_view>> Splits(std::string_view wire, std::size_t stride = 1) {
+  std::vector<std::vector<std::string_view>> out{{wire}};
+  for (std::size_t cut = 0; cut <= wire.size(); cut += stride) {
+    out.push_back({wire.substr(0, cut), wire.substr(cut)});
+  }
+  std::vector<std::string_view> bytes;
+  for (std::size_t i = 0; i < wire.size(); ++i) bytes.push_back(wire.substr(i, 1));
+  out.push_back(std::move(bytes));
+  return out;
+}
+
+void ExpectMalformedEverySplit(std::string_view wire, std::string_view body, Phase phase,
+                               std::size_t stride = 1) {
+  for (const auto& feeds : Splits(wire, stride)) {
+    HttpResponseParser parser;
+    Outcome out = Drive(parser, feeds, /*eof=*/false);  // no EOF: rejected without waiting
+    ASSERT_TRUE(out.failure) << feeds.size() << " feeds";
+    EXPECT_EQ(out.failure->code, FailureCode::kMalformedResponse) << out.failure->message;
+    EXPECT_EQ(out.failure->phase, phase);
+    EXPECT_EQ(out.body, body) << feeds.size() << " feeds";
+  }
+}
+
+std::string ChunkedHead() { return "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"; }
+
+TEST(HttpResponseHostileTest, TrailerFieldOver64KiBIsMalformedNotAnException) {
+  const std::string wire =
+      ChunkedHead() + "5\r\nhello\r\n0\r\nx-big: " + std::string(70'000, 'a') + "\r\n\r\n";
+  ExpectMalformedEverySplit(wire, "hello", Phase::kStream, 997);
+}
+
+TEST(HttpResponseHostileTest, TrailerSectionIsBoundedWhateverItsFields) {
+  std::string wire = ChunkedHead() + "5\r\nhello\r\n0\r\n";
+  for (int i = 0; i < 3000; ++i) wire += "t" + std::to_string(i) + ": 0123456789abcdef\r\n";
+  wire += "\r\n";
+  ExpectMalformedEverySplit(wire, "hello", Phase::kStream, 1009);
+}
+
+TEST(HttpResponseHostileTest, SmallTrailersAreAccepted) {
+  ExpectEverySplitParses(ChunkedHead() + "5\r\nhello\r\n0\r\nx-checksum: 1\r\nx-b: 2\r\n\r\n",
+                         "hello");
+}
+
+TEST(HttpResponseHostileTest, EndlessChunkSizeLineIsMalformed) {
+  const std::string wire = ChunkedHead() + "5\r\nhello\r\n5;ext=" + std::string(70'000, 'e');
+  ExpectMalformedEverySplit(wire, "hello", Phase::kStream, 997);
+}
+
+TEST(HttpResponseHostileTest, BodyBeforeABadChunkHeaderIsDeliveredWithTheFailure) {
+  const std::string wire = ChunkedHead() + "e\r\ndata: [DONE]\n\n\r\nzz\r\n";
+  HttpResponseParser parser;
+  HttpFeed fed = parser.Feed(wire);
+  EXPECT_TRUE(fed.head_ready);
+  EXPECT_EQ(fed.body, "data: [DONE]\n\n");
+  ASSERT_TRUE(fed.failure);
+  EXPECT_EQ(fed.failure->code, FailureCode::kMalformedResponse);
+  EXPECT_EQ(fed.failure->status, 200);
+  HttpFeed later = parser.Feed("more");
+  EXPECT_TRUE(later.body.empty());
+  EXPECT_EQ(later.failure, fed.failure);
+}
+
+TEST(HttpResponseHostileTest, HeadAndFailureInOneFeedKeepTheHead) {
+  HttpResponseParser parser;
+  HttpFeed fed = parser.Feed(ChunkedHead() + "zz\r\n");
+  EXPECT_TRUE(fed.head_ready);
+  ASSERT_TRUE(fed.failure);
+  EXPECT_EQ(fed.failure->phase, Phase::kStream);
+  EXPECT_EQ(parser.head().status, 200);
+}
+
+TEST(HttpResponseHostileTest, BadHeadsAreRejectedBeforeTheirBlankLine) {
+  // None of these ends its head: each must be refused from the bytes seen, in any split.
+  for (const std::string& head :
+       {std::string("SSH-2.0-OpenSSH_9.2\r\n"), std::string("HTTP/2.0 200 OK\r\n"),
+        std::string("HTTP/1.1 2x0 OK\r\n"), std::string("HTTP/1.1 200\r\nA: b\r\n"),
+        std::string("HTTP/1.1 200 OK\r\nBad Name: v\r\n"),
+        std::string("HTTP/1.1 200 OK\r\n: v\r\n"),
+        std::string("HTTP/1.1 200 OK\r\n folded-first: v\r\n"),
+        std::string("HTTP/1.1 200 OK\r\nA: b\rc\r\n"),
+        std::string("HTTP/1.1 200 OK\r\nA: \x01\r\n"), std::string("HTTP/1.1 200 O\x7fK\r\n"),
+        std::string("HTTP/1.1 200 OK\r\n\rX"),
+        "HTTP/1.1 200 OK\r\nx-long: " + std::string(kMaxHeadBytes, 'v')}) {
+    SCOPED_TRACE(head.substr(0, 40));
+    ExpectMalformedEverySplit(head, "", Phase::kResponseHeaders, head.size() > 1000 ? 4099 : 1);
+  }
+}
+
+TEST(HttpResponseHostileTest, UnusualButValidHeadsParseInEverySplit) {
+  ExpectEverySplitParses(
+      "HTTP/1.0 200 \r\nX-Fold: a\r\n  b\r\n\tc\r\nX-Obs: caf\xc3\xa9\t!\r\n"
+      "x~odd!#$%&'*+-.^_`|: v\r\nContent-Length: 2\r\n\r\nok",
+      "ok");
+  ExpectEverySplitParses(
+      "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\n"
+      "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok",
+      "ok");
+}
+
+TEST(HttpResponseHostileTest, HeadAtTheSizeLimitIsAccepted) {
+  const std::string start = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nx-pad: ";
+  const std::string end = "\r\n\r\n";
+  const std::string wire =
+      start + std::string(kMaxHeadBytes - start.size() - end.size(), 'p') + end + "ok";
+  for (const auto& feeds : Splits(wire, 8191)) {
+    HttpResponseParser parser;
+    Outcome out = Drive(parser, feeds, false);
+    ASSERT_FALSE(out.failure) << out.failure->message;
+    EXPECT_EQ(out.body, "ok");
+  }
 }
 
 }  // namespace

@@ -317,5 +317,84 @@ TEST(DelaySourceTest, NamesRoundTrip) {
   EXPECT_EQ(ParseDelaySource("nope"), std::nullopt);
 }
 
+// ---- Hostile values: every hint lies within [0, kMaxRetryHint]; huge valid values saturate ----
+
+void ExpectWithinBounds(const std::optional<RetryHint>& hint) {
+  if (!hint) return;
+  EXPECT_GE(hint->delay, milliseconds(0));
+  EXPECT_LE(hint->delay, kMaxRetryHint);
+}
+
+TEST(RetryHintHostileTest, HttpDatesOutsideTheNanosecondRangeSaturate) {
+  // Years <= 1677 and >= 2263 overflowed the nanosecond conversion: year 9999 came out as a
+  // small (or negative) delay and was retried at once instead of saturating.
+  for (std::string_view date : {"Fri, 31 Dec 9999 23:59:59 GMT", "Mon, 01 Jan 2263 00:00:00 GMT",
+                                "Fri Dec 31 23:59:59 9999"}) {
+    EXPECT_EQ(Find({{"retry-after", std::string(date)}}),
+              Hint(kMaxRetryHint.count(), DelaySource::kRetryAfterDate))
+        << date;
+  }
+  for (std::string_view date : {"Sat, 01 Jan 0000 00:00:00 GMT", "Wed, 01 Jan 1677 00:00:00 GMT"}) {
+    EXPECT_EQ(Find({{"retry-after", std::string(date)}}), Hint(0, DelaySource::kRetryAfterDate))
+        << date;
+  }
+}
+
+TEST(RetryHintHostileTest, ExtremeDateHeaderDoesNotOverflow) {
+  // A Date header in year 9999 makes any real Retry-After date lie in the past: retry at once.
+  EXPECT_EQ(Find({{"date", "Fri, 31 Dec 9999 23:59:59 GMT"},
+                  {"retry-after", "Fri, 29 Nov 2024 12:00:02 GMT"}}),
+            Hint(0, DelaySource::kRetryAfterDate));
+  // A Date header in year 0: the Retry-After date is ~2024 years later, which saturates.
+  EXPECT_EQ(Find({{"date", "Sat, 01 Jan 0000 00:00:00 GMT"},
+                  {"retry-after", "Fri, 29 Nov 2024 12:00:02 GMT"}}),
+            Hint(kMaxRetryHint.count(), DelaySource::kRetryAfterDate));
+}
+
+TEST(RetryHintHostileTest, NumbersTooLongForADoubleSaturate) {
+  const std::string digits(400, '9');
+  // Delay-seconds of 309+ digits was dropped as garbage; the 400-digit "try again in" and
+  // x-ratelimit-reset values dereferenced an empty optional.
+  EXPECT_EQ(ParseDelaySeconds(digits), kMaxRetryHint);
+  EXPECT_EQ(ParseRetryAfterMs(digits), kMaxRetryHint);
+  EXPECT_EQ(ParseGoDuration(digits + "s"), kMaxRetryHint);
+  EXPECT_EQ(ParseGoDuration("1h" + digits + "ms"), kMaxRetryHint);
+  EXPECT_EQ(ParseBodyRetryHint("Please try again in " + digits + "s."), kMaxRetryHint);
+  EXPECT_EQ(ParseBodyRetryHint("Please try again in " + digits + " seconds."), kMaxRetryHint);
+  EXPECT_EQ(ParseBodyRetryHint(R"({"error":{"message":"try again in )" + digits + R"(ms"}})"),
+            kMaxRetryHint);
+  EXPECT_EQ(Find({{"x-ratelimit-reset-requests", digits + "s"}}),
+            Hint(kMaxRetryHint.count(), DelaySource::kRatelimitReset));
+  EXPECT_EQ(Find({{"retry-after", digits}}), Hint(kMaxRetryHint.count(), DelaySource::kRetryAfter));
+  // A fraction with 400 digits after the point is tiny, not huge (below the rounding noise).
+  EXPECT_EQ(ParseRetryAfterMs("0." + std::string(400, '0') + "1"), milliseconds(0));
+  EXPECT_EQ(ParseDelaySeconds(std::string(400, '0') + "1"), milliseconds(1000));
+}
+
+TEST(RetryHintHostileTest, EveryHintIsWithinBounds) {
+  const std::string digits(400, '9');
+  const std::vector<std::string> values = {digits,
+                                           "0",
+                                           "." + digits,
+                                           digits + "." + digits,
+                                           "1e400",
+                                           "-1",
+                                           digits + "h",
+                                           "1h" + digits + "m",
+                                           "Fri, 31 Dec 9999 23:59:59 GMT",
+                                           "Sat, 01 Jan 0000 00:00:00 GMT",
+                                           "Thursday, 31-Dec-99 23:59:59 GMT",
+                                           "Sun Jan  1 00:00:00 0001"};
+  for (const std::string& value : values) {
+    SCOPED_TRACE(value);
+    for (std::string_view name : {"retry-after", "retry-after-ms", "x-ratelimit-reset-tokens"}) {
+      ExpectWithinBounds(Find({{std::string(name), value}}));
+      ExpectWithinBounds(Find({{"date", value}, {std::string(name), value}}));
+    }
+    ExpectWithinBounds(Find({}, "Please try again in " + value + "s"));
+    ExpectWithinBounds(Find({}, R"({"error":{"details":[{"retryDelay":")" + value + R"("}]}})"));
+  }
+}
+
 }  // namespace
 }  // namespace faultline::ref

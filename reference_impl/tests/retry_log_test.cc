@@ -202,5 +202,44 @@ TEST_F(RetryLogFileTest, UnopenablePathIsAnError) {
   EXPECT_NE(storage.error().find("missing/retries.jsonl"), std::string::npos) << storage.error();
 }
 
+// ---- Hostile logs ----
+
+TEST(RetryLogHostileTest, ScheduledTimesBeyondTheClockSaturate) {
+  // Past year 2262 the ms -> ns conversion overflowed.
+  const std::string log = R"({"call_id":"c1","attempt":1,"scheduled_at_ms":9223372036854775807})"
+                          "\n"
+                          R"({"call_id":"c2","attempt":1,"scheduled_at_ms":-9223372036854775807})"
+                          "\n"
+                          R"({"call_id":"c3","attempt":1,"scheduled_at_ms":18446744073709551615})"
+                          "\n";
+  const auto max_time =
+      std::chrono::time_point_cast<milliseconds>(std::chrono::system_clock::time_point::max());
+  EXPECT_EQ(RecoverFromLog(log, "c1").last_scheduled_at, max_time);
+  EXPECT_EQ(RecoverFromLog(log, "c3").last_scheduled_at, max_time);
+  const auto min_time = RecoverFromLog(log, "c2").last_scheduled_at;
+  ASSERT_TRUE(min_time);
+  EXPECT_LT(*min_time, std::chrono::system_clock::time_point());
+}
+
+TEST(RetryLogHostileTest, NonUtf8CallIdIsWrittenAndFoundAgain) {
+  // json::dump() threw on the id (inside the driver's coroutine, which then hung the call).
+  const std::string id = "call-\xff\xfe-1";
+  std::string line;
+  ASSERT_NO_THROW(line = ToJsonLine(Record(id, 2)));
+  EXPECT_NE(line.find("call-\xEF\xBF\xBD\xEF\xBF\xBD-1"), std::string::npos) << line;
+  const RecoveredCall call = RecoverFromLog(line + "\n", id);
+  EXPECT_EQ(call.records, 1u);
+  EXPECT_EQ(call.retries, 2);
+  EXPECT_EQ(call.last_failure_code, FailureCode::kRateLimit);
+}
+
+TEST(RetryLogHostileTest, LastFailureCodeIsTheHighestAttempts) {
+  RetryLogRecord second = Record("c1", 2, 100);
+  second.failure_code = FailureCode::kOverloaded;
+  const std::string log = ToJsonLine(Record("c1", 1)) + "\n" + ToJsonLine(second) + "\n" +
+                          ToJsonLine(Record("c1", 1, 50)) + "\n";
+  EXPECT_EQ(RecoverFromLog(log, "c1").last_failure_code, FailureCode::kOverloaded);
+}
+
 }  // namespace
 }  // namespace faultline::ref

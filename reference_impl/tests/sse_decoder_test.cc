@@ -21,10 +21,10 @@ Decoded Decode(const std::vector<std::string_view>& feeds, SseDecoder decoder = 
   Decoded out;
   for (std::string_view bytes : feeds) {
     auto result = decoder.Feed(bytes);
-    EXPECT_TRUE(result) << result.error().message;
-    if (!result) break;
-    for (const SseEventView& event : result->events) out.events.emplace_back(event);
-    out.comments += result->comments;
+    EXPECT_FALSE(result.error) << result.error->message;
+    if (result.error) break;
+    for (const SseEventView& event : result.events) out.events.emplace_back(event);
+    out.comments += result.comments;
   }
   out.finish = decoder.Finish();
   return out;
@@ -161,15 +161,15 @@ TEST(SseDecoderTest, CommentsAreCountedAndNeverDispatched) {
 TEST(SseDecoderTest, CommentsAreReportedPerFeed) {
   SseDecoder decoder;
   auto first = decoder.Feed(": one\n: two\n");
-  ASSERT_TRUE(first);
-  EXPECT_EQ(first->comments, 2u);
-  EXPECT_TRUE(first->events.empty());
+  ASSERT_FALSE(first.error);
+  EXPECT_EQ(first.comments, 2u);
+  EXPECT_TRUE(first.events.empty());
   auto second = decoder.Feed(": three");
-  ASSERT_TRUE(second);
-  EXPECT_EQ(second->comments, 0u);  // the line is not complete yet
+  ASSERT_FALSE(second.error);
+  EXPECT_EQ(second.comments, 0u);  // the line is not complete yet
   auto third = decoder.Feed("\n");
-  ASSERT_TRUE(third);
-  EXPECT_EQ(third->comments, 1u);
+  ASSERT_FALSE(third.error);
+  EXPECT_EQ(third.comments, 1u);
   EXPECT_EQ(decoder.total_comments(), 3u);
 }
 
@@ -220,11 +220,11 @@ TEST(SseDecoderTest, IdWithNulIsIgnored) {
 
 TEST(SseDecoderTest, RetryAcceptsOnlyAsciiDigits) {
   SseDecoder decoder;
-  ASSERT_TRUE(decoder.Feed("retry: 1500\n"));
+  ASSERT_FALSE(decoder.Feed("retry: 1500\n").error);
   EXPECT_EQ(decoder.retry_ms(), 1500u);
-  ASSERT_TRUE(decoder.Feed("retry: 2s\nretry: -1\nretry:\nretry: 1 \n"));
+  ASSERT_FALSE(decoder.Feed("retry: 2s\nretry: -1\nretry:\nretry: 1 \n").error);
   EXPECT_EQ(decoder.retry_ms(), 1500u);
-  ASSERT_TRUE(decoder.Feed("retry: 99999999999999999999999\n"));
+  ASSERT_FALSE(decoder.Feed("retry: 99999999999999999999999\n").error);
   EXPECT_EQ(decoder.retry_ms(), UINT64_MAX);
 }
 
@@ -251,14 +251,14 @@ TEST(SseDecoderTest, EventNotEndedByABlankLineIsDiscardedAtEof) {
 
 TEST(SseDecoderTest, FinishResetsForANewStreamButKeepsTheLastEventId) {
   SseDecoder decoder;
-  ASSERT_TRUE(decoder.Feed("id: 9\ndata: partial\n"));
+  ASSERT_FALSE(decoder.Feed("id: 9\ndata: partial\n").error);
   EXPECT_TRUE(decoder.Finish().discarded_event);
   auto again = decoder.Feed(
       "\xEF\xBB\xBF"
       "data: fresh\n\n");
-  ASSERT_TRUE(again);
-  ASSERT_EQ(again->events.size(), 1u);
-  EXPECT_EQ(again->events[0], Message("fresh", "message", "9"));
+  ASSERT_FALSE(again.error);
+  ASSERT_EQ(again.events.size(), 1u);
+  EXPECT_EQ(again.events[0], Message("fresh", "message", "9"));
 }
 
 TEST(SseDecoderTest, Utf8CharacterSplitAcrossFeedsIsReassembled) {
@@ -298,10 +298,10 @@ TEST(SseDecoderTest, ManyEventsPerFeedAndStorageReuseAcrossFeeds) {
   for (int round = 0; round < 3; ++round) {
     const std::string bytes = batch + "data: tail\n";  // leaves an event in progress
     auto result = decoder.Feed(bytes);  // the events view `bytes`: it must outlive them
-    ASSERT_TRUE(result);
-    ASSERT_EQ(result->events.size(), 100u);
-    EXPECT_EQ(result->events[0].data, round == 0 ? "0" : "tail\n0");
-    for (int i = 1; i < 100; ++i) EXPECT_EQ(result->events[i].data, std::to_string(i));
+    ASSERT_FALSE(result.error);
+    ASSERT_EQ(result.events.size(), 100u);
+    EXPECT_EQ(result.events[0].data, round == 0 ? "0" : "tail\n0");
+    for (int i = 1; i < 100; ++i) EXPECT_EQ(result.events[i].data, std::to_string(i));
   }
   EXPECT_EQ(decoder.total_events(), 300u);
 }
@@ -312,28 +312,28 @@ TEST(SseDecoderTest, EventsViewTheFedBytesWhenTheyCan) {
   SseDecoder decoder;
   const std::string bytes = "event: delta\ndata: in place\n\ndata: two\ndata: lines\n\ndata: cut";
   auto first = decoder.Feed(bytes);
-  ASSERT_TRUE(first);
-  ASSERT_EQ(first->events.size(), 2u);
+  ASSERT_FALSE(first.error);
+  ASSERT_EQ(first.events.size(), 2u);
   auto inside = [&](std::string_view view) {
     return view.data() >= bytes.data() && view.data() + view.size() <= bytes.data() + bytes.size();
   };
-  EXPECT_EQ(first->events[0], (SseEventView{"delta", "in place", ""}));
-  EXPECT_TRUE(inside(first->events[0].data));
-  EXPECT_TRUE(inside(first->events[0].type));
-  EXPECT_EQ(first->events[1].data, "two\nlines");
-  EXPECT_FALSE(inside(first->events[1].data));
+  EXPECT_EQ(first.events[0], (SseEventView{"delta", "in place", ""}));
+  EXPECT_TRUE(inside(first.events[0].data));
+  EXPECT_TRUE(inside(first.events[0].type));
+  EXPECT_EQ(first.events[1].data, "two\nlines");
+  EXPECT_FALSE(inside(first.events[1].data));
   const std::string rest = " here\n\n";
   auto second = decoder.Feed(rest);
-  ASSERT_TRUE(second);
-  ASSERT_EQ(second->events.size(), 1u);
-  EXPECT_EQ(second->events[0].data, "cut here");  // pieced together across the feeds
+  ASSERT_FALSE(second.error);
+  ASSERT_EQ(second.events.size(), 1u);
+  EXPECT_EQ(second.events[0].data, "cut here");  // pieced together across the feeds
 }
 
 // Everything one feed returns stays valid until the next call, whatever mix of views and copies
 // it is, while the decoder keeps decoding (its buffers reused, the last event ID changing).
 TEST(SseDecoderTest, EventsOfOneFeedStayValidTogether) {
   SseDecoder decoder;
-  ASSERT_TRUE(decoder.Feed("event: spanning\ndata: from the"));
+  ASSERT_FALSE(decoder.Feed("event: spanning\ndata: from the").error);
   std::string bytes = " first feed\n\n";
   std::vector<SseEvent> expected = {{"spanning", "from the first feed", ""}};
   for (int i = 0; i < 40; ++i) {
@@ -351,9 +351,9 @@ TEST(SseDecoderTest, EventsOfOneFeedStayValidTogether) {
   }
   bytes += "data: pending";
   auto fed = decoder.Feed(bytes);
-  ASSERT_TRUE(fed);
+  ASSERT_FALSE(fed.error);
   std::vector<SseEvent> got;
-  for (const SseEventView& event : fed->events) got.emplace_back(event);
+  for (const SseEventView& event : fed.events) got.emplace_back(event);
   EXPECT_EQ(got, expected);
 }
 
@@ -387,12 +387,12 @@ TEST(SseDecoderTest, LongCrOnlyStreamIsDecodedLinearly) {
 
 TEST(SseDecoderTest, OversizedEventIsAnErrorThatSticks) {
   SseDecoder decoder(SseDecoder::Options{.max_event_bytes = 16});
-  ASSERT_TRUE(decoder.Feed("data: 0123456789\n\n"));
+  ASSERT_FALSE(decoder.Feed("data: 0123456789\n\n").error);
   auto too_big = decoder.Feed("data: 0123456789\ndata: 0123456789\n");
-  ASSERT_FALSE(too_big);
-  EXPECT_FALSE(decoder.Feed("\n"));
+  ASSERT_TRUE(too_big.error);
+  EXPECT_TRUE(decoder.Feed("\n").error);
   SseDecoder line_limited(SseDecoder::Options{.max_event_bytes = 16});
-  EXPECT_FALSE(line_limited.Feed("data: an unterminated line that is too long"));
+  EXPECT_TRUE(line_limited.Feed("data: an unterminated line that is too long").error);
 }
 
 TEST(SseDecoderTest, NulBytesInDataPassThrough) {
@@ -400,6 +400,37 @@ TEST(SseDecoderTest, NulBytesInDataPassThrough) {
   Decoded out = Decode({stream});
   ASSERT_EQ(out.events.size(), 1u);
   EXPECT_EQ(out.events[0].data, std::string("a\0b", 3));
+}
+
+// The size limit is a property of the bytes: the same stream fails at the same line whether it
+// arrives whole or in pieces (a long comment or `id:` line used to pass in one feed and fail
+// when split), and the events completed before the failure are still handed out.
+TEST(SseDecoderTest, SizeLimitDoesNotDependOnTheSplit) {
+  const std::string stream = "data: ok\n\n: a comment line far too long\ndata: late\n\n";
+  for (std::size_t cut = 0; cut <= stream.size(); ++cut) {
+    SseDecoder decoder(SseDecoder::Options{.max_event_bytes = 16});
+    std::vector<std::string> datas;
+    bool failed = false;
+    for (std::string_view piece :
+         {std::string_view(stream).substr(0, cut), std::string_view(stream).substr(cut)}) {
+      const SseFeedResult fed = decoder.Feed(piece);
+      for (const SseEventView& event : fed.events) datas.emplace_back(event.data);
+      failed = failed || fed.error.has_value();
+    }
+    EXPECT_TRUE(failed) << "cut " << cut;
+    EXPECT_EQ(datas, std::vector<std::string>{"ok"}) << "cut " << cut;
+  }
+}
+
+TEST(SseDecoderTest, EventsBeforeAnErrorComeWithIt) {
+  SseDecoder decoder(SseDecoder::Options{.max_event_bytes = 16});
+  const SseFeedResult fed = decoder.Feed("data: one\n\ndata: two\n\nid: " + std::string(40, 'x'));
+  ASSERT_TRUE(fed.error);
+  ASSERT_EQ(fed.events.size(), 2u);
+  EXPECT_EQ(fed.events[1].data, "two");
+  const SseFeedResult later = decoder.Feed("data: three\n\n");
+  EXPECT_TRUE(later.events.empty());
+  EXPECT_TRUE(later.error);
 }
 
 }  // namespace

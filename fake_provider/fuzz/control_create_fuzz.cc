@@ -1,0 +1,64 @@
+// The control API's session creation on any body: POST /_faultline/sessions answers one of its
+// documented statuses with a JSON body, never throws, and a session it creates works: it can be
+// read, answers its first request with a plan (the scenario compiles), resets and goes away.
+// The scenario limits are drawn from the input, so their edges are explored too.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+
+#include "fake_provider/control_api.h"
+#include "fake_provider/dialect.h"
+#include "fake_provider/fuzz/fuzz_host.h"
+#include "reference_impl/fuzz/fuzz_support.h"
+
+namespace faultline::provider::fuzz {
+namespace {
+
+using namespace faultline::provider::internal;
+using ref::fuzz::Fail;
+
+void ExpectStatus(const internal::HttpReply& reply, std::initializer_list<int> allowed,
+                  const char* what) {
+  for (const int status : allowed) {
+    if (reply.status == status) {
+      if (nlohmann::json::parse(reply.body, nullptr, false).is_discarded()) {
+        Fail("control replies are JSON", what, reply.body);
+      }
+      return;
+    }
+  }
+  Fail(what, std::to_string(reply.status), reply.body);
+}
+
+void Exercise(FuzzHost& host, const std::string& id) {
+  const std::string base = "/_faultline/sessions/" + id;
+  ExpectStatus(HandleControlRequest(host, "GET", base, ""), {200}, "a created session is found");
+  const auto session = host.FindSession(id);
+  const RequestInfo request{"POST", WriterFor(session->scenario().dialect).endpoint_path(),
+                            R"({"stream":true})"};
+  const internal::Admission admission = session->Admit(request, JournalEntry{}, host.Now());
+  if (admission.plan.attempt != 1)
+    Fail("first attempt", "1", std::to_string(admission.plan.attempt));
+  ExpectStatus(HandleControlRequest(host, "GET", base + "/journal", ""), {200}, "journal");
+  ExpectStatus(HandleControlRequest(host, "POST", base + "/reset", ""), {200}, "reset");
+  ExpectStatus(HandleControlRequest(host, "DELETE", base, ""), {200}, "delete");
+}
+
+}  // namespace
+}  // namespace faultline::provider::fuzz
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  using namespace faultline::provider::fuzz;
+  namespace rf = faultline::ref::fuzz;
+  const std::string_view body = rf::AsText(data, size);
+  const std::uint64_t hash = rf::Hash(body);
+  FuzzHost host(faultline::scenario::ParseLimits{.max_depth = 8 + static_cast<int>(hash % 57),
+                                                 .max_keys = 16 + (hash >> 8) % 4000});
+  const auto reply = HandleControlRequest(host, "POST", "/_faultline/sessions", body);
+  ExpectStatus(reply, {201, 400, 409, 413, 429}, "creation answers a documented status");
+  if (reply.status != 201) return 0;
+  const auto created = nlohmann::json::parse(reply.body);
+  Exercise(host, created.at("id").get<std::string>());
+  return 0;
+}

@@ -1,0 +1,207 @@
+// Writes the seed corpora of the fuzz targets into <root>/<target>/ (tools/fuzz.sh passes
+// build/fuzz/corpus): for every response the built-in catalogue scripts, the bytes its plan
+// sends, its decoded body and its header lines; the reference client's hand-written wire
+// fixtures; and retry-log lines, whole and torn. Seeds are generated, never committed.
+//
+//   faultline_fuzz_corpus ROOT
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fake_provider/dialect.h"
+#include "fake_provider/plan_compiler.h"
+#include "fake_provider/tests/plan_test_util.h"
+#include "reference_impl/retry_log.h"
+#include "reference_impl/tests/wire_fixtures.h"
+#include "scenarios/embedded_catalog.h"
+#include "scenarios/loader.h"
+#include "scenarios/scripted_responses.h"
+
+namespace faultline::fuzz {
+namespace {
+
+namespace fs = std::filesystem;
+
+class Corpus {
+ public:
+  explicit Corpus(fs::path root) : root_(std::move(root)) {}
+
+  void Add(std::string_view target, std::string_view name, std::string_view bytes) {
+    const fs::path dir = root_ / target;
+    fs::create_directories(dir);
+    std::string file(name);
+    for (char& c : file) {
+      if (c == '/' || c == ' ') c = '_';
+    }
+    std::ofstream(dir / file, std::ios::binary).write(bytes.data(), std::streamsize(bytes.size()));
+    ++written_;
+  }
+  int written() const { return written_; }
+
+ private:
+  fs::path root_;
+  int written_ = 0;
+};
+
+// The head's field lines ("name: value\n" each), as the retry-hint target reads them.
+std::string FieldLines(const provider::testing::DecodedResponse& response) {
+  std::string out;
+  for (const auto& [name, value] : response.headers) out += name + ": " + value + "\n";
+  return out;
+}
+
+// Every response entry and chaos choice of every catalogue scenario.
+void AddCatalogue(Corpus& corpus) {
+  auto catalogue = scenario::LoadBuiltinCatalog();
+  if (!catalogue) return;
+  const provider::WallTime now{std::chrono::seconds(1'767'225'600)};
+  for (const scenario::Scenario& scenario : *catalogue) {
+    const provider::CompiledScenario compiled(scenario);
+    const std::vector<const scenario::ResponseSpec*> specs = scenario::ScriptedResponses(scenario);
+    for (std::size_t i = 0; i < specs.size(); ++i) {
+      const provider::ResponsePlan plan =
+          compiled.Plan(*specs[i], {.attempt = static_cast<int>(i) + 1,
+                                    .stream = scenario.request.stream,
+                                    .seed = 7,
+                                    .now = now,
+                                    .input_tokens = 12});
+      const std::string wire = provider::testing::SentBytes(plan);
+      const auto decoded = provider::testing::Decode(wire);
+      const std::string name = fmt::format("{}-{}", scenario.name, i + 1);
+      corpus.Add("ref_http_fuzz", name, wire);
+      corpus.Add("ref_sse_fuzz", name, decoded.body);
+      corpus.Add("ref_body_fuzz", name, decoded.body);
+      corpus.Add("ref_retry_hint_fuzz", name, FieldLines(decoded) + decoded.body);
+    }
+  }
+}
+
+void AddFixtures(Corpus& corpus) {
+  namespace fx = ref::fixtures;
+  const std::vector<std::pair<std::string_view, std::string_view>> bodies = {
+      {"chat-text", fx::kChatText},
+      {"chat-tool-calls", fx::kChatToolCalls},
+      {"chat-reasoning", fx::kChatReasoning},
+      {"chat-body", fx::kChatBody},
+      {"anthropic-text", fx::kAnthropicText},
+      {"anthropic-thinking-and-tool", fx::kAnthropicThinkingAndTool},
+      {"anthropic-body", fx::kAnthropicBody},
+      {"responses-text", fx::kResponsesText},
+      {"responses-reasoning-and-tool", fx::kResponsesReasoningAndTool},
+      {"responses-body", fx::kResponsesBody}};
+  for (const auto& [name, body] : bodies) {
+    const std::string fixture = fmt::format("fixture-{}", name);
+    corpus.Add("ref_sse_fuzz", fixture, body);
+    corpus.Add("ref_body_fuzz", fixture, body);
+    const bool json = body.starts_with("{");
+    corpus.Add("ref_http_fuzz", fixture,
+               fmt::format("HTTP/1.1 200 OK\r\ncontent-type: {}\r\ntransfer-encoding: chunked\r\n"
+                           "\r\n{:x}\r\n{}\r\n0\r\nx-trailer: 1\r\n\r\n",
+                           json ? "application/json" : "text/event-stream", body.size(), body));
+  }
+}
+
+void AddRetryHints(Corpus& corpus) {
+  const std::vector<std::string_view> seeds = {
+      "retry-after: 120\n",
+      "retry-after: 1.5\nretry-after-ms: 1500.25\n",
+      "retry-after: Fri, 31 Dec 9999 23:59:59 GMT\ndate: Sat, 01 Jan 0000 00:00:00 GMT\n",
+      "retry-after: Sunday, 06-Nov-94 08:49:37 GMT\n",
+      "retry-after: Sun Nov  6 08:49:37 1994\n",
+      "x-ratelimit-reset-requests: 1h2m3.5s\nx-ratelimit-remaining-requests: 0\n"
+      "x-ratelimit-reset-tokens: 59.6s\n",
+      "\n{\"error\":{\"message\":\"Please try again in 6m0s.\"}}",
+      "\n{\"error\":{\"details\":[{\"retryDelay\":\"30s\"}]}}",
+      "\nRate limited: retry after 20 seconds"};
+  for (std::size_t i = 0; i < seeds.size(); ++i) {
+    corpus.Add("ref_retry_hint_fuzz", fmt::format("hand-{}", i), seeds[i]);
+  }
+}
+
+void AddRetryLogs(Corpus& corpus) {
+  std::string log = "c1\n";
+  for (int attempt = 1; attempt <= 3; ++attempt) {
+    log += ref::ToJsonLine({.call_id = attempt == 2 ? "c2" : "c1",
+                            .attempt = attempt,
+                            .scheduled_at = std::chrono::system_clock::time_point(
+                                std::chrono::milliseconds(1'767'225'600'000 + attempt * 1500)),
+                            .delay = std::chrono::milliseconds(1500),
+                            .delay_source = ref::DelaySource::kRetryAfter,
+                            .failure_code = ref::FailureCode::kRateLimit}) +
+           "\n";
+  }
+  corpus.Add("ref_retry_log_fuzz", "log-whole", log);
+  corpus.Add("ref_retry_log_fuzz", "log-torn", log.substr(0, log.size() - 20));
+  corpus.Add("ref_retry_log_fuzz", "log-far-future",
+             "c1\n{\"call_id\":\"c1\",\"attempt\":1,\"scheduled_at_ms\":9223372036854775807}\n");
+}
+
+// The fake provider's and the loader's targets: every catalogue file as text and inside a
+// create request, requests to every catalogue session as clients send them (Content-Length,
+// chunked with trailers, pipelined), control requests, and the hostile inputs of issue 14.
+void AddServerSeeds(Corpus& corpus) {
+  for (const scenario::EmbeddedFile& file : scenario::EmbeddedCatalogFiles()) {
+    corpus.Add("scenario_loader_fuzz", file.path, file.content);
+    corpus.Add("provider_control_create_fuzz", file.path,
+               nlohmann::json{{"scenario_text", file.content}}.dump());
+  }
+  corpus.Add("provider_control_create_fuzz", "deep",
+             R"({"scenario":)" + std::string(100, '[') + std::string(100, ']') + "}");
+  constexpr std::string_view kBody =
+      R"({"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]})";
+  auto catalogue = scenario::LoadBuiltinCatalog();
+  if (!catalogue) return;
+  for (const scenario::Scenario& scenario : *catalogue) {
+    const std::string target = fmt::format("/s/{}{}", scenario.name,
+                                           provider::WriterFor(scenario.dialect).endpoint_path());
+    const std::string plain = fmt::format(
+        "POST {} HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nAuthorization: Bearer sk-test-0123456789\r\n"
+        "Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{}",
+        target, kBody.size(), kBody);
+    corpus.Add("provider_request_fuzz", scenario.name, plain);
+    corpus.Add("provider_request_fuzz", scenario.name + "-chunked",
+               fmt::format("POST {} HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n"
+                           "\r\n{:x}\r\n{}\r\n0\r\nx-trailer: 1\r\n\r\n{}",
+                           target, kBody.size(), kBody, plain));
+  }
+  const std::string create =
+      nlohmann::json{{"scenario_text", scenario::EmbeddedCatalogFiles().front().content}}.dump();
+  const std::vector<std::pair<std::string_view, std::string>> control = {
+      {"health", "GET /_faultline/health HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n"},
+      {"list", "GET /_faultline/sessions HTTP/1.1\r\nHost: faultline.test\r\n\r\n"},
+      {"journal", fmt::format("GET /_faultline/sessions/{}/journal?since=0 HTTP/1.1\r\nHost: "
+                              "localhost:8080\r\nOrigin: http://localhost:8080\r\n\r\n",
+                              catalogue->front().name)},
+      {"create", fmt::format("POST /_faultline/sessions HTTP/1.1\r\nHost: [::1]:8080\r\n"
+                             "Content-Length: {}\r\n\r\n{}",
+                             create.size(), create)},
+      {"gzip",
+       "POST /s/x/v1/chat/completions HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: gzip\r\n\r\n"},
+      {"trailers", "POST / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nx: " +
+                       std::string(5000, 'a') + "\r\n\r\n"}};
+  for (const auto& [name, bytes] : control) corpus.Add("provider_request_fuzz", name, bytes);
+}
+
+}  // namespace
+}  // namespace faultline::fuzz
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: faultline_fuzz_corpus ROOT\n");
+    return 2;
+  }
+  faultline::fuzz::Corpus corpus{std::filesystem::path(argv[1])};
+  faultline::fuzz::AddCatalogue(corpus);
+  faultline::fuzz::AddFixtures(corpus);
+  faultline::fuzz::AddRetryHints(corpus);
+  faultline::fuzz::AddRetryLogs(corpus);
+  faultline::fuzz::AddServerSeeds(corpus);
+  std::printf("faultline_fuzz_corpus: %d seeds in %s\n", corpus.written(), argv[1]);
+  return corpus.written() > 0 ? 0 : 1;
+}

@@ -1,0 +1,25 @@
+#include "scenarios/parse_limits.h"
+
+#include "fmt/format.h"
+
+namespace faultline::scenario {
+
+bool StructureBudget::Count(std::size_t keys) {
+  keys_ += keys;
+  if (keys_ <= limits_.max_keys) return true;
+  reason_ = fmt::format("the document has more than {} keys and list items", limits_.max_keys);
+  return false;
+}
+
+bool StructureBudget::Open() {
+  ++depth_;
+  if (depth_ <= limits_.max_depth) return true;
+  reason_ = fmt::format("the document nests deeper than {} levels", limits_.max_depth);
+  return false;
+}
+
+void StructureBudget::Close() {
+  if (depth_ > 0) --depth_;
+}
+
+}  // namespace faultline::scenario
