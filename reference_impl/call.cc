@@ -211,7 +211,10 @@ std::optional<std::string> Call::RefuseResume(int retries, milliseconds wait, Ti
     return fmt::format("the retry log shows {} attempts already made, max_attempts is {}", retries,
                        *policy_.max_attempts);
   }
-  const milliseconds longest = std::max(policy_.backoff.cap, policy_.retry_after.cap);
+  // Without a Retry-After cap any logged wait is one the policy may take; the deadline decides.
+  const milliseconds longest = policy_.retry_after.cap
+                                   ? std::max(policy_.backoff.cap, *policy_.retry_after.cap)
+                                   : milliseconds::max();
   if (wait > longest) {
     return fmt::format("the logged retry is due in {} ms, longer than the policy waits ({} ms)",
                        wait.count(), longest.count());
