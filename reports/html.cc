@@ -81,6 +81,7 @@ std::string FailedIds(const ScenarioResult& scenario) {
     if (check.status != CheckStatus::kFail) continue;
     if (!ids.empty()) ids += ' ';
     ids += check.id;
+    if (check.severity == Severity::kAdvisory) ids += " (advisory)";
   }
   return ids;
 }
@@ -147,10 +148,15 @@ void WriteChecks(const ScenarioResult& scenario, std::ostream& out) {
   out << "<table class=\"checks\"><thead><tr><th>ID</th><th>Statement</th><th>Status</th>"
          "<th>Evidence</th></tr></thead><tbody>";
   for (const CheckResult& check : scenario.checks) {
-    const std::string_view css = StatusClass(check.status);
+    const bool advisory = check.severity == Severity::kAdvisory;
+    const std::string_view css =
+        advisory && check.status == CheckStatus::kFail ? "advisory" : StatusClass(check.status);
+    const std::string status = advisory && check.status == CheckStatus::kFail
+                                   ? std::string("advisory")
+                                   : std::string(ToString(check.status));
     out << fmt::format(
         R"(<tr class="{0}"><td>{1}</td><td>{2}</td><td><span class="badge {0}">{3}</span></td><td><pre class="evidence">{4}</pre></td></tr>)",
-        css, Esc(check.id), Esc(check.statement), ToString(check.status), Esc(check.evidence));
+        css, Esc(check.id), Esc(check.statement), status, Esc(check.evidence));
   }
   out << "</tbody></table>";
 }

@@ -58,6 +58,7 @@ summary .facts { margin-left: auto; color: var(--muted); font-size: 12.5px; whit
          padding: 0 6px; font-size: 12px; font-weight: 700; text-transform: uppercase; }
 .badge.pass { background: var(--pass-bg); color: var(--pass); }
 .badge.fail { background: var(--fail-bg); color: var(--fail); }
+.badge.advisory { background: #fff4e0; color: #8a5300; }
 .badge.error { background: var(--error-bg); color: var(--error); }
 .badge.na { background: #eef0f3; color: var(--na); }
 .scenario .body { padding: 0 16px 14px; border-top: 1px solid var(--line); }

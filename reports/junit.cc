@@ -100,9 +100,11 @@ void WriteFailures(const ScenarioResult& scenario, std::ostream& out) {
   int written = 0;
   for (const CheckResult& check : scenario.checks) {
     if (check.status != CheckStatus::kFail) continue;
+    const bool advisory = check.severity == Severity::kAdvisory;
     out << fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n",
-                       Attr(fmt::format("{}: {}", check.id, check.statement)), Attr(check.id),
-                       XmlEscape(check.evidence));
+                       Attr(fmt::format("{}{}: {}", advisory ? "advisory " : "", check.id,
+                                        check.statement)),
+                       Attr(check.id), XmlEscape(check.evidence));
     ++written;
   }
   if (written == 0) {  // a failed verdict must show as failed even without a failed check

@@ -43,6 +43,7 @@ std::string Headline(const RunResult& result) {
     counts =
         fmt::format("{} error{}, {}", result.errors(), result.errors() == 1 ? "" : "s", counts);
   }
+  if (result.advisories() > 0) counts += fmt::format(" · {} advisories", result.advisories());
   return fmt::format("## {} faultline: {}\n\n", icon, counts);
 }
 
@@ -79,7 +80,9 @@ void WriteFailures(const RunResult& result, std::ostream& out) {
     if (scenario.verdict != Verdict::kFail) continue;
     for (const CheckResult& check : scenario.checks) {
       if (check.status != CheckStatus::kFail) continue;
-      out << fmt::format("| {} | {} | {} |\n", label, MarkdownCell(check.id),
+      const bool advisory = check.severity == Severity::kAdvisory;
+      out << fmt::format("| {} | {} | {} |\n", label,
+                         MarkdownCell(advisory ? check.id + " (advisory)" : check.id),
                          MarkdownCell(internal::Shorten(check.evidence, kEvidenceChars)));
     }
   }

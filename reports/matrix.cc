@@ -33,15 +33,21 @@ void Fold(const ScenarioResult& scenario, MatrixCell& cell) {
     cell.error = true;
   }
   for (const CheckResult& check : scenario.checks) {
-    if (check.status == CheckStatus::kFail) cell.failed_checks.push_back(check.id);
+    if (check.status != CheckStatus::kFail) continue;
+    auto& list = check.severity == Severity::kAdvisory ? cell.advisories : cell.failed_checks;
+    list.push_back(check.id);
   }
 }
 
 std::string CellText(const MatrixCell& cell) {
   if (!cell.ran) return "–";
-  if (cell.passed()) return "pass";
-  std::string text = cell.error ? "error" : "";
+  std::string text = cell.error ? "error" : cell.failed_checks.empty() ? "pass" : "";
   for (const std::string& id : cell.failed_checks) text += (text.empty() ? "" : " ") + id;
+  if (!cell.advisories.empty()) {
+    std::string advisories;
+    for (const std::string& id : cell.advisories) advisories += (advisories.empty() ? "" : " ") + id;
+    text += fmt::format(" (advisory: {})", advisories);
+  }
   return text;
 }
 
@@ -64,7 +70,8 @@ int RanCount(const ConformanceMatrix& matrix, std::size_t column) {
 
 std::string MarkdownMatrixCell(const MatrixCell& cell) {
   if (!cell.ran) return "–";
-  if (cell.passed()) return "✅";
+  if (cell.passed() && cell.advisories.empty()) return "✅";
+  if (cell.passed()) return "✅ " + MarkdownCell(CellText(cell).substr(5));
   return (cell.error ? "⚠️ " : "❌ ") + MarkdownCell(CellText(cell));
 }
 
@@ -86,9 +93,10 @@ ConformanceMatrix BuildMatrix(const std::vector<RunResult>& results) {
   }
   for (auto& row : matrix.rows) {
     for (MatrixCell& cell : row.cells) {
-      std::sort(cell.failed_checks.begin(), cell.failed_checks.end());
-      cell.failed_checks.erase(std::unique(cell.failed_checks.begin(), cell.failed_checks.end()),
-                               cell.failed_checks.end());
+      for (auto* list : {&cell.failed_checks, &cell.advisories}) {
+        std::sort(list->begin(), list->end());
+        list->erase(std::unique(list->begin(), list->end()), list->end());
+      }
     }
   }
   return matrix;

@@ -43,7 +43,8 @@ void RenderHtml(const RunResult& result, std::ostream& out);
 struct MatrixCell {
   bool ran = false;
   bool error = false;
-  std::vector<std::string> failed_checks;  // sorted, unique
+  std::vector<std::string> failed_checks;  // violations: sorted, unique
+  std::vector<std::string> advisories;     // failed advisory checks: sorted, unique
   std::string error_text;                  // the first error, for a tooltip
   bool passed() const { return ran && !error && failed_checks.empty(); }
 };

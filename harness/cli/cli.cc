@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "harness/cli/adapter_command.h"
 #include "harness/cli/call_command.h"
 #include "harness/cli/run_command.h"
 #include "harness/cli/serve_command.h"
@@ -24,6 +25,8 @@ ExitCode Run(int argc, const char* const* argv, std::ostream& out, std::ostream&
   CLI::App* validate = AddValidateCommand(app, validate_options);
   ReportOptions render_options, merge_options;
   CLI::App* report = AddReportCommand(app, render_options, merge_options);
+  AdapterCheckOptions adapter_options;
+  CLI::App* adapter = AddAdapterCommand(app, adapter_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -36,6 +39,7 @@ ExitCode Run(int argc, const char* const* argv, std::ostream& out, std::ostream&
   if (validate->parsed()) return RunValidate(validate_options, out, err);
   if (report->get_subcommand("render")->parsed()) return RunReportRender(render_options, out, err);
   if (report->get_subcommand("merge")->parsed()) return RunReportMerge(merge_options, out, err);
+  if (adapter->get_subcommand("check")->parsed()) return RunAdapterCheck(adapter_options, out, err);
   return ExitCode::kUsageError;
 }
 
