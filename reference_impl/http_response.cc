@@ -80,9 +80,10 @@ bool IsTextChar(unsigned char c) { return c == '\t' || (c >= 0x20 && c != 0x7f);
 
 // Checks a response head byte by byte as it arrives, so that bytes which cannot start a valid
 // head are refused at once, whatever their split (Beast waits for the blank line once a head
-// spans two feeds). The grammar is Beast's: "HTTP/1.0" or "HTTP/1.1", SP, three digits, SP,
-// reason, CRLF; then `token ":" value CRLF` fields, obs-fold continuation lines, and CRLF. A head
-// larger than kMaxHeadBytes is refused too. Interim 1xx heads (but 101) are each checked anew.
+// spans two feeds), and tells when the head is complete: only then does Beast see it. The grammar
+// is Beast's: "HTTP/1.0" or "HTTP/1.1", SP, three digits, SP, reason, CRLF; then `token ":" value
+// CRLF` fields, obs-fold continuation lines, and CRLF. A head larger than kMaxHeadBytes is refused
+// too. Interim 1xx heads (but 101) are each checked anew.
 class HeadSyntax {
  public:
   enum class Verdict { kMore, kDone, kBad };
@@ -211,7 +212,8 @@ std::vector<std::string_view> HttpHeaders::FindAll(std::string_view name) const 
 struct HttpResponseParser::Impl {
   std::unique_ptr<Parser> parser = NewParser();
   HeadSyntax head_syntax;
-  std::string unconsumed;  // bytes fed but not yet accepted by the parser (a partial line)
+  // Bytes fed but not yet accepted by the parser: an unfinished head, chunk-size line or trailer.
+  std::string unconsumed;
   std::optional<HttpResponseHead> head;
   std::optional<Failure> failure;
   bool complete = false;
@@ -329,11 +331,21 @@ HttpFeed HttpResponseParser::Impl::Feed(std::string_view bytes) {
     feed.complete = true;
     return feed;
   }
-  if (!head && head_syntax.Feed(bytes) == HeadSyntax::Verdict::kBad) {
-    Fail(FailureCode::kMalformedResponse,
-         fmt::format("invalid HTTP response: {}", head_syntax.error()));
-    feed.failure = failure;
-    return feed;
+  if (!head) {
+    const HeadSyntax::Verdict verdict = head_syntax.Feed(bytes);
+    if (verdict == HeadSyntax::Verdict::kBad) {
+      Fail(FailureCode::kMalformedResponse,
+           fmt::format("invalid HTTP response: {}", head_syntax.error()));
+      feed.failure = failure;
+      return feed;
+    }
+    // Beast only ever sees whole heads: it judges a field's value (Content-Length, say) as it
+    // reads the field when a head comes at once, but only at the blank line when it came in
+    // pieces, so the verdict would depend on the split.
+    if (verdict == HeadSyntax::Verdict::kMore) {
+      unconsumed.append(bytes);
+      return feed;
+    }
   }
   if (unconsumed.empty()) {  // the common case: parse straight from the caller's bytes
     const std::size_t used = Parse(bytes, feed);

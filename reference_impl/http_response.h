@@ -16,6 +16,7 @@
 //     have had the garbage come in a later write;
 //   - a head is rejected as soon as the bytes seen so far cannot start a valid head (bad status
 //     line, bad field syntax, more than kMaxHeadBytes), not only once its blank line arrives;
+//     what only the whole head can tell (a bad Content-Length value) is judged at its end;
 //   - a chunk-size line or trailer section that does not end within kMaxHeadBytes is
 //     MALFORMED_RESPONSE however it arrives (Beast alone would buffer a trailer without bound
 //     and throw on a field over 64 KiB).

@@ -8,7 +8,7 @@
 #   tools/fuzz.sh --smoke [TARGET...]     each target for 5 s (what CI runs)
 #
 # Environment: FAULTLINE_JOBS (build parallelism, default: all cores), FUZZ_ARGS (more libFuzzer
-# flags, e.g. "-max_len=4096"). Needs `tools/setup.sh --fuzz` once.
+# flags, e.g. "-max_len=4096"). Runs `tools/setup.sh --fuzz` first, like tools/test.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,10 +21,7 @@ elif [[ ${1:-} =~ ^[0-9]+$ ]]; then
   shift
 fi
 
-if ! command -v clang++-19 >/dev/null; then
-  echo "fuzz: clang++-19 not found; run tools/setup.sh --fuzz" >&2
-  exit 2
-fi
+tools/setup.sh --fuzz  # clang-19 and its compiler-rt; a no-op once they are installed
 
 build=build/fuzz
 jobs=${FAULTLINE_JOBS:-$(nproc)}

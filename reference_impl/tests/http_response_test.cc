@@ -356,6 +356,23 @@ TEST(HttpResponseHostileTest, BadHeadsAreRejectedBeforeTheirBlankLine) {
   }
 }
 
+// A field Beast refuses by its value (not its syntax) is refused at the blank line, whatever the
+// split: before, a head that came at once was refused at the field, one in pieces only at the
+// blank line, so a connection closed in between ended MALFORMED or TRANSPORT by the split.
+TEST(HttpResponseHostileTest, BadFieldValueIsJudgedAtTheBlankLineInEverySplit) {
+  // The second was found by ref_http_fuzz (a catalogue head with one value mutated).
+  for (const std::string start : {"HTTP/1.1 200 OK\r\nA: b\r\nContent-Length: x\r\nX",
+                                  "HTTP/1.1 200 OK\r\ndate: x\r\nconnection: keen/json\r\nX"}) {
+    for (const auto& feeds : Splits(start)) {
+      HttpResponseParser parser;
+      Outcome out = Drive(parser, feeds, /*eof=*/true);
+      ASSERT_TRUE(out.failure);
+      EXPECT_EQ(out.failure->code, FailureCode::kTransport) << feeds.size() << " feeds";
+    }
+    ExpectMalformedEverySplit(start + ": y\r\n\r\n", "", Phase::kResponseHeaders);
+  }
+}
+
 TEST(HttpResponseHostileTest, UnusualButValidHeadsParseInEverySplit) {
   ExpectEverySplitParses(
       "HTTP/1.0 200 \r\nX-Fold: a\r\n  b\r\n\tc\r\nX-Obs: caf\xc3\xa9\t!\r\n"
