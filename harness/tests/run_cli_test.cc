@@ -151,3 +151,33 @@ TEST_F(RunCliTest, TheReferenceAdapterRunsInTheRealWorld) {
 
 }  // namespace
 }  // namespace faultline::harness
+
+namespace faultline::harness {
+namespace {
+
+TEST(AdapterCheckCliTest, ExplainsEachMistakeAndPassesACorrectAdapter) {
+  const Ran good = RunFaultline({"adapter", "check", "reference"});
+  EXPECT_EQ(good.code, 0) << good.out << good.err;
+  EXPECT_NE(good.out.find("ok   check/retry"), std::string::npos) << good.out;
+  EXPECT_NE(good.out.find("no protocol mistake"), std::string::npos);
+  const Ran bad = RunFaultline({"adapter", "check", "echo '{\"type\":\"response/committed\","
+                                                    "\"text\":\"Hello, world\"}'"});
+  EXPECT_EQ(bad.code, 1) << bad.out << bad.err;
+  EXPECT_NE(bad.out.find("subject error no-hello"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("fix: write adapter/hello first"), std::string::npos) << bad.out;
+}
+
+TEST(RunCliSubjectErrorTest, ExitCodeThreeAndTheStderrOnTheConsole) {
+  const Ran ran = RunFaultline({"run", "--adapter", "echo 'it broke' >&2; exit 3", "--filter",
+                                "demo/hello-openai-chat", "--no-reports"});
+  EXPECT_EQ(ran.code, 3) << ran.out << ran.err;
+  EXPECT_NE(ran.out.find("subject error exited"), std::string::npos) << ran.out;
+  EXPECT_NE(ran.out.find("exit status 3"), std::string::npos) << ran.out;
+  EXPECT_NE(ran.out.find("it broke"), std::string::npos) << ran.out;
+  const Ran policy = RunFaultline({"run", "--adapter", "reference", "--policy", "x.json",
+                                   "--filter", "demo/*", "--no-reports"});
+  EXPECT_EQ(policy.code, 2) << "--policy configures only the in-process client";
+}
+
+}  // namespace
+}  // namespace faultline::harness
