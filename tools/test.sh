@@ -12,3 +12,9 @@ if command -v npm >/dev/null; then
 fi
 tools/build.sh "$preset"
 ctest --preset "$preset" -j "${FAULTLINE_JOBS:-$(nproc)}" --timeout 300
+# Every fuzz target for a few seconds on its generated corpus (clang-19 + libFuzzer, installed by
+# tools/setup.sh --fuzz): a crash or a violated property fails the run. FAULTLINE_FUZZ_SMOKE=0
+# skips it on a machine without the toolchain.
+if [[ "${FAULTLINE_FUZZ_SMOKE:-1}" != 0 ]]; then
+  tools/fuzz.sh --smoke
+fi
