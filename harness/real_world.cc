@@ -4,6 +4,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <functional>
 #include <mutex>
 
 #include "harness/adapter_process.h"
@@ -192,14 +193,30 @@ std::expected<Trace, std::string> RealWorld::RunReference(const scenario::Scenar
   const auto cancel_all = [&drivers] {
     for (auto& driver : drivers) driver->Cancel();
   };
-  if (scenario.cancel_at) {
-    cancel_timer.expires_at(session->start + *scenario.cancel_at);
-    cancel_timer.async_wait([&](boost::system::error_code error) {
-      if (error) return;
+  // The scripted cancel counts from the call's first request at the provider, as an adapter's
+  // does (adapter_process.h) and as t = 0 is in the virtual world: on a loaded machine the
+  // request may leave well after the session opened. Until it arrives, look again every 5 ms
+  // (and cancel anyway kCancelFallback later when nothing ever arrives: a refused listener).
+  std::function<void(boost::system::error_code)> arm_cancel = [&](boost::system::error_code error) {
+    if (error) return;
+    if (const auto first = FirstArrival(session->id)) {
+      cancel_timer.expires_at(session->start + *first + *scenario.cancel_at);
+      cancel_timer.async_wait([&](boost::system::error_code fired) {
+        if (fired) return;
+        trace.cancel_at = Since(session->start);
+        cancel_all();
+      });
+      return;
+    }
+    if (Since(session->start) >= *scenario.cancel_at + kCancelFallback) {  // nothing arrives
       trace.cancel_at = Since(session->start);
       cancel_all();
-    });
-  }
+      return;
+    }
+    cancel_timer.expires_after(std::chrono::milliseconds(5));
+    cancel_timer.async_wait(arm_cancel);
+  };
+  if (scenario.cancel_at) arm_cancel({});
   timeout_timer.expires_at(session->start + options.timeout);
   timeout_timer.async_wait([&](boost::system::error_code error) {
     if (error) return;
@@ -248,7 +265,8 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
       threads.emplace_back([&, i, call] mutable {
         call.seed = options.seed + i;  // as the in-process client seeds call i
         AdapterLaunch launch{.command = command,
-                             .call_line = protocol::ToJson(call).dump(),
+                             .call_line = protocol::ToJson(call).dump(
+                                 -1, ' ', false, nlohmann::json::error_handler_t::replace),
                              .cancel_at = scenario.cancel_at,
                              .first_request = [&]() { return FirstArrival(session->id); },
                              .on_first_line = anchor,

@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 
 #include <atomic>
+#include <cctype>
 #include <charconv>
 #include <ctime>
 #include <map>
@@ -238,6 +239,54 @@ std::vector<scenario::Scenario> SelectScenarios(std::vector<scenario::Scenario> 
   return kept;
 }
 
+namespace {
+
+std::string Lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+bool SecretName(std::string_view name) {
+  const std::string lower = Lower(name);
+  for (std::string_view word : {"key", "token", "secret", "password", "passwd", "auth"}) {
+    if (lower.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+bool KeyShaped(std::string_view word) {
+  while (!word.empty() && (word.front() == '\'' || word.front() == '"')) word.remove_prefix(1);
+  return (word.starts_with("sk-") || word.starts_with("sk_") || word.starts_with("pk-")) &&
+         word.size() >= 12;
+}
+
+}  // namespace
+
+std::string RedactSecrets(std::string_view command) {
+  std::string out;
+  bool redact_next = false;
+  std::size_t at = 0;
+  while (at < command.size()) {
+    const std::size_t space = std::min(command.find_first_of(" \t", at), command.size());
+    std::string_view word = command.substr(at, space - at);
+    std::string shown(word);
+    const std::size_t equals = word.find('=');
+    if (redact_next || KeyShaped(word)) {
+      shown = "[redacted]";
+    } else if (equals != std::string_view::npos && SecretName(word.substr(0, equals))) {
+      shown = std::string(word.substr(0, equals + 1)) + "[redacted]";
+    }
+    redact_next = (word.starts_with("-") && equals == std::string_view::npos && SecretName(word)) ||
+                  Lower(word) == "bearer";
+    out += shown;
+    const std::size_t next = std::min(command.find_first_not_of(" \t", space), command.size());
+    out += command.substr(space, next - space);
+    at = next;
+  }
+  return out;
+}
+
 std::uint64_t RunSeed(std::uint64_t seed, std::string_view name, int repetition) {
   std::uint64_t hash = 0xcbf29ce484222325ULL ^ seed;
   for (const char c : fmt::format("{}#{}", name, repetition)) {
@@ -265,8 +314,8 @@ std::expected<report::RunResult, std::string> RunAll(
   report::RunResult result;
   result.tool_version = "faultline 0.1.0";
   result.started_at = UtcNow();
-  result.subject = !options.subject_label.empty() ? options.subject_label
-                   : options.adapter              ? *options.adapter
+  result.subject = !options.subject_label.empty() ? RedactSecrets(options.subject_label)
+                   : options.adapter              ? RedactSecrets(*options.adapter)
                                                   : "faultline-ref 0.1.0 (in-process)";
   result.world = options.world == WorldChoice::kBoth   ? "both"
                  : options.world == WorldChoice::kReal ? "real"

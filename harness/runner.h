@@ -68,6 +68,11 @@ std::expected<report::RunResult, std::string> RunAll(
     const std::vector<scenario::Scenario>& scenarios, const RunnerOptions& options,
     const std::function<void(const RunProgress&)>& progress);
 
+// `command` as reports may show it: values of secret-looking environment assignments
+// (`OPENAI_API_KEY=...`), of options such as `--api-key X` and `--token=X`, and anything shaped
+// like an API key (`sk-...`, `Bearer ...`) become "[redacted]". Reports end up in CI artifacts.
+std::string RedactSecrets(std::string_view command);
+
 // The seed of one run, from the run seed, the scenario name and the repetition.
 std::uint64_t RunSeed(std::uint64_t seed, std::string_view name, int repetition);
 

@@ -183,3 +183,20 @@ TEST(RunnerTest, ReferencePassesInTheRealWorld) {
 
 }  // namespace
 }  // namespace faultline::harness
+
+namespace faultline::harness {
+namespace {
+
+TEST(RedactSecretsTest, KeysInAnAdapterCommandNeverReachTheReports) {
+  EXPECT_EQ(RedactSecrets("OPENAI_API_KEY=sk-live-abcdefghijkl node a.mjs --api-key s3cr3t -v"),
+            "OPENAI_API_KEY=[redacted] node a.mjs --api-key [redacted] -v");
+  EXPECT_EQ(RedactSecrets("python3 a.py --token=abc 'sk-ant-0123456789ab'"),
+            "python3 a.py --token=[redacted] [redacted]");
+  EXPECT_EQ(RedactSecrets("curl -H Authorization: Bearer xyz"),
+            "curl -H Authorization: Bearer [redacted]");
+  EXPECT_EQ(RedactSecrets("node harness/adapters/openai-node.mjs --helper"),
+            "node harness/adapters/openai-node.mjs --helper");
+}
+
+}  // namespace
+}  // namespace faultline::harness
