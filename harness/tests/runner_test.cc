@@ -101,7 +101,7 @@ TEST(RunnerTest, AClientConsistentWithItsDeclaredPolicyPasses) {
           "retry_after": {"honor": false}, "timeouts": {"total_ms": null}})",
       // The SDKs' backoff and hint handling, with the reference's timeouts.
       R"({"retry_phases": ["connect", "response-headers"],
-          "statuses": {"retry": [408, 409, 429, "5xx"], "never": ["4xx"]},
+          "statuses": {"retry": [408, 409, 429, "5xx"]},
           "backoff": {"strategy": "exponential", "base_ms": 500, "cap_ms": 8000,
                       "jitter": 0.25, "jitter_mode": "down"},
           "retry_after": {"mode": "replace", "cap_ms": null, "jitter": 0}})",
