@@ -53,6 +53,11 @@ class FuzzHost final : public internal::SessionHost {
     if (session) session->Reset(Now());
     return session;
   }
+  bool AnchorOutages(std::string_view id) override {
+    Session session = FindSession(id);
+    if (session) session->AnchorOutages(Now());
+    return session != nullptr;
+  }
   Session FindSession(std::string_view id) const override {
     if (const auto it = sessions_.find(id); it != sessions_.end()) return it->second;
     const auto& catalogue = Catalogue();
