@@ -36,7 +36,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
              .stream = true,
              .idempotency_key = std::nullopt},
             policy, {.call_id = std::string(call_id), .recovered = recovered});
-  const auto longest = std::max(policy.backoff.cap, policy.retry_after.cap);
+  const auto longest = std::max(policy.backoff.cap, *policy.retry_after.cap);  // the default cap
   for (const Action& action : call.Start(now, wall)) {
     if (action.kind == Action::Kind::kWait && (action.at < now || action.at - now > longest ||
                                                action.at > now + *policy.timeouts.total)) {
