@@ -40,6 +40,10 @@ void WriteHeader(const RunResult& result, std::ostream& out) {
   WriteCount(result.passed(), "passed", "pass", out);
   WriteCount(result.failed(), "failed", "fail", out);
   WriteCount(result.errors(), result.errors() == 1 ? "error" : "errors", "error", out);
+  if (result.advisories() > 0) {
+    WriteCount(result.advisories(), result.advisories() == 1 ? "advisory" : "advisories",
+               "advisory", out);
+  }
   out << "</div>\n<dl class=\"meta\">";
   WriteMetaRow("Subject", result.subject, true, out);
   WriteMetaRow("World", result.world, false, out);
@@ -122,8 +126,14 @@ void WriteFacts(const ScenarioResult& scenario, std::ostream& out) {
            R"(from the server journal and client-side checks are not applicable.</p>)";
   }
   if (scenario.verdict == Verdict::kError || !scenario.error.empty()) {
-    out << fmt::format(R"(<h3>Error</h3><pre class="error-text">{}</pre>)",
+    const auto& subject = scenario.subject_error;
+    out << fmt::format(R"(<h3>{}</h3><pre class="error-text">{}</pre>)",
+                       subject ? "Subject error: " + Esc(subject->kind) : std::string("Error"),
                        Esc(scenario.error.empty() ? "(no error text)" : scenario.error));
+    if (subject && !subject->stderr_tail.empty()) {
+      out << fmt::format(R"(<h3>Last lines of stderr</h3><pre class="error-text">{}</pre>)",
+                         Esc(subject->stderr_tail));
+    }
   }
 }
 

@@ -27,6 +27,7 @@ header.run.error { border-top-color: var(--error); }
 .count.pass { background: var(--pass-bg); color: var(--pass); }
 .count.fail { background: var(--fail-bg); color: var(--fail); }
 .count.error { background: var(--error-bg); color: var(--error); }
+.count.advisory { background: #fff4e0; color: #8a5300; }
 .count.zero { background: #eef0f3; color: var(--muted); font-weight: 500; }
 dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px; margin: 0; }
 dl.meta dt { color: var(--muted); }

@@ -172,8 +172,8 @@ std::uint64_t MaxBytes(const Timeline& timeline) {
 void RenderTimelineSvg(const Timeline& timeline, std::string_view title, std::string_view id,
                        std::ostream& out) {
   if (timeline.empty()) {
-    out << R"(<svg class="timeline empty" viewBox="0 0 1000 28" role="img" aria-label="no trace">)"
-        << R"(<text class="tick" x="8" y="18" text-anchor="start">no trace recorded</text></svg>)";
+    // Plain text, not a scaled SVG: a scaled label is clipped on narrow screens.
+    out << R"(<p class="timeline empty">No trace: nothing reached the provider.</p>)";
     return;
   }
   const Geometry g = MakeGeometry(timeline);

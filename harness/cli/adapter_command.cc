@@ -45,8 +45,9 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kFixes{{
     {"not-json", "write only JSON lines to stdout; send logs and tracebacks to stderr"},
     {"not-protocol",
      "every line needs a known \"type\" and that event's fields (docs/adapter-protocol.md)"},
-    {"no-hello", "write adapter/hello first: {\"type\":\"adapter/hello\",\"name\",\"version\","
-                 "\"policy\"}"},
+    {"no-hello",
+     "write adapter/hello first: {\"type\":\"adapter/hello\",\"name\",\"version\","
+     "\"policy\"}"},
     {"line-too-long", "write one assistant/chunk per delta, never a whole body on one line"},
     {"output-too-large", "the adapter writes far more than one call needs: a loop?"},
     {"bad-policy", "fix the key the message names; docs/policy.md lists every key"},
@@ -75,9 +76,9 @@ std::expected<std::vector<scenario::Scenario>, std::string> CheckScenarios(
     std::string_view dialect) {
   std::vector<scenario::Scenario> out;
   for (const auto& [name, body] : kChecks) {
-    const std::string text =
-        fmt::format("faultline: 1\nname: check/{}\ndescription: adapter self-test\ndialect: {}\n{}\n",
-                    name, dialect, body);
+    const std::string text = fmt::format(
+        "faultline: 1\nname: check/{}\ndescription: adapter self-test\ndialect: {}\n{}\n", name,
+        dialect, body);
     auto loaded = scenario::ParseScenario(text, fmt::format("<adapter check>/{}", name));
     if (!loaded) return std::unexpected(loaded.error().ToString());
     out.push_back(std::move(*loaded));
@@ -106,9 +107,10 @@ bool Explain(const report::ScenarioResult& result, std::ostream& out) {
     if (!fix.empty()) out << "       fix: " << fix << "\n";
   }
   if (result.black_box) {
-    out << fmt::format("  note {}: only the outcome was reported (black-box); write response/start "
-                       "and assistant/chunk so that the client-side checks apply\n",
-                       result.name);
+    out << fmt::format(
+        "  note {}: only the outcome was reported (black-box); write response/start "
+        "and assistant/chunk so that the client-side checks apply\n",
+        result.name);
   }
   if (!mistake) out << fmt::format("  ok   {}\n", result.name);
   return mistake;
@@ -120,12 +122,14 @@ CLI::App* AddAdapterCommand(CLI::App& app, AdapterCheckOptions& options) {
   CLI::App* adapter = app.add_subcommand("adapter", "Tools for adapter authors.");
   adapter->require_subcommand(1);
   CLI::App* check = adapter->add_subcommand(
-      "check", "Self-test an adapter against the protocol: a few scenarios over loopback, each "
-               "mistake explained with how to fix it.");
+      "check",
+      "Self-test an adapter against the protocol: a few scenarios over loopback, each "
+      "mistake explained with how to fix it.");
   check->add_option("command", options.adapter, "the adapter command, or a shipped adapter")
       ->required();
-  check->add_option("--dialect", options.dialect,
-                    "openai-chat, anthropic-messages or openai-responses")
+  check
+      ->add_option("--dialect", options.dialect,
+                   "openai-chat, anthropic-messages or openai-responses")
       ->check(CLI::IsMember({"openai-chat", "anthropic-messages", "openai-responses"}))
       ->capture_default_str();
   check->add_option("--timeout", options.timeout_s, "seconds per scenario")
@@ -135,13 +139,11 @@ CLI::App* AddAdapterCommand(CLI::App& app, AdapterCheckOptions& options) {
   return adapter;
 }
 
-ExitCode RunAdapterCheck(const AdapterCheckOptions& options, std::ostream& out,
-                         std::ostream& err) {
+ExitCode RunAdapterCheck(const AdapterCheckOptions& options, std::ostream& out, std::ostream& err) {
   auto adapter = ResolveAdapter(options.adapter);
   auto scenarios = CheckScenarios(options.dialect);
   if (!adapter || !scenarios) {
-    err << "faultline adapter check: " << (!adapter ? adapter.error() : scenarios.error())
-        << "\n";
+    err << "faultline adapter check: " << (!adapter ? adapter.error() : scenarios.error()) << "\n";
     return ExitCode::kUsageError;
   }
   harness::RunnerOptions runner;

@@ -81,11 +81,9 @@ const report::CheckResult* FirstFailure(const report::ScenarioResult& result) {
   return advisory;
 }
 
-// "exit status 3" / "killed by signal 9", and the last lines of stderr, indented.
+// The last lines of stderr, indented.
 std::string SubjectErrorDetail(const report::SubjectError& error) {
-  std::string out;
-  if (error.signal) out += fmt::format(" (killed by signal {})", *error.signal);
-  if (error.exit_status) out += fmt::format(" (exit status {})", *error.exit_status);
+  std::string out;  // the message already names the exit status or signal
   if (!error.stderr_tail.empty()) {
     out += "\n      stderr:";
     std::string_view rest = error.stderr_tail;

@@ -160,8 +160,9 @@ TEST(AdapterCheckCliTest, ExplainsEachMistakeAndPassesACorrectAdapter) {
   EXPECT_EQ(good.code, 0) << good.out << good.err;
   EXPECT_NE(good.out.find("ok   check/retry"), std::string::npos) << good.out;
   EXPECT_NE(good.out.find("no protocol mistake"), std::string::npos);
-  const Ran bad = RunFaultline({"adapter", "check", "echo '{\"type\":\"response/committed\","
-                                                    "\"text\":\"Hello, world\"}'"});
+  const Ran bad = RunFaultline({"adapter", "check",
+                                "echo '{\"type\":\"response/committed\","
+                                "\"text\":\"Hello, world\"}'"});
   EXPECT_EQ(bad.code, 1) << bad.out << bad.err;
   EXPECT_NE(bad.out.find("subject error no-hello"), std::string::npos) << bad.out;
   EXPECT_NE(bad.out.find("fix: write adapter/hello first"), std::string::npos) << bad.out;
@@ -172,7 +173,7 @@ TEST(RunCliSubjectErrorTest, ExitCodeThreeAndTheStderrOnTheConsole) {
                                 "demo/hello-openai-chat", "--no-reports"});
   EXPECT_EQ(ran.code, 3) << ran.out << ran.err;
   EXPECT_NE(ran.out.find("subject error exited"), std::string::npos) << ran.out;
-  EXPECT_NE(ran.out.find("exit status 3"), std::string::npos) << ran.out;
+  EXPECT_NE(ran.out.find("exited with status 3"), std::string::npos) << ran.out;
   EXPECT_NE(ran.out.find("it broke"), std::string::npos) << ran.out;
   const Ran policy = RunFaultline({"run", "--adapter", "reference", "--policy", "x.json",
                                    "--filter", "demo/*", "--no-reports"});
