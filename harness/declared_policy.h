@@ -26,6 +26,9 @@ struct DeclaredPolicy {
   ref::RetryPolicy policy;           // valid when present && !error
 
   bool usable() const { return present && !error; }
+  // The subject declares exactly the reference client's defaults, the policy every scenario's
+  // `expect:` block is written for (so that block applies as written; no twin is needed).
+  bool declares_reference_defaults() const { return usable() && policy == ref::RetryPolicy{}; }
   // Shorthands for the checks (only meaningful when usable()).
   std::optional<double> idle_ms() const { return OptionalMs(policy.timeouts.idle); }
   std::optional<double> response_headers_ms() const {

@@ -178,8 +178,8 @@ std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin
 std::vector<CheckResult> ExpectChecks(const View& view) {
   // `expect:` is written for the reference client's default policy: a subject declaring exactly
   // that is held to it as written.
-  const bool reference_policy = view.has_policy() && view.policy() == ref::RetryPolicy{};
-  if (!reference_policy && view.twin != nullptr && view.twin->usable() && view.has_policy()) {
+  if (!view.declared.declares_reference_defaults() && view.twin != nullptr && view.twin->usable() &&
+      view.has_policy()) {
     return PolicyRelative(view, *view.twin);
   }
   return Literal(view);

@@ -19,7 +19,6 @@ TwinOutcome OutcomeOf(const ClientRecord& terminal) {
   const nlohmann::json& event = terminal.event;
   TwinOutcome outcome;
   outcome.type = EventType(terminal);
-  outcome.attempts = event.value("attempt", 0);
   outcome.ended_ms = Ms(terminal.at);
   if (outcome.type == protocol::kCommitted) {
     outcome.text = Field(event, "text");

@@ -103,7 +103,6 @@ std::expected<json, LineError> ParseLine(std::string_view line) {
 json ToJson(const CallLine& call) {
   json out = {{"type", "call"},          {"base_url", call.base_url}, {"api_key", call.api_key},
               {"dialect", call.dialect}, {"request", call.request},   {"scenario", call.scenario}};
-  if (call.policy) out["policy"] = *call.policy;
   if (call.seed) out["seed"] = *call.seed;
   return out;
 }

@@ -44,7 +44,6 @@ struct CallLine {
   std::string dialect;
   nlohmann::json request;
   std::string scenario;
-  std::optional<nlohmann::json> policy;  // the scenario's policy, for adapters that take one
   // A seed for the adapter's own randomness (retry jitter), so that a run can be reproduced;
   // adapters that cannot seed their client ignore it.
   std::optional<std::uint64_t> seed;

@@ -249,7 +249,6 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
                           .dialect = std::string(scenario::ToString(scenario.dialect)),
                           .request = RequestBody(scenario.dialect, scenario.request),
                           .scenario = scenario.name,
-                          .policy = std::nullopt,
                           .seed = std::nullopt};
   std::vector<std::expected<AdapterRun, std::string>> runs(static_cast<std::size_t>(trace.calls));
   // Scripted outages count from the first adapter's hello, not from the session's creation:

@@ -153,7 +153,7 @@ report::ScenarioResult Runner::RunOne(const Job& job) {
   }
   // The oracle is the subject's own declared policy: what its twin reaches, it may reach.
   std::optional<PolicyTwin> twin;
-  if (declared.usable() && !(declared.policy == ref::RetryPolicy{})) {
+  if (declared.usable() && !declared.declares_reference_defaults()) {
     twin = ComputeTwin(scenario, declared.policy, seed, ProviderSeed(job),
                        job.real ? RealTolerance().late_ms : 0);
   }

@@ -5,19 +5,21 @@
 #include <cmath>
 #include <utility>
 
+#include "reference_impl/name_table.h"
+
 namespace faultline::ref {
 namespace {
 
 using std::chrono::milliseconds;
 
-constexpr std::array<std::pair<BackoffStrategy, std::string_view>, 4> kStrategyNames{{
+constexpr NameTable<BackoffStrategy, 4> kStrategyNames{{
     {BackoffStrategy::kExponential, "exponential"},
     {BackoffStrategy::kFullJitter, "full-jitter"},
     {BackoffStrategy::kEqualJitter, "equal-jitter"},
     {BackoffStrategy::kDecorrelatedJitter, "decorrelated-jitter"},
 }};
 
-constexpr std::array<std::pair<JitterMode, std::string_view>, 3> kJitterModeNames{{
+constexpr NameTable<JitterMode, 3> kJitterModeNames{{
     {JitterMode::kSymmetric, "symmetric"},
     {JitterMode::kDown, "down"},
     {JitterMode::kUp, "up"},
@@ -72,31 +74,17 @@ double Uniform01(RetryRng& rng) {
 }
 
 std::string_view ToString(BackoffStrategy strategy) {
-  for (const auto& [value, name] : kStrategyNames) {
-    if (value == strategy) return name;
-  }
-  return "full-jitter";
+  return NameOf(kStrategyNames, strategy, "full-jitter");
 }
 
 std::optional<BackoffStrategy> ParseBackoffStrategy(std::string_view text) {
-  for (const auto& [value, name] : kStrategyNames) {
-    if (name == text) return value;
-  }
-  return std::nullopt;
+  return ValueOf(kStrategyNames, text);
 }
 
-std::string_view ToString(JitterMode mode) {
-  for (const auto& [value, name] : kJitterModeNames) {
-    if (value == mode) return name;
-  }
-  return "symmetric";
-}
+std::string_view ToString(JitterMode mode) { return NameOf(kJitterModeNames, mode, "symmetric"); }
 
 std::optional<JitterMode> ParseJitterMode(std::string_view text) {
-  for (const auto& [value, name] : kJitterModeNames) {
-    if (name == text) return value;
-  }
-  return std::nullopt;
+  return ValueOf(kJitterModeNames, text);
 }
 
 BackoffBounds Bounds(const BackoffConfig& config, int retry_index,

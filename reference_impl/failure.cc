@@ -3,11 +3,10 @@
 #include <array>
 #include <utility>
 
+#include "reference_impl/name_table.h"
+
 namespace faultline::ref {
 namespace {
-
-template <typename Enum, std::size_t N>
-using NameTable = std::array<std::pair<Enum, std::string_view>, N>;
 
 constexpr NameTable<FailureClass, 15> kClassNames{{
     {FailureClass::kAuth, "auth"},
@@ -65,29 +64,13 @@ constexpr NameTable<FailureCode, 16> kCodeNames{{
     {FailureCode::kUnknown, "UNKNOWN"},
 }};
 
-template <typename Enum, std::size_t N>
-std::string_view NameOf(const NameTable<Enum, N>& table, Enum value) {
-  for (const auto& [entry, name] : table) {
-    if (entry == value) return name;
-  }
-  return "unknown";
-}
-
-template <typename Enum, std::size_t N>
-std::optional<Enum> ValueOf(const NameTable<Enum, N>& table, std::string_view text) {
-  for (const auto& [entry, name] : table) {
-    if (name == text) return entry;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
-std::string_view ToString(FailureClass value) { return NameOf(kClassNames, value); }
+std::string_view ToString(FailureClass value) { return NameOf(kClassNames, value, "unknown"); }
 std::optional<FailureClass> ParseFailureClass(std::string_view text) {
   return ValueOf(kClassNames, text);
 }
-std::string_view ToString(FailureCode value) { return NameOf(kCodeNames, value); }
+std::string_view ToString(FailureCode value) { return NameOf(kCodeNames, value, "unknown"); }
 std::optional<FailureCode> ParseFailureCode(std::string_view text) {
   return ValueOf(kCodeNames, text);
 }

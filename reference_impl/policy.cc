@@ -6,13 +6,14 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "reference_impl/name_table.h"
 
 namespace faultline::ref {
 namespace {
 
 using std::chrono::milliseconds;
 
-constexpr std::array<std::pair<GiveUpReason, std::string_view>, 10> kReasonNames{{
+constexpr NameTable<GiveUpReason, 10> kReasonNames{{
     {GiveUpReason::kCancelled, "cancelled"},
     {GiveUpReason::kCommitted, "committed"},
     {GiveUpReason::kPhaseNotRetried, "phase-not-retried"},
@@ -188,32 +189,15 @@ std::optional<PolicyError> CheckClasses(const std::vector<FailureClass>& classes
   return std::nullopt;
 }
 
-template <typename Enum, std::size_t N>
-std::optional<Enum> ParseName(const std::array<std::pair<Enum, std::string_view>, N>& names,
-                              std::string_view text) {
-  for (const auto& [value, name] : names) {
-    if (name == text) return value;
-  }
-  return std::nullopt;
-}
-
-template <typename Enum, std::size_t N>
-std::string_view NameOf(const std::array<std::pair<Enum, std::string_view>, N>& names, Enum value) {
-  for (const auto& [candidate, name] : names) {
-    if (candidate == value) return name;
-  }
-  return names.front().second;
-}
-
-constexpr std::array<std::pair<HintMode, std::string_view>, 2> kHintModeNames{{
+constexpr NameTable<HintMode, 2> kHintModeNames{{
     {HintMode::kFloor, "floor"},
     {HintMode::kReplace, "replace"},
 }};
-constexpr std::array<std::pair<ZeroHint, std::string_view>, 2> kZeroHintNames{{
+constexpr NameTable<ZeroHint, 2> kZeroHintNames{{
     {ZeroHint::kBackoff, "backoff"},
     {ZeroHint::kImmediate, "immediate"},
 }};
-constexpr std::array<std::pair<RetryMode, std::string_view>, 2> kRetryModeNames{{
+constexpr NameTable<RetryMode, 2> kRetryModeNames{{
     {RetryMode::kStandard, "standard"},
     {RetryMode::kAlways, "always"},
 }};
@@ -230,17 +214,17 @@ std::optional<OverCapMode> ParseOverCapMode(std::string_view text) {
   return std::nullopt;
 }
 
-std::string_view ToString(HintMode mode) { return NameOf(kHintModeNames, mode); }
+std::string_view ToString(HintMode mode) { return NameOf(kHintModeNames, mode, "floor"); }
 std::optional<HintMode> ParseHintMode(std::string_view text) {
-  return ParseName(kHintModeNames, text);
+  return ValueOf(kHintModeNames, text);
 }
-std::string_view ToString(ZeroHint mode) { return NameOf(kZeroHintNames, mode); }
+std::string_view ToString(ZeroHint mode) { return NameOf(kZeroHintNames, mode, "backoff"); }
 std::optional<ZeroHint> ParseZeroHint(std::string_view text) {
-  return ParseName(kZeroHintNames, text);
+  return ValueOf(kZeroHintNames, text);
 }
-std::string_view ToString(RetryMode mode) { return NameOf(kRetryModeNames, mode); }
+std::string_view ToString(RetryMode mode) { return NameOf(kRetryModeNames, mode, "standard"); }
 std::optional<RetryMode> ParseRetryMode(std::string_view text) {
-  return ParseName(kRetryModeNames, text);
+  return ValueOf(kRetryModeNames, text);
 }
 
 std::vector<DelaySource> AllHintSources() {
@@ -291,10 +275,7 @@ std::optional<RetryHint> UsableHint(const RetryPolicy& policy, const Failure& fa
 }
 
 std::string_view ToString(GiveUpReason reason) {
-  for (const auto& [value, name] : kReasonNames) {
-    if (value == reason) return name;
-  }
-  return "not-retryable";
+  return NameOf(kReasonNames, reason, "not-retryable");
 }
 
 std::vector<FailureClass> DefaultRetryableClasses() {

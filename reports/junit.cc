@@ -101,10 +101,10 @@ void WriteFailures(const ScenarioResult& scenario, std::ostream& out) {
   for (const CheckResult& check : scenario.checks) {
     if (check.status != CheckStatus::kFail) continue;
     const bool advisory = check.severity == Severity::kAdvisory;
-    out << fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n",
-                       Attr(fmt::format("{}{}: {}", advisory ? "advisory " : "", check.id,
-                                        check.statement)),
-                       Attr(check.id), XmlEscape(check.evidence));
+    out << fmt::format(
+        "      <failure message=\"{}\" type=\"{}\">{}</failure>\n",
+        Attr(fmt::format("{}{}: {}", advisory ? "advisory " : "", check.id, check.statement)),
+        Attr(check.id), XmlEscape(check.evidence));
     ++written;
   }
   if (written == 0) {  // a failed verdict must show as failed even without a failed check

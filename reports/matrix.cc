@@ -45,7 +45,8 @@ std::string CellText(const MatrixCell& cell) {
   for (const std::string& id : cell.failed_checks) text += (text.empty() ? "" : " ") + id;
   if (!cell.advisories.empty()) {
     std::string advisories;
-    for (const std::string& id : cell.advisories) advisories += (advisories.empty() ? "" : " ") + id;
+    for (const std::string& id : cell.advisories)
+      advisories += (advisories.empty() ? "" : " ") + id;
     text += fmt::format(" (advisory: {})", advisories);
   }
   return text;
