@@ -17,6 +17,7 @@
 #include "fake_provider/dialect.h"
 #include "fake_provider/plan_compiler.h"
 #include "fake_provider/tests/plan_test_util.h"
+#include "harness/virtual_world.h"
 #include "reference_impl/retry_log.h"
 #include "reference_impl/tests/wire_fixtures.h"
 #include "scenarios/embedded_catalog.h"
@@ -188,6 +189,22 @@ void AddServerSeeds(Corpus& corpus) {
   for (const auto& [name, bytes] : control) corpus.Add("provider_request_fuzz", name, bytes);
 }
 
+// The runner's target: the reference client's own protocol lines for every catalogue scenario
+// (what a correct adapter writes), and the same with the terminal line cut short.
+void AddAdapterLines(Corpus& corpus) {
+  auto catalogue = scenario::LoadBuiltinCatalog();
+  if (!catalogue) return;
+  for (const scenario::Scenario& scenario : *catalogue) {
+    auto trace = harness::RunVirtual(scenario, harness::VirtualRunOptions{});
+    if (!trace) continue;
+    std::string lines;
+    for (const harness::ClientRecord& record : trace->client) lines += record.event.dump() + "\n";
+    corpus.Add("harness_adapter_lines_fuzz", scenario.name, lines);
+    corpus.Add("harness_adapter_lines_fuzz", scenario.name + "-torn",
+               lines.substr(0, lines.size() - std::min<std::size_t>(lines.size(), 15)));
+  }
+}
+
 }  // namespace
 }  // namespace faultline::fuzz
 
@@ -202,6 +219,7 @@ int main(int argc, char** argv) {
   faultline::fuzz::AddRetryHints(corpus);
   faultline::fuzz::AddRetryLogs(corpus);
   faultline::fuzz::AddServerSeeds(corpus);
+  faultline::fuzz::AddAdapterLines(corpus);
   std::printf("faultline_fuzz_corpus: %d seeds in %s\n", corpus.written(), argv[1]);
   return corpus.written() > 0 ? 0 : 1;
 }

@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/judge.h"
+#include "harness/real_world.h"
 #include "harness/virtual_world.h"
 #include "reference_impl/policy_json.h"
 #include "scenarios/loader.h"
@@ -179,6 +181,42 @@ TEST(RunnerTest, ReferencePassesInTheRealWorld) {
   auto result = RunAll(quick, options, {});
   ASSERT_TRUE(result);
   EXPECT_EQ(result->passed(), static_cast<int>(result->scenarios.size())) << Failures(*result);
+}
+
+// The scripted cancel counts from the call's first request at the provider, not from the
+// launch: here nothing listens for the first 800 ms, so the first request arrives after that
+// and the cancel must come 300 ms after it (a launch-anchored cancel would fire at 300 ms, into
+// the outage, before any request existed).
+TEST(RealWorldTest, TheInProcessCancelCountsFromTheFirstRequest) {
+  auto scenario = scenario::ParseScenario(R"(
+faultline: 1
+name: cancel/anchored-at-first-request
+description: The listener is down for 800 ms; the call is cancelled 300 ms after its first request.
+dialect: openai-chat
+listener_outages: [{from: 0s, for: 800ms}]
+cancel_at: 300ms
+responses:
+  - headers_delay: 5s
+)",
+                                          "test");
+  ASSERT_TRUE(scenario) << scenario.error().ToString();
+  auto world = RealWorld::Start();
+  ASSERT_TRUE(world) << world.error();
+  ref::RetryPolicy policy;  // retry the refused connections every 300 ms until one gets through
+  policy.max_attempts = 10;
+  policy.backoff.strategy = ref::BackoffStrategy::kExponential;
+  policy.backoff.base = std::chrono::milliseconds(300);
+  policy.backoff.multiplier = 1;
+  policy.backoff.jitter = 0;
+  auto trace = (*world)->RunReference(*scenario, policy, RealRunOptions{});
+  ASSERT_TRUE(trace) << trace.error();
+  ASSERT_FALSE(trace->journal.empty());
+  ASSERT_TRUE(trace->cancel_at.has_value());
+  const double first_ms = Ms(trace->journal.front().arrived);
+  const double cancel_ms = Ms(*trace->cancel_at);
+  EXPECT_GE(first_ms, 800 - 25) << "the first request arrived during the outage";
+  EXPECT_GE(cancel_ms - first_ms, 300 - 25) << "cancel at " << cancel_ms << " ms";
+  EXPECT_LE(cancel_ms - first_ms, 300 + RealTolerance().late_ms) << "cancel at " << cancel_ms;
 }
 
 }  // namespace
