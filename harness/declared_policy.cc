@@ -1,6 +1,7 @@
 #include "harness/declared_policy.h"
 
 #include "harness/protocol.h"
+#include "harness/scenario_policy.h"
 #include "reference_impl/policy_json.h"
 
 namespace faultline::harness {
@@ -35,6 +36,12 @@ DelayBounds BackoffBounds(const ref::BackoffConfig& backoff, int retry_index) {
   }
   const ref::BackoffBounds bounds = ref::Bounds(backoff, retry_index);
   return {static_cast<double>(bounds.lower.count()), static_cast<double>(bounds.upper.count())};
+}
+
+bool DeclaresScenarioPolicy(const DeclaredPolicy& declared, const scenario::Scenario& scenario) {
+  if (!declared.usable()) return false;
+  const auto expected = ScenarioPolicy(scenario);
+  return expected && declared.policy == *expected;
 }
 
 }  // namespace faultline::harness

@@ -17,6 +17,7 @@
 #include "harness/trace.h"
 #include "nlohmann/json.hpp"
 #include "reference_impl/policy.h"
+#include "scenarios/scenario.h"
 
 namespace faultline::harness {
 
@@ -26,9 +27,6 @@ struct DeclaredPolicy {
   ref::RetryPolicy policy;           // valid when present && !error
 
   bool usable() const { return present && !error; }
-  // The subject declares exactly the reference client's defaults, the policy every scenario's
-  // `expect:` block is written for (so that block applies as written; no twin is needed).
-  bool declares_reference_defaults() const { return usable() && policy == ref::RetryPolicy{}; }
   // Shorthands for the checks (only meaningful when usable()).
   std::optional<double> idle_ms() const { return OptionalMs(policy.timeouts.idle); }
   std::optional<double> response_headers_ms() const {
@@ -43,6 +41,11 @@ struct DeclaredPolicy {
     return static_cast<double>(value->count());
   }
 };
+
+// The subject declares exactly the policy the scenario's `expect:` block is written for (the
+// scenario's `policy:`, else the reference defaults), so that block applies as written and no
+// twin is needed.
+bool DeclaresScenarioPolicy(const DeclaredPolicy& declared, const scenario::Scenario& scenario);
 
 // Reads the `policy` of the first adapter/hello in `trace` (call 0).
 DeclaredPolicy ReadDeclaredPolicy(const Trace& trace);

@@ -11,12 +11,6 @@
 namespace faultline::harness::judge_internal {
 namespace {
 
-CheckResult Named(std::string id, std::string statement, CheckResult result) {
-  result.id = std::move(id);
-  result.statement = std::move(statement);
-  return result;
-}
-
 // Applies `check` to every call's terminal event; the first mismatch fails.
 template <typename Check>
 CheckResult EveryCall(const View& view, Check check) {
@@ -176,13 +170,17 @@ std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin
 }  // namespace
 
 std::vector<CheckResult> ExpectChecks(const View& view) {
-  // `expect:` is written for the reference client's default policy: a subject declaring exactly
-  // that is held to it as written.
-  if (!view.declared.declares_reference_defaults() && view.twin != nullptr && view.twin->usable() &&
-      view.has_policy()) {
-    return PolicyRelative(view, *view.twin);
+  // `expect:` is written for the scenario's policy (or the reference defaults): a subject declaring
+  // exactly that is held to it as written.
+  if (!DeclaresScenarioPolicy(view.declared, view.scenario) && view.twin != nullptr &&
+      view.twin->usable() && view.has_policy()) {
+    std::vector<CheckResult> out = PolicyRelative(view, *view.twin);
+    for (CheckResult& check : ExpectFactChecks(view, view.twin)) out.push_back(std::move(check));
+    return out;
   }
-  return Literal(view);
+  std::vector<CheckResult> out = Literal(view);
+  for (CheckResult& check : ExpectFactChecks(view, nullptr)) out.push_back(std::move(check));
+  return out;
 }
 
 }  // namespace faultline::harness::judge_internal

@@ -83,6 +83,11 @@ CheckResult Fail(std::string_view id, std::string evidence) {
 CheckResult NotApplicable(std::string_view id, std::string why) {
   return {std::string(id), {}, CheckStatus::kNotApplicable, std::move(why)};
 }
+CheckResult Named(std::string id, std::string statement, CheckResult result) {
+  result.id = std::move(id);
+  result.statement = std::move(statement);
+  return result;
+}
 
 std::string Str(const json& event, const char* key) {
   const auto found = event.find(key);

@@ -46,6 +46,8 @@ using report::CheckStatus;
 CheckResult Pass(std::string_view id = {});
 CheckResult Fail(std::string_view id, std::string evidence);
 CheckResult NotApplicable(std::string_view id, std::string why);
+// `result` under its id and statement (the EXPECT-* checks build their statements).
+CheckResult Named(std::string id, std::string statement, CheckResult result);
 
 // Field readers for client events.
 std::string Str(const nlohmann::json& event, const char* key);
@@ -85,6 +87,9 @@ CheckResult ClassMatchesFault(const View& view);
 CheckResult ResourcesClosed(const View& view);
 
 std::vector<CheckResult> ExpectChecks(const View& view);
+// The facts beyond the ending (expect_facts.cc): literal without a twin, else what stays true
+// under the subject's declared policy.
+std::vector<CheckResult> ExpectFactChecks(const View& view, const PolicyTwin* twin);
 
 // The class a correct client reports for `entry` under the declared policy: a silence longer
 // than the declared idle/headers timeout makes it "timeout"; else the provider's truth ("" when

@@ -67,6 +67,8 @@ PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolic
       return twin;
     }
     ++twin.seeds;
+    const auto requests = static_cast<int>(std::ranges::count_if(
+        trace->journal, [](const provider::JournalEntry& entry) { return entry.attempt > 0; }));
     std::vector<int> starts(static_cast<std::size_t>(std::max(trace->calls, 1)) + 1, 0);
     for (const ClientRecord& record : trace->client) {
       const auto call = static_cast<std::size_t>(std::clamp(record.call, 0, trace->calls));
@@ -74,6 +76,7 @@ PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolic
       if (!IsTerminal(record)) continue;
       TwinOutcome outcome = OutcomeOf(record);
       outcome.attempts = starts[call];
+      outcome.requests = requests;
       if (std::ranges::find(twin.outcomes, outcome) == twin.outcomes.end()) {
         twin.outcomes.push_back(std::move(outcome));
       }

@@ -23,6 +23,7 @@ namespace faultline::harness {
 struct TwinOutcome {
   std::string type;  // "response/committed" | "response/failed"
   int attempts = 0;
+  int requests = 0;  // requests that reached the provider in the run (all calls)
   std::string failure_class, failure_code;  // response/failed
   std::string give_up;                      // why the policy gave up ("deadline", ...)
   std::string text;                         // response/committed

@@ -104,6 +104,7 @@ json ToJson(const CallLine& call) {
   json out = {{"type", "call"},          {"base_url", call.base_url}, {"api_key", call.api_key},
               {"dialect", call.dialect}, {"request", call.request},   {"scenario", call.scenario}};
   if (call.seed) out["seed"] = *call.seed;
+  if (call.policy) out["policy"] = *call.policy;
   return out;
 }
 

@@ -47,6 +47,9 @@ struct CallLine {
   // A seed for the adapter's own randomness (retry jitter), so that a run can be reproduced;
   // adapters that cannot seed their client ignore it.
   std::optional<std::uint64_t> seed;
+  // The scenario's `policy:` (docs/policy.md), for adapters that can configure their client; an
+  // adapter still declares, and is judged by, what it really runs.
+  std::optional<nlohmann::json> policy;
 };
 nlohmann::json ToJson(const CallLine& call);
 

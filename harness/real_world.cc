@@ -249,7 +249,9 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
                           .dialect = std::string(scenario::ToString(scenario.dialect)),
                           .request = RequestBody(scenario.dialect, scenario.request),
                           .scenario = scenario.name,
-                          .seed = std::nullopt};
+                          .seed = std::nullopt,
+                          .policy = std::nullopt};
+  if (scenario.policy) call.policy = nlohmann::json::parse(scenario.policy->json);
   std::vector<std::expected<AdapterRun, std::string>> runs(static_cast<std::size_t>(trace.calls));
   // Scripted outages count from the first adapter's hello, not from the session's creation:
   // an interpreter may take seconds to start and would otherwise miss the outage.

@@ -16,6 +16,7 @@
 #include "harness/judge.h"
 #include "harness/metrics.h"
 #include "harness/policy_twin.h"
+#include "harness/scenario_policy.h"
 #include "harness/real_world.h"
 #include "harness/virtual_world.h"
 
@@ -91,11 +92,13 @@ class Runner {
 
 std::expected<Trace, std::string> Runner::Execute(const Job& job, std::uint64_t seed) {
   const scenario::Scenario& scenario = *job.scenario;
+  auto policy = options_.policy ? *options_.policy : ScenarioPolicy(scenario);
+  if (!policy) return std::unexpected(policy.error());
   if (!job.real) {
     VirtualRunOptions virtual_options;
     virtual_options.seed = seed;
     virtual_options.provider_seed = ProviderSeed(job);
-    virtual_options.policy = options_.policy;
+    virtual_options.policy = *policy;
     return RunVirtual(scenario, virtual_options);
   }
   RealRunOptions real_options{.seed = seed,
@@ -103,7 +106,7 @@ std::expected<Trace, std::string> Runner::Execute(const Job& job, std::uint64_t 
                               .timeout = options_.timeout,
                               .max_line_bytes = options_.max_line_bytes};
   if (options_.adapter) return real_->RunAdapterSubject(scenario, *options_.adapter, real_options);
-  return real_->RunReference(scenario, options_.policy, real_options);
+  return real_->RunReference(scenario, *policy, real_options);
 }
 
 // The last few lines of a subject's stderr, for the console and the reports.
@@ -153,7 +156,7 @@ report::ScenarioResult Runner::RunOne(const Job& job) {
   }
   // The oracle is the subject's own declared policy: what its twin reaches, it may reach.
   std::optional<PolicyTwin> twin;
-  if (declared.usable() && !declared.declares_reference_defaults()) {
+  if (declared.usable() && !DeclaresScenarioPolicy(declared, scenario)) {
     twin = ComputeTwin(scenario, declared.policy, seed, ProviderSeed(job),
                        job.real ? RealTolerance().late_ms : 0);
   }

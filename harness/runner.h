@@ -38,7 +38,9 @@ struct RunnerOptions {
   WorldChoice world = WorldChoice::kVirtual;
   std::optional<std::string> adapter;  // a command; nullopt = the in-process reference client
   std::string subject_label;           // how results name the subject ("" = the command)
-  ref::RetryPolicy policy;             // the reference client's policy
+  // The reference client's policy for every scenario (--policy); unset: each scenario's own
+  // (`policy:`, else the reference defaults).
+  std::optional<ref::RetryPolicy> policy;
   std::uint64_t seed = 0;
   int jobs = 1;
   int repeat = 1;

@@ -27,13 +27,6 @@ bool IsValidName(std::string_view name) {
          });
 }
 
-bool IsFailureCode(std::string_view code) {
-  return !code.empty() && code.front() >= 'A' && code.front() <= 'Z' &&
-         std::all_of(code.begin(), code.end(), [](char c) {
-           return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-         });
-}
-
 std::optional<std::string> ReadName(Reader& reader, const Field& field, std::string_view what) {
   std::optional<std::string> name = reader.ReadString(field);
   if (name && !IsValidName(*name)) {
@@ -168,37 +161,6 @@ void ReadListenerOutages(Reader& reader, const Field& field, std::vector<Listene
   }
 }
 
-void ReadExpect(Reader& reader, const Field& field, Expect* out) {
-  std::optional<Map> map = reader.ReadMap(field, keys::kExpect);
-  if (!map) return;
-  if (std::optional<Field> outcome = reader.Present(*map, "outcome")) {
-    if (std::optional<std::size_t> index = reader.ReadName(*outcome, keys::kOutcomeNames)) {
-      out->outcome = std::string(keys::kOutcomeNames[*index]);
-    }
-  }
-  reader.Get(*map, "attempts", &out->attempts, 1, kMaxInt);
-  reader.Get(*map, "text", &out->text);
-  if (std::optional<Field> failure_class = reader.Present(*map, "failure_class")) {
-    if (std::optional<std::size_t> index =
-            reader.ReadName(*failure_class, keys::kFailureClassNames)) {
-      out->failure_class = std::string(keys::kFailureClassNames[*index]);
-    }
-  }
-  if (std::optional<Field> code = reader.Present(*map, "failure_code")) {
-    out->failure_code = reader.ReadString(*code);
-    if (out->failure_code && !IsFailureCode(*out->failure_code)) {
-      reader.Fail(*code, fmt::format("expected an upper-case failure code such as RATE_LIMIT, "
-                                     "got {}",
-                                     Describe(code->node)));
-    }
-  }
-  if (reader.ok() && out->outcome == "committed") {
-    constexpr std::string_view kReason = "'{}' describes a failure, but outcome is committed";
-    RejectKey(reader, *map, "failure_class", fmt::format(kReason, "failure_class"));
-    RejectKey(reader, *map, "failure_code", fmt::format(kReason, "failure_code"));
-  }
-}
-
 void ReadIdentity(Reader& reader, const Map& map, Scenario* out, YAML::Mark* name_mark) {
   reader.Require(map, "faultline");  // its value was checked by CheckVersion
   if (std::optional<Field> name = reader.Require(map, "name")) {
@@ -260,6 +222,9 @@ void ReadDocument(Reader& reader, const Field& root, Scenario* out, YAML::Mark* 
     ReadRequest(reader, *request, &out->request);
   }
   ReadBehaviour(reader, *map, out);
+  if (std::optional<Field> policy = reader.Present(*map, "policy")) {
+    out->policy = ReadPolicy(reader, *policy);
+  }
   if (std::optional<Field> expect = reader.Present(*map, "expect")) {
     ReadExpect(reader, *expect, &out->expect);
   }

@@ -26,8 +26,18 @@ std::optional<ErrorSpec> ReadError(Reader& reader, const Field& field);
 // Reads a response's `content` (or its alias `stream`) into *out.
 void ReadContent(Reader& reader, const Field& field, Dialect dialect, Content* out);
 
+// Reads the `expect:` block into *out (loader_expect.cc).
+void ReadExpect(Reader& reader, const Field& field, Expect* out);
+
+// Reads the `policy:` mapping as JSON text with every value's position (loader_expect.cc). Its
+// keys are not checked here: the harness validates the policy and reports at those positions.
+std::optional<PolicySpec> ReadPolicy(Reader& reader, const Field& field);
+
 // Rejects `map[key]` when present: `reason` says why the key has no meaning there.
 void RejectKey(Reader& reader, const Map& map, std::string_view key, std::string_view reason);
+
+// RFC 9110 token characters: what a header name may consist of.
+bool IsHeaderName(std::string_view text);
 
 // Printable text for a header value: no CR, LF or NUL (they would break the response framing).
 bool IsHeaderSafe(std::string_view text);

@@ -14,7 +14,8 @@ namespace faultline::scenario::keys {
 
 inline constexpr std::string_view kDocument[] = {
     "faultline", "name",  "description", "dialect",          "tags",      "request",
-    "responses", "chaos", "rate_limit",  "listener_outages", "cancel_at", "expect"};
+    "responses", "chaos", "rate_limit",  "listener_outages", "cancel_at", "policy",
+    "expect"};
 inline constexpr std::string_view kRequest[] = {"stream",     "model", "message",
                                                 "max_tokens", "tools", "calls"};
 // `stream` is an alias of `content` (same meaning; a response may use only one of them).
@@ -45,8 +46,13 @@ inline constexpr std::string_view kChaos[] = {"seed", "faults", "otherwise"};
 inline constexpr std::string_view kChaosChoice[] = {"probability", "response"};
 inline constexpr std::string_view kRateLimit[] = {"requests", "tokens", "window"};
 inline constexpr std::string_view kListenerOutage[] = {"from", "for"};
-inline constexpr std::string_view kExpect[] = {"outcome", "attempts", "text", "failure_class",
-                                               "failure_code"};
+inline constexpr std::string_view kExpect[] = {
+    "outcome",          "attempts",     "text",   "failure_class", "failure_code", "failure",
+    "attempt_failures", "retry_delays", "chunks", "requests",      "request_headers"};
+inline constexpr std::string_view kExpectFailure[] = {"status", "retry_after", "request_id"};
+inline constexpr std::string_view kExpectAttemptFailure[] = {"failure_class", "failure_code"};
+inline constexpr std::string_view kDelayRange[] = {"min", "max"};
+inline constexpr std::string_view kRequestHeaders[] = {"present", "same"};
 
 // Enumerated values. Each list is in the order of the C++ enum it maps to, starting at the
 // enumerator named in the comment (the loader converts a position into an enumerator).
@@ -110,6 +116,10 @@ inline constexpr KeySet kObjectKeySets[] = {
     {"/$defs/rateLimit", kRateLimit},
     {"/$defs/listenerOutage", kListenerOutage},
     {"/$defs/expect", kExpect},
+    {"/$defs/expectFailure", kExpectFailure},
+    {"/$defs/expectAttemptFailure", kExpectAttemptFailure},
+    {"/$defs/delayRange", kDelayRange},
+    {"/$defs/requestHeaders", kRequestHeaders},
 };
 
 struct NameSet {

@@ -29,15 +29,6 @@ std::optional<ErrorKind> ReadErrorKind(Reader& reader, const Field& field) {
   return static_cast<ErrorKind>(*index);
 }
 
-// RFC 9110 token characters: what a header name may consist of.
-bool IsHeaderName(std::string_view text) {
-  constexpr std::string_view kSymbols = "!#$%&'*+-.^_`|~";
-  return !text.empty() && std::all_of(text.begin(), text.end(), [&](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           kSymbols.find(c) != std::string_view::npos;
-  });
-}
-
 // A header value given as text or a number, kept verbatim.
 std::optional<std::string> ReadHeaderValue(Reader& reader, const Field& field) {
   std::optional<std::string> text = reader.ReadText(field);
@@ -216,6 +207,14 @@ void ReadResponseContent(Reader& reader, const Map& map, Dialect dialect, Respon
 }
 
 }  // namespace
+
+bool IsHeaderName(std::string_view text) {
+  constexpr std::string_view kSymbols = "!#$%&'*+-.^_`|~";
+  return !text.empty() && std::all_of(text.begin(), text.end(), [&](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           kSymbols.find(c) != std::string_view::npos;
+  });
+}
 
 bool IsHeaderSafe(std::string_view text) {
   return text.find_first_of(std::string_view("\r\n\0", 3)) == std::string_view::npos;

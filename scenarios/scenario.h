@@ -278,6 +278,29 @@ struct RequestSpec {
   friend bool operator==(const RequestSpec&, const RequestSpec&) = default;
 };
 
+// Facts of the call's final failure (`expect.failure`).
+struct ExpectFailure {
+  std::optional<int> status;            // the HTTP status it carried
+  std::optional<Duration> retry_after;  // the server's hint it carried (whole milliseconds)
+  bool no_retry_after = false;          // `retry_after: none`: it carried no hint
+  std::optional<bool> request_id;       // whether it carried the provider's request id
+  friend bool operator==(const ExpectFailure&, const ExpectFailure&) = default;
+};
+
+// The class and code of one failed attempt (`expect.attempt_failures[i]`); unset = any.
+struct ExpectAttemptFailure {
+  std::optional<std::string> failure_class;
+  std::optional<std::string> failure_code;
+  friend bool operator==(const ExpectAttemptFailure&, const ExpectAttemptFailure&) = default;
+};
+
+// A bound on one retry delay: from the end of failed attempt i to the arrival of attempt i + 1.
+struct DelayRange {
+  Duration min{0};
+  Duration max{0};
+  friend bool operator==(const DelayRange&, const DelayRange&) = default;
+};
+
 // Scenario-specific checks the runner adds to the universal invariants.
 struct Expect {
   std::optional<std::string> outcome;  // "committed" | "failed"
@@ -285,7 +308,30 @@ struct Expect {
   std::optional<std::string> text;
   std::optional<std::string> failure_class;  // DESIGN §6 class
   std::optional<std::string> failure_code;   // DESIGN §6 code
+  std::optional<ExpectFailure> failure;
+  std::vector<ExpectAttemptFailure> attempt_failures;  // the failed attempts', in order
+  std::vector<DelayRange> retry_delays;                // the retries', in order
+  std::optional<int> chunks;    // assistant/chunk events the subject emitted, over all attempts
+  std::optional<int> requests;  // requests that reached the provider
+  std::vector<std::string> headers_present;  // request headers every attempt carries
+  std::vector<std::string> headers_same;     // request headers equal on every attempt
   friend bool operator==(const Expect&, const Expect&) = default;
+};
+
+// The retry policy the reference client runs the scenario with, in docs/policy.md's format, as
+// JSON text: the harness parses and validates it (this library knows nothing of retry policies).
+// `positions` maps each value's JSON path inside the policy ("backoff.cap_ms"; "" for the policy
+// itself) to its place in the file, so that a bad value is reported at its line and column.
+struct PolicySpec {
+  std::string json;
+  struct Position {
+    std::string path;
+    int line = 0;
+    int column = 0;
+    friend bool operator==(const Position&, const Position&) = default;
+  };
+  std::vector<Position> positions;
+  friend bool operator==(const PolicySpec&, const PolicySpec&) = default;
 };
 
 struct Scenario {
@@ -303,6 +349,7 @@ struct Scenario {
   // The runner cancels the call this long after its first request reached the provider (t = 0 in
   // the virtual world; over sockets this keeps an adapter's start-up out of the timing).
   std::optional<Duration> cancel_at;
+  std::optional<PolicySpec> policy;  // the reference client's policy for this scenario
   Expect expect;
   std::string source;  // the file it was loaded from ("<builtin>/..." for the embedded catalogue)
   friend bool operator==(const Scenario&, const Scenario&) = default;

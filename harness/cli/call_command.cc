@@ -218,6 +218,16 @@ ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::os
            "\"dialect\":..,\"request\":{..}}\n";
     return ExitCode::kUsageError;
   }
+  // The scenario's policy, when the call line carries one and no --policy overrides it.
+  if (const auto asked = call.find("policy"); asked != call.end() && options.policy_file.empty()) {
+    auto scenario_policy = ref::PolicyFromJson(*asked);
+    if (!scenario_policy) {
+      err << "faultline call --adapter: the call line's policy is invalid "
+          << scenario_policy.error().ToString() << "\n";
+      return ExitCode::kUsageError;
+    }
+    policy = std::move(*scenario_policy);
+  }
   const auto dialect = ref::ParseDialect(call.value("dialect", "openai-chat"));
   auto url = ref::ParseBaseUrl(call["base_url"].get<std::string>());
   if (!dialect || !url) {

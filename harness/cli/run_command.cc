@@ -12,6 +12,7 @@
 
 #include "harness/cli/adapter_shortcuts.h"
 #include "harness/cli/policy_file.h"
+#include "harness/scenario_policy.h"
 #include "harness/runner.h"
 #include "reports/report.h"
 #include "scenarios/loader.h"
@@ -42,10 +43,14 @@ std::expected<std::vector<scenario::Scenario>, std::string> LoadAll(
     const std::vector<std::string>& paths) {
   const std::vector<fs::path> files = ExpandPaths(paths);
   auto loaded = files.empty() ? scenario::LoadBuiltinCatalog() : scenario::LoadScenarios(files);
-  if (loaded) return std::move(*loaded);
   std::string message;
-  for (const auto& error : loaded.error()) message += error.ToString() + "\n";
-  return std::unexpected(message);
+  if (!loaded) {
+    for (const auto& error : loaded.error()) message += error.ToString() + "\n";
+    return std::unexpected(message);
+  }
+  for (const std::string& error : harness::ScenarioPolicyErrors(*loaded)) message += error + "\n";
+  if (!message.empty()) return std::unexpected(message);
+  return std::move(*loaded);
 }
 
 std::expected<WorldChoice, std::string> ChooseWorld(const RunCommandOptions& options) {
@@ -313,7 +318,7 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
     runner.adapter = adapter->command;
     runner.subject_label = adapter->label;
   }
-  runner.policy = *policy;
+  if (!options.policy_file.empty()) runner.policy = *policy;  // else each scenario's own
   runner.seed = options.seed;
   runner.jobs = options.jobs > 0 ? options.jobs : (*world == WorldChoice::kVirtual ? 2 : 16);
   runner.repeat = options.repeat;
@@ -363,6 +368,12 @@ ExitCode RunValidate(const ValidateOptions& options, std::ostream& out, std::ost
   if (!loaded) {
     for (const auto& error : loaded.error()) err << error.ToString() << "\n";
     err << fmt::format("faultline validate: {} error(s)\n", loaded.error().size());
+    return ExitCode::kChecksFailed;
+  }
+  const std::vector<std::string> policy_errors = harness::ScenarioPolicyErrors(*loaded);
+  if (!policy_errors.empty()) {
+    for (const std::string& error : policy_errors) err << error << "\n";
+    err << fmt::format("faultline validate: {} error(s)\n", policy_errors.size());
     return ExitCode::kChecksFailed;
   }
   out << fmt::format("faultline validate: {} scenario(s) valid\n", loaded->size());

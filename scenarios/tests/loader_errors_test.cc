@@ -531,3 +531,30 @@ TEST(LoaderRobustnessTest, TruncatedAndMutatedDocumentsNeverCrash) {
 
 }  // namespace
 }  // namespace faultline::scenario
+
+namespace faultline::scenario {
+namespace {
+
+TEST(LoaderErrorTest, PolicyAndExpectFacts) {
+  ExpectErrors({
+      {"policy is a mapping", Top("policy: [1, 2]\n"), 7, 9, "policy",
+       "expected a retry policy (a mapping, docs/policy.md), got a list"},
+      {"a policy key given twice", Top("policy: {max_attempts: 2, max_attempts: 3}\n"), 7, 27,
+       "policy", "'max_attempts' is given twice"},
+      {"retry delays need both bounds", Top("expect: {retry_delays: [{min: 1s}]}\n"), 7, 25,
+       "expect.retry_delays[0]", "missing required key 'max'"},
+      {"retry delay bounds in order", Top("expect: {retry_delays: [{min: 2s, max: 1s}]}\n"), 7, 40,
+       "expect.retry_delays[0].max", "expected 'max' to be at least 'min'"},
+      {"a hint or none", Top("expect: {failure: {retry_after: soon}}\n"), 7, 33,
+       "expect.failure.retry_after",
+       "expected a duration such as \"1s\", or none, got the string \"soon\""},
+      {"header names", Top("expect: {request_headers: {same: [\"a b\"]}}\n"), 7, 35,
+       "expect.request_headers.same[0]", "expected a header name, got the string \"a b\""},
+      {"no failure facts on a commit",
+       Top("expect: {outcome: committed, failure: {status: 500}}\n"), 7, 30, "expect.failure",
+       "'failure' describes a failure, but outcome is committed"},
+  });
+}
+
+}  // namespace
+}  // namespace faultline::scenario

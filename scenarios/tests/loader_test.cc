@@ -101,8 +101,20 @@ responses:
 rate_limit: {requests: 2, tokens: 100, window: 10s}
 listener_outages: [{from: 0s, for: 2s}, {from: 1m, for: 500ms}]
 cancel_at: 1500ms
-expect: {outcome: failed, attempts: 2, text: partial, failure_class: rate-limit,
-         failure_code: RATE_LIMIT}
+policy: {max_attempts: 5, backoff: {base_ms: 100}, retryable_classes: [rate-limit, "timeout"],
+         timeouts: {total_ms: null}}
+expect:
+  outcome: failed
+  attempts: 2
+  text: partial
+  failure_class: rate-limit
+  failure_code: RATE_LIMIT
+  failure: {status: 429, retry_after: 1s, request_id: true}
+  attempt_failures: [{failure_class: transport, failure_code: TRANSPORT}, {failure_code: X}]
+  retry_delays: [{min: 1s, max: 1.5s}]
+  chunks: 0
+  requests: 2
+  request_headers: {present: [idempotency-key], same: [idempotency-key, x-b]}
 )";
 
 ResponseSpec ConnectionResetResponse() {
@@ -207,7 +219,31 @@ Scenario EveryFieldScenario() {
   expected.rate_limit = RateLimit{2, 100, seconds(10)};
   expected.listener_outages = {{Duration{0}, seconds(2)}, {minutes(1), milliseconds(500)}};
   expected.cancel_at = milliseconds(1500);
-  expected.expect = Expect{"failed", 2, "partial", "rate-limit", "RATE_LIMIT"};
+  expected.policy = PolicySpec{
+      R"({"backoff":{"base_ms":100},"max_attempts":5,"retryable_classes":["rate-limit","timeout"],)"
+      R"("timeouts":{"total_ms":null}})",
+      {{"", 59, 9},
+       {"max_attempts", 59, 24},
+       {"backoff", 59, 36},
+       {"backoff.base_ms", 59, 46},
+       {"retryable_classes", 59, 71},
+       {"retryable_classes[0]", 59, 72},
+       {"retryable_classes[1]", 59, 84},
+       {"timeouts", 60, 20},
+       {"timeouts.total_ms", 60, 21}}};
+  Expect& expect = expected.expect;
+  expect.outcome = "failed";
+  expect.attempts = 2;
+  expect.text = "partial";
+  expect.failure_class = "rate-limit";
+  expect.failure_code = "RATE_LIMIT";
+  expect.failure = ExpectFailure{429, seconds(1), false, true};
+  expect.attempt_failures = {{"transport", "TRANSPORT"}, {std::nullopt, "X"}};
+  expect.retry_delays = {{seconds(1), milliseconds(1500)}};
+  expect.chunks = 0;
+  expect.requests = 2;
+  expect.headers_present = {"idempotency-key"};
+  expect.headers_same = {"idempotency-key", "x-b"};
   expected.source = "every.yaml";
   return expected;
 }
@@ -223,6 +259,9 @@ TEST(LoaderTest, EveryFieldIsMapped) {
   }
   EXPECT_EQ(scenario.request, expected.request);
   EXPECT_EQ(scenario.expect, expected.expect);
+  ASSERT_TRUE(scenario.policy.has_value());
+  EXPECT_EQ(scenario.policy->json, expected.policy->json);
+  EXPECT_EQ(scenario.policy->positions, expected.policy->positions);
   EXPECT_EQ(scenario, expected);
 }
 

@@ -25,6 +25,12 @@ runner's invariants can be shown to catch it (a checker that never fails proves 
                            made anyway. Caught by "Cancellation: no request after cancel".
   different-body-on-retry  retries add a field to the request body.
                            Caught by "Retry: the request body is identical on every attempt".
+  deadline-ignores-sleeps  the total deadline stops while it sleeps between attempts, so the
+                           backoff waits never count toward it. Caught by "Time: the total
+                           deadline holds" on a scenario whose Retry-After waits outlast it.
+
+When the call line carries the scenario's `policy`, the client applies the parts it can honour
+(max_attempts and timeouts.total_ms) and declares the result.
 
 Standard library only. Usage: broken_adapter.py [--bug NAME] [--seed N] < call line
 Exit code: 0 committed, 1 failed, 2 bad input.
@@ -43,7 +49,8 @@ from email.utils import parsedate_to_datetime
 from urllib.parse import urlsplit
 
 BUGS = ("none", "retries-400", "splices-attempts", "ignores-retry-after", "no-idle-timeout",
-        "commits-truncated", "retries-after-cancel", "different-body-on-retry")
+        "commits-truncated", "retries-after-cancel", "different-body-on-retry",
+        "deadline-ignores-sleeps")
 RETRYABLE = ["rate-limit", "timeout", "transport", "provider-overloaded",
              "provider-unavailable", "protocol", "truncated", "empty"]
 POLICY = {
@@ -62,6 +69,20 @@ STATUS = {400: ("INVALID_REQUEST", "invalid-request"), 401: ("AUTH", "auth"),
           402: ("QUOTA", "quota"), 403: ("AUTH", "auth"), 408: ("TIMEOUT", "timeout"),
           429: ("RATE_LIMIT", "rate-limit"), 503: ("UNAVAILABLE", "provider-unavailable"),
           529: ("OVERLOADED", "provider-overloaded")}
+
+
+def applied_policy(asked):
+    """POLICY with the parts of the scenario's policy this client can honour."""
+    policy = json.loads(json.dumps(POLICY))
+    if not isinstance(asked, dict):
+        return policy
+    if isinstance(asked.get("max_attempts"), int):
+        policy["max_attempts"] = asked["max_attempts"]
+    total = asked.get("timeouts", {}).get("total_ms") if isinstance(asked.get("timeouts"), dict) \
+        else None
+    if isinstance(total, int) and total > 0:
+        policy["timeouts"]["total_ms"] = total
+    return policy
 
 
 class AttemptFailed(Exception):
@@ -399,7 +420,8 @@ class Client:
         prefix = url.path.rstrip("/")
         self.path = prefix + ("" if prefix.endswith("/v1") else "/v1") + ENDPOINTS[self.dialect]
         self.body = json.dumps(call["request"], separators=(",", ":")).encode()
-        self.deadline = time.monotonic() + TIMEOUTS["total_ms"]
+        self.policy = applied_policy(call.get("policy"))
+        self.deadline = time.monotonic() + self.policy["timeouts"]["total_ms"] / 1000
         self.carry = ""  # text carried across attempts: only ever non-empty with splices-attempts
 
     def emit(self, kind, **fields):
@@ -427,8 +449,9 @@ class Client:
         return self.body
 
     def run(self):
-        self.emit("adapter/hello", name="broken-adapter", version=f"1.0+{self.bug}", policy=POLICY)
-        max_attempts = POLICY["max_attempts"]
+        self.emit("adapter/hello", name="broken-adapter", version=f"1.0+{self.bug}",
+                  policy=self.policy)
+        max_attempts = self.policy["max_attempts"]
         for attempt in range(1, max_attempts + 1):
             rid = f"resp-{attempt}"
             if self.cancel.event.is_set():  # only before the first attempt: waits check it too
@@ -472,7 +495,9 @@ class Client:
             ceiling = min(b["cap_ms"], b["base_ms"] * b["multiplier"] ** (attempt - 1))
             ms = self.rng.uniform(0, ceiling)
             source = "backoff"
-        if time.monotonic() + ms / 1000 >= self.deadline:
+        if self.bug == "deadline-ignores-sleeps":
+            self.deadline += ms / 1000  # BUG: the clock of the total deadline stops while asleep
+        elif time.monotonic() + ms / 1000 >= self.deadline:
             return None  # the next attempt could not start before the total deadline
         return ms, source
 
