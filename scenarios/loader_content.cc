@@ -192,10 +192,13 @@ std::vector<EventFault> ReadFaults(Reader& reader, const Field& field, Dialect d
 }
 
 void CheckEndKeys(Reader& reader, const Map& map, Termination::Kind kind) {
-  const bool cuts = kind == Termination::Kind::kClose || kind == Termination::Kind::kReset;
+  // A cut inside an event ends the connection there (close, reset), or ends the body cleanly
+  // there (no_terminator: the bytes before the cut go out as a whole chunk, then the final one).
+  const bool cuts = kind == Termination::Kind::kClose || kind == Termination::Kind::kReset ||
+                    kind == Termination::Kind::kNoTerminator;
   if (!cuts) {
     RejectKey(reader, map, "at_byte",
-              "'at_byte' cuts inside an event; it needs kind: close or kind: reset");
+              "'at_byte' cuts inside an event; it needs kind: close, reset or no_terminator");
   }
   if (kind != Termination::Kind::kStall) {
     RejectKey(reader, map, "wait", "'wait' applies only to kind: stall");

@@ -183,7 +183,7 @@ TEST(LoaderErrorTest, KeysThatMeanNothingWhereTheyAre) {
   ExpectErrors({
       {"at_byte on a clean end", Doc("  - content: {end: {kind: done, at_byte: 3}}\n"), 6, 33,
        "responses[0].content.end.at_byte",
-       "'at_byte' cuts inside an event; it needs kind: close or kind: reset"},
+       "'at_byte' cuts inside an event; it needs kind: close, reset or no_terminator"},
       {"wait on a close", Doc("  - content: {end: {kind: close, wait: 1s}}\n"), 6, 34,
        "responses[0].content.end.wait", "'wait' applies only to kind: stall"},
       {"heartbeat on a reset", Doc("  - content: {end: {kind: reset, heartbeat: {every: 1s}}}\n"),
