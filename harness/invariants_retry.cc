@@ -246,6 +246,12 @@ CheckResult RetryWhileAllowed(const View& view) {
   // When the policy could have retried: within its backoff window, or after the server's hint.
   // A client may give up for the deadline when its LATEST allowed retry would not fit (it drew
   // a long delay); it must retry when even that would.
+  // A policy that gives up when a failure it reads hints for carries none (retry_after.missing).
+  const bool hint_read = last.truth.retry_after && ReadsRetryAfter(view, last);
+  if (!hint_read && policy.retry_after.missing == ref::OverCapMode::kGiveUp &&
+      policy.retry_after.honor && StatusRead(policy, last.status)) {
+    return Pass("");
+  }
   const DelayBounds bounds = BackoffBounds(policy.backoff, made - 1);
   double earliest = bounds.lower_ms;
   double latest = bounds.upper_ms;

@@ -13,7 +13,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
-constexpr NameTable<GiveUpReason, 10> kReasonNames{{
+constexpr NameTable<GiveUpReason, 11> kReasonNames{{
     {GiveUpReason::kCancelled, "cancelled"},
     {GiveUpReason::kCommitted, "committed"},
     {GiveUpReason::kPhaseNotRetried, "phase-not-retried"},
@@ -24,6 +24,7 @@ constexpr NameTable<GiveUpReason, 10> kReasonNames{{
     {GiveUpReason::kDeadline, "deadline"},
     {GiveUpReason::kRetryAfterOverCap, "retry-after-over-cap"},
     {GiveUpReason::kBudgetExhausted, "budget-exhausted"},
+    {GiveUpReason::kNoRetryAfter, "no-retry-after"},
 }};
 
 Decision GiveUp(GiveUpReason reason,
@@ -76,6 +77,10 @@ std::expected<ChosenDelay, Decision> ChooseDelay(const RetryPolicy& policy,
   }
   const RetryAfterConfig& config = policy.retry_after;
   const std::optional<RetryHint> hint = UsableHint(policy, input.failure, hints);
+  if (!hint && config.missing == OverCapMode::kGiveUp && config.honor &&
+      StatusReadable(config, input.failure)) {
+    return std::unexpected(GiveUp(GiveUpReason::kNoRetryAfter));
+  }
   if (!hint) return backoff;
   if (hint->delay.count() == 0) {
     if (config.zero == ZeroHint::kImmediate) return ChosenDelay{milliseconds(0), hint->source};

@@ -30,6 +30,9 @@
 //      the cap either gives up, reporting when the server would be ready (kRetryAfterOverCap,
 //      `server_retry_at`), or is ignored in favour of the local backoff (`over_cap` mode). The
 //      weak `ratelimit-reset` hint above the cap is always ignored, never a reason to give up.
+//      A failure whose hints are read (its status is in `retry_after.statuses`) but that carries
+//      none either takes the backoff or gives up (kNoRetryAfter), as `retry_after.missing` says
+//      (LangChain retries a 429 only with a hint).
 //   7. The end-to-end deadline includes the sleeps: an attempt is only started if it would still
 //      have `min_attempt_time` before the deadline (kDeadline otherwise). The delay is never
 //      shortened to fit, since that would break the backoff bounds or the Retry-After floor.
@@ -91,6 +94,8 @@ struct RetryAfterConfig {
   std::optional<std::chrono::milliseconds> cap = std::chrono::milliseconds(60'000);
   double jitter = 0.1;  // positive-only ratio added on top of the hint, 0..1
   OverCapMode over_cap = OverCapMode::kGiveUp;
+  // No usable hint on a failure whose hints are read: the backoff, or give up (same two modes).
+  OverCapMode missing = OverCapMode::kBackoff;
   ZeroHint zero = ZeroHint::kBackoff;
   std::vector<DelaySource> sources = AllHintSources();  // which hints are read
   std::optional<std::vector<int>> statuses;             // whose hints are read; nullopt: all
@@ -182,6 +187,7 @@ enum class GiveUpReason {
   kDeadline,
   kRetryAfterOverCap,
   kBudgetExhausted,
+  kNoRetryAfter,
 };
 std::string_view ToString(GiveUpReason reason);  // "cancelled", "retry-after-over-cap", ...
 

@@ -32,8 +32,8 @@ constexpr std::array<std::string_view, 12> kTopKeys{"mode",
                                                     "budget"};
 constexpr std::array<std::string_view, 6> kBackoffKeys{"strategy",   "base_ms", "cap_ms",
                                                        "multiplier", "jitter",  "jitter_mode"};
-constexpr std::array<std::string_view, 8> kRetryAfterKeys{
-    "honor", "mode", "cap_ms", "jitter", "over_cap", "zero", "sources", "statuses"};
+constexpr std::array<std::string_view, 9> kRetryAfterKeys{
+    "honor", "mode", "cap_ms", "jitter", "over_cap", "missing", "zero", "sources", "statuses"};
 constexpr std::array<std::string_view, 2> kStatusRuleKeys{"retry", "never"};
 constexpr std::array<std::string_view, 5> kTimeoutKeys{
     "connect_ms", "response_headers_ms", "idle_ms", "heartbeats_reset_idle", "total_ms"};
@@ -348,6 +348,9 @@ void ReadRetryAfter(Reader& reader, const Json& json, std::string_view path,
   Field(json, path, "over_cap", [&](const Json& v, const std::string& p) {
     reader.Name(v, p, kOverCapNames, ParseOverCapMode, out.over_cap);
   });
+  Field(json, path, "missing", [&](const Json& v, const std::string& p) {
+    reader.Name(v, p, kOverCapNames, ParseOverCapMode, out.missing);
+  });
   Field(json, path, "zero", [&](const Json& v, const std::string& p) {
     reader.Name(v, p, kZeroHintNames, ParseZeroHint, out.zero);
   });
@@ -529,6 +532,7 @@ Json PolicyToJson(const RetryPolicy& policy) {
       {"cap_ms", OptionalMsJson(retry_after.cap)},
       {"jitter", retry_after.jitter},
       {"over_cap", ToString(retry_after.over_cap)},
+      {"missing", ToString(retry_after.missing)},
       {"zero", ToString(retry_after.zero)},
       {"sources", std::move(sources)},
       {"statuses", retry_after.statuses ? Json(*retry_after.statuses) : Json(nullptr)}};

@@ -19,6 +19,7 @@
 //     "retry_after": {"honor": true, "mode": "floor",   // floor | replace
 //                     "cap_ms": 60000,                  // null: no cap
 //                     "jitter": 0.1, "over_cap": "give-up",  // give-up | backoff
+//                     "missing": "backoff",             // no hint: backoff | give-up
 //                     "zero": "backoff",                // backoff | immediate
 //                     "sources": ["retry-after-ms", "retry-after", "retry-after-date", "body",
 //                                 "ratelimit-reset"],

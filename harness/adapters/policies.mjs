@@ -206,8 +206,8 @@ export const LANGCHAIN_POLICY = {
   // message (:35, :62-73); at most 60 s, else no retry (:112-121); the wait is
   // max(backoff, hint) (p-retry/index.js:66-68), so a hint of 0 leaves the backoff.
   retry_after: { honor: true, mode: 'floor', cap_ms: 60_000, over_cap: 'give-up', jitter: 0,
-                 zero: 'backoff', sources: ['retry-after', 'retry-after-date', 'body'],
-                 statuses: [429] },
+                 missing: 'give-up', zero: 'backoff',
+                 sources: ['retry-after', 'retry-after-date', 'body'], statuses: [429] },
   min_attempt_ms: 0,
   // The SDKs' `timeout` (600 s, connect + headers only) and undici's timers; LangChain adds none.
   timeouts: NODE20_FETCH_TIMEOUTS,

@@ -103,6 +103,25 @@ TEST(JudgePolicyTest, Retry006GivingUpWithBudgetLeftIsAViolation) {
   ExpectStatus(single, "ADV-004", CheckStatus::kFail);
 }
 
+TEST(JudgePolicyTest, Retry006AcceptsGivingUpOnAHintlessFailureWhenDeclared) {
+  json policy = testing::TestPolicy();
+  policy["retry_after"]["statuses"] = {429};
+  policy["retry_after"]["missing"] = "give-up";  // LangChain: a 429 is retried only with a hint
+  const auto trace = [&](const json& declared, std::optional<double> hint_ms) {
+    TraceBuilder b(declared);
+    b.Start(0, 1);
+    provider::JournalEntry& entry = b.Error(1, 10, "rate-limit", true);
+    entry.status = 429;
+    if (hint_ms) entry.truth.retry_after = testing::Ms(*hint_ms);
+    b.Failed(11, 1, "rate-limit", "RATE_LIMIT");
+    return b.Build();
+  };
+  ExpectStatus(trace(policy, std::nullopt), "RETRY-006", CheckStatus::kPass);
+  ExpectStatus(trace(policy, 500), "RETRY-006", CheckStatus::kFail);  // it had a hint
+  policy["retry_after"]["missing"] = "backoff";
+  ExpectStatus(trace(policy, std::nullopt), "RETRY-006", CheckStatus::kFail);
+}
+
 TEST(JudgePolicyTest, Retry006RespectsTheDeadline) {
   json policy = testing::TestPolicy();  // total 20 s, full jitter from 100 ms
   TraceBuilder b(policy);

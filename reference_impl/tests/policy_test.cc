@@ -317,6 +317,24 @@ TEST(DecideTest, OverTheCapBackoffModeFallsBackToLocalBackoff) {
   }
 }
 
+TEST(DecideTest, MissingGiveUpEndsAFailureWhoseHintsAreReadButAbsent) {
+  RetryPolicy policy;
+  policy.retry_after.missing = OverCapMode::kGiveUp;
+  policy.retry_after.statuses = std::vector<int>{429};
+  Failure limited = Retryable();
+  limited.status = 429;
+  const Decision none = DecideWithSeed(policy, Input(limited));
+  EXPECT_EQ(none.kind, Decision::Kind::kGiveUp);
+  EXPECT_EQ(none.reason, GiveUpReason::kNoRetryAfter);
+  EXPECT_TRUE(DecideWithSeed(policy, Input(limited, 1, Hint(2'000))).retry());  // with a hint
+  Failure unavailable = Retryable();
+  unavailable.status = 503;  // its hints are not read, so their absence means nothing
+  EXPECT_TRUE(DecideWithSeed(policy, Input(unavailable)).retry());
+  policy.retry_after.missing = OverCapMode::kBackoff;
+  EXPECT_TRUE(DecideWithSeed(policy, Input(limited)).retry());
+  EXPECT_EQ(ToString(GiveUpReason::kNoRetryAfter), "no-retry-after");
+}
+
 TEST(DecideTest, WeakRatelimitResetOverTheCapIsIgnoredNotFatal) {
   RetryPolicy policy;
   policy.retry_after.over_cap = OverCapMode::kGiveUp;
