@@ -288,13 +288,14 @@ inline std::string RequestBytes(std::string_view method, std::string_view target
   return out;
 }
 
-// One request on a fresh connection.
+// One request on a fresh connection; nullopt when no whole response came within `timeout`.
 inline std::optional<HttpResponse> Fetch(std::uint16_t port, std::string_view method,
-                                         std::string_view target, std::string_view body = {}) {
+                                         std::string_view target, std::string_view body = {},
+                                         std::chrono::milliseconds timeout = 10s) {
   RawClient client;
   if (client.Connect(port) != 0) return std::nullopt;
   if (!client.Send(RequestBytes(method, target, body, /*keep_alive=*/false))) return std::nullopt;
-  return client.ReadResponse(10s);
+  return client.ReadResponse(timeout);
 }
 
 // Polls `condition` until it holds or `timeout` passes (for effects that land asynchronously).
