@@ -40,6 +40,7 @@ import http.client
 import json
 import math
 import random
+import re
 import socket
 import sys
 import threading
@@ -114,6 +115,7 @@ ERROR_KINDS = [(("overloaded",), "OVERLOADED", "provider-overloaded"),
                (("invalid_request", "not_found"), "INVALID_REQUEST", "invalid-request"),
                (("unavailable",), "UNAVAILABLE", "provider-unavailable")]
 CONTEXT_WORDS = ("context length", "context window", "context limit", "too long")
+QUOTA_WORDS = ("current quota", "credit balance is too low", "insufficient balance")
 
 
 def classify_error(kind, message):
@@ -121,7 +123,7 @@ def classify_error(kind, message):
     kind, message = (kind or "").lower(), (message or "").lower()
     if any(word in message for word in CONTEXT_WORDS):
         kind += " context"
-    if "current quota" in message:
+    if any(words in message for words in QUOTA_WORDS):
         kind += " quota"
     for fragments, code, cls in ERROR_KINDS:
         if any(fragment in kind for fragment in fragments):
@@ -145,6 +147,8 @@ def classify_status(status, body, bug):
         pass
     refined = classify_error(kind, message)
     # The body refines the status only where the status is ambiguous.
+    if status >= 500 and "currently overloaded" in message.lower():
+        refined = ("OVERLOADED", "provider-overloaded")  # a 503 "engine is currently overloaded"
     if refined and (refined[1] == "provider-overloaded" or
                     (status in (400, 413, 422) and refined[1] == "context-overflow") or
                     (status in (400, 429) and refined[1] == "quota")):
@@ -160,9 +164,10 @@ def retry_hint(headers):
     value = headers.get("retry-after")
     if not value:
         return None
-    seconds = number(value, finite=False)  # "9e99" is a (huge) delay, over the cap
-    if seconds is not None:
-        return seconds * 1000, "retry-after"
+    # delay-seconds is digits (with a fraction, as the OpenAI SDK reads it): "9e99", "-5" and
+    # "inf" are not delays, so they are ignored like garbage; a huge one is over the cap.
+    if re.fullmatch(r"\s*[0-9]+(\.[0-9]+)?\s*", value):
+        return float(value) * 1000, "retry-after"
     try:  # an HTTP-date: measured against the server's own Date header, so skew cancels out
         when = http_date(value)
         now = http_date(headers["date"]) if headers.get("date") else time.time()
@@ -559,8 +564,13 @@ class Client:
                 body = resp.read()
             except (OSError, http.client.HTTPException):
                 body = b""
-            raise AttemptFailed(classify_status(resp.status, body, self.bug),
-                                retry_hint(resp.headers))
+            failure = classify_status(resp.status, body, self.bug)
+            # x-should-retry decides first (the declared should_retry_header is the default,
+            # true), but never makes a class retryable that the policy does not retry.
+            should = (resp.getheader("x-should-retry") or "").strip().lower()
+            if should in ("true", "false") and self.bug != "retries-400":
+                failure["retryable"] = should == "true" and failure["class"] in RETRYABLE
+            raise AttemptFailed(failure, retry_hint(resp.headers))
         ctype = (resp.getheader("content-type") or "").lower()
         if "json" in ctype:
             asm.whole_body(resp.read())
