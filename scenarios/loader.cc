@@ -231,8 +231,12 @@ void ReadIdentity(Reader& reader, const Map& map, Scenario* out, YAML::Mark* nam
 void ReadBehaviour(Reader& reader, const Map& map, Scenario* out) {
   if (map.Has("responses") && map.Has("chaos")) {
     reader.Fail(*map.GetKey("chaos"), "'chaos' replaces 'responses'; give one of them, not both");
-  } else if (!map.Has("responses") && !map.Has("chaos")) {
-    reader.Fail(map.self(), "missing required key 'responses' (or 'chaos')");
+  } else if (map.Has("responses") && map.Has("fleet")) {
+    reader.Fail(*map.GetKey("responses"),
+                "a fleet's provider model answers every attempt; 'responses' scripts one call "
+                "(give per-request faults as 'chaos')");
+  } else if (!map.Has("responses") && !map.Has("chaos") && !map.Has("fleet")) {
+    reader.Fail(map.self(), "missing required key 'responses' (or 'chaos', or 'fleet')");
   }
   if (std::optional<Field> responses = reader.Present(map, "responses")) {
     ReadResponses(reader, *responses, out->dialect, &out->responses);
@@ -260,6 +264,10 @@ void ReadDocument(Reader& reader, const Field& root, Scenario* out, YAML::Mark* 
     ReadRequest(reader, *request, &out->request);
   }
   ReadBehaviour(reader, *map, out);
+  if (std::optional<Field> fleet = reader.Present(*map, "fleet")) {
+    out->fleet.emplace();
+    ReadFleet(reader, *fleet, &*out->fleet);
+  }
   if (std::optional<Field> expect = reader.Present(*map, "expect")) {
     ReadExpect(reader, *expect, &out->expect);
   }

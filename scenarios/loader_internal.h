@@ -26,6 +26,9 @@ std::optional<ErrorSpec> ReadError(Reader& reader, const Field& field);
 // Reads a response's `content` (or its alias `stream`) into *out.
 void ReadContent(Reader& reader, const Field& field, Dialect dialect, Content* out);
 
+// Reads a `fleet:` section into *out (loader_fleet.cc).
+void ReadFleet(Reader& reader, const Field& field, FleetSpec* out);
+
 // Rejects `map[key]` when present: `reason` says why the key has no meaning there.
 void RejectKey(Reader& reader, const Map& map, std::string_view key, std::string_view reason);
 

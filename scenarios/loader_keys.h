@@ -14,7 +14,8 @@ namespace faultline::scenario::keys {
 
 inline constexpr std::string_view kDocument[] = {
     "faultline", "name",  "description", "dialect",          "tags",      "request",
-    "responses", "chaos", "rate_limit",  "listener_outages", "cancel_at", "expect"};
+    "responses", "chaos", "rate_limit",  "listener_outages", "cancel_at", "expect",
+    "fleet"};
 inline constexpr std::string_view kRequest[] = {"stream",     "model", "message",
                                                 "max_tokens", "tools", "calls"};
 // `stream` is an alias of `content` (same meaning; a response may use only one of them).
@@ -47,6 +48,17 @@ inline constexpr std::string_view kRateLimit[] = {"requests", "tokens", "window"
 inline constexpr std::string_view kListenerOutage[] = {"from", "for"};
 inline constexpr std::string_view kExpect[] = {"outcome", "attempts", "text", "failure_class",
                                                "failure_code"};
+inline constexpr std::string_view kFleet[] = {
+    "clients", "horizon", "drain",  "seed",   "arrivals",        "provider",
+    "timeout", "policies", "bucket", "tokens_per_call", "bytes_per_call"};
+inline constexpr std::string_view kFleetArrivals[] = {"process", "rate", "think"};
+inline constexpr std::string_view kFleetStep[] = {"at", "rate"};
+inline constexpr std::string_view kFleetProvider[] = {"concurrency", "rate",     "burst",
+                                                      "queue",       "service",  "overload",
+                                                      "brownouts"};
+inline constexpr std::string_view kFleetService[] = {"distribution", "mean", "sigma"};
+inline constexpr std::string_view kFleetOverload[] = {"status", "retry_after"};
+inline constexpr std::string_view kFleetBrownout[] = {"from", "for", "capacity"};
 
 // Enumerated values. Each list is in the order of the C++ enum it maps to, starting at the
 // enumerator named in the comment (the loader converts a position into an enumerator).
@@ -68,6 +80,10 @@ inline constexpr std::string_view kShapeNames[] = {  // EventFault::Shape::kResp
 inline constexpr std::string_view kEndKindNames[] = {  // Termination::Kind::kDone
     "done", "no_terminator", "no_final_chunk", "close", "reset", "stall"};
 inline constexpr std::string_view kOutcomeNames[] = {"committed", "failed"};
+inline constexpr std::string_view kArrivalProcessNames[] = {  // FleetWorkload::Kind::kPoisson
+    "poisson", "uniform", "closed"};
+inline constexpr std::string_view kServiceNames[] = {  // FleetProvider::Service::kConstant
+    "constant", "exponential", "lognormal"};
 inline constexpr std::string_view kFailureClassNames[] = {  // DESIGN.md §6
     "auth",
     "rate-limit",
@@ -110,6 +126,13 @@ inline constexpr KeySet kObjectKeySets[] = {
     {"/$defs/rateLimit", kRateLimit},
     {"/$defs/listenerOutage", kListenerOutage},
     {"/$defs/expect", kExpect},
+    {"/$defs/fleet", kFleet},
+    {"/$defs/fleetArrivals", kFleetArrivals},
+    {"/$defs/fleetStep", kFleetStep},
+    {"/$defs/fleetProvider", kFleetProvider},
+    {"/$defs/fleetService", kFleetService},
+    {"/$defs/fleetOverload", kFleetOverload},
+    {"/$defs/fleetBrownout", kFleetBrownout},
 };
 
 struct NameSet {
@@ -128,6 +151,8 @@ inline constexpr NameSet kEnumNameSets[] = {
     {"/$defs/endKind", kEndKindNames},
     {"/$defs/expect/properties/outcome", kOutcomeNames},
     {"/$defs/expect/properties/failure_class", kFailureClassNames},
+    {"/$defs/fleetArrivals/properties/process", kArrivalProcessNames},
+    {"/$defs/fleetService/properties/distribution", kServiceNames},
 };
 
 }  // namespace faultline::scenario::keys
