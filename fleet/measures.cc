@@ -30,25 +30,23 @@ std::optional<double> RecoverySeconds(const PolicyMeasures& m) {
 
 }  // namespace
 
-void LatencyHistogram::Add(std::int64_t micros) {
-  const double value = static_cast<double>(std::max<std::int64_t>(micros, 1));
-  const int index = static_cast<int>(std::log2(value) * kPerDoubling);
-  ++counts_[static_cast<std::size_t>(std::clamp(index, 0, kBuckets - 1))];
-  ++count_;
+double LatencyHistogram::UpperEdgeMs(int index) {
+  if (index < kExact) return static_cast<double>(index + 1) / 1000.0;
+  const int exponent = (index - kExact) / kPerDoubling + 6;
+  const int sub = (index - kExact) % kPerDoubling;
+  return std::ldexp(static_cast<double>(kPerDoubling + sub + 1), exponent - 5) / 1000.0;
 }
 
 double LatencyHistogram::QuantileMs(double q) const {
   if (count_ == 0) return 0;
-  const auto rank = static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count_)));
+  const auto rank = std::max<std::uint64_t>(
+      static_cast<std::uint64_t>(std::ceil(q * static_cast<double>(count_))), 1);
   std::uint64_t seen = 0;
   for (int i = 0; i < kBuckets; ++i) {
     seen += counts_[static_cast<std::size_t>(i)];
-    if (seen >= std::max<std::uint64_t>(rank, 1)) {
-      // The bucket's upper edge: never reports less than the true value.
-      return std::exp2(static_cast<double>(i + 1) / kPerDoubling) / 1000.0;
-    }
+    if (seen >= rank) return UpperEdgeMs(i);  // never less than the true value
   }
-  return std::exp2(static_cast<double>(kBuckets) / kPerDoubling) / 1000.0;
+  return UpperEdgeMs(kBuckets - 1);
 }
 
 std::vector<std::pair<double, double>> LatencyHistogram::Cdf() const {
@@ -58,8 +56,7 @@ std::vector<std::pair<double, double>> LatencyHistogram::Cdf() const {
     const std::uint64_t n = counts_[static_cast<std::size_t>(i)];
     if (n == 0) continue;
     seen += n;
-    points.emplace_back(std::exp2(static_cast<double>(i + 1) / kPerDoubling) / 1000.0,
-                        Ratio(seen, count_));
+    points.emplace_back(UpperEdgeMs(i), Ratio(seen, count_));
   }
   return points;
 }

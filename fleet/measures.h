@@ -14,13 +14,17 @@
 
 namespace faultline::fleet {
 
-// Log-scale histogram of durations in microseconds: 32 buckets per doubling (about 2 % relative
-// resolution) from 1 us to about 12 days, constant memory however many samples.
+// Log-linear histogram of durations in microseconds (the layout of HdrHistogram): exact below
+// 64 us, then 32 sub-buckets per doubling (about 3 % relative resolution) up to 2^63 us;
+// constant memory however many samples, and no floating point on the hot path.
 class LatencyHistogram {
  public:
-  void Add(std::int64_t micros);
+  void Add(std::int64_t micros) {
+    ++counts_[static_cast<std::size_t>(IndexOf(micros))];
+    ++count_;
+  }
   std::uint64_t count() const { return count_; }
-  // The q-quantile (0..1) in milliseconds; 0 without samples.
+  // The q-quantile (0..1) in milliseconds: the upper edge of its bucket; 0 without samples.
   double QuantileMs(double q) const;
   // (milliseconds, fraction of samples at or below) at every occupied bucket, for a CDF plot.
   std::vector<std::pair<double, double>> Cdf() const;
@@ -30,8 +34,16 @@ class LatencyHistogram {
   void AddToBucket(int index, std::uint64_t count);
 
  private:
+  static constexpr int kExact = 64;
   static constexpr int kPerDoubling = 32;
-  static constexpr int kBuckets = 40 * kPerDoubling;
+  static constexpr int kBuckets = kExact + (63 - 6 + 1) * kPerDoubling;
+  static int IndexOf(std::int64_t micros) {
+    if (micros < kExact) return static_cast<int>(micros < 0 ? 0 : micros);
+    const int exponent = 63 - __builtin_clzll(static_cast<std::uint64_t>(micros));  // >= 6
+    const int sub = static_cast<int>((micros >> (exponent - 5)) & (kPerDoubling - 1));
+    return kExact + (exponent - 6) * kPerDoubling + sub;
+  }
+  static double UpperEdgeMs(int index);
   std::array<std::uint64_t, kBuckets> counts_{};
   std::uint64_t count_ = 0;
 };

@@ -285,7 +285,8 @@ std::expected<NamedPolicy, std::string> ResolvePolicy(std::string_view name) {
 
 std::string DescribePolicy(const NamedPolicy& named) {
   const ref::RetryPolicy& policy = named.policy;
-  std::string text = policy.max_attempts ? fmt::format("{} attempts", *policy.max_attempts)
+  std::string text = policy.max_attempts ? fmt::format("{} attempt{}", *policy.max_attempts,
+                                                       *policy.max_attempts == 1 ? "" : "s")
                                          : std::string("unbounded attempts");
   if (policy.max_attempts != 1) text += "; " + DescribeBackoff(policy.backoff);
   const ref::RetryAfterConfig& hint = policy.retry_after;

@@ -16,7 +16,7 @@ using report::internal::XmlEscape;
 constexpr std::array<std::string_view, 10> kColors{"#1f6feb", "#d1242f", "#2da44e", "#bf8700",
                                                    "#8250df", "#0a7c86", "#e16f24", "#57606a",
                                                    "#cf222e", "#116329"};
-constexpr double kWidth = 640, kHeight = 260;
+constexpr double kWidth = 620, kHeight = 260;
 constexpr double kLeft = 56, kRight = 12, kTop = 28, kBottom = 36;
 
 struct Line {
@@ -30,14 +30,20 @@ std::string Label(const JobResult& result) {
   return fmt::format("{} @ {:g}", result.measures.policy, *result.sweep_value);
 }
 
-// A "nice" upper bound for an axis: 1, 2 or 5 times a power of ten.
+// A "nice" upper bound for an axis: the next multiple of a tenth of 1, 2 or 5 times a power of
+// ten above `value`, so that the quarter ticks read well.
 double NiceMax(double value) {
   if (value <= 0) return 1;
   const double power = std::pow(10, std::floor(std::log10(value)));
+  double bound = 10 * power;
   for (double step : {1.0, 2.0, 5.0, 10.0}) {
-    if (value <= step * power) return step * power;
+    if (value <= step * power) {
+      bound = step * power;
+      break;
+    }
   }
-  return 10 * power;
+  const double tick = bound / 20;
+  return std::ceil(value / tick) * tick;
 }
 
 void WriteAxes(std::string_view title, std::string_view x_label, std::string_view y_label,
@@ -66,16 +72,25 @@ void WriteAxes(std::string_view title, std::string_view x_label, std::string_vie
       kTop + h / 2, kTop + h / 2, XmlEscape(y_label));
 }
 
-void WriteLegend(const std::vector<Line>& lines, std::ostream& out) {
-  double x = kLeft + 6;
+// Legend rows under the plot, wrapped to the chart's width; returns the height they take.
+double WriteLegend(const std::vector<Line>& lines, bool write, std::ostream& out) {
+  double x = kLeft, y = kHeight + 2;
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    const std::string_view color = kColors[i % kColors.size()];
-    out << fmt::format("<rect x='{:.0f}' y='{}' width='10' height='3' fill='{}'/>", x, kTop + 8,
-                       color);
-    out << fmt::format("<text x='{:.0f}' y='{}' font-size='11'>{}</text>", x + 13, kTop + 12,
-                       XmlEscape(lines[i].name));
-    x += 22 + 6.5 * static_cast<double>(lines[i].name.size());
+    const double width = 22 + 6.5 * static_cast<double>(lines[i].name.size());
+    if (x + width > kWidth && x > kLeft) {
+      x = kLeft;
+      y += 15;
+    }
+    if (write) {
+      const std::string_view color = kColors[i % kColors.size()];
+      out << fmt::format("<rect x='{:.0f}' y='{:.0f}' width='12' height='3' fill='{}'/>", x, y,
+                         color);
+      out << fmt::format("<text x='{:.0f}' y='{:.0f}' font-size='11'>{}</text>", x + 15, y + 4,
+                         XmlEscape(lines[i].name));
+    }
+    x += width;
   }
+  return y + 12 - kHeight;
 }
 
 void WriteLineChart(std::string_view title, std::string_view x_label, std::string_view y_label,
@@ -91,10 +106,12 @@ void WriteLineChart(std::string_view title, std::string_view x_label, std::strin
   if (log_x && x_min >= x_max) x_min = x_max / 10;
   if (x_max <= 0) x_max = 1;
   y_max = NiceMax(y_max * 1.05);
+  if (!log_x) x_max = NiceMax(x_max);
+  const double height = kHeight + WriteLegend(lines, false, out);
   out << fmt::format(
-      "<svg xmlns='http://www.w3.org/2000/svg' width='{}' height='{}' "
-      "viewBox='0 0 {} {}' font-family='system-ui,sans-serif' font-size='12'>",
-      kWidth, kHeight, kWidth, kHeight);
+      "<svg xmlns='http://www.w3.org/2000/svg' width='{}' height='{:.0f}' "
+      "viewBox='0 0 {} {:.0f}' font-family='system-ui,sans-serif' font-size='12'>",
+      kWidth, height, kWidth, height);
   WriteAxes(title, x_label, y_label, x_max, y_max, log_x, x_min, out);
   const double w = kWidth - kLeft - kRight, h = kHeight - kTop - kBottom;
   for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -109,19 +126,20 @@ void WriteLineChart(std::string_view title, std::string_view x_label, std::strin
                        kColors[i % kColors.size()],
                        lines[i].dashed ? " stroke-dasharray='4 3'" : "");
   }
-  WriteLegend(lines, out);
+  WriteLegend(lines, true, out);
   out << "</svg>\n";
 }
 
+// One line per job; `per_second` divides each step's value by the step's width.
 template <typename F>
-std::vector<Line> SeriesLines(const Experiment& experiment, F value) {
+std::vector<Line> SeriesLines(const Experiment& experiment, F value, bool per_second = true) {
   std::vector<Line> lines;
   for (const JobResult& result : experiment.results) {
     Line line{Label(result), {}, false};
     const PolicyMeasures& m = result.measures;
     for (std::size_t i = 0; i < m.series.size(); ++i) {
       line.points.emplace_back((static_cast<double>(i) + 0.5) * m.bucket_seconds,
-                               value(m.series[i]) / m.bucket_seconds);
+                               value(m.series[i]) / (per_second ? m.bucket_seconds : 1.0));
     }
     lines.push_back(std::move(line));
   }
@@ -185,6 +203,8 @@ void WriteSummaryTable(const Experiment& experiment, std::ostream& out) {
 
 void WriteHtml(const Experiment& experiment, std::ostream& out) {
   report::internal::WritePageStart("faultline simulate: " + experiment.scenario, out);
+  out << "<style>.charts { display: flex; flex-wrap: wrap; gap: 14px; } .charts svg { "
+         "background: #fff; border: 1px solid #d9dde3; border-radius: 6px; }</style>\n";
   out << "<div class='page'><header class='run'>";
   out << fmt::format("<h1>faultline simulate: {}</h1>", XmlEscape(experiment.scenario));
   out << fmt::format(
@@ -193,7 +213,7 @@ void WriteHtml(const Experiment& experiment, std::ostream& out) {
       XmlEscape(experiment.source), experiment.seed, experiment.results.size());
   out << "<h2>Summary</h2>\n";
   WriteSummaryTable(experiment, out);
-  out << "<h2>Over time</h2>\n<div>";
+  out << "<h2>Over time</h2>\n<div class='charts'>";
   WriteLineChart("Provider load (attempts/s)", "time (s)", "requests/s",
                  SeriesLines(experiment, [](const Bucket& b) { return double(b.attempts); }), false,
                  out);
@@ -206,7 +226,14 @@ void WriteHtml(const Experiment& experiment, std::ostream& out) {
   WriteLineChart("Offered load (calls/s)", "time (s)", "calls/s",
                  SeriesLines(experiment, [](const Bucket& b) { return double(b.offered); }), false,
                  out);
-  out << "</div>\n<h2>Latency and amplification</h2>\n<div>";
+  WriteLineChart("Provider queue (longest per step)", "time (s)", "requests",
+                 SeriesLines(
+                     experiment, [](const Bucket& b) { return double(b.queue_max); }, false),
+                 false, out);
+  WriteLineChart("Wasted work (served after the client gave up)", "time (s)", "requests/s",
+                 SeriesLines(experiment, [](const Bucket& b) { return double(b.wasted); }), false,
+                 out);
+  out << "</div>\n<h2>Latency and amplification</h2>\n<div class='charts'>";
   std::vector<Line> cdf;
   for (const JobResult& r : experiment.results) cdf.push_back({Label(r), r.measures.latency.Cdf()});
   WriteLineChart("Latency CDF of logical calls", "latency (ms, log scale)", "share of calls", cdf,

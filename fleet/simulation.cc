@@ -1,6 +1,7 @@
 #include "fleet/simulation.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -20,6 +21,8 @@ namespace {
 using std::chrono::milliseconds;
 
 constexpr std::uint64_t kProgressEvery = 1 << 18;
+constexpr std::size_t kGiveUpReasons =
+    static_cast<std::size_t>(ref::GiveUpReason::kBudgetExhausted) + 1;
 
 // SplitMix64: independent seeds for the run's random streams from one seed.
 std::uint64_t Mix(std::uint64_t x) {
@@ -63,7 +66,9 @@ class Engine {
   void Answer(std::uint32_t slot, Micros now, const Outcome& outcome,
               std::optional<Micros> hint = std::nullopt);
   void Retry(std::uint32_t slot, Micros now, const Outcome& outcome, std::optional<Micros> hint);
-  void EndCall(std::uint32_t slot, Micros now, bool success, std::string_view reason);
+  // `reason` is why a failed call gave up (ignored for a success).
+  void EndCall(std::uint32_t slot, Micros now, bool success,
+               ref::GiveUpReason reason = ref::GiveUpReason::kNotRetryable);
   void Schedule(Micros time, EventKind kind, std::uint32_t slot, std::uint32_t token);
   Bucket& At(Micros now);
   std::optional<Micros> NextArrival(Micros now);
@@ -85,6 +90,10 @@ class Engine {
   Micros horizon_, bucket_, end_limit_;
   std::uint64_t active_ = 0;
   Micros last_end_ = 0;
+  Micros cached_time_ = 0;
+  std::size_t cached_index_ = 0;
+  // Counts by GiveUpReason, named in the measures at the end (no string work per call).
+  std::array<std::uint64_t, kGiveUpReasons> give_ups_{};
 };
 
 std::optional<Micros> AttemptTimeout(const scenario::FleetSpec& spec,
@@ -128,7 +137,12 @@ Engine::Engine(const RunInput& input)
 }
 
 Bucket& Engine::At(Micros now) {
-  const auto index = static_cast<std::size_t>(now / bucket_);
+  // Most lookups are for the event being handled: one division per event, not per lookup.
+  if (now != cached_time_) {
+    cached_time_ = now;
+    cached_index_ = static_cast<std::size_t>(now / bucket_);
+  }
+  const std::size_t index = cached_index_;
   if (index >= m_.series.size()) m_.series.resize(index + 1);
   return m_.series[index];
 }
@@ -202,7 +216,8 @@ void Engine::StartCall(std::uint32_t slot, Micros now) {
 
 void Engine::StartAttempt(std::uint32_t slot, Micros now) {
   CallState& call = calls_[slot];
-  const std::uint32_t token = ++call.token;
+  call.token = (call.token + 1) & kTokenMask;
+  const std::uint32_t token = call.token;
   ++call.attempt;
   call.in_flight = true;
   ++m_.attempts;
@@ -249,7 +264,7 @@ void Engine::OnServiceDone(const Event& event) {
   if (throttle_) throttle_->RecordAccept(now);
   const Outcome& outcome = outcomes_.Sample(chaos_rng_);
   if (outcome.success) {
-    EndCall(event.slot, now, true, "");
+    EndCall(event.slot, now, true);
     return;
   }
   ++m_.faults;
@@ -268,7 +283,7 @@ void Engine::Answer(std::uint32_t slot, Micros now, const Outcome& outcome,
                     std::optional<Micros> hint) {
   calls_[slot].in_flight = false;
   if (outcome.success) {
-    EndCall(slot, now, true, "");
+    EndCall(slot, now, true);
     return;
   }
   Retry(slot, now, outcome, hint);
@@ -289,7 +304,7 @@ void Engine::Retry(std::uint32_t slot, Micros now, const Outcome& outcome,
   if (call.previous_delay_ms >= 0) input.previous_delay = milliseconds(call.previous_delay_ms);
   const ref::Decision decision = ref::Decide(policy_.policy, input, policy_rng_, budget_.get());
   if (!decision.retry()) {
-    EndCall(slot, now, false, ref::ToString(decision.reason));
+    EndCall(slot, now, false, decision.reason);
     return;
   }
   call.previous_delay_ms = static_cast<std::int32_t>(
@@ -297,7 +312,7 @@ void Engine::Retry(std::uint32_t slot, Micros now, const Outcome& outcome,
   Schedule(now + decision.delay.count() * 1000, EventKind::kStartAttempt, slot, call.token);
 }
 
-void Engine::EndCall(std::uint32_t slot, Micros now, bool success, std::string_view reason) {
+void Engine::EndCall(std::uint32_t slot, Micros now, bool success, ref::GiveUpReason reason) {
   CallState& call = calls_[slot];
   call.active = false;
   call.in_flight = false;
@@ -312,7 +327,7 @@ void Engine::EndCall(std::uint32_t slot, Micros now, bool success, std::string_v
   } else {
     ++m_.failed;
     ++bucket.failed;
-    ++m_.give_up_reasons[std::string(reason)];
+    ++give_ups_[static_cast<std::size_t>(reason)];
   }
   if (spec_.workload.kind != scenario::FleetWorkload::Kind::kClosed) {
     free_.push_back(slot);
@@ -365,6 +380,12 @@ PolicyMeasures Engine::Run() {
     }
   }
   m_.unfinished = active_;
+  for (std::size_t i = 0; i < give_ups_.size(); ++i) {
+    if (give_ups_[i] != 0) {
+      m_.give_up_reasons[std::string(ref::ToString(static_cast<ref::GiveUpReason>(i)))] =
+          give_ups_[i];
+    }
+  }
   m_.end_seconds = static_cast<double>(active_ == 0 ? std::max(last_end_, horizon_) : now) * 1e-6;
   Finish(m_);
   return std::move(m_);

@@ -12,7 +12,7 @@ python=/usr/bin/python3
 "$python" -c "import simpy" 2>/dev/null || { echo "compare_simpy: $python lacks simpy (apt install python3-simpy3)" >&2; exit 2; }
 
 ours=$(taskset -c 0 "$bench" --benchmark_filter='BM_Storm' --benchmark_format=json \
-         --benchmark_min_time=2s 2>/dev/null |
+         --benchmark_min_time=2 2>/dev/null |
        "$python" -c 'import json,sys; b=json.load(sys.stdin)["benchmarks"][0]; print(b["attempts_per_s"], b["attempts_per_run"])')
 read -r ours_rate ours_attempts <<<"$ours"
 simpy=$(taskset -c 0 "$python" "$here/simpy_storm.py" 1)
