@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <set>
 #include <sstream>
 
 #include "fleet/report.h"
@@ -94,6 +96,32 @@ TEST(ExperimentTest, ReportsNameEveryPolicy) {
   WriteHtml(*experiment, html);
   EXPECT_NE(html.str().find("<svg"), std::string::npos);
   EXPECT_EQ(html.str().find("<script src"), std::string::npos) << "self-contained";
+}
+
+std::set<std::string> Keys(const nlohmann::json& object) {
+  std::set<std::string> keys;
+  for (const auto& [key, value] : object.items()) keys.insert(key);
+  return keys;
+}
+
+// fleet/schema/simulate-result.schema.json describes exactly what ToJson writes.
+TEST(ExperimentTest, TheResultSchemaMatchesWhatIsWritten) {
+  std::ifstream file(std::string(FAULTLINE_SOURCE_DIR) +
+                     "/fleet/schema/simulate-result.schema.json");
+  const nlohmann::json schema = nlohmann::json::parse(file, nullptr, false);
+  ASSERT_TRUE(schema.is_object());
+  ExperimentInput input;
+  input.scenario = Load("[no-retry]");
+  input.sweep = *ParseSweep("provider.rate=10..20:10");
+  const nlohmann::json written = ToJson(*RunExperiment(input));
+  EXPECT_EQ(Keys(written), Keys(schema["properties"]));
+  EXPECT_EQ(Keys(written["sweep"]), Keys(schema["properties"]["sweep"]["properties"]));
+  const nlohmann::json& job = schema["$defs"]["job"]["properties"];
+  const nlohmann::json& first = written["results"][0];
+  EXPECT_EQ(Keys(first), Keys(job));
+  for (const char* nested : {"latency_ms", "series", "counters"}) {
+    EXPECT_EQ(Keys(first[nested]), Keys(job[nested]["properties"])) << nested;
+  }
 }
 
 }  // namespace
