@@ -16,7 +16,7 @@ using report::internal::XmlEscape;
 constexpr std::array<std::string_view, 10> kColors{"#1f6feb", "#d1242f", "#2da44e", "#bf8700",
                                                    "#8250df", "#0a7c86", "#e16f24", "#57606a",
                                                    "#cf222e", "#116329"};
-constexpr double kWidth = 620, kHeight = 260;
+constexpr double kWidth = 560, kHeight = 250;
 constexpr double kLeft = 56, kRight = 12, kTop = 28, kBottom = 36;
 
 struct Line {
@@ -30,20 +30,16 @@ std::string Label(const JobResult& result) {
   return fmt::format("{} @ {:g}", result.measures.policy, *result.sweep_value);
 }
 
-// A "nice" upper bound for an axis: the next multiple of a tenth of 1, 2 or 5 times a power of
-// ten above `value`, so that the quarter ticks read well.
+// A "nice" upper bound for an axis with four intervals: four times a round step (1, 1.5, 2,
+// 2.5, 3, 4, 5, 6 or 8 times a power of ten) at or above value / 4.
 double NiceMax(double value) {
   if (value <= 0) return 1;
-  const double power = std::pow(10, std::floor(std::log10(value)));
-  double bound = 10 * power;
-  for (double step : {1.0, 2.0, 5.0, 10.0}) {
-    if (value <= step * power) {
-      bound = step * power;
-      break;
-    }
+  const double quarter = value / 4;
+  const double power = std::pow(10, std::floor(std::log10(quarter)));
+  for (double step : {1.0, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0}) {
+    if (quarter <= step * power * (1 + 1e-12)) return 4 * step * power;
   }
-  const double tick = bound / 20;
-  return std::ceil(value / tick) * tick;
+  return 40 * power;
 }
 
 void WriteAxes(std::string_view title, std::string_view x_label, std::string_view y_label,
