@@ -1,4 +1,5 @@
 // The terminal table, CSV and Markdown of a simulate run.
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -133,7 +134,10 @@ void WriteMarkdown(const Experiment& experiment, std::ostream& out) {
     }
   }
   out << "\n";
+  std::vector<std::string_view> listed;  // each policy once, whatever the sweep
   for (const JobResult& r : experiment.results) {
+    if (std::ranges::find(listed, r.measures.policy) != listed.end()) continue;
+    listed.push_back(r.measures.policy);
     out << fmt::format("- **{}**: {} ({})\n", r.measures.policy, r.measures.description,
                        r.measures.source);
   }
