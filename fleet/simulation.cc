@@ -241,11 +241,15 @@ void Engine::StartAttempt(std::uint32_t slot, Micros now) {
     Answer(slot, now, outcomes_.overload(), admission.retry_after);
     return;
   }
-  if (admission.kind == Admission::Kind::kServing) {
+  const bool serving = admission.kind == Admission::Kind::kServing;
+  if (serving) {
     bucket.busy_slot_seconds += static_cast<double>(admission.done_at - now) * 1e-6;
     Schedule(admission.done_at, EventKind::kServiceDone, slot, token);
   }
-  if (timeout_) Schedule(now + *timeout_, EventKind::kTimeout, slot, token);
+  // An attempt whose answer is due before its timeout needs no timeout event (the answer wins a
+  // tie); a queued one may wait any time.
+  const bool may_time_out = !serving || admission.done_at > now + timeout_.value_or(0);
+  if (timeout_ && may_time_out) Schedule(now + *timeout_, EventKind::kTimeout, slot, token);
 }
 
 void Engine::OnServiceDone(const Event& event) {
