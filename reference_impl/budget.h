@@ -7,6 +7,13 @@
 // outage retries stop after ten instead of multiplying the load (the design of gRPC's retry
 // throttling and the AWS SDKs' retry quota). First attempts never need a token.
 //
+// Two optional knobs give gRPC's retry throttling (gRFC A6) exactly: `failure_cost` tokens are
+// taken by every failed attempt (RecordFailure, which Decide() calls once per failed attempt),
+// and retries are refused while the bucket holds `retry_threshold` tokens or fewer. gRPC's
+// {max_tokens: 10, token_ratio: 0.1} is capacity 10, retry_cost 0, success_refund 0.1,
+// failure_cost 1, retry_threshold 5: retrying stops once failures outnumber ten times the
+// successes, i.e. a failure rate above about 1/11.
+//
 // Ownership: one RetryBudget per policy, shared (e.g. through std::shared_ptr) by every call that
 // uses the policy. Thread-safety: all members are safe to call concurrently.
 #pragma once
@@ -18,8 +25,11 @@ namespace faultline::ref {
 
 struct BudgetConfig {
   double capacity = 10.0;       // > 0: the most tokens the bucket holds (and its initial fill)
-  double retry_cost = 1.0;      // > 0, <= capacity: tokens one retry takes
+  double retry_cost = 1.0;      // >= 0, <= capacity: tokens one retry takes
   double success_refund = 0.1;  // >= 0: tokens a successful call gives back
+  double failure_cost = 0.0;    // >= 0, <= capacity: tokens every failed attempt takes
+  // >= 0, < capacity: retries are refused while tokens <= this (0: only `retry_cost` limits them)
+  double retry_threshold = 0.0;
   friend bool operator==(const BudgetConfig&, const BudgetConfig&) = default;
 };
 
@@ -35,6 +45,9 @@ class RetryBudget {
 
   // A call succeeded: refunds `success_refund`, never above capacity.
   void RecordSuccess();
+
+  // An attempt failed: takes `failure_cost` tokens, never below zero.
+  void RecordFailure();
 
   double tokens() const;
   std::uint64_t withdrawals() const;  // retries allowed so far

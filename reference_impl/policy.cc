@@ -172,10 +172,24 @@ std::optional<PolicyError> CheckBudget(const std::optional<BudgetConfig>& budget
   if (!std::isfinite(budget->capacity) || budget->capacity <= 0) {
     return Bad("budget.capacity", fmt::format("must be > 0, got {}", budget->capacity));
   }
-  if (!std::isfinite(budget->retry_cost) || budget->retry_cost <= 0 ||
+  if (!std::isfinite(budget->retry_cost) || budget->retry_cost < 0 ||
       budget->retry_cost > budget->capacity) {
-    return Bad("budget.retry_cost", fmt::format("must be > 0 and <= capacity ({}), got {}",
+    return Bad("budget.retry_cost", fmt::format("must be >= 0 and <= capacity ({}), got {}",
                                                 budget->capacity, budget->retry_cost));
+  }
+  if (!std::isfinite(budget->failure_cost) || budget->failure_cost < 0 ||
+      budget->failure_cost > budget->capacity) {
+    return Bad("budget.failure_cost", fmt::format("must be >= 0 and <= capacity ({}), got {}",
+                                                  budget->capacity, budget->failure_cost));
+  }
+  if (budget->retry_cost == 0 && budget->failure_cost == 0) {
+    return Bad("budget.retry_cost",
+               "must be > 0 when failure_cost is 0 (otherwise the budget never runs out)");
+  }
+  if (!std::isfinite(budget->retry_threshold) || budget->retry_threshold < 0 ||
+      budget->retry_threshold >= budget->capacity) {
+    return Bad("budget.retry_threshold", fmt::format("must be >= 0 and < capacity ({}), got {}",
+                                                     budget->capacity, budget->retry_threshold));
   }
   if (!std::isfinite(budget->success_refund) || budget->success_refund < 0) {
     return Bad("budget.success_refund",
@@ -314,6 +328,8 @@ std::expected<void, PolicyError> Validate(const RetryPolicy& policy) {
 
 Decision Decide(const RetryPolicy& policy, const DecisionInput& input, RetryRng& rng,
                 RetryBudget* budget) {
+  // Every failed attempt reaches Decide exactly once: the place to charge gRPC-style budgets.
+  if (budget != nullptr) budget->RecordFailure();
   if (auto reason = RefuseOutright(policy, input)) return GiveUp(*reason);
   auto chosen = ChooseDelay(policy, input, rng);
   if (!chosen) return chosen.error();

@@ -36,7 +36,8 @@
 //   7. The end-to-end deadline includes the sleeps: an attempt is only started if it would still
 //      have `min_attempt_time` before the deadline (kDeadline otherwise). The delay is never
 //      shortened to fit, since that would break the backoff bounds or the Retry-After floor.
-//   8. The shared budget must grant a token (kBudgetExhausted otherwise).
+//   8. The shared budget must grant a token (kBudgetExhausted otherwise). Before rule 1, the
+//      failed attempt is charged to the budget's `failure_cost` (gRPC retry throttling).
 //
 // Policies are plain values; Validate() checks the bounds. Loading from JSON (with strict errors
 // naming the JSON path) and serialising to the `policy` object of `adapter/hello` (DESIGN §5) are

@@ -37,7 +37,8 @@ constexpr std::array<std::string_view, 9> kRetryAfterKeys{
 constexpr std::array<std::string_view, 2> kStatusRuleKeys{"retry", "never"};
 constexpr std::array<std::string_view, 5> kTimeoutKeys{
     "connect_ms", "response_headers_ms", "idle_ms", "heartbeats_reset_idle", "total_ms"};
-constexpr std::array<std::string_view, 3> kBudgetKeys{"capacity", "retry_cost", "success_refund"};
+constexpr std::array<std::string_view, 5> kBudgetKeys{"capacity", "retry_cost", "success_refund",
+                                                      "failure_cost", "retry_threshold"};
 
 std::size_t EditDistance(std::string_view a, std::string_view b) {
   std::vector<std::size_t> row(b.size() + 1);
@@ -426,7 +427,9 @@ void ReadBudget(Reader& reader, const Json& json, std::string_view path,
   BudgetConfig budget = out.value_or(BudgetConfig{});
   for (auto [key, field] : {std::pair<std::string_view, double*>{"capacity", &budget.capacity},
                             {"retry_cost", &budget.retry_cost},
-                            {"success_refund", &budget.success_refund}}) {
+                            {"success_refund", &budget.success_refund},
+                            {"failure_cost", &budget.failure_cost},
+                            {"retry_threshold", &budget.retry_threshold}}) {
     Field(json, path, key,
           [&](const Json& v, const std::string& p) { reader.Number(v, p, *field); });
   }
@@ -544,7 +547,9 @@ Json PolicyToJson(const RetryPolicy& policy) {
                       {"total_ms", OptionalMsJson(timeouts.total)}};
   json["budget"] = policy.budget ? Json{{"capacity", policy.budget->capacity},
                                         {"retry_cost", policy.budget->retry_cost},
-                                        {"success_refund", policy.budget->success_refund}}
+                                        {"success_refund", policy.budget->success_refund},
+                                        {"failure_cost", policy.budget->failure_cost},
+                                        {"retry_threshold", policy.budget->retry_threshold}}
                                  : Json(nullptr);
   return json;
 }

@@ -27,7 +27,8 @@
 //     "min_attempt_ms": 1000,
 //     "timeouts": {"connect_ms": 10000, "response_headers_ms": 60000, "idle_ms": 30000,
 //                  "heartbeats_reset_idle": false, "total_ms": 600000},  // null disables one
-//     "budget": {"capacity": 10, "retry_cost": 1, "success_refund": 0.1}  // or null: none
+//     "budget": {"capacity": 10, "retry_cost": 1, "success_refund": 0.1,  // or null: none
+//                "failure_cost": 0, "retry_threshold": 0}                  // gRPC throttling
 //   }
 //
 // Loading is strict: an unknown key is an error that suggests the nearest known key, a wrong type

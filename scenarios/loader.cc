@@ -193,8 +193,12 @@ void ReadIdentity(Reader& reader, const Map& map, Scenario* out, YAML::Mark* nam
 void ReadBehaviour(Reader& reader, const Map& map, Scenario* out) {
   if (map.Has("responses") && map.Has("chaos")) {
     reader.Fail(*map.GetKey("chaos"), "'chaos' replaces 'responses'; give one of them, not both");
-  } else if (!map.Has("responses") && !map.Has("chaos")) {
-    reader.Fail(map.self(), "missing required key 'responses' (or 'chaos')");
+  } else if (map.Has("responses") && map.Has("fleet")) {
+    reader.Fail(*map.GetKey("responses"),
+                "a fleet's provider model answers every attempt; 'responses' scripts one call "
+                "(give per-request faults as 'chaos')");
+  } else if (!map.Has("responses") && !map.Has("chaos") && !map.Has("fleet")) {
+    reader.Fail(map.self(), "missing required key 'responses' (or 'chaos', or 'fleet')");
   }
   if (std::optional<Field> responses = reader.Present(map, "responses")) {
     ReadResponses(reader, *responses, out->dialect, &out->responses);
@@ -224,6 +228,10 @@ void ReadDocument(Reader& reader, const Field& root, Scenario* out, YAML::Mark* 
   ReadBehaviour(reader, *map, out);
   if (std::optional<Field> policy = reader.Present(*map, "policy")) {
     out->policy = ReadPolicy(reader, *policy);
+  }
+  if (std::optional<Field> fleet = reader.Present(*map, "fleet")) {
+    out->fleet.emplace();
+    ReadFleet(reader, *fleet, &*out->fleet);
   }
   if (std::optional<Field> expect = reader.Present(*map, "expect")) {
     ReadExpect(reader, *expect, &out->expect);

@@ -33,6 +33,9 @@ void ReadExpect(Reader& reader, const Field& field, Expect* out);
 // keys are not checked here: the harness validates the policy and reports at those positions.
 std::optional<PolicySpec> ReadPolicy(Reader& reader, const Field& field);
 
+// Reads a `fleet:` section into *out (loader_fleet.cc).
+void ReadFleet(Reader& reader, const Field& field, FleetSpec* out);
+
 // Rejects `map[key]` when present: `reason` says why the key has no meaning there.
 void RejectKey(Reader& reader, const Map& map, std::string_view key, std::string_view reason);
 

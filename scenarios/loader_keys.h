@@ -13,9 +13,8 @@
 namespace faultline::scenario::keys {
 
 inline constexpr std::string_view kDocument[] = {
-    "faultline", "name",  "description", "dialect",          "tags",      "request",
-    "responses", "chaos", "rate_limit",  "listener_outages", "cancel_at", "policy",
-    "expect"};
+    "faultline", "name",       "description",      "dialect",   "tags",   "request", "responses",
+    "chaos",     "rate_limit", "listener_outages", "cancel_at", "policy", "expect",  "fleet"};
 inline constexpr std::string_view kRequest[] = {"stream",     "model", "message",
                                                 "max_tokens", "tools", "calls"};
 // `stream` is an alias of `content` (same meaning; a response may use only one of them).
@@ -47,12 +46,22 @@ inline constexpr std::string_view kChaosChoice[] = {"probability", "response"};
 inline constexpr std::string_view kRateLimit[] = {"requests", "tokens", "window"};
 inline constexpr std::string_view kListenerOutage[] = {"from", "for"};
 inline constexpr std::string_view kExpect[] = {
-    "outcome",          "attempts",     "text",   "failure_class", "failure_code", "failure",
+    "outcome",          "attempts",     "text",   "failure_class", "failure_code",   "failure",
     "attempt_failures", "retry_delays", "chunks", "requests",      "request_headers"};
 inline constexpr std::string_view kExpectFailure[] = {"status", "retry_after", "request_id"};
 inline constexpr std::string_view kExpectAttemptFailure[] = {"failure_class", "failure_code"};
 inline constexpr std::string_view kDelayRange[] = {"min", "max"};
 inline constexpr std::string_view kRequestHeaders[] = {"present", "same"};
+inline constexpr std::string_view kFleet[] = {
+    "clients",  "horizon", "drain",           "seed",          "arrivals", "provider", "timeout",
+    "policies", "bucket",  "tokens_per_call", "bytes_per_call"};
+inline constexpr std::string_view kFleetArrivals[] = {"process", "rate", "think"};
+inline constexpr std::string_view kFleetStep[] = {"at", "rate"};
+inline constexpr std::string_view kFleetProvider[] = {
+    "concurrency", "rate", "burst", "queue", "service", "overload", "brownouts"};
+inline constexpr std::string_view kFleetService[] = {"distribution", "mean", "sigma"};
+inline constexpr std::string_view kFleetOverload[] = {"status", "retry_after"};
+inline constexpr std::string_view kFleetBrownout[] = {"from", "for", "capacity"};
 
 // Enumerated values. Each list is in the order of the C++ enum it maps to, starting at the
 // enumerator named in the comment (the loader converts a position into an enumerator).
@@ -74,6 +83,10 @@ inline constexpr std::string_view kShapeNames[] = {  // EventFault::Shape::kResp
 inline constexpr std::string_view kEndKindNames[] = {  // Termination::Kind::kDone
     "done", "no_terminator", "no_final_chunk", "close", "reset", "stall"};
 inline constexpr std::string_view kOutcomeNames[] = {"committed", "failed"};
+inline constexpr std::string_view kArrivalProcessNames[] = {  // FleetWorkload::Kind::kPoisson
+    "poisson", "uniform", "closed"};
+inline constexpr std::string_view kServiceNames[] = {  // FleetProvider::Service::kConstant
+    "constant", "exponential", "lognormal"};
 inline constexpr std::string_view kFailureClassNames[] = {  // DESIGN.md §6
     "auth",
     "rate-limit",
@@ -120,6 +133,13 @@ inline constexpr KeySet kObjectKeySets[] = {
     {"/$defs/expectAttemptFailure", kExpectAttemptFailure},
     {"/$defs/delayRange", kDelayRange},
     {"/$defs/requestHeaders", kRequestHeaders},
+    {"/$defs/fleet", kFleet},
+    {"/$defs/fleetArrivals", kFleetArrivals},
+    {"/$defs/fleetStep", kFleetStep},
+    {"/$defs/fleetProvider", kFleetProvider},
+    {"/$defs/fleetService", kFleetService},
+    {"/$defs/fleetOverload", kFleetOverload},
+    {"/$defs/fleetBrownout", kFleetBrownout},
 };
 
 struct NameSet {
@@ -138,6 +158,8 @@ inline constexpr NameSet kEnumNameSets[] = {
     {"/$defs/endKind", kEndKindNames},
     {"/$defs/expect/properties/outcome", kOutcomeNames},
     {"/$defs/expect/properties/failure_class", kFailureClassNames},
+    {"/$defs/fleetArrivals/properties/process", kArrivalProcessNames},
+    {"/$defs/fleetService/properties/distribution", kServiceNames},
 };
 
 }  // namespace faultline::scenario::keys

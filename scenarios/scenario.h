@@ -15,10 +15,10 @@
 #include <string_view>
 #include <vector>
 
-namespace faultline::scenario {
+#include "scenarios/duration.h"
+#include "scenarios/fleet_spec.h"
 
-// All scenario times are offsets, never wall-clock instants.
-using Duration = std::chrono::microseconds;
+namespace faultline::scenario {
 
 // The schema version this build reads (`faultline: 1`).
 inline constexpr int kSchemaVersion = 1;
@@ -351,6 +351,7 @@ struct Scenario {
   std::optional<Duration> cancel_at;
   std::optional<PolicySpec> policy;  // the reference client's policy for this scenario
   Expect expect;
+  std::optional<FleetSpec> fleet;  // a fleet experiment (faultline simulate); replaces responses
   std::string source;  // the file it was loaded from ("<builtin>/..." for the embedded catalogue)
   friend bool operator==(const Scenario&, const Scenario&) = default;
 };

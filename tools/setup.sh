@@ -21,6 +21,7 @@ packages=(
   nlohmann-json3-dev libfmt-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   curl
+  python3-simpy3  # fleet/bench/compare_simpy.sh: the SimPy model the simulator is measured against
 )
 # Debian 12 ships clang 19 in bookworm itself; libclang-rt-19-dev holds libFuzzer and the
 # sanitizer runtimes that -fsanitize=fuzzer,address,undefined links.

@@ -30,7 +30,9 @@ TEST(PolicySchemaTest, DescribesExactlyWhatTheLoaderWrites) {
   const json schema = Schema();
   ASSERT_TRUE(schema.is_object());
   json written = ref::PolicyToHelloJson(ref::RetryPolicy{});
-  written["budget"] = json{{"capacity", 10}, {"retry_cost", 1}, {"success_refund", 0.1}};
+  ref::RetryPolicy with_budget;
+  with_budget.budget.emplace();
+  written["budget"] = ref::PolicyToJson(with_budget)["budget"];
   EXPECT_EQ(Keys(written), Keys(schema["properties"]));
   for (const char* nested : {"statuses", "backoff", "retry_after", "timeouts", "budget"}) {
     EXPECT_EQ(Keys(written[nested]), Keys(schema["properties"][nested]["properties"])) << nested;

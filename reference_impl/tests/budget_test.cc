@@ -95,5 +95,25 @@ TEST(RetryBudgetTest, ConcurrentRefundsAndWithdrawalsConserveTokens) {
   EXPECT_EQ(budget.withdrawals() + budget.refusals(), drained + 1 + 4u * 500u * 2u);
 }
 
+TEST(RetryBudgetTest, GrpcThrottlingChargesFailuresAndStopsAtHalf) {
+  // gRFC A6 with max_tokens 10, token_ratio 0.1: failures take 1, retries cost nothing, and
+  // retries stop once the count is at or below 5.
+  RetryBudget budget({.capacity = 10,
+                      .retry_cost = 0,
+                      .success_refund = 0.1,
+                      .failure_cost = 1,
+                      .retry_threshold = 5});
+  for (int i = 0; i < 4; ++i) budget.RecordFailure();
+  EXPECT_DOUBLE_EQ(budget.tokens(), 6.0);
+  EXPECT_TRUE(budget.TryWithdraw());
+  EXPECT_DOUBLE_EQ(budget.tokens(), 6.0) << "a retry itself costs nothing";
+  budget.RecordFailure();
+  EXPECT_FALSE(budget.TryWithdraw()) << "5 tokens is at the threshold";
+  for (int i = 0; i < 10; ++i) budget.RecordSuccess();
+  EXPECT_TRUE(budget.TryWithdraw());
+  for (int i = 0; i < 20; ++i) budget.RecordFailure();
+  EXPECT_DOUBLE_EQ(budget.tokens(), 0.0) << "never below zero";
+}
+
 }  // namespace
 }  // namespace faultline::ref

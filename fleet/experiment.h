@@ -1,0 +1,70 @@
+// A fleet experiment: a scenario's fleet section run for several policies on the same seed
+// (--compare), optionally across one swept parameter (--sweep KEY=A..B:STEP), optionally only
+// one shard of those jobs (--shard I/N) whose results are merged afterwards (MergeShards).
+//
+// Jobs are numbered policy-major within each sweep value, so a shard is a fixed subset and the
+// merged result is the same as one unsharded run. Pure apart from the progress callback.
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fleet/measures.h"
+#include "nlohmann/json.hpp"
+#include "scenarios/scenario.h"
+
+namespace faultline::fleet {
+
+struct Sweep {
+  std::string key;  // "provider.concurrency", "clients", "policy.max_attempts", ...
+  double from = 0, to = 0, step = 1;
+};
+
+// "provider.rate=5..50:5" -> Sweep, or a message naming what is wrong.
+std::expected<Sweep, std::string> ParseSweep(std::string_view text);
+// The keys a sweep accepts besides "policy.<json path>".
+std::vector<std::string_view> SweepKeys();
+
+struct ExperimentInput {
+  scenario::Scenario scenario;        // has a fleet section
+  std::vector<std::string> policies;  // names or files; empty: the fleet section's
+  std::uint64_t seed = 1;
+  std::optional<Sweep> sweep;
+  // This run's share of the jobs: every job whose index % shard_count == shard_index - 1 (the CLI
+  // parses "I/N" with the runner's ParseShard).
+  int shard_index = 1;
+  int shard_count = 1;
+  // (jobs done, jobs in this shard, share of the current job's horizon simulated)
+  std::function<void(std::size_t, std::size_t, double)> progress;
+};
+
+struct JobResult {
+  std::size_t job = 0;  // index among all jobs of the experiment
+  std::optional<double> sweep_value;
+  PolicyMeasures measures;
+};
+
+struct Experiment {
+  std::string scenario;  // name
+  std::string source;    // file
+  std::uint64_t seed = 1;
+  std::optional<Sweep> sweep;
+  std::size_t total_jobs = 0;
+  std::vector<JobResult> results;  // by job index
+};
+
+// Errors are messages; an unknown policy in the fleet section names the file, line and column.
+std::expected<Experiment, std::string> RunExperiment(const ExperimentInput& input);
+
+// result.json (fleet/schema/simulate-result.schema.json) and back.
+nlohmann::json ToJson(const Experiment& experiment);
+std::expected<Experiment, std::string> ExperimentFromJson(const nlohmann::json& json);
+
+// Joins the shards of one experiment; every job must be present exactly once.
+std::expected<Experiment, std::string> MergeShards(const std::vector<Experiment>& shards);
+
+}  // namespace faultline::fleet

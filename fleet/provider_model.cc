@@ -1,0 +1,118 @@
+#include "fleet/provider_model.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace faultline::fleet {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+Micros ToMicros(scenario::Duration duration) { return duration.count(); }
+
+}  // namespace
+
+ProviderModel::ProviderModel(const scenario::FleetProvider& spec, std::uint64_t seed)
+    : spec_(spec), rng_(seed), rate_tokens_(spec.burst) {}
+
+double ProviderModel::CapacityAt(Micros now) const {
+  double factor = 1.0;
+  for (const scenario::FleetBrownout& brownout : spec_.brownouts) {
+    const Micros from = ToMicros(brownout.from);
+    if (now >= from && now < from + ToMicros(brownout.length)) {
+      factor = std::min(factor, brownout.capacity);
+    }
+  }
+  return factor;
+}
+
+int ProviderModel::SlotsAt(Micros now) const {
+  if (spec_.concurrency == 0) return std::numeric_limits<int>::max();
+  return static_cast<int>(std::floor(spec_.concurrency * CapacityAt(now)));
+}
+
+bool ProviderModel::TakeRateToken(Micros now) {
+  if (spec_.rate <= 0) return true;
+  const double rate = spec_.rate * CapacityAt(now);
+  rate_tokens_ = std::min(spec_.burst, rate_tokens_ + rate * (now - rate_updated_) * 1e-6);
+  rate_updated_ = now;
+  if (rate_tokens_ < 1.0) return false;
+  rate_tokens_ -= 1.0;
+  return true;
+}
+
+Micros ProviderModel::SampleService() {
+  const double mean = static_cast<double>(ToMicros(spec_.service_mean));
+  switch (spec_.service) {
+    case scenario::FleetProvider::Service::kConstant:
+      return static_cast<Micros>(mean);
+    case scenario::FleetProvider::Service::kExponential:
+      return static_cast<Micros>(-std::log1p(-ref::Uniform01(rng_)) * mean);
+    case scenario::FleetProvider::Service::kLognormal: {
+      // Box-Muller from our own uniforms (the standard distributions differ between libraries).
+      const double u1 = 1.0 - ref::Uniform01(rng_);
+      const double u2 = ref::Uniform01(rng_);
+      const double normal = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * kPi * u2);
+      const double sigma = spec_.service_sigma;
+      const double mu = std::log(mean) - sigma * sigma / 2.0;  // so that the mean is `mean`
+      return static_cast<Micros>(std::exp(mu + sigma * normal));
+    }
+  }
+  return static_cast<Micros>(mean);
+}
+
+// When capacity is likely to free: the next rate token, or the queue ahead served by the slots.
+Micros ProviderModel::HonestWait(Micros now) const {
+  Micros wait = 0;
+  const double rate = spec_.rate * CapacityAt(now);
+  if (spec_.rate > 0 && rate_tokens_ < 1.0) {
+    wait = rate > 0 ? static_cast<Micros>((1.0 - rate_tokens_) / rate * 1e6) : 1'000'000;
+  }
+  const int slots = SlotsAt(now);
+  if (spec_.concurrency > 0 && busy_ >= slots) {
+    const double per_slot = static_cast<double>(queue_.size() + 1) / std::max(slots, 1);
+    wait = std::max(wait, static_cast<Micros>(per_slot * ToMicros(spec_.service_mean)));
+  }
+  return std::max<Micros>(wait, 1000);
+}
+
+std::optional<Micros> ProviderModel::Hint(Micros now) const {
+  switch (spec_.overload.hint) {
+    case scenario::FleetOverload::Hint::kHonest:
+      return HonestWait(now);
+    case scenario::FleetOverload::Hint::kConstant:
+      return ToMicros(spec_.overload.constant);
+    case scenario::FleetOverload::Hint::kNone:
+      return std::nullopt;
+  }
+  return std::nullopt;
+}
+
+Admission ProviderModel::Arrive(Micros now, RequestId id) {
+  if (!TakeRateToken(now)) return {Admission::Kind::kOverloaded, 0, Hint(now)};
+  if (busy_ < SlotsAt(now) && queue_.empty()) {
+    ++busy_;
+    return {Admission::Kind::kServing, now + SampleService(), std::nullopt};
+  }
+  if (queue_.size() < static_cast<std::size_t>(spec_.queue)) {
+    queue_.push_back(id);
+    return {Admission::Kind::kQueued, 0, std::nullopt};
+  }
+  return {Admission::Kind::kOverloaded, 0, Hint(now)};
+}
+
+std::optional<Started> ProviderModel::StartQueued(Micros now) {
+  if (queue_.empty() || busy_ >= SlotsAt(now)) return std::nullopt;
+  const RequestId id = queue_.front();
+  queue_.pop_front();
+  ++busy_;
+  return Started{id, now + SampleService()};
+}
+
+std::optional<Started> ProviderModel::Complete(Micros now) {
+  --busy_;
+  return StartQueued(now);
+}
+
+}  // namespace faultline::fleet

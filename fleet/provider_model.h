@@ -1,0 +1,71 @@
+// The fleet's provider model, a sans-I/O core: concurrency slots and/or a request rate, a FIFO
+// queue, a service-time distribution, brownouts, and what it answers when it is overloaded.
+//
+// The simulation tells it when a request arrives and when a request's service ends; it answers
+// with when to schedule the end of a service, or with an overload answer (and the Retry-After it
+// would send). It never sees the clients: a request whose client has given up is still served
+// (the wasted work that keeps a metastable system collapsed). Time is passed in.
+//
+// Ownership: one per simulation run; holds its own seeded RNG. Not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <optional>
+
+#include "fleet/event_queue.h"
+#include "reference_impl/backoff.h"
+#include "scenarios/fleet_spec.h"
+
+namespace faultline::fleet {
+
+struct RequestId {
+  std::uint32_t slot = 0;
+  std::uint32_t token = 0;
+};
+
+struct Admission {
+  enum class Kind { kServing, kQueued, kOverloaded };
+  Kind kind = Kind::kServing;
+  Micros done_at = 0;                 // kServing: when the service ends
+  std::optional<Micros> retry_after;  // kOverloaded: the hint sent, if any
+};
+
+struct Started {
+  RequestId id;
+  Micros done_at = 0;
+};
+
+class ProviderModel {
+ public:
+  ProviderModel(const scenario::FleetProvider& spec, std::uint64_t seed);
+
+  Admission Arrive(Micros now, RequestId id);
+  // A service ended at `now`: frees its slot and starts the next queued request, if capacity
+  // allows.
+  std::optional<Started> Complete(Micros now);
+  // Capacity may have grown (a brownout ended): the queued requests that can start now.
+  std::optional<Started> StartQueued(Micros now);
+
+  std::size_t queue_length() const { return queue_.size(); }
+  int busy() const { return busy_; }
+  int overload_status() const { return spec_.overload.status; }
+  // The provider's capacity factor at `now` (1 outside brownouts).
+  double CapacityAt(Micros now) const;
+
+ private:
+  int SlotsAt(Micros now) const;
+  bool TakeRateToken(Micros now);
+  Micros SampleService();
+  Micros HonestWait(Micros now) const;
+  std::optional<Micros> Hint(Micros now) const;
+
+  scenario::FleetProvider spec_;
+  ref::RetryRng rng_;
+  std::deque<RequestId> queue_;
+  int busy_ = 0;
+  double rate_tokens_ = 0;
+  Micros rate_updated_ = 0;
+};
+
+}  // namespace faultline::fleet

@@ -1,0 +1,418 @@
+#include "fleet/simulation.h"
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <memory>
+#include <vector>
+
+#include "fleet/adaptive_throttle.h"
+#include "fleet/event_queue.h"
+#include "fleet/outcomes.h"
+#include "fleet/provider_model.h"
+#include "reference_impl/budget.h"
+#include "reference_impl/policy.h"
+
+namespace faultline::fleet {
+namespace {
+
+using std::chrono::milliseconds;
+
+constexpr std::uint64_t kProgressEvery = 1 << 18;
+constexpr std::size_t kGiveUpReasons =
+    static_cast<std::size_t>(ref::GiveUpReason::kBudgetExhausted) + 1;
+
+// SplitMix64: independent seeds for the run's random streams from one seed.
+std::uint64_t Mix(std::uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+ref::PolicyClock::time_point PolicyTime(Micros t) {
+  return ref::PolicyClock::time_point(std::chrono::microseconds(t));
+}
+
+Micros Exponential(ref::RetryRng& rng, double mean_us) {
+  return static_cast<Micros>(-std::log1p(-ref::Uniform01(rng)) * mean_us);
+}
+
+// One call's state: 24 bytes, so that a million clients stay small.
+struct CallState {
+  Micros start = 0;
+  std::int32_t previous_delay_ms = -1;  // the last backoff slept (decorrelated jitter)
+  std::uint32_t token = 0;              // the attempt in flight; stale events carry another
+  std::uint16_t attempt = 0;            // attempts made so far
+  bool in_flight = false;               // an attempt is waiting for its answer
+  bool active = false;                  // a call is running
+};
+
+class Engine {
+ public:
+  explicit Engine(const RunInput& input);
+  PolicyMeasures Run();
+
+ private:
+  void Seed();
+  void Dispatch(const Event& event);
+  void OnArrival(Micros now);
+  void StartCall(std::uint32_t slot, Micros now);
+  void StartAttempt(std::uint32_t slot, Micros now);
+  void OnServiceDone(const Event& event);
+  void OnTimeout(const Event& event);
+  void Answer(std::uint32_t slot, Micros now, const Outcome& outcome,
+              std::optional<Micros> hint = std::nullopt);
+  void Retry(std::uint32_t slot, Micros now, const Outcome& outcome, std::optional<Micros> hint);
+  // `reason` is why a failed call gave up (ignored for a success).
+  void EndCall(std::uint32_t slot, Micros now, bool success,
+               ref::GiveUpReason reason = ref::GiveUpReason::kNotRetryable);
+  void Schedule(Micros time, EventKind kind, std::uint32_t slot, std::uint32_t token);
+  Bucket& At(Micros now);
+  std::optional<Micros> NextArrival(Micros now);
+
+  const scenario::FleetSpec& spec_;
+  const NamedPolicy& policy_;
+  ProgressFn progress_;
+  Outcomes outcomes_;
+  ProviderModel provider_;
+  ref::RetryRng policy_rng_, arrival_rng_, chaos_rng_;
+  std::unique_ptr<ref::RetryBudget> budget_;
+  std::optional<AdaptiveThrottle> throttle_;
+  std::optional<Micros> timeout_;
+  std::optional<Micros> total_;
+  EventQueue queue_;
+  std::vector<CallState> calls_;
+  std::vector<std::uint32_t> free_;
+  PolicyMeasures m_;
+  Micros horizon_, bucket_, end_limit_;
+  std::uint64_t active_ = 0;
+  Micros last_end_ = 0;
+  Micros cached_time_ = 0;
+  std::size_t cached_index_ = 0;
+  // Counts by GiveUpReason, named in the measures at the end (no string work per call).
+  std::array<std::uint64_t, kGiveUpReasons> give_ups_{};
+};
+
+std::optional<Micros> AttemptTimeout(const scenario::FleetSpec& spec,
+                                     const ref::RetryPolicy& policy) {
+  if (spec.timeout) return spec.timeout->count();
+  if (policy.timeouts.response_headers) {
+    return std::chrono::microseconds(*policy.timeouts.response_headers).count();
+  }
+  return std::nullopt;
+}
+
+Engine::Engine(const RunInput& input)
+    : spec_(*input.spec),
+      policy_(*input.policy),
+      progress_(input.progress),
+      outcomes_(input.policy->policy, input.chaos, spec_.provider.overload.status,
+                AttemptTimeout(spec_, input.policy->policy)),
+      provider_(spec_.provider, Mix(input.seed ^ 0x1)),
+      policy_rng_(Mix(input.seed ^ 0x2)),
+      arrival_rng_(Mix(input.seed ^ 0x3)),
+      chaos_rng_(Mix(input.seed ^ 0x4)),
+      timeout_(AttemptTimeout(spec_, input.policy->policy)),
+      horizon_(spec_.horizon.count()),
+      bucket_(spec_.bucket.count()),
+      end_limit_(spec_.horizon.count() + spec_.drain.count()) {
+  if (policy_.policy.budget) budget_ = std::make_unique<ref::RetryBudget>(*policy_.policy.budget);
+  if (policy_.adaptive_k) throttle_.emplace(*policy_.adaptive_k);
+  if (policy_.policy.timeouts.total) {
+    total_ = std::chrono::microseconds(*policy_.policy.timeouts.total).count();
+  }
+  m_.policy = policy_.name;
+  m_.description = DescribePolicy(policy_);
+  m_.source = policy_.source;
+  m_.bucket_seconds = static_cast<double>(bucket_) * 1e-6;
+  m_.horizon_seconds = static_cast<double>(horizon_) * 1e-6;
+  m_.concurrency = spec_.provider.concurrency;
+  m_.tokens_per_call = spec_.tokens_per_call;
+  m_.bytes_per_call = spec_.bytes_per_call;
+  m_.trigger_end_seconds = TriggerEndSeconds(spec_);
+  m_.series.resize(static_cast<std::size_t>(horizon_ / bucket_ + 1));
+}
+
+Bucket& Engine::At(Micros now) {
+  // Most lookups are for the event being handled: one division per event, not per lookup.
+  if (now != cached_time_) {
+    cached_time_ = now;
+    cached_index_ = static_cast<std::size_t>(now / bucket_);
+  }
+  const std::size_t index = cached_index_;
+  if (index >= m_.series.size()) m_.series.resize(index + 1);
+  return m_.series[index];
+}
+
+void Engine::Schedule(Micros time, EventKind kind, std::uint32_t slot, std::uint32_t token) {
+  queue_.Push(Event{time, slot, token, kind});
+}
+
+// The next Poisson (or evenly spaced) arrival after `now` under the piecewise-constant rate.
+std::optional<Micros> Engine::NextArrival(Micros now) {
+  const std::vector<scenario::FleetStep>& steps = spec_.workload.rate;
+  const bool poisson = spec_.workload.kind == scenario::FleetWorkload::Kind::kPoisson;
+  double work = poisson ? -std::log1p(-ref::Uniform01(arrival_rng_)) : 1.0;
+  double t = static_cast<double>(now);
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const double end = i + 1 < steps.size() ? static_cast<double>(steps[i + 1].at.count())
+                                            : static_cast<double>(horizon_);
+    if (t >= end) continue;
+    const double rate = steps[i].value * 1e-6;  // per microsecond
+    if (rate > 0 && t + work / rate < end) return static_cast<Micros>(t + work / rate);
+    work -= rate * (end - t);
+    t = end;
+  }
+  return std::nullopt;
+}
+
+void Engine::Seed() {
+  if (spec_.workload.kind != scenario::FleetWorkload::Kind::kClosed) {
+    if (auto first = NextArrival(0)) Schedule(*first, EventKind::kArrival, 0, 0);
+  } else {
+    calls_.resize(spec_.clients);
+    const double think = static_cast<double>(spec_.workload.think.count());
+    for (std::uint32_t slot = 0; slot < spec_.clients; ++slot) {
+      // Clients start out of step: a uniform offset within one think time.
+      const auto offset = static_cast<Micros>(ref::Uniform01(arrival_rng_) * think);
+      Schedule(offset, EventKind::kStartCall, slot, 0);
+    }
+  }
+  for (const scenario::FleetBrownout& brownout : spec_.provider.brownouts) {
+    Schedule((brownout.from + brownout.length).count(), EventKind::kKick, 0, 0);
+  }
+}
+
+void Engine::OnArrival(Micros now) {
+  if (auto next = NextArrival(now)) Schedule(*next, EventKind::kArrival, 0, 0);
+  std::uint32_t slot = 0;
+  if (!free_.empty()) {
+    slot = free_.back();
+    free_.pop_back();
+  } else if (calls_.size() < spec_.clients) {
+    slot = static_cast<std::uint32_t>(calls_.size());
+    calls_.emplace_back();
+  } else {
+    ++m_.shed;  // every client is busy with a call
+    return;
+  }
+  StartCall(slot, now);
+}
+
+void Engine::StartCall(std::uint32_t slot, Micros now) {
+  CallState& call = calls_[slot];
+  call.start = now;
+  call.attempt = 0;
+  call.previous_delay_ms = -1;
+  call.active = true;
+  ++active_;
+  ++m_.calls;
+  ++At(now).offered;
+  StartAttempt(slot, now);
+}
+
+void Engine::StartAttempt(std::uint32_t slot, Micros now) {
+  CallState& call = calls_[slot];
+  call.token = (call.token + 1) & kTokenMask;
+  const std::uint32_t token = call.token;
+  ++call.attempt;
+  call.in_flight = true;
+  ++m_.attempts;
+  Bucket& bucket = At(now);
+  if (call.attempt > 1) {
+    ++m_.retries;
+    ++bucket.retries;
+  }
+  if (throttle_ && throttle_->RejectLocally(now, policy_rng_)) {
+    ++m_.local_rejections;
+    Answer(slot, now, outcomes_.local_rejection());
+    return;
+  }
+  ++m_.provider_requests;
+  ++bucket.attempts;
+  const Admission admission = provider_.Arrive(now, RequestId{slot, token});
+  bucket.queue_max = std::max<std::uint64_t>(bucket.queue_max, provider_.queue_length());
+  if (admission.kind == Admission::Kind::kOverloaded) {
+    ++m_.overloaded;
+    ++bucket.overloaded;
+    Answer(slot, now, outcomes_.overload(), admission.retry_after);
+    return;
+  }
+  const bool serving = admission.kind == Admission::Kind::kServing;
+  if (serving) {
+    bucket.busy_slot_seconds += static_cast<double>(admission.done_at - now) * 1e-6;
+    Schedule(admission.done_at, EventKind::kServiceDone, slot, token);
+  }
+  // An attempt whose answer is due before its timeout needs no timeout event (the answer wins a
+  // tie); a queued one may wait any time.
+  const bool may_time_out = !serving || admission.done_at > now + timeout_.value_or(0);
+  if (timeout_ && may_time_out) Schedule(now + *timeout_, EventKind::kTimeout, slot, token);
+}
+
+void Engine::OnServiceDone(const Event& event) {
+  const Micros now = event.time;
+  ++m_.served;
+  if (auto next = provider_.Complete(now)) {  // the freed slot takes the next queued request
+    At(now).busy_slot_seconds += static_cast<double>(next->done_at - now) * 1e-6;
+    Schedule(next->done_at, EventKind::kServiceDone, next->id.slot, next->id.token);
+  }
+  CallState& call = calls_[event.slot];
+  if (!call.active || !call.in_flight || call.token != event.token) {
+    ++m_.wasted_requests;
+    ++At(now).wasted;
+    return;
+  }
+  if (throttle_) throttle_->RecordAccept(now);
+  const Outcome& outcome = outcomes_.Sample(chaos_rng_);
+  if (outcome.success) {
+    EndCall(event.slot, now, true);
+    return;
+  }
+  ++m_.faults;
+  Answer(event.slot, now, outcome);
+}
+
+void Engine::OnTimeout(const Event& event) {
+  CallState& call = calls_[event.slot];
+  if (!call.active || !call.in_flight || call.token != event.token) return;
+  ++m_.timeouts;
+  ++At(event.time).timeouts;
+  Answer(event.slot, event.time, outcomes_.timeout());
+}
+
+void Engine::Answer(std::uint32_t slot, Micros now, const Outcome& outcome,
+                    std::optional<Micros> hint) {
+  calls_[slot].in_flight = false;
+  if (outcome.success) {
+    EndCall(slot, now, true);
+    return;
+  }
+  Retry(slot, now, outcome, hint);
+}
+
+// The reference client's decision, exactly as its driver asks for it.
+void Engine::Retry(std::uint32_t slot, Micros now, const Outcome& outcome,
+                   std::optional<Micros> hint) {
+  CallState& call = calls_[slot];
+  ref::DecisionInput& input = outcomes_.Input(outcome);
+  input.failure.retry_after = std::nullopt;
+  if (hint) input.failure.retry_after = milliseconds((*hint + 999) / 1000);
+  input.attempt = call.attempt;
+  input.now = PolicyTime(now);
+  input.deadline = std::nullopt;
+  if (total_) input.deadline = PolicyTime(call.start + *total_);
+  input.previous_delay = std::nullopt;
+  if (call.previous_delay_ms >= 0) input.previous_delay = milliseconds(call.previous_delay_ms);
+  const ref::Decision decision = ref::Decide(policy_.policy, input, policy_rng_, budget_.get());
+  if (!decision.retry()) {
+    EndCall(slot, now, false, decision.reason);
+    return;
+  }
+  call.previous_delay_ms = static_cast<std::int32_t>(
+      std::min<std::int64_t>(decision.delay.count(), std::numeric_limits<std::int32_t>::max()));
+  Schedule(now + decision.delay.count() * 1000, EventKind::kStartAttempt, slot, call.token);
+}
+
+void Engine::EndCall(std::uint32_t slot, Micros now, bool success, ref::GiveUpReason reason) {
+  CallState& call = calls_[slot];
+  call.active = false;
+  call.in_flight = false;
+  --active_;
+  last_end_ = std::max(last_end_, now);
+  m_.latency.Add(now - call.start);
+  Bucket& bucket = At(now);
+  if (success) {
+    ++m_.succeeded;
+    ++bucket.succeeded;
+    if (budget_) budget_->RecordSuccess();
+  } else {
+    ++m_.failed;
+    ++bucket.failed;
+    ++give_ups_[static_cast<std::size_t>(reason)];
+  }
+  if (spec_.workload.kind != scenario::FleetWorkload::Kind::kClosed) {
+    free_.push_back(slot);
+    return;
+  }
+  const Micros next =
+      now + Exponential(arrival_rng_, static_cast<double>(spec_.workload.think.count()));
+  if (next < horizon_) Schedule(next, EventKind::kStartCall, slot, 0);
+}
+
+void Engine::Dispatch(const Event& event) {
+  switch (event.kind) {
+    case EventKind::kArrival:
+      OnArrival(event.time);
+      break;
+    case EventKind::kStartCall:
+      StartCall(event.slot, event.time);
+      break;
+    case EventKind::kStartAttempt:
+      if (calls_[event.slot].token == event.token) StartAttempt(event.slot, event.time);
+      break;
+    case EventKind::kServiceDone:
+      OnServiceDone(event);
+      break;
+    case EventKind::kTimeout:
+      OnTimeout(event);
+      break;
+    case EventKind::kKick:
+      while (auto started = provider_.StartQueued(event.time)) {
+        At(event.time).busy_slot_seconds +=
+            static_cast<double>(started->done_at - event.time) * 1e-6;
+        Schedule(started->done_at, EventKind::kServiceDone, started->id.slot, started->id.token);
+      }
+      break;
+  }
+}
+
+PolicyMeasures Engine::Run() {
+  Seed();
+  Micros now = 0;
+  while (!queue_.empty()) {
+    const Event event = queue_.Pop();
+    if (event.time > end_limit_) break;
+    // Past the horizon only the calls in flight matter: once none is left, the run has drained.
+    if (event.time > horizon_ && active_ == 0) break;
+    now = event.time;
+    Dispatch(event);
+    if (++m_.events % kProgressEvery == 0 && progress_) {
+      progress_(static_cast<double>(now) / static_cast<double>(horizon_));
+    }
+  }
+  m_.unfinished = active_;
+  for (std::size_t i = 0; i < give_ups_.size(); ++i) {
+    if (give_ups_[i] != 0) {
+      m_.give_up_reasons[std::string(ref::ToString(static_cast<ref::GiveUpReason>(i)))] =
+          give_ups_[i];
+    }
+  }
+  m_.end_seconds = static_cast<double>(active_ == 0 ? std::max(last_end_, horizon_) : now) * 1e-6;
+  Finish(m_);
+  return std::move(m_);
+}
+
+}  // namespace
+
+std::optional<double> TriggerEndSeconds(const scenario::FleetSpec& spec) {
+  std::optional<double> end;
+  for (const scenario::FleetBrownout& brownout : spec.provider.brownouts) {
+    const double at = std::chrono::duration<double>(brownout.from + brownout.length).count();
+    end = std::max(end.value_or(0), at);
+  }
+  const std::vector<scenario::FleetStep>& steps = spec.workload.rate;
+  const auto peak = std::max_element(
+      steps.begin(), steps.end(), [](const auto& a, const auto& b) { return a.value < b.value; });
+  if (peak != steps.end() && peak + 1 != steps.end()) {
+    const double at = std::chrono::duration<double>((peak + 1)->at).count();
+    end = std::max(end.value_or(0), at);
+  }
+  return end;
+}
+
+PolicyMeasures Simulate(const RunInput& input) { return Engine(input).Run(); }
+
+}  // namespace faultline::fleet

@@ -1,0 +1,128 @@
+// Experiments: compare, sweep, shards merged back, result.json round trip, and the errors a user
+// meets (an unknown policy in the fleet section names its file, line and column).
+#include "fleet/experiment.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "fleet/report.h"
+#include "scenarios/loader.h"
+
+namespace faultline::fleet {
+namespace {
+
+scenario::Scenario Load(std::string_view policies) {
+  const std::string text = std::string(R"(faultline: 1
+name: fleet/test
+description: d
+dialect: openai-chat
+fleet:
+  clients: 1000
+  horizon: 20s
+  arrivals: {rate: 50}
+  provider: {rate: 30, overload: {status: 429, retry_after: honest}}
+  policies: )") + std::string(policies) +
+                           "\n";
+  auto scenario = scenario::ParseScenario(text, "exp.yaml");
+  EXPECT_TRUE(scenario.has_value()) << scenario.error().ToString();
+  return *scenario;
+}
+
+TEST(ExperimentTest, UnknownPolicyInTheFileNamesItsPosition) {
+  ExperimentInput input;
+  input.scenario = Load("[openai-node, grpc-throtling]");
+  auto experiment = RunExperiment(input);
+  ASSERT_FALSE(experiment.has_value());
+  EXPECT_NE(experiment.error().find("exp.yaml:10:27: at fleet.policies: unknown policy "
+                                    "'grpc-throtling'; did you mean 'grpc-throttling'?"),
+            std::string::npos)
+      << experiment.error();
+}
+
+TEST(ExperimentTest, ShardsMergeIntoTheUnshardedResult) {
+  ExperimentInput input;
+  input.scenario = Load("[no-retry, openai-node, aws-standard]");
+  input.sweep = *ParseSweep("provider.rate=20..40:10");
+  auto whole = RunExperiment(input);
+  ASSERT_TRUE(whole.has_value()) << whole.error();
+  ASSERT_EQ(whole->results.size(), 9u);
+  std::vector<Experiment> shards;
+  for (int i = 1; i <= 2; ++i) {
+    input.shard_index = i;
+    input.shard_count = 2;
+    auto shard = RunExperiment(input);
+    ASSERT_TRUE(shard.has_value());
+    // Through result.json, as a CI matrix would pass it on.
+    auto reread = ExperimentFromJson(ToJson(*shard));
+    ASSERT_TRUE(reread.has_value()) << reread.error();
+    shards.push_back(std::move(*reread));
+  }
+  auto merged = MergeShards(shards);
+  ASSERT_TRUE(merged.has_value()) << merged.error();
+  EXPECT_EQ(ToJson(*merged), ToJson(*whole));
+  shards.pop_back();
+  EXPECT_FALSE(MergeShards(shards).has_value()) << "a missing shard is an error";
+}
+
+TEST(ExperimentTest, SweepErrorsSayWhatIsExpected) {
+  EXPECT_FALSE(ParseSweep("provider.rate=5").has_value());
+  EXPECT_FALSE(ParseSweep("provider.rate=50..5:5").has_value());
+  auto unknown = ParseSweep("provider.speed=1..2");
+  ASSERT_FALSE(unknown.has_value());
+  EXPECT_NE(unknown.error().find("unknown key 'provider.speed'"), std::string::npos);
+  ExperimentInput input;
+  input.scenario = Load("[openai-node]");
+  input.sweep = *ParseSweep("policy.max_attempts=0..1");
+  auto bad = RunExperiment(input);
+  ASSERT_FALSE(bad.has_value());
+  EXPECT_NE(bad.error().find("at max_attempts: must be from 1"), std::string::npos) << bad.error();
+}
+
+TEST(ExperimentTest, ReportsNameEveryPolicy) {
+  ExperimentInput input;
+  input.scenario = Load("[no-retry, brooker-full]");
+  auto experiment = RunExperiment(input);
+  ASSERT_TRUE(experiment.has_value());
+  for (auto writer : {WriteTable, WriteCsv, WriteMarkdown, WriteHtml}) {
+    std::ostringstream out;
+    writer(*experiment, out);
+    EXPECT_NE(out.str().find("no-retry"), std::string::npos);
+    EXPECT_NE(out.str().find("brooker-full"), std::string::npos);
+  }
+  std::ostringstream html;
+  WriteHtml(*experiment, html);
+  EXPECT_NE(html.str().find("<svg"), std::string::npos);
+  EXPECT_EQ(html.str().find("<script src"), std::string::npos) << "self-contained";
+}
+
+std::set<std::string> Keys(const nlohmann::json& object) {
+  std::set<std::string> keys;
+  for (const auto& [key, value] : object.items()) keys.insert(key);
+  return keys;
+}
+
+// fleet/schema/simulate-result.schema.json describes exactly what ToJson writes.
+TEST(ExperimentTest, TheResultSchemaMatchesWhatIsWritten) {
+  std::ifstream file(std::string(FAULTLINE_SOURCE_DIR) +
+                     "/fleet/schema/simulate-result.schema.json");
+  const nlohmann::json schema = nlohmann::json::parse(file, nullptr, false);
+  ASSERT_TRUE(schema.is_object());
+  ExperimentInput input;
+  input.scenario = Load("[no-retry]");
+  input.sweep = *ParseSweep("provider.rate=10..20:10");
+  const nlohmann::json written = ToJson(*RunExperiment(input));
+  EXPECT_EQ(Keys(written), Keys(schema["properties"]));
+  EXPECT_EQ(Keys(written["sweep"]), Keys(schema["properties"]["sweep"]["properties"]));
+  const nlohmann::json& job = schema["$defs"]["job"]["properties"];
+  const nlohmann::json& first = written["results"][0];
+  EXPECT_EQ(Keys(first), Keys(job));
+  for (const char* nested : {"latency_ms", "series", "counters"}) {
+    EXPECT_EQ(Keys(first[nested]), Keys(job[nested]["properties"])) << nested;
+  }
+}
+
+}  // namespace
+}  // namespace faultline::fleet

@@ -1,0 +1,188 @@
+// Golden tests: the fleet simulator, running the reference client's policy code, reproduces the
+// published models it is meant to reproduce. All in virtual time.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "fleet/contention.h"
+#include "fleet/simulation.h"
+#include "fmt/format.h"
+#include "reference_impl/policy_json.h"
+
+namespace faultline::fleet {
+namespace {
+
+using namespace std::chrono_literals;
+
+NamedPolicy Policy(std::string_view name) {
+  auto policy = ResolvePolicy(name);
+  EXPECT_TRUE(policy.has_value()) << name;
+  return *policy;
+}
+
+NamedPolicy FromJson(std::string_view json) {
+  auto policy = ref::LoadPolicy(json);
+  EXPECT_TRUE(policy.has_value()) << (policy ? "" : policy.error().ToString());
+  return NamedPolicy{"test", *policy, std::nullopt, "test"};
+}
+
+// Independent failures: an unlimited provider that answers 500 with probability p.
+scenario::Chaos FailWith(double p) {
+  scenario::Chaos chaos;
+  scenario::ResponseSpec failure;
+  failure.status = 500;
+  chaos.faults.push_back({p, failure});
+  return chaos;
+}
+
+scenario::FleetSpec Uniform(double rate, std::chrono::seconds horizon) {
+  scenario::FleetSpec spec;
+  spec.clients = 100'000;
+  spec.horizon = horizon;
+  spec.workload.kind = scenario::FleetWorkload::Kind::kUniform;
+  spec.workload.rate = {{0s, rate}};
+  spec.provider.service = scenario::FleetProvider::Service::kConstant;
+  spec.provider.service_mean = 10ms;
+  return spec;
+}
+
+// ---- Brooker 2015: N clients contending for one row ----
+
+TEST(BrookerTest, JitterStrategiesRankAsPublished) {
+  for (int clients : {50, 100, 150}) {
+    const ContentionResult none = RunContention(Policy("brooker-none"), clients, 20, 1);
+    const ContentionResult full = RunContention(Policy("brooker-full"), clients, 20, 1);
+    const ContentionResult equal = RunContention(Policy("brooker-equal"), clients, 20, 1);
+    const ContentionResult decorrelated =
+        RunContention(Policy("brooker-decorrelated"), clients, 20, 1);
+    std::cout << fmt::format(
+        "N={:3}  vs full jitter: time none {:.2f} equal {:.2f} decorrelated {:.2f}; calls none "
+        "{:.2f} equal {:.2f} decorrelated {:.2f} (full: {:.0f} ms, {:.0f} calls)\n",
+        clients, none.completion_ms / full.completion_ms, equal.completion_ms / full.completion_ms,
+        decorrelated.completion_ms / full.completion_ms, none.calls / full.calls,
+        equal.calls / full.calls, decorrelated.calls / full.calls, full.completion_ms, full.calls);
+    // No jitter is far worst in both time and calls.
+    EXPECT_GT(none.completion_ms, 2 * full.completion_ms) << clients;
+    EXPECT_GT(none.calls, 1.5 * full.calls) << clients;
+    // Full and equal jitter: about the same calls; equal jitter somewhat longer.
+    EXPECT_NEAR(equal.calls / full.calls, 1.0, 0.25) << clients;
+    EXPECT_GT(equal.completion_ms, full.completion_ms) << clients;
+    // Decorrelated: about as fast as full jitter, with more calls.
+    EXPECT_NEAR(decorrelated.completion_ms / full.completion_ms, 1.0, 0.35) << clients;
+    EXPECT_GT(decorrelated.calls, full.calls) << clients;
+  }
+}
+
+// ---- Amplification with R retries and independent failures ----
+
+TEST(AmplificationTest, MatchesTheGeometricSeriesToThreeDecimals) {
+  for (int retries : {1, 3}) {
+    for (double p : {0.1, 0.3, 0.5}) {
+      const NamedPolicy policy = FromJson(fmt::format(
+          R"({{"max_attempts": {}, "backoff": {{"strategy": "exponential", "base_ms": 1,
+              "cap_ms": 1, "multiplier": 1, "jitter": 0}}, "min_attempt_ms": 0,
+              "timeouts": {{"total_ms": null}}}})",
+          retries + 1));
+      const scenario::FleetSpec spec = Uniform(20'000, 100s);
+      const scenario::Chaos chaos = FailWith(p);
+      const PolicyMeasures m = Simulate(RunInput{&spec, &chaos, &policy, 7, {}});
+      const double expected = (1 - std::pow(p, retries + 1)) / (1 - p);
+      EXPECT_NEAR(m.amplification, expected, 0.001) << "R=" << retries << " p=" << p;
+      EXPECT_GE(m.calls, 1'999'999u);  // evenly spaced: the last one falls on the horizon
+    }
+  }
+}
+
+// ---- A token bucket (+0.1 per success, -1 per retry) bounds amplification at 1.1 ----
+
+TEST(TokenBucketTest, KeepsAmplificationAtMostOnePointOne) {
+  const NamedPolicy policy = FromJson(
+      R"({"max_attempts": 10, "backoff": {"strategy": "exponential", "base_ms": 1, "cap_ms": 1,
+          "multiplier": 1, "jitter": 0}, "min_attempt_ms": 0, "timeouts": {"total_ms": null},
+          "budget": {"capacity": 10, "retry_cost": 1, "success_refund": 0.1}})");
+  for (int tenth = 0; tenth <= 10; ++tenth) {
+    const double p = tenth / 10.0;
+    const scenario::FleetSpec spec = Uniform(2'000, 50s);
+    const scenario::Chaos chaos = FailWith(p);
+    const PolicyMeasures m = Simulate(RunInput{&spec, &chaos, &policy, 3, {}});
+    // The initial 10 tokens may add 10 retries in all.
+    EXPECT_LE(m.amplification, 1.1 + 10.0 / static_cast<double>(m.calls)) << "p=" << p;
+  }
+}
+
+// ---- gRPC retry throttling stops retrying above a failure rate of about 1/11 ----
+
+TEST(GrpcThrottlingTest, StopsRetryingAboveOneInEleven) {
+  const NamedPolicy policy = Policy("grpc-throttling");
+  auto retries_per_call = [&](double p) {
+    const scenario::FleetSpec spec = Uniform(2'000, 50s);
+    const scenario::Chaos chaos = FailWith(p);
+    const PolicyMeasures m = Simulate(RunInput{&spec, &chaos, &policy, 5, {}});
+    return static_cast<double>(m.retries) / static_cast<double>(m.calls);
+  };
+  // Below the threshold every failure is retried: p + p^2 + ... retries per call.
+  for (double p : {0.02, 0.06}) EXPECT_GT(retries_per_call(p), 0.95 * p) << p;
+  // Above it, retrying stops (only the rare moment the bucket climbs back over half).
+  for (double p : {0.12, 0.2, 0.5, 0.9}) EXPECT_LT(retries_per_call(p), 0.05 * p) << p;
+}
+
+// ---- Metastability: a spike tips naive retries into a collapse that outlives it ----
+
+scenario::FleetSpec Metastable() {
+  scenario::FleetSpec spec;
+  spec.clients = 100'000;
+  spec.horizon = 150s;
+  spec.drain = 30s;
+  spec.timeout = 500ms;  // client timeout per attempt
+  // 10 calls/s of capacity: one slot, 100 ms per request, a long queue.
+  spec.provider.concurrency = 1;
+  spec.provider.queue = 1000;
+  spec.provider.service = scenario::FleetProvider::Service::kConstant;
+  spec.provider.service_mean = 100ms;
+  // 20/s for 20 s, then stepped down to 3/s.
+  spec.workload.rate = {{0s, 5}, {10s, 20}, {30s, 8}, {50s, 5}, {70s, 3}};
+  return spec;
+}
+
+TEST(MetastabilityTest, NaiveRetriesStayCollapsedBudgetsRecover) {
+  const scenario::FleetSpec spec = Metastable();
+  auto run = [&](std::string_view name) {
+    const NamedPolicy policy = Policy(name);
+    return Simulate(RunInput{&spec, nullptr, &policy, 11, {}});
+  };
+  const PolicyMeasures no_retry = run("no-retry");
+  const PolicyMeasures naive = run("naive");
+  const PolicyMeasures bucket = run("token-bucket");
+  const PolicyMeasures grpc = run("grpc-throttling");
+  ASSERT_TRUE(no_retry.recovery_seconds.has_value());
+  EXPECT_FALSE(naive.recovery_seconds.has_value())
+      << "naive recovered after " << *naive.recovery_seconds << " s";
+  for (const PolicyMeasures* m : {&bucket, &grpc}) {
+    ASSERT_TRUE(m->recovery_seconds.has_value()) << m->policy;
+    EXPECT_LE(*m->recovery_seconds, *no_retry.recovery_seconds + 10) << m->policy;
+  }
+  // Collapsed: at 3/s offered, the naive fleet still gets almost nothing through.
+  std::uint64_t late_ok = 0, late_offered = 0;
+  for (std::size_t s = 120; s < 150; ++s) {
+    late_ok += naive.series[s].succeeded;
+    late_offered += naive.series[s].offered;
+  }
+  EXPECT_LT(static_cast<double>(late_ok), 0.2 * static_cast<double>(late_offered));
+}
+
+// ---- Determinism ----
+
+TEST(DeterminismTest, SameSeedSameMeasures) {
+  const scenario::FleetSpec spec = Metastable();
+  const NamedPolicy policy = Policy("openai-node");
+  const PolicyMeasures a = Simulate(RunInput{&spec, nullptr, &policy, 42, {}});
+  const PolicyMeasures b = Simulate(RunInput{&spec, nullptr, &policy, 42, {}});
+  const PolicyMeasures c = Simulate(RunInput{&spec, nullptr, &policy, 43, {}});
+  EXPECT_EQ(a.attempts, b.attempts);
+  EXPECT_EQ(a.latency.Occupied(), b.latency.Occupied());
+  EXPECT_EQ(a.events, b.events);
+  EXPECT_NE(a.latency.Occupied(), c.latency.Occupied());
+}
+
+}  // namespace
+}  // namespace faultline::fleet

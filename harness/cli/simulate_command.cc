@@ -1,0 +1,260 @@
+#include "harness/cli/simulate_command.h"
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <sstream>
+
+#include "fleet/experiment.h"
+#include "fleet/profiles.h"
+#include "fleet/report.h"
+#include "fmt/format.h"
+#include "harness/runner.h"
+#include "scenarios/loader.h"
+
+namespace faultline::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Report files, by the format name --format takes.
+struct Output {
+  std::string_view format;
+  std::string_view file;
+  void (*write)(const fleet::Experiment&, std::ostream&);
+};
+constexpr Output kOutputs[] = {
+    {"json", "result.json",
+     [](const fleet::Experiment& e, std::ostream& out) {
+       out << fleet::ToJson(e).dump(1) << "\n";
+     }},
+    {"csv", "result.csv", fleet::WriteCsv},
+    {"md", "summary.md", fleet::WriteMarkdown},
+    {"html", "report.html", fleet::WriteHtml},
+};
+
+std::expected<scenario::Duration, std::string> Duration(std::string_view flag,
+                                                        const std::string& text) {
+  auto parsed = scenario::ParseDuration(text);
+  if (!parsed || parsed->count() <= 0) {
+    return std::unexpected(
+        fmt::format("{} '{}': expected a positive duration such as 500ms or 2s", flag, text));
+  }
+  return *parsed;
+}
+
+// The fleet the flags describe, when no scenario file is given.
+std::expected<scenario::Scenario, std::string> ScenarioFromFlags(const SimulateOptions& options) {
+  scenario::Scenario built;
+  built.name = "flags";
+  built.source = "<flags>";
+  scenario::FleetSpec& fleet = built.fleet.emplace();
+  fleet.clients = options.clients;
+  fleet.workload.rate = {{scenario::Duration{0}, options.rate}};
+  fleet.provider.concurrency = options.concurrency;
+  fleet.provider.rate = options.provider_rate;
+  fleet.provider.queue = options.queue;
+  fleet.provider.overload.status = options.overload_status;
+  auto horizon = Duration("--horizon", options.horizon);
+  auto service = Duration("--service", options.service);
+  if (!horizon) return std::unexpected(horizon.error());
+  if (!service) return std::unexpected(service.error());
+  fleet.horizon = *horizon;
+  fleet.provider.service_mean = *service;
+  if (!options.timeout.empty()) {
+    auto timeout = Duration("--timeout", options.timeout);
+    if (!timeout) return std::unexpected(timeout.error());
+    fleet.timeout = *timeout;
+  }
+  if (options.policies.empty()) return std::unexpected("give --compare POLICY,... (or a scenario)");
+  return built;
+}
+
+std::expected<scenario::Scenario, std::string> LoadFleetScenario(const SimulateOptions& options) {
+  if (options.scenario.empty()) return ScenarioFromFlags(options);
+  auto loaded = scenario::LoadScenarioFile(options.scenario);
+  if (!loaded) return std::unexpected(loaded.error().ToString());
+  if (!loaded->fleet) {
+    return std::unexpected(
+        fmt::format("{}: has no 'fleet' section; faultline simulate runs fleet "
+                    "experiments (docs/fleet.md), faultline run runs the rest",
+                    options.scenario));
+  }
+  return std::move(*loaded);
+}
+
+ExitCode ListPolicies(std::ostream& out) {
+  for (const fleet::Profile& profile : fleet::BuiltinProfiles()) {
+    auto policy = fleet::ResolvePolicy(profile.name);
+    out << fmt::format("{}\n  {}\n  {}\n  source: {}\n", profile.name, profile.summary,
+                       policy ? fleet::DescribePolicy(*policy) : policy.error(), profile.source);
+  }
+  out << "\nAny policy JSON file (docs/policy.md) may be given in place of a name.\n";
+  return ExitCode::kSuccess;
+}
+
+// Progress on stderr: a line whenever a job starts or another quarter of its horizon is done.
+std::function<void(std::size_t, std::size_t, double)> Progress(std::ostream& err) {
+  auto last = std::make_shared<std::pair<std::size_t, int>>(SIZE_MAX, -1);
+  return [&err, last](std::size_t done, std::size_t total, double fraction) {
+    const int quarter = static_cast<int>(std::min(fraction, 1.0) * 4);
+    if (last->first == done && last->second == quarter) return;
+    *last = {done, quarter};
+    err << fmt::format("simulate: job {}/{}: {}% of the horizon\n", done + 1, total, quarter * 25);
+  };
+}
+
+std::expected<std::vector<std::string>, std::string> WriteReports(
+    const fleet::Experiment& experiment, const SimulateOptions& options) {
+  std::error_code error;
+  fs::create_directories(options.out_dir, error);
+  if (error) {
+    return std::unexpected(fmt::format("cannot create '{}': {}", options.out_dir, error.message()));
+  }
+  std::vector<std::string> written;
+  for (const std::string& format : options.formats) {
+    const Output* output = nullptr;
+    for (const Output& known : kOutputs) {
+      if (known.format == format) output = &known;
+    }
+    if (output == nullptr) {
+      return std::unexpected(fmt::format("--format '{}': expected json, csv, md or html", format));
+    }
+    const fs::path path = fs::path(options.out_dir) / output->file;
+    std::ofstream file(path);
+    output->write(experiment, file);
+    file.close();
+    if (!file) return std::unexpected(fmt::format("cannot write '{}'", path.string()));
+    written.push_back(path.string());
+  }
+  return written;
+}
+
+std::expected<fleet::Experiment, std::string> Merge(const std::vector<std::string>& files) {
+  std::vector<fleet::Experiment> shards;
+  for (const std::string& file : files) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    if (!in) return std::unexpected(fmt::format("{}: cannot read", file));
+    const auto json = nlohmann::json::parse(text.str(), nullptr, false);
+    if (json.is_discarded()) return std::unexpected(fmt::format("{}: not JSON", file));
+    auto shard = fleet::ExperimentFromJson(json);
+    if (!shard) return std::unexpected(fmt::format("{}: {}", file, shard.error()));
+    shards.push_back(std::move(*shard));
+  }
+  return fleet::MergeShards(shards);
+}
+
+std::expected<fleet::Experiment, std::string> Simulate(const SimulateOptions& options,
+                                                       std::ostream& err) {
+  if (!options.merge.empty()) return Merge(options.merge);
+  auto scenario = LoadFleetScenario(options);
+  if (!scenario) return std::unexpected(scenario.error());
+  fleet::ExperimentInput input;
+  input.seed = options.seed.value_or(scenario->fleet->seed.value_or(1));
+  input.scenario = std::move(*scenario);
+  input.policies = options.policies;
+  if (!options.sweep.empty()) {
+    auto sweep = fleet::ParseSweep(options.sweep);
+    if (!sweep) return std::unexpected(sweep.error());
+    input.sweep = std::move(*sweep);
+  }
+  if (!options.shard.empty()) {
+    auto shard = harness::ParseShard(options.shard);
+    if (!shard) return std::unexpected(shard.error());
+    input.shard_index = shard->index;
+    input.shard_count = shard->count;
+  }
+  if (!options.quiet) input.progress = Progress(err);
+  return fleet::RunExperiment(input);
+}
+
+}  // namespace
+
+CLI::App* AddSimulateCommand(CLI::App& app, SimulateOptions& options) {
+  CLI::App* sim =
+      app.add_subcommand("simulate",
+                         "Simulate a fleet of clients and compare retry policies under contention, "
+                         "overload and metastable failure, in virtual time.");
+  sim->add_option("scenario", options.scenario, "a scenario file with a 'fleet:' section");
+  sim->add_option("--compare,--policy", options.policies,
+                  "policies to run side by side on the same seed: profile names "
+                  "(--list-policies) or policy JSON files (default: the fleet section's)")
+      ->delimiter(',');
+  sim->add_option("--seed", options.seed, "run seed (default: the fleet section's, else 1)");
+  sim->add_option("--sweep", options.sweep,
+                  "KEY=FROM..TO[:STEP]: run every value, e.g. provider.rate=10..50:10 or "
+                  "policy.max_attempts=1..6 (keys: docs/fleet.md)");
+  sim->add_option("--shard", options.shard, "I/N: run every N-th job starting at I (CI matrix)");
+  sim->add_option("--merge", options.merge,
+                  "join shards' result.json files into one result (and its reports)")
+      ->delimiter(',');
+  sim->add_flag("--list-policies", options.list_policies,
+                "list the built-in profiles with their parameters and sources");
+  sim->add_option("--out", options.out_dir, "folder for the reports")->capture_default_str();
+  sim->add_option("--format", options.formats, "reports to write: json csv md html")
+      ->delimiter(',')
+      ->capture_default_str();
+  sim->add_flag("--no-reports", options.no_reports, "print the table only");
+  sim->add_flag("--quiet,-q", options.quiet, "no progress lines");
+  auto* flags = "Fleet from flags (without a scenario)";
+  sim->add_option("--clients", options.clients, "clients")->group(flags)->capture_default_str();
+  sim->add_option("--rate", options.rate, "calls per second (Poisson)")
+      ->group(flags)
+      ->capture_default_str();
+  sim->add_option("--horizon", options.horizon, "simulated time")
+      ->group(flags)
+      ->capture_default_str();
+  sim->add_option("--concurrency", options.concurrency, "provider slots (0: unlimited)")
+      ->group(flags)
+      ->capture_default_str();
+  sim->add_option("--provider-rate", options.provider_rate, "requests/s the provider admits")
+      ->group(flags)
+      ->capture_default_str();
+  sim->add_option("--queue", options.queue, "provider queue length")
+      ->group(flags)
+      ->capture_default_str();
+  sim->add_option("--service", options.service, "mean service time (exponential)")
+      ->group(flags)
+      ->capture_default_str();
+  sim->add_option("--timeout", options.timeout, "per-attempt client timeout")->group(flags);
+  sim->add_option("--overload-status", options.overload_status, "429, 503 or 529")
+      ->check(CLI::IsMember({429, 503, 529}))
+      ->group(flags)
+      ->capture_default_str();
+  sim->footer(
+      "Each call is run by the reference client's own retry code (reference_impl: Decide, "
+      "backoff, Retry-After, budget) with the policy named. Reports (in --out): result.json, "
+      "result.csv, summary.md, report.html. docs/fleet.md describes the fleet section, the "
+      "profiles and the measures.\nExit code: 0 done, 2 bad usage or input.");
+  return sim;
+}
+
+ExitCode RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
+  if (options.list_policies) return ListPolicies(out);
+  if (options.scenario.empty() && options.policies.empty() && options.merge.empty()) {
+    err << "faultline simulate: give a scenario file with a 'fleet:' section, --compare "
+           "POLICY,... with fleet flags, or --merge; see --help\n";
+    return ExitCode::kUsageError;
+  }
+  auto experiment = Simulate(options, err);
+  if (!experiment) {
+    err << "faultline simulate: " << experiment.error() << "\n";
+    return ExitCode::kUsageError;
+  }
+  out << fmt::format("faultline simulate: {} (seed {}), {} job(s)\n", experiment->scenario,
+                     experiment->seed, experiment->results.size());
+  fleet::WriteTable(*experiment, out);
+  if (options.no_reports) return ExitCode::kSuccess;
+  auto written = WriteReports(*experiment, options);
+  if (!written) {
+    err << "faultline simulate: " << written.error() << "\n";
+    return ExitCode::kUsageError;
+  }
+  out << fmt::format("reports: {}\n", fmt::join(*written, ", "));
+  return ExitCode::kSuccess;
+}
+
+}  // namespace faultline::cli

@@ -1,0 +1,76 @@
+// `faultline simulate` as a user runs it (in process, through cli::Run): exit codes, the table,
+// the reports, and the errors for a bad fleet section or policy name.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "harness/cli/cli.h"
+
+namespace faultline::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Ran {
+  ExitCode code;
+  std::string out, err;
+};
+
+Ran Simulate(std::vector<std::string> args) {
+  args.insert(args.begin(), {"faultline", "simulate"});
+  std::vector<const char*> argv;
+  for (const std::string& arg : args) argv.push_back(arg.c_str());
+  std::ostringstream out, err;
+  const ExitCode code = Run(static_cast<int>(argv.size()), argv.data(), out, err);
+  return {code, out.str(), err.str()};
+}
+
+std::string Example(std::string_view name) {
+  return std::string(FAULTLINE_SOURCE_DIR) + "/scenarios/fleet/" + std::string(name);
+}
+
+TEST(SimulateCliTest, ListPoliciesShowsParametersAndSources) {
+  const Ran ran = Simulate({"--list-policies"});
+  EXPECT_EQ(ran.code, ExitCode::kSuccess);
+  EXPECT_NE(ran.out.find("grpc-throttling"), std::string::npos);
+  EXPECT_NE(ran.out.find("budget 10 tokens"), std::string::npos);
+  EXPECT_NE(ran.out.find("source: harness/adapters/policies.mjs:89"), std::string::npos);
+}
+
+TEST(SimulateCliTest, TheMetastableExampleWritesEveryReport) {
+  const fs::path out = fs::temp_directory_path() / "faultline-simulate-cli-test";
+  fs::remove_all(out);
+  const Ran ran = Simulate({Example("metastable-spike.yaml"), "--compare", "no-retry,naive",
+                            "--out", out.string(), "--quiet"});
+  ASSERT_EQ(ran.code, ExitCode::kSuccess) << ran.err;
+  EXPECT_NE(ran.out.find("did not recover"), std::string::npos) << ran.out;
+  for (const char* file : {"result.json", "result.csv", "summary.md", "report.html"}) {
+    EXPECT_TRUE(fs::exists(out / file)) << file;
+  }
+  fs::remove_all(out);
+}
+
+TEST(SimulateCliTest, BadInputExitsTwoWithAPreciseMessage) {
+  const Ran unknown =
+      Simulate({Example("metastable-spike.yaml"), "--compare", "opneai-node", "--no-reports"});
+  EXPECT_EQ(unknown.code, ExitCode::kUsageError);
+  EXPECT_NE(unknown.err.find("did you mean 'openai-node'?"), std::string::npos) << unknown.err;
+
+  const fs::path bad = fs::temp_directory_path() / "faultline-simulate-bad.yaml";
+  std::ofstream(bad) << "faultline: 1\nname: fleet/bad\ndescription: d\ndialect: openai-chat\n"
+                        "fleet:\n  clients: 10\n  provider: {queu: 5}\n  policies: [naive]\n";
+  const Ran section = Simulate({bad.string(), "--no-reports"});
+  EXPECT_EQ(section.code, ExitCode::kUsageError);
+  EXPECT_NE(section.err.find(bad.string() + ":7:14: at fleet.provider.queu"), std::string::npos)
+      << section.err;
+  EXPECT_NE(section.err.find("did you mean 'queue'?"), std::string::npos) << section.err;
+  fs::remove(bad);
+
+  EXPECT_EQ(Simulate({}).code, ExitCode::kUsageError);
+  EXPECT_EQ(Simulate({"--sweep", "nope", "--compare", "naive"}).code, ExitCode::kUsageError);
+}
+
+}  // namespace
+}  // namespace faultline::cli
