@@ -21,6 +21,7 @@ packages=(
   nlohmann-json3-dev libfmt-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   curl
+  libxml2-utils  # xmllint: the JUnit XSD test (reports/tests/junit_xsd_test.cc)
 )
 # Debian 12 ships clang 19 in bookworm itself; libclang-rt-19-dev holds libFuzzer and the
 # sanitizer runtimes that -fsanitize=fuzzer,address,undefined links.
