@@ -81,6 +81,15 @@ TEST_F(RunCliTest, AFailingCheckExitsOneAndNamesTheEvidence) {
   EXPECT_EQ(ran.code, 1);
   EXPECT_NE(ran.out.find("fail cli/bad-expectation [virtual] EXPECT-OUTCOME"), std::string::npos)
       << ran.out;
+  // The failure ends with the one command that reproduces it, and that command does.
+  const std::string reproduce = "reproduce: faultline run " + Path("bad.yaml") +
+                                " --filter cli/bad-expectation --seed 0 --time virtual";
+  EXPECT_NE(ran.out.find(reproduce), std::string::npos) << ran.out;
+  EXPECT_NE(ran.err.find(reproduce), std::string::npos) << ran.err;
+  const Ran again = RunFaultline({"run", Path("bad.yaml"), "--filter", "cli/bad-expectation",
+                                  "--seed", "0", "--time", "virtual", "--no-reports"});
+  EXPECT_EQ(again.code, 1);
+  EXPECT_NE(again.out.find("EXPECT-OUTCOME"), std::string::npos) << again.out;
   const std::string junit = Read(Path("out/junit.xml"));
   EXPECT_NE(junit.find("<failure"), std::string::npos);
   EXPECT_NE(junit.find("EXPECT-OUTCOME"), std::string::npos);
