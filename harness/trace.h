@@ -60,7 +60,7 @@ std::string Fingerprint(const Trace& trace);
 
 // The real world's fingerprint: only what the seed determines there, never a wall-clock time:
 // the provider's plan for each request that reached it (attempt, status, plan summary and its
-// ground truth) and `verdicts` (the runner's account of the run's verdict and every check's).
+// ground truth) and `verdicts` (the runner's account of the run's verdict and failed checks).
 // Equal seeds give equal fingerprints run after run, on any machine load.
 std::string SeededFingerprint(const Trace& trace, std::string_view verdicts);
 

@@ -349,9 +349,9 @@ void WriteGroupSummary(const Group& group, std::ostream& out) {
   if (const std::string ids = FailedIds(first); !ids.empty()) {
     out << fmt::format(R"(<span class="ids">{}</span>)", Esc(ids));
   }
-  out << fmt::format(R"(<span class="facts">{}{} attempt{} · {}</span></summary>)",
-                     runs > 1 ? "median " : "", first.metrics.attempts,
-                     first.metrics.attempts == 1 ? "" : "s", Median(group, &Metrics::terminal_ms));
+  out << fmt::format(R"(<span class="facts">{} attempt{} · {}{}</span></summary>)",
+                     first.metrics.attempts, first.metrics.attempts == 1 ? "" : "s",
+                     runs > 1 ? "median " : "", Median(group, &Metrics::terminal_ms));
 }
 
 // A section per group. Its first run in full: directly when it failed (open), else inside an
@@ -384,8 +384,8 @@ void WriteGroup(const Group& group, std::size_t index, std::ostream& out) {
 }
 
 // Compact data of every run past each group's first, for the script's tables: one array per
-// run [group, anchor, repetition, seed, first token ms, terminal ms, attempts, failed ids,
-// fingerprint]; numbers as numbers, null when absent.
+// run [group, anchor, repetition, seed (a string: JavaScript numbers lose 64-bit seeds), first
+// token ms, terminal ms, attempts, failed ids, fingerprint]; numbers as numbers, null when absent.
 void WriteRunData(const std::vector<Group>& groups, std::ostream& out) {
   nlohmann::json rows = nlohmann::json::array();
   for (std::size_t g = 0; g < groups.size(); ++g) {
@@ -394,7 +394,7 @@ void WriteRunData(const std::vector<Group>& groups, std::ostream& out) {
       const auto number = [](const std::optional<double>& value) {
         return value ? nlohmann::json(std::round(*value * 10) / 10) : nlohmann::json(nullptr);
       };
-      rows.push_back({g, RunAnchor(*run), run->repetition + 1, run->seed,
+      rows.push_back({g, RunAnchor(*run), run->repetition + 1, std::to_string(run->seed),
                       number(run->metrics.first_token_ms), number(run->metrics.terminal_ms),
                       run->metrics.attempts, FailedIds(*run), run->fingerprint});
     }
