@@ -32,12 +32,23 @@ struct Job {
   int repetition;
 };
 
-bool TermMatches(const scenario::Scenario& scenario, std::string_view term) {
+bool AtomMatches(const scenario::Scenario& scenario, std::string_view term) {
   if (term.starts_with("tag:")) {
     return std::ranges::find(scenario.tags, term.substr(4)) != scenario.tags.end();
   }
   const std::string pattern(term);
   return ::fnmatch(pattern.c_str(), scenario.name.c_str(), 0) == 0;
+}
+
+// A term is one or more atoms joined by '+', all of which must match ("tag:stall+tag:anthropic").
+bool TermMatches(const scenario::Scenario& scenario, std::string_view term) {
+  std::size_t start = 0;
+  while (start <= term.size()) {
+    const std::size_t end = std::min(term.find('+', start), term.size());
+    if (!AtomMatches(scenario, term.substr(start, end - start))) return false;
+    start = end + 1;
+  }
+  return true;
 }
 
 std::string UtcNow() {

@@ -171,12 +171,14 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                   "(virtual for the reference client, real for an adapter)")
       ->capture_default_str();
   run->add_option("--jobs,-j", options.jobs,
-                  "scenarios run at once (default: 2 virtual, 16 real: real runs mostly wait)");
+                  "scenarios run at once (default: 2 virtual, 16 real: real runs mostly wait)")
+      ->check(CLI::Range(1, 4096));
   run->add_option("--seed", options.seed, "run seed (same seed, same virtual traces)")
       ->capture_default_str();
-  run->add_option("--filter", options.filter,
-                  "comma-separated name globs or tag:NAME; !TERM excludes (\"rate-limit/*,"
-                  "tag:stall,!*slow*\")");
+  run->add_option(
+      "--filter", options.filter,
+      "comma-separated name globs or tag:NAME, any of which keeps a scenario; A+B "
+      "needs both; !TERM excludes (\"rate-limit/*,tag:stall+tag:openai-chat,!*slow*\")");
   run->add_option("--repeat", options.repeat, "run each scenario N times (p50/p95/p99 latency)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
@@ -189,7 +191,7 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   run->add_option("--policy", options.policy_file, "retry policy JSON for the reference client");
   run->add_option("--timeout", options.timeout_s,
                   "seconds after which a real-world run's subject is stopped")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(0.001, 86400.0))
       ->capture_default_str();
   run->add_option("--fail-on", options.fail_on,
                   "what fails the run: violation (contract breaks only) or advisory (also what "

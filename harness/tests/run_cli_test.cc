@@ -101,6 +101,13 @@ TEST_F(RunCliTest, UsageAndInputErrorsExitTwo) {
   EXPECT_EQ(RunFaultline({"run", Path("missing.yaml")}).code, 2);
   EXPECT_EQ(RunFaultline({"run", "--filter", "no-such-scenario/*"}).code, 2);
   EXPECT_EQ(RunFaultline({"run", "--shard", "3/2"}).code, 2);
+  const Ran no_jobs = RunFaultline({"run", "--jobs", "0", "--no-reports"});
+  EXPECT_EQ(no_jobs.code, 2) << no_jobs.out;
+  EXPECT_NE(no_jobs.err.find("--jobs"), std::string::npos) << no_jobs.err;
+  const Ran no_timeout = RunFaultline({"run", "--timeout", "0", "--no-reports"});
+  EXPECT_EQ(no_timeout.code, 2);
+  EXPECT_NE(no_timeout.err.find("--timeout"), std::string::npos) << no_timeout.err;
+  EXPECT_LT(no_timeout.err.size(), 200u) << "no 300-digit bound";
   const Ran virtual_adapter = RunFaultline({"run", "--adapter", "cat", "--time", "virtual"});
   EXPECT_EQ(virtual_adapter.code, 2);
   EXPECT_NE(virtual_adapter.err.find("real"), std::string::npos) << virtual_adapter.err;

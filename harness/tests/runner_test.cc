@@ -151,6 +151,16 @@ TEST(RunnerTest, FilterAndShard) {
   const auto rate = SelectScenarios(catalog, "rate-limit/*", std::nullopt);
   ASSERT_FALSE(rate.empty());
   for (const auto& s : rate) EXPECT_TRUE(s.name.starts_with("rate-limit/")) << s.name;
+  // '+' joins conditions that must all hold; ',' keeps a scenario when any term does.
+  const auto both = SelectScenarios(catalog, "tag:stall+tag:anthropic-messages", std::nullopt);
+  ASSERT_FALSE(both.empty());
+  for (const auto& s : both) {
+    EXPECT_TRUE(std::ranges::count(s.tags, "stall") == 1 &&
+                std::ranges::count(s.tags, "anthropic-messages") == 1)
+        << s.name;
+  }
+  EXPECT_LT(both.size(), SelectScenarios(catalog, "tag:stall", std::nullopt).size());
+  EXPECT_TRUE(SelectScenarios(catalog, "stall/*+tag:no-such-tag", std::nullopt).empty());
   const auto tagged = SelectScenarios(catalog, "tag:demo,!demo/stall*", std::nullopt);
   for (const auto& s : tagged) EXPECT_NE(s.name, "demo/stall-forever");
   EXPECT_FALSE(tagged.empty());
