@@ -128,6 +128,19 @@ TEST_F(RunCliTest, ValidateReportsFileLineAndColumn) {
   EXPECT_EQ(RunFaultline({"validate", Path("nothing-here")}).code, 2);
 }
 
+TEST_F(RunCliTest, SchemasArePrintedFromTheBinaryForEditors) {
+  for (const auto& [which, path] : {std::pair{"scenario", "scenarios/schema/scenario.schema.json"},
+                                    std::pair{"policy", "reference_impl/schema/policy.schema.json"},
+                                    std::pair{"result", "reports/schema/run-result.schema.json"}}) {
+    const Ran ran = RunFaultline({"schema", which});
+    EXPECT_EQ(ran.code, 0) << which << ran.err;
+    EXPECT_EQ(nlohmann::json::parse(ran.out, nullptr, false),
+              nlohmann::json::parse(Read(std::string(FAULTLINE_SOURCE_DIR) + "/" + path)))
+        << which << ": the embedded copy is the file";
+  }
+  EXPECT_EQ(RunFaultline({"schema", "nonsense"}).code, 2);
+}
+
 TEST_F(RunCliTest, ShardsMergeBackIntoTheWholeRun) {
   for (const char* shard : {"1/2", "2/2"}) {
     const Ran ran = RunFaultline({"run", "--filter", "demo/*", "--shard", shard, "--format", "json",
