@@ -85,6 +85,8 @@ class Collector {
     ::kill(-pid_, SIGKILL);
   }
   int PollTimeoutMs() const;
+  // On a stop request: SIGTERM once, SIGKILL after kStopGrace. True when the loop should end.
+  bool Stopping();
   // When the cancel is due (see AdapterLaunch); nullopt while that is not known yet.
   std::optional<microseconds> CancelDue() const {
     if (!launch_.cancel_at || run_.cancel_sent || run_.lines.empty()) return std::nullopt;
@@ -99,6 +101,7 @@ class Collector {
   Fd in_, out_, err_;
   std::string partial_;
   std::size_t output_bytes_ = 0;
+  std::optional<microseconds> terminated_at_;  // when the stop request's SIGTERM went out
   AdapterRun run_;
 };
 
@@ -154,12 +157,28 @@ int Collector::PollTimeoutMs() const {
   if (const auto cancel = CancelDue()) until = std::min(until, *cancel - Now());
   // Waiting for the first request to reach the provider: look again soon.
   if (launch_.cancel_at && !run_.cancel_sent) until = std::min(until, microseconds{10'000});
+  // A stop request has no descriptor to wake poll(): look at it every 50 ms.
+  if (launch_.stop.stop_possible()) until = std::min(until, microseconds{50'000});
   return static_cast<int>(std::clamp<long long>((until.count() + 999) / 1000, 0, 60'000));
+}
+
+bool Collector::Stopping() {
+  if (!launch_.stop.stop_requested()) return false;
+  if (!terminated_at_) {
+    run_.interrupted = true;
+    terminated_at_ = Now();
+    ::kill(-pid_, SIGTERM);
+    return false;
+  }
+  if (Now() < *terminated_at_ + kStopGrace) return false;
+  ::kill(-pid_, SIGKILL);
+  return true;
 }
 
 AdapterRun Collector::Run() {
   Write(launch_.call_line + "\n");
   while (out_.fd >= 0 || err_.fd >= 0) {
+    if (Stopping()) break;
     if (const auto cancel = CancelDue(); cancel && Now() >= *cancel) {
       Write("{\"type\":\"cancel\"}\n");
       run_.cancel_sent = Now();

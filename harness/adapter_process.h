@@ -7,7 +7,8 @@
 // interpreters take anything from 50 ms to seconds to start and import an SDK on a busy machine,
 // and a scripted cancel is about the call, not the start-up. When no request arrives, the cancel
 // goes `cancel_at` + kCancelFallback after the adapter's first line. When the process has
-// not exited by `timeout` it kills the whole group (SIGKILL) and says so. stderr is kept, capped.
+// not exited by `timeout` it kills the whole group (SIGKILL) and says so; on a stop request it
+// ends the group (SIGTERM, then SIGKILL). stderr is kept, capped.
 // Nothing blocks forever: every wait is bounded by the timeout.
 //
 // Thread-safety: each call owns its process; concurrent calls from several threads are fine.
@@ -17,6 +18,7 @@
 #include <expected>
 #include <functional>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,7 @@ struct AdapterRun {
   // Set when the runner stopped the adapter for flooding: "line-too-long" (a line over
   // max_line_bytes) or "output-too-large" (over max_output_bytes or max_lines in all).
   std::string overflow;
+  bool interrupted = false;  // the runner stopped it on a stop request (see AdapterLaunch::stop)
 };
 
 inline constexpr std::size_t kMaxStderr = 64 * 1024;
@@ -46,6 +49,7 @@ inline constexpr std::size_t kDefaultMaxLine = 1024 * 1024;
 inline constexpr std::size_t kDefaultMaxOutput = 64 * 1024 * 1024;
 inline constexpr std::size_t kDefaultMaxLines = 100'000;
 inline constexpr std::chrono::seconds kCancelFallback{5};
+inline constexpr std::chrono::seconds kStopGrace{1};
 
 struct AdapterLaunch {
   std::string command;                                 // run with /bin/sh -c
@@ -61,6 +65,9 @@ struct AdapterLaunch {
   std::size_t max_line_bytes = kDefaultMaxLine;
   std::size_t max_output_bytes = kDefaultMaxOutput;
   std::size_t max_lines = kDefaultMaxLines;
+  // A stop request (the user's Ctrl-C) ends the adapter: SIGTERM to its group, SIGKILL
+  // kStopGrace later if it is still there.
+  std::stop_token stop;
   // The launch instant all times are measured from (so several adapters of one scenario share
   // the session's clock).
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();

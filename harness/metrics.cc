@@ -7,11 +7,41 @@
 namespace faultline::harness {
 namespace {
 
-const ClientRecord* Terminal(const Trace& trace) {
+const ClientRecord* Terminal(const Trace& trace, int call) {
   for (const ClientRecord& record : trace.client) {
-    if (record.call == 0 && IsTerminal(record)) return &record;
+    if (record.call == call && IsTerminal(record)) return &record;
   }
   return nullptr;
+}
+
+// The first chunk of the attempt that `terminal` committed, if it committed.
+std::optional<Duration> FirstToken(const Trace& trace, const ClientRecord* terminal) {
+  if (terminal == nullptr || EventType(*terminal) != protocol::kCommitted) return std::nullopt;
+  const auto attempt = terminal->event.value("attempt", 0);
+  for (const ClientRecord& record : trace.client) {
+    if (record.call == terminal->call && EventType(record) == protocol::kChunk &&
+        record.event.value("attempt", 0) == attempt) {
+      return record.at;
+    }
+  }
+  return std::nullopt;
+}
+
+// Every call's latency from the scenario's t = 0 `zero`, for a scenario of several calls.
+std::vector<report::CallMetrics> PerCall(const Trace& trace, Duration zero) {
+  std::vector<report::CallMetrics> calls;
+  if (trace.calls <= 1) return calls;
+  for (int call = 0; call < trace.calls; ++call) {
+    report::CallMetrics metrics{.call = call};
+    const ClientRecord* terminal = Terminal(trace, call);
+    if (terminal) metrics.terminal_ms = Ms(terminal->at - zero);
+    if (const auto token = FirstToken(trace, terminal)) metrics.first_token_ms = Ms(*token - zero);
+    metrics.attempts = static_cast<int>(std::ranges::count_if(trace.client, [&](const auto& r) {
+      return r.call == call && EventType(r) == protocol::kStart;
+    }));
+    calls.push_back(metrics);
+  }
+  return calls;
 }
 
 // When the last write of `entry` was planned (offset from its arrival).
@@ -41,22 +71,13 @@ report::Metrics ComputeMetrics(const Trace& trace) {
     if (entry.attempt > 0) attempts.push_back(&entry);
   }
   metrics.attempts = static_cast<int>(attempts.size());
-  const ClientRecord* terminal = Terminal(trace);
+  const ClientRecord* terminal = Terminal(trace, 0);
   const bool committed = terminal && EventType(*terminal) == protocol::kCommitted;
   // Time zero is the call's first request at the provider: an adapter's start-up never counts.
   const Duration zero = CallZero(trace);
   if (terminal) metrics.terminal_ms = Ms(terminal->at - zero);
-
-  if (committed) {
-    const auto attempt = terminal->event.value("attempt", 0);
-    for (const ClientRecord& record : trace.client) {
-      if (record.call == 0 && EventType(record) == protocol::kChunk &&
-          record.event.value("attempt", 0) == attempt) {
-        metrics.first_token_ms = Ms(record.at - zero);
-        break;
-      }
-    }
-  }
+  if (const auto token = FirstToken(trace, terminal)) metrics.first_token_ms = Ms(*token - zero);
+  metrics.calls = PerCall(trace, zero);
   Duration forced{0};
   for (std::size_t k = 0; k < attempts.size(); ++k) {
     const provider::JournalEntry& entry = *attempts[k];

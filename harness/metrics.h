@@ -11,6 +11,8 @@
 //   attempts             requests that reached the provider
 //   wasted_bytes/tokens  bytes the provider sent on attempts whose output was discarded (tokens
 //                        as the subject reported them, else bytes / 4)
+//   calls                with several calls at once: each call's first token, terminal and
+//                        attempts, from the same t = 0 (the fields above are call 0's)
 //
 // Pure. Thread-safety: reentrant.
 #pragma once

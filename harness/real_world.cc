@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <functional>
 #include <mutex>
@@ -224,12 +225,22 @@ std::expected<Trace, std::string> RealWorld::RunReference(const scenario::Scenar
     trace.subject_stopped_at = Since(session->start);
     cancel_all();
   });
+  const auto all_done = [&] {
+    std::lock_guard lock(mutex);
+    return std::ranges::count_if(trace.client, IsTerminal) >= trace.calls;
+  };
+  // A stop request (from another thread) is carried onto this loop; a call already over stays a
+  // finished run.
+  std::stop_callback on_stop(options.stop, [&] {
+    boost::asio::post(io, [&] {
+      if (all_done() || trace.interrupted) return;
+      trace.interrupted = true;
+      trace.subject_stopped_at = Since(session->start);
+      cancel_all();
+    });
+  });
   // Run until every call is done; then the timers are the only work left.
-  for (;;) {
-    io.run_one();
-    const bool all_done = std::ranges::count_if(trace.client, IsTerminal) >= trace.calls;
-    if (all_done || io.stopped()) break;
-  }
+  while (!all_done() && !io.stopped()) io.run_one();
   cancel_timer.cancel();
   timeout_timer.cancel();
   io.run();  // let the drivers finish closing
@@ -273,6 +284,7 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
                              .on_first_line = anchor,
                              .timeout = options.timeout,
                              .max_line_bytes = options.max_line_bytes,
+                             .stop = options.stop,
                              .start = session->start};
         runs[i] = RunAdapter(launch);
       });
@@ -289,6 +301,7 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
       trace.cancel_at = run.cancel_sent;
     }
     trace.subject_timed_out = trace.subject_timed_out || run.timed_out;
+    trace.interrupted = trace.interrupted || run.interrupted;
     if (run.timed_out && (!trace.subject_stopped_at || run.ended < *trace.subject_stopped_at)) {
       trace.subject_stopped_at = run.ended;
     }

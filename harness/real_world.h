@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <expected>
 #include <memory>
+#include <stop_token>
 #include <string>
 #include <thread>
 
@@ -28,6 +29,9 @@ struct RealRunOptions {
   std::uint64_t provider_seed = 0;            // the provider session (chaos draws, ids)
   Duration timeout{std::chrono::minutes(5)};  // the subject is stopped after this
   std::size_t max_line_bytes = 1024 * 1024;   // an adapter line over this is a subject error
+  // A stop request ends the run early: the reference client's calls are cancelled, adapter
+  // processes get SIGTERM (SIGKILL a second later); the trace says `interrupted`.
+  std::stop_token stop;
 };
 
 class RealWorld {

@@ -3,10 +3,12 @@
 #include <fmt/format.h>
 #include <fnmatch.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <charconv>
 #include <ctime>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -16,8 +18,8 @@
 #include "harness/judge.h"
 #include "harness/metrics.h"
 #include "harness/policy_twin.h"
-#include "harness/scenario_policy.h"
 #include "harness/real_world.h"
+#include "harness/scenario_policy.h"
 #include "harness/virtual_world.h"
 
 namespace faultline::harness {
@@ -31,12 +33,23 @@ struct Job {
   int repetition;
 };
 
-bool TermMatches(const scenario::Scenario& scenario, std::string_view term) {
+bool AtomMatches(const scenario::Scenario& scenario, std::string_view term) {
   if (term.starts_with("tag:")) {
     return std::ranges::find(scenario.tags, term.substr(4)) != scenario.tags.end();
   }
   const std::string pattern(term);
   return ::fnmatch(pattern.c_str(), scenario.name.c_str(), 0) == 0;
+}
+
+// A term is one or more atoms joined by '+', all of which must match ("tag:stall+tag:anthropic").
+bool TermMatches(const scenario::Scenario& scenario, std::string_view term) {
+  std::size_t start = 0;
+  while (start <= term.size()) {
+    const std::size_t end = std::min(term.find('+', start), term.size());
+    if (!AtomMatches(scenario, term.substr(start, end - start))) return false;
+    start = end + 1;
+  }
+  return true;
 }
 
 std::string UtcNow() {
@@ -45,6 +58,19 @@ std::string UtcNow() {
   ::gmtime_r(&now, &tm);
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+// The verdicts of a judged run as the real-world fingerprint covers them: the run's verdict, the
+// subject error's kind and the ids of the failed checks. Not evidence (it carries times), and
+// not pass versus n/a: over sockets a check may find nothing to judge one time and pass the next
+// (a cancel scripted after the commit is sent, or not, as the call ends a millisecond sooner).
+std::string VerdictsText(const report::ScenarioResult& result) {
+  std::string text(report::ToString(result.verdict));
+  if (result.subject_error) text += ";" + result.subject_error->kind;
+  for (const report::CheckResult& check : result.checks) {
+    if (check.status == report::CheckStatus::kFail) text += ";" + check.id;
+  }
   return text;
 }
 
@@ -68,8 +94,12 @@ class Runner {
          const std::function<void(const RunProgress&)>& progress, int total)
       : options_(options), real_(real), progress_(progress), total_(total) {}
 
-  report::ScenarioResult RunOne(const Job& job);
-  void Finished(const report::ScenarioResult& result, std::size_t slot);
+  // nullopt when a stop request cut the run short: it is not judged.
+  std::optional<report::ScenarioResult> RunOne(const Job& job);
+  // The verdict, checks, metrics (or the subject error) of a finished run.
+  void JudgeInto(const Job& job, const Trace& trace, report::ScenarioResult& result) const;
+  // `result` is null for a run a stop request cut short.
+  void Finished(const report::ScenarioResult* result, std::size_t slot);
   void Started(std::size_t slot, const std::string& name);
 
  private:
@@ -84,6 +114,7 @@ class Runner {
   RealWorld* real_;
   const std::function<void(const RunProgress&)>& progress_;
   int total_;
+  Clock::time_point run_start_ = Clock::now();
   std::mutex mutex_;
   int done_ = 0;
   int failed_ = 0;
@@ -104,7 +135,8 @@ std::expected<Trace, std::string> Runner::Execute(const Job& job, std::uint64_t 
   RealRunOptions real_options{.seed = seed,
                               .provider_seed = ProviderSeed(job),
                               .timeout = options_.timeout,
-                              .max_line_bytes = options_.max_line_bytes};
+                              .max_line_bytes = options_.max_line_bytes,
+                              .stop = options_.stop};
   if (options_.adapter) return real_->RunAdapterSubject(scenario, *options_.adapter, real_options);
   return real_->RunReference(scenario, *policy, real_options);
 }
@@ -132,11 +164,12 @@ std::optional<SubjectFault> SubjectFaultOf(const Trace& trace, const DeclaredPol
   return std::nullopt;
 }
 
-report::ScenarioResult Runner::RunOne(const Job& job) {
+std::optional<report::ScenarioResult> Runner::RunOne(const Job& job) {
   const scenario::Scenario& scenario = *job.scenario;
   const std::uint64_t seed = RunSeed(options_.seed, scenario.name, job.repetition);
   report::ScenarioResult result = Describe(scenario, job, seed);
   const auto started = Clock::now();
+  result.started_ms = std::chrono::duration<double, std::milli>(started - run_start_).count();
   auto trace = Execute(job, seed);
   result.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   if (!trace) {
@@ -144,28 +177,37 @@ report::ScenarioResult Runner::RunOne(const Job& job) {
     result.error = trace.error();
     return result;
   }
+  if (trace->interrupted) return std::nullopt;
   result.trace = TraceToJson(*trace);
-  result.fingerprint = Fingerprint(*trace);
-  const DeclaredPolicy declared = ReadDeclaredPolicy(*trace);
-  if (std::optional<SubjectFault> fault = SubjectFaultOf(*trace, declared)) {
+  JudgeInto(job, *trace, result);
+  // Virtual time is the seed's alone, times and all; real time is not, so there only the
+  // provider's plans and the verdicts count.
+  result.fingerprint =
+      job.real ? SeededFingerprint(*trace, VerdictsText(result)) : Fingerprint(*trace);
+  return result;
+}
+
+void Runner::JudgeInto(const Job& job, const Trace& trace, report::ScenarioResult& result) const {
+  const scenario::Scenario& scenario = *job.scenario;
+  const DeclaredPolicy declared = ReadDeclaredPolicy(trace);
+  if (std::optional<SubjectFault> fault = SubjectFaultOf(trace, declared)) {
     result.verdict = report::Verdict::kError;
     result.error = fault->message;
     result.subject_error = report::SubjectError{fault->kind, fault->exit_status, fault->signal,
-                                                StderrTail(trace->subject_stderr)};
-    return result;
+                                                StderrTail(trace.subject_stderr)};
+    return;
   }
   // The oracle is the subject's own declared policy: what its twin reaches, it may reach.
   std::optional<PolicyTwin> twin;
   if (declared.usable() && !DeclaresScenarioPolicy(declared, scenario)) {
-    twin = ComputeTwin(scenario, declared.policy, seed, ProviderSeed(job),
+    twin = ComputeTwin(scenario, declared.policy, result.seed, ProviderSeed(job),
                        job.real ? RealTolerance().late_ms : 0);
   }
-  result.checks = Judge(scenario, *trace, job.real ? RealTolerance() : VirtualTolerance(),
+  result.checks = Judge(scenario, trace, job.real ? RealTolerance() : VirtualTolerance(),
                         twin ? &*twin : nullptr);
-  result.black_box = IsBlackBox(*trace);
-  result.metrics = ComputeMetrics(*trace);
+  result.black_box = IsBlackBox(trace);
+  result.metrics = ComputeMetrics(trace);
   result.verdict = report::VerdictOf(result.checks, options_.fail_on);
-  return result;
 }
 
 void Runner::Started(std::size_t slot, const std::string& name) {
@@ -173,21 +215,55 @@ void Runner::Started(std::size_t slot, const std::string& name) {
   running_[slot] = {name, Clock::now()};
 }
 
-void Runner::Finished(const report::ScenarioResult& result, std::size_t slot) {
+void Runner::Finished(const report::ScenarioResult* result, std::size_t slot) {
   std::lock_guard lock(mutex_);
   running_.erase(slot);
+  if (result == nullptr) return;
   ++done_;
-  if (result.verdict != report::Verdict::kPass) ++failed_;
+  if (result->verdict != report::Verdict::kPass) ++failed_;
   if (!progress_) return;
-  RunProgress progress{done_, total_, failed_, &result, {}};
+  RunProgress progress{done_, total_, failed_, result, {}};
   const auto oldest =
       std::ranges::min_element(running_, {}, [](const auto& item) { return item.second.second; });
   if (oldest != running_.end()) {
-    const double seconds =
-        std::chrono::duration<double>(Clock::now() - oldest->second.second).count();
-    progress.slowest_running = fmt::format("{} ({:.1f} s)", oldest->second.first, seconds);
+    progress.slowest_running = oldest->second.first;
+    progress.slowest_since = oldest->second.second;
   }
   progress_(progress);
+}
+
+// The order to start the jobs in: real runs take about as long as their scenario forces, and one
+// long run started last ends alone, so the longest start first and the whole run takes about its
+// longest scenario. A real run's length is estimated by the same scenario with the reference
+// client in virtual time (microseconds each, once per scenario); virtual runs, instant, go last.
+// Results keep the job order whatever the start order.
+std::vector<std::size_t> LongestFirst(const std::vector<Job>& jobs, const RunnerOptions& options) {
+  std::map<const scenario::Scenario*, Duration> estimates;
+  std::vector<std::pair<Duration, std::size_t>> order;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    Duration length{0};
+    if (jobs[i].real) {
+      auto [it, fresh] = estimates.try_emplace(jobs[i].scenario, Duration{1});
+      if (fresh) {
+        VirtualRunOptions estimate;
+        estimate.policy = options.policy
+                              ? *options.policy
+                              : ScenarioPolicy(*jobs[i].scenario).value_or(ref::RetryPolicy{});
+        estimate.seed = RunSeed(options.seed, jobs[i].scenario->name, 0);
+        estimate.provider_seed = options.seed;
+        if (auto trace = RunVirtual(*jobs[i].scenario, estimate)) {
+          it->second = std::clamp(trace->ended, Duration{1},
+                                  std::chrono::duration_cast<Duration>(options.timeout));
+        }
+      }
+      length = it->second;
+    }
+    order.emplace_back(length, i);
+  }
+  std::ranges::stable_sort(order, std::greater<>{}, &std::pair<Duration, std::size_t>::first);
+  std::vector<std::size_t> indices;
+  for (const auto& [length, index] : order) indices.push_back(index);
+  return indices;
 }
 
 }  // namespace
@@ -290,6 +366,17 @@ std::string RedactSecrets(std::string_view command) {
   return out;
 }
 
+int PlannedRuns(std::size_t scenarios, const RunnerOptions& options) {
+  return static_cast<int>(scenarios) * std::max(1, options.repeat) *
+         (options.world == WorldChoice::kBoth ? 2 : 1);
+}
+
+std::string SubjectLabel(const RunnerOptions& options) {
+  if (!options.subject_label.empty()) return RedactSecrets(options.subject_label);
+  if (options.adapter) return RedactSecrets(*options.adapter);
+  return "faultline-ref 0.1.0 (in-process)";
+}
+
 std::uint64_t RunSeed(std::uint64_t seed, std::string_view name, int repetition) {
   std::uint64_t hash = 0xcbf29ce484222325ULL ^ seed;
   for (const char c : fmt::format("{}#{}", name, repetition)) {
@@ -317,31 +404,39 @@ std::expected<report::RunResult, std::string> RunAll(
   report::RunResult result;
   result.tool_version = "faultline 0.1.0";
   result.started_at = UtcNow();
-  result.subject = !options.subject_label.empty() ? RedactSecrets(options.subject_label)
-                   : options.adapter              ? RedactSecrets(*options.adapter)
-                                                  : "faultline-ref 0.1.0 (in-process)";
+  result.subject = SubjectLabel(options);
   result.world = options.world == WorldChoice::kBoth   ? "both"
                  : options.world == WorldChoice::kReal ? "real"
                                                        : "virtual";
   result.seed = options.seed;
-  result.scenarios.resize(jobs.size());
+  std::vector<std::optional<report::ScenarioResult>> finished(jobs.size());
   const auto started = Clock::now();
   Runner runner(options, real.get(), progress, static_cast<int>(jobs.size()));
+  const std::vector<std::size_t> order = LongestFirst(jobs, options);
   std::atomic<std::size_t> next{0};
   {
     std::vector<std::jthread> workers;
     const int threads = std::clamp(options.jobs, 1, std::max(1, static_cast<int>(jobs.size())));
     for (int t = 0; t < threads; ++t) {
       workers.emplace_back([&] {
-        for (std::size_t i = next++; i < jobs.size(); i = next++) {
+        for (std::size_t k = next++; k < order.size() && !options.stop.stop_requested();
+             k = next++) {
+          const std::size_t i = order[k];
           runner.Started(i, jobs[i].scenario->name);
-          result.scenarios[i] = runner.RunOne(jobs[i]);
-          runner.Finished(result.scenarios[i], i);
+          finished[i] = runner.RunOne(jobs[i]);
+          runner.Finished(finished[i] ? &*finished[i] : nullptr, i);
         }
       });
     }
   }
   result.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
+  for (auto& run : finished) {
+    if (run) result.scenarios.push_back(std::move(*run));
+  }
+  if (result.scenarios.size() < jobs.size()) {
+    result.interrupted =
+        report::Interruption{.reason = "stopped", .planned_runs = static_cast<int>(jobs.size())};
+  }
   result.fingerprint = report::RunFingerprint(result.scenarios);
   report::Summarize(result);
   return result;

@@ -16,6 +16,7 @@
 #include <expected>
 #include <functional>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -47,11 +48,15 @@ struct RunnerOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // per real-world run
   report::FailPolicy fail_on;                // advisories fail the run only when asked
   std::size_t max_line_bytes = 1024 * 1024;  // adapter line limit (--max-line)
+  // A stop request (Ctrl-C) starts no further run and ends the running ones (real_world.h); the
+  // result then lists only the runs that finished and is marked `interrupted`.
+  std::stop_token stop;
 };
 
 // Which scenarios a filter keeps. Terms are separated by commas; a scenario is kept when any term
-// matches: a glob on its name ("rate-limit/*", "*retry-after*") or "tag:NAME". A leading '!'
-// excludes instead. Empty filter: everything.
+// matches: a glob on its name ("rate-limit/*", "*retry-after*") or "tag:NAME", or several of
+// those joined by '+', all of which must match ("tag:stall+tag:anthropic-messages"). A leading
+// '!' excludes instead. Empty filter: everything.
 bool MatchesFilter(const scenario::Scenario& scenario, std::string_view filter);
 std::vector<scenario::Scenario> SelectScenarios(std::vector<scenario::Scenario> scenarios,
                                                 std::string_view filter,
@@ -62,10 +67,14 @@ struct RunProgress {
   int total = 0;
   int failed = 0;                                    // fail or error
   const report::ScenarioResult* finished = nullptr;  // the run that just ended
-  std::string slowest_running;                       // "name (12.3 s)", "" when none
+  // The run that has been running longest, and since when ("" when none): a progress line can
+  // keep counting its time between completions.
+  std::string slowest_running{};
+  std::chrono::steady_clock::time_point slowest_since{};
 };
 
-// Runs everything. Errors: the real world could not start (no loopback port, ...).
+// Runs everything (or, after a stop request, what finished). Errors: the real world could not
+// start (no loopback port, ...).
 std::expected<report::RunResult, std::string> RunAll(
     const std::vector<scenario::Scenario>& scenarios, const RunnerOptions& options,
     const std::function<void(const RunProgress&)>& progress);
@@ -74,6 +83,13 @@ std::expected<report::RunResult, std::string> RunAll(
 // (`OPENAI_API_KEY=...`), of options such as `--api-key X` and `--token=X`, and anything shaped
 // like an API key (`sk-...`, `Bearer ...`) become "[redacted]". Reports end up in CI artifacts.
 std::string RedactSecrets(std::string_view command);
+
+// The runs RunAll makes of `scenarios`: each scenario x repetitions x worlds.
+int PlannedRuns(std::size_t scenarios, const RunnerOptions& options);
+
+// How results name the subject of `options` (RunResult::subject): the label, else the adapter
+// command, redacted; else the in-process reference client.
+std::string SubjectLabel(const RunnerOptions& options);
 
 // The seed of one run, from the run seed, the scenario name and the repetition.
 std::uint64_t RunSeed(std::uint64_t seed, std::string_view name, int repetition);

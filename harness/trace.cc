@@ -80,14 +80,29 @@ double Ms(Duration duration) { return static_cast<double>(duration.count()) / 10
 
 json TraceToJson(const Trace& trace) { return ToJson(trace, /*with_volatile=*/true); }
 
-std::string Fingerprint(const Trace& trace) {
-  // FNV-1a, 64 bits: stable across platforms and standard libraries (std::hash is not).
+namespace {
+
+// FNV-1a, 64 bits: stable across platforms and standard libraries (std::hash is not).
+std::string Digest(std::string_view text) {
   std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const char c : ToJson(trace, /*with_volatile=*/false)
-                          .dump(-1, ' ', false, json::error_handler_t::replace)) {
-    hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-  }
+  for (const char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
   return fmt::format("{:016x}", hash);
+}
+
+}  // namespace
+
+std::string Fingerprint(const Trace& trace) {
+  return Digest(
+      ToJson(trace, /*with_volatile=*/false).dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+std::string SeededFingerprint(const Trace& trace, std::string_view verdicts) {
+  json plans = json::array();
+  for (const provider::JournalEntry& entry : trace.journal) {
+    plans.push_back({entry.attempt, entry.status, entry.plan_summary, TruthToJson(entry.truth)});
+  }
+  return Digest(plans.dump(-1, ' ', false, json::error_handler_t::replace) + "|" +
+                std::string(verdicts));
 }
 
 std::string EventType(const ClientRecord& record) {

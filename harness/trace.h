@@ -47,6 +47,7 @@ struct Trace {
   std::string subject_stderr;                   // free-form, kept for the report
   std::vector<std::string> protocol_errors;     // lines that were not valid protocol JSON
   std::optional<SubjectFault> subject_fault;    // the first protocol break, if any
+  bool interrupted = false;  // the run was stopped by a stop request (Ctrl-C): not judged
 };
 
 // The trace as the run result stores it (times in ms; see reports/run_result.h).
@@ -56,6 +57,12 @@ nlohmann::json TraceToJson(const Trace& trace);
 // journal records; not connection ids or socket error texts). Equal seeds in the virtual world
 // give equal fingerprints.
 std::string Fingerprint(const Trace& trace);
+
+// The real world's fingerprint: only what the seed determines there, never a wall-clock time:
+// the provider's plan for each request that reached it (attempt, status, plan summary and its
+// ground truth) and `verdicts` (the runner's account of the run's verdict and failed checks).
+// Equal seeds give equal fingerprints run after run, on any machine load.
+std::string SeededFingerprint(const Trace& trace, std::string_view verdicts);
 
 // Helpers for reading client events.
 std::string EventType(const ClientRecord& record);

@@ -1,8 +1,18 @@
-// RenderHtml: one self-contained page. A run header (counts, subject, world, seed, fingerprint),
-// a verdict filter that works without script (radio buttons and CSS), then one collapsible
-// section per scenario run (failures open) with its checks, metrics, SVG timeline, client events
-// and adapter stderr, then the latency percentiles of repeated runs.
+// RenderHtml: one self-contained page that a person reads in seconds at any size. A run header
+// (counts, subject, world, seed, fingerprint), then the failures first: one row per failed check
+// with its evidence and the command that reproduces it, linked to its run. Then a verdict filter
+// that works without script (radio buttons and CSS) and one collapsible section per scenario,
+// world and verdict: the first run of each in full (checks, metrics, SVG timeline, client
+// events, adapter stderr), failures open; passing sections are collapsed and their body is an
+// inert <template> that the script renders when opened, and every other run of a section is a
+// row of compact embedded data. So 10,000 passing runs cost one full body per scenario, not
+// 10,000. Anchors are stable ("run-<name>-<world>-<repetition>"). Then the latency percentiles.
+#include <algorithm>
+#include <cmath>
+#include <map>
 #include <string>
+#include <tuple>
+#include <vector>
 
 #include "fmt/format.h"
 #include "reports/html_page.h"
@@ -56,6 +66,8 @@ void WriteHeader(const RunResult& result, std::ostream& out) {
                            result.scenarios.size(), result.scenarios.size() == 1 ? "" : "s"),
                false, out);
   WriteMetaRow("Tool", result.tool_version, false, out);
+  if (result.interrupted)
+    WriteMetaRow("Interrupted", internal::InterruptionText(result), false, out);
   out << "</dl>\n</header>\n";
 }
 
@@ -96,10 +108,25 @@ std::string Lowercase(std::string_view text) {
   return out;
 }
 
+// "run-rate-limit-retry-after-virtual": the same for the same scenario and world in every report.
+std::string GroupAnchor(const ScenarioResult& scenario) {
+  std::string slug = "run-";
+  for (const char c : Lowercase(scenario.name + "-" + scenario.world)) {
+    const bool keep = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+    slug += keep ? c : '-';
+  }
+  return slug;
+}
+
+// The group's anchor and the 1-based repetition: "run-...-virtual-3".
+std::string RunAnchor(const ScenarioResult& scenario) {
+  return fmt::format("{}-{}", GroupAnchor(scenario), scenario.repetition + 1);
+}
+
 void WriteSummaryLine(const ScenarioResult& scenario, bool repeated, std::ostream& out) {
   const std::string_view css = internal::VerdictClass(scenario.verdict);
   std::string where = scenario.world;
-  if (repeated) where += fmt::format(" · rep {}", scenario.repetition);
+  if (repeated) where += fmt::format(" · run {}", scenario.repetition + 1);
   out << fmt::format(
       R"(<summary><span class="badge {}">{}</span><span class="name">{}</span><span class="where">{}</span>)",
       css, ToString(scenario.verdict), Esc(scenario.name), Esc(where));
@@ -255,16 +282,10 @@ void WriteTimeline(const ScenarioResult& scenario, std::size_t index, std::ostre
   internal::RenderTimelineLegend(out);
 }
 
-// Failures start open; so does everything in a small report (one scenario being debugged).
+// A small report (one scenario being debugged) shows every run in full, open.
 constexpr std::size_t kOpenAllUpTo = 6;
 
-void WriteScenario(const ScenarioResult& scenario, std::size_t index, bool repeated, bool open,
-                   std::ostream& out) {
-  const std::string_view css = internal::VerdictClass(scenario.verdict);
-  out << fmt::format(R"(<details class="scenario {}" id="s{}" data-name="{}"{}>)", css, index,
-                     Esc(Lowercase(scenario.name)), open ? " open" : "");
-  WriteSummaryLine(scenario, repeated, out);
-  out << "<div class=\"body\">";
+void WriteBody(const ScenarioResult& scenario, std::size_t index, std::ostream& out) {
   WriteFacts(scenario, out);
   WriteChecks(scenario, out);
   WriteMetrics(scenario.metrics, out);
@@ -272,7 +293,159 @@ void WriteScenario(const ScenarioResult& scenario, std::size_t index, bool repea
   WriteProtocolErrors(scenario.trace, out);
   WriteClientEvents(scenario.trace, out);
   WriteStderr(scenario.trace, scenario.verdict == Verdict::kError, out);
+}
+
+// One run on its own (small reports: everything in full, open).
+void WriteScenario(const ScenarioResult& scenario, std::size_t index, bool repeated, bool open,
+                   std::ostream& out) {
+  const std::string_view css = internal::VerdictClass(scenario.verdict);
+  out << fmt::format(R"(<details class="scenario {}" id="{}" data-name="{}"{}>)", css,
+                     RunAnchor(scenario), Esc(Lowercase(scenario.name)), open ? " open" : "");
+  WriteSummaryLine(scenario, repeated, out);
+  out << "<div class=\"body\">";
+  WriteBody(scenario, index, out);
   out << "</div></details>\n";
+}
+
+// The runs of one scenario in one world with one verdict, in run order.
+struct Group {
+  std::vector<const ScenarioResult*> runs;
+  const ScenarioResult& first() const { return *runs.front(); }
+};
+
+std::vector<Group> GroupRuns(const RunResult& result) {
+  std::vector<Group> groups;
+  std::map<std::tuple<std::string_view, std::string_view, Verdict>, std::size_t> index;
+  for (const ScenarioResult& scenario : result.scenarios) {
+    auto [it, inserted] =
+        index.try_emplace({scenario.name, scenario.world, scenario.verdict}, groups.size());
+    if (inserted) groups.emplace_back();
+    groups[it->second].runs.push_back(&scenario);
+  }
+  // Failures first, then errors, then passes; scenario order within each.
+  std::ranges::stable_sort(groups, {}, [](const Group& g) {
+    return g.first().verdict == Verdict::kFail ? 0 : g.first().verdict == Verdict::kError ? 1 : 2;
+  });
+  return groups;
+}
+
+std::string Median(const Group& group, std::optional<double> Metrics::*metric) {
+  std::vector<double> values;
+  for (const ScenarioResult* run : group.runs) {
+    if (const auto& value = run->metrics.*metric) values.push_back(*value);
+  }
+  if (values.empty()) return "–";
+  return FormatMs(NearestRankPercentile(std::move(values), 50));
+}
+
+void WriteGroupSummary(const Group& group, std::ostream& out) {
+  const ScenarioResult& first = group.first();
+  const std::string_view css = internal::VerdictClass(first.verdict);
+  const std::size_t runs = group.runs.size();
+  out << fmt::format(
+      R"(<summary><span class="badge {}">{}</span><span class="name">{}</span><span class="where">{}{}</span>)",
+      css, ToString(first.verdict), Esc(first.name), Esc(first.world),
+      runs > 1 ? fmt::format(" · {} runs", runs) : "");
+  if (const std::string ids = FailedIds(first); !ids.empty()) {
+    out << fmt::format(R"(<span class="ids">{}</span>)", Esc(ids));
+  }
+  out << fmt::format(R"(<span class="facts">{} attempt{} · {}{}</span></summary>)",
+                     first.metrics.attempts, first.metrics.attempts == 1 ? "" : "s",
+                     runs > 1 ? "median " : "", Median(group, &Metrics::terminal_ms));
+}
+
+// A section per group. Its first run in full: directly when it failed (open), else inside an
+// inert template rendered when opened. The other runs: rows the script builds from `runs` data.
+void WriteGroup(const Group& group, std::size_t index, std::ostream& out) {
+  const ScenarioResult& first = group.first();
+  const bool pass = first.verdict == Verdict::kPass;
+  out << fmt::format(
+      R"(<details class="scenario group {}" id="{}" data-name="{}" data-group="{}"{}>)",
+      internal::VerdictClass(first.verdict), GroupAnchor(first), Esc(Lowercase(first.name)), index,
+      pass ? "" : " open");
+  WriteGroupSummary(group, out);
+  out << "<div class=\"body\">";
+  if (group.runs.size() > 1) {
+    out << fmt::format(R"(<h3 id="{}">Run {} of {} (the first; the others below)</h3>)",
+                       RunAnchor(first), first.repetition + 1, group.runs.size());
+  } else {
+    out << fmt::format(R"(<span id="{}"></span>)", RunAnchor(first));
+  }
+  if (pass) out << "<template>";
+  WriteBody(first, index, out);
+  if (pass) out << "</template>";
+  if (group.runs.size() > 1) {
+    out << R"(<h3>Every run</h3><table class="reps"><thead><tr><th>Run</th><th>Seed</th>)"
+           R"(<th class="num">First token</th><th class="num">Terminal</th>)"
+           R"(<th class="num">Attempts</th><th>Failed checks</th><th>Fingerprint</th></tr>)"
+           R"(</thead><tbody></tbody></table>)";
+  }
+  out << "</div></details>\n";
+}
+
+// Compact data of every run past each group's first, for the script's tables: one array per
+// run [group, anchor, repetition, seed (a string: JavaScript numbers lose 64-bit seeds), first
+// token ms, terminal ms, attempts, failed ids, fingerprint]; numbers as numbers, null when absent.
+void WriteRunData(const std::vector<Group>& groups, std::ostream& out) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    if (groups[g].runs.size() < 2) continue;
+    for (const ScenarioResult* run : groups[g].runs) {
+      const auto number = [](const std::optional<double>& value) {
+        return value ? nlohmann::json(std::round(*value * 10) / 10) : nlohmann::json(nullptr);
+      };
+      rows.push_back({g, RunAnchor(*run), run->repetition + 1, std::to_string(run->seed),
+                      number(run->metrics.first_token_ms), number(run->metrics.terminal_ms),
+                      run->metrics.attempts, FailedIds(*run), run->fingerprint});
+    }
+  }
+  std::string json = rows.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+  // Inside <script>, "</" could end the element: JSON allows "<\/" for it.
+  for (std::size_t at = json.find("</"); at != std::string::npos; at = json.find("</", at)) {
+    json.replace(at, 2, "<\\/");
+  }
+  out << R"(<script type="application/json" id="faultline-runs">)" << json << "</script>\n";
+}
+
+// Failures first: every failed check and error of every run, its evidence and the command that
+// reproduces it, linked to its run. Capped so that a run of 10,000 failures stays readable.
+constexpr std::size_t kOverviewRows = 2000;
+
+void WriteOverview(const RunResult& result, std::ostream& out) {
+  out << "<section class=\"overview\"><h2>Failures</h2>";
+  if (result.failed() == 0 && result.errors() == 0) {
+    out << fmt::format("<p class=\"all-passed\">All {} runs passed.</p></section>\n",
+                       result.scenarios.size());
+    return;
+  }
+  out << "<table class=\"failures\"><thead><tr><th>Scenario</th><th>World</th><th>Run</th>"
+         "<th>Check</th><th>Evidence</th><th>Reproduce</th></tr></thead><tbody>";
+  std::size_t rows = 0, omitted = 0;
+  const auto row = [&](const ScenarioResult& s, std::string_view id, std::string_view evidence) {
+    if (rows++ >= kOverviewRows) return void(++omitted);
+    out << fmt::format(
+        R"(<tr><td><a href="#{}">{}</a></td><td>{}</td><td class="num">{}</td><td class="id">{}</td><td><pre class="evidence">{}</pre></td><td><code class="reproduce">{}</code></td></tr>)",
+        RunAnchor(s), Esc(s.name), Esc(s.world), s.repetition + 1, Esc(id),
+        Esc(internal::Shorten(evidence, 400)), Esc(ReproduceCommand(result, s)));
+  };
+  for (const ScenarioResult& s : result.scenarios) {
+    if (s.verdict == Verdict::kError)
+      row(s, s.subject_error ? s.subject_error->kind : "error", s.error);
+    if (s.verdict != Verdict::kFail) continue;
+    for (const CheckResult& check : s.checks) {
+      if (check.status != CheckStatus::kFail) continue;
+      row(s, check.severity == Severity::kAdvisory ? check.id + " (advisory)" : check.id,
+          check.evidence);
+    }
+  }
+  out << "</tbody></table>";
+  if (omitted > 0) {
+    out << fmt::format(
+        "<p class=\"note\">{} more failed checks are not listed here; every run "
+        "below and result.json have them.</p>",
+        omitted);
+  }
+  out << "</section>\n";
 }
 
 std::string Percentiles(const std::optional<LatencySummary::Percentiles>& p) {
@@ -303,14 +476,19 @@ void RenderHtml(const RunResult& result, std::ostream& out) {
                   result.failed(), result.errors(), result.subject),
       out);
   WriteHeader(result, out);
+  WriteOverview(result, out);
   WriteFilters(result, out);
-  const bool repeated = std::any_of(result.scenarios.begin(), result.scenarios.end(),
-                                    [](const ScenarioResult& s) { return s.repetition > 0; });
   out << "<main>\n<h2>Scenarios</h2>\n";
-  for (std::size_t i = 0; i < result.scenarios.size(); ++i) {
-    const ScenarioResult& scenario = result.scenarios[i];
-    const bool open = scenario.verdict != Verdict::kPass || result.scenarios.size() <= kOpenAllUpTo;
-    WriteScenario(scenario, i, repeated, open, out);
+  if (result.scenarios.size() <= kOpenAllUpTo) {
+    const bool repeated = std::any_of(result.scenarios.begin(), result.scenarios.end(),
+                                      [](const ScenarioResult& s) { return s.repetition > 0; });
+    for (std::size_t i = 0; i < result.scenarios.size(); ++i) {
+      WriteScenario(result.scenarios[i], i, repeated, true, out);
+    }
+  } else {
+    const std::vector<Group> groups = GroupRuns(result);
+    for (std::size_t g = 0; g < groups.size(); ++g) WriteGroup(groups[g], g, out);
+    WriteRunData(groups, out);
   }
   WriteLatency(result, out);
   out << "</main>\n<footer>Rendered by faultline from a run result (format " << result.format

@@ -128,10 +128,71 @@ table.matrix td.fail { background: var(--fail-bg); color: var(--fail); }
 table.matrix td.error { background: var(--error-bg); color: var(--error); }
 table.matrix td.none { color: var(--na); }
 footer { margin-top: 30px; color: var(--muted); font-size: 12px; }
+section.overview table.failures td.id { font-family: ui-monospace, monospace; font-size: 12.5px;
+       white-space: nowrap; color: var(--fail); }
+section.overview code.reproduce { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; }
+section.overview p.all-passed { background: var(--pass-bg); color: var(--pass); font-weight: 600;
+       padding: 8px 12px; border-radius: 6px; }
+table.reps td { font-size: 12.5px; }
+table.reps td.ids { color: var(--fail); font-family: ui-monospace, monospace; }
 )CSS";
 
-// Progressive enhancement only: a name filter and expand/collapse-all buttons.
+// Progressive enhancement: a name filter and expand/collapse-all buttons; and the on-demand
+// rendering of a run report's collapsed sections (their <template> body, the table of their other
+// runs from the embedded `faultline-runs` data) when opened, or when a link's anchor is inside.
 constexpr std::string_view kScript = R"JS(
+(function () {
+  var byGroup = null;
+  function rowsOf(group) {
+    if (byGroup === null) {
+      byGroup = {};
+      var el = document.getElementById('faultline-runs');
+      (el ? JSON.parse(el.textContent) : []).forEach(function (r) {
+        (byGroup[r[0]] = byGroup[r[0]] || []).push(r);
+      });
+    }
+    return byGroup[group] || [];
+  }
+  function esc(s) {
+    return String(s).replace(/[&<>"]/g, function (c) {
+      return {'&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;'}[c];
+    });
+  }
+  function ms(v) {
+    if (v === null) return '–';
+    return v < 1000 ? v.toFixed(v < 10 ? 1 : 0) + ' ms' : (v / 1000).toFixed(2) + ' s';
+  }
+  function render(d) {
+    if (d.dataset.rendered) return;
+    d.dataset.rendered = '1';
+    var t = d.querySelector(':scope > .body > template');
+    if (t) t.replaceWith(t.content);
+    var body = d.querySelector(':scope > .body > table.reps > tbody');
+    if (!body) return;
+    body.innerHTML = rowsOf(d.dataset.group).map(function (r) {
+      return '<tr id="' + esc(r[1]) + '"><td><a href="#' + esc(r[1]) + '">' + r[2] +
+        '</a></td><td class="mono">' + r[3] + '</td><td class="num">' + ms(r[4]) +
+        '</td><td class="num">' + ms(r[5]) + '</td><td class="num">' + r[6] +
+        '</td><td class="ids">' + esc(r[7]) + '</td><td class="mono">' + esc(r[8]) + '</td></tr>';
+    }).join('');
+  }
+  document.addEventListener('toggle', function (e) {
+    var d = e.target;
+    if (d.open && d.classList && d.classList.contains('group')) render(d);
+  }, true);
+  document.querySelectorAll('details.group[open]').forEach(render);
+  function reveal() {
+    var id = decodeURIComponent(location.hash.slice(1));
+    if (!id) return;
+    var el = document.getElementById(id);
+    var group = el ? el.closest('details.group') : document.getElementById(id.replace(/-\d+$/, ''));
+    if (group && group.classList.contains('group')) { group.open = true; render(group); }
+    el = document.getElementById(id);
+    if (el) el.scrollIntoView();
+  }
+  window.addEventListener('hashchange', reveal);
+  reveal();
+})();
 (function () {
   var box = document.getElementById('name-filter');
   if (!box) return;

@@ -1,8 +1,12 @@
-// JUnit XML in the shape Jenkins, GitLab and the GitHub test-report actions read:
-// testsuites > testsuite (one per world) > testcase (one per scenario run) > failure | error,
-// with system-out / system-err. A failed check is one <failure>; since some viewers show only the
-// first failure of a test case, system-out repeats every check with its full evidence.
+// JUnit XML in the shape Jenkins, GitLab and the GitHub test-report actions read, valid against
+// Jenkins' xunit junit-10.xsd (reports/schema/junit-10.xsd; a test checks it with xmllint):
+// testsuites > testsuite (one per scenario and world, named with the subject, `file` = the
+// scenario file, `time` = the wall-clock span of its runs) > testcase (one per run) > failure |
+// error, with system-out / system-err. A failed check is one <failure> whose message is its
+// evidence; since some viewers show only the first failure of a test case, system-out repeats
+// every check with its full evidence.
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,27 +25,35 @@ using internal::XmlEscape;
 
 std::string Attr(std::string_view text) { return XmlEscape(text, true); }
 
+// One suite per scenario and world: the scenario file is the suite's `file`, as a test class's
+// file is in Surefire's reports, and the suite's name carries the subject so that merged reports
+// of several subjects never collide.
 struct Suite {
-  std::string world;
-  std::vector<const ScenarioResult*> scenarios;
+  const ScenarioResult* first = nullptr;
+  std::vector<const ScenarioResult*> runs;
   int failures = 0;
   int errors = 0;
-  double wall_ms = 0;
+  double started_ms = 0, ended_ms = 0;  // wall-clock span of its runs
 };
 
-std::vector<Suite> SuitesByWorld(const RunResult& result) {
+std::vector<Suite> SuitesOf(const RunResult& result) {
   std::vector<Suite> suites;
+  std::map<std::pair<std::string_view, std::string_view>, std::size_t> index;
   for (const ScenarioResult& scenario : result.scenarios) {
-    auto it = std::find_if(suites.begin(), suites.end(),
-                           [&](const Suite& suite) { return suite.world == scenario.world; });
-    if (it == suites.end()) {
-      it = suites.insert(suites.end(), Suite{});
-      it->world = scenario.world;
+    auto [it, inserted] = index.try_emplace({scenario.name, scenario.world}, suites.size());
+    if (inserted) {
+      Suite suite;
+      suite.first = &scenario;
+      suite.started_ms = scenario.started_ms;
+      suite.ended_ms = scenario.started_ms + scenario.wall_ms;
+      suites.push_back(std::move(suite));
     }
-    it->scenarios.push_back(&scenario);
-    it->failures += scenario.verdict == Verdict::kFail ? 1 : 0;
-    it->errors += scenario.verdict == Verdict::kError ? 1 : 0;
-    it->wall_ms += scenario.wall_ms;
+    Suite& suite = suites[it->second];
+    suite.runs.push_back(&scenario);
+    suite.failures += scenario.verdict == Verdict::kFail ? 1 : 0;
+    suite.errors += scenario.verdict == Verdict::kError ? 1 : 0;
+    suite.started_ms = std::min(suite.started_ms, scenario.started_ms);
+    suite.ended_ms = std::max(suite.ended_ms, scenario.started_ms + scenario.wall_ms);
   }
   return suites;
 }
@@ -51,16 +63,21 @@ bool HasRepetitions(const RunResult& result) {
                      [](const ScenarioResult& s) { return s.repetition > 0; });
 }
 
+// Repetitions are numbered from 1, as the console numbers them.
 std::string CaseName(const ScenarioResult& scenario, bool repetitions) {
   if (!repetitions) return scenario.name;
-  return fmt::format("{} [rep {}]", scenario.name, scenario.repetition);
+  return fmt::format("{} [rep {}]", scenario.name, scenario.repetition + 1);
 }
 
 void WriteProperties(const RunResult& result, std::ostream& out) {
   const std::pair<const char*, std::string> properties[] = {
-      {"subject", result.subject},           {"tool_version", result.tool_version},
-      {"seed", std::to_string(result.seed)}, {"shard", result.shard},
-      {"fingerprint", result.fingerprint},   {"started_at", result.started_at}};
+      {"subject", result.subject},
+      {"tool_version", result.tool_version},
+      {"seed", std::to_string(result.seed)},
+      {"shard", result.shard},
+      {"fingerprint", result.fingerprint},
+      {"started_at", result.started_at},
+      {"interrupted", internal::InterruptionText(result)}};
   out << "    <properties>\n";
   for (const auto& [name, value] : properties) {
     if (value.empty()) continue;
@@ -90,10 +107,15 @@ std::string SystemOut(const ScenarioResult& scenario) {
   return text;
 }
 
+// What CI viewers show in their one line: the evidence itself, not the generic statement.
+constexpr std::size_t kMessageChars = 500;
+
 void WriteFailures(const ScenarioResult& scenario, std::ostream& out) {
   if (scenario.verdict == Verdict::kError) {
-    out << fmt::format("      <error message=\"{}\" type=\"error\">{}</error>\n",
-                       Attr(internal::FirstLine(scenario.error)), XmlEscape(scenario.error));
+    const std::string kind = scenario.subject_error ? scenario.subject_error->kind : "error";
+    out << fmt::format("      <error message=\"{}\" type=\"{}\">{}</error>\n",
+                       Attr(internal::Shorten(scenario.error, kMessageChars)), Attr(kind),
+                       XmlEscape(scenario.error));
     return;
   }
   if (scenario.verdict != Verdict::kFail) return;
@@ -101,10 +123,12 @@ void WriteFailures(const ScenarioResult& scenario, std::ostream& out) {
   for (const CheckResult& check : scenario.checks) {
     if (check.status != CheckStatus::kFail) continue;
     const bool advisory = check.severity == Severity::kAdvisory;
-    out << fmt::format(
-        "      <failure message=\"{}\" type=\"{}\">{}</failure>\n",
-        Attr(fmt::format("{}{}: {}", advisory ? "advisory " : "", check.id, check.statement)),
-        Attr(check.id), XmlEscape(check.evidence));
+    const std::string evidence = check.evidence.empty() ? check.statement : check.evidence;
+    out << fmt::format("      <failure message=\"{}\" type=\"{}\">{}{}: {}\n{}</failure>\n",
+                       Attr(fmt::format("{}{}: {}", advisory ? "advisory " : "", check.id,
+                                        internal::Shorten(evidence, kMessageChars))),
+                       Attr(check.id), advisory ? "advisory " : "", XmlEscape(check.id),
+                       XmlEscape(check.statement), XmlEscape(evidence));
     ++written;
   }
   if (written == 0) {  // a failed verdict must show as failed even without a failed check
@@ -127,34 +151,45 @@ void WriteTestCase(const ScenarioResult& scenario, bool repetitions, std::ostrea
 }
 
 void WriteSuite(const RunResult& result, const Suite& suite, bool repetitions, std::ostream& out) {
-  const std::string name = suite.world.empty() ? "faultline" : "faultline." + suite.world;
+  const ScenarioResult& first = *suite.first;
   out << fmt::format(
       "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\" "
-      "time=\"{}\"",
-      Attr(name), suite.scenarios.size(), suite.failures, suite.errors,
-      JUnitSeconds(suite.wall_ms));
+      "time=\"{}\" file=\"{}\"",
+      Attr(fmt::format("{} [{}] {}", result.subject, first.world, first.name)), suite.runs.size(),
+      suite.failures, suite.errors, JUnitSeconds(suite.ended_ms - suite.started_ms),
+      Attr(first.source));
   if (!result.started_at.empty()) out << fmt::format(" timestamp=\"{}\"", Attr(result.started_at));
   out << ">\n";
   WriteProperties(result, out);
-  for (const ScenarioResult* scenario : suite.scenarios) WriteTestCase(*scenario, repetitions, out);
+  for (const ScenarioResult* scenario : suite.runs) WriteTestCase(*scenario, repetitions, out);
   out << "  </testsuite>\n";
+}
+
+// An interrupted run shows as an error of its own, so no viewer mistakes it for a green run.
+void WriteInterruption(const RunResult& result, std::ostream& out) {
+  if (!result.interrupted) return;
+  out << fmt::format(
+      "  <testsuite name=\"{} interrupted\" tests=\"1\" failures=\"0\" errors=\"1\" "
+      "skipped=\"0\" time=\"0\">\n"
+      "    <testcase name=\"faultline run\" classname=\"faultline\" time=\"0\">\n"
+      "      <error message=\"interrupted {}\" type=\"interrupted\"/>\n"
+      "    </testcase>\n  </testsuite>\n",
+      Attr(result.subject), Attr(internal::InterruptionText(result)));
 }
 
 }  // namespace
 
 void RenderJUnit(const RunResult& result, std::ostream& out) {
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  const int interrupted = result.interrupted ? 1 : 0;
   out << fmt::format(
-      "<testsuites name=\"faultline\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\" "
+      "<testsuites name=\"faultline\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
       "time=\"{}\">\n",
-      result.scenarios.size(), result.failed(), result.errors(), JUnitSeconds(result.wall_ms));
+      result.scenarios.size() + interrupted, result.failed(), result.errors() + interrupted,
+      JUnitSeconds(result.wall_ms));
   const bool repetitions = HasRepetitions(result);
-  std::vector<Suite> suites = SuitesByWorld(result);
-  if (suites.empty()) {
-    suites.emplace_back();
-    suites.back().world = result.world;
-  }
-  for (const Suite& suite : suites) WriteSuite(result, suite, repetitions, out);
+  for (const Suite& suite : SuitesOf(result)) WriteSuite(result, suite, repetitions, out);
+  WriteInterruption(result, out);
   out << "</testsuites>\n";
 }
 

@@ -1,7 +1,10 @@
-// Markdown for a GitHub step summary ($GITHUB_STEP_SUMMARY): a headline, the failures first,
-// then every scenario with its metrics, then the latency percentiles of repeated runs.
+// Markdown for a GitHub step summary ($GITHUB_STEP_SUMMARY): a headline, the failures first
+// (every failed check of every run), then one row per scenario and world (repeated runs folded
+// into counts and medians), then the latency percentiles; always under 1 MiB.
 #include <algorithm>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "fmt/format.h"
 #include "reports/report.h"
@@ -28,11 +31,14 @@ std::string_view VerdictBadge(Verdict verdict) {
   return "?";
 }
 
-// A code span when the text allows one, escaped text otherwise.
+// A code span when the text allows one, escaped text otherwise. In a GitHub table a '|' ends the
+// cell even inside a code span unless escaped.
 std::string Code(std::string_view text) {
   if (text.empty()) return "–";
-  if (text.find_first_of("`\n\r") == std::string_view::npos) return fmt::format("`{}`", text);
-  return MarkdownCell(text);
+  if (text.find_first_of("`\n\r") != std::string_view::npos) return MarkdownCell(text);
+  std::string span = "`";
+  for (const char c : text) span += c == '|' ? std::string("\\|") : std::string(1, c);
+  return span + "`";
 }
 
 std::string Headline(const RunResult& result) {
@@ -44,7 +50,11 @@ std::string Headline(const RunResult& result) {
         fmt::format("{} error{}, {}", result.errors(), result.errors() == 1 ? "" : "s", counts);
   }
   if (result.advisories() > 0) counts += fmt::format(" · {} advisories", result.advisories());
-  return fmt::format("## {} faultline: {}\n\n", icon, counts);
+  std::string headline = fmt::format("## {} faultline: {}\n\n", icon, counts);
+  if (result.interrupted) {
+    headline += fmt::format("> **Interrupted**: {}\n\n", internal::InterruptionText(result));
+  }
+  return headline;
 }
 
 std::string Details(const RunResult& result) {
@@ -57,36 +67,106 @@ std::string Details(const RunResult& result) {
   return line + "\n\n";
 }
 
-// The scenario's name, with world and repetition when the result mixes them.
-std::string RunLabel(const RunResult& result, const ScenarioResult& scenario) {
-  std::string label = scenario.name;
-  if (result.world == "mixed") label += fmt::format(" ({})", scenario.world);
-  const bool repeated = std::any_of(result.scenarios.begin(), result.scenarios.end(),
-                                    [](const ScenarioResult& s) { return s.repetition > 0; });
-  if (repeated) label += fmt::format(" (rep {})", scenario.repetition);
-  return MarkdownCell(label);
-}
+// Rows of one table within a byte budget: past it, rows are counted, not written, and the table
+// ends with a note saying how many were left out. Keeps summary.md under the 1 MiB cap of a
+// GitHub step summary whatever the run's size.
+class BudgetedTable {
+ public:
+  BudgetedTable(std::string& out, std::size_t budget) : out_(out), limit_(out.size() + budget) {}
+  void Row(const std::string& row) {
+    if (omitted_ > 0 || out_.size() + row.size() > limit_) {
+      ++omitted_;
+      return;
+    }
+    out_ += row;
+  }
+  void End(std::string_view what) {
+    if (omitted_ > 0) {
+      out_ += fmt::format(
+          "\n_{} more {} not shown (summary.md stays under 1 MiB); result.json and report.html "
+          "have them all._\n",
+          omitted_, what);
+    }
+    out_ += '\n';
+  }
 
-void WriteFailures(const RunResult& result, std::ostream& out) {
+ private:
+  std::string& out_;
+  std::size_t limit_;
+  std::size_t omitted_ = 0;
+};
+
+// GitHub rejects a step summary over 1 MiB; the header and notes take well under the margin.
+constexpr std::size_t kSummaryBudget = 1000 * 1000;
+
+void WriteFailures(const RunResult& result, std::string& out, std::size_t budget) {
   if (result.failed() == 0 && result.errors() == 0) return;
-  out << "### Failures\n\n| Scenario | Check | Evidence |\n| --- | --- | --- |\n";
+  out +=
+      "### Failures\n\n| Scenario | World | Run | Check | Evidence | Reproduce |\n"
+      "| --- | --- | ---: | --- | --- | --- |\n";
+  BudgetedTable table(out, budget);
   for (const ScenarioResult& scenario : result.scenarios) {
-    const std::string label = RunLabel(result, scenario);
+    if (scenario.verdict == Verdict::kPass) continue;
+    const std::string head = fmt::format("| {} | {} | {} ", MarkdownCell(scenario.name),
+                                         MarkdownCell(scenario.world), scenario.repetition + 1);
+    const std::string reproduce = Code(ReproduceCommand(result, scenario));
     if (scenario.verdict == Verdict::kError) {
-      out << fmt::format("| {} | error | {} |\n", label,
-                         MarkdownCell(internal::Shorten(scenario.error, kEvidenceChars)));
+      table.Row(fmt::format("{}| error | {} | {} |\n", head,
+                            MarkdownCell(internal::Shorten(scenario.error, kEvidenceChars)),
+                            reproduce));
       continue;
     }
-    if (scenario.verdict != Verdict::kFail) continue;
     for (const CheckResult& check : scenario.checks) {
       if (check.status != CheckStatus::kFail) continue;
       const bool advisory = check.severity == Severity::kAdvisory;
-      out << fmt::format("| {} | {} | {} |\n", label,
-                         MarkdownCell(advisory ? check.id + " (advisory)" : check.id),
-                         MarkdownCell(internal::Shorten(check.evidence, kEvidenceChars)));
+      table.Row(fmt::format("{}| {} | {} | {} |\n", head,
+                            MarkdownCell(advisory ? check.id + " (advisory)" : check.id),
+                            MarkdownCell(internal::Shorten(check.evidence, kEvidenceChars)),
+                            reproduce));
     }
   }
-  out << '\n';
+  table.End("failed checks");
+}
+
+// The runs of one scenario name in one world.
+struct Group {
+  const ScenarioResult* first = nullptr;
+  std::vector<const ScenarioResult*> runs;
+};
+
+std::vector<Group> GroupRuns(const RunResult& result) {
+  std::vector<Group> groups;
+  std::map<std::pair<std::string_view, std::string_view>, std::size_t> index;
+  for (const ScenarioResult& scenario : result.scenarios) {
+    auto [it, inserted] = index.try_emplace({scenario.name, scenario.world}, groups.size());
+    if (inserted) groups.push_back({&scenario, {}});
+    groups[it->second].runs.push_back(&scenario);
+  }
+  return groups;
+}
+
+// "✅ pass" for one run; "❌ 2 · ✅ 48" for several.
+std::string GroupVerdict(const Group& group) {
+  if (group.runs.size() == 1) return std::string(VerdictBadge(group.first->verdict));
+  std::string out;
+  for (const Verdict verdict : {Verdict::kFail, Verdict::kError, Verdict::kPass}) {
+    const auto count = std::ranges::count(group.runs, verdict, &ScenarioResult::verdict);
+    if (count == 0) continue;
+    const std::string_view badge = VerdictBadge(verdict);
+    out +=
+        fmt::format("{}{} {}", out.empty() ? "" : " · ", badge.substr(0, badge.find(' ')), count);
+  }
+  return out;
+}
+
+// The median of a metric over the group's runs (the value itself for one run).
+std::optional<double> Median(const Group& group, std::optional<double> (*metric)(const Metrics&)) {
+  std::vector<double> values;
+  for (const ScenarioResult* run : group.runs) {
+    if (auto value = metric(run->metrics)) values.push_back(*value);
+  }
+  if (values.empty()) return std::nullopt;
+  return NearestRankPercentile(std::move(values), 50);
 }
 
 std::string Wasted(const Metrics& metrics) {
@@ -94,18 +174,33 @@ std::string Wasted(const Metrics& metrics) {
   return fmt::format("{} ({} tok)", FormatBytes(metrics.wasted_bytes), metrics.wasted_tokens);
 }
 
-void WriteScenarios(const RunResult& result, std::ostream& out) {
-  out << "### Scenarios\n\n"
-         "| Scenario | Verdict | First token | Terminal | Overhead | Attempts | Wasted |\n"
-         "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
-  for (const ScenarioResult& scenario : result.scenarios) {
-    const Metrics& m = scenario.metrics;
-    out << fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", RunLabel(result, scenario),
-                       VerdictBadge(scenario.verdict), FormatMs(m.first_token_ms),
-                       FormatMs(m.terminal_ms), FormatMs(m.recovery_overhead_ms), m.attempts,
-                       Wasted(m));
-  }
-  out << '\n';
+std::string GroupRow(const Group& group) {
+  const auto metric = [&](std::optional<double> (*get)(const Metrics&)) {
+    return FormatMs(Median(group, get));
+  };
+  const auto attempts = Median(group, [](const Metrics& m) -> std::optional<double> {
+    return static_cast<double>(m.attempts);
+  });
+  return fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                     MarkdownCell(group.first->name), MarkdownCell(group.first->world),
+                     group.runs.size(), GroupVerdict(group),
+                     metric([](const Metrics& m) { return m.first_token_ms; }),
+                     metric([](const Metrics& m) { return m.terminal_ms; }),
+                     metric([](const Metrics& m) { return m.recovery_overhead_ms; }),
+                     attempts ? fmt::format("{:g}", *attempts) : "–",
+                     group.runs.size() == 1 ? Wasted(group.first->metrics) : "–");
+}
+
+// One row per scenario name and world: repeated runs are folded into counts and medians.
+void WriteScenarios(const RunResult& result, std::string& out, std::size_t budget) {
+  out +=
+      "### Scenarios\n\n"
+      "| Scenario | World | Runs | Verdict | First token | Terminal | Overhead | Attempts | "
+      "Wasted |\n"
+      "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n";
+  BudgetedTable table(out, budget);
+  for (const Group& group : GroupRuns(result)) table.Row(GroupRow(group));
+  table.End("scenarios");
 }
 
 std::string Percentiles(const std::optional<LatencySummary::Percentiles>& p) {
@@ -113,27 +208,32 @@ std::string Percentiles(const std::optional<LatencySummary::Percentiles>& p) {
   return fmt::format("{} / {} / {}", FormatMs(p->p50), FormatMs(p->p95), FormatMs(p->p99));
 }
 
-void WriteLatency(const RunResult& result, std::ostream& out) {
+void WriteLatency(const RunResult& result, std::string& out, std::size_t budget) {
   if (result.latency.empty()) return;
-  out << "### Latency over repetitions (p50 / p95 / p99)\n\n"
-         "| Scenario | World | Runs | First token | Terminal | Overhead |\n"
-         "| --- | --- | ---: | ---: | ---: | ---: |\n";
+  out +=
+      "### Latency over repetitions and calls (p50 / p95 / p99)\n\n"
+      "| Scenario | World | Runs | Calls | First token | Terminal | Overhead |\n"
+      "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n";
+  BudgetedTable table(out, budget);
   for (const LatencySummary& summary : result.latency) {
-    out << fmt::format("| {} | {} | {} | {} | {} | {} |\n", MarkdownCell(summary.name),
-                       MarkdownCell(summary.world), summary.runs,
-                       Percentiles(summary.first_token_ms), Percentiles(summary.terminal_ms),
-                       Percentiles(summary.recovery_overhead_ms));
+    table.Row(fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", MarkdownCell(summary.name),
+                          MarkdownCell(summary.world), summary.runs, summary.samples,
+                          Percentiles(summary.first_token_ms), Percentiles(summary.terminal_ms),
+                          Percentiles(summary.recovery_overhead_ms)));
   }
-  out << '\n';
+  table.End("latency rows");
 }
 
 }  // namespace
 
 void RenderMarkdown(const RunResult& result, std::ostream& out) {
-  out << Headline(result) << Details(result);
-  WriteFailures(result, out);
-  WriteScenarios(result, out);
-  WriteLatency(result, out);
+  // Failures first and with the most room; then the scenarios, then the percentiles, each in
+  // what the sections before it left.
+  std::string text = Headline(result) + Details(result);
+  WriteFailures(result, text, kSummaryBudget * 5 / 10);
+  WriteScenarios(result, text, (kSummaryBudget - std::min(text.size(), kSummaryBudget)) * 7 / 10);
+  WriteLatency(result, text, kSummaryBudget - std::min(text.size(), kSummaryBudget));
+  out << text;
 }
 
 }  // namespace faultline::report

@@ -39,7 +39,33 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
   return true;
 }
 
+// A word the shell passes through unchanged, or the text in single quotes.
+std::string ShellWord(std::string_view text) {
+  const bool plain = !text.empty() && text.find_first_not_of(
+                                          "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                          "0123456789-_./:=@%+,") == std::string_view::npos;
+  if (plain) return std::string(text);
+  std::string out = "'";
+  for (const char c : text) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// The in-process reference client is the default subject: no --adapter.
+constexpr std::string_view kInProcess = "(in-process)";
+
 }  // namespace
+
+std::string ReproduceCommand(const RunResult& result, const ScenarioResult& scenario) {
+  std::string command = "faultline run";
+  if (!scenario.source.empty() && !scenario.source.starts_with("<builtin>")) {
+    command += " " + ShellWord(scenario.source);
+  }
+  command += fmt::format(" --filter {} --seed {}", ShellWord(scenario.name), result.seed);
+  if (scenario.repetition > 0) command += fmt::format(" --repeat {}", scenario.repetition + 1);
+  if (!result.subject.ends_with(kInProcess)) command += " --adapter " + ShellWord(result.subject);
+  command += " --time " + ShellWord(scenario.world);
+  return command;
+}
 
 std::expected<Format, std::string> ParseFormat(std::string_view name) {
   if (name == "markdown") return Format::kMarkdown;

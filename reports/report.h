@@ -31,6 +31,12 @@ std::optional<Format> FormatForPath(std::string_view path);
 
 void Render(const RunResult& result, Format format, std::ostream& out);
 
+// The one shell command that re-runs `scenario` of `result` as it ran: its file (none for the
+// built-in catalogue), its name, the run seed, its world and the subject. A repetition k > 0
+// needs `--repeat k+1` (per-run seeds derive from the run seed, the name and the repetition).
+// Every console failure, summary.md and report.html end a failure with it.
+std::string ReproduceCommand(const RunResult& result, const ScenarioResult& scenario);
+
 void RenderJson(const RunResult& result, std::ostream& out);  // pretty, UTF-8 repaired
 void RenderJUnit(const RunResult& result, std::ostream& out);
 void RenderMarkdown(const RunResult& result, std::ostream& out);

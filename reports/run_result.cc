@@ -4,7 +4,6 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <tuple>
 #include <utility>
@@ -49,14 +48,16 @@ int CountVerdict(const RunResult& result, Verdict verdict) {
                     [&](const ScenarioResult& s) { return s.verdict == verdict; }));
 }
 
-// Percentiles of one metric over a group of runs; nullopt when no run has the metric.
-std::optional<LatencySummary::Percentiles> PercentilesOf(
-    const std::vector<const ScenarioResult*>& runs,
-    const std::function<std::optional<double>(const Metrics&)>& metric) {
-  std::vector<double> values;
-  for (const ScenarioResult* run : runs) {
-    if (auto value = metric(run->metrics)) values.push_back(*value);
-  }
+// The per-call samples of a run: its calls, or the run itself for a single call.
+std::vector<CallMetrics> CallSamples(const Metrics& metrics) {
+  if (!metrics.calls.empty()) return metrics.calls;
+  return {CallMetrics{.call = 0,
+                      .first_token_ms = metrics.first_token_ms,
+                      .terminal_ms = metrics.terminal_ms,
+                      .attempts = metrics.attempts}};
+}
+
+std::optional<LatencySummary::Percentiles> PercentilesOf(std::vector<double> values) {
   if (values.empty()) return std::nullopt;
   return LatencySummary::Percentiles{.p50 = NearestRankPercentile(values, 50),
                                      .p95 = NearestRankPercentile(values, 95),
@@ -111,6 +112,23 @@ std::string MergedShard(const std::vector<RunResult>& parts) {
     shard += part.shard;
   }
   return shard;
+}
+
+// Interrupted when any part was: the reasons of the parts that were, the runs all parts planned.
+std::optional<Interruption> MergedInterruption(const std::vector<RunResult>& parts) {
+  std::optional<Interruption> merged;
+  int planned = 0;
+  for (const RunResult& part : parts) {
+    planned +=
+        part.interrupted ? part.interrupted->planned_runs : static_cast<int>(part.scenarios.size());
+    if (!part.interrupted) continue;
+    if (!merged) merged.emplace();
+    if (merged->reason.find(part.interrupted->reason) == std::string::npos) {
+      merged->reason += (merged->reason.empty() ? "" : "+") + part.interrupted->reason;
+    }
+  }
+  if (merged) merged->planned_runs = planned;
+  return merged;
 }
 
 std::string EarliestStart(const std::vector<RunResult>& parts) {
@@ -188,27 +206,48 @@ void Summarize(RunResult& result) {
   result.latency.clear();
   for (const auto& key : order) {
     const auto& runs = groups[key];
-    if (runs.size() < 2) continue;
     LatencySummary summary;
     summary.name = key.first;
     summary.world = key.second;
     summary.runs = static_cast<int>(runs.size());
-    summary.first_token_ms = PercentilesOf(runs, [](const Metrics& m) { return m.first_token_ms; });
-    summary.terminal_ms = PercentilesOf(runs, [](const Metrics& m) { return m.terminal_ms; });
-    summary.recovery_overhead_ms =
-        PercentilesOf(runs, [](const Metrics& m) { return m.recovery_overhead_ms; });
+    std::vector<double> first_token, terminal, overhead;
+    for (const ScenarioResult* run : runs) {
+      if (run->metrics.recovery_overhead_ms) overhead.push_back(*run->metrics.recovery_overhead_ms);
+      for (const CallMetrics& call : CallSamples(run->metrics)) {
+        ++summary.samples;
+        if (call.first_token_ms) first_token.push_back(*call.first_token_ms);
+        if (call.terminal_ms) terminal.push_back(*call.terminal_ms);
+      }
+    }
+    if (summary.samples < 2) continue;
+    summary.first_token_ms = PercentilesOf(std::move(first_token));
+    summary.terminal_ms = PercentilesOf(std::move(terminal));
+    summary.recovery_overhead_ms = PercentilesOf(std::move(overhead));
     result.latency.push_back(std::move(summary));
   }
 }
 
+bool RunOrderLess(const ScenarioResult& a, const ScenarioResult& b) {
+  const auto rank = [](const std::string& world) {
+    return world == "virtual" ? 0 : world == "real" ? 1 : 2;
+  };
+  return std::forward_as_tuple(a.name, a.repetition, rank(a.world), a.world) <
+         std::forward_as_tuple(b.name, b.repetition, rank(b.world), b.world);
+}
+
 std::string RunFingerprint(const std::vector<ScenarioResult>& scenarios) {
+  std::vector<const ScenarioResult*> ordered;
+  for (const ScenarioResult& scenario : scenarios) ordered.push_back(&scenario);
+  std::ranges::stable_sort(ordered, [](const ScenarioResult* a, const ScenarioResult* b) {
+    return RunOrderLess(*a, *b);
+  });
   std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a 64 offset basis
   auto mix = [&hash](unsigned char byte) {
     hash ^= byte;
     hash *= 0x100000001b3ULL;
   };
-  for (const ScenarioResult& scenario : scenarios) {
-    for (char c : scenario.fingerprint) mix(static_cast<unsigned char>(c));
+  for (const ScenarioResult* scenario : ordered) {
+    for (char c : scenario->fingerprint) mix(static_cast<unsigned char>(c));
     mix('|');  // separator: ["ab","c"] and ["a","bc"] differ
   }
   return fmt::format("{:016x}", hash);
@@ -230,10 +269,12 @@ std::expected<RunResult, std::string> Merge(const std::vector<RunResult>& parts)
   merged.world = MergedWorld(parts);
   merged.shard = MergedShard(parts);
   merged.started_at = EarliestStart(parts);
+  merged.interrupted = MergedInterruption(parts);
   for (const RunResult& part : parts) merged.wall_ms = std::max(merged.wall_ms, part.wall_ms);
   if (auto appended = AppendScenarios(parts, merged); !appended) {
     return std::unexpected(appended.error());
   }
+  std::ranges::stable_sort(merged.scenarios, RunOrderLess);
   merged.fingerprint = RunFingerprint(merged.scenarios);
   Summarize(merged);
   return merged;

@@ -55,6 +55,17 @@ struct SubjectError {
   friend bool operator==(const SubjectError&, const SubjectError&) = default;
 };
 
+// The latency of one call of a scenario that makes several at once (`request.calls`). Times count
+// from the scenario's t = 0 (its first request at the provider): the calls start together, so a
+// call that waits for a rate limit's window to reopen shows that wait.
+struct CallMetrics {
+  int call = 0;                            // 0-based
+  std::optional<double> first_token_ms{};  // first chunk of the attempt this call committed
+  std::optional<double> terminal_ms{};     // this call's terminal event
+  int attempts = 0;                        // this call's response/start events
+  friend bool operator==(const CallMetrics&, const CallMetrics&) = default;
+};
+
 // Latency and cost of one scenario run. Times in milliseconds from the start of the call
 // (the first response/start, or the runner's launch of the subject).
 struct Metrics {
@@ -65,6 +76,9 @@ struct Metrics {
   int attempts = 0;                            // requests that reached the provider
   std::uint64_t wasted_bytes = 0;              // bytes the provider sent on discarded attempts
   std::uint64_t wasted_tokens = 0;             // approx tokens of those
+  // With several calls: one entry per call (calls[0] has call 0's figures, as the fields above);
+  // empty for a single call.
+  std::vector<CallMetrics> calls{};
   friend bool operator==(const Metrics&, const Metrics&) = default;
 };
 
@@ -93,6 +107,7 @@ struct ScenarioResult {
   Metrics metrics;
   std::string fingerprint;  // hex digest of the trace (virtual world: equal seeds, equal prints)
   double wall_ms = 0;       // how long the run took on the runner's clock
+  double started_ms = 0;    // when it started, from the start of the whole run (runner's clock)
   // The trace, as recorded:
   //   {"client": [{"t_ms": 12.5, "call": 0, "event": {...adapter line...}}, ...],
   //    "journal": [{"index", "attempt", "connection", "arrived_ms", "status", "plan",
@@ -103,11 +118,14 @@ struct ScenarioResult {
   friend bool operator==(const ScenarioResult&, const ScenarioResult&) = default;
 };
 
-// Percentiles of one scenario's metrics over its repetitions (with --repeat N > 1).
+// Percentiles of one scenario's metrics over its repetitions (with --repeat N > 1) and, for a
+// scenario of several calls, over every call of every repetition.
 struct LatencySummary {
   std::string name;
   std::string world;  // summaries are per name + world: virtual and real times do not mix
-  int runs = 0;  // repetitions summarised; a percentile uses only the runs that have the metric
+  int runs = 0;  // repetitions summarised; a percentile uses only the samples that have the metric
+  int samples = 0;  // calls summarised: runs x calls (first token and terminal are per call;
+                    // recovery overhead is per run)
   struct Percentiles {
     double p50 = 0, p95 = 0, p99 = 0;
     friend bool operator==(const Percentiles&, const Percentiles&) = default;
@@ -116,6 +134,14 @@ struct LatencySummary {
   std::optional<Percentiles> terminal_ms;
   std::optional<Percentiles> recovery_overhead_ms;
   friend bool operator==(const LatencySummary&, const LatencySummary&) = default;
+};
+
+// A run stopped early (SIGINT/SIGTERM): `scenarios` holds only the runs that finished; the runs
+// cut short and those never started are not judged and not listed.
+struct Interruption {
+  std::string reason;    // what stopped it: "SIGINT" | "SIGTERM" | ...
+  int planned_runs = 0;  // the runs the whole run would have made
+  friend bool operator==(const Interruption&, const Interruption&) = default;
 };
 
 struct RunResult {
@@ -128,8 +154,9 @@ struct RunResult {
   std::string shard;  // "" or "I/N"; a merge lists what it combined: "1/2+2/2"
   std::vector<ScenarioResult> scenarios;
   std::vector<LatencySummary> latency;  // filled by Summarize() when a scenario ran > 1 time
-  std::string fingerprint;              // digest over every scenario fingerprint in order
+  std::string fingerprint;              // RunFingerprint(scenarios)
   double wall_ms = 0;
+  std::optional<Interruption> interrupted;  // set when the run was stopped before its end
   friend bool operator==(const RunResult&, const RunResult&) = default;
 
   int passed() const;
@@ -146,26 +173,34 @@ struct FailPolicy {
 Verdict VerdictOf(const std::vector<CheckResult>& checks, const FailPolicy& fail_on);
 
 // Fills `latency` from the scenarios' metrics (nearest-rank percentiles), one entry per scenario
-// name + world that ran more than once, in order of first appearance.
+// name + world with more than one sample (it ran more than once, or made several calls), in
+// order of first appearance.
 void Summarize(RunResult& result);
 
 // The nearest-rank percentile (0 < p <= 100) of `values`; 0 for an empty input.
 double NearestRankPercentile(std::vector<double> values, double p);
 
-// The run fingerprint: a 16-hex-digit FNV-1a 64 digest over every scenario fingerprint in order,
-// each followed by '|'. The runner stores it in RunResult::fingerprint; Merge() recomputes it.
+// The canonical order of runs, the order the runner makes them in: by name, then repetition,
+// then world (virtual before real, then any other). Merge() restores it.
+bool RunOrderLess(const ScenarioResult& a, const ScenarioResult& b);
+
+// The run fingerprint: a 16-hex-digit FNV-1a 64 digest over every scenario fingerprint in the
+// canonical order (whatever order `scenarios` is in), each followed by '|'. So shards merged in
+// any order give the unsharded value. The runner stores it in RunResult::fingerprint; Merge()
+// recomputes it.
 std::string RunFingerprint(const std::vector<ScenarioResult>& scenarios);
 
 nlohmann::json ToJson(const RunResult& result);
 // Strict: unknown format versions and missing fields are errors naming the JSON path.
 std::expected<RunResult, std::string> RunResultFromJson(const nlohmann::json& json);
 
-// Combines shard results (same tool, same subject); scenarios keep the order of the inputs;
-// Summarize() is re-run. Errors: no inputs, a scenario run (name + world + repetition) twice,
-// parts from different tool versions or subjects.
+// Combines shard results (same tool, same subject); scenarios are put in the canonical order
+// (RunOrderLess), as an unsharded run lists them; Summarize() is re-run. Errors: no inputs, a
+// scenario run (name + world + repetition) twice, parts from different tool versions or subjects.
 // The merged result keeps the first part's seed, the earliest started_at and the longest wall_ms
 // (shards run side by side); world is "mixed" when the parts disagree; shard lists the parts'
-// shards joined by "+"; fingerprint is recomputed with RunFingerprint().
+// shards joined by "+"; fingerprint is recomputed with RunFingerprint(); it is interrupted when
+// any part was (planned_runs adds up what every part planned).
 std::expected<RunResult, std::string> Merge(const std::vector<RunResult>& parts);
 
 }  // namespace faultline::report

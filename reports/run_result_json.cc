@@ -43,6 +43,17 @@ json MetricsToJson(const Metrics& metrics) {
   out["attempts"] = metrics.attempts;
   out["wasted_bytes"] = metrics.wasted_bytes;
   out["wasted_tokens"] = metrics.wasted_tokens;
+  if (!metrics.calls.empty()) {
+    json calls = json::array();
+    for (const CallMetrics& call : metrics.calls) {
+      json item = {{"call", call.call}};
+      PutOptional(item, "first_token_ms", call.first_token_ms);
+      PutOptional(item, "terminal_ms", call.terminal_ms);
+      item["attempts"] = call.attempts;
+      calls.push_back(std::move(item));
+    }
+    out["calls"] = std::move(calls);
+  }
   return out;
 }
 
@@ -65,6 +76,7 @@ json ScenarioToJson(const ScenarioResult& scenario) {
   out["metrics"] = MetricsToJson(scenario.metrics);
   out["fingerprint"] = scenario.fingerprint;
   out["wall_ms"] = scenario.wall_ms;
+  out["started_ms"] = scenario.started_ms;
   out["trace"] = scenario.trace;
   return out;
 }
@@ -74,13 +86,20 @@ json PercentilesToJson(const LatencySummary::Percentiles& p) {
 }
 
 json LatencyToJson(const LatencySummary& summary) {
-  json out = {{"name", summary.name}, {"world", summary.world}, {"runs", summary.runs}};
+  json out = {{"name", summary.name},
+              {"world", summary.world},
+              {"runs", summary.runs},
+              {"samples", summary.samples}};
   if (summary.first_token_ms) out["first_token_ms"] = PercentilesToJson(*summary.first_token_ms);
   if (summary.terminal_ms) out["terminal_ms"] = PercentilesToJson(*summary.terminal_ms);
   if (summary.recovery_overhead_ms) {
     out["recovery_overhead_ms"] = PercentilesToJson(*summary.recovery_overhead_ms);
   }
   return out;
+}
+
+json InterruptionToJson(const Interruption& interruption) {
+  return {{"reason", interruption.reason}, {"planned_runs", interruption.planned_runs}};
 }
 
 // ---- reading ----
@@ -149,6 +168,18 @@ Metrics ReadMetrics(const json& in, std::string path, std::string& error) {
   reader.Read("attempts", metrics.attempts);
   reader.Read("wasted_bytes", metrics.wasted_bytes);
   reader.Read("wasted_tokens", metrics.wasted_tokens);
+  if (reader.OptionalField("calls") != nullptr) {
+    ReadArray(reader, "calls", [&](const json& item, std::string item_path) {
+      CallMetrics call;
+      ObjectReader call_reader(item, std::move(item_path), error);
+      call_reader.Read("call", call.call);
+      call_reader.ReadOptional("first_token_ms", call.first_token_ms);
+      call_reader.ReadOptional("terminal_ms", call.terminal_ms);
+      call_reader.Read("attempts", call.attempts);
+      call_reader.Finish();
+      metrics.calls.push_back(call);
+    });
+  }
   reader.Finish();
   return metrics;
 }
@@ -188,9 +219,20 @@ ScenarioResult ReadScenario(const json& in, std::string path, std::string& error
   }
   reader.Read("fingerprint", s.fingerprint);
   reader.Read("wall_ms", s.wall_ms);
+  if (reader.OptionalField("started_ms") != nullptr) reader.Read("started_ms", s.started_ms);
   ReadTrace(reader, s.trace);
   reader.Finish();
   return s;
+}
+
+void ReadInterruption(ObjectReader& parent, std::optional<Interruption>& out, std::string& error) {
+  const json* value = parent.OptionalField("interrupted");
+  if (value == nullptr) return;
+  Interruption interruption;
+  ObjectReader reader(*value, JoinPath(parent.path(), "interrupted"), error);
+  reader.Read("reason", interruption.reason);
+  reader.Read("planned_runs", interruption.planned_runs);
+  if (reader.Finish()) out = std::move(interruption);
 }
 
 void ReadPercentiles(ObjectReader& parent, std::string_view key,
@@ -211,6 +253,8 @@ LatencySummary ReadLatency(const json& in, std::string path, std::string& error)
   reader.Read("name", summary.name);
   reader.Read("world", summary.world);
   reader.Read("runs", summary.runs);
+  summary.samples = summary.runs;  // results written before per-call samples: one per run
+  if (reader.OptionalField("samples") != nullptr) reader.Read("samples", summary.samples);
   ReadPercentiles(reader, "first_token_ms", summary.first_token_ms, error);
   ReadPercentiles(reader, "terminal_ms", summary.terminal_ms, error);
   ReadPercentiles(reader, "recovery_overhead_ms", summary.recovery_overhead_ms, error);
@@ -255,22 +299,24 @@ nlohmann::json ToJson(const RunResult& result) {
     scenarios.push_back(ScenarioToJson(scenario));
   json latency = json::array();
   for (const LatencySummary& summary : result.latency) latency.push_back(LatencyToJson(summary));
-  return {{"format", result.format},
-          {"tool_version", result.tool_version},
-          {"started_at", result.started_at},
-          {"subject", result.subject},
-          {"world", result.world},
-          {"seed", result.seed},
-          {"shard", result.shard},
-          {"summary",
-           {{"total", result.scenarios.size()},
-            {"passed", result.passed()},
-            {"failed", result.failed()},
-            {"errors", result.errors()}}},
-          {"fingerprint", result.fingerprint},
-          {"wall_ms", result.wall_ms},
-          {"scenarios", std::move(scenarios)},
-          {"latency", std::move(latency)}};
+  json out = {{"format", result.format},
+              {"tool_version", result.tool_version},
+              {"started_at", result.started_at},
+              {"subject", result.subject},
+              {"world", result.world},
+              {"seed", result.seed},
+              {"shard", result.shard},
+              {"summary",
+               {{"total", result.scenarios.size()},
+                {"passed", result.passed()},
+                {"failed", result.failed()},
+                {"errors", result.errors()}}},
+              {"fingerprint", result.fingerprint},
+              {"wall_ms", result.wall_ms},
+              {"scenarios", std::move(scenarios)},
+              {"latency", std::move(latency)}};
+  if (result.interrupted) out["interrupted"] = InterruptionToJson(*result.interrupted);
+  return out;
 }
 
 std::expected<RunResult, std::string> RunResultFromJson(const nlohmann::json& in) {
@@ -292,6 +338,7 @@ std::expected<RunResult, std::string> RunResultFromJson(const nlohmann::json& in
   ReadArray(reader, "latency", [&](const json& item, std::string path) {
     result.latency.push_back(ReadLatency(item, std::move(path), error));
   });
+  ReadInterruption(reader, result.interrupted, error);
   CheckSummary(reader, result, error);
   if (!reader.Finish()) return std::unexpected(error);
   return result;

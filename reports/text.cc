@@ -1,5 +1,6 @@
 #include "reports/text.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "fmt/format.h"
@@ -174,6 +175,16 @@ std::string_view Category(std::string_view scenario_name) {
   const std::size_t slash = scenario_name.find('/');
   if (slash == std::string_view::npos || slash == 0) return "uncategorized";
   return scenario_name.substr(0, slash);
+}
+
+std::string InterruptionText(const RunResult& result) {
+  if (!result.interrupted) return {};
+  const int finished = static_cast<int>(result.scenarios.size());
+  return fmt::format(
+      "by {}: {} of {} runs finished; the other {} were not run or were stopped, and are not "
+      "judged",
+      result.interrupted->reason, finished, result.interrupted->planned_runs,
+      std::max(0, result.interrupted->planned_runs - finished));
 }
 
 }  // namespace faultline::report::internal

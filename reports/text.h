@@ -10,6 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "reports/run_result.h"
+
 namespace faultline::report::internal {
 
 // Replaces every invalid UTF-8 sequence with U+FFFD.
@@ -39,6 +41,10 @@ std::string FormatMs(const std::optional<double>& ms);
 std::string FormatBytes(std::uint64_t bytes);
 // Milliseconds as JUnit seconds: "0.012".
 std::string JUnitSeconds(double ms);
+
+// How every report states an interrupted run: "by SIGINT: 101 of 200 runs finished; the other 99
+// were not run or were stopped, and are not judged". "" when the run was not interrupted.
+std::string InterruptionText(const RunResult& result);
 
 // The category of a scenario name: the part before the first '/', or "uncategorized".
 std::string_view Category(std::string_view scenario_name);

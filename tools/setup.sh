@@ -22,6 +22,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   curl
   python3-simpy3  # fleet/bench/compare_simpy.sh: the SimPy model the simulator is measured against
+  libxml2-utils  # xmllint: the JUnit XSD test (reports/tests/junit_xsd_test.cc)
 )
 # Debian 12 ships clang 19 in bookworm itself; libclang-rt-19-dev holds libFuzzer and the
 # sanitizer runtimes that -fsanitize=fuzzer,address,undefined links.

@@ -15,6 +15,8 @@ int main(int argc, char** argv) {
       return 2;
     case ExitCode::kSubjectError:
       return 3;
+    case ExitCode::kInterrupted:
+      return 4;
   }
   return 2;
 }

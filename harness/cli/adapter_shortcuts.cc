@@ -45,9 +45,19 @@ const std::array<Shortcut, 6>& Shortcuts() {
   return kShortcuts;
 }
 
+// $FAULTLINE_ADAPTERS_DIR; else, for an installed binary, <prefix>/share/faultline/adapters next
+// to its bin/ (found from the binary, so the install can be moved); else the source tree the
+// binary was built from.
 fs::path AdaptersDir() {
   if (const char* dir = std::getenv("FAULTLINE_ADAPTERS_DIR"); dir != nullptr && *dir != '\0') {
     return dir;
+  }
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const fs::path installed =
+        self.parent_path().parent_path() / "share" / "faultline" / "adapters";
+    if (fs::is_directory(installed, error)) return installed;
   }
   return FAULTLINE_ADAPTERS_DIR;
 }

@@ -19,7 +19,8 @@ struct ResolvedAdapter {
 
 // `text` is a shortcut name (openai-node, openai-node-helper, anthropic-node,
 // anthropic-node-helper, python-baseline, reference) or a command. The adapters are looked up
-// in $FAULTLINE_ADAPTERS_DIR, else in the source tree this binary was built from. Errors: a
+// in $FAULTLINE_ADAPTERS_DIR, else in share/faultline/adapters beside an installed binary's
+// bin/, else in the source tree this binary was built from. Errors: a
 // Node adapter whose SDKs are not installed (names the setup script).
 std::expected<ResolvedAdapter, std::string> ResolveAdapter(std::string_view text);
 

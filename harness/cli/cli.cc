@@ -6,6 +6,7 @@
 #include "harness/cli/adapter_command.h"
 #include "harness/cli/call_command.h"
 #include "harness/cli/run_command.h"
+#include "harness/cli/schema_command.h"
 #include "harness/cli/serve_command.h"
 #include "harness/cli/simulate_command.h"
 
@@ -30,6 +31,8 @@ ExitCode Run(int argc, const char* const* argv, std::ostream& out, std::ostream&
   CLI::App* adapter = AddAdapterCommand(app, adapter_options);
   SimulateOptions simulate_options;
   CLI::App* simulate = AddSimulateCommand(app, simulate_options);
+  SchemaOptions schema_options;
+  CLI::App* schema = AddSchemaCommand(app, schema_options);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
@@ -44,6 +47,7 @@ ExitCode Run(int argc, const char* const* argv, std::ostream& out, std::ostream&
   if (report->get_subcommand("merge")->parsed()) return RunReportMerge(merge_options, out, err);
   if (adapter->get_subcommand("check")->parsed()) return RunAdapterCheck(adapter_options, out, err);
   if (simulate->parsed()) return RunSimulate(simulate_options, out, err);
+  if (schema->parsed()) return RunSchema(schema_options, out, err);
   return ExitCode::kUsageError;
 }
 

@@ -6,8 +6,16 @@
 
 namespace faultline::cli {
 
-// DESIGN §8: 0 = all passed, 1 = checks failed, 2 = usage or input error.
-enum class ExitCode { kSuccess = 0, kChecksFailed = 1, kUsageError = 2, kSubjectError = 3 };
+// DESIGN §8: 0 = all passed, 1 = checks failed, 2 = usage or input error; 3 = a subject error
+// and no check failed; 4 = interrupted (Ctrl-C / SIGTERM) with the reports of what finished
+// written. A second signal exits at once with 128 + signal, writing nothing.
+enum class ExitCode {
+  kSuccess = 0,
+  kChecksFailed = 1,
+  kUsageError = 2,
+  kSubjectError = 3,
+  kInterrupted = 4,
+};
 
 // Parses `argv` and runs the subcommand. Normal output goes to `out`, diagnostics to `err`.
 ExitCode Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);

@@ -11,7 +11,9 @@
 #include <sstream>
 
 #include "harness/cli/adapter_shortcuts.h"
+#include "harness/cli/interrupt.h"
 #include "harness/cli/policy_file.h"
+#include "harness/cli/progress.h"
 #include "harness/scenario_policy.h"
 #include "harness/runner.h"
 #include "reports/report.h"
@@ -76,107 +78,52 @@ std::string DialectList(const std::vector<scenario::Dialect>& dialects) {
   return out;
 }
 
-const report::CheckResult* FirstFailure(const report::ScenarioResult& result) {
-  const report::CheckResult* advisory = nullptr;
-  for (const report::CheckResult& check : result.checks) {
-    if (check.status != report::CheckStatus::kFail) continue;
-    if (check.severity == report::Severity::kViolation) return &check;
-    if (advisory == nullptr) advisory = &check;
-  }
-  return advisory;
-}
-
-// The last lines of stderr, indented.
-std::string SubjectErrorDetail(const report::SubjectError& error) {
-  std::string out;  // the message already names the exit status or signal
-  if (!error.stderr_tail.empty()) {
-    out += "\n      stderr:";
-    std::string_view rest = error.stderr_tail;
-    while (!rest.empty()) {
-      const std::size_t end = std::min(rest.find('\n'), rest.size());
-      out += fmt::format("\n        {}", rest.substr(0, end));
-      rest.remove_prefix(std::min(end + 1, rest.size()));
-    }
-  }
-  return out;
-}
-
-std::string OneLine(const report::ScenarioResult& result) {
-  const std::string head =
-      fmt::format("{} {} [{}{}]", ToString(result.verdict), result.name, result.world,
-                  result.repetition > 0 ? fmt::format(" #{}", result.repetition + 1) : "");
-  if (result.verdict == report::Verdict::kError) {
-    if (result.subject_error) {
-      return fmt::format("{} subject error {}: {}{}", head, result.subject_error->kind,
-                         result.error, SubjectErrorDetail(*result.subject_error));
-    }
-    return head + " " + result.error;
-  }
-  if (const report::CheckResult* check = FirstFailure(result)) {
-    return fmt::format("{} {}: {}", head, check->id, check->evidence);
-  }
-  return fmt::format("{} {:.0f} ms", head, result.wall_ms);
-}
-
-// Progress on stderr: one live line on a terminal; plain lines otherwise (a failure at once,
-// a heartbeat every 10 s, every scenario with --verbose).
-class ProgressPrinter {
- public:
-  ProgressPrinter(std::ostream& err, bool verbose)
-      : err_(err), verbose_(verbose), tty_(&err == &std::cerr && ::isatty(STDERR_FILENO) == 1) {}
-
-  void operator()(const harness::RunProgress& progress) {
-    std::lock_guard lock(mutex_);
-    const report::ScenarioResult& result = *progress.finished;
-    const bool bad = result.verdict != report::Verdict::kPass;
-    const std::string status = fmt::format(
-        "[{}/{}] {} failed{}", progress.done, progress.total, progress.failed,
-        progress.slowest_running.empty() ? "" : "; slowest running: " + progress.slowest_running);
-    if (tty_) {
-      err_ << "\r\033[K";
-      if (bad || verbose_) err_ << OneLine(result) << "\n";
-      err_ << status << std::flush;
-      if (progress.done == progress.total) err_ << "\n";
-      return;
-    }
-    if (bad || verbose_) err_ << OneLine(result) << "\n";
-    const auto now = std::chrono::steady_clock::now();
-    if (progress.done == progress.total || now - last_ >= std::chrono::seconds(10)) {
-      err_ << status << "\n";
-      last_ = now;
-    }
-    err_.flush();
-  }
-
- private:
-  std::ostream& err_;
-  bool verbose_;
-  bool tty_;
-  std::mutex mutex_;
-  std::chrono::steady_clock::time_point last_ = std::chrono::steady_clock::now();
+struct PlannedReport {
+  report::Format format;
+  fs::path path;
 };
 
-std::expected<std::vector<std::string>, std::string> WriteReports(
-    const report::RunResult& result, const RunCommandOptions& options) {
-  std::error_code error;
-  fs::create_directories(options.out_dir, error);
-  if (error) {
-    return std::unexpected(fmt::format("cannot create '{}': {}", options.out_dir, error.message()));
-  }
-  std::vector<std::string> written;
+// The reports to write, checked before the first run so that a bad --format or an unwritable
+// --out never costs a whole run: every format parses, the folder exists (or is made) and a file
+// can be created in it.
+std::expected<std::vector<PlannedReport>, std::string> PlanReports(
+    const RunCommandOptions& options) {
+  std::vector<PlannedReport> planned;
+  if (options.no_reports) return planned;
   for (const std::string& name : options.formats) {
     auto format = report::ParseFormat(name);
-    if (!format) return std::unexpected(format.error());
+    if (!format) return std::unexpected("--format: " + format.error());
     const std::string base = *format == report::Format::kJson    ? "result"
                              : *format == report::Format::kJUnit ? "junit"
                              : *format == report::Format::kHtml  ? "report"
                                                                  : "summary";
-    const fs::path path = fs::path(options.out_dir) / (base + std::string(FileExtension(*format)));
-    std::ofstream file(path);
-    report::Render(result, *format, file);
+    planned.push_back(
+        {*format, fs::path(options.out_dir) / (base + std::string(FileExtension(*format)))});
+  }
+  std::error_code error;
+  fs::create_directories(options.out_dir, error);
+  if (error) {
+    return std::unexpected(
+        fmt::format("--out: cannot create '{}': {}", options.out_dir, error.message()));
+  }
+  const fs::path probe = fs::path(options.out_dir) / fmt::format(".faultline-probe-{}", ::getpid());
+  const bool writable = std::ofstream(probe).good();
+  fs::remove(probe, error);
+  if (!writable) {
+    return std::unexpected(fmt::format("--out: cannot write into '{}'", options.out_dir));
+  }
+  return planned;
+}
+
+std::expected<std::vector<std::string>, std::string> WriteReports(
+    const report::RunResult& result, const std::vector<PlannedReport>& planned) {
+  std::vector<std::string> written;
+  for (const PlannedReport& report : planned) {
+    std::ofstream file(report.path);
+    report::Render(result, report.format, file);
     file.close();
-    if (!file) return std::unexpected(fmt::format("cannot write '{}'", path.string()));
-    written.push_back(path.string());
+    if (!file) return std::unexpected(fmt::format("cannot write '{}'", report.path.string()));
+    written.push_back(report.path.string());
   }
   return written;
 }
@@ -184,13 +131,18 @@ std::expected<std::vector<std::string>, std::string> WriteReports(
 void PrintSummary(const report::RunResult& result, std::ostream& out) {
   out << fmt::format("faultline run: {} run(s), world {}, subject {}, seed {}\n",
                      result.scenarios.size(), result.world, result.subject, result.seed);
+  if (result.interrupted) {
+    out << fmt::format("  INTERRUPTED by {}: {} of {} run(s) finished; the reports cover those\n",
+                       result.interrupted->reason, result.scenarios.size(),
+                       result.interrupted->planned_runs);
+  }
   out << fmt::format(
       "  passed {}, failed {}, errors {}, advisories {} in {:.1f} s; fingerprint {}\n",
       result.passed(), result.failed(), result.errors(), result.advisories(), result.wall_ms / 1000,
       result.fingerprint);
   for (const report::ScenarioResult& scenario : result.scenarios) {
     if (scenario.verdict == report::Verdict::kPass) continue;
-    out << "  " << OneLine(scenario) << "\n";
+    out << "  " << OneLine(scenario, result) << "\n";
   }
   // With --repeat: the percentiles, here when they fit on a screen (always in summary.md).
   constexpr std::size_t kMaxLatencyLines = 20;
@@ -200,7 +152,10 @@ void PrintSummary(const report::RunResult& result, std::ostream& out) {
   };
   out << "  latency p50/p95/p99 ms: first token | terminal | recovery overhead\n";
   for (const report::LatencySummary& latency : result.latency) {
-    out << fmt::format("    {} [{}] x{}: {} | {} | {}\n", latency.name, latency.world, latency.runs,
+    const std::string count = latency.samples > latency.runs
+                                  ? fmt::format("x{}, {} calls", latency.runs, latency.samples)
+                                  : fmt::format("x{}", latency.runs);
+    out << fmt::format("    {} [{}] {}: {} | {} | {}\n", latency.name, latency.world, count,
                        show(latency.first_token_ms), show(latency.terminal_ms),
                        show(latency.recovery_overhead_ms));
   }
@@ -221,12 +176,14 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                   "(virtual for the reference client, real for an adapter)")
       ->capture_default_str();
   run->add_option("--jobs,-j", options.jobs,
-                  "scenarios run at once (default: 2 virtual, 16 real: real runs mostly wait)");
+                  "scenarios run at once (default: 2 virtual, 16 real: real runs mostly wait)")
+      ->check(CLI::Range(1, 4096));
   run->add_option("--seed", options.seed, "run seed (same seed, same virtual traces)")
       ->capture_default_str();
-  run->add_option("--filter", options.filter,
-                  "comma-separated name globs or tag:NAME; !TERM excludes (\"rate-limit/*,"
-                  "tag:stall,!*slow*\")");
+  run->add_option(
+      "--filter", options.filter,
+      "comma-separated name globs or tag:NAME, any of which keeps a scenario; A+B "
+      "needs both; !TERM excludes (\"rate-limit/*,tag:stall+tag:openai-chat,!*slow*\")");
   run->add_option("--repeat", options.repeat, "run each scenario N times (p50/p95/p99 latency)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
@@ -239,7 +196,7 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   run->add_option("--policy", options.policy_file, "retry policy JSON for the reference client");
   run->add_option("--timeout", options.timeout_s,
                   "seconds after which a real-world run's subject is stopped")
-      ->check(CLI::PositiveNumber)
+      ->check(CLI::Range(0.001, 86400.0))
       ->capture_default_str();
   run->add_option("--fail-on", options.fail_on,
                   "what fails the run: violation (contract breaks only) or advisory (also what "
@@ -257,7 +214,9 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
       "Reports (in --out): result.json (the source of truth), junit.xml, summary.md, "
       "report.html.\nExit code: 0 all passed, 1 a check failed, 2 bad usage or input, 3 a "
       "subject error (the adapter could not start, crashed, flooded or broke the protocol) or "
-      "a broken run, with no check failed.");
+      "a broken run, with no check failed, 4 interrupted (the first Ctrl-C or SIGTERM starts no "
+      "further run, stops the running ones and writes the reports of what finished, marked "
+      "interrupted; a second one exits at once with 128 + signal).");
   return run;
 }
 
@@ -312,6 +271,11 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
         << (options.filter.empty() ? "" : " --filter '" + options.filter + "'") << "\n";
     return ExitCode::kUsageError;
   }
+  auto planned = PlanReports(options);
+  if (!planned) {
+    err << "faultline run: " << planned.error() << "\n";
+    return ExitCode::kUsageError;
+  }
   harness::RunnerOptions runner;
   runner.world = *world;
   if (adapter) {
@@ -325,16 +289,29 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
   runner.timeout = std::chrono::milliseconds(static_cast<long long>(options.timeout_s * 1000));
   runner.fail_on.advisories = options.fail_on == "advisory";
   runner.max_line_bytes = options.max_line;
-  ProgressPrinter printer(err, options.verbose);
+  report::RunResult context;  // what a reproduce command needs before the result exists
+  context.seed = runner.seed;
+  context.subject = harness::SubjectLabel(runner);
+  ProgressPrinter printer(
+      err, {.verbose = options.verbose, .live = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1},
+      context, harness::PlannedRuns(selected.size(), runner));
+  InterruptGuard interrupt([&printer](const std::string& signal) {
+    printer.Note(
+        fmt::format("faultline run: {}: starting no further run and stopping the running "
+                    "ones; the reports of what finished follow (again to exit at once)",
+                    signal));
+  });
+  runner.stop = interrupt.token();
   auto result = harness::RunAll(selected, runner, std::ref(printer));
   if (!result) {
     err << "faultline run: " << result.error() << "\n";
     return ExitCode::kUsageError;
   }
   result->shard = options.shard;
+  if (result->interrupted) result->interrupted->reason = interrupt.signal_name().value_or("stop");
   PrintSummary(*result, out);
   if (!options.no_reports) {
-    auto written = WriteReports(*result, options);
+    auto written = WriteReports(*result, *planned);
     if (!written) {
       err << "faultline run: " << written.error() << "\n";
       return ExitCode::kUsageError;
@@ -343,6 +320,7 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
     for (const std::string& path : *written) out << " " << path;
     out << "\n";
   }
+  if (result->interrupted) return ExitCode::kInterrupted;
   if (result->failed() > 0) return ExitCode::kChecksFailed;
   if (result->errors() > 0) return ExitCode::kSubjectError;
   return ExitCode::kSuccess;

@@ -73,15 +73,10 @@ class FaultlineProcess {
   }
 
   bool WaitForOutput(std::string_view needle, std::chrono::milliseconds timeout = 20s) {
-    const auto deadline = std::chrono::steady_clock::now() + timeout;
-    while (out_.find(needle) == std::string::npos) {
-      if (std::chrono::steady_clock::now() >= deadline) return false;
-      pollfd pfd{out_fd_, POLLIN, 0};
-      ::poll(&pfd, 1, 50);
-      Drain(out_fd_, out_);
-      Drain(err_fd_, err_);
-    }
-    return true;
+    return WaitFor(out_, needle, timeout);
+  }
+  bool WaitForError(std::string_view needle, std::chrono::milliseconds timeout = 20s) {
+    return WaitFor(err_, needle, timeout);
   }
 
   void Signal(int signal) { ::kill(pid_, signal); }
@@ -110,6 +105,19 @@ class FaultlineProcess {
   const std::string& err() const { return err_; }
 
  private:
+  bool WaitFor(const std::string& stream, std::string_view needle,
+               std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (stream.find(needle) == std::string::npos) {
+      if (std::chrono::steady_clock::now() >= deadline) return false;
+      pollfd pfd[2] = {{out_fd_, POLLIN, 0}, {err_fd_, POLLIN, 0}};
+      ::poll(pfd, 2, 50);
+      Drain(out_fd_, out_);
+      Drain(err_fd_, err_);
+    }
+    return true;
+  }
+
   static void Drain(int fd, std::string& into) {
     char buffer[4096];
     for (;;) {

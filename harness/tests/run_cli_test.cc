@@ -81,6 +81,15 @@ TEST_F(RunCliTest, AFailingCheckExitsOneAndNamesTheEvidence) {
   EXPECT_EQ(ran.code, 1);
   EXPECT_NE(ran.out.find("fail cli/bad-expectation [virtual] EXPECT-OUTCOME"), std::string::npos)
       << ran.out;
+  // The failure ends with the one command that reproduces it, and that command does.
+  const std::string reproduce = "reproduce: faultline run " + Path("bad.yaml") +
+                                " --filter cli/bad-expectation --seed 0 --time virtual";
+  EXPECT_NE(ran.out.find(reproduce), std::string::npos) << ran.out;
+  EXPECT_NE(ran.err.find(reproduce), std::string::npos) << ran.err;
+  const Ran again = RunFaultline({"run", Path("bad.yaml"), "--filter", "cli/bad-expectation",
+                                  "--seed", "0", "--time", "virtual", "--no-reports"});
+  EXPECT_EQ(again.code, 1);
+  EXPECT_NE(again.out.find("EXPECT-OUTCOME"), std::string::npos) << again.out;
   const std::string junit = Read(Path("out/junit.xml"));
   EXPECT_NE(junit.find("<failure"), std::string::npos);
   EXPECT_NE(junit.find("EXPECT-OUTCOME"), std::string::npos);
@@ -92,6 +101,13 @@ TEST_F(RunCliTest, UsageAndInputErrorsExitTwo) {
   EXPECT_EQ(RunFaultline({"run", Path("missing.yaml")}).code, 2);
   EXPECT_EQ(RunFaultline({"run", "--filter", "no-such-scenario/*"}).code, 2);
   EXPECT_EQ(RunFaultline({"run", "--shard", "3/2"}).code, 2);
+  const Ran no_jobs = RunFaultline({"run", "--jobs", "0", "--no-reports"});
+  EXPECT_EQ(no_jobs.code, 2) << no_jobs.out;
+  EXPECT_NE(no_jobs.err.find("--jobs"), std::string::npos) << no_jobs.err;
+  const Ran no_timeout = RunFaultline({"run", "--timeout", "0", "--no-reports"});
+  EXPECT_EQ(no_timeout.code, 2);
+  EXPECT_NE(no_timeout.err.find("--timeout"), std::string::npos) << no_timeout.err;
+  EXPECT_LT(no_timeout.err.size(), 200u) << "no 300-digit bound";
   const Ran virtual_adapter = RunFaultline({"run", "--adapter", "cat", "--time", "virtual"});
   EXPECT_EQ(virtual_adapter.code, 2);
   EXPECT_NE(virtual_adapter.err.find("real"), std::string::npos) << virtual_adapter.err;
@@ -110,6 +126,19 @@ TEST_F(RunCliTest, ValidateReportsFileLineAndColumn) {
   EXPECT_NE(bad.err.find("bad.yaml:6:"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("responses[0].status"), std::string::npos) << bad.err;
   EXPECT_EQ(RunFaultline({"validate", Path("nothing-here")}).code, 2);
+}
+
+TEST_F(RunCliTest, SchemasArePrintedFromTheBinaryForEditors) {
+  for (const auto& [which, path] : {std::pair{"scenario", "scenarios/schema/scenario.schema.json"},
+                                    std::pair{"policy", "reference_impl/schema/policy.schema.json"},
+                                    std::pair{"result", "reports/schema/run-result.schema.json"}}) {
+    const Ran ran = RunFaultline({"schema", which});
+    EXPECT_EQ(ran.code, 0) << which << ran.err;
+    EXPECT_EQ(nlohmann::json::parse(ran.out, nullptr, false),
+              nlohmann::json::parse(Read(std::string(FAULTLINE_SOURCE_DIR) + "/" + path)))
+        << which << ": the embedded copy is the file";
+  }
+  EXPECT_EQ(RunFaultline({"schema", "nonsense"}).code, 2);
 }
 
 TEST_F(RunCliTest, ShardsMergeBackIntoTheWholeRun) {

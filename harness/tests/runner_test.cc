@@ -1,6 +1,7 @@
 // The runner end to end in the virtual world (fast, deterministic) and a small real-world slice.
 #include "harness/runner.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "harness/judge.h"
@@ -152,6 +153,16 @@ TEST(RunnerTest, FilterAndShard) {
   const auto rate = SelectScenarios(catalog, "rate-limit/*", std::nullopt);
   ASSERT_FALSE(rate.empty());
   for (const auto& s : rate) EXPECT_TRUE(s.name.starts_with("rate-limit/")) << s.name;
+  // '+' joins conditions that must all hold; ',' keeps a scenario when any term does.
+  const auto both = SelectScenarios(catalog, "tag:stall+tag:anthropic-messages", std::nullopt);
+  ASSERT_FALSE(both.empty());
+  for (const auto& s : both) {
+    EXPECT_TRUE(std::ranges::count(s.tags, "stall") == 1 &&
+                std::ranges::count(s.tags, "anthropic-messages") == 1)
+        << s.name;
+  }
+  EXPECT_LT(both.size(), SelectScenarios(catalog, "tag:stall", std::nullopt).size());
+  EXPECT_TRUE(SelectScenarios(catalog, "stall/*+tag:no-such-tag", std::nullopt).empty());
   const auto tagged = SelectScenarios(catalog, "tag:demo,!demo/stall*", std::nullopt);
   for (const auto& s : tagged) EXPECT_NE(s.name, "demo/stall-forever");
   EXPECT_FALSE(tagged.empty());
@@ -168,6 +179,96 @@ TEST(RunnerTest, FilterAndShard) {
   EXPECT_FALSE(ParseShard("4/3"));
   EXPECT_FALSE(ParseShard("x"));
   EXPECT_TRUE(ParseShard("3/3"));
+}
+
+// Fingerprints cover what the seed determines: the same seed gives the same run fingerprint run
+// after run in both worlds (real time: the provider's plans and the verdicts, no wall-clock
+// time), and shards merged give exactly the unsharded fingerprint.
+// Quick in real time (under ~2 s each), with retries, a Retry-After floor, seeded chaos and a
+// truncation among them, so plans and verdicts vary between scenarios.
+constexpr std::string_view kRealSlice =
+    "demo/*,!demo/stall*,chaos/openai-chat-low-rate,rate-limit/openai-chat-429-then-success";
+
+report::RunResult RunOrDie(const std::vector<scenario::Scenario>& scenarios,
+                           const RunnerOptions& options) {
+  auto result = RunAll(scenarios, options, {});
+  EXPECT_TRUE(result.has_value()) << result.error();
+  return result ? *result : report::RunResult{};
+}
+
+std::string PerScenario(const report::RunResult& result) {
+  std::string out;
+  for (const report::ScenarioResult& s : result.scenarios) {
+    out += fmt::format("{} [{}] {}\n", s.name, s.world, s.fingerprint);
+  }
+  return out;
+}
+
+TEST(FingerprintTest, EqualSeedsGiveEqualFingerprintsInBothWorlds) {
+  const auto slice = SelectScenarios(Catalog(), kRealSlice, std::nullopt);
+  ASSERT_GE(slice.size(), 5u);
+  RunnerOptions options;
+  options.world = WorldChoice::kBoth;
+  options.jobs = 16;
+  options.seed = 11;
+  const report::RunResult first = RunOrDie(slice, options);
+  const report::RunResult second = RunOrDie(slice, options);
+  ASSERT_EQ(first.scenarios.size(), 2 * slice.size());
+  EXPECT_EQ(PerScenario(first), PerScenario(second));
+  EXPECT_EQ(first.fingerprint, second.fingerprint);
+  // Not a constant: another seed draws other chaos.
+  options.seed = 12;
+  EXPECT_NE(RunOrDie(slice, options).fingerprint, first.fingerprint);
+}
+
+TEST(FingerprintTest, ShardsMergedGiveTheUnshardedFingerprint) {
+  const auto catalog = Catalog();
+  RunnerOptions options;
+  options.seed = 5;
+  options.jobs = 2;
+  const report::RunResult whole = RunOrDie(SelectScenarios(catalog, "", std::nullopt), options);
+  std::vector<report::RunResult> parts;
+  for (int i = 1; i <= 3; ++i) {
+    parts.push_back(RunOrDie(SelectScenarios(catalog, "", Shard{i, 3}), options));
+    parts.back().shard = fmt::format("{}/3", i);
+  }
+  std::swap(parts[0], parts[2]);  // merged in any order
+  auto merged = report::Merge(parts);
+  ASSERT_TRUE(merged.has_value()) << merged.error();
+  EXPECT_EQ(merged->fingerprint, whole.fingerprint);
+  ASSERT_EQ(merged->scenarios.size(), whole.scenarios.size());
+  for (std::size_t i = 0; i < whole.scenarios.size(); ++i) {
+    EXPECT_EQ(merged->scenarios[i].name, whole.scenarios[i].name) << "at " << i;
+  }
+}
+
+TEST(FingerprintTest, ShardsOfBothWorldsMergedGiveTheUnshardedFingerprint) {
+  const auto catalog = Catalog();
+  RunnerOptions options;
+  options.world = WorldChoice::kBoth;
+  options.jobs = 16;
+  options.repeat = 2;
+  const report::RunResult whole =
+      RunOrDie(SelectScenarios(catalog, kRealSlice, std::nullopt), options);
+  auto merged =
+      report::Merge({RunOrDie(SelectScenarios(catalog, kRealSlice, Shard{2, 2}), options),
+                     RunOrDie(SelectScenarios(catalog, kRealSlice, Shard{1, 2}), options)});
+  ASSERT_TRUE(merged.has_value()) << merged.error();
+  EXPECT_EQ(PerScenario(*merged), PerScenario(whole));
+  EXPECT_EQ(merged->fingerprint, whole.fingerprint);
+}
+
+TEST(FingerprintTest, AStopRequestBeforeTheStartRunsNothingAndSaysSo) {
+  const auto slice = SelectScenarios(Catalog(), "demo/*", std::nullopt);
+  std::stop_source stop;
+  stop.request_stop();
+  RunnerOptions options;
+  options.stop = stop.get_token();
+  options.repeat = 2;
+  const report::RunResult result = RunOrDie(slice, options);
+  EXPECT_TRUE(result.scenarios.empty());
+  ASSERT_TRUE(result.interrupted.has_value());
+  EXPECT_EQ(result.interrupted->planned_runs, static_cast<int>(2 * slice.size()));
 }
 
 TEST(RunnerTest, ReferencePassesInTheRealWorld) {

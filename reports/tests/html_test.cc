@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "fmt/format.h"
 #include "reports/report.h"
 #include "reports/tests/test_results.h"
 
@@ -73,7 +74,7 @@ TEST(Html, SummaryFilterAndSections) {
   EXPECT_THAT(
       html,
       HasSubstr(
-          R"(<details class="scenario fail" id="s2" data-name="truncation/closed-mid-line" open>)"));
+          R"(<details class="scenario fail" id="run-truncation-closed-mid-line-virtual-1" data-name="truncation/closed-mid-line" open>)"));
   EXPECT_THAT(html, HasSubstr("<th>ID</th><th>Statement</th><th>Status</th><th>Evidence</th>"));
   EXPECT_THAT(html, HasSubstr("Recovery overhead"));
   EXPECT_THAT(html, HasSubstr("Adapter stderr"));
@@ -162,6 +163,56 @@ TEST(Html, LargeReportsCollapsePassedScenarios) {
   }
   const std::string html = Html(result);
   EXPECT_EQ(CountOccurrences(html, "\" open>"), 1) << "only the failure starts open";
+}
+
+TEST(Html, FailuresFirstWithEvidenceReproduceCommandAndALinkToTheRun) {
+  const std::string html = Html(testing::SampleResult());
+  const std::size_t overview = html.find("<section class=\"overview\"><h2>Failures</h2>");
+  ASSERT_NE(overview, std::string::npos);
+  EXPECT_LT(overview, html.find("<main>"));
+  EXPECT_THAT(html, HasSubstr(R"(<a href="#run-truncation-closed-mid-line-virtual-1">)"));
+  EXPECT_THAT(
+      html,
+      HasSubstr(
+          R"(<td class="id">COMMIT-004</td><td><pre class="evidence">attempt 1: the server closed)"));
+  EXPECT_THAT(
+      html,
+      HasSubstr(
+          R"(<code class="reproduce">faultline run --filter truncation/closed-mid-line --seed 42 --time virtual</code>)"));
+}
+
+// 10,000 passing runs: 200 scenarios x 50 repetitions with the fixture's trace.
+RunResult TenThousandRuns() {
+  const ScenarioResult pass = testing::SampleResult().scenarios[0];
+  RunResult result;
+  result.subject = "faultline-ref 0.1.0 (in-process)";
+  for (int name = 0; name < 200; ++name) {
+    for (int repetition = 0; repetition < 50; ++repetition) {
+      ScenarioResult run = pass;
+      run.name = fmt::format("category-{}/scenario-{}", name % 19, name);
+      run.repetition = repetition;
+      result.scenarios.push_back(std::move(run));
+    }
+  }
+  result.scenarios[777].verdict = Verdict::kFail;
+  result.scenarios[777].checks[0].status = CheckStatus::kFail;
+  result.scenarios[777].checks[0].evidence = "the evidence of run 28";
+  return result;
+}
+
+TEST(Html, TenThousandRunsStayCompactAndRenderPassingRunsOnDemand) {
+  const std::string html = Html(TenThousandRuns());
+  EXPECT_LT(html.size(), 15u * 1000 * 1000);
+  // One full body per scenario and verdict, not per run; passing ones inert until opened.
+  EXPECT_EQ(CountOccurrences(html, "<svg"), 201);
+  EXPECT_EQ(CountOccurrences(html, "<template>"), 200);
+  EXPECT_EQ(CountOccurrences(html, R"(<details class="scenario group )"), 201);
+  EXPECT_EQ(CountOccurrences(html, "\" open>"), 1) << "only the failure starts open";
+  EXPECT_THAT(html, HasSubstr(R"(<script type="application/json" id="faultline-runs">)"));
+  EXPECT_THAT(html, HasSubstr(R"("run-category-15-scenario-15-virtual-29",29,)"))
+      << "every run keeps a stable anchor";
+  EXPECT_THAT(html, HasSubstr("the evidence of run 28"));
+  EXPECT_LT(html.find("the evidence of run 28"), html.find("<main>")) << "failures first";
 }
 
 TEST(HtmlMatrix, CellsAndTotals) {

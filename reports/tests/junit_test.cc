@@ -24,9 +24,10 @@ std::string JUnit(const RunResult& result) {
   return out.str();
 }
 
-TEST(JUnit, OneCasePerScenarioOneFailurePerFailedCheck) {
+TEST(JUnit, OneCasePerRunOneFailurePerFailedCheckWithTheEvidenceAsMessage) {
   RunResult result;
   result.wall_ms = 2500;
+  result.subject = "node sdk.mjs";
   result.scenarios = {
       Scenario(
           "rate-limit/a", Verdict::kPass,
@@ -42,24 +43,58 @@ TEST(JUnit, OneCasePerScenarioOneFailurePerFailedCheck) {
   const testing::XmlCheck check = CheckXml(xml);
   ASSERT_TRUE(check.ok) << check.error << "\n" << xml;
   EXPECT_EQ(check.elements.at("testsuites"), 1);
-  EXPECT_EQ(check.elements.at("testsuite"), 1);
+  EXPECT_EQ(check.elements.at("testsuite"), 3) << "one per scenario and world";
   EXPECT_EQ(check.elements.at("testcase"), 3);
   EXPECT_EQ(check.elements.at("failure"), 2) << "n/a and passed checks do not fail";
   EXPECT_EQ(check.elements.at("error"), 1);
   EXPECT_EQ(check.elements.at("system-out"), 3);
   EXPECT_THAT(
       xml,
+      HasSubstr(R"(<testsuites name="faultline" tests="3" failures="1" errors="1" time="2.500">)"));
+  EXPECT_THAT(
+      xml,
       HasSubstr(
-          R"(<testsuites name="faultline" tests="3" failures="1" errors="1" skipped="0" time="2.500">)"));
+          R"(<testsuite name="node sdk.mjs [virtual] truncation/b" tests="1" failures="1" errors="0" skipped="0" time="1.234" file="&lt;builtin&gt;/truncation/b.yaml")"));
   EXPECT_THAT(xml,
               HasSubstr(R"(<testcase name="truncation/b" classname="truncation" time="1.234">)"));
   EXPECT_THAT(
       xml,
       HasSubstr(
-          R"(<failure message="COMMIT-004: statement of COMMIT-004" type="COMMIT-004">committed a truncated text</failure>)"));
-  EXPECT_THAT(xml, HasSubstr(R"(<error message="adapter exited" type="error">adapter exited
+          R"(<failure message="COMMIT-004: committed a truncated text" type="COMMIT-004">COMMIT-004: statement of COMMIT-004
+committed a truncated text</failure>)"));
+  EXPECT_THAT(
+      xml,
+      HasSubstr(R"(<error message="adapter exited&#10;with status 1" type="error">adapter exited
 with status 1</error>)"));
   EXPECT_THAT(xml, HasSubstr("[n/a] TIME-001")) << "system-out lists every check";
+}
+
+TEST(JUnit, SuiteTimeIsTheWallClockSpanOfItsRuns) {
+  RunResult result;
+  result.wall_ms = 10000;
+  for (int repetition = 0; repetition < 4; ++repetition) {  // four 3 s runs, side by side
+    ScenarioResult run = Scenario("a/x", Verdict::kPass, {});
+    run.repetition = repetition;
+    run.started_ms = 100.0 * repetition;
+    run.wall_ms = 3000;
+    result.scenarios.push_back(run);
+  }
+  const std::string xml = JUnit(result);
+  EXPECT_THAT(xml, HasSubstr(R"(tests="4" failures="0" errors="0" skipped="0" time="3.300")"))
+      << "not the 12 s sum";
+}
+
+TEST(JUnit, AnInterruptedRunIsAnErrorOfItsOwn) {
+  RunResult result;
+  result.subject = "ref";
+  result.scenarios = {Scenario("a/x", Verdict::kPass, {})};
+  result.interrupted = Interruption{.reason = "SIGINT", .planned_runs = 3};
+  const std::string xml = JUnit(result);
+  const testing::XmlCheck check = CheckXml(xml);
+  ASSERT_TRUE(check.ok) << check.error;
+  EXPECT_THAT(xml, HasSubstr(R"(<testsuites name="faultline" tests="2" failures="0" errors="1")"));
+  EXPECT_THAT(xml, HasSubstr(R"(<error message="interrupted by SIGINT: 1 of 3 runs finished)"));
+  EXPECT_THAT(xml, HasSubstr(R"(<property name="interrupted" value="by SIGINT: 1 of 3 runs)"));
 }
 
 TEST(JUnit, HostileEvidenceIsEscaped) {
@@ -83,13 +118,14 @@ TEST(JUnit, HostileEvidenceIsEscaped) {
           "&lt;/failure&gt;&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;q&#39;"));
   EXPECT_THAT(xml, HasSubstr("\\x01\\x02"));
   EXPECT_THAT(xml, HasSubstr("bad utf-8 \xEF\xBF\xBD\xEF\xBF\xBD end"));
-  EXPECT_THAT(xml, HasSubstr(R"(message="ID-&lt;1&gt;: line 1&#10;line 2 &quot;quoted&quot;")"));
+  EXPECT_THAT(xml, HasSubstr(R"(message="ID-&lt;1&gt;: &lt;/failure&gt;&lt;script&gt;)"))
+      << "the message is the evidence";
   EXPECT_THAT(xml, HasSubstr(R"(name="a/&lt;b&gt;&amp;&quot;c&quot;" classname="a")"));
   EXPECT_THAT(xml, HasSubstr(R"(value="adapter &quot;quoted&quot; &lt;&amp;&gt;")"));
   EXPECT_THAT(xml, HasSubstr("Traceback &lt;module&gt;\\x1B[31m red"));
 }
 
-TEST(JUnit, OneSuitePerWorldAndRepetitionsInNames) {
+TEST(JUnit, OneSuitePerScenarioAndWorldAndRepetitionsFromOne) {
   RunResult result;
   result.world = "mixed";
   ScenarioResult virtual0 = Scenario("a/x", Verdict::kPass, {});
@@ -103,12 +139,12 @@ TEST(JUnit, OneSuitePerWorldAndRepetitionsInNames) {
   const testing::XmlCheck check = CheckXml(xml);
   ASSERT_TRUE(check.ok) << check.error;
   EXPECT_EQ(check.elements.at("testsuite"), 2);
-  EXPECT_THAT(
-      xml, HasSubstr(R"(<testsuite name="faultline.virtual" tests="2" failures="1" errors="0")"));
   EXPECT_THAT(xml,
-              HasSubstr(R"(<testsuite name="faultline.real" tests="1" failures="0" errors="0")"));
+              HasSubstr(R"(<testsuite name=" [virtual] a/x" tests="2" failures="1" errors="0")"));
+  EXPECT_THAT(xml, HasSubstr(R"(<testsuite name=" [real] a/x" tests="1" failures="0" errors="0")"));
   EXPECT_THAT(xml, HasSubstr(R"(name="a/x [rep 1]")"));
-  EXPECT_THAT(xml, HasSubstr(R"(name="a/x [rep 0]")"));
+  EXPECT_THAT(xml, HasSubstr(R"(name="a/x [rep 2]")"));
+  EXPECT_THAT(xml, Not(HasSubstr(R"(name="a/x [rep 0]")"))) << "numbered from 1, as on the console";
   // A failed verdict without a failed check still shows as failed.
   EXPECT_EQ(check.elements.at("failure"), 1);
   EXPECT_THAT(xml, HasSubstr(R"(type="verdict")"));
@@ -120,7 +156,7 @@ TEST(JUnit, EmptyResultIsStillAValidReport) {
   const std::string xml = JUnit(result);
   const testing::XmlCheck check = CheckXml(xml);
   ASSERT_TRUE(check.ok) << check.error;
-  EXPECT_EQ(check.elements.at("testsuite"), 1);
+  EXPECT_EQ(check.elements.count("testsuite"), 0u);
   EXPECT_EQ(check.elements.count("testcase"), 0u);
   EXPECT_TRUE(xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"));
 }
@@ -133,7 +169,9 @@ TEST(JUnit, SampleFixtureCounts) {
   EXPECT_EQ(check.elements.at("testcase"), 5);
   EXPECT_EQ(check.elements.at("failure"), 1);
   EXPECT_EQ(check.elements.at("error"), 1);
-  EXPECT_EQ(CountOccurrences(xml, "<property "), 5) << "subject, tool, seed, fingerprint, start";
+  EXPECT_EQ(CountOccurrences(xml, "<testsuite "), 5);
+  EXPECT_EQ(CountOccurrences(xml, "<property "), 25)
+      << "each suite: subject, tool, seed, fingerprint, start";
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 
 #include <sstream>
 
+#include "fmt/format.h"
 #include "reports/report.h"
 #include "reports/tests/test_results.h"
 
@@ -58,19 +59,23 @@ TEST(Markdown, GoldenSummary) {
       "\n"
       "### Failures\n"
       "\n"
-      "| Scenario | Check | Evidence |\n"
-      "| --- | --- | --- |\n"
-      "| truncation/closed-mid-line | COMMIT-004 | committed \"Hello \\| wor\"<br>after 590 bytes "
-      "|\n"
-      "| malformed/invalid-json | error | adapter exited with status 1 |\n"
+      "| Scenario | World | Run | Check | Evidence | Reproduce |\n"
+      "| --- | --- | ---: | --- | --- | --- |\n"
+      "| truncation/closed-mid-line | virtual | 1 | COMMIT-004 | committed \"Hello \\| "
+      "wor\"<br>after "
+      "590 bytes | `faultline run --filter truncation/closed-mid-line --seed 42 --time virtual` |\n"
+      "| malformed/invalid-json | virtual | 1 | error | adapter exited with status 1 | `faultline "
+      "run --filter malformed/invalid-json --seed 42 --time virtual` |\n"
       "\n"
       "### Scenarios\n"
       "\n"
-      "| Scenario | Verdict | First token | Terminal | Overhead | Attempts | Wasted |\n"
-      "| --- | --- | ---: | ---: | ---: | ---: | ---: |\n"
-      "| rate-limit/retry-after | ✅ pass | 2.01 s | 2.13 s | 126 ms | 2 | 312 B (4 tok) |\n"
-      "| truncation/closed-mid-line | ❌ fail | – | 102 ms | – | 1 | – |\n"
-      "| malformed/invalid-json | ⚠️ error | – | – | – | 0 | – |\n"
+      "| Scenario | World | Runs | Verdict | First token | Terminal | Overhead | Attempts | Wasted "
+      "|\n"
+      "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n"
+      "| rate-limit/retry-after | virtual | 1 | ✅ pass | 2.01 s | 2.13 s | 126 ms | 2 | 312 B (4 "
+      "tok) |\n"
+      "| truncation/closed-mid-line | virtual | 1 | ❌ fail | – | 102 ms | – | 1 | – |\n"
+      "| malformed/invalid-json | virtual | 1 | ⚠️ error | – | – | – | 0 | – |\n"
       "\n";
   EXPECT_EQ(Markdown(SmallResult()), expected);
 }
@@ -100,7 +105,7 @@ TEST(Markdown, EvidenceIsShortenedAndCellsEscaped) {
     int pipes = 0;
     for (std::size_t i = 0; i < line.size(); ++i)
       pipes += line[i] == '|' && (i == 0 || line[i - 1] != '\\');
-    EXPECT_TRUE(pipes == 4 || pipes == 8) << line;
+    EXPECT_TRUE(pipes == 7 || pipes == 10) << line;
   }
 }
 
@@ -111,10 +116,47 @@ TEST(Markdown, LatencyTableAndRepetitionLabels) {
   result.scenarios.back().metrics.terminal_ms = 3000;
   Summarize(result);
   const std::string md = Markdown(result);
-  EXPECT_THAT(md, HasSubstr("### Latency over repetitions (p50 / p95 / p99)"));
-  EXPECT_THAT(md, HasSubstr("| rate-limit/retry-after | virtual | 2 | 2.01 s / 2.01 s / 2.01 s | "
-                            "2.13 s / 3.00 s / 3.00 s |"));
-  EXPECT_THAT(md, HasSubstr("| rate-limit/retry-after (rep 1) | ✅ pass |"));
+  EXPECT_THAT(md, HasSubstr("### Latency over repetitions and calls (p50 / p95 / p99)"));
+  EXPECT_THAT(md, HasSubstr("| rate-limit/retry-after | virtual | 2 | 2 | 2.01 s / 2.01 s / 2.01 s "
+                            "| 2.13 s / 3.00 s / 3.00 s |"));
+  // Repeated passing runs fold into one row: a count and the medians.
+  EXPECT_THAT(md, HasSubstr("| rate-limit/retry-after | virtual | 2 | ✅ 2 | 2.01 s | 2.13 s |"));
+}
+
+TEST(Markdown, EveryRowNamesItsWorld) {
+  RunResult result = SmallResult();
+  result.world = "both";
+  for (std::size_t i = 0, n = result.scenarios.size(); i < n; ++i) {
+    result.scenarios.push_back(result.scenarios[i]);
+    result.scenarios.back().world = "real";
+  }
+  const std::string md = Markdown(result);
+  EXPECT_THAT(md, HasSubstr("| truncation/closed-mid-line | virtual | 1 | COMMIT-004 |"));
+  EXPECT_THAT(md, HasSubstr("| truncation/closed-mid-line | real | 1 | COMMIT-004 |"));
+  EXPECT_THAT(md, HasSubstr("--time real` |"));
+  EXPECT_THAT(md, HasSubstr("| rate-limit/retry-after | real | 1 | ✅ pass |"));
+  EXPECT_THAT(md, HasSubstr("| rate-limit/retry-after | virtual | 1 | ✅ pass |"));
+}
+
+TEST(Markdown, StaysUnderOneMebibyteWithFailuresFirst) {
+  RunResult result = SmallResult();
+  result.scenarios.clear();
+  for (int i = 0; i < 20000; ++i) {  // 20,000 failing runs of 400 scenarios, long evidence
+    ScenarioResult run =
+        Scenario(fmt::format("category-{}/scenario-{}", (i % 400) % 19, i % 400), Verdict::kFail,
+                 {Check("COMMIT-001", CheckStatus::kFail, std::string(600, 'e'))});
+    run.repetition = i / 400;
+    result.scenarios.push_back(run);
+  }
+  for (int i = 0; i < 4000; ++i) {
+    result.scenarios.push_back(Scenario(fmt::format("pass/p-{}", i), Verdict::kPass, {}));
+  }
+  Summarize(result);
+  const std::string md = Markdown(result);
+  EXPECT_LT(md.size(), 1024u * 1024u);
+  EXPECT_THAT(md, HasSubstr("more failed checks not shown (summary.md stays under 1 MiB)"));
+  EXPECT_LT(md.find("### Failures"), md.find("### Scenarios"));
+  EXPECT_THAT(md, HasSubstr("| category-0/scenario-0 | virtual | 50 | ❌ 50 |"));
 }
 
 TEST(Markdown, ConformanceMatrix) {

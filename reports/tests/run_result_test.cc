@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "fmt/format.h"
 #include "reports/tests/test_results.h"
 
 namespace faultline::report {
@@ -91,6 +92,27 @@ TEST(Summarize, OnlyNamesThatRanMoreThanOncePerWorld) {
   EXPECT_FALSE(a.recovery_overhead_ms.has_value());
 }
 
+TEST(Summarize, EveryCallOfAMultiCallRunIsASample) {
+  RunResult result;
+  ScenarioResult storm = Timed("storm", "virtual", 0, 10);
+  for (int call = 0; call < 4; ++call) {
+    storm.metrics.calls.push_back(
+        CallMetrics{.call = call, .terminal_ms = 10.0 * (call + 1), .attempts = 1});
+  }
+  ScenarioResult again = storm;
+  again.repetition = 1;
+  for (CallMetrics& call : again.metrics.calls) *call.terminal_ms += 100;
+  result.scenarios = {storm, again, Timed("single", "virtual", 0, 7)};
+  Summarize(result);
+  ASSERT_EQ(result.latency.size(), 1u) << "a single run of a single call is not summarised";
+  const LatencySummary& summary = result.latency[0];
+  EXPECT_EQ(summary.runs, 2);
+  EXPECT_EQ(summary.samples, 8);
+  ASSERT_TRUE(summary.terminal_ms.has_value());
+  EXPECT_EQ(summary.terminal_ms->p50, 40);   // 10 20 30 40 | 110 120 130 140
+  EXPECT_EQ(summary.terminal_ms->p99, 140);  // never call 0 alone
+}
+
 TEST(Summarize, UsesOnlyRunsThatHaveTheMetricAndReplacesOldSummaries) {
   RunResult result;
   result.scenarios = {Timed("a", "virtual", 0, 10, 1), Timed("a", "virtual", 1, 20),
@@ -109,21 +131,35 @@ TEST(Summarize, UsesOnlyRunsThatHaveTheMetricAndReplacesOldSummaries) {
   EXPECT_EQ(result.latency[1].terminal_ms->p50, 1);
 }
 
-TEST(RunFingerprint, DependsOnEveryFingerprintAndTheirOrder) {
+TEST(RunFingerprint, DependsOnEveryFingerprintInTheCanonicalOrder) {
+  // Runs named x0, x1, ... in the order given.
   auto with = [](std::vector<std::string> prints) {
     std::vector<ScenarioResult> scenarios;
     for (auto& print : prints) {
-      scenarios.push_back(Scenario("x", Verdict::kPass, {}));
+      scenarios.push_back(Scenario(fmt::format("x{}", scenarios.size()), Verdict::kPass, {}));
       scenarios.back().fingerprint = print;
     }
     return RunFingerprint(scenarios);
   };
   EXPECT_EQ(with({"ab", "c"}), with({"ab", "c"}));
   EXPECT_NE(with({"ab", "c"}), with({"a", "bc"}));
-  EXPECT_NE(with({"ab", "c"}), with({"c", "ab"}));
+  EXPECT_NE(with({"ab", "c"}), with({"c", "ab"}));  // x0 and x1 swap prints
   EXPECT_EQ(with({}).size(), 16u);
   EXPECT_EQ(with({}), "cbf29ce484222325");    // FNV-1a offset basis: nothing mixed in
   EXPECT_EQ(with({""}), "af63f14c8602103b");  // FNV-1a 64 of "|"
+}
+
+TEST(RunFingerprint, IgnoresTheListOrder) {
+  std::vector<ScenarioResult> runs = {Timed("b", "virtual", 0, 1), Timed("a", "real", 0, 1),
+                                      Timed("a", "virtual", 1, 1), Timed("a", "virtual", 0, 1)};
+  for (std::size_t i = 0; i < runs.size(); ++i) runs[i].fingerprint = fmt::format("p{}", i);
+  std::vector<ScenarioResult> canonical = runs;
+  std::ranges::sort(canonical, RunOrderLess);
+  EXPECT_EQ(canonical[0].fingerprint, "p3");  // a, rep 0, virtual
+  EXPECT_EQ(canonical[1].fingerprint, "p1");  // a, rep 0, real
+  EXPECT_EQ(canonical[2].fingerprint, "p2");  // a, rep 1
+  EXPECT_EQ(canonical[3].fingerprint, "p0");  // b
+  EXPECT_EQ(RunFingerprint(runs), RunFingerprint(canonical));
 }
 
 RunResult Shard(std::string shard, std::vector<ScenarioResult> scenarios) {
@@ -137,7 +173,7 @@ RunResult Shard(std::string shard, std::vector<ScenarioResult> scenarios) {
   return part;
 }
 
-TEST(Merge, KeepsInputOrderAndCombinesRunFields) {
+TEST(Merge, RestoresTheCanonicalOrderAndCombinesRunFields) {
   RunResult one = Shard("1/2", {Timed("a", "virtual", 0, 10), Timed("a", "virtual", 1, 20)});
   one.started_at = "2025-01-15T10:24:09Z";
   one.wall_ms = 300;
@@ -148,8 +184,9 @@ TEST(Merge, KeepsInputOrderAndCombinesRunFields) {
   ASSERT_TRUE(merged.has_value()) << merged.error();
   ASSERT_EQ(merged->scenarios.size(), 4u);
   EXPECT_EQ(merged->scenarios[0].name, "a");
-  EXPECT_EQ(merged->scenarios[2].name, "b");
-  EXPECT_EQ(merged->scenarios[3].repetition, 2);
+  EXPECT_EQ(merged->scenarios[1].repetition, 1);
+  EXPECT_EQ(merged->scenarios[2].repetition, 2);
+  EXPECT_EQ(merged->scenarios[3].name, "b");
   EXPECT_EQ(merged->shard, "1/2+2/2");
   EXPECT_EQ(merged->world, "virtual");
   EXPECT_EQ(merged->started_at, "2025-01-15T10:24:07Z");
@@ -197,6 +234,18 @@ TEST(Merge, Errors) {
   RunResult other_tool = Shard("2/2", {});
   other_tool.tool_version = "faultline 0.2.0";
   EXPECT_THAT(Merge({Shard("1/2", {}), other_tool}).error(), HasSubstr("tool version"));
+}
+
+TEST(Merge, AnInterruptedPartInterruptsTheWhole) {
+  RunResult one = Shard("1/2", {Timed("a", "virtual", 0, 1)});
+  one.interrupted = Interruption{.reason = "SIGTERM", .planned_runs = 3};
+  RunResult two = Shard("2/2", {Timed("b", "virtual", 0, 1), Timed("c", "virtual", 0, 1)});
+  auto merged = Merge({one, two});
+  ASSERT_TRUE(merged.has_value()) << merged.error();
+  ASSERT_TRUE(merged->interrupted.has_value());
+  EXPECT_EQ(merged->interrupted->reason, "SIGTERM");
+  EXPECT_EQ(merged->interrupted->planned_runs, 5);
+  EXPECT_FALSE(Merge({two})->interrupted.has_value());
 }
 
 TEST(Merge, SameNameInOtherWorldOrRepetitionIsNotADuplicate) {

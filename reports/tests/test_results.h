@@ -36,6 +36,7 @@ inline ScenarioResult Scenario(std::string name, Verdict verdict, std::vector<Ch
   s.metrics.attempts = 1;
   s.fingerprint = "00112233aabbccdd";
   s.wall_ms = 1.5;
+  s.started_ms = 0.25;
   s.trace = nlohmann::json::object();
   return s;
 }
@@ -52,6 +53,7 @@ inline RunResult FullResult() {
   result.shard = "1/2";
   result.fingerprint = "5c1d0e9f3a7b2468";
   result.wall_ms = 0.1 + 0.2;  // not representable exactly: the round trip must keep every bit
+  result.interrupted = Interruption{.reason = "SIGINT", .planned_runs = 9};
 
   ScenarioResult pass = Scenario("rate-limit/retry-after", Verdict::kPass,
                                  {Check("RETRY-004", CheckStatus::kPass),
@@ -63,6 +65,9 @@ inline RunResult FullResult() {
                          .attempts = 2,
                          .wasted_bytes = 312,
                          .wasted_tokens = 4};
+  pass.metrics.calls = {
+      CallMetrics{.call = 0, .first_token_ms = 2012.9, .terminal_ms = 2126.0, .attempts = 2},
+      CallMetrics{.call = 1, .terminal_ms = 4126.5, .attempts = 3}};
   pass.black_box = true;
   pass.repetition = 3;
   pass.trace = nlohmann::json::parse(R"({
@@ -90,6 +95,7 @@ inline RunResult FullResult() {
   latency.name = "rate-limit/retry-after";
   latency.world = "virtual";
   latency.runs = 5;
+  latency.samples = 10;
   latency.first_token_ms = LatencySummary::Percentiles{.p50 = 1, .p95 = 2.5, .p99 = 3};
   latency.terminal_ms = LatencySummary::Percentiles{.p50 = 10, .p95 = 20, .p99 = 30};
   latency.recovery_overhead_ms = LatencySummary::Percentiles{.p50 = 0.1, .p95 = 0.2, .p99 = 0.3};

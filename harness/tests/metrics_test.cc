@@ -1,0 +1,77 @@
+// Metrics of multi-call scenarios: every call is measured, and the percentiles cover all calls.
+#include "harness/metrics.h"
+
+#include <gtest/gtest.h>
+
+#include "harness/runner.h"
+#include "harness/virtual_world.h"
+#include "scenarios/loader.h"
+
+namespace faultline::harness {
+namespace {
+
+scenario::Scenario Named(std::string_view name) {
+  auto catalog = scenario::LoadBuiltinCatalog();
+  EXPECT_TRUE(catalog.has_value());
+  for (const scenario::Scenario& s : *catalog) {
+    if (s.name == name) return s;
+  }
+  ADD_FAILURE() << "no scenario " << name;
+  return {};
+}
+
+constexpr std::string_view kThreeCalls =
+    "stateful-rate-limit/openai-chat-three-calls-one-per-second";
+
+TEST(MetricsTest, EveryCallOfAMultiCallScenarioIsMeasured) {
+  auto trace = RunVirtual(Named(kThreeCalls), {});
+  ASSERT_TRUE(trace.has_value());
+  const report::Metrics metrics = ComputeMetrics(*trace);
+  ASSERT_EQ(metrics.calls.size(), 3u);
+  std::vector<double> terminals;
+  for (const report::CallMetrics& call : metrics.calls) {
+    ASSERT_TRUE(call.terminal_ms.has_value()) << "call " << call.call;
+    ASSERT_TRUE(call.first_token_ms.has_value()) << "call " << call.call;
+    EXPECT_LE(*call.first_token_ms, *call.terminal_ms);
+    EXPECT_GE(call.attempts, 1);
+    terminals.push_back(*call.terminal_ms);
+  }
+  EXPECT_EQ(metrics.calls[0].terminal_ms, metrics.terminal_ms);
+  // One request per 1 s window: one call at once, the next after ~1 s, the last after ~2 s.
+  std::ranges::sort(terminals);
+  EXPECT_LT(terminals[0], 1000);
+  EXPECT_GE(terminals[1], 1000);
+  EXPECT_GE(terminals[2], 2000);
+  int attempts = 0;
+  for (const report::CallMetrics& call : metrics.calls) attempts += call.attempts;
+  EXPECT_EQ(attempts, metrics.attempts) << "every request is some call's attempt";
+}
+
+TEST(MetricsTest, PercentilesCoverEveryCallOfEveryRepetition) {
+  RunnerOptions options;
+  options.repeat = 4;
+  auto result = RunAll({Named(kThreeCalls)}, options, {});
+  ASSERT_TRUE(result.has_value());
+  ASSERT_EQ(result->latency.size(), 1u);
+  const report::LatencySummary& latency = result->latency[0];
+  EXPECT_EQ(latency.runs, 4);
+  EXPECT_EQ(latency.samples, 12);
+  ASSERT_TRUE(latency.terminal_ms.has_value());
+  EXPECT_LT(latency.terminal_ms->p50, latency.terminal_ms->p99);
+  EXPECT_GE(latency.terminal_ms->p99, 2000);  // the last call of a run waits two windows
+  ASSERT_TRUE(latency.first_token_ms.has_value());
+  EXPECT_GT(latency.first_token_ms->p95, 0);
+}
+
+TEST(MetricsTest, OneRunOfSeveralCallsIsSummarisedToo) {
+  auto result = RunAll({Named(kThreeCalls)}, RunnerOptions{}, {});
+  ASSERT_TRUE(result.has_value());
+  ASSERT_EQ(result->latency.size(), 1u);
+  EXPECT_EQ(result->latency[0].runs, 1);
+  EXPECT_EQ(result->latency[0].samples, 3);
+  EXPECT_FALSE(result->latency[0].recovery_overhead_ms.has_value() &&
+               result->latency[0].recovery_overhead_ms->p50 < 0);
+}
+
+}  // namespace
+}  // namespace faultline::harness
