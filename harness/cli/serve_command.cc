@@ -13,7 +13,7 @@
 #include <mutex>
 #include <thread>
 
-#include "fake_provider/server.h"
+#include "fake_provider/server/server.h"
 #include "scenarios/loader.h"
 
 namespace faultline::cli {

@@ -29,9 +29,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "fake_provider/control_api.h"
-#include "fake_provider/server.h"
-#include "fake_provider/server_core.h"
+#include "fake_provider/server/control_api.h"
+#include "fake_provider/server/server.h"
+#include "fake_provider/server/server_core.h"
 
 namespace faultline::provider::internal {
 

@@ -1,4 +1,4 @@
-#include "fake_provider/server_core.h"
+#include "fake_provider/server/server_core.h"
 
 #include <fmt/format.h>
 
@@ -89,20 +89,17 @@ SessionState::SessionState(std::string id, std::string base_url, std::uint16_t d
       journal_(std::make_shared<Journal>(journal_capacity)),
       start_(start) {}
 
-Admission SessionState::Admit(const RequestInfo& request, JournalEntry entry, WallTime now) {
+Admission SessionState::Admit(const HttpRequest& request, std::string_view path,
+                              std::uint64_t connection, bool keep_secrets, WallTime now) {
   std::lock_guard lock(mu_);
-  Admission admission;
-  admission.plan = provider_.Respond(request, now);
-  admission.journal = journal_;
-  admission.session_start = start_;
-  admission.arrived = now;
-  entry.arrived = now - start_;
-  entry.attempt = admission.plan.attempt;
-  entry.status = admission.plan.status;
-  entry.plan_summary = admission.plan.summary;
-  entry.truth = admission.plan.truth;
-  admission.entry_index = journal_->Begin(std::move(entry));
-  return admission;
+  Admitted admitted = provider::Admit(provider_, *journal_,
+                                      {.request = request,
+                                       .path = path,
+                                       .connection = connection,
+                                       .keep_secrets = keep_secrets,
+                                       .now = now,
+                                       .session_start = start_});
+  return Admission{std::move(admitted.plan), journal_, admitted.entry_index, start_, now};
 }
 
 // A fresh Journal rather than Clear(): exchanges still running keep writing into the old one,

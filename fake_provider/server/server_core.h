@@ -17,11 +17,13 @@
 #include <utility>
 #include <vector>
 
+#include "fake_provider/admission.h"
 #include "fake_provider/dialect.h"
+#include "fake_provider/http_request.h"
 #include "fake_provider/journal.h"
 #include "fake_provider/plan.h"
 #include "fake_provider/provider_core.h"
-#include "fake_provider/server.h"
+#include "fake_provider/server/server.h"
 #include "scenarios/parse_limits.h"
 #include "scenarios/scenario.h"
 
@@ -145,9 +147,10 @@ class SessionState {
   const scenario::Scenario& scenario() const { return scenario_; }
   std::uint64_t seed() const { return seed_; }
 
-  // Computes the plan and journals the request (arrival = `now`) atomically, so journal order
-  // is attempt order.
-  Admission Admit(const RequestInfo& request, JournalEntry entry, WallTime now);
+  // Admits the request (admission.h) under the session lock, so journal order is attempt
+  // order. `path` is the request's Destination::path.
+  Admission Admit(const HttpRequest& request, std::string_view path, std::uint64_t connection,
+                  bool keep_secrets, WallTime now);
   void Reset(WallTime now);
   void AnchorOutages(WallTime now);  // ProviderSession::AnchorOutages
 

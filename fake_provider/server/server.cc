@@ -1,6 +1,6 @@
 // Server: the listeners, the session registry, the connection registry and the event loops.
 // The per-connection protocol is in http_connection.cc, plan execution in plan_execution.cc.
-#include "fake_provider/server.h"
+#include "fake_provider/server/server.h"
 
 #include <fmt/format.h>
 #include <sys/resource.h>
@@ -16,7 +16,7 @@
 #include <thread>
 #include <utility>
 
-#include "fake_provider/server_engine.h"
+#include "fake_provider/server/server_engine.h"
 
 namespace faultline::provider {
 namespace internal {
