@@ -156,7 +156,7 @@ TEST(LoaderErrorTest, MissingRequiredKeys) {
       {"faultline", "name: t/x\ndescription: d\ndialect: openai-chat\nresponses: [{}]\n", 1, 1, "",
        "missing required key 'faultline'"},
       {"responses or chaos", "faultline: 1\nname: t/x\ndescription: d\ndialect: openai-chat\n", 1,
-       1, "", "missing required key 'responses' (or 'chaos')"},
+       1, "", "missing required key 'responses' (or 'chaos', or 'routes')"},
       {"header value", Doc("  - headers: [{name: x-a}]\n"), 6, 15, "responses[0].headers[0]",
        "missing required key 'value'"},
       {"fault position", Doc("  - content: {faults: [{stall: 1s}]}\n"), 6, 24,
