@@ -5,6 +5,7 @@
 #include <string>
 
 #include "scenarios/loader.h"
+#include "scenarios/tests/load_error_cases.h"
 
 namespace faultline::scenario {
 namespace {
@@ -105,15 +106,6 @@ TEST(LoaderRoutesTest, ReadsHealthProcesses) {
   EXPECT_FALSE(windows.down[0].Contains(seconds(3)));
 }
 
-struct ErrorCase {
-  std::string_view what;
-  std::string text;
-  int line;
-  int column;
-  std::string_view path;
-  std::string_view message;
-};
-
 TEST(LoaderRoutesTest, ErrorsNameThePlace) {
   const std::vector<ErrorCase> cases = {
       {"duplicate id", Doc("  - id: a\n  - id: a\n"), 7, 5, "routes[1]",
@@ -157,17 +149,7 @@ TEST(LoaderRoutesTest, ErrorsNameThePlace) {
        7, 1, "group_outages", "'group_outages' needs 'routes'"},
       {"no routes", Doc("  []\n"), 6, 3, "routes", "expected 1 to 64 routes, got 0"},
   };
-  for (const ErrorCase& expected : cases) {
-    SCOPED_TRACE(expected.what);
-    auto scenario = ParseScenario(expected.text, "bad.yaml");
-    ASSERT_FALSE(scenario.has_value()) << expected.text;
-    const LoadError& error = scenario.error();
-    EXPECT_EQ(error.file, "bad.yaml");
-    EXPECT_EQ(error.line, expected.line);
-    EXPECT_EQ(error.column, expected.column);
-    EXPECT_EQ(error.path, expected.path);
-    EXPECT_EQ(error.message, expected.message);
-  }
+  ExpectErrors(cases);
 }
 
 }  // namespace
