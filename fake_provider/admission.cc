@@ -61,6 +61,7 @@ Admitted Admit(ProviderSession& session, Journal& journal, const AdmissionInput&
   entry.connection = input.connection;
   entry.arrived = input.now - input.session_start;
   entry.attempt = admitted.plan.attempt;
+  entry.route = session.scenario().route_id;
   entry.status = admitted.plan.status;
   entry.plan_summary = admitted.plan.summary;
   entry.truth = admitted.plan.truth;

@@ -56,8 +56,8 @@ struct Admitted {
   std::uint64_t entry_index = 0;  // in `journal`
 };
 
-// Plans the answer to one session request and journals it (arrival, attempt, status, plan
-// summary, truth), in that order, so that journal order is attempt order.
+// Plans the answer to one session request and journals it (arrival, attempt, route, status,
+// plan summary, truth), in that order, so that journal order is attempt order.
 Admitted Admit(ProviderSession& session, Journal& journal, const AdmissionInput& input);
 
 }  // namespace faultline::provider

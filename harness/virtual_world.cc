@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -13,6 +14,7 @@
 #include "fake_provider/virtual_driver.h"
 #include "harness/request_body.h"
 #include "reference_impl/call.h"
+#include "scenarios/route_scenario.h"
 
 namespace faultline::harness {
 namespace {
@@ -42,11 +44,16 @@ struct VirtualCall {
 class World {
  public:
   World(const scenario::Scenario& scenario, const VirtualRunOptions& options)
-      : scenario_(scenario),
-        options_(options),
-        session_(std::make_shared<const provider::CompiledScenario>(scenario),
-                 options.provider_seed, kWallStart) {
+      : scenario_(scenario), options_(options) {
     trace_.calls = scenario.request.calls;
+    if (scenario.routes.empty()) {
+      AddSession(std::string(kSessionId), scenario);
+    } else {
+      for (const scenario::Route& route : scenario.routes) {
+        AddSession(scenario::RouteSessionId(kSessionId, route.id),
+                   scenario::RouteScenario(scenario, route));
+      }
+    }
   }
 
   std::expected<Trace, std::string> Run();
@@ -57,6 +64,20 @@ class World {
       trace_.client.push_back({now_, vc.index, event.ToJson()});
     }
   }
+  void AddSession(std::string id, scenario::Scenario scenario) {
+    sessions_.emplace(std::move(id),
+                      provider::ProviderSession(
+                          std::make_shared<const provider::CompiledScenario>(std::move(scenario)),
+                          options_.provider_seed, kWallStart));
+  }
+  // The session under a base URL path ("/s/<id>"), as the provider resolves targets; null when
+  // none (nothing listens there).
+  provider::ProviderSession* SessionAt(std::string_view base_path) {
+    const provider::Destination destination =
+        provider::ResolveTarget(fmt::format("{}/v1/", base_path));
+    const auto found = sessions_.find(destination.session_id);
+    return found == sessions_.end() ? nullptr : &found->second;
+  }
   void Apply(VirtualCall& vc, std::vector<ref::Action> actions);
   void Send(VirtualCall& vc, std::string_view bytes);
   void Close(VirtualCall& vc);
@@ -66,7 +87,8 @@ class World {
 
   const scenario::Scenario& scenario_;
   const VirtualRunOptions& options_;
-  provider::ProviderSession session_;
+  // One session, or one per route (scenario::RouteSessionId), all journaling into `journal_`.
+  std::map<std::string, provider::ProviderSession, std::less<>> sessions_;
   provider::Journal journal_;
   std::vector<VirtualCall> calls_;
   std::uint64_t next_connection_ = 1;
@@ -121,13 +143,13 @@ void World::Send(VirtualCall& vc, std::string_view bytes) {
   vc.reader.reset();
   vc.unread.clear();
   const provider::Destination destination = provider::ResolveTarget(request.target);
-  if (destination.kind != provider::Destination::Kind::kSession ||
-      destination.session_id != kSessionId) {
+  const auto session = sessions_.find(destination.session_id);
+  if (destination.kind != provider::Destination::Kind::kSession || session == sessions_.end()) {
     error_ =
         fmt::format("the client sent {} to no session of the virtual provider", request.target);
     return;
   }
-  provider::Admitted admitted = provider::Admit(session_, journal_,
+  provider::Admitted admitted = provider::Admit(session->second, journal_,
                                                 {.request = request,
                                                  .path = destination.path,
                                                  .connection = next_connection_++,
@@ -186,7 +208,8 @@ void World::Step(Duration at) {
     if (vc.call->done()) continue;
     if (vc.connecting) {
       vc.connecting = false;
-      if (session_.ListenerDown(kWallStart + now_)) {
+      provider::ProviderSession* session = SessionAt(vc.call->request().base_url.path);
+      if (session == nullptr || session->ListenerDown(kWallStart + now_)) {
         Apply(vc, vc.call->ConnectionFailed(ref::TransportKind::kRefused, "refused", At(now_)));
       } else {
         Apply(vc, vc.call->Connected(At(now_)));
@@ -206,14 +229,17 @@ void World::Step(Duration at) {
 }
 
 std::expected<Trace, std::string> World::Run() {
-  const std::string body = RequestBody(scenario_.dialect, scenario_.request).dump();
+  const CallTarget target = PrimaryTarget(scenario_);
+  const std::string body = target.body.dump();
   trace_.client.push_back({now_, 0, ref::HelloEvent(options_.policy).ToJson()});
   calls_.resize(static_cast<std::size_t>(std::max(1, scenario_.request.calls)));
   for (std::size_t i = 0; i < calls_.size(); ++i) {
     ref::CallRequest request;
-    request.dialect = *ref::ParseDialect(scenario::ToString(scenario_.dialect));
+    request.dialect = *ref::ParseDialect(scenario::ToString(target.dialect));
     request.base_url.host = "127.0.0.1";
-    request.base_url.path = fmt::format("/s/{}", kSessionId);
+    request.base_url.path = fmt::format(
+        "/s/{}", target.route_id.empty() ? std::string(kSessionId)
+                                         : scenario::RouteSessionId(kSessionId, target.route_id));
     request.api_key = "sk-faultline-test";
     request.body = body;
     request.stream = scenario_.request.stream;

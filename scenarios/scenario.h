@@ -371,6 +371,9 @@ struct Scenario {
   // `responses`, `chaos`, `rate_limit` and `listener_outages`, which each route scripts itself.
   std::vector<Route> routes;
   std::vector<GroupOutage> group_outages;
+  // Set only in the scenario of one route (route_scenario.h): its id, and its health process.
+  std::string route_id;
+  std::optional<Health> health;
   // The runner cancels the call this long after its first request reached the provider (t = 0 in
   // the virtual world; over sockets this keeps an adapter's start-up out of the timing).
   std::optional<Duration> cancel_at;

@@ -42,6 +42,17 @@ std::string SdkBaseUrl(const SessionState& session) {
              : session.base_url() + "/v1";
 }
 
+// A parent session's routes (server_core.h): where each is served.
+json RoutesArray(const SessionState& session) {
+  json routes = json::array();
+  for (const auto& route : session.routes()) {
+    routes.push_back({{"id", route->scenario().route_id},
+                      {"base_url", route->base_url()},
+                      {"dialect", std::string(scenario::ToString(route->scenario().dialect))}});
+  }
+  return routes;
+}
+
 json SessionObject(const SessionState& session, WallTime now) {
   const auto& scenario = session.scenario();
   json listener = {{"dedicated", session.dedicated_port() != 0}};
@@ -60,7 +71,8 @@ json SessionObject(const SessionState& session, WallTime now) {
       {"source", scenario.source},
       {"seed", session.seed()},
       {"attempts", session.attempts()},
-      {"listener", std::move(listener)}};
+      {"listener", std::move(listener)},
+      {"routes", RoutesArray(session)}};
 }
 
 json RejectedObject(const StatsSnapshot& stats) {
