@@ -85,6 +85,7 @@ struct SessionInfo {
   std::string id;
   std::string base_url;  // e.g. http://127.0.0.1:40123/s/demo/hello
   std::string scenario_name;
+  std::string dialect;  // the dialect the session speaks ("openai-chat", ...)
   int attempts = 0;
   // The steady-clock instant the session's journal times count from (set by AddSession), so an
   // in-process caller can put its own timestamps on the same axis.

@@ -163,7 +163,13 @@ WallTime SessionState::start() const {
 }
 
 SessionInfo SessionState::Info() const {
-  SessionInfo info{id_, base_url_, scenario_.name, attempts(), std::nullopt, {}};
+  SessionInfo info{id_,
+                   base_url_,
+                   scenario_.name,
+                   std::string(scenario::ToString(scenario_.dialect)),
+                   attempts(),
+                   std::nullopt,
+                   {}};
   for (const auto& route : routes()) {
     info.routes.push_back({route->scenario().route_id, route->base_url()});
   }
