@@ -42,6 +42,7 @@ std::string_view ToString(EndKind kind);
 struct JournalEntry {
   std::uint64_t index = 0;       // 0-based, in arrival order within the session
   int attempt = 0;               // 0 for requests that did not count (wrong path, 404)
+  std::string route;             // the route that answered; "" for a scenario without routes
   std::uint64_t connection = 0;  // server-wide connection id
   Duration arrived{0};
   std::string method;

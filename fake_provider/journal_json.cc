@@ -58,6 +58,7 @@ nlohmann::json EntryToJson(const JournalEntry& entry) {
   } else {
     json["body_base64"] = Base64Encode(entry.body);
   }
+  if (!entry.route.empty()) json["route"] = entry.route;
   json["status"] = entry.status;
   json["plan"] = entry.plan_summary;
   json["truth"] = TruthToJson(entry.truth);

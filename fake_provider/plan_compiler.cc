@@ -104,6 +104,7 @@ CompiledScenario::CompiledScenario(scenario::Scenario scenario, const DialectWri
     for (const scenario::Chaos::Choice& choice : scenario_.chaos->faults) add(choice.response);
     add(scenario_.chaos->otherwise);
   }
+  if (scenario_.health) add(scenario_.health->failure_response);
   scenario::ErrorSpec rate_limit_error;
   rate_limit_error.kind = scenario::ErrorKind::kRateLimit;
   const Body rate_limit = writer_->ErrorWithIds(rate_limit_error, 429, rendered.placeholders.ids);

@@ -11,6 +11,7 @@
 
 #include "fake_provider/plan_compiler.h"
 #include "fake_provider/plan_internal.h"
+#include "scenarios/route_scenario.h"
 
 namespace faultline::provider {
 namespace {
@@ -71,6 +72,15 @@ const scenario::ResponseSpec& ChooseResponse(const scenario::Scenario& scenario,
     if (draw < cumulative) return choice.response;
   }
   return chaos.otherwise;
+}
+
+// A route's health answers instead of its script: while it is down, and for a brownout's share
+// of the attempts (drawn like chaos, from the seed and the attempt alone).
+bool HealthFails(const scenario::Health& health, Duration since_start, std::uint64_t session_seed,
+                 int attempt) {
+  if (scenario::DownAt(health, since_start)) return true;
+  return health.error_probability > 0 && ChaosDraw(health.seed ^ session_seed ^ 0x6865616c7468ULL,
+                                                   attempt) < health.error_probability;
 }
 
 }  // namespace
@@ -183,8 +193,20 @@ ResponsePlan ProviderSession::Respond(const RequestInfo& request, WallTime now) 
         fmt::format("Method {} not allowed on {}: use POST", request.method, path), std::nullopt,
         plan_request);
   }
-  plan_request.attempt = ++attempts_;
   const scenario::Scenario& scenario = compiled_->scenario();
+  if (!scenario.routes.empty()) {
+    return compiled_->ErrorPlan(
+        404, scenario::ErrorKind::kNotFound,
+        fmt::format("this scenario serves {} routes, each under its own base URL "
+                    "(<session>/route/<route id>); send the request to one of them",
+                    scenario.routes.size()),
+        std::nullopt, plan_request);
+  }
+  plan_request.attempt = ++attempts_;
+  if (scenario.health &&
+      HealthFails(*scenario.health, now - outage_start_, seed_, plan_request.attempt)) {
+    return compiled_->Plan(scenario.health->failure_response, plan_request);
+  }
   const scenario::ResponseSpec& response = ChooseResponse(scenario, seed_, plan_request.attempt);
   if (scenario.rate_limit) {
     const int cost = plan_request.input_tokens + AnswerCost(response);

@@ -127,6 +127,11 @@ std::expected<RealWorld::Session, std::string> RealWorld::Open(const scenario::S
   auto info = server_->AddSession(scenario, session.id, seed);
   if (!info) return std::unexpected("cannot open a provider session: " + info.error());
   session.base_url = info->base_url;
+  // With routes, subjects call the primary route (request_body.h).
+  const std::string primary = PrimaryTarget(scenario).route_id;
+  for (const provider::RouteInfo& route : info->routes) {
+    if (route.id == primary) session.base_url = route.base_url;
+  }
   // One time axis for the trace: the journal counts from the session's start, so the subject's
   // events must too (AddSession may wait for a lock and compile the scenario first).
   session.start = info->started.value_or(Clock::now());
@@ -172,10 +177,11 @@ std::expected<Trace, std::string> RealWorld::RunReference(const scenario::Scenar
   std::mutex mutex;
   boost::asio::io_context io;
   std::vector<std::shared_ptr<ref::CallDriver>> drivers;
-  const std::string body = RequestBody(scenario.dialect, scenario.request).dump();
+  const CallTarget target = PrimaryTarget(scenario);
+  const std::string body = target.body.dump();
   for (int i = 0; i < trace.calls; ++i) {
     ref::CallRequest request;
-    request.dialect = *ref::ParseDialect(scenario::ToString(scenario.dialect));
+    request.dialect = *ref::ParseDialect(scenario::ToString(target.dialect));
     request.base_url = *url;
     request.api_key = "sk-faultline-test";
     request.body = body;
@@ -255,10 +261,11 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
   if (!session) return std::unexpected(session.error());
   Trace trace;
   trace.calls = std::max(1, scenario.request.calls);
+  const CallTarget target = PrimaryTarget(scenario);
   protocol::CallLine call{.base_url = session->base_url,
                           .api_key = "sk-faultline-test",
-                          .dialect = std::string(scenario::ToString(scenario.dialect)),
-                          .request = RequestBody(scenario.dialect, scenario.request),
+                          .dialect = std::string(scenario::ToString(target.dialect)),
+                          .request = target.body,
                           .scenario = scenario.name,
                           .seed = std::nullopt,
                           .policy = std::nullopt};

@@ -17,7 +17,7 @@
 #include <string>
 #include <thread>
 
-#include "fake_provider/server.h"
+#include "fake_provider/server/server.h"
 #include "harness/trace.h"
 #include "reference_impl/policy.h"
 #include "scenarios/scenario.h"

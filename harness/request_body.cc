@@ -1,5 +1,7 @@
 #include "harness/request_body.h"
 
+#include "scenarios/route_scenario.h"
+
 namespace faultline::harness {
 namespace {
 
@@ -59,6 +61,16 @@ json RequestBody(scenario::Dialect dialect, const scenario::RequestSpec& request
   }
   if (request.tools) body["tools"] = Tools(dialect);
   return body;
+}
+
+CallTarget PrimaryTarget(const scenario::Scenario& scenario) {
+  if (scenario.routes.empty()) {
+    return {scenario.dialect, RequestBody(scenario.dialect, scenario.request), ""};
+  }
+  const scenario::Route& route = scenario::PrimaryRoute(scenario);
+  scenario::RequestSpec request = scenario.request;
+  if (!route.model.empty()) request.model = route.model;
+  return {route.dialect, RequestBody(route.dialect, request), route.id};
 }
 
 }  // namespace faultline::harness

@@ -18,4 +18,14 @@ std::string DefaultModel(scenario::Dialect dialect);
 // `tools` is set).
 nlohmann::json RequestBody(scenario::Dialect dialect, const scenario::RequestSpec& request);
 
+// What a subject calls: the scenario's dialect and request or, with routes, the primary route
+// (scenario::PrimaryRoute) with its dialect and wire model. Failing over to the other routes is
+// the subject's business; the worlds hand it the primary.
+struct CallTarget {
+  scenario::Dialect dialect = scenario::Dialect::kOpenAiChat;
+  nlohmann::json body;
+  std::string route_id;  // "" without routes
+};
+CallTarget PrimaryTarget(const scenario::Scenario& scenario);
+
 }  // namespace faultline::harness

@@ -46,6 +46,8 @@ json EntryToJson(const provider::JournalEntry& entry, bool with_volatile) {
               {"writes", std::move(writes)},
               {"body_bytes", entry.body.size()},
               {"truth", TruthToJson(entry.truth)}};
+  // Only with routes, so that the fingerprints of scenarios without them stay what they were.
+  if (!entry.route.empty()) out["route"] = entry.route;
   if (with_volatile) {
     out["connection"] = entry.connection;
     if (!entry.detail.empty()) out["detail"] = entry.detail;

@@ -3,16 +3,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cctype>
-#include <charconv>
+#include <map>
 #include <memory>
 #include <optional>
 
+#include "fake_provider/admission.h"
+#include "fake_provider/http_request.h"
 #include "fake_provider/plan_compiler.h"
 #include "fake_provider/provider_core.h"
 #include "fake_provider/virtual_driver.h"
 #include "harness/request_body.h"
 #include "reference_impl/call.h"
+#include "scenarios/route_scenario.h"
 
 namespace faultline::harness {
 namespace {
@@ -23,45 +25,8 @@ using Time = ref::PolicyClock::time_point;
 // The virtual wall clock starts on a whole second, so HTTP dates are exact at t = 0.
 constexpr provider::WallTime kWallStart{std::chrono::seconds(1'767'225'600)};  // 2026-01-01
 
-// A request as the provider core needs it, cut from the bytes the client sent.
-struct ParsedRequest {
-  std::string method, target, body;
-  std::vector<scenario::Header> headers;
-};
-
-// Returns the request once `bytes` hold all of it (head and content-length body).
-std::optional<ParsedRequest> ParseRequest(std::string_view bytes) {
-  const std::size_t head_end = bytes.find("\r\n\r\n");
-  if (head_end == std::string_view::npos) return std::nullopt;
-  ParsedRequest request;
-  std::string_view head = bytes.substr(0, head_end);
-  const std::size_t line_end = head.find("\r\n");
-  const std::string_view line = head.substr(0, line_end);
-  const std::size_t space = line.find(' ');
-  request.method = line.substr(0, space);
-  request.target = line.substr(space + 1, line.rfind(' ') - space - 1);
-  std::size_t length = 0;
-  head.remove_prefix(line_end == std::string_view::npos ? head.size() : line_end + 2);
-  while (!head.empty()) {
-    const std::size_t end = std::min(head.find("\r\n"), head.size());
-    const std::string_view field = head.substr(0, end);
-    const std::size_t colon = std::min(field.find(':'), field.size());
-    std::string_view value = field.substr(std::min(colon + 1, field.size()));
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t'))
-      value.remove_prefix(1);
-    scenario::Header header{std::string(field.substr(0, colon)), std::string(value)};
-    if (std::ranges::equal(header.name, std::string_view("content-length"), [](char a, char b) {
-          return std::tolower(static_cast<unsigned char>(a)) == b;
-        })) {
-      std::from_chars(header.value.data(), header.value.data() + header.value.size(), length);
-    }
-    request.headers.push_back(std::move(header));
-    head.remove_prefix(std::min(end + 2, head.size()));
-  }
-  if (bytes.size() < head_end + 4 + length) return std::nullopt;
-  request.body = bytes.substr(head_end + 4, length);
-  return request;
-}
+// The one session of the virtual provider, under the base URL path the client is given.
+constexpr std::string_view kSessionId = "virtual";
 
 Time At(Duration offset) { return Time{} + offset; }
 
@@ -69,8 +34,9 @@ Time At(Duration offset) { return Time{} + offset; }
 struct VirtualCall {
   std::unique_ptr<ref::Call> call;
   int index = 0;
-  bool connecting = false;  // a connect is due at the current instant
-  std::string outgoing;     // request bytes not yet complete
+  bool connecting = false;                          // a connect is due at the current instant
+  std::unique_ptr<provider::RequestReader> reader;  // the request being sent, if any
+  std::string unread;                               // sent bytes the reader has not consumed
   std::optional<provider::VirtualExchange> exchange;
   std::optional<Duration> timer;
 };
@@ -78,11 +44,16 @@ struct VirtualCall {
 class World {
  public:
   World(const scenario::Scenario& scenario, const VirtualRunOptions& options)
-      : scenario_(scenario),
-        options_(options),
-        session_(std::make_shared<const provider::CompiledScenario>(scenario),
-                 options.provider_seed, kWallStart) {
+      : scenario_(scenario), options_(options) {
     trace_.calls = scenario.request.calls;
+    if (scenario.routes.empty()) {
+      AddSession(std::string(kSessionId), scenario);
+    } else {
+      for (const scenario::Route& route : scenario.routes) {
+        AddSession(scenario::RouteSessionId(kSessionId, route.id),
+                   scenario::RouteScenario(scenario, route));
+      }
+    }
   }
 
   std::expected<Trace, std::string> Run();
@@ -93,6 +64,20 @@ class World {
       trace_.client.push_back({now_, vc.index, event.ToJson()});
     }
   }
+  void AddSession(std::string id, scenario::Scenario scenario) {
+    sessions_.emplace(std::move(id),
+                      provider::ProviderSession(
+                          std::make_shared<const provider::CompiledScenario>(std::move(scenario)),
+                          options_.provider_seed, kWallStart));
+  }
+  // The session under a base URL path ("/s/<id>"), as the provider resolves targets; null when
+  // none (nothing listens there).
+  provider::ProviderSession* SessionAt(std::string_view base_path) {
+    const provider::Destination destination =
+        provider::ResolveTarget(fmt::format("{}/v1/", base_path));
+    const auto found = sessions_.find(destination.session_id);
+    return found == sessions_.end() ? nullptr : &found->second;
+  }
   void Apply(VirtualCall& vc, std::vector<ref::Action> actions);
   void Send(VirtualCall& vc, std::string_view bytes);
   void Close(VirtualCall& vc);
@@ -102,12 +87,14 @@ class World {
 
   const scenario::Scenario& scenario_;
   const VirtualRunOptions& options_;
-  provider::ProviderSession session_;
+  // One session, or one per route (scenario::RouteSessionId), all journaling into `journal_`.
+  std::map<std::string, provider::ProviderSession, std::less<>> sessions_;
   provider::Journal journal_;
   std::vector<VirtualCall> calls_;
   std::uint64_t next_connection_ = 1;
   Duration now_{0};
   bool cancel_pending_ = false;
+  std::string error_;  // the run broke (a request the provider could not place)
   Trace trace_;
 };
 
@@ -139,34 +126,44 @@ void World::Apply(VirtualCall& vc, std::vector<ref::Action> actions) {
   }
 }
 
+// The client's request bytes go through the provider's own request reader and admission step
+// (fake_provider/admission.h), exactly as over a socket.
 void World::Send(VirtualCall& vc, std::string_view bytes) {
-  vc.outgoing.append(bytes);
-  const auto request = ParseRequest(vc.outgoing);
-  if (!request) return;
-  vc.outgoing.clear();
-  const provider::WallTime wall = kWallStart + now_;
-  provider::ResponsePlan plan =
-      session_.Respond({request->method, request->target, request->body}, wall);
-  provider::JournalEntry entry;
-  entry.attempt = plan.attempt;
-  entry.connection = next_connection_++;
-  entry.arrived = now_;
-  entry.method = request->method;
-  entry.target = request->target;
-  entry.headers = request->headers;
-  entry.body = request->body;
-  entry.status = plan.status;
-  entry.plan_summary = plan.summary;
-  entry.truth = plan.truth;
-  const std::uint64_t index = journal_.Begin(std::move(entry));
-  vc.exchange.emplace(std::move(plan), now_, &journal_, index);
+  if (!vc.reader) vc.reader = std::make_unique<provider::RequestReader>(provider::RequestLimits{});
+  vc.unread.append(bytes);
+  vc.unread.erase(0, vc.reader->Put(vc.unread));
+  if (vc.reader->state() == provider::RequestReader::State::kReading) return;
+  if (vc.reader->state() != provider::RequestReader::State::kComplete) {
+    error_ = fmt::format("the provider refused the client's request: {}",
+                         vc.reader->rejection() ? vc.reader->rejection()->message : "truncated");
+    vc.reader.reset();
+    return;
+  }
+  const provider::HttpRequest request = vc.reader->Release();
+  vc.reader.reset();
+  vc.unread.clear();
+  const provider::Destination destination = provider::ResolveTarget(request.target);
+  const auto session = sessions_.find(destination.session_id);
+  if (destination.kind != provider::Destination::Kind::kSession || session == sessions_.end()) {
+    error_ =
+        fmt::format("the client sent {} to no session of the virtual provider", request.target);
+    return;
+  }
+  provider::Admitted admitted = provider::Admit(session->second, journal_,
+                                                {.request = request,
+                                                 .path = destination.path,
+                                                 .connection = next_connection_++,
+                                                 .now = kWallStart + now_,
+                                                 .session_start = kWallStart});
+  vc.exchange.emplace(std::move(admitted.plan), now_, &journal_, admitted.entry_index);
 }
 
 void World::Close(VirtualCall& vc) {
   if (vc.exchange && !vc.exchange->finished()) vc.exchange->ClientClosed(now_);
   vc.exchange.reset();
   vc.connecting = false;
-  vc.outgoing.clear();
+  vc.reader.reset();
+  vc.unread.clear();
 }
 
 // Hands the client whatever its exchange has sent by now.
@@ -211,7 +208,8 @@ void World::Step(Duration at) {
     if (vc.call->done()) continue;
     if (vc.connecting) {
       vc.connecting = false;
-      if (session_.ListenerDown(kWallStart + now_)) {
+      provider::ProviderSession* session = SessionAt(vc.call->request().base_url.path);
+      if (session == nullptr || session->ListenerDown(kWallStart + now_)) {
         Apply(vc, vc.call->ConnectionFailed(ref::TransportKind::kRefused, "refused", At(now_)));
       } else {
         Apply(vc, vc.call->Connected(At(now_)));
@@ -231,13 +229,17 @@ void World::Step(Duration at) {
 }
 
 std::expected<Trace, std::string> World::Run() {
-  const std::string body = RequestBody(scenario_.dialect, scenario_.request).dump();
+  const CallTarget target = PrimaryTarget(scenario_);
+  const std::string body = target.body.dump();
   trace_.client.push_back({now_, 0, ref::HelloEvent(options_.policy).ToJson()});
   calls_.resize(static_cast<std::size_t>(std::max(1, scenario_.request.calls)));
   for (std::size_t i = 0; i < calls_.size(); ++i) {
     ref::CallRequest request;
-    request.dialect = *ref::ParseDialect(scenario::ToString(scenario_.dialect));
+    request.dialect = *ref::ParseDialect(scenario::ToString(target.dialect));
     request.base_url.host = "127.0.0.1";
+    request.base_url.path = fmt::format(
+        "/s/{}", target.route_id.empty() ? std::string(kSessionId)
+                                         : scenario::RouteSessionId(kSessionId, target.route_id));
     request.api_key = "sk-faultline-test";
     request.body = body;
     request.stream = scenario_.request.stream;
@@ -252,7 +254,7 @@ std::expected<Trace, std::string> World::Run() {
   }
   for (std::uint64_t steps = 0;; ++steps) {
     const std::optional<Duration> next = NextInstant();
-    if (!next) break;
+    if (!next || !error_.empty()) break;
     if (*next > options_.horizon || steps >= options_.max_steps) {
       // The subject never ended (a heartbeat-only stream and no idle timeout, say): stop it,
       // as the real world's --timeout does, and let the judge say so.
@@ -263,6 +265,7 @@ std::expected<Trace, std::string> World::Run() {
     }
     Step(*next);
   }
+  if (!error_.empty()) return std::unexpected(error_);
   trace_.ended = now_;
   trace_.journal = journal_.Snapshot();
   return std::move(trace_);

@@ -67,25 +67,6 @@ void ReadRequest(Reader& reader, const Field& field, RequestSpec* out) {
   reader.Get(*map, "calls", &out->calls, 1, kMaxCalls);
 }
 
-void ReadResponses(Reader& reader, const Field& field, Dialect dialect,
-                   std::vector<ResponseSpec>* out) {
-  std::optional<std::vector<Field>> items = reader.ReadList(field);
-  if (!items) return;
-  if (items->empty()) reader.Fail(field, "expected at least one response");
-  for (std::size_t i = 0; i < items->size() && reader.ok(); ++i) {
-    if (i > 0 && out->back().repeat == 0) {
-      reader.Fail((*items)[i],
-                  fmt::format("this response is never sent: responses[{}] has 'repeat: 0' and "
-                              "answers every remaining attempt",
-                              i - 1));
-      return;
-    }
-    ResponseSpec response;
-    ReadResponse(reader, (*items)[i], dialect, ResponsePlace::kResponses, &response);
-    out->push_back(std::move(response));
-  }
-}
-
 std::optional<Chaos::Choice> ReadChaosChoice(Reader& reader, const Field& field, Dialect dialect) {
   std::optional<Map> map = reader.ReadMap(field, keys::kChaosChoice);
   if (!map) return std::nullopt;
@@ -176,9 +157,8 @@ void ReadIdentity(Reader& reader, const Map& map, Scenario* out, YAML::Mark* nam
     }
   }
   if (std::optional<Field> dialect = reader.Require(map, "dialect")) {
-    constexpr std::string_view kNames[] = {"openai-chat", "anthropic-messages", "openai-responses"};
-    if (std::optional<std::size_t> index = reader.ReadName(*dialect, kNames)) {
-      out->dialect = ParseDialect(kNames[*index]).value_or(Dialect::kOpenAiChat);
+    if (std::optional<std::size_t> index = reader.ReadName(*dialect, keys::kDialectNames)) {
+      out->dialect = ParseDialect(keys::kDialectNames[*index]).value_or(Dialect::kOpenAiChat);
     }
   }
   if (std::optional<Field> tags = reader.Present(map, "tags")) {
@@ -197,9 +177,11 @@ void ReadBehaviour(Reader& reader, const Map& map, Scenario* out) {
     reader.Fail(*map.GetKey("responses"),
                 "a fleet's provider model answers every attempt; 'responses' scripts one call "
                 "(give per-request faults as 'chaos')");
-  } else if (!map.Has("responses") && !map.Has("chaos") && !map.Has("fleet")) {
-    reader.Fail(map.self(), "missing required key 'responses' (or 'chaos', or 'fleet')");
+  } else if (!map.Has("responses") && !map.Has("chaos") && !map.Has("fleet") &&
+             !map.Has("routes")) {
+    reader.Fail(map.self(), "missing required key 'responses' (or 'chaos', 'fleet' or 'routes')");
   }
+  ReadRoutes(reader, map, out);
   if (std::optional<Field> responses = reader.Present(map, "responses")) {
     ReadResponses(reader, *responses, out->dialect, &out->responses);
   }
@@ -329,6 +311,25 @@ std::expected<ParsedScenario, LoadError> ParseDocuments(std::string_view text,
 }
 
 }  // namespace
+
+void ReadResponses(Reader& reader, const Field& field, Dialect dialect,
+                   std::vector<ResponseSpec>* out) {
+  std::optional<std::vector<Field>> items = reader.ReadList(field);
+  if (!items) return;
+  if (items->empty()) reader.Fail(field, "expected at least one response");
+  for (std::size_t i = 0; i < items->size() && reader.ok(); ++i) {
+    if (i > 0 && out->back().repeat == 0) {
+      reader.Fail((*items)[i],
+                  fmt::format("this response is never sent: responses[{}] has 'repeat: 0' and "
+                              "answers every remaining attempt",
+                              i - 1));
+      return;
+    }
+    ResponseSpec response;
+    ReadResponse(reader, (*items)[i], dialect, ResponsePlace::kResponses, &response);
+    out->push_back(std::move(response));
+  }
+}
 
 std::expected<ParsedScenario, LoadError> ParseScenarioWithPosition(std::string_view text,
                                                                    std::string_view file,

@@ -12,9 +12,17 @@
 
 namespace faultline::scenario::internal {
 
-// Where a response entry appears: in `responses` (answers `repeat` attempts) or inside `chaos`
-// (drawn afresh for every attempt, so `repeat` means nothing there).
-enum class ResponsePlace { kResponses, kChaos };
+// Where a response entry appears: in `responses` (answers `repeat` attempts), inside `chaos`
+// (drawn afresh for every attempt, so `repeat` means nothing there) or as a route's health
+// failure (sent whenever the route is down, so `repeat` means nothing there either).
+enum class ResponsePlace { kResponses, kChaos, kHealth };
+
+// Reads a `responses` list (a scenario's or a route's) into *out.
+void ReadResponses(Reader& reader, const Field& field, Dialect dialect,
+                   std::vector<ResponseSpec>* out);
+
+// Reads `routes` and `group_outages` of the document (loader_routes.cc), if present.
+void ReadRoutes(Reader& reader, const Map& document, Scenario* out);
 
 // Reads one response entry into *out. Errors go to `reader`.
 void ReadResponse(Reader& reader, const Field& field, Dialect dialect, ResponsePlace place,

@@ -13,8 +13,10 @@
 namespace faultline::scenario::keys {
 
 inline constexpr std::string_view kDocument[] = {
-    "faultline", "name",       "description",      "dialect",   "tags",   "request", "responses",
-    "chaos",     "rate_limit", "listener_outages", "cancel_at", "policy", "expect",  "fleet"};
+    "faultline", "name",          "description", "dialect",    "tags",
+    "request",   "responses",     "chaos",       "rate_limit", "listener_outages",
+    "routes",    "group_outages", "cancel_at",   "policy",     "expect",
+    "fleet"};
 inline constexpr std::string_view kRequest[] = {"stream",     "model", "message",
                                                 "max_tokens", "tools", "calls"};
 // `stream` is an alias of `content` (same meaning; a response may use only one of them).
@@ -62,6 +64,20 @@ inline constexpr std::string_view kFleetProvider[] = {
 inline constexpr std::string_view kFleetService[] = {"distribution", "mean", "sigma"};
 inline constexpr std::string_view kFleetOverload[] = {"status", "retry_after"};
 inline constexpr std::string_view kFleetBrownout[] = {"from", "for", "capacity"};
+inline constexpr std::string_view kRoute[] = {
+    "id", "dialect", "model", "capabilities", "priority", "weight", "group", "responses", "health"};
+inline constexpr std::string_view kCapabilities[] = {
+    "tools", "reasoning", "images", "strict_tools", "stop_sequences", "prefill", "context_window"};
+inline constexpr std::string_view kHealth[] = {"down", "recover_at", "flapping", "brownout",
+                                               "fail"};
+inline constexpr std::string_view kTimeWindow[] = {"from", "for"};
+inline constexpr std::string_view kFlapping[] = {"up", "down"};
+inline constexpr std::string_view kBrownout[] = {"error_probability", "latency_multiplier", "seed"};
+inline constexpr std::string_view kGroupOutage[] = {"group", "from", "for"};
+
+// The dialect names, in the order of scenario::Dialect (checked against /$defs/dialect).
+inline constexpr std::string_view kDialectNames[] = {"openai-chat", "anthropic-messages",
+                                                     "openai-responses"};
 
 // Enumerated values. Each list is in the order of the C++ enum it maps to, starting at the
 // enumerator named in the comment (the loader converts a position into an enumerator).
@@ -128,6 +144,13 @@ inline constexpr KeySet kObjectKeySets[] = {
     {"/$defs/chaosChoice", kChaosChoice},
     {"/$defs/rateLimit", kRateLimit},
     {"/$defs/listenerOutage", kListenerOutage},
+    {"/$defs/route", kRoute},
+    {"/$defs/capabilities", kCapabilities},
+    {"/$defs/health", kHealth},
+    {"/$defs/timeWindow", kTimeWindow},
+    {"/$defs/flapping", kFlapping},
+    {"/$defs/brownout", kBrownout},
+    {"/$defs/groupOutage", kGroupOutage},
     {"/$defs/expect", kExpect},
     {"/$defs/expectFailure", kExpectFailure},
     {"/$defs/expectAttemptFailure", kExpectAttemptFailure},

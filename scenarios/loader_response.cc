@@ -254,6 +254,9 @@ void ReadResponse(Reader& reader, const Field& field, Dialect dialect, ResponseP
   if (place == ResponsePlace::kChaos) {
     RejectKey(reader, *map, "repeat",
               "'repeat' has no meaning inside chaos: every attempt draws its response afresh");
+  } else if (place == ResponsePlace::kHealth) {
+    RejectKey(reader, *map, "repeat",
+              "'repeat' has no meaning in a health failure: it answers whenever the route is down");
   }
   reader.Get(*map, "repeat", &out->repeat, 0, kMaxRepeat);
   ReadConnection(reader, *map, out);

@@ -267,6 +267,73 @@ struct ListenerOutage {
   friend bool operator==(const ListenerOutage&, const ListenerOutage&) = default;
 };
 
+// ---- Routes: one logical model served by several concrete endpoints ----
+
+// What a route can serve. A request that needs a capability (tools, say) must only go to a route
+// that declares it; `context_window` bounds the request's estimated size in tokens.
+struct Capabilities {
+  bool tools = true;
+  bool reasoning = false;
+  bool images = false;
+  bool strict_tools = false;
+  bool stop_sequences = true;
+  bool prefill = false;
+  int context_window = 128'000;
+  friend bool operator==(const Capabilities&, const Capabilities&) = default;
+};
+
+// A stretch of scenario time; without a length it lasts from `from` on, for good.
+struct TimeWindow {
+  Duration from{0};
+  std::optional<Duration> length;
+  bool Contains(Duration at) const { return at >= from && (!length || at < from + *length); }
+  friend bool operator==(const TimeWindow&, const TimeWindow&) = default;
+};
+
+// How a route's health evolves with time. While the route is down, every request gets
+// `failure`; while it is up, the route answers from its `responses`, except that a brownout
+// fails `error_probability` of the attempts as `failure` says and stretches every delay of the
+// answer by `latency_multiplier`.
+struct Health {
+  // kRefused: nothing listens (the route has a port of its own); kResponse: `failure_response`
+  // (a 503 by default; a 429 with its Retry-After for a rate limit, `error: quota` for an
+  // exhausted quota, `headers_delay` for a slow failure, `connection: reset_before_headers`).
+  enum class Failure { kResponse, kRefused };
+  Failure failure = Failure::kResponse;
+  ResponseSpec failure_response;
+  std::vector<TimeWindow> down;  // hard down; a route recovering at T is down until T
+  // Flapping: up for `flap_up`, then down for `flap_down`, over and over from t = 0.
+  std::optional<Duration> flap_up;
+  std::optional<Duration> flap_down;
+  double error_probability = 0;
+  double latency_multiplier = 1;
+  std::uint64_t seed = 0;  // the brownout's draws
+  friend bool operator==(const Health&, const Health&) = default;
+};
+
+// One concrete endpoint of the logical model: direct, another region, another provider, a gateway.
+struct Route {
+  std::string id;  // [a-z0-9][a-z0-9._-]*, unique in the scenario
+  Dialect dialect = Dialect::kOpenAiChat;
+  std::string model;  // the wire model name requests to this route carry
+  Capabilities capabilities;
+  int priority = 0;   // lower is tried first
+  int weight = 1;     // shares among routes of the same priority
+  std::string group;  // shared-fate group (provider, account, region); "" = none
+  // One entry per attempt on this route, in arrival order (as the scenario's `responses`).
+  std::vector<ResponseSpec> responses;
+  std::optional<Health> health;
+  friend bool operator==(const Route&, const Route&) = default;
+};
+
+// A trigger that takes every route of a shared-fate group down for a window; each member then
+// fails as its health says (a 503 when it declares none).
+struct GroupOutage {
+  std::string group;
+  TimeWindow window;
+  friend bool operator==(const GroupOutage&, const GroupOutage&) = default;
+};
+
 // What the subject is asked to send.
 struct RequestSpec {
   bool stream = true;
@@ -346,6 +413,13 @@ struct Scenario {
   std::optional<Chaos> chaos;           // when set, replaces `responses`
   std::optional<RateLimit> rate_limit;  // checked before `responses`/`chaos`
   std::vector<ListenerOutage> listener_outages;
+  // Several routes for the one logical model (the request's): when set, they replace
+  // `responses`, `chaos`, `rate_limit` and `listener_outages`, which each route scripts itself.
+  std::vector<Route> routes;
+  std::vector<GroupOutage> group_outages;
+  // Set only in the scenario of one route (route_scenario.h): its id, and its health process.
+  std::string route_id;
+  std::optional<Health> health;
   // The runner cancels the call this long after its first request reached the provider (t = 0 in
   // the virtual world; over sockets this keeps an adapter's start-up out of the timing).
   std::optional<Duration> cancel_at;

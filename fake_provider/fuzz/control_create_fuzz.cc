@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "fake_provider/control_api.h"
 #include "fake_provider/dialect.h"
 #include "fake_provider/fuzz/fuzz_host.h"
+#include "fake_provider/server/control_api.h"
 #include "reference_impl/fuzz/fuzz_support.h"
 
 namespace faultline::provider::fuzz {
@@ -35,9 +35,12 @@ void Exercise(FuzzHost& host, const std::string& id) {
   const std::string base = "/_faultline/sessions/" + id;
   ExpectStatus(HandleControlRequest(host, "GET", base, ""), {200}, "a created session is found");
   const auto session = host.FindSession(id);
-  const RequestInfo request{"POST", WriterFor(session->scenario().dialect).endpoint_path(),
-                            R"({"stream":true})"};
-  const internal::Admission admission = session->Admit(request, JournalEntry{}, host.Now());
+  HttpRequest request;
+  request.method = "POST";
+  request.target = std::string(WriterFor(session->scenario().dialect).endpoint_path());
+  request.body = R"({"stream":true})";
+  const internal::Admission admission =
+      session->Admit(request, request.target, /*connection=*/1, false, host.Now());
   if (admission.plan.attempt != 1)
     Fail("first attempt", "1", std::to_string(admission.plan.attempt));
   ExpectStatus(HandleControlRequest(host, "GET", base + "/journal", ""), {200}, "journal");

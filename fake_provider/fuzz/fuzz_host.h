@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "fake_provider/server_core.h"
+#include "fake_provider/server/server_core.h"
 #include "scenarios/loader.h"
 
 namespace faultline::provider::fuzz {

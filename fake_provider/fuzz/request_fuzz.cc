@@ -12,9 +12,9 @@
 #include <string_view>
 #include <vector>
 
-#include "fake_provider/control_api.h"
 #include "fake_provider/fuzz/fuzz_host.h"
 #include "fake_provider/http_request.h"
+#include "fake_provider/server/control_api.h"
 #include "reference_impl/fuzz/fuzz_support.h"
 
 namespace faultline::provider::fuzz {
@@ -83,8 +83,8 @@ Outcome Read(const std::vector<std::string_view>& pieces, const RequestLimits& l
 // What the connection does with a complete request, minus the socket.
 void Handle(const HttpRequest& request) {
   FuzzHost host(scenario::ParseLimits{.max_depth = 32, .max_keys = 2000});
-  const Route route = RouteTarget(request.target);
-  if (route.kind == Route::Kind::kControl) {
+  const Destination destination = ResolveTarget(request.target);
+  if (destination.kind == Destination::Kind::kControl) {
     const internal::ControlAccess access{"", "127.0.0.1", {"faultline.test"}};
     if (ControlAccessDenied(access, request, 8080)) return;
     const internal::HttpReply reply =
@@ -94,12 +94,11 @@ void Handle(const HttpRequest& request) {
     }
     return;
   }
-  if (route.kind != Route::Kind::kSession) return;
-  const auto session = host.FindSession(route.session_id);
+  if (destination.kind != Destination::Kind::kSession) return;
+  const auto session = host.FindSession(destination.session_id);
   if (!session) return;
-  const RequestInfo info{request.method, route.path, request.body};
   const internal::Admission admission =
-      session->Admit(info, JournalEntryFor(request, false), host.Now());
+      session->Admit(request, destination.path, /*connection=*/1, false, host.Now());
   // 1, or 0 for a path the dialect does not serve (answered 404, not counted).
   if (admission.plan.attempt != 1 && admission.plan.attempt != 0) {
     Fail("a fresh session's first request is attempt 1 (or 0)", "1",

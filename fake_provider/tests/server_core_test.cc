@@ -1,9 +1,9 @@
 // Unit tests of the server's socket-free parts: the lateness histogram, session ids, URLs.
-#include "fake_provider/server_core.h"
+#include "fake_provider/server/server_core.h"
 
 #include <gtest/gtest.h>
 
-#include "fake_provider/control_api.h"
+#include "fake_provider/server/control_api.h"
 
 namespace faultline::provider::internal {
 namespace {

@@ -26,7 +26,7 @@
 #include <utility>
 #include <vector>
 
-#include "fake_provider/server.h"
+#include "fake_provider/server/server.h"
 #include "scenarios/loader.h"
 
 namespace faultline::provider::server_testing {

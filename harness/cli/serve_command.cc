@@ -13,7 +13,7 @@
 #include <mutex>
 #include <thread>
 
-#include "fake_provider/server.h"
+#include "fake_provider/server/server.h"
 #include "scenarios/loader.h"
 
 namespace faultline::cli {
@@ -98,18 +98,14 @@ void PrintListening(const provider::Server& server, std::ostream& out) {
   }
 }
 
-void PrintSessions(const provider::Server& server, const std::vector<scenario::Scenario>& scenarios,
-                   std::ostream& out) {
+void PrintSessions(const provider::Server& server, std::ostream& out) {
   PrintListening(server, out);
   std::size_t width = 0;
   for (const auto& session : server.Sessions()) width = std::max(width, session.id.size());
   const auto sessions = server.Sessions();
   for (const auto& session : sessions) {
-    std::string_view dialect = "?";
-    for (const auto& scenario : scenarios) {
-      if (scenario.name == session.scenario_name) dialect = scenario::ToString(scenario.dialect);
-    }
-    out << fmt::format("  {:<{}}  {:<18}  {}\n", session.id, width, dialect, session.base_url);
+    out << fmt::format("  {:<{}}  {:<18}  {}\n", session.id, width, session.dialect,
+                       session.base_url);
   }
   if (sessions.empty()) {
     out << "  (no sessions yet: POST " << server.base_url() << "/_faultline/sessions)\n";
@@ -296,7 +292,7 @@ ExitCode RunServe(const ServeOptions& options, std::ostream& out, std::ostream& 
     }
   }
   SignalStopper stopper(**server);
-  PrintSessions(**server, *scenarios, out);
+  PrintSessions(**server, out);
   (*server)->Run();
   out << "faultline serve: stopped" << std::endl;
   return ExitCode::kSuccess;

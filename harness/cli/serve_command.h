@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fake_provider/server.h"
+#include "fake_provider/server/server.h"
 #include "harness/cli/cli.h"
 
 namespace faultline::cli {

@@ -19,7 +19,7 @@
 #include <thread>
 #include <vector>
 
-#include "fake_provider/server.h"
+#include "fake_provider/server/server.h"
 #include "harness/tests/faultline_process.h"
 #include "reference_impl/retry_log.h"
 #include "scenarios/loader.h"

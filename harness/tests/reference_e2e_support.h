@@ -21,7 +21,7 @@
 #include <tuple>
 #include <vector>
 
-#include "fake_provider/server.h"
+#include "fake_provider/server/server.h"
 #include "fake_provider/tests/server_test_support.h"
 #include "reference_impl/call.h"
 #include "reference_impl/driver.h"

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "scenarios/loader.h"
+#include "scenarios/tests/load_error_cases.h"
 
 namespace faultline::scenario {
 namespace {
@@ -19,29 +20,6 @@ std::string Doc(std::string_view responses, std::string_view dialect = "openai-c
 
 // A valid document (lines 1-6) followed by `extra` top-level lines from line 7.
 std::string Top(std::string_view extra) { return Doc("  - {}\n") + std::string(extra); }
-
-struct ErrorCase {
-  std::string_view what;
-  std::string text;
-  int line;
-  int column;
-  std::string_view path;
-  std::string_view message;
-};
-
-void ExpectErrors(const std::vector<ErrorCase>& cases) {
-  for (const ErrorCase& expected : cases) {
-    SCOPED_TRACE(expected.what);
-    auto scenario = ParseScenario(expected.text, "bad.yaml");
-    ASSERT_FALSE(scenario.has_value()) << expected.text;
-    const LoadError& error = scenario.error();
-    EXPECT_EQ(error.file, "bad.yaml");
-    EXPECT_EQ(error.line, expected.line);
-    EXPECT_EQ(error.column, expected.column);
-    EXPECT_EQ(error.path, expected.path);
-    EXPECT_EQ(error.message, expected.message);
-  }
-}
 
 TEST(LoaderErrorTest, UnknownKeys) {
   ExpectErrors({
@@ -156,7 +134,7 @@ TEST(LoaderErrorTest, MissingRequiredKeys) {
       {"faultline", "name: t/x\ndescription: d\ndialect: openai-chat\nresponses: [{}]\n", 1, 1, "",
        "missing required key 'faultline'"},
       {"responses or chaos", "faultline: 1\nname: t/x\ndescription: d\ndialect: openai-chat\n", 1,
-       1, "", "missing required key 'responses' (or 'chaos', or 'fleet')"},
+       1, "", "missing required key 'responses' (or 'chaos', 'fleet' or 'routes')"},
       {"header value", Doc("  - headers: [{name: x-a}]\n"), 6, 15, "responses[0].headers[0]",
        "missing required key 'value'"},
       {"fault position", Doc("  - content: {faults: [{stall: 1s}]}\n"), 6, 24,

@@ -1,4 +1,4 @@
-#include "fake_provider/control_api.h"
+#include "fake_provider/server/control_api.h"
 
 #include <fmt/format.h>
 
@@ -42,6 +42,17 @@ std::string SdkBaseUrl(const SessionState& session) {
              : session.base_url() + "/v1";
 }
 
+// A parent session's routes (server_core.h): where each is served.
+json RoutesArray(const SessionState& session) {
+  json routes = json::array();
+  for (const auto& route : session.routes()) {
+    routes.push_back({{"id", route->scenario().route_id},
+                      {"base_url", route->base_url()},
+                      {"dialect", std::string(scenario::ToString(route->scenario().dialect))}});
+  }
+  return routes;
+}
+
 json SessionObject(const SessionState& session, WallTime now) {
   const auto& scenario = session.scenario();
   json listener = {{"dedicated", session.dedicated_port() != 0}};
@@ -60,7 +71,8 @@ json SessionObject(const SessionState& session, WallTime now) {
       {"source", scenario.source},
       {"seed", session.seed()},
       {"attempts", session.attempts()},
-      {"listener", std::move(listener)}};
+      {"listener", std::move(listener)},
+      {"routes", RoutesArray(session)}};
 }
 
 json RejectedObject(const StatsSnapshot& stats) {
@@ -436,37 +448,6 @@ bool IsMonitoringRequest(std::string_view method, std::string_view target) {
   return method == "GET" && (path == "/_faultline/health" || path == "/_faultline/stats");
 }
 
-Route RouteTarget(std::string_view target) {
-  if (target.starts_with(kControlPrefix) &&
-      (target.size() == kControlPrefix.size() || target[kControlPrefix.size()] == '/' ||
-       target[kControlPrefix.size()] == '?')) {
-    return Route{Route::Kind::kControl, {}, {}};
-  }
-  constexpr std::string_view kSessionPrefix = "/s/";
-  if (!target.starts_with(kSessionPrefix)) return Route{};
-  const std::size_t v1 = target.find("/v1/", kSessionPrefix.size() - 1);
-  if (v1 == std::string_view::npos || v1 <= kSessionPrefix.size()) return Route{};
-  std::string_view path = target.substr(v1);
-  path = path.substr(0, path.find('?'));
-  return Route{Route::Kind::kSession,
-               PercentDecode(target.substr(kSessionPrefix.size(), v1 - kSessionPrefix.size())),
-               path};
-}
-
-JournalEntry JournalEntryFor(const HttpRequest& request, bool keep_secrets) {
-  JournalEntry entry;
-  entry.method = request.method;
-  entry.target = request.target;
-  entry.headers = request.headers;
-  entry.trailers = request.trailers;
-  entry.body = request.body;
-  if (!keep_secrets) {
-    RedactSecretHeaders(entry.headers);
-    RedactSecretHeaders(entry.trailers);
-  }
-  return entry;
-}
-
 HttpReply JsonError(int status, std::string_view type, std::string_view message) {
   json body = {{"error", {{"type", std::string(type)}, {"message", std::string(message)}}}};
   return JsonReply(status, body);
@@ -474,23 +455,6 @@ HttpReply JsonError(int status, std::string_view type, std::string_view message)
 
 std::string SessionJson(const SessionState& session, WallTime now) {
   return Dump(SessionObject(session, now));
-}
-
-std::string PercentDecode(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    unsigned value = 0;
-    if (text[i] == '%' && i + 2 < text.size() &&
-        std::from_chars(text.data() + i + 1, text.data() + i + 3, value, 16).ptr ==
-            text.data() + i + 3) {
-      out += static_cast<char>(value);
-      i += 2;
-    } else {
-      out += text[i];
-    }
-  }
-  return out;
 }
 
 HttpReply HandleControlRequest(SessionHost& host, std::string_view method, std::string_view target,

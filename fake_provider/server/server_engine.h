@@ -29,9 +29,9 @@
 #include <unordered_map>
 #include <vector>
 
-#include "fake_provider/control_api.h"
-#include "fake_provider/server.h"
-#include "fake_provider/server_core.h"
+#include "fake_provider/server/control_api.h"
+#include "fake_provider/server/server.h"
+#include "fake_provider/server/server_core.h"
 
 namespace faultline::provider::internal {
 
@@ -99,6 +99,13 @@ class Engine final : public SessionHost {
   std::size_t EffectiveMaxConnections() const;
   // Evicts the oldest overflow connection when there are too many; requires connections_mu_.
   void TrimOverflow();
+  // One session (a parent's route when `parent` is set); CreateSession adds a scenario's routes.
+  std::expected<std::shared_ptr<SessionState>, AddSessionError> CreateOne(
+      scenario::Scenario scenario, std::string id, std::optional<std::uint64_t> seed,
+      std::shared_ptr<SessionState> parent);
+  bool DeleteOne(std::string_view id);
+  // Re-arms the dedicated listeners of the session and of its routes; requires sessions_mu_.
+  void WakeListeners(const SessionState& session);
   // Duplicate id, --max-sessions, --max-listeners (counted when refused); requires sessions_mu_.
   std::expected<void, AddSessionError> CheckSessionLimits(std::string_view id, bool listener);
   // `backoff` is owned by the caller: a timer must outlive the coroutine that waits on it when

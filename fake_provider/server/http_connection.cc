@@ -1,5 +1,5 @@
-// One accepted connection: read a request, route it (session plan, control API, 404 hint),
-// answer, and loop while the connection may be kept alive.
+// One accepted connection: read a request, send it where it goes (session plan, control API, 404
+// hint), answer, and loop while the connection may be kept alive.
 #include <fmt/format.h>
 
 #include <array>
@@ -16,10 +16,10 @@
 #include <string_view>
 #include <utility>
 
-#include "fake_provider/control_api.h"
 #include "fake_provider/http_request.h"
-#include "fake_provider/plan_execution.h"
-#include "fake_provider/server_engine.h"
+#include "fake_provider/server/control_api.h"
+#include "fake_provider/server/plan_execution.h"
+#include "fake_provider/server/server_engine.h"
 
 namespace faultline::provider::internal {
 namespace {
@@ -188,12 +188,6 @@ asio::awaitable<ReadResult> ReadRequest(Connection& conn) {
   co_return ReadResult{};
 }
 
-JournalEntry EntryFor(const Connection& conn, const Request& request) {
-  JournalEntry entry = JournalEntryFor(request, conn.engine.options().journal_secrets);
-  entry.connection = conn.id;
-  return entry;
-}
-
 void LogExchange(const Connection& conn, const SessionState& session, const Request& request,
                  std::string_view path, const Admission& admission, const ExchangeEnd& end) {
   if (!conn.engine.options().request_log) return;
@@ -230,8 +224,8 @@ asio::awaitable<bool> ServeSessionRequest(Connection& conn, SessionState& sessio
                                           const Request& request, std::string_view path) {
   Engine& engine = conn.engine;
   engine.counters().session_requests.fetch_add(1, std::memory_order_relaxed);
-  const RequestInfo info{request.method, path, request.body};
-  const Admission admission = session.Admit(info, EntryFor(conn, request), engine.clock().Now());
+  const Admission admission =
+      session.Admit(request, path, conn.id, engine.options().journal_secrets, engine.clock().Now());
   const ExchangeContext context{engine,
                                 conn.socket,
                                 conn.buffer,
@@ -306,8 +300,8 @@ asio::awaitable<bool> ServeControl(Connection& conn, const Request& request) {
 asio::awaitable<bool> Dispatch(Connection& conn, const Request& request) {
   Engine& engine = conn.engine;
   const std::string_view target = request.target;
-  const Route route = RouteTarget(target);
-  if (route.kind == Route::Kind::kControl &&
+  const Destination destination = ResolveTarget(target);
+  if (destination.kind == Destination::Kind::kControl &&
       (!conn.overflow || IsMonitoringRequest(request.method, target))) {
     const bool keep_alive = co_await ServeControl(conn, request);
     co_return keep_alive;
@@ -316,9 +310,10 @@ asio::awaitable<bool> Dispatch(Connection& conn, const Request& request) {
     const bool keep_alive = co_await ServeReply(conn, request, TooManyConnections(engine));
     co_return keep_alive;
   }
-  if (route.kind == Route::Kind::kSession) {
-    if (auto session = engine.FindSession(route.session_id)) {
-      const bool keep_alive = co_await ServeSessionRequest(conn, *session, request, route.path);
+  if (destination.kind == Destination::Kind::kSession) {
+    if (auto session = engine.FindSession(destination.session_id)) {
+      const bool keep_alive =
+          co_await ServeSessionRequest(conn, *session, request, destination.path);
       co_return keep_alive;
     }
   }

@@ -1,6 +1,6 @@
 // Server: the listeners, the session registry, the connection registry and the event loops.
 // The per-connection protocol is in http_connection.cc, plan execution in plan_execution.cc.
-#include "fake_provider/server.h"
+#include "fake_provider/server/server.h"
 
 #include <fmt/format.h>
 #include <sys/resource.h>
@@ -16,7 +16,8 @@
 #include <thread>
 #include <utility>
 
-#include "fake_provider/server_engine.h"
+#include "fake_provider/server/server_engine.h"
+#include "scenarios/route_scenario.h"
 
 namespace faultline::provider {
 namespace internal {
@@ -387,11 +388,34 @@ std::expected<void, AddSessionError> Engine::CheckSessionLimits(std::string_view
   return {};
 }
 
+// A scenario with routes: the parent session, then one route session per route (server_core.h).
+std::expected<std::shared_ptr<SessionState>, AddSessionError> Engine::CreateSession(
+    scenario::Scenario scenario, std::string id, std::optional<std::uint64_t> seed) {
+  if (id.empty()) id = scenario.name;
+  std::vector<scenario::Scenario> routes;
+  for (const scenario::Route& route : scenario.routes) {
+    routes.push_back(scenario::RouteScenario(scenario, route));
+  }
+  auto parent = CreateOne(std::move(scenario), id, seed, nullptr);
+  if (!parent) return parent;
+  for (scenario::Scenario& route : routes) {
+    const std::string route_id = scenario::RouteSessionId(id, route.route_id);
+    auto created = CreateOne(std::move(route), route_id, seed, *parent);
+    if (!created) {
+      DeleteSession(id);
+      return std::unexpected(created.error());
+    }
+    (*parent)->AddRoute(std::move(*created));
+  }
+  return parent;
+}
+
 // The limits are checked before and again after the work: opening the listener and compiling
 // the scenario happen outside the lock, so a large scenario never holds up the requests that
 // look sessions up.
-std::expected<std::shared_ptr<SessionState>, AddSessionError> Engine::CreateSession(
-    scenario::Scenario scenario, std::string id, std::optional<std::uint64_t> seed) {
+std::expected<std::shared_ptr<SessionState>, AddSessionError> Engine::CreateOne(
+    scenario::Scenario scenario, std::string id, std::optional<std::uint64_t> seed,
+    std::shared_ptr<SessionState> parent) {
   using Code = AddSessionError::Code;
   if (id.empty()) id = scenario.name;
   if (auto reason = InvalidSessionIdReason(id))
@@ -416,9 +440,10 @@ std::expected<std::shared_ptr<SessionState>, AddSessionError> Engine::CreateSess
   const std::string base_url = HttpBaseUrl(endpoint_.address().to_string(), port) + "/s/" + id;
   std::shared_ptr<SessionState> session;
   try {  // the scenario is compiled here; nothing should throw, but this is an API edge
+    const WallTime start = parent ? parent->start() : clock_.Now();
     session = std::make_shared<SessionState>(id, base_url, listener ? port : 0, std::move(scenario),
-                                             seed.value_or(options_.seed), clock_.Now(),
-                                             options_.journal_capacity);
+                                             seed.value_or(options_.seed), start,
+                                             options_.journal_capacity, std::move(parent));
   } catch (const std::exception& e) {
     return std::unexpected(AddSessionError{Code::kInvalid, e.what()});
   }
@@ -447,6 +472,13 @@ std::expected<void, std::string> Engine::StartDedicatedListener(
 }
 
 bool Engine::DeleteSession(std::string_view id) {
+  const std::shared_ptr<SessionState> session = FindSession(id);
+  if (!session) return false;
+  for (const auto& route : session->routes()) DeleteOne(route->id());
+  return DeleteOne(id);
+}
+
+bool Engine::DeleteOne(std::string_view id) {
   std::lock_guard lock(sessions_mu_);
   const auto it = sessions_.find(id);
   if (it == sessions_.end()) return false;
@@ -463,10 +495,18 @@ bool Engine::AnchorOutages(std::string_view id) {
   const auto it = sessions_.find(id);
   if (it == sessions_.end()) return false;
   it->second->AnchorOutages(clock_.Now());
-  if (const auto listener = listeners_.find(id); listener != listeners_.end()) {
-    WakeListener(listener->second, /*remove=*/false);
-  }
+  WakeListeners(*it->second);
   return true;
+}
+
+void Engine::WakeListeners(const SessionState& session) {
+  std::vector<std::string> ids = {session.id()};
+  for (const auto& route : session.routes()) ids.push_back(route->id());
+  for (const std::string& id : ids) {
+    if (const auto listener = listeners_.find(id); listener != listeners_.end()) {
+      WakeListener(listener->second, /*remove=*/false);
+    }
+  }
 }
 
 std::shared_ptr<SessionState> Engine::ResetSession(std::string_view id) {
@@ -474,9 +514,7 @@ std::shared_ptr<SessionState> Engine::ResetSession(std::string_view id) {
   const auto it = sessions_.find(id);
   if (it == sessions_.end()) return nullptr;
   it->second->Reset(clock_.Now());
-  if (const auto listener = listeners_.find(id); listener != listeners_.end()) {
-    WakeListener(listener->second, /*remove=*/false);
-  }
+  WakeListeners(*it->second);
   return it->second;
 }
 

@@ -17,11 +17,13 @@
 #include <utility>
 #include <vector>
 
+#include "fake_provider/admission.h"
 #include "fake_provider/dialect.h"
+#include "fake_provider/http_request.h"
 #include "fake_provider/journal.h"
 #include "fake_provider/plan.h"
 #include "fake_provider/provider_core.h"
-#include "fake_provider/server.h"
+#include "fake_provider/server/server.h"
 #include "scenarios/parse_limits.h"
 #include "scenarios/scenario.h"
 
@@ -133,11 +135,18 @@ struct Admission {
 
 // One hosted scenario session. ProviderSession is not thread-safe: `mu_` serialises it and is
 // held only for the short, non-blocking calls below.
+//
+// A scenario with routes is a parent session plus one route session per route
+// (scenario::RouteSessionId, compiled from scenario::RouteScenario): each route has its own base
+// URL, attempt counter and (when it refuses connections) listener, but journals into its
+// parent's journal on its parent's time axis, so the parent's journal is the whole story in
+// arrival order. Resetting or anchoring the parent does the same to its routes.
 class SessionState {
  public:
+  // `parent`: the session whose journal and start this route session shares (null: none).
   SessionState(std::string id, std::string base_url, std::uint16_t dedicated_port,
                scenario::Scenario scenario, std::uint64_t seed, WallTime start,
-               std::size_t journal_capacity);
+               std::size_t journal_capacity, std::shared_ptr<SessionState> parent = nullptr);
 
   const std::string& id() const { return id_; }
   const std::string& base_url() const { return base_url_; }
@@ -145,9 +154,10 @@ class SessionState {
   const scenario::Scenario& scenario() const { return scenario_; }
   std::uint64_t seed() const { return seed_; }
 
-  // Computes the plan and journals the request (arrival = `now`) atomically, so journal order
-  // is attempt order.
-  Admission Admit(const RequestInfo& request, JournalEntry entry, WallTime now);
+  // Admits the request (admission.h) under the session lock, so journal order is attempt
+  // order. `path` is the request's Destination::path.
+  Admission Admit(const HttpRequest& request, std::string_view path, std::uint64_t connection,
+                  bool keep_secrets, WallTime now);
   void Reset(WallTime now);
   void AnchorOutages(WallTime now);  // ProviderSession::AnchorOutages
 
@@ -160,6 +170,10 @@ class SessionState {
   WallTime start() const;
   SessionInfo Info() const;
 
+  // The route sessions of a parent, in the scenario's order.
+  void AddRoute(std::shared_ptr<SessionState> route);
+  std::vector<std::shared_ptr<SessionState>> routes() const;
+
  private:
   const std::string id_;
   const std::string base_url_;
@@ -167,11 +181,15 @@ class SessionState {
   const scenario::Scenario scenario_;
   const std::uint64_t seed_;
   const std::size_t journal_capacity_;
+  // Weak: the parent owns its routes (routes_), and a strong pointer back would keep a deleted
+  // session alive. A route whose parent is gone journals into its own journal.
+  const std::weak_ptr<SessionState> parent_;
   bool has_outages_ = false;
   mutable std::mutex mu_;
   ProviderSession provider_;          // guarded by mu_
   std::shared_ptr<Journal> journal_;  // guarded by mu_ (the pointer; Journal locks itself)
   WallTime start_;                    // guarded by mu_
+  std::vector<std::shared_ptr<SessionState>> routes_;  // guarded by mu_
 };
 
 struct AddSessionError {

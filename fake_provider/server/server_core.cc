@@ -1,4 +1,4 @@
-#include "fake_provider/server_core.h"
+#include "fake_provider/server/server_core.h"
 
 #include <fmt/format.h>
 
@@ -77,37 +77,44 @@ LatenessHistogram::Summary LatenessHistogram::Summarize() const {
 
 SessionState::SessionState(std::string id, std::string base_url, std::uint16_t dedicated_port,
                            scenario::Scenario scenario, std::uint64_t seed, WallTime start,
-                           std::size_t journal_capacity)
+                           std::size_t journal_capacity, std::shared_ptr<SessionState> parent)
     : id_(std::move(id)),
       base_url_(std::move(base_url)),
       dedicated_port_(dedicated_port),
       scenario_(scenario),
       seed_(seed),
       journal_capacity_(journal_capacity),
+      parent_(std::move(parent)),
       has_outages_(!scenario.listener_outages.empty()),
       provider_(std::make_shared<const CompiledScenario>(std::move(scenario)), seed, start),
       journal_(std::make_shared<Journal>(journal_capacity)),
       start_(start) {}
 
-Admission SessionState::Admit(const RequestInfo& request, JournalEntry entry, WallTime now) {
+Admission SessionState::Admit(const HttpRequest& request, std::string_view path,
+                              std::uint64_t connection, bool keep_secrets, WallTime now) {
+  // A route journals into its parent's journal, on its parent's time axis (the parent's lock is
+  // taken and released first: locks are only ever taken parent before route).
+  const std::shared_ptr<SessionState> parent = parent_.lock();
+  std::shared_ptr<Journal> shared = parent ? parent->journal() : nullptr;
+  const std::optional<WallTime> shared_start =
+      parent ? std::optional<WallTime>(parent->start()) : std::nullopt;
   std::lock_guard lock(mu_);
-  Admission admission;
-  admission.plan = provider_.Respond(request, now);
-  admission.journal = journal_;
-  admission.session_start = start_;
-  admission.arrived = now;
-  entry.arrived = now - start_;
-  entry.attempt = admission.plan.attempt;
-  entry.status = admission.plan.status;
-  entry.plan_summary = admission.plan.summary;
-  entry.truth = admission.plan.truth;
-  admission.entry_index = journal_->Begin(std::move(entry));
-  return admission;
+  const std::shared_ptr<Journal>& journal = shared ? shared : journal_;
+  const WallTime start = shared_start.value_or(start_);
+  Admitted admitted = provider::Admit(provider_, *journal,
+                                      {.request = request,
+                                       .path = path,
+                                       .connection = connection,
+                                       .keep_secrets = keep_secrets,
+                                       .now = now,
+                                       .session_start = start});
+  return Admission{std::move(admitted.plan), journal, admitted.entry_index, start, now};
 }
 
 // A fresh Journal rather than Clear(): exchanges still running keep writing into the old one,
 // so their indexes cannot collide with the new journal's.
 void SessionState::Reset(WallTime now) {
+  for (const auto& route : routes()) route->Reset(now);
   std::lock_guard lock(mu_);
   provider_.Reset(now);
   journal_ = std::make_shared<Journal>(journal_capacity_);
@@ -115,8 +122,19 @@ void SessionState::Reset(WallTime now) {
 }
 
 void SessionState::AnchorOutages(WallTime now) {
+  for (const auto& route : routes()) route->AnchorOutages(now);
   std::lock_guard lock(mu_);
   provider_.AnchorOutages(now);
+}
+
+void SessionState::AddRoute(std::shared_ptr<SessionState> route) {
+  std::lock_guard lock(mu_);
+  routes_.push_back(std::move(route));
+}
+
+std::vector<std::shared_ptr<SessionState>> SessionState::routes() const {
+  std::lock_guard lock(mu_);
+  return routes_;
 }
 
 bool SessionState::ListenerDown(WallTime now) const {
@@ -145,7 +163,17 @@ WallTime SessionState::start() const {
 }
 
 SessionInfo SessionState::Info() const {
-  return SessionInfo{id_, base_url_, scenario_.name, attempts(), std::nullopt};
+  SessionInfo info{id_,
+                   base_url_,
+                   scenario_.name,
+                   std::string(scenario::ToString(scenario_.dialect)),
+                   attempts(),
+                   std::nullopt,
+                   {}};
+  for (const auto& route : routes()) {
+    info.routes.push_back({route->scenario().route_id, route->base_url()});
+  }
+  return info;
 }
 
 std::optional<std::string> InvalidSessionIdReason(std::string_view id) {

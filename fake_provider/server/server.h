@@ -74,14 +74,25 @@ struct ServerOptions {
   bool journal_secrets = false;            // journal Authorization, x-api-key, ... in clear
 };
 
+// One route of a session whose scenario has routes (docs/routes.md).
+struct RouteInfo {
+  std::string id;
+  std::string base_url;  // http://127.0.0.1:PORT/s/<session>/route/<id>
+  friend bool operator==(const RouteInfo&, const RouteInfo&) = default;
+};
+
 struct SessionInfo {
   std::string id;
   std::string base_url;  // e.g. http://127.0.0.1:40123/s/demo/hello
   std::string scenario_name;
+  std::string dialect;  // the dialect the session speaks ("openai-chat", ...)
   int attempts = 0;
   // The steady-clock instant the session's journal times count from (set by AddSession), so an
   // in-process caller can put its own timestamps on the same axis.
   std::optional<std::chrono::steady_clock::time_point> started;
+  // With routes: each route's endpoint. Requests go there; the session's own base URL answers
+  // 404, and its journal holds every route's requests.
+  std::vector<RouteInfo> routes;
 };
 
 class Server {

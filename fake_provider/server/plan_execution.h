@@ -14,7 +14,7 @@
 
 #include "fake_provider/journal.h"
 #include "fake_provider/plan.h"
-#include "fake_provider/server_core.h"
+#include "fake_provider/server/server_core.h"
 
 namespace faultline::provider::internal {
 

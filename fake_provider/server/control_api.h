@@ -1,7 +1,8 @@
-// Internal to the real server: routing a request target, the control API under /_faultline/
-// (see server.h for the routes) with its access checks, and the 404 hint. Pure request -> reply
-// functions over a SessionHost, no sockets, so the connection code only moves bytes and the fuzz
-// targets (fake_provider/fuzz/) run the same code. Thread-safe as the SessionHost is.
+// Internal to the real server: the control API under /_faultline/ (see server.h for the routes)
+// with its access checks, and the 404 hint; targets are resolved by fake_provider/admission.h.
+// Pure request -> reply functions over a SessionHost, no sockets, so the connection code only moves
+// bytes and the fuzz targets (fake_provider/fuzz/) run the same code. Thread-safe as the
+// SessionHost is.
 #pragma once
 
 #include <cstdint>
@@ -10,13 +11,12 @@
 #include <string_view>
 #include <vector>
 
+#include "fake_provider/admission.h"
 #include "fake_provider/http_request.h"
-#include "fake_provider/server_core.h"
+#include "fake_provider/server/server_core.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::provider::internal {
-
-inline constexpr std::string_view kControlPrefix = "/_faultline";
 
 struct HttpReply {
   int status = 200;
@@ -24,21 +24,6 @@ struct HttpReply {
   std::string body;
   std::vector<scenario::Header> headers;  // extra headers (e.g. Allow)
 };
-
-// Where a request target goes: /_faultline/... is the control API, /s/<id>/v1/... a session
-// (the id is everything between "/s/" and the first "/v1/", percent-decoded), anything else
-// the 404 hint.
-struct Route {
-  enum class Kind { kSession, kControl, kUnknown };
-  Kind kind = Kind::kUnknown;
-  std::string session_id;
-  std::string_view path;  // relative to the session's base URL, without the query
-};
-Route RouteTarget(std::string_view target);
-
-// What the journal keeps of a request admitted into a session (credentials redacted unless
-// `keep_secrets`); the caller adds the connection id, the session the rest.
-JournalEntry JournalEntryFor(const HttpRequest& request, bool keep_secrets);
 
 // Who may use the control API (server.h, "Security").
 struct ControlAccess {
@@ -69,8 +54,5 @@ HttpReply JsonError(int status, std::string_view type, std::string_view message)
 
 // The session as the control API shows it.
 std::string SessionJson(const SessionState& session, WallTime now);
-
-// Decodes %XX escapes; invalid escapes are kept verbatim.
-std::string PercentDecode(std::string_view text);
 
 }  // namespace faultline::provider::internal

@@ -1,4 +1,4 @@
-#include "fake_provider/plan_execution.h"
+#include "fake_provider/server/plan_execution.h"
 
 #include <algorithm>
 #include <boost/asio/as_tuple.hpp>
@@ -11,7 +11,7 @@
 #include <optional>
 #include <utility>
 
-#include "fake_provider/server_engine.h"
+#include "fake_provider/server/server_engine.h"
 
 namespace faultline::provider::internal {
 namespace {

@@ -1,0 +1,55 @@
+// A per-route circuit breaker: after `threshold` consecutive failed attempts the route gets no
+// traffic for `cooldown`; then up to `half_open_probes` attempts probe it, and a good probe
+// closes the breaker again while a failed one opens it for another cooldown.
+//
+//   closed --threshold consecutive failures--> open --cooldown passed--> half-open
+//   half-open --probe succeeded--> closed         half-open --probe failed--> open
+//
+// Every failed attempt counts, wherever it failed: a refused connection, an error status, an
+// in-stream or mid-stream error, a stall. Sans-I/O: `now` is passed in; not thread-safe (one
+// per route of one call, or the caller synchronises a shared one).
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string_view>
+
+#include "reference_impl/policy.h"
+
+namespace faultline::ref {
+
+struct BreakerConfig {
+  int threshold = 5;                           // consecutive failures that open it, >= 1
+  std::chrono::milliseconds cooldown{30'000};  // open this long before probing
+  int half_open_probes = 1;                    // attempts allowed while half-open, >= 1
+  friend bool operator==(const BreakerConfig&, const BreakerConfig&) = default;
+};
+
+class CircuitBreaker {
+ public:
+  enum class State { kClosed, kOpen, kHalfOpen };
+  using Time = PolicyClock::time_point;
+
+  explicit CircuitBreaker(BreakerConfig config = {}) : config_(config) {}
+
+  // Whether an attempt may go to the route at `now`. While half-open, a true answer takes one of
+  // the probe slots until RecordSuccess/RecordFailure returns it.
+  bool Allow(Time now);
+  void RecordSuccess();
+  void RecordFailure(Time now);
+
+  State state(Time now) const;
+  // When an open breaker lets a probe through (nullopt unless open).
+  std::optional<Time> reopens_at() const;
+  int consecutive_failures() const { return failures_; }
+
+ private:
+  BreakerConfig config_;
+  int failures_ = 0;
+  std::optional<Time> open_until_;  // set while open or half-open
+  int probes_in_flight_ = 0;
+};
+
+std::string_view ToString(CircuitBreaker::State state);  // "closed", "open", "half-open"
+
+}  // namespace faultline::ref

@@ -1,0 +1,31 @@
+// Failover: whether a failed attempt of a call may move to another route of the same logical
+// model (docs/routes.md), as the failure taxonomy says.
+//
+//   failover           classes
+//   never              aborted, invalid-request, safety, unknown; a total timeout; and any failure
+//                      once output is committed (no failover after commit, ever)
+//   same-model         protocol, truncated, empty: the stream broke, not the route's capacity, so
+//                      only a route serving the same wire model may finish the answer
+//   compatible-model   rate-limit, quota, auth, provider-overloaded, provider-unavailable,
+//                      transport, timeout (connect, headers, idle), context-overflow: the route
+//                      cannot serve now, and any route whose capabilities fit may (for a context
+//                      overflow only one with a larger window fits)
+//
+// Pure functions; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string_view>
+
+#include "reference_impl/failure.h"
+
+namespace faultline::ref {
+
+enum class Failover { kNever, kSameModel, kCompatibleModel };
+std::string_view ToString(Failover value);  // "never", "same-model", "compatible-model"
+std::optional<Failover> ParseFailover(std::string_view text);
+
+// The taxonomy's verdict for `failure`.
+Failover FailoverOf(const Failure& failure);
+
+}  // namespace faultline::ref
