@@ -8,14 +8,16 @@
 #include <fstream>
 #include <iostream>
 #include <mutex>
+#include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "harness/cli/adapter_shortcuts.h"
 #include "harness/cli/interrupt.h"
 #include "harness/cli/policy_file.h"
 #include "harness/cli/progress.h"
-#include "harness/scenario_policy.h"
 #include "harness/runner.h"
+#include "harness/scenario_policy.h"
 #include "reports/report.h"
 #include "scenarios/loader.h"
 
@@ -53,6 +55,33 @@ std::expected<std::vector<scenario::Scenario>, std::string> LoadAll(
   for (const std::string& error : harness::ScenarioPolicyErrors(*loaded)) message += error + "\n";
   if (!message.empty()) return std::unexpected(message);
   return std::move(*loaded);
+}
+
+// --last-failed: the names of the scenarios that did not pass in the result the last run wrote
+// to --out; nullopt when there is none or nothing failed there (then everything runs, as
+// pytest's --last-failed does). `note` says which.
+std::expected<std::optional<std::set<std::string>>, std::string> LastFailed(
+    const std::string& out_dir, std::string& note) {
+  const fs::path file = fs::path(out_dir) / "result.json";
+  std::ifstream in(file);
+  if (!in) {
+    note = fmt::format("no earlier result in {}; running everything", file.string());
+    return std::nullopt;
+  }
+  const auto json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  auto result = report::RunResultFromJson(json);
+  if (!result) return std::unexpected(fmt::format("{}: {}", file.string(), result.error()));
+  std::set<std::string> failed;
+  for (const report::ScenarioResult& run : result->scenarios) {
+    if (run.verdict != report::Verdict::kPass) failed.insert(run.name);
+  }
+  if (failed.empty()) {
+    note = fmt::format("nothing failed in {}; running everything", file.string());
+    return std::nullopt;
+  }
+  note =
+      fmt::format("re-running the {} scenario(s) that failed in {}", failed.size(), file.string());
+  return failed;
 }
 
 std::expected<WorldChoice, std::string> ChooseWorld(const RunCommandOptions& options) {
@@ -207,6 +236,9 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
                   "longest adapter output line in bytes; longer is a subject error")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30))
       ->capture_default_str();
+  run->add_flag("--last-failed", options.last_failed,
+                "re-run only the scenarios that did not pass in --out's result.json (all when "
+                "there is none or nothing failed); --filter still applies");
   run->add_flag("--verbose,-v", options.verbose, "a line per scenario");
   run->footer(
       "Subjects are judged against the policy they declare in adapter/hello (docs/policy.md): "
@@ -254,6 +286,19 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
       return ExitCode::kUsageError;
     }
     adapter = std::move(*resolved);
+  }
+  if (options.last_failed) {
+    std::string note;
+    auto failed = LastFailed(options.out_dir, note);
+    if (!failed) {
+      err << "faultline run: --last-failed: " << failed.error() << "\n";
+      return ExitCode::kUsageError;
+    }
+    err << "faultline run: --last-failed: " << note << "\n";
+    if (*failed) {
+      std::erase_if(*scenarios,
+                    [&](const scenario::Scenario& s) { return !(*failed)->contains(s.name); });
+    }
   }
   auto selected = harness::SelectScenarios(std::move(*scenarios), options.filter, shard);
   if (adapter && !adapter->dialects.empty()) {

@@ -75,6 +75,30 @@ TEST_F(RunCliTest, BuiltinCatalogueVirtualWritesEveryReport) {
   EXPECT_NE(again.out.find(result["fingerprint"].get<std::string>()), std::string::npos);
 }
 
+TEST_F(RunCliTest, LastFailedReRunsOnlyWhatFailedInTheLastResult) {
+  fs::create_directories(dir_ / "sc");
+  WriteFile("sc/bad.yaml", kFourHundred);
+  WriteFile("sc/good.yaml", R"(faultline: 1
+name: cli/good
+description: A plain answer, which passes.
+dialect: openai-chat
+responses:
+  - content: {text: "Hello"}
+)");
+  const Ran first = RunFaultline({"run", Path("sc"), "--out", Path("out")});
+  ASSERT_EQ(first.code, 1) << first.err;  // cli/bad-expectation fails, cli/good passes
+  EXPECT_NE(first.out.find("2 run(s)"), std::string::npos) << first.out;
+  const Ran again = RunFaultline({"run", Path("sc"), "--last-failed", "--out", Path("out")});
+  EXPECT_EQ(again.code, 1) << again.err;
+  EXPECT_NE(again.err.find("re-running the 1 scenario(s) that failed"), std::string::npos)
+      << again.err;
+  EXPECT_NE(again.out.find("1 run(s)"), std::string::npos) << again.out;
+  const Ran none = RunFaultline({"run", Path("sc"), "--last-failed", "--out", Path("empty")});
+  EXPECT_EQ(none.code, 1) << none.err;  // no earlier result there: everything runs
+  EXPECT_NE(none.err.find("no earlier result"), std::string::npos) << none.err;
+  EXPECT_NE(none.out.find("2 run(s)"), std::string::npos) << none.out;
+}
+
 TEST_F(RunCliTest, AFailingCheckExitsOneAndNamesTheEvidence) {
   WriteFile("bad.yaml", kFourHundred);
   const Ran ran = RunFaultline({"run", Path("bad.yaml"), "--out", Path("out")});
