@@ -99,8 +99,8 @@ bool BodyEmitter::Terminate(std::size_t cut, Duration at) {
   if (end.kind == EndKind::kDone || end.kind == EndKind::kNoTerminator) {
     if (end.at_byte && cut < program_.items.size()) {  // a clean end inside an event
       const std::string rendered = program_.items[cut].bytes.Render(values_);
-      const auto kept = std::min(static_cast<std::size_t>(std::max(0, *end.at_byte)),
-                                 rendered.size());
+      const auto kept =
+          std::min(static_cast<std::size_t>(std::max(0, *end.at_byte)), rendered.size());
       timeline_.Body(at, Framed(std::string_view(rendered).substr(0, kept)));
     }
     if (program_.chunked) timeline_.Body(at, kFinalChunk);

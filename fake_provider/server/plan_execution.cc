@@ -96,6 +96,19 @@ asio::awaitable<std::optional<ExchangeEnd>> Write(Exchange& x, const std::string
   co_return ExchangeEnd{kind, x.NowOffset(), ec.message()};
 }
 
+// No bytes until the end of the step (finite), or until the client goes (forever).
+asio::awaitable<std::optional<ExchangeEnd>> Stall(Exchange& x, const PlanStep& step,
+                                                  bool& cancelled) {
+  if (step.length) {
+    const bool held = co_await WaitUntil(x, step.at + *step.length);
+    cancelled = !held;
+  } else {
+    co_await WaitForever(x, x.timer);
+    cancelled = true;
+  }
+  co_return std::nullopt;
+}
+
 asio::awaitable<std::optional<ExchangeEnd>> Heartbeat(Exchange& x, const PlanStep& step,
                                                       bool& cancelled) {
   Duration offset{0};
@@ -109,26 +122,7 @@ asio::awaitable<std::optional<ExchangeEnd>> Heartbeat(Exchange& x, const PlanSte
     if (end || cancelled) co_return end;
   }
   // Finite: hold until the end of the step. Forever (or every == 0): until the client goes.
-  if (step.length) {
-    const bool held = co_await WaitUntil(x, step.at + *step.length);
-    cancelled = !held;
-  } else {
-    co_await WaitForever(x, x.timer);
-    cancelled = true;
-  }
-  co_return std::nullopt;
-}
-
-asio::awaitable<std::optional<ExchangeEnd>> Stall(Exchange& x, const PlanStep& step,
-                                                  bool& cancelled) {
-  if (step.length) {
-    const bool held = co_await WaitUntil(x, step.at + *step.length);
-    cancelled = !held;
-  } else {
-    co_await WaitForever(x, x.timer);
-    cancelled = true;
-  }
-  co_return std::nullopt;
+  co_return co_await Stall(x, step, cancelled);
 }
 
 ExchangeEnd CloseOrReset(Exchange& x, PlanStep::Kind kind) {

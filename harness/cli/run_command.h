@@ -28,7 +28,7 @@ struct RunCommandOptions {
   double timeout_s = 300;
   bool verbose = false;
   bool no_reports = false;
-  bool last_failed = false;  // only what did not pass in --out's result.json
+  bool last_failed = false;            // only what did not pass in --out's result.json
   std::string fail_on = "violation";   // violation | advisory
   std::size_t max_line = 1024 * 1024;  // adapter line limit in bytes
 };

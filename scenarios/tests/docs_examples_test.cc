@@ -98,15 +98,14 @@ TEST(DocsExamplesTest, TheGuideNamesEveryEnumeratedValue) {
   const std::string guide = ReadDoc("scenario-guide.md");
   for (const keys::NameSet& set : keys::kEnumNameSets) {
     for (std::string_view name : set.names) {
-      EXPECT_TRUE(ShowsValue(guide, name))
-          << "docs/scenario-guide.md never names '" << name << "' (schema " << set.schema_pointer
-          << ")";
+      EXPECT_TRUE(ShowsValue(guide, name)) << "docs/scenario-guide.md never names '" << name
+                                           << "' (schema " << set.schema_pointer << ")";
     }
   }
   for (int kind = 0; kind <= static_cast<int>(ErrorKind::kOverloaded); ++kind) {
     const std::string_view name = ToString(static_cast<ErrorKind>(kind));
-    EXPECT_TRUE(ShowsValue(guide, name)) << "docs/scenario-guide.md never names the error '" << name
-                                       << "'";
+    EXPECT_TRUE(ShowsValue(guide, name))
+        << "docs/scenario-guide.md never names the error '" << name << "'";
   }
 }
 
