@@ -8,6 +8,7 @@
 #include <functional>
 #include <mutex>
 
+#include "fake_provider/admission.h"
 #include "harness/adapter_process.h"
 #include "harness/protocol.h"
 #include "harness/request_body.h"
@@ -167,8 +168,6 @@ std::expected<Trace, std::string> RealWorld::RunReference(const scenario::Scenar
                                                           const RealRunOptions& options) {
   auto session = Open(scenario, options.provider_seed);
   if (!session) return std::unexpected(session.error());
-  auto url = ref::ParseBaseUrl(session->base_url);
-  if (!url) return std::unexpected(url.error());
   Trace trace;
   trace.calls = std::max(1, scenario.request.calls);
   trace.client.push_back({Duration{0}, 0, ref::HelloEvent(policy).ToJson()});
@@ -180,6 +179,8 @@ std::expected<Trace, std::string> RealWorld::RunReference(const scenario::Scenar
   const CallTarget target = PrimaryTarget(scenario);
   const std::string body = target.body.dump();
   for (int i = 0; i < trace.calls; ++i) {
+    auto url = ref::ParseBaseUrl(provider::CallBaseUrl(session->base_url, i, trace.calls));
+    if (!url) return std::unexpected(url.error());
     ref::CallRequest request;
     request.dialect = *ref::ParseDialect(scenario::ToString(target.dialect));
     request.base_url = *url;
@@ -283,6 +284,7 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
     for (std::size_t i = 0; i < runs.size(); ++i) {
       threads.emplace_back([&, i, call] mutable {
         call.seed = options.seed + i;  // as the in-process client seeds call i
+        call.base_url = provider::CallBaseUrl(session->base_url, static_cast<int>(i), trace.calls);
         AdapterLaunch launch{.command = command,
                              .call_line = protocol::ToJson(call).dump(
                                  -1, ' ', false, nlohmann::json::error_handler_t::replace),

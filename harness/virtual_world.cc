@@ -237,9 +237,11 @@ std::expected<Trace, std::string> World::Run() {
     ref::CallRequest request;
     request.dialect = *ref::ParseDialect(scenario::ToString(target.dialect));
     request.base_url.host = "127.0.0.1";
-    request.base_url.path = fmt::format(
-        "/s/{}", target.route_id.empty() ? std::string(kSessionId)
-                                         : scenario::RouteSessionId(kSessionId, target.route_id));
+    request.base_url.path = provider::CallBaseUrl(
+        fmt::format("/s/{}", target.route_id.empty()
+                                 ? std::string(kSessionId)
+                                 : scenario::RouteSessionId(kSessionId, target.route_id)),
+        static_cast<int>(i), static_cast<int>(calls_.size()));
     request.api_key = "sk-faultline-test";
     request.body = body;
     request.stream = scenario_.request.stream;
