@@ -46,6 +46,25 @@ ref::RetryPolicy Shifted(ref::RetryPolicy policy, std::chrono::milliseconds shif
 
 }  // namespace
 
+scenario::Scenario OutagesFromFirstAttempt(scenario::Scenario scenario, const Trace& trace) {
+  if (scenario.listener_outages.empty() || trace.client.empty()) return scenario;
+  const auto first_start = std::ranges::find_if(trace.client, [](const ClientRecord& record) {
+    return EventType(record) == protocol::kStart;
+  });
+  if (first_start == trace.client.end()) return scenario;
+  const Duration lead = first_start->at - trace.client.front().at;
+  for (scenario::ListenerOutage& outage : scenario.listener_outages) {
+    const Duration from = outage.from - lead;
+    outage.length =
+        std::max(Duration{0}, from < Duration{0} ? outage.length + from : outage.length);
+    outage.from = std::max(Duration{0}, from);
+  }
+  std::erase_if(scenario.listener_outages, [](const scenario::ListenerOutage& outage) {
+    return outage.length <= Duration{0};
+  });
+  return scenario;
+}
+
 PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolicy& policy,
                        std::uint64_t seed, std::uint64_t provider_seed, double timeout_tolerance_ms,
                        int seeds) {

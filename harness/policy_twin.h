@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/trace.h"
 #include "reference_impl/policy.h"
 #include "scenarios/scenario.h"
 
@@ -37,6 +38,13 @@ struct PolicyTwin {
   std::string error;                  // a run did not finish (the twin is then not used)
   bool usable() const { return error.empty() && !outcomes.empty(); }
 };
+
+// The scenario as a subject over real sockets met it, for its twin, whose t = 0 is the first
+// attempt: the real world starts listener outages when the subject's first line arrives
+// (RealWorld), and an adapter may make its first attempt a while later (loading its library), so
+// relative to that attempt the outages start earlier by the lead (and one that is over by then
+// goes). Unchanged without outages or without any response/start in `trace`.
+scenario::Scenario OutagesFromFirstAttempt(scenario::Scenario scenario, const Trace& trace);
 
 // Runs `scenario` with `policy` in virtual time for `seeds` retry seeds derived from `seed`, the
 // provider drawing with `provider_seed` (the subject's run's, so chaos draws agree). Over real

@@ -18,6 +18,7 @@
 #include "harness/judge.h"
 #include "harness/metrics.h"
 #include "harness/policy_twin.h"
+#include "harness/protocol.h"
 #include "harness/real_world.h"
 #include "harness/scenario_policy.h"
 #include "harness/virtual_world.h"
@@ -200,8 +201,9 @@ void Runner::JudgeInto(const Job& job, const Trace& trace, report::ScenarioResul
   // The oracle is the subject's own declared policy: what its twin reaches, it may reach.
   std::optional<PolicyTwin> twin;
   if (declared.usable() && !DeclaresScenarioPolicy(declared, scenario)) {
-    twin = ComputeTwin(scenario, declared.policy, result.seed, ProviderSeed(job),
-                       job.real ? RealTolerance().late_ms : 0);
+    twin =
+        ComputeTwin(job.real ? OutagesFromFirstAttempt(scenario, trace) : scenario, declared.policy,
+                    result.seed, ProviderSeed(job), job.real ? RealTolerance().late_ms : 0);
   }
   result.checks = Judge(scenario, trace, job.real ? RealTolerance() : VirtualTolerance(),
                         twin ? &*twin : nullptr);
