@@ -53,11 +53,13 @@ Outcomes::Outcomes(const ref::RetryPolicy& policy, const scenario::Chaos* chaos,
 }
 
 Outcome Outcomes::Add(ref::Failure failure, std::vector<ref::RetryHint> hints) {
+  const bool throttling = failure.failure_class == ref::FailureClass::kRateLimit ||
+                          failure.failure_class == ref::FailureClass::kProviderOverloaded;
   ref::DecisionInput input;
   input.failure = std::move(failure);
   input.hints = std::move(hints);
   inputs_.push_back(std::move(input));
-  return Outcome{false, static_cast<std::uint16_t>(inputs_.size() - 1)};
+  return Outcome{false, throttling, static_cast<std::uint16_t>(inputs_.size() - 1)};
 }
 
 Outcome Outcomes::FromResponse(const scenario::ResponseSpec& response,
@@ -81,7 +83,7 @@ Outcome Outcomes::FromResponse(const scenario::ResponseSpec& response,
         ref::TimeoutFailure(ref::TimeoutKind::kIdle, idle, ref::PartialOutput::kUncommitted));
   }
   if (response.content.end.kind != Kind::kDone) return Add(Truncated());
-  return Outcome{true, 0};
+  return Outcome{true, false, 0};
 }
 
 const Outcome& Outcomes::Sample(ref::RetryRng& rng) const {

@@ -18,6 +18,9 @@ namespace faultline::fleet {
 
 struct Outcome {
   bool success = false;
+  // A throttling answer (rate-limit or provider-overloaded class), which slows AWS's adaptive
+  // client-side rate limiter.
+  bool throttling = false;
   std::uint16_t index = 0;  // into the DecisionInputs (failures only)
 };
 
@@ -39,7 +42,7 @@ class Outcomes {
 
   std::vector<ref::DecisionInput> inputs_;
   std::vector<std::pair<double, Outcome>> chaos_;  // cumulative probability, answer
-  Outcome otherwise_{true, 0};
+  Outcome otherwise_{true, false, 0};
   Outcome overload_;
   Outcome timeout_;
 };

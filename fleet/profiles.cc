@@ -134,7 +134,7 @@ constexpr std::string_view kTokenBucket =
     "retry_after":{"honor":false},"min_attempt_ms":0,"timeouts":{"total_ms":null},
     "budget":{"capacity":10,"retry_cost":1,"success_refund":0.1}})";
 
-const std::array<Profile, 17> kProfiles{{
+const std::array<Profile, 18> kProfiles{{
     {"openai-node", "openai 6.30.1 (Node), default client",
      "harness/adapters/policies.mjs:89 OPENAI_NODE_POLICY (openai src/client.ts:423, 824-899)",
      kOpenAiNode, std::nullopt},
@@ -164,6 +164,12 @@ const std::array<Profile, 17> kProfiles{{
      "MAXIMUM_RETRY_DELAY, THROTTLING_RETRY_DELAY_BASE, INITIAL_RETRY_TOKENS, RETRY_COST, "
      "NO_RETRY_INCREMENT)",
      kAwsStandard, std::nullopt},
+    {"aws-adaptive", "AWS SDK retry mode 'adaptive': standard + a CUBIC client-side rate limiter",
+     "botocore botocore/retries/adaptive.py:35-73 ClientRateLimiter (limiter on after the first "
+     "throttle, fill rate capped at 2x measured), :76-107 RateClocker (0.5 s steps, smoothing "
+     "0.8); throttling.py:6-38 CubicCalculator (C 0.4, beta 0.7); bucket.py:19-121 TokenBucket "
+     "(min rate 0.5/s); retries as aws-standard",
+     kAwsStandard, std::nullopt, true},
     {"grpc-throttling", "gRPC retryPolicy with retry throttling",
      "grpc/proposal A6-client-retries.md, 'Retry Policy' and 'Throttling Retry Attempts and "
      "Hedged RPCs' (max_tokens 10, token_ratio 0.1)",
@@ -269,7 +275,7 @@ std::expected<NamedPolicy, std::string> ResolvePolicy(std::string_view name) {
           fmt::format("built-in profile '{}' does not load: {}", name, policy.error().ToString()));
     }
     return NamedPolicy{std::string(name), std::move(*policy), profile.adaptive_k,
-                       std::string(profile.source)};
+                       std::string(profile.source), profile.client_rate_limiter};
   }
   std::error_code error;
   if (std::filesystem::is_regular_file(std::filesystem::path(name), error)) {
@@ -302,6 +308,7 @@ std::string DescribePolicy(const NamedPolicy& named) {
     }
   }
   if (named.adaptive_k) text += fmt::format("; adaptive throttling K={}", *named.adaptive_k);
+  if (named.client_rate_limiter) text += "; client-side rate limiter (CUBIC, beta 0.7)";
   return text;
 }
 

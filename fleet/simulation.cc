@@ -4,11 +4,13 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <vector>
 
 #include "fleet/adaptive_throttle.h"
+#include "fleet/client_rate_limiter.h"
 #include "fleet/event_queue.h"
 #include "fleet/outcomes.h"
 #include "fleet/provider_model.h"
@@ -61,6 +63,10 @@ class Engine {
   void OnArrival(Micros now);
   void StartCall(std::uint32_t slot, Micros now);
   void StartAttempt(std::uint32_t slot, Micros now);
+  void Send(std::uint32_t slot, Micros now);
+  void ScheduleWake(Micros now);
+  void OnWake(const Event& event);
+  void Observe(Micros now, bool throttling);  // an answer, for the rate limiter
   void OnServiceDone(const Event& event);
   void OnTimeout(const Event& event);
   void Answer(std::uint32_t slot, Micros now, const Outcome& outcome,
@@ -70,7 +76,13 @@ class Engine {
   void EndCall(std::uint32_t slot, Micros now, bool success,
                ref::GiveUpReason reason = ref::GiveUpReason::kNotRetryable);
   void Schedule(Micros time, EventKind kind, std::uint32_t slot, std::uint32_t token);
-  Bucket& At(Micros now);
+  // The time-series step holding `now` (the time of the event being handled).
+  Bucket& At(Micros now) {
+    if (now < step_start_ || now >= step_end_) [[unlikely]]
+      EnterStep(now);
+    return m_.series[step_index_];
+  }
+  void EnterStep(Micros now);
   std::optional<Micros> NextArrival(Micros now);
 
   const scenario::FleetSpec& spec_;
@@ -81,6 +93,9 @@ class Engine {
   ref::RetryRng policy_rng_, arrival_rng_, chaos_rng_;
   std::unique_ptr<ref::RetryBudget> budget_;
   std::optional<AdaptiveThrottle> throttle_;
+  std::optional<ClientRateLimiter> limiter_;
+  std::deque<RequestId> waiting_;  // attempts waiting for a token of limiter_, first in line first
+  std::uint32_t wake_ = 0;         // the current wake-up's token (kSend events)
   std::optional<Micros> timeout_;
   std::optional<Micros> total_;
   EventQueue queue_;
@@ -90,8 +105,9 @@ class Engine {
   Micros horizon_, bucket_, end_limit_;
   std::uint64_t active_ = 0;
   Micros last_end_ = 0;
-  Micros cached_time_ = 0;
-  std::size_t cached_index_ = 0;
+  // The step At() last found, [step_start_, step_end_): one division per step, not per lookup.
+  Micros step_start_ = 0, step_end_ = 0;
+  std::size_t step_index_ = 0;
   // Counts by GiveUpReason, named in the measures at the end (no string work per call).
   std::array<std::uint64_t, kGiveUpReasons> give_ups_{};
 };
@@ -121,6 +137,7 @@ Engine::Engine(const RunInput& input)
       end_limit_(spec_.horizon.count() + spec_.drain.count()) {
   if (policy_.policy.budget) budget_ = std::make_unique<ref::RetryBudget>(*policy_.policy.budget);
   if (policy_.adaptive_k) throttle_.emplace(*policy_.adaptive_k);
+  if (policy_.client_rate_limiter) limiter_.emplace(0);
   if (policy_.policy.timeouts.total) {
     total_ = std::chrono::microseconds(*policy_.policy.timeouts.total).count();
   }
@@ -136,15 +153,11 @@ Engine::Engine(const RunInput& input)
   m_.series.resize(static_cast<std::size_t>(horizon_ / bucket_ + 1));
 }
 
-Bucket& Engine::At(Micros now) {
-  // Most lookups are for the event being handled: one division per event, not per lookup.
-  if (now != cached_time_) {
-    cached_time_ = now;
-    cached_index_ = static_cast<std::size_t>(now / bucket_);
-  }
-  const std::size_t index = cached_index_;
-  if (index >= m_.series.size()) m_.series.resize(index + 1);
-  return m_.series[index];
+void Engine::EnterStep(Micros now) {
+  step_index_ = static_cast<std::size_t>(now / bucket_);
+  step_start_ = static_cast<Micros>(step_index_) * bucket_;
+  step_end_ = step_start_ + bucket_;
+  if (step_index_ >= m_.series.size()) m_.series.resize(step_index_ + 1);
 }
 
 void Engine::Schedule(Micros time, EventKind kind, std::uint32_t slot, std::uint32_t token) {
@@ -217,9 +230,41 @@ void Engine::StartCall(std::uint32_t slot, Micros now) {
 void Engine::StartAttempt(std::uint32_t slot, Micros now) {
   CallState& call = calls_[slot];
   call.token = (call.token + 1) & kTokenMask;
-  const std::uint32_t token = call.token;
   ++call.attempt;
   call.in_flight = true;
+  // With AWS's rate limiter on and out of tokens, the attempt waits in line for one.
+  if (limiter_ && (!waiting_.empty() || !limiter_->TryAcquire(now))) {
+    waiting_.push_back(RequestId{slot, call.token});
+    if (waiting_.size() == 1) ScheduleWake(now);
+    return;
+  }
+  Send(slot, now);
+}
+
+void Engine::ScheduleWake(Micros now) {
+  wake_ = (wake_ + 1) & kTokenMask;  // an earlier wake-up is stale
+  Schedule(limiter_->NextTokenAt(now), EventKind::kSend, 0, wake_);
+}
+
+// The limiter's bucket may hold tokens: the attempts first in line go.
+void Engine::OnWake(const Event& event) {
+  if (event.token != wake_) return;
+  while (!waiting_.empty() && limiter_->TryAcquire(event.time)) {
+    const RequestId next = waiting_.front();
+    waiting_.pop_front();
+    Send(next.slot, event.time);
+  }
+  if (!waiting_.empty()) ScheduleWake(event.time);
+}
+
+void Engine::Observe(Micros now, bool throttling) {
+  limiter_->OnResponse(now, throttling);
+  if (!waiting_.empty()) ScheduleWake(now);  // the fill rate changed: so did the next token
+}
+
+void Engine::Send(std::uint32_t slot, Micros now) {
+  CallState& call = calls_[slot];
+  const std::uint32_t token = call.token;
   ++m_.attempts;
   Bucket& bucket = At(now);
   if (call.attempt > 1) {
@@ -268,6 +313,7 @@ void Engine::OnServiceDone(const Event& event) {
   if (throttle_) throttle_->RecordAccept(now);
   const Outcome& outcome = outcomes_.Sample(chaos_rng_);
   if (outcome.success) {
+    if (limiter_) Observe(now, false);
     EndCall(event.slot, now, true);
     return;
   }
@@ -286,6 +332,7 @@ void Engine::OnTimeout(const Event& event) {
 void Engine::Answer(std::uint32_t slot, Micros now, const Outcome& outcome,
                     std::optional<Micros> hint) {
   calls_[slot].in_flight = false;
+  if (limiter_) Observe(now, outcome.throttling);
   if (outcome.success) {
     EndCall(slot, now, true);
     return;
@@ -352,6 +399,9 @@ void Engine::Dispatch(const Event& event) {
       break;
     case EventKind::kStartAttempt:
       if (calls_[event.slot].token == event.token) StartAttempt(event.slot, event.time);
+      break;
+    case EventKind::kSend:
+      OnWake(event);
       break;
     case EventKind::kServiceDone:
       OnServiceDone(event);
