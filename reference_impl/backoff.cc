@@ -71,7 +71,16 @@ Interval IntervalFor(const BackoffConfig& config, int retry_index,
   return {0.0, d};
 }
 
-milliseconds RoundMs(double ms) { return milliseconds(std::llround(ms)); }
+// llround's result (half away from zero) without its library call: below 2^52 the fraction
+// ms - trunc(ms) is exact, and above it every double is a whole number. Delays are finite and far
+// below 2^63 ms.
+milliseconds RoundMs(double ms) {
+  auto whole = static_cast<std::int64_t>(ms);  // truncated toward zero
+  const double fraction = ms - static_cast<double>(whole);
+  if (fraction >= 0.5) ++whole;
+  if (fraction <= -0.5) --whole;
+  return milliseconds(whole);
+}
 
 }  // namespace
 
