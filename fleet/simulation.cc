@@ -12,6 +12,7 @@
 #include "fleet/adaptive_throttle.h"
 #include "fleet/client_rate_limiter.h"
 #include "fleet/event_queue.h"
+#include "fleet/finagle_budget.h"
 #include "fleet/outcomes.h"
 #include "fleet/provider_model.h"
 #include "reference_impl/budget.h"
@@ -94,6 +95,7 @@ class Engine {
   std::unique_ptr<ref::RetryBudget> budget_;
   std::optional<AdaptiveThrottle> throttle_;
   std::optional<ClientRateLimiter> limiter_;
+  std::optional<FinagleRetryBudget> finagle_;
   std::deque<RequestId> waiting_;  // attempts waiting for a token of limiter_, first in line first
   std::uint32_t wake_ = 0;         // the current wake-up's token (kSend events)
   std::optional<Micros> timeout_;
@@ -138,6 +140,7 @@ Engine::Engine(const RunInput& input)
   if (policy_.policy.budget) budget_ = std::make_unique<ref::RetryBudget>(*policy_.policy.budget);
   if (policy_.adaptive_k) throttle_.emplace(*policy_.adaptive_k);
   if (policy_.client_rate_limiter) limiter_.emplace(0);
+  if (policy_.finagle_budget) finagle_.emplace(FinagleBudgetConfig{});
   if (policy_.policy.timeouts.total) {
     total_ = std::chrono::microseconds(*policy_.policy.timeouts.total).count();
   }
@@ -224,6 +227,7 @@ void Engine::StartCall(std::uint32_t slot, Micros now) {
   ++active_;
   ++m_.calls;
   ++At(now).offered;
+  if (finagle_) finagle_->Deposit(now);  // every request, not its retries
   StartAttempt(slot, now);
 }
 
@@ -356,6 +360,11 @@ void Engine::Retry(std::uint32_t slot, Micros now, const Outcome& outcome,
   const ref::Decision decision = ref::Decide(policy_.policy, input, policy_rng_, budget_.get());
   if (!decision.retry()) {
     EndCall(slot, now, false, decision.reason);
+    return;
+  }
+  // Last, as Decide's own budget (rule 8).
+  if (finagle_ && !finagle_->TryWithdraw(now)) {
+    EndCall(slot, now, false, ref::GiveUpReason::kBudgetExhausted);
     return;
   }
   call.previous_delay_ms = static_cast<std::int32_t>(
