@@ -41,6 +41,9 @@ Outcomes::Outcomes(const ref::RetryPolicy& policy, const scenario::Chaos* chaos,
   ref::ClassifiedResponse overload = ref::ClassifyHttpError(
       {overload_status, none, "", ref::Dialect::kOpenAiChat}, {}, policy.should_retry_header);
   overload_ = Add(std::move(overload.failure));
+  ref::ClassifiedResponse limited = ref::ClassifyHttpError(
+      {429, none, "", ref::Dialect::kOpenAiChat}, {}, policy.should_retry_header);
+  rate_limited_ = Add(std::move(limited.failure));
   const milliseconds limit(attempt_timeout.value_or(0) / 1000);
   timeout_ = Add(ref::TimeoutFailure(ref::TimeoutKind::kResponseHeaders, limit));
   if (chaos == nullptr) return;

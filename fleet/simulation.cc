@@ -129,7 +129,7 @@ Engine::Engine(const RunInput& input)
       progress_(input.progress),
       outcomes_(input.policy->policy, input.chaos, spec_.provider.overload.status,
                 AttemptTimeout(spec_, input.policy->policy)),
-      provider_(spec_.provider, Mix(input.seed ^ 0x1)),
+      provider_(spec_.provider, Mix(input.seed ^ 0x1), input.rate_limit, spec_.tokens_per_call),
       policy_rng_(Mix(input.seed ^ 0x2)),
       arrival_rng_(Mix(input.seed ^ 0x3)),
       chaos_rng_(Mix(input.seed ^ 0x4)),
@@ -284,10 +284,13 @@ void Engine::Send(std::uint32_t slot, Micros now) {
   ++bucket.attempts;
   const Admission admission = provider_.Arrive(now, RequestId{slot, token});
   bucket.queue_max = std::max<std::uint64_t>(bucket.queue_max, provider_.queue_length());
-  if (admission.kind == Admission::Kind::kOverloaded) {
+  if (admission.kind == Admission::Kind::kOverloaded ||
+      admission.kind == Admission::Kind::kRateLimited) {
     ++m_.overloaded;
     ++bucket.overloaded;
-    Answer(slot, now, outcomes_.overload(), admission.retry_after);
+    const bool limited = admission.kind == Admission::Kind::kRateLimited;
+    Answer(slot, now, limited ? outcomes_.rate_limited() : outcomes_.overload(),
+           admission.retry_after);
     return;
   }
   const bool serving = admission.kind == Admission::Kind::kServing;

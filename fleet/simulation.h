@@ -31,6 +31,8 @@ struct RunInput {
   const NamedPolicy* policy = nullptr;
   std::uint64_t seed = 1;
   ProgressFn progress;
+  // Optional: the scenario's stateful `rate_limit:`, each request costing tokens_per_call.
+  const scenario::RateLimit* rate_limit = nullptr;
 };
 
 PolicyMeasures Simulate(const RunInput& input);

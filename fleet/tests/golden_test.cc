@@ -196,6 +196,29 @@ TEST(AwsAdaptiveTest, TheRateLimiterCutsAmplificationUnderA429Storm) {
   EXPECT_GT(adaptive.p50_ms, standard.p50_ms);  // the price: calls wait for their tokens
 }
 
+// ---- The catalogue's stateful rate limit, fleet-wide ----
+
+// 100 calls/s against `rate_limit: {requests: 50, window: 1s}`: the provider admits at most 50
+// requests in any second (the fake provider's sliding window) and answers the rest 429 with the
+// time until the window frees, which openai-node waits out.
+TEST(RateLimitWindowTest, AdmitsAtMostTheBudgetOfAnyWindow) {
+  const scenario::FleetSpec spec = Uniform(100, 20s);
+  const scenario::RateLimit limit{50, 0, 1s};
+  const NamedPolicy once_policy = Policy("no-retry");
+  const NamedPolicy sdk_policy = Policy("openai-node");
+  const PolicyMeasures once = Simulate(RunInput{&spec, nullptr, &once_policy, 1, {}, &limit});
+  const PolicyMeasures sdk = Simulate(RunInput{&spec, nullptr, &sdk_policy, 1, {}, &limit});
+  EXPECT_NEAR(once.success_rate, 0.5, 0.02);
+  EXPECT_GT(sdk.success_rate, once.success_rate);
+  EXPECT_GT(sdk.amplification, 1.0);
+  for (const PolicyMeasures* m : {&once, &sdk}) {
+    EXPECT_GT(m->overloaded, 0u) << m->policy;
+    for (const Bucket& bucket : m->series) {
+      EXPECT_LE(bucket.attempts - bucket.overloaded, 50u) << m->policy;  // admitted in 1 s
+    }
+  }
+}
+
 TEST(DeterminismTest, SameSeedSameMeasures) {
   const scenario::FleetSpec spec = Metastable();
   const NamedPolicy policy = Policy("openai-node");
