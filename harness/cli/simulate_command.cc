@@ -153,6 +153,19 @@ std::expected<fleet::Experiment, std::string> Merge(const std::vector<std::strin
   return fleet::MergeShards(shards);
 }
 
+// The report `faultline report merge` writes: --format's, else the one the output file's
+// extension names, else result.json's (as report merge does for run results). nullptr for a
+// --format that is not one of ours.
+const Output* MergeOutput(const std::string& output, const std::string& format) {
+  for (const Output& known : kOutputs) {
+    const bool wanted = format.empty()
+                            ? fs::path(output).extension() == fs::path(known.file).extension()
+                            : known.format == format;
+    if (wanted) return &known;
+  }
+  return format.empty() ? &kOutputs[0] : nullptr;
+}
+
 std::expected<fleet::Experiment, std::string> Simulate(const SimulateOptions& options,
                                                        std::ostream& err) {
   if (!options.merge.empty()) return Merge(options.merge);
@@ -246,19 +259,10 @@ bool IsFleetResultFile(const std::string& path) {
 
 ExitCode RunFleetMerge(const std::vector<std::string>& files, const std::string& output,
                        const std::string& format, std::ostream& out, std::ostream& err) {
-  const Output* chosen = &kOutputs[0];  // json
-  if (!format.empty() || !output.empty()) {
-    chosen = nullptr;
-    for (const Output& known : kOutputs) {
-      const bool by_extension = format.empty() && fs::path(output).extension() ==
-                                                      fs::path(std::string(known.file)).extension();
-      if (known.format == format || by_extension) chosen = &known;
-    }
-  }
+  const Output* chosen = MergeOutput(output, format);
   if (chosen == nullptr) {
-    err << fmt::format("faultline report merge: fleet results merge to json, csv, md or html; {}\n",
-                       format.empty() ? fmt::format("give --format for '{}'", output)
-                                      : fmt::format("not '{}'", format));
+    err << fmt::format(
+        "faultline report merge: fleet results merge to json, csv, md or html, not '{}'\n", format);
     return ExitCode::kUsageError;
   }
   auto merged = Merge(files);
