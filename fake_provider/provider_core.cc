@@ -4,13 +4,13 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <deque>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "fake_provider/plan_compiler.h"
 #include "fake_provider/plan_internal.h"
+#include "scenarios/rate_window.h"
 #include "scenarios/route_scenario.h"
 
 namespace faultline::provider {
@@ -112,49 +112,9 @@ bool WantsStream(std::string_view body) {
   return wants;
 }
 
-// The sliding window of accepted requests.
+// The sliding window of accepted requests (the rule is the scenario format's).
 struct ProviderSession::RateState {
-  struct Accepted {
-    WallTime at;
-    int tokens = 0;
-  };
-  std::deque<Accepted> window;  // in acceptance order (times never decrease)
-  long long tokens = 0;         // sum over `window`
-
-  void Expire(WallTime now, Duration length) {
-    while (!window.empty() && window.front().at + length <= now) {
-      tokens -= window.front().tokens;
-      window.pop_front();
-    }
-  }
-
-  static bool Fits(const scenario::RateLimit& limit, std::size_t requests, long long tokens,
-                   int cost) {
-    const bool requests_ok =
-        limit.requests <= 0 || requests + 1 <= static_cast<std::size_t>(limit.requests);
-    // A request bigger than the whole budget still passes through an empty window.
-    const long long charged = limit.tokens > 0 ? std::min(cost, limit.tokens) : 0;
-    const bool tokens_ok = limit.tokens <= 0 || tokens + charged <= limit.tokens;
-    return requests_ok && tokens_ok;
-  }
-
-  // Accepts (nullopt) or returns how long until the window frees enough for this request.
-  std::optional<Duration> Admit(const scenario::RateLimit& limit, WallTime now, int cost) {
-    Expire(now, limit.window);
-    if (Fits(limit, window.size(), tokens, cost)) {
-      window.push_back({now, cost});
-      tokens += cost;
-      return std::nullopt;
-    }
-    std::size_t remaining = window.size();
-    long long remaining_tokens = tokens;
-    for (const Accepted& oldest : window) {
-      --remaining;
-      remaining_tokens -= oldest.tokens;
-      if (Fits(limit, remaining, remaining_tokens, cost)) return oldest.at + limit.window - now;
-    }
-    return limit.window;  // unreachable: an empty window always fits
-  }
+  scenario::RateWindow window;
 };
 
 ProviderSession::ProviderSession(std::shared_ptr<const CompiledScenario> scenario,
@@ -210,7 +170,7 @@ ResponsePlan ProviderSession::Respond(const RequestInfo& request, WallTime now) 
   const scenario::ResponseSpec& response = ChooseResponse(scenario, seed_, plan_request.attempt);
   if (scenario.rate_limit) {
     const int cost = plan_request.input_tokens + AnswerCost(response);
-    if (auto wait = rate_->Admit(*scenario.rate_limit, now, cost)) {
+    if (auto wait = rate_->window.Admit(*scenario.rate_limit, now.time_since_epoch(), cost)) {
       return compiled_->ErrorPlan(429, scenario::ErrorKind::kRateLimit, {}, *wait, plan_request);
     }
   }

@@ -139,7 +139,9 @@ std::expected<PolicyMeasures, std::string> RunJob(const ExperimentInput& input,
     }
   }
   const scenario::Chaos* chaos = input.scenario.chaos ? &*input.scenario.chaos : nullptr;
-  return Simulate(RunInput{&spec, chaos, &swept, input.seed, progress});
+  const scenario::RateLimit* rate_limit =
+      input.scenario.rate_limit ? &*input.scenario.rate_limit : nullptr;
+  return Simulate(RunInput{&spec, chaos, &swept, input.seed, progress, rate_limit});
 }
 
 }  // namespace

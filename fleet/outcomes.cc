@@ -41,6 +41,9 @@ Outcomes::Outcomes(const ref::RetryPolicy& policy, const scenario::Chaos* chaos,
   ref::ClassifiedResponse overload = ref::ClassifyHttpError(
       {overload_status, none, "", ref::Dialect::kOpenAiChat}, {}, policy.should_retry_header);
   overload_ = Add(std::move(overload.failure));
+  ref::ClassifiedResponse limited = ref::ClassifyHttpError(
+      {429, none, "", ref::Dialect::kOpenAiChat}, {}, policy.should_retry_header);
+  rate_limited_ = Add(std::move(limited.failure));
   const milliseconds limit(attempt_timeout.value_or(0) / 1000);
   timeout_ = Add(ref::TimeoutFailure(ref::TimeoutKind::kResponseHeaders, limit));
   if (chaos == nullptr) return;
@@ -53,11 +56,13 @@ Outcomes::Outcomes(const ref::RetryPolicy& policy, const scenario::Chaos* chaos,
 }
 
 Outcome Outcomes::Add(ref::Failure failure, std::vector<ref::RetryHint> hints) {
+  const bool throttling = failure.failure_class == ref::FailureClass::kRateLimit ||
+                          failure.failure_class == ref::FailureClass::kProviderOverloaded;
   ref::DecisionInput input;
   input.failure = std::move(failure);
   input.hints = std::move(hints);
   inputs_.push_back(std::move(input));
-  return Outcome{false, static_cast<std::uint16_t>(inputs_.size() - 1)};
+  return Outcome{false, throttling, static_cast<std::uint16_t>(inputs_.size() - 1)};
 }
 
 Outcome Outcomes::FromResponse(const scenario::ResponseSpec& response,
@@ -81,7 +86,7 @@ Outcome Outcomes::FromResponse(const scenario::ResponseSpec& response,
         ref::TimeoutFailure(ref::TimeoutKind::kIdle, idle, ref::PartialOutput::kUncommitted));
   }
   if (response.content.end.kind != Kind::kDone) return Add(Truncated());
-  return Outcome{true, 0};
+  return Outcome{true, false, 0};
 }
 
 const Outcome& Outcomes::Sample(ref::RetryRng& rng) const {

@@ -18,6 +18,9 @@ namespace faultline::fleet {
 
 struct Outcome {
   bool success = false;
+  // A throttling answer (rate-limit or provider-overloaded class), which slows AWS's adaptive
+  // client-side rate limiter.
+  bool throttling = false;
   std::uint16_t index = 0;  // into the DecisionInputs (failures only)
 };
 
@@ -27,6 +30,8 @@ class Outcomes {
            std::optional<Micros> attempt_timeout);
 
   const Outcome& overload() const { return overload_; }
+  // The 429 of the scenario's `rate_limit:` window (whatever the overload status).
+  const Outcome& rate_limited() const { return rate_limited_; }
   const Outcome& timeout() const { return timeout_; }
   const Outcome& local_rejection() const { return overload_; }
   // A served request's answer: success, or a chaos fault.
@@ -39,8 +44,9 @@ class Outcomes {
 
   std::vector<ref::DecisionInput> inputs_;
   std::vector<std::pair<double, Outcome>> chaos_;  // cumulative probability, answer
-  Outcome otherwise_{true, 0};
+  Outcome otherwise_{true, false, 0};
   Outcome overload_;
+  Outcome rate_limited_;
   Outcome timeout_;
 };
 

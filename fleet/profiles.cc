@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "fleet/finagle_budget.h"
 #include "fmt/format.h"
 #include "reference_impl/policy_json.h"
 
@@ -97,14 +98,13 @@ constexpr std::string_view kGrpc =
     "budget":{"capacity":10,"retry_cost":0,"success_refund":0.1,"failure_cost":1,
     "retry_threshold":5}})";
 
-// Finagle RetryBudget defaults (ttl 10 s, minRetriesPerSec 10, percentCanRetry 0.2) as a token
-// bucket: a reserve of 10/s x 10 s = 100 retries, 0.2 earned per successful call (Finagle earns
-// it per request and lets deposits expire after the ttl; neither is modelled).
+// Finagle's retries; its RetryBudget (ttl, per-request deposits, a reserve) is
+// fleet/finagle_budget.h, run beside the policy.
 constexpr std::string_view kFinagle =
     R"({"max_attempts":5,"statuses":{"retry":[429,"5xx"],"never":[]},
     "backoff":{"strategy":"full-jitter","base_ms":5,"cap_ms":320,"multiplier":2},
     "retry_after":{"honor":false},"min_attempt_ms":0,"timeouts":{"total_ms":null},
-    "budget":{"capacity":100,"retry_cost":1,"success_refund":0.2}})";
+    "budget":null})";
 
 constexpr std::string_view kSreAdaptive =
     R"({"max_attempts":3,"statuses":{"retry":[429,"5xx"],"never":[]},
@@ -134,7 +134,7 @@ constexpr std::string_view kTokenBucket =
     "retry_after":{"honor":false},"min_attempt_ms":0,"timeouts":{"total_ms":null},
     "budget":{"capacity":10,"retry_cost":1,"success_refund":0.1}})";
 
-const std::array<Profile, 17> kProfiles{{
+const std::array<Profile, 18> kProfiles{{
     {"openai-node", "openai 6.30.1 (Node), default client",
      "harness/adapters/policies.mjs:89 OPENAI_NODE_POLICY (openai src/client.ts:423, 824-899)",
      kOpenAiNode, std::nullopt},
@@ -164,14 +164,22 @@ const std::array<Profile, 17> kProfiles{{
      "MAXIMUM_RETRY_DELAY, THROTTLING_RETRY_DELAY_BASE, INITIAL_RETRY_TOKENS, RETRY_COST, "
      "NO_RETRY_INCREMENT)",
      kAwsStandard, std::nullopt},
+    {"aws-adaptive", "AWS SDK retry mode 'adaptive': standard + a CUBIC client-side rate limiter",
+     "botocore botocore/retries/adaptive.py:35-73 ClientRateLimiter (limiter on after the first "
+     "throttle, fill rate capped at 2x measured), :76-107 RateClocker (0.5 s steps, smoothing "
+     "0.8); throttling.py:6-38 CubicCalculator (C 0.4, beta 0.7); bucket.py:19-121 TokenBucket "
+     "(min rate 0.5/s); retries as aws-standard",
+     kAwsStandard, std::nullopt, true},
     {"grpc-throttling", "gRPC retryPolicy with retry throttling",
      "grpc/proposal A6-client-retries.md, 'Retry Policy' and 'Throttling Retry Attempts and "
      "Hedged RPCs' (max_tokens 10, token_ratio 0.1)",
      kGrpc, std::nullopt},
-    {"finagle-budget", "Finagle RetryBudget defaults (approximated as a token bucket)",
-     "finagle-core com/twitter/finagle/service/RetryBudget.scala (ttl 10 s, minRetriesPerSec "
-     "10, percentCanRetry 0.2)",
-     kFinagle, std::nullopt},
+    {"finagle-budget", "Finagle RetryBudget defaults: 20% of the last 10 s of requests + 10/s",
+     "finagle-core com/twitter/finagle/service/RetryBudget.scala apply() and TokenRetryBudget "
+     "(ScaleFactor 1000; DefaultTtl 10 s, minRetriesPerSec "
+     "10, percentCanRetry 0.2); util-core com/twitter/util/TokenBucket.scala newLeakyBucket, "
+     "WindowedAdder.scala (10 slices of ttl/10)",
+     kFinagle, std::nullopt, false, true},
     {"sre-adaptive", "client-side adaptive throttling, K = 2",
      "Site Reliability Engineering (O'Reilly 2016) ch. 21 'Handling Overload', eq. 21-1: "
      "max(0, (requests - K x accepts) / (requests + 1))",
@@ -268,8 +276,9 @@ std::expected<NamedPolicy, std::string> ResolvePolicy(std::string_view name) {
       return std::unexpected(
           fmt::format("built-in profile '{}' does not load: {}", name, policy.error().ToString()));
     }
-    return NamedPolicy{std::string(name), std::move(*policy), profile.adaptive_k,
-                       std::string(profile.source)};
+    return NamedPolicy{std::string(name),           std::move(*policy),
+                       profile.adaptive_k,          std::string(profile.source),
+                       profile.client_rate_limiter, profile.finagle_budget};
   }
   std::error_code error;
   if (std::filesystem::is_regular_file(std::filesystem::path(name), error)) {
@@ -302,6 +311,13 @@ std::string DescribePolicy(const NamedPolicy& named) {
     }
   }
   if (named.adaptive_k) text += fmt::format("; adaptive throttling K={}", *named.adaptive_k);
+  if (named.client_rate_limiter) text += "; client-side rate limiter (CUBIC, beta 0.7)";
+  if (named.finagle_budget) {
+    const FinagleBudgetConfig budget;
+    text += fmt::format("; retry budget {}% of requests over {} s + {} retries/s",
+                        budget.percent_can_retry * 100, budget.ttl / 1'000'000,
+                        budget.min_retries_per_sec);
+  }
   return text;
 }
 

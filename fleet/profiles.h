@@ -3,7 +3,9 @@
 // Each profile is a policy document (docs/policy.md) run by the reference client's own policy
 // code (reference_impl/policy.h: Decide, backoff, Retry-After rules, the shared budget), plus at
 // most one fleet-level mechanism that is not a per-call retry rule: the SRE book's client-side
-// adaptive throttling, which rejects even first attempts locally (adaptive_throttle.h). Each
+// adaptive throttling, which rejects even first attempts locally (adaptive_throttle.h), or AWS's
+// adaptive-mode rate limiter, which delays them (client_rate_limiter.h), or Finagle's retry
+// budget, whose deposits expire (finagle_budget.h). Each
 // names the source file and line it was read from. `faultline simulate --list-policies` prints
 // them with their parameters (DescribePolicy).
 //
@@ -27,6 +29,8 @@ struct Profile {
   std::string_view source;           // file:line (and version) the parameters come from
   std::string_view policy_json;      // the policy, in the reference client's format
   std::optional<double> adaptive_k;  // SRE client-side throttling multiplier, when it has one
+  bool client_rate_limiter = false;  // AWS adaptive mode's limiter (client_rate_limiter.h)
+  bool finagle_budget = false;       // Finagle's RetryBudget, defaults (finagle_budget.h)
 };
 
 std::span<const Profile> BuiltinProfiles();
@@ -37,6 +41,8 @@ struct NamedPolicy {
   ref::RetryPolicy policy;
   std::optional<double> adaptive_k;
   std::string source;
+  bool client_rate_limiter = false;
+  bool finagle_budget = false;
 };
 
 // The profile called `name`; otherwise, when `name` names an existing file, that policy file

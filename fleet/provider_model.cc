@@ -13,8 +13,13 @@ Micros ToMicros(scenario::Duration duration) { return duration.count(); }
 
 }  // namespace
 
-ProviderModel::ProviderModel(const scenario::FleetProvider& spec, std::uint64_t seed)
-    : spec_(spec), rng_(seed), rate_tokens_(spec.burst) {}
+ProviderModel::ProviderModel(const scenario::FleetProvider& spec, std::uint64_t seed,
+                             const scenario::RateLimit* rate_limit, int tokens_per_request)
+    : spec_(spec),
+      rng_(seed),
+      rate_limit_(rate_limit),
+      tokens_per_request_(tokens_per_request),
+      rate_tokens_(spec.burst) {}
 
 double ProviderModel::CapacityAt(Micros now) const {
   double factor = 1.0;
@@ -91,6 +96,11 @@ std::optional<Micros> ProviderModel::Hint(Micros now) const {
 
 Admission ProviderModel::Arrive(Micros now, RequestId id) {
   if (!TakeRateToken(now)) return {Admission::Kind::kOverloaded, 0, Hint(now)};
+  if (rate_limit_ != nullptr) {
+    if (auto wait = window_.Admit(*rate_limit_, scenario::Duration(now), tokens_per_request_)) {
+      return {Admission::Kind::kRateLimited, 0, wait->count()};
+    }
+  }
   if (busy_ < SlotsAt(now) && queue_.empty()) {
     ++busy_;
     return {Admission::Kind::kServing, now + SampleService(), std::nullopt};

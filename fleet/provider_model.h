@@ -1,5 +1,6 @@
 // The fleet's provider model, a sans-I/O core: concurrency slots and/or a request rate, a FIFO
-// queue, a service-time distribution, brownouts, and what it answers when it is overloaded.
+// queue, a service-time distribution, brownouts, what it answers when it is overloaded, and the
+// scenario's stateful `rate_limit:` window (the fake provider's own rule, scenarios/rate_window.h).
 //
 // The simulation tells it when a request arrives and when a request's service ends; it answers
 // with when to schedule the end of a service, or with an overload answer (and the Retry-After it
@@ -16,6 +17,7 @@
 #include "fleet/event_queue.h"
 #include "reference_impl/backoff.h"
 #include "scenarios/fleet_spec.h"
+#include "scenarios/rate_window.h"
 
 namespace faultline::fleet {
 
@@ -25,10 +27,11 @@ struct RequestId {
 };
 
 struct Admission {
-  enum class Kind { kServing, kQueued, kOverloaded };
+  // kRateLimited: over the scenario's `rate_limit:` window, answered 429 with an honest hint.
+  enum class Kind { kServing, kQueued, kOverloaded, kRateLimited };
   Kind kind = Kind::kServing;
   Micros done_at = 0;                 // kServing: when the service ends
-  std::optional<Micros> retry_after;  // kOverloaded: the hint sent, if any
+  std::optional<Micros> retry_after;  // kOverloaded, kRateLimited: the hint sent, if any
 };
 
 struct Started {
@@ -38,7 +41,10 @@ struct Started {
 
 class ProviderModel {
  public:
-  ProviderModel(const scenario::FleetProvider& spec, std::uint64_t seed);
+  // `rate_limit` (optional): the scenario's stateful limit, each request costing
+  // `tokens_per_request` of its token budget.
+  ProviderModel(const scenario::FleetProvider& spec, std::uint64_t seed,
+                const scenario::RateLimit* rate_limit = nullptr, int tokens_per_request = 0);
 
   Admission Arrive(Micros now, RequestId id);
   // A service ended at `now`: frees its slot and starts the next queued request, if capacity
@@ -63,6 +69,9 @@ class ProviderModel {
   scenario::FleetProvider spec_;
   ref::RetryRng rng_;
   std::deque<RequestId> queue_;
+  const scenario::RateLimit* rate_limit_;
+  scenario::RateWindow window_;
+  int tokens_per_request_;
   int busy_ = 0;
   double rate_tokens_ = 0;
   Micros rate_updated_ = 0;

@@ -4,12 +4,15 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <limits>
 #include <memory>
 #include <vector>
 
 #include "fleet/adaptive_throttle.h"
+#include "fleet/client_rate_limiter.h"
 #include "fleet/event_queue.h"
+#include "fleet/finagle_budget.h"
 #include "fleet/outcomes.h"
 #include "fleet/provider_model.h"
 #include "reference_impl/budget.h"
@@ -61,6 +64,10 @@ class Engine {
   void OnArrival(Micros now);
   void StartCall(std::uint32_t slot, Micros now);
   void StartAttempt(std::uint32_t slot, Micros now);
+  void Send(std::uint32_t slot, Micros now);
+  void ScheduleWake(Micros now);
+  void OnWake(const Event& event);
+  void Observe(Micros now, bool throttling);  // an answer, for the rate limiter
   void OnServiceDone(const Event& event);
   void OnTimeout(const Event& event);
   void Answer(std::uint32_t slot, Micros now, const Outcome& outcome,
@@ -70,7 +77,13 @@ class Engine {
   void EndCall(std::uint32_t slot, Micros now, bool success,
                ref::GiveUpReason reason = ref::GiveUpReason::kNotRetryable);
   void Schedule(Micros time, EventKind kind, std::uint32_t slot, std::uint32_t token);
-  Bucket& At(Micros now);
+  // The time-series step holding `now` (the time of the event being handled).
+  Bucket& At(Micros now) {
+    if (now < step_start_ || now >= step_end_) [[unlikely]]
+      EnterStep(now);
+    return m_.series[step_index_];
+  }
+  void EnterStep(Micros now);
   std::optional<Micros> NextArrival(Micros now);
 
   const scenario::FleetSpec& spec_;
@@ -81,6 +94,10 @@ class Engine {
   ref::RetryRng policy_rng_, arrival_rng_, chaos_rng_;
   std::unique_ptr<ref::RetryBudget> budget_;
   std::optional<AdaptiveThrottle> throttle_;
+  std::optional<ClientRateLimiter> limiter_;
+  std::optional<FinagleRetryBudget> finagle_;
+  std::deque<RequestId> waiting_;  // attempts waiting for a token of limiter_, first in line first
+  std::uint32_t wake_ = 0;         // the current wake-up's token (kSend events)
   std::optional<Micros> timeout_;
   std::optional<Micros> total_;
   EventQueue queue_;
@@ -90,8 +107,9 @@ class Engine {
   Micros horizon_, bucket_, end_limit_;
   std::uint64_t active_ = 0;
   Micros last_end_ = 0;
-  Micros cached_time_ = 0;
-  std::size_t cached_index_ = 0;
+  // The step At() last found, [step_start_, step_end_): one division per step, not per lookup.
+  Micros step_start_ = 0, step_end_ = 0;
+  std::size_t step_index_ = 0;
   // Counts by GiveUpReason, named in the measures at the end (no string work per call).
   std::array<std::uint64_t, kGiveUpReasons> give_ups_{};
 };
@@ -111,7 +129,7 @@ Engine::Engine(const RunInput& input)
       progress_(input.progress),
       outcomes_(input.policy->policy, input.chaos, spec_.provider.overload.status,
                 AttemptTimeout(spec_, input.policy->policy)),
-      provider_(spec_.provider, Mix(input.seed ^ 0x1)),
+      provider_(spec_.provider, Mix(input.seed ^ 0x1), input.rate_limit, spec_.tokens_per_call),
       policy_rng_(Mix(input.seed ^ 0x2)),
       arrival_rng_(Mix(input.seed ^ 0x3)),
       chaos_rng_(Mix(input.seed ^ 0x4)),
@@ -121,6 +139,8 @@ Engine::Engine(const RunInput& input)
       end_limit_(spec_.horizon.count() + spec_.drain.count()) {
   if (policy_.policy.budget) budget_ = std::make_unique<ref::RetryBudget>(*policy_.policy.budget);
   if (policy_.adaptive_k) throttle_.emplace(*policy_.adaptive_k);
+  if (policy_.client_rate_limiter) limiter_.emplace(0);
+  if (policy_.finagle_budget) finagle_.emplace(FinagleBudgetConfig{});
   if (policy_.policy.timeouts.total) {
     total_ = std::chrono::microseconds(*policy_.policy.timeouts.total).count();
   }
@@ -136,15 +156,11 @@ Engine::Engine(const RunInput& input)
   m_.series.resize(static_cast<std::size_t>(horizon_ / bucket_ + 1));
 }
 
-Bucket& Engine::At(Micros now) {
-  // Most lookups are for the event being handled: one division per event, not per lookup.
-  if (now != cached_time_) {
-    cached_time_ = now;
-    cached_index_ = static_cast<std::size_t>(now / bucket_);
-  }
-  const std::size_t index = cached_index_;
-  if (index >= m_.series.size()) m_.series.resize(index + 1);
-  return m_.series[index];
+void Engine::EnterStep(Micros now) {
+  step_index_ = static_cast<std::size_t>(now / bucket_);
+  step_start_ = static_cast<Micros>(step_index_) * bucket_;
+  step_end_ = step_start_ + bucket_;
+  if (step_index_ >= m_.series.size()) m_.series.resize(step_index_ + 1);
 }
 
 void Engine::Schedule(Micros time, EventKind kind, std::uint32_t slot, std::uint32_t token) {
@@ -211,15 +227,48 @@ void Engine::StartCall(std::uint32_t slot, Micros now) {
   ++active_;
   ++m_.calls;
   ++At(now).offered;
+  if (finagle_) finagle_->Deposit(now);  // every request, not its retries
   StartAttempt(slot, now);
 }
 
 void Engine::StartAttempt(std::uint32_t slot, Micros now) {
   CallState& call = calls_[slot];
   call.token = (call.token + 1) & kTokenMask;
-  const std::uint32_t token = call.token;
   ++call.attempt;
   call.in_flight = true;
+  // With AWS's rate limiter on and out of tokens, the attempt waits in line for one.
+  if (limiter_ && (!waiting_.empty() || !limiter_->TryAcquire(now))) {
+    waiting_.push_back(RequestId{slot, call.token});
+    if (waiting_.size() == 1) ScheduleWake(now);
+    return;
+  }
+  Send(slot, now);
+}
+
+void Engine::ScheduleWake(Micros now) {
+  wake_ = (wake_ + 1) & kTokenMask;  // an earlier wake-up is stale
+  Schedule(limiter_->NextTokenAt(now), EventKind::kSend, 0, wake_);
+}
+
+// The limiter's bucket may hold tokens: the attempts first in line go.
+void Engine::OnWake(const Event& event) {
+  if (event.token != wake_) return;
+  while (!waiting_.empty() && limiter_->TryAcquire(event.time)) {
+    const RequestId next = waiting_.front();
+    waiting_.pop_front();
+    Send(next.slot, event.time);
+  }
+  if (!waiting_.empty()) ScheduleWake(event.time);
+}
+
+void Engine::Observe(Micros now, bool throttling) {
+  limiter_->OnResponse(now, throttling);
+  if (!waiting_.empty()) ScheduleWake(now);  // the fill rate changed: so did the next token
+}
+
+void Engine::Send(std::uint32_t slot, Micros now) {
+  CallState& call = calls_[slot];
+  const std::uint32_t token = call.token;
   ++m_.attempts;
   Bucket& bucket = At(now);
   if (call.attempt > 1) {
@@ -235,10 +284,13 @@ void Engine::StartAttempt(std::uint32_t slot, Micros now) {
   ++bucket.attempts;
   const Admission admission = provider_.Arrive(now, RequestId{slot, token});
   bucket.queue_max = std::max<std::uint64_t>(bucket.queue_max, provider_.queue_length());
-  if (admission.kind == Admission::Kind::kOverloaded) {
+  if (admission.kind == Admission::Kind::kOverloaded ||
+      admission.kind == Admission::Kind::kRateLimited) {
     ++m_.overloaded;
     ++bucket.overloaded;
-    Answer(slot, now, outcomes_.overload(), admission.retry_after);
+    const bool limited = admission.kind == Admission::Kind::kRateLimited;
+    Answer(slot, now, limited ? outcomes_.rate_limited() : outcomes_.overload(),
+           admission.retry_after);
     return;
   }
   const bool serving = admission.kind == Admission::Kind::kServing;
@@ -268,6 +320,7 @@ void Engine::OnServiceDone(const Event& event) {
   if (throttle_) throttle_->RecordAccept(now);
   const Outcome& outcome = outcomes_.Sample(chaos_rng_);
   if (outcome.success) {
+    if (limiter_) Observe(now, false);
     EndCall(event.slot, now, true);
     return;
   }
@@ -286,6 +339,7 @@ void Engine::OnTimeout(const Event& event) {
 void Engine::Answer(std::uint32_t slot, Micros now, const Outcome& outcome,
                     std::optional<Micros> hint) {
   calls_[slot].in_flight = false;
+  if (limiter_) Observe(now, outcome.throttling);
   if (outcome.success) {
     EndCall(slot, now, true);
     return;
@@ -309,6 +363,11 @@ void Engine::Retry(std::uint32_t slot, Micros now, const Outcome& outcome,
   const ref::Decision decision = ref::Decide(policy_.policy, input, policy_rng_, budget_.get());
   if (!decision.retry()) {
     EndCall(slot, now, false, decision.reason);
+    return;
+  }
+  // Last, as Decide's own budget (rule 8).
+  if (finagle_ && !finagle_->TryWithdraw(now)) {
+    EndCall(slot, now, false, ref::GiveUpReason::kBudgetExhausted);
     return;
   }
   call.previous_delay_ms = static_cast<std::int32_t>(
@@ -352,6 +411,9 @@ void Engine::Dispatch(const Event& event) {
       break;
     case EventKind::kStartAttempt:
       if (calls_[event.slot].token == event.token) StartAttempt(event.slot, event.time);
+      break;
+    case EventKind::kSend:
+      OnWake(event);
       break;
     case EventKind::kServiceDone:
       OnServiceDone(event);

@@ -7,8 +7,9 @@
 // call has ended or `spec.drain` has passed. Per-request faults come from the scenario's `chaos`
 // section when one is given, each answer classified by the reference client's own classifier.
 //
-// Memory: about 24 bytes per client plus the event queue (a few events per call in flight), so a
-// million clients fit in well under 100 MB. Single-threaded; reentrant (no shared state).
+// Memory: about 24 bytes per client plus the event queue (24 bytes per pending event, a few per
+// call in flight), so a million clients fit in about 120 MB. Single-threaded; reentrant (no
+// shared state).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +31,8 @@ struct RunInput {
   const NamedPolicy* policy = nullptr;
   std::uint64_t seed = 1;
   ProgressFn progress;
+  // Optional: the scenario's stateful `rate_limit:`, each request costing tokens_per_call.
+  const scenario::RateLimit* rate_limit = nullptr;
 };
 
 PolicyMeasures Simulate(const RunInput& input);

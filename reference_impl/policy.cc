@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <span>
 #include <utility>
 
 #include "fmt/format.h"
@@ -59,6 +60,17 @@ milliseconds JitteredHint(milliseconds hint, const RetryAfterConfig& config, Ret
   return config.cap ? std::min(*config.cap, jittered) : jittered;
 }
 
+// UsableHint over a span (ChooseDelay passes one bare Retry-After without building a vector).
+std::optional<RetryHint> FirstUsableHint(const RetryPolicy& policy, const Failure& failure,
+                                         std::span<const RetryHint> hints) {
+  const RetryAfterConfig& config = policy.retry_after;
+  if (!config.honor || !StatusReadable(config, failure)) return std::nullopt;
+  for (const RetryHint& hint : hints) {
+    if (std::ranges::find(config.sources, hint.source) != config.sources.end()) return hint;
+  }
+  return std::nullopt;
+}
+
 struct ChosenDelay {
   milliseconds delay{0};
   DelaySource source = DelaySource::kBackoff;
@@ -71,12 +83,16 @@ std::expected<ChosenDelay, Decision> ChooseDelay(const RetryPolicy& policy,
   const int retry_index = std::max(input.attempt, 1) - 1;
   const ChosenDelay backoff{SampleBackoff(policy.backoff, retry_index, rng, input.previous_delay),
                             DelaySource::kBackoff};
-  std::vector<RetryHint> hints = input.hints;
+  // A bare failure.retry_after stands for one hint, without copying the list (a fleet run decides
+  // millions of times).
+  std::span<const RetryHint> hints = input.hints;
+  RetryHint bare;
   if (hints.empty() && input.failure.retry_after) {
-    hints.push_back({*input.failure.retry_after, DelaySource::kRetryAfter});
+    bare = {*input.failure.retry_after, DelaySource::kRetryAfter};
+    hints = std::span<const RetryHint>(&bare, 1);
   }
   const RetryAfterConfig& config = policy.retry_after;
-  const std::optional<RetryHint> hint = UsableHint(policy, input.failure, hints);
+  const std::optional<RetryHint> hint = FirstUsableHint(policy, input.failure, hints);
   if (!hint && config.missing == OverCapMode::kGiveUp && config.honor &&
       StatusReadable(config, input.failure)) {
     return std::unexpected(GiveUp(GiveUpReason::kNoRetryAfter));
@@ -285,12 +301,7 @@ std::optional<GiveUpReason> RetryForbidden(const RetryPolicy& policy, const Fail
 
 std::optional<RetryHint> UsableHint(const RetryPolicy& policy, const Failure& failure,
                                     const std::vector<RetryHint>& hints) {
-  const RetryAfterConfig& config = policy.retry_after;
-  if (!config.honor || !StatusReadable(config, failure)) return std::nullopt;
-  for (const RetryHint& hint : hints) {
-    if (std::ranges::find(config.sources, hint.source) != config.sources.end()) return hint;
-  }
-  return std::nullopt;
+  return FirstUsableHint(policy, failure, hints);
 }
 
 std::string_view ToString(GiveUpReason reason) {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "fleet/bench/storm_spec.h"
 #include "fleet/contention.h"
 #include "fleet/simulation.h"
 #include "fmt/format.h"
@@ -171,6 +172,52 @@ TEST(MetastabilityTest, NaiveRetriesStayCollapsedBudgetsRecover) {
 }
 
 // ---- Determinism ----
+
+// ---- AWS adaptive retry mode under a 429 storm ----
+
+// Twice the provider's rate limit for a minute, 429 without Retry-After: the limiter, slowed by
+// the throttles to about what the provider admits, holds sends back instead of sending them to
+// be refused (botocore's design), so fewer attempts per call than standard mode, at the cost of
+// waiting in line.
+TEST(AwsAdaptiveTest, TheRateLimiterCutsAmplificationUnderA429Storm) {
+  const scenario::FleetSpec spec = StormSpec();  // the speed benchmark's storm
+  const NamedPolicy standard_policy = Policy("aws-standard");
+  const NamedPolicy adaptive_policy = Policy("aws-adaptive");
+  const PolicyMeasures standard = Simulate(RunInput{&spec, nullptr, &standard_policy, 1, {}});
+  const PolicyMeasures adaptive = Simulate(RunInput{&spec, nullptr, &adaptive_policy, 1, {}});
+  std::cout << fmt::format(
+      "429 storm: attempts/call standard {:.3f} adaptive {:.3f}; 429s {} vs {}; success {:.3f} "
+      "vs {:.3f}; p50 {:.0f} ms vs {:.0f} ms\n",
+      standard.amplification, adaptive.amplification, standard.overloaded, adaptive.overloaded,
+      standard.success_rate, adaptive.success_rate, standard.p50_ms, adaptive.p50_ms);
+  EXPECT_LT(adaptive.amplification, standard.amplification);
+  EXPECT_LT(adaptive.overloaded * 10, standard.overloaded);
+  EXPECT_GT(adaptive.success_rate, standard.success_rate);
+  EXPECT_GT(adaptive.p50_ms, standard.p50_ms);  // the price: calls wait for their tokens
+}
+
+// ---- The catalogue's stateful rate limit, fleet-wide ----
+
+// 100 calls/s against `rate_limit: {requests: 50, window: 1s}`: the provider admits at most 50
+// requests in any second (the fake provider's sliding window) and answers the rest 429 with the
+// time until the window frees, which openai-node waits out.
+TEST(RateLimitWindowTest, AdmitsAtMostTheBudgetOfAnyWindow) {
+  const scenario::FleetSpec spec = Uniform(100, 20s);
+  const scenario::RateLimit limit{50, 0, 1s};
+  const NamedPolicy once_policy = Policy("no-retry");
+  const NamedPolicy sdk_policy = Policy("openai-node");
+  const PolicyMeasures once = Simulate(RunInput{&spec, nullptr, &once_policy, 1, {}, &limit});
+  const PolicyMeasures sdk = Simulate(RunInput{&spec, nullptr, &sdk_policy, 1, {}, &limit});
+  EXPECT_NEAR(once.success_rate, 0.5, 0.02);
+  EXPECT_GT(sdk.success_rate, once.success_rate);
+  EXPECT_GT(sdk.amplification, 1.0);
+  for (const PolicyMeasures* m : {&once, &sdk}) {
+    EXPECT_GT(m->overloaded, 0u) << m->policy;
+    for (const Bucket& bucket : m->series) {
+      EXPECT_LE(bucket.attempts - bucket.overloaded, 50u) << m->policy;  // admitted in 1 s
+    }
+  }
+}
 
 TEST(DeterminismTest, SameSeedSameMeasures) {
   const scenario::FleetSpec spec = Metastable();

@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "harness/cli/run_command.h"
+#include "harness/cli/simulate_command.h"
 #include "reports/report.h"
 
 namespace faultline::cli {
@@ -75,10 +76,14 @@ CLI::App* AddReportCommand(CLI::App& app, ReportOptions& render, ReportOptions& 
   render_command->add_flag("--matrix", render.matrix,
                            "one column per result: scenario x subject (md or html)");
   CLI::App* merge_command =
-      report->add_subcommand("merge", "Combine shard results (same subject) into one result.");
+      report->add_subcommand("merge",
+                             "Combine shard results (same subject, or the shards of one "
+                             "`faultline simulate`) into one result.");
   merge_command->add_option("results", merge.inputs, "result.json files")->required();
   merge_command->add_option("-o,--output", merge.output, "output file; default stdout");
-  merge_command->add_option("--format", merge.format, "json (default) | junit | md | html");
+  merge_command->add_option("--format", merge.format,
+                            "json (default) | junit | md | html; fleet results: json | csv | md | "
+                            "html");
   return report;
 }
 
@@ -109,6 +114,10 @@ ExitCode RunReportRender(const ReportOptions& options, std::ostream& out, std::o
 }
 
 ExitCode RunReportMerge(const ReportOptions& options, std::ostream& out, std::ostream& err) {
+  // Shards of `faultline simulate` (a CI matrix over seeds or a sweep) are fleet results.
+  if (!options.inputs.empty() && IsFleetResultFile(options.inputs.front())) {
+    return RunFleetMerge(options.inputs, options.output, options.format, out, err);
+  }
   auto results = ReadAll(options.inputs);
   if (!results) {
     err << "faultline report merge: " << results.error() << "\n";

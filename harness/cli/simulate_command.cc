@@ -131,20 +131,39 @@ std::expected<std::vector<std::string>, std::string> WriteReports(
   return written;
 }
 
+std::expected<nlohmann::json, std::string> ReadJson(const std::string& file) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  if (!in) return std::unexpected(fmt::format("{}: cannot read", file));
+  auto json = nlohmann::json::parse(text.str(), nullptr, false);
+  if (json.is_discarded()) return std::unexpected(fmt::format("{}: not JSON", file));
+  return json;
+}
+
 std::expected<fleet::Experiment, std::string> Merge(const std::vector<std::string>& files) {
   std::vector<fleet::Experiment> shards;
   for (const std::string& file : files) {
-    std::ifstream in(file);
-    std::stringstream text;
-    text << in.rdbuf();
-    if (!in) return std::unexpected(fmt::format("{}: cannot read", file));
-    const auto json = nlohmann::json::parse(text.str(), nullptr, false);
-    if (json.is_discarded()) return std::unexpected(fmt::format("{}: not JSON", file));
-    auto shard = fleet::ExperimentFromJson(json);
+    auto json = ReadJson(file);
+    if (!json) return std::unexpected(json.error());
+    auto shard = fleet::ExperimentFromJson(*json);
     if (!shard) return std::unexpected(fmt::format("{}: {}", file, shard.error()));
     shards.push_back(std::move(*shard));
   }
   return fleet::MergeShards(shards);
+}
+
+// The report `faultline report merge` writes: --format's, else the one the output file's
+// extension names, else result.json's (as report merge does for run results). nullptr for a
+// --format that is not one of ours.
+const Output* MergeOutput(const std::string& output, const std::string& format) {
+  for (const Output& known : kOutputs) {
+    const bool wanted = format.empty()
+                            ? fs::path(output).extension() == fs::path(known.file).extension()
+                            : known.format == format;
+    if (wanted) return &known;
+  }
+  return format.empty() ? &kOutputs[0] : nullptr;
 }
 
 std::expected<fleet::Experiment, std::string> Simulate(const SimulateOptions& options,
@@ -189,7 +208,8 @@ CLI::App* AddSimulateCommand(CLI::App& app, SimulateOptions& options) {
                   "policy.max_attempts=1..6 (keys: docs/fleet.md)");
   sim->add_option("--shard", options.shard, "I/N: run every N-th job starting at I (CI matrix)");
   sim->add_option("--merge", options.merge,
-                  "join shards' result.json files into one result (and its reports)")
+                  "join shards' result.json files into one result and its reports (as "
+                  "`faultline report merge` does)")
       ->delimiter(',');
   sim->add_flag("--list-policies", options.list_policies,
                 "list the built-in profiles with their parameters and sources");
@@ -230,6 +250,38 @@ CLI::App* AddSimulateCommand(CLI::App& app, SimulateOptions& options) {
       "result.csv, summary.md, report.html. docs/fleet.md describes the fleet section, the "
       "profiles and the measures.\nExit code: 0 done, 2 bad usage or input.");
   return sim;
+}
+
+bool IsFleetResultFile(const std::string& path) {
+  const auto json = ReadJson(path);
+  return json && json->is_object() && json->contains("faultline_simulate");
+}
+
+ExitCode RunFleetMerge(const std::vector<std::string>& files, const std::string& output,
+                       const std::string& format, std::ostream& out, std::ostream& err) {
+  const Output* chosen = MergeOutput(output, format);
+  if (chosen == nullptr) {
+    err << fmt::format(
+        "faultline report merge: fleet results merge to json, csv, md or html, not '{}'\n", format);
+    return ExitCode::kUsageError;
+  }
+  auto merged = Merge(files);
+  if (!merged) {
+    err << "faultline report merge: " << merged.error() << "\n";
+    return ExitCode::kUsageError;
+  }
+  if (output.empty()) {
+    chosen->write(*merged, out);
+    return ExitCode::kSuccess;
+  }
+  std::ofstream file(output);
+  chosen->write(*merged, file);
+  file.close();
+  if (!file) {
+    err << fmt::format("faultline report merge: cannot write '{}'\n", output);
+    return ExitCode::kUsageError;
+  }
+  return ExitCode::kSuccess;
 }
 
 ExitCode RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {

@@ -41,4 +41,12 @@ struct SimulateOptions {
 CLI::App* AddSimulateCommand(CLI::App& app, SimulateOptions& options);
 ExitCode RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);
 
+// `faultline report merge` of fleet shards: true when `path` holds a `faultline simulate`
+// result.json (so that report merge hands it here).
+bool IsFleetResultFile(const std::string& path);
+// Joins the shards' results into the one an unsharded run gives and writes it to `output` (or
+// `out`) as json (default), csv, md or html: `format`, else the output's extension.
+ExitCode RunFleetMerge(const std::vector<std::string>& files, const std::string& output,
+                       const std::string& format, std::ostream& out, std::ostream& err);
+
 }  // namespace faultline::cli

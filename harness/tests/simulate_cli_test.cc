@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "harness/cli/cli.h"
@@ -18,13 +19,23 @@ struct Ran {
   std::string out, err;
 };
 
-Ran Simulate(std::vector<std::string> args) {
-  args.insert(args.begin(), {"faultline", "simulate"});
+Ran Faultline(std::vector<std::string> args) {
+  args.insert(args.begin(), "faultline");
   std::vector<const char*> argv;
   for (const std::string& arg : args) argv.push_back(arg.c_str());
   std::ostringstream out, err;
   const ExitCode code = Run(static_cast<int>(argv.size()), argv.data(), out, err);
   return {code, out.str(), err.str()};
+}
+
+Ran Simulate(std::vector<std::string> args) {
+  args.insert(args.begin(), "simulate");
+  return Faultline(std::move(args));
+}
+
+nlohmann::json ReadJson(const fs::path& path) {
+  std::ifstream in(path);
+  return nlohmann::json::parse(in, nullptr, false);
 }
 
 std::string Example(std::string_view name) {
@@ -49,6 +60,47 @@ TEST(SimulateCliTest, TheMetastableExampleWritesEveryReport) {
   for (const char* file : {"result.json", "result.csv", "summary.md", "report.html"}) {
     EXPECT_TRUE(fs::exists(out / file)) << file;
   }
+  fs::remove_all(out);
+}
+
+// A CI matrix runs shards; `faultline report merge` (like `simulate --merge`) joins them into
+// the result one unsharded run gives.
+TEST(SimulateCliTest, ReportMergeJoinsFleetShards) {
+  const fs::path out = fs::temp_directory_path() / "faultline-simulate-merge-test";
+  fs::remove_all(out);
+  const std::vector<std::string> run = {Example("metastable-spike.yaml"),
+                                        "--compare",
+                                        "no-retry,naive,token-bucket",
+                                        "--format",
+                                        "json",
+                                        "--quiet"};
+  const auto sharded = [&](const std::string& dir, std::vector<std::string> extra) {
+    std::vector<std::string> args = run;
+    args.insert(args.end(), {"--out", (out / dir).string()});
+    args.insert(args.end(), extra.begin(), extra.end());
+    return Simulate(args).code;
+  };
+  ASSERT_EQ(sharded("whole", {}), ExitCode::kSuccess);
+  ASSERT_EQ(sharded("a", {"--shard", "1/2"}), ExitCode::kSuccess);
+  ASSERT_EQ(sharded("b", {"--shard", "2/2"}), ExitCode::kSuccess);
+  const std::string a = (out / "a" / "result.json").string();
+  const std::string b = (out / "b" / "result.json").string();
+  const nlohmann::json whole = ReadJson(out / "whole" / "result.json");
+  ASSERT_FALSE(whole.is_discarded());
+
+  const Ran merged = Faultline({"report", "merge", a, b, "-o", (out / "merged.json").string()});
+  ASSERT_EQ(merged.code, ExitCode::kSuccess) << merged.err;
+  EXPECT_EQ(ReadJson(out / "merged.json"), whole);
+  const Ran markdown = Faultline({"report", "merge", a, b, "--format", "md"});
+  ASSERT_EQ(markdown.code, ExitCode::kSuccess) << markdown.err;
+  EXPECT_NE(markdown.out.find("token-bucket"), std::string::npos) << markdown.out;
+  ASSERT_EQ(sharded("joined", {"--merge", a + "," + b}), ExitCode::kSuccess);
+  EXPECT_EQ(ReadJson(out / "joined" / "result.json"), whole);
+
+  const Ran missing = Faultline({"report", "merge", a});
+  EXPECT_EQ(missing.code, ExitCode::kUsageError);
+  EXPECT_NE(missing.err.find("faultline report merge: "), std::string::npos) << missing.err;
+  EXPECT_EQ(Faultline({"report", "merge", a, b, "--format", "junit"}).code, ExitCode::kUsageError);
   fs::remove_all(out);
 }
 
