@@ -100,7 +100,8 @@ void CollectLines(const AdapterRun& run, int call, Trace& trace) {
 
 struct RealWorld::Session {
   std::string id;
-  std::string base_url;
+  std::string base_url;  // the primary route's with routes
+  std::vector<protocol::RouteLine> routes;
   Clock::time_point start;
 };
 
@@ -127,11 +128,14 @@ std::expected<RealWorld::Session, std::string> RealWorld::Open(const scenario::S
   auto info = server_->AddSession(scenario, session.id, seed);
   if (!info) return std::unexpected("cannot open a provider session: " + info.error());
   session.base_url = info->base_url;
-  // With routes, subjects call the primary route (request_body.h).
+  // With routes, the call line's base URL is the primary route's (request_body.h).
   const std::string primary = PrimaryTarget(scenario).route_id;
-  for (const provider::RouteInfo& route : info->routes) {
-    if (route.id == primary) session.base_url = route.base_url;
-  }
+  const auto url_of = [&info](std::string_view id) {
+    const auto found = std::ranges::find(info->routes, id, &provider::RouteInfo::id);
+    return found == info->routes.end() ? std::string() : found->base_url;
+  };
+  if (!primary.empty()) session.base_url = url_of(primary);
+  session.routes = RouteLines(scenario, url_of);
   // One time axis for the trace: the journal counts from the session's start, so the subject's
   // events must too (AddSession may wait for a lock and compile the scenario first).
   session.start = info->started.value_or(Clock::now());
@@ -179,8 +183,11 @@ std::expected<Trace, std::string> RealWorld::RunReference(const scenario::Scenar
   std::vector<std::shared_ptr<ref::CallDriver>> drivers;
   const CallTarget target = PrimaryTarget(scenario);
   const std::string body = target.body.dump();
+  auto routes = ReferenceRoutes(session->routes);
+  if (!routes) return std::unexpected("the scenario's routes: " + routes.error());
   for (int i = 0; i < trace.calls; ++i) {
     ref::CallRequest request;
+    request.routes = *routes;
     request.dialect = *ref::ParseDialect(scenario::ToString(target.dialect));
     request.base_url = *url;
     request.api_key = "sk-faultline-test";
@@ -268,7 +275,8 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
                           .request = target.body,
                           .scenario = scenario.name,
                           .seed = std::nullopt,
-                          .policy = std::nullopt};
+                          .policy = std::nullopt,
+                          .routes = session->routes};
   if (scenario.policy) call.policy = nlohmann::json::parse(scenario.policy->json);
   std::vector<std::expected<AdapterRun, std::string>> runs(static_cast<std::size_t>(trace.calls));
   // Scripted outages count from the first adapter's hello, not from the session's creation:
