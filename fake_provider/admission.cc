@@ -1,9 +1,33 @@
 #include "fake_provider/admission.h"
 
+#include <fmt/format.h>
+
 #include <charconv>
 #include <utility>
 
 namespace faultline::provider {
+namespace {
+
+constexpr std::string_view kCallLabel = "/call/";
+constexpr std::size_t kMaxCallDigits = 6;
+
+// Strips a trailing "/call/<n>" from a session id and returns n; -1 (and `id` untouched) when
+// there is none.
+int TakeCallLabel(std::string_view& id) {
+  const std::size_t label = id.rfind(kCallLabel);
+  if (label == std::string_view::npos || label == 0) return -1;
+  const std::string_view digits = id.substr(label + kCallLabel.size());
+  int call = 0;
+  if (digits.empty() || digits.size() > kMaxCallDigits ||
+      std::from_chars(digits.data(), digits.data() + digits.size(), call).ptr !=
+          digits.data() + digits.size()) {
+    return -1;
+  }
+  id = id.substr(0, label);
+  return call;
+}
+
+}  // namespace
 
 Destination ResolveTarget(std::string_view target) {
   if (target.starts_with(kControlPrefix) &&
@@ -17,9 +41,14 @@ Destination ResolveTarget(std::string_view target) {
   if (v1 == std::string_view::npos || v1 <= kSessionPrefix.size()) return Destination{};
   std::string_view path = target.substr(v1);
   path = path.substr(0, path.find('?'));
-  return Destination{
-      Destination::Kind::kSession,
-      PercentDecode(target.substr(kSessionPrefix.size(), v1 - kSessionPrefix.size())), path};
+  std::string_view id = target.substr(kSessionPrefix.size(), v1 - kSessionPrefix.size());
+  const int call = TakeCallLabel(id);
+  return Destination{Destination::Kind::kSession, PercentDecode(id), path, call};
+}
+
+std::string CallBaseUrl(std::string_view session_base_url, int call, int calls) {
+  if (calls <= 1) return std::string(session_base_url);
+  return fmt::format("{}{}{}", session_base_url, kCallLabel, call);
 }
 
 std::string PercentDecode(std::string_view text) {
@@ -62,6 +91,7 @@ Admitted Admit(ProviderSession& session, Journal& journal, const AdmissionInput&
   entry.arrived = input.now - input.session_start;
   entry.attempt = admitted.plan.attempt;
   entry.route = session.scenario().route_id;
+  entry.call = ResolveTarget(input.request.target).call;
   entry.status = admitted.plan.status;
   entry.plan_summary = admitted.plan.summary;
   entry.truth = admitted.plan.truth;

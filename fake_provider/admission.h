@@ -26,14 +26,21 @@ inline constexpr std::string_view kControlPrefix = "/_faultline";
 
 // Where a request target goes: /_faultline/... is the control API, /s/<id>/v1/... a session
 // (the id is everything between "/s/" and the first "/v1/", percent-decoded), anything else is
-// unknown (the server answers it with a 404 hint).
+// unknown (the server answers it with a 404 hint). A session id ending in "/call/<n>" names call
+// n of a scenario with several concurrent calls (CallBaseUrl): the request goes to the session,
+// and the journal records the call, so every request is attributed to the call that sent it.
 struct Destination {
   enum class Kind { kSession, kControl, kUnknown };
   Kind kind = Kind::kUnknown;
   std::string session_id;
   std::string_view path;  // relative to the session's base URL, without the query
+  int call = -1;          // the call the base URL names; -1 when it names none
 };
 Destination ResolveTarget(std::string_view target);
+
+// The base URL call `call` of a scenario with `calls` concurrent calls is given: the session's
+// own for a single call, else "<session base URL>/call/<call>" (all onto the same session state).
+std::string CallBaseUrl(std::string_view session_base_url, int call, int calls);
 
 // Decodes %XX escapes; invalid escapes are kept verbatim.
 std::string PercentDecode(std::string_view text);

@@ -43,6 +43,7 @@ struct JournalEntry {
   std::uint64_t index = 0;       // 0-based, in arrival order within the session
   int attempt = 0;               // 0 for requests that did not count (wrong path, 404)
   std::string route;             // the route that answered; "" for a scenario without routes
+  int call = -1;                 // the call that sent it (admission.h); -1 when none was named
   std::uint64_t connection = 0;  // server-wide connection id
   Duration arrived{0};
   std::string method;

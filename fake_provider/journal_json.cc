@@ -59,6 +59,7 @@ nlohmann::json EntryToJson(const JournalEntry& entry) {
     json["body_base64"] = Base64Encode(entry.body);
   }
   if (!entry.route.empty()) json["route"] = entry.route;
+  if (entry.call >= 0) json["call"] = entry.call;
   json["status"] = entry.status;
   json["plan"] = entry.plan_summary;
   json["truth"] = TruthToJson(entry.truth);

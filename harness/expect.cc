@@ -14,14 +14,10 @@ namespace {
 // Applies `check` to every call's terminal event; the first mismatch fails.
 template <typename Check>
 CheckResult EveryCall(const View& view, Check check) {
-  for (std::size_t i = 0; i < view.calls.size(); ++i) {
-    const ClientRecord* terminal = view.calls[i].terminal;
-    if (terminal == nullptr) return Fail("", fmt::format("call {} has no terminal event", i));
-    if (std::string evidence = check(*terminal); !evidence.empty()) {
-      return Fail("", view.calls.size() > 1 ? fmt::format("call {}: {}", i, evidence) : evidence);
-    }
-  }
-  return Pass("");
+  return EachCall(view, [&](const CallView& call) -> std::string {
+    if (call.terminal == nullptr) return "no terminal event";
+    return check(*call.terminal);
+  });
 }
 
 // The subject's own count when it reports one (refused connections never reach the journal);
@@ -187,9 +183,8 @@ std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin
 
 std::vector<CheckResult> ExpectChecks(const View& view) {
   // `expect:` is written for the scenario's policy (or the reference defaults): a subject declaring
-  // exactly that is held to it as written.
-  if (!DeclaresScenarioPolicy(view.declared, view.scenario) && view.twin != nullptr &&
-      view.twin->usable() && view.has_policy()) {
+  // exactly that gets no twin (Runner) and is held to it as written.
+  if (view.twin != nullptr && view.twin->usable() && view.has_policy()) {
     std::vector<CheckResult> out = PolicyRelative(view, *view.twin);
     for (CheckResult& check : ExpectFactChecks(view, view.twin)) out.push_back(std::move(check));
     return out;

@@ -31,17 +31,6 @@ std::vector<const nlohmann::json*> ReportedFailures(const CallView& call) {
   return out;
 }
 
-// The first call whose `evidence` is not empty fails the check.
-template <typename Check>
-CheckResult EachCall(const View& view, Check check) {
-  for (std::size_t i = 0; i < view.calls.size(); ++i) {
-    if (std::string evidence = check(view.calls[i]); !evidence.empty()) {
-      return Fail("", view.calls.size() > 1 ? fmt::format("call {}: {}", i, evidence) : evidence);
-    }
-  }
-  return Pass("");
-}
-
 std::string MismatchedFact(const scenario::ExpectFailure& facts, const nlohmann::json& failure) {
   const std::optional<int> status = Int(failure, "status");
   if (facts.status && status != facts.status) {

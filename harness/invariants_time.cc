@@ -98,16 +98,29 @@ CheckResult TimeTotalDeadline(const View& view) {
   if (!view.has_policy()) return NotApplicable("", NoPolicy(view));
   if (!view.declared.total_ms()) return NotApplicable("", "the subject declares no total deadline");
   const double limit = *view.declared.total_ms() + view.tolerance.late_ms;
+  std::optional<std::string> unjudged;
+  bool judged = false;
   for (std::size_t i = 0; i < view.calls.size(); ++i) {
     const CallView& call = view.calls[i];
     const double start = StartMs(call);
     const double end = call.terminal ? Ms(call.terminal->at) : Ms(view.trace.ended);
-    if (end - start <= limit) continue;
+    if (end - start <= limit) {
+      // A call the run stopped before its deadline passed may still have overrun it.
+      if (!call.terminal && !unjudged) {
+        unjudged = fmt::format(
+            "call {} was stopped at {:.1f} ms, {:.1f} ms after it started: "
+            "before its declared total deadline passed",
+            i, end, end - start);
+      }
+      judged = judged || call.terminal != nullptr;
+      continue;
+    }
     return Fail("", fmt::format("call {} started at {:.1f} ms and {} at {:.1f} ms: {:.1f} ms, "
                                 "over the declared total deadline {:.0f} ms",
                                 i, start, call.terminal ? "ended" : "was still running", end,
                                 end - start, *view.declared.total_ms()));
   }
+  if (!judged && unjudged) return NotApplicable("", *unjudged);
   return Pass("");
 }
 

@@ -247,6 +247,28 @@ std::optional<ref::GiveUpReason> PolicyForbids(const View& view,
   return reason;
 }
 
+namespace {
+
+using Check = CheckResult (*)(const View&);
+
+// `check` over every call's own view: the first failure (its evidence naming the call), else a
+// pass when any call passes, else the first call's n/a.
+CheckResult AcrossCalls(const std::vector<View>& calls, Check check) {
+  std::optional<CheckResult> passed, not_applicable;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    CheckResult result = check(calls[i]);
+    if (result.status == CheckStatus::kFail) {
+      result.evidence = fmt::format("call {}: {}", i, result.evidence);
+      return result;
+    }
+    auto& kept = result.status == CheckStatus::kPass ? passed : not_applicable;
+    if (!kept) kept = std::move(result);
+  }
+  return passed ? *passed : *not_applicable;
+}
+
+}  // namespace
+
 }  // namespace judge_internal
 
 Tolerance VirtualTolerance() { return {1, 0}; }
@@ -268,7 +290,15 @@ std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const
                                        const Tolerance& tolerance, const PolicyTwin* twin) {
   using namespace judge_internal;
   const View view = MakeView(scenario, trace, tolerance, twin);
-  using Check = CheckResult (*)(const View&);
+  // With several calls, each call is judged on its own requests when the journal attributes
+  // them; the checks see a single call then.
+  const std::optional<std::vector<Trace>> per_call = SplitByCall(trace);
+  std::vector<View> call_views;
+  if (per_call) {
+    for (const Trace& call : *per_call) {
+      call_views.push_back(MakeView(scenario, call, tolerance, twin));
+    }
+  }
   constexpr std::array<Check, kCatalog.size()> kChecks{LifeOneTerminal,
                                                        LifeNothingAfterTerminal,
                                                        LifeChunksInsideResponse,
@@ -308,7 +338,8 @@ std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const
                                                        AdviseSharedFateFailover};
   std::vector<CheckResult> results;
   for (std::size_t i = 0; i < kChecks.size(); ++i) {
-    CheckResult result = kChecks[i](view);
+    CheckResult result =
+        call_views.empty() ? kChecks[i](view) : AcrossCalls(call_views, kChecks[i]);
     result.id = kCatalog[i].id;
     result.statement = kCatalog[i].statement;
     result.severity = kCatalog[i].severity;

@@ -50,7 +50,8 @@ bool IsBlackBox(const Trace& trace);
 // Judges `trace`: one CheckResult per catalogue invariant and advisory (in catalogue order),
 // then one per `expect:` field the scenario sets. With a usable `twin` of the subject's declared
 // policy (policy_twin.h), `expect:` fields are judged against what that policy allows;
-// without one, literally (they state what the reference client does with the scenario's policy).
+// without one, literally (they state what the reference client does with the scenario's policy;
+// the runner makes no twin for a subject that declares exactly that policy).
 std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const Trace& trace,
                                        const Tolerance& tolerance,
                                        const PolicyTwin* twin = nullptr);

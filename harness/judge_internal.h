@@ -61,6 +61,18 @@ double ArrivedMs(const provider::JournalEntry& entry);
 double EndedMs(const provider::JournalEntry& entry);
 std::string Quote(std::string_view text);  // JSON-quoted, shortened for evidence
 
+// `check(call)` for every call: the first non-empty evidence fails the check, naming its call
+// when there are several.
+template <typename Check>
+CheckResult EachCall(const View& view, Check check) {
+  for (std::size_t i = 0; i < view.calls.size(); ++i) {
+    if (std::string evidence = check(view.calls[i]); !evidence.empty()) {
+      return Fail("", view.calls.size() > 1 ? fmt::format("call {}: {}", i, evidence) : evidence);
+    }
+  }
+  return Pass("");
+}
+
 // The checks, by family.
 CheckResult LifeOneTerminal(const View& view);
 CheckResult LifeNothingAfterTerminal(const View& view);

@@ -8,6 +8,7 @@
 #include <functional>
 #include <mutex>
 
+#include "fake_provider/admission.h"
 #include "harness/adapter_process.h"
 #include "harness/protocol.h"
 #include "harness/request_body.h"
@@ -96,6 +97,16 @@ void CollectLines(const AdapterRun& run, int call, Trace& trace) {
   }
 }
 
+// The call line's routes as call `call` of `calls` gets them: each under that call's own base URL
+// (provider::CallBaseUrl), as the primary's base URL is.
+std::vector<protocol::RouteLine> RoutesOfCall(std::vector<protocol::RouteLine> routes, int call,
+                                              int calls) {
+  for (protocol::RouteLine& route : routes) {
+    route.base_url = provider::CallBaseUrl(route.base_url, call, calls);
+  }
+  return routes;
+}
+
 }  // namespace
 
 struct RealWorld::Session {
@@ -171,8 +182,6 @@ std::expected<Trace, std::string> RealWorld::RunReference(const scenario::Scenar
                                                           const RealRunOptions& options) {
   auto session = Open(scenario, options.provider_seed);
   if (!session) return std::unexpected(session.error());
-  auto url = ref::ParseBaseUrl(session->base_url);
-  if (!url) return std::unexpected(url.error());
   Trace trace;
   trace.calls = std::max(1, scenario.request.calls);
   trace.client.push_back({Duration{0}, 0, ref::HelloEvent(policy).ToJson()});
@@ -183,9 +192,11 @@ std::expected<Trace, std::string> RealWorld::RunReference(const scenario::Scenar
   std::vector<std::shared_ptr<ref::CallDriver>> drivers;
   const CallTarget target = PrimaryTarget(scenario);
   const std::string body = target.body.dump();
-  auto routes = ReferenceRoutes(session->routes);
-  if (!routes) return std::unexpected("the scenario's routes: " + routes.error());
   for (int i = 0; i < trace.calls; ++i) {
+    auto routes = ReferenceRoutes(RoutesOfCall(session->routes, i, trace.calls));
+    if (!routes) return std::unexpected("the scenario's routes: " + routes.error());
+    auto url = ref::ParseBaseUrl(provider::CallBaseUrl(session->base_url, i, trace.calls));
+    if (!url) return std::unexpected(url.error());
     ref::CallRequest request;
     request.routes = *routes;
     request.dialect = *ref::ParseDialect(scenario::ToString(target.dialect));
@@ -291,6 +302,8 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
     for (std::size_t i = 0; i < runs.size(); ++i) {
       threads.emplace_back([&, i, call] mutable {
         call.seed = options.seed + i;  // as the in-process client seeds call i
+        call.base_url = provider::CallBaseUrl(session->base_url, static_cast<int>(i), trace.calls);
+        call.routes = RoutesOfCall(session->routes, static_cast<int>(i), trace.calls);
         AdapterLaunch launch{.command = command,
                              .call_line = protocol::ToJson(call).dump(
                                  -1, ' ', false, nlohmann::json::error_handler_t::replace),

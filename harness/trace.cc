@@ -48,6 +48,7 @@ json EntryToJson(const provider::JournalEntry& entry, bool with_volatile) {
               {"truth", TruthToJson(entry.truth)}};
   // Only with routes, so that the fingerprints of scenarios without them stay what they were.
   if (!entry.route.empty()) out["route"] = entry.route;
+  if (entry.call >= 0) out["call"] = entry.call;  // only with several calls, likewise
   if (with_volatile) {
     out["connection"] = entry.connection;
     if (!entry.detail.empty()) out["detail"] = entry.detail;
@@ -111,6 +112,45 @@ std::string EventType(const ClientRecord& record) {
   const auto found = record.event.find("type");
   if (found == record.event.end() || !found->is_string()) return {};
   return found->get<std::string>();
+}
+
+std::optional<std::vector<Trace>> SplitByCall(const Trace& trace) {
+  if (trace.calls <= 1) return std::nullopt;
+  for (const provider::JournalEntry& entry : trace.journal) {
+    if (entry.attempt > 0 && (entry.call < 0 || entry.call >= trace.calls)) return std::nullopt;
+  }
+  const ClientRecord* first_hello = nullptr;
+  for (const ClientRecord& record : trace.client) {
+    if (EventType(record) == protocol::kHello) {
+      first_hello = &record;
+      break;
+    }
+  }
+  std::vector<Trace> out(static_cast<std::size_t>(trace.calls));
+  for (int i = 0; i < trace.calls; ++i) {
+    Trace& call = out[static_cast<std::size_t>(i)];
+    call.calls = 1;
+    call.cancel_at = trace.cancel_at;
+    call.ended = trace.ended;
+    call.subject_timed_out = trace.subject_timed_out;
+    call.subject_stopped_at = trace.subject_stopped_at;
+    call.subject_fault = trace.subject_fault;
+    call.interrupted = trace.interrupted;
+    bool hello = false;
+    for (const ClientRecord& record : trace.client) {
+      if (record.call != i) continue;
+      hello = hello || EventType(record) == protocol::kHello;
+      call.client.push_back({record.at, 0, record.event});
+    }
+    // An in-process subject says hello once, for all its calls.
+    if (!hello && first_hello != nullptr) {
+      call.client.insert(call.client.begin(), {first_hello->at, 0, first_hello->event});
+    }
+    for (const provider::JournalEntry& entry : trace.journal) {
+      if (entry.call == i) call.journal.push_back(entry);
+    }
+  }
+  return out;
 }
 
 bool IsTerminal(const ClientRecord& record) {

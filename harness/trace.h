@@ -64,6 +64,13 @@ std::string Fingerprint(const Trace& trace);
 // Equal seeds give equal fingerprints run after run, on any machine load.
 std::string SeededFingerprint(const Trace& trace, std::string_view verdicts);
 
+// One trace per call of a scenario with several concurrent calls, when the journal says which
+// call sent every request that counted (each call has its own base URL onto the shared session,
+// fake_provider/admission.h); nullopt when it does not, or for a single call. Trace i holds call
+// i's records (as call 0, after the subject's hello) and the journal entries it sent; the
+// cancel, end and stop times are the run's. The invariants judge each call on its own trace.
+std::optional<std::vector<Trace>> SplitByCall(const Trace& trace);
+
 // Helpers for reading client events.
 std::string EventType(const ClientRecord& record);
 bool IsTerminal(const ClientRecord& record);

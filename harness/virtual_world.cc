@@ -231,17 +231,22 @@ void World::Step(Duration at) {
 std::expected<Trace, std::string> World::Run() {
   const CallTarget target = PrimaryTarget(scenario_);
   const std::string body = target.body.dump();
-  auto routes = ReferenceRoutes(RouteLines(scenario_, [](std::string_view id) {
-    return fmt::format("http://127.0.0.1/s/{}", scenario::RouteSessionId(kSessionId, id));
-  }));
-  if (!routes) return std::unexpected("the scenario's routes: " + routes.error());
   trace_.client.push_back({now_, 0, ref::HelloEvent(options_.policy).ToJson()});
-  calls_.resize(static_cast<std::size_t>(std::max(1, scenario_.request.calls)));
+  const int calls = std::max(1, scenario_.request.calls);
+  calls_.resize(static_cast<std::size_t>(calls));
   for (std::size_t i = 0; i < calls_.size(); ++i) {
+    // Every route of call i under that call's own base URL (provider::CallBaseUrl).
+    auto routes = ReferenceRoutes(RouteLines(scenario_, [&](std::string_view id) {
+      return provider::CallBaseUrl(
+          fmt::format("http://127.0.0.1/s/{}", scenario::RouteSessionId(kSessionId, id)),
+          static_cast<int>(i), calls);
+    }));
+    if (!routes) return std::unexpected("the scenario's routes: " + routes.error());
     ref::CallRequest request;
     request.dialect = *ref::ParseDialect(scenario::ToString(target.dialect));
     request.base_url.host = "127.0.0.1";
-    request.base_url.path = fmt::format("/s/{}", kSessionId);
+    request.base_url.path =
+        provider::CallBaseUrl(fmt::format("/s/{}", kSessionId), static_cast<int>(i), calls);
     request.api_key = "sk-faultline-test";
     request.body = body;
     request.stream = scenario_.request.stream;

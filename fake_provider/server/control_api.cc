@@ -99,6 +99,7 @@ json StatsObject(const StatsSnapshot& stats) {
           {"read_timeouts", stats.read_timeouts},
           {"connections_total", stats.connections_total},
           {"connections_open", stats.connections_open},
+          {"pending_body_bytes", stats.pending_body_bytes},
           {"bytes_received", stats.bytes_received},
           {"bytes_sent", stats.bytes_sent},
           {"internal_errors", stats.internal_errors},

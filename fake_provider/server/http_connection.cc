@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <atomic>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/co_spawn.hpp>
@@ -136,23 +137,50 @@ bool Parse(Connection& conn, RequestReader& reader) {
   return reader.state() == RequestReader::State::kReading;
 }
 
+// The body bytes one request still arriving holds, counted in the server-wide total while it is
+// read: many slow clients each holding a large partial body must not exhaust memory.
+class PendingBody {
+ public:
+  PendingBody(std::atomic<std::uint64_t>& total, std::size_t limit)
+      : total_(total), limit_(limit) {}
+  ~PendingBody() { total_.fetch_sub(held_, std::memory_order_relaxed); }
+  PendingBody(const PendingBody&) = delete;
+  PendingBody& operator=(const PendingBody&) = delete;
+
+  // Records that the request now holds `bytes`; false when the total passes the limit.
+  bool Hold(std::size_t bytes) {
+    if (bytes <= held_) return true;  // a body only grows while it is read
+    const std::size_t more = bytes - held_;
+    held_ = bytes;
+    return total_.fetch_add(more, std::memory_order_relaxed) + more <= limit_;
+  }
+
+ private:
+  std::atomic<std::uint64_t>& total_;
+  std::size_t limit_;
+  std::size_t held_ = 0;
+};
+
 // Reads one request into `reader`: socket reads happen here, in the coroutine, and parsing in
-// the reader, so nothing a client sends can throw from inside an Asio handler.
-asio::awaitable<void> ReadInto(Connection& conn, RequestReader& reader) {
+// the reader, so nothing a client sends can throw from inside an Asio handler. False when the
+// body would pass the server's pending-body budget.
+asio::awaitable<bool> ReadInto(Connection& conn, RequestReader& reader, PendingBody& pending) {
   bool continued = false;
   while (Parse(conn, reader) && !conn.engine.stopping()) {
+    if (!pending.Hold(reader.request().body.size())) co_return false;
     if (reader.header_done() && !continued &&
         beast::iequals(reader.request().Header("expect"), "100-continue")) {
       continued = true;
       const bool written = co_await WriteAll(conn, "HTTP/1.1 100 Continue\r\n\r\n");
-      if (!written) co_return;
+      if (!written) co_return true;  // the read ends: nothing was over budget
     }
     auto [ec, n] = co_await conn.socket.async_read_some(conn.buffer.prepare(kReadChunk), kTuple);
     conn.buffer.commit(n);
     conn.engine.counters().bytes_received.fetch_add(n, std::memory_order_relaxed);
     if (ec == asio::error::eof) reader.PutEof();
-    if (ec) co_return;
+    if (ec) co_return true;
   }
+  co_return true;
 }
 
 void CountRejection(ServerCounters& counters, const RequestRejection& rejection) {
@@ -167,9 +195,19 @@ asio::awaitable<ReadResult> ReadRequest(Connection& conn) {
   conn.SetDeadlineIn(conn.overflow ? std::min<std::chrono::steady_clock::duration>(
                                          kOverflowTimeout, options.request_timeout)
                                    : options.request_timeout);
-  co_await ReadInto(conn, reader);
-  conn.SetDeadline(SteadyTime::max());
   ServerCounters& counters = conn.engine.counters();
+  PendingBody pending(counters.pending_body_bytes, options.max_pending_body_bytes);
+  const bool within_budget = co_await ReadInto(conn, reader, pending);
+  conn.SetDeadline(SteadyTime::max());
+  if (!within_budget) {
+    counters.Reject(Rejection::kPendingBody);
+    co_return ReadResult{
+        std::nullopt,
+        JsonError(503, "overloaded",
+                  fmt::format("the server already holds {} bytes of request bodies still arriving "
+                              "(faultline serve --max-pending-body-bytes); retry later",
+                              options.max_pending_body_bytes))};
+  }
   if (reader.state() == RequestReader::State::kComplete) {
     counters.requests.fetch_add(1, std::memory_order_relaxed);
     co_return ReadResult{reader.Release(), std::nullopt};

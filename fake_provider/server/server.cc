@@ -544,6 +544,7 @@ StatsSnapshot Engine::Stats() const {
   stats.read_timeouts = load(counters_.read_timeouts);
   stats.connections_total = load(counters_.connections_total);
   stats.connections_open = load(counters_.connections_open);
+  stats.pending_body_bytes = load(counters_.pending_body_bytes);
   stats.bytes_received = load(counters_.bytes_received);
   stats.bytes_sent = load(counters_.bytes_sent);
   stats.internal_errors = load(counters_.internal_errors);
@@ -551,6 +552,7 @@ StatsSnapshot Engine::Stats() const {
     stats.rejected[i] = load(counters_.rejected[i]);
   stats.limits = {{"max_header_bytes", options_.max_header_bytes},
                   {"max_body_bytes", options_.max_body_bytes},
+                  {"max_pending_body_bytes", options_.max_pending_body_bytes},
                   {"max_scenario_depth", options_.scenario_limits.max_depth},
                   {"max_scenario_keys", options_.scenario_limits.max_keys},
                   {"max_sessions", options_.max_sessions},

@@ -53,6 +53,9 @@ struct ServerOptions {
   std::uint64_t seed = 0;                    // default seed for sessions that do not give one
   std::size_t max_header_bytes = 16 * 1024;  // request line + header fields + trailer fields
   std::size_t max_body_bytes = 4 * 1024 * 1024;
+  // Body bytes buffered by requests still arriving, summed over all connections; past it the
+  // request that would take more gets 503 (many slow large bodies must not exhaust memory).
+  std::size_t max_pending_body_bytes = 256 * 1024 * 1024;
   scenario::ParseLimits scenario_limits;  // nesting depth and keys of scenario documents
   std::size_t max_sessions = 10'000;
   std::size_t max_listeners = 256;  // dedicated listeners of sessions with listener outages

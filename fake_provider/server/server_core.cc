@@ -184,6 +184,9 @@ std::optional<std::string> InvalidSessionIdReason(std::string_view id) {
       id == "v1") {
     return "a session id must not contain the path segment 'v1'";
   }
+  if (ResolveTarget(fmt::format("/s/{}/v1/", id)).call >= 0) {
+    return "a session id must not end in '/call/<n>' (that names one call of a session)";
+  }
   for (char c : id) {
     const auto u = static_cast<unsigned char>(c);
     if (u <= 0x20 || u >= 0x7f || c == '?' || c == '#' || c == '%' || c == '\\') {

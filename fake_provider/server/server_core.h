@@ -79,13 +79,14 @@ enum class Rejection {
   kSessions,      // 429: --max-sessions reached
   kListeners,     // 429: --max-listeners (dedicated outage listeners) reached
   kConnections,   // 503 or closed: --max-connections reached
+  kPendingBody,   // 503: bodies still arriving would pass --max-pending-body-bytes
   kForbidden,     // 403: control request with a foreign Host or Origin
   kUnauthorized,  // 401: control request without the control token
   kCount,
 };
-inline constexpr std::string_view kRejectionNames[] = {"header_bytes", "body_bytes",  "scenario",
-                                                       "sessions",     "listeners",   "connections",
-                                                       "forbidden",    "unauthorized"};
+inline constexpr std::string_view kRejectionNames[] = {
+    "header_bytes", "body_bytes",   "scenario",  "sessions",    "listeners",
+    "connections",  "pending_body", "forbidden", "unauthorized"};
 static_assert(std::size(kRejectionNames) == static_cast<std::size_t>(Rejection::kCount));
 
 // Server-wide counters, readable by tests through GET /_faultline/stats.
@@ -103,6 +104,7 @@ struct ServerCounters {
   std::atomic<std::uint64_t> read_timeouts{0};     // request not complete within the timeout
   std::atomic<std::uint64_t> connections_total{0};
   std::atomic<std::int64_t> connections_open{0};
+  std::atomic<std::uint64_t> pending_body_bytes{0};  // held by requests still arriving
   std::atomic<std::uint64_t> bytes_received{0};
   std::atomic<std::uint64_t> bytes_sent{0};
   // Exceptions caught where they would have ended an event loop or a connection unlogged.
@@ -115,6 +117,7 @@ struct StatsSnapshot {
   std::uint64_t bad_requests = 0, aborted_requests = 0, read_timeouts = 0;
   std::uint64_t connections_total = 0;
   std::int64_t connections_open = 0;
+  std::uint64_t pending_body_bytes = 0;
   std::uint64_t bytes_received = 0, bytes_sent = 0, internal_errors = 0;
   std::array<std::uint64_t, static_cast<std::size_t>(Rejection::kCount)> rejected{};
   // The limits in force, by their `faultline serve` flag without the dashes.

@@ -61,6 +61,8 @@ TEST(SessionIdTest, RejectsIdsThatBreakRouting) {
   EXPECT_TRUE(InvalidSessionIdReason("trail/"));
   EXPECT_TRUE(InvalidSessionIdReason("a/v1/b"));
   EXPECT_TRUE(InvalidSessionIdReason("a/v1"));
+  EXPECT_TRUE(InvalidSessionIdReason("run0/storm/call/3"));  // reads as call 3 of run0/storm
+  EXPECT_FALSE(InvalidSessionIdReason("run0/call/x"));
   EXPECT_TRUE(InvalidSessionIdReason("with space"));
   EXPECT_TRUE(InvalidSessionIdReason("q?x"));
   EXPECT_TRUE(InvalidSessionIdReason("pct%2F"));

@@ -286,6 +286,46 @@ TEST_F(HardeningTest, ConnectionLimitKeepsHealthAnswering) {
   EXPECT_EQ(FetchStats(port())["limits"]["max_connections"], 4);
 }
 
+// Issue 14: slow clients each holding a large partial body grew the server without bound (200
+// connections holding 4 MB each: 821 MB of RSS). The bodies still arriving share one budget.
+TEST_F(HardeningTest, SlowLargeBodiesShareOnePendingBudget) {
+  constexpr std::size_t kBudget = 1 << 20;
+  constexpr std::size_t kDeclared = 600 * 1024;  // each within --max-body-bytes
+  ServerOptions options;
+  options.max_pending_body_bytes = kBudget;
+  Start(std::move(options));
+  AddHello();
+  const std::string head = fmt::format(
+      "POST /s/hard/hello/v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+      "Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+      kDeclared);
+  const std::string part(kDeclared - 100 * 1024, ' ');  // 500 KB sent, the rest held back
+
+  std::vector<RawClient> slow(2);
+  for (auto& client : slow) {
+    ASSERT_EQ(client.Connect(port()), 0);
+    ASSERT_TRUE(client.Send(head) && client.Send(part));
+  }
+  ASSERT_TRUE(WaitFor([&] { return FetchStats(port())["pending_body_bytes"] == 2 * part.size(); }));
+
+  RawClient third;  // 1,000 KB held + 500 KB more would pass the 1 MiB budget
+  ASSERT_EQ(third.Connect(port()), 0);
+  ASSERT_TRUE(third.Send(head));
+  third.Send(part);  // the server may close before reading all of it
+  auto refused = third.ReadResponse(10s);
+  ASSERT_TRUE(refused);
+  EXPECT_EQ(refused->status, 503);
+  EXPECT_THAT(refused->body, HasSubstr("--max-pending-body-bytes"));
+  EXPECT_EQ(Rejected()["pending_body"], 1);
+
+  for (auto& client : slow) client.Close();  // what they held is released
+  EXPECT_TRUE(WaitFor([&] { return FetchStats(port())["pending_body_bytes"] == 0; }));
+  auto served = Fetch(port(), "POST", "/s/hard/hello/v1/chat/completions", kChatBody);
+  ASSERT_TRUE(served);
+  EXPECT_EQ(served->status, 200);
+  EXPECT_EQ(FetchStats(port())["limits"]["max_pending_body_bytes"], kBudget);
+}
+
 // Issue 14, security 5: --listen 0.0.0.0 bound every interface silently.
 TEST_F(HardeningTest, ListeningBeyondLoopbackNeedsAllowRemoteAndThenAToken) {
   ServerOptions quiet;

@@ -19,10 +19,17 @@ struct Shortcut {
   std::string_view script;   // relative to the adapters folder
   std::string_view flags;
   std::vector<Dialect> dialects;
+  // A Node adapter's pinned packages: the folder under the adapters folder, and the setup
+  // command that installs them there.
+  std::string_view packages = "node";
+  std::string_view setup = "setup.sh";
 };
 
-const std::array<Shortcut, 6>& Shortcuts() {
-  static const std::array<Shortcut, 6> kShortcuts{{
+constexpr std::string_view kFrameworks = "frameworks";
+constexpr std::string_view kFrameworksSetup = "setup.sh --frameworks";
+
+const std::array<Shortcut, 8>& Shortcuts() {
+  static const std::array<Shortcut, 8> kShortcuts{{
       {"openai-node",
        "node",
        "openai-node.mjs",
@@ -39,6 +46,8 @@ const std::array<Shortcut, 6>& Shortcuts() {
        "anthropic-node.mjs",
        " --helper",
        {Dialect::kAnthropicMessages}},
+      {"vercel-ai", "node", "vercel-ai.mjs", "", {}, kFrameworks, kFrameworksSetup},
+      {"langchain", "node", "langchain.mjs", "", {}, kFrameworks, kFrameworksSetup},
       {"python-baseline", "python3", "python_baseline.py", "", {}},
       {"reference", "", "", " call --adapter", {}},
   }};
@@ -98,9 +107,10 @@ std::expected<ResolvedAdapter, std::string> ResolveAdapter(std::string_view text
                       "harness/adapters folder)",
                       text, script.string()));
     }
-    if (shortcut.program == "node" && !fs::exists(dir / "node" / "node_modules")) {
-      return std::unexpected(fmt::format("adapter '{}': the pinned SDKs are not installed; run {}",
-                                         text, (dir / "setup.sh").string()));
+    if (shortcut.program == "node" && !fs::exists(dir / shortcut.packages / "node_modules")) {
+      return std::unexpected(
+          fmt::format("adapter '{}': its pinned packages are not installed; run {}", text,
+                      (dir / shortcut.setup).string()));
     }
     resolved.command = fmt::format("{} {}{}", shortcut.program, Quoted(script), shortcut.flags);
     return resolved;

@@ -172,6 +172,11 @@ void AddLimitOptions(CLI::App& serve, provider::ServerOptions& options) {
       ->check(positive)
       ->capture_default_str();
   serve
+      .add_option("--max-pending-body-bytes", options.max_pending_body_bytes,
+                  "Body bytes of requests still arriving, over all connections (more: 503)")
+      ->check(positive)
+      ->capture_default_str();
+  serve
       .add_option("--max-scenario-depth", options.scenario_limits.max_depth,
                   "Nesting of mappings and lists in a scenario document (deeper: 413)")
       ->check(CLI::Range(8, 1000))

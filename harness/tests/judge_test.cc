@@ -243,6 +243,17 @@ TEST(JudgeTest, Time003TotalDeadline) {
   b.Answer(1, 25000, "Hi");
   b.Committed(25000, 1, "Hi");
   ExpectStatus(b.Build(), "TIME-003", CheckStatus::kFail);
+  // Stopped by the run 3 s after it started, the call may yet have overrun its 20 s deadline:
+  // no evidence either way (it passed, wrongly, when an adapter started late on a loaded box).
+  TraceBuilder stopped;
+  stopped.Start(5000, 1);
+  stopped.Entry(5001, 8000, EndKind::kClientClosed);
+  ExpectStatus(stopped.Build(8000), "TIME-003", CheckStatus::kNotApplicable);
+  TraceBuilder on_time;
+  on_time.Start(0, 1);
+  on_time.Answer(1, 20, "Hi");
+  on_time.Committed(20, 1, "Hi");
+  ExpectStatus(on_time.Build(), "TIME-003", CheckStatus::kPass);
 }
 
 TEST(JudgeTest, Cancel001EndsPromptlyWithAborted) {
@@ -314,6 +325,42 @@ TEST(JudgeTest, ExpectBlocksAreCheckedOnTop) {
   ExpectStatus(trace, "EXPECT-ATTEMPTS", CheckStatus::kPass, scenario);
   ExpectStatus(trace, "EXPECT-TEXT", CheckStatus::kPass, scenario);
   ExpectStatus(trace, "EXPECT-CLASS", CheckStatus::kFail, scenario);
+}
+
+// Issue 10: with several concurrent calls, RETRY-*, COMMIT-003, CLASS-001 and LIFE-005 were n/a,
+// because the journal could not tell which call sent which request. Each call now has its own
+// base URL, the journal records the call, and every call is judged on its own requests.
+TEST(JudgeTest, EveryCallOfSeveralIsJudgedOnItsOwnRequests) {
+  const auto storm = [](double call1_retry_at, bool attributed) {
+    TraceBuilder b;
+    b.Calls(2);
+    const auto limited = [&](double at, int call) {
+      provider::JournalEntry& entry = b.Error(at, at + 10, "rate-limit", true);
+      entry.truth.retry_after = testing::Ms(2000);
+      entry.call = attributed ? call : -1;
+    };
+    limited(0, 0);
+    limited(5, 1);
+    b.Answer(call1_retry_at, call1_retry_at + 10, "Hi").call = attributed ? 1 : -1;
+    b.Answer(2100, 2110, "Hi").call = attributed ? 0 : -1;
+    for (const auto& [call, done] : {std::pair{0, 2110.0}, std::pair{1, call1_retry_at + 10}}) {
+      b.Event(10,
+              {{"type", "response/interrupted"},
+               {"attempt", 1},
+               {"failure", {{"class", "rate-limit"}, {"code", "RATE_LIMITED"}}}},
+              call);
+      b.Event(done, {{"type", "response/committed"}, {"attempt", 2}, {"text", "Hi"}}, call);
+    }
+    return b.Build();
+  };
+  ExpectStatus(storm(2110, true), "RETRY-004", CheckStatus::kPass);
+  const auto early = testing::CheckOf(storm(115, true), "RETRY-004");
+  EXPECT_EQ(early.status, CheckStatus::kFail);
+  EXPECT_TRUE(early.evidence.starts_with("call 1: ")) << early.evidence;
+  EXPECT_NE(early.evidence.find("asked to wait 2000 ms"), std::string::npos) << early.evidence;
+  // A journal that names no call (an old trace, or a subject ignoring its base URL) leaves the
+  // request-by-request checks without evidence.
+  ExpectStatus(storm(115, false), "RETRY-004", CheckStatus::kNotApplicable);
 }
 
 }  // namespace

@@ -99,6 +99,10 @@ class TraceBuilder {
     entry.truth.retryable = retryable;
     return entry;
   }
+  TraceBuilder& Calls(int calls) {
+    trace_.calls = calls;
+    return *this;
+  }
   TraceBuilder& Cancel(double at) {
     trace_.cancel_at = Ms(at);
     return *this;

@@ -1,0 +1,69 @@
+// Adapter shortcut names: each stands for its shipped script, and a Node adapter whose pinned
+// packages are missing is an error naming the setup command that installs them.
+#include "harness/cli/adapter_shortcuts.h"
+
+#include <fmt/format.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace faultline::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+// An adapters folder with every shipped script and only the official SDKs "installed".
+class AdapterShortcutsTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = fs::temp_directory_path() / fmt::format("faultline-shortcuts-{}", ::getpid());
+    fs::create_directories(dir_ / "node" / "node_modules");
+    for (const char* script : {"openai-node.mjs", "anthropic-node.mjs", "vercel-ai.mjs",
+                               "langchain.mjs", "python_baseline.py"}) {
+      std::ofstream(dir_ / script) << "";
+    }
+    ::setenv("FAULTLINE_ADAPTERS_DIR", dir_.c_str(), 1);
+  }
+  void TearDown() override {
+    ::unsetenv("FAULTLINE_ADAPTERS_DIR");
+    fs::remove_all(dir_);
+  }
+  fs::path dir_;
+};
+
+TEST_F(AdapterShortcutsTest, NamesStandForTheirScripts) {
+  auto openai = ResolveAdapter("openai-node-helper");
+  ASSERT_TRUE(openai) << openai.error();
+  EXPECT_EQ(openai->command,
+            fmt::format("node '{}' --helper", (dir_ / "openai-node.mjs").string()));
+  EXPECT_EQ(openai->dialects.size(), 2u);
+  auto baseline = ResolveAdapter("python-baseline");
+  ASSERT_TRUE(baseline) << baseline.error();
+  EXPECT_THAT(baseline->command, HasSubstr("python3 "));
+  auto own = ResolveAdapter("./my-adapter --flag");
+  ASSERT_TRUE(own);
+  EXPECT_EQ(own->command, "./my-adapter --flag");
+  EXPECT_TRUE(own->dialects.empty());
+  EXPECT_THAT(AdapterShortcutNames(), HasSubstr("vercel-ai, langchain"));
+}
+
+TEST_F(AdapterShortcutsTest, FrameworkAdaptersNeedTheirOwnPackages) {
+  for (const char* name : {"vercel-ai", "langchain"}) {
+    auto missing = ResolveAdapter(name);
+    ASSERT_FALSE(missing) << name;
+    EXPECT_THAT(missing.error(), HasSubstr("setup.sh --frameworks")) << name;
+  }
+  fs::create_directories(dir_ / "frameworks" / "node_modules");
+  auto vercel = ResolveAdapter("vercel-ai");
+  ASSERT_TRUE(vercel) << vercel.error();
+  EXPECT_EQ(vercel->command, fmt::format("node '{}'", (dir_ / "vercel-ai.mjs").string()));
+  EXPECT_TRUE(vercel->dialects.empty());  // all three dialects
+  EXPECT_EQ(vercel->label, "vercel-ai");
+}
+
+}  // namespace
+}  // namespace faultline::cli
