@@ -27,9 +27,12 @@ CheckResult AdviseRetryAfterPreempted(const View& view) {
   for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {
     const provider::JournalEntry& entry = *view.attempts[k];
     if (!entry.truth.retry_after || entry.truth.retry_after->count() == 0) continue;
+    // With routes the wait is the route's own: another route may take the next attempt at once.
+    const provider::JournalEntry* following = NextOnRoute(view, k);
+    if (following == nullptr) continue;
     judged = true;
     const double hint = Ms(*entry.truth.retry_after);
-    const provider::JournalEntry& next = *view.attempts[k + 1];
+    const provider::JournalEntry& next = *following;
     const double gap = ArrivedMs(next) - EndedMs(entry);
     if (gap + view.tolerance.early_ms >= hint) continue;
     std::string why = "its declared policy does not wait for it";
@@ -60,6 +63,7 @@ CheckResult AdviseJitter(const View& view) {
     for (const ClientRecord* record : call.records) {
       if (EventType(*record) != protocol::kInterrupted) continue;
       const std::string source = Str(record->event, "delay_source");
+      if (source == "failover") continue;  // the wait for another route, not a retry's delay
       const bool hinted = !source.empty() && source != "backoff";
       if (hinted && policy.retry_after.jitter == 0) {
         return Fail("", fmt::format("{} at {:.1f} ms waits exactly the server's hint ({}): "
@@ -129,11 +133,12 @@ CheckResult AdviseNonRetryable(const View& view) {
     const std::string failure_class = ExpectedClass(view, entry);
     if (!NeverSucceeds(failure_class) || entry.truth.retryable) continue;
     judged = true;
-    if (k + 1 == view.attempts.size()) continue;
+    const provider::JournalEntry* next = NextOnRoute(view, k);  // failing over is no retry
+    if (next == nullptr) continue;
     return Fail("", fmt::format("attempt {} failed with {} ({}), which no retry can fix, and "
                                 "attempt {} followed at {:.1f} ms",
-                                entry.attempt, failure_class, entry.plan_summary,
-                                view.attempts[k + 1]->attempt, ArrivedMs(*view.attempts[k + 1])));
+                                entry.attempt, failure_class, entry.plan_summary, next->attempt,
+                                ArrivedMs(*next)));
   }
   if (!judged) return NotApplicable("", "no failure that a retry cannot fix");
   return Pass("");

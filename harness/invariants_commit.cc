@@ -130,7 +130,7 @@ CheckResult LifeInterruptBeforeRetry(const View& view) {
 CheckResult LifeAttemptsAgree(const View& view) {
   if (!view.single_call()) return NotApplicable("", "several concurrent calls share the provider");
   const int requests = static_cast<int>(view.attempts.size());
-  const bool outages = !view.scenario.listener_outages.empty();
+  const bool outages = view.refusals();
   int reported = 0;
   const ClientRecord* terminal = view.calls[0].terminal;
   if (view.black_box) {

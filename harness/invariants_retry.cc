@@ -98,10 +98,14 @@ std::string ForbiddenText(ref::GiveUpReason reason) {
 
 }  // namespace
 
+// With routes, a failure the policy does not retry may still fail over: only the next attempt on
+// the same route is a retry.
 CheckResult RetryNotRetryable(const View& view) {
   if (!view.single_call()) return NotApplicable("", "several concurrent calls share the provider");
   for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {
     const provider::JournalEntry& entry = *view.attempts[k];
+    const provider::JournalEntry* following = NextOnRoute(view, k);
+    if (following == nullptr) continue;
     const std::optional<ref::Failure> failure = TruthFailure(view, entry);
     if (!failure) continue;
     std::optional<std::string> why;
@@ -111,11 +115,13 @@ CheckResult RetryNotRetryable(const View& view) {
       why = "not retryable";
     }
     if (!why) continue;
-    const provider::JournalEntry& next = *view.attempts[k + 1];
-    return Fail("", fmt::format("attempt {} failed with {} ({}), which is {}, yet attempt {} "
-                                "reached the provider at {:.1f} ms",
-                                entry.attempt, ref::ToString(failure->failure_class),
-                                entry.plan_summary, *why, next.attempt, ArrivedMs(next)));
+    const provider::JournalEntry& next = *following;
+    return Fail("",
+                fmt::format("attempt {}{} failed with {} ({}), which is {}, yet attempt {} "
+                            "reached the provider at {:.1f} ms",
+                            entry.attempt, entry.route.empty() ? "" : " on route " + entry.route,
+                            ref::ToString(failure->failure_class), entry.plan_summary, *why,
+                            next.attempt, ArrivedMs(next)));
   }
   return Pass("");
 }
@@ -144,9 +150,10 @@ CheckResult RetryWithinBudget(const View& view) {
 }
 
 CheckResult RetryBackoffBounds(const View& view) {
+  if (view.has_routes()) return JudgedPerRoute("ROUTE-004 (holds) and ROUTE-005 (breakers)");
   if (!view.has_policy()) return NotApplicable("", NoPolicy(view));
   if (!view.single_call()) return NotApplicable("", "several concurrent calls share the provider");
-  if (!view.scenario.listener_outages.empty()) {
+  if (view.refusals()) {
     return NotApplicable("", "refused connections never reach the journal, so gaps are unknown");
   }
   if (view.attempts.size() < 2) return NotApplicable("", "no retry reached the provider");
@@ -171,7 +178,11 @@ CheckResult RetryBackoffBounds(const View& view) {
   return Pass("");
 }
 
-CheckResult RetryAfterHonoured(const View& view) {
+namespace {
+
+// Judged per route: the next attempt on the route that asked for the wait (every attempt is on
+// the one route without routes).
+CheckResult RetryAfterPerRoute(const View& view) {
   if (!view.single_call()) return NotApplicable("", "several concurrent calls share the provider");
   if (view.has_policy() && !view.policy().retry_after.honor) {
     return NotApplicable("", "the subject declares that it ignores Retry-After (see ADV-001)");
@@ -181,9 +192,11 @@ CheckResult RetryAfterHonoured(const View& view) {
     const provider::JournalEntry& entry = *view.attempts[k];
     if (!entry.truth.retry_after || entry.truth.retry_after->count() == 0) continue;
     if (!ReadsRetryAfter(view, entry)) continue;
+    const provider::JournalEntry* following = NextOnRoute(view, k);
+    if (following == nullptr) continue;
     judged = true;
     const double hint = Ms(*entry.truth.retry_after);
-    const provider::JournalEntry& next = *view.attempts[k + 1];
+    const provider::JournalEntry& next = *following;
     const auto cap = view.has_policy() ? view.declared.retry_after_cap_ms() : std::nullopt;
     if (cap && hint > *cap) {
       if (view.policy().retry_after.over_cap == ref::OverCapMode::kBackoff) continue;
@@ -192,19 +205,33 @@ CheckResult RetryAfterHonoured(const View& view) {
                                   "ms",
                                   entry.attempt, hint, *cap, next.attempt, ArrivedMs(next)));
     }
-    const double gap = GapMs(view, k);
+    const double gap = ArrivedMs(next) - EndedMs(entry);
     if (gap + view.tolerance.early_ms < hint) {
-      return Fail("", fmt::format("attempt {} ({}) asked to wait {:.0f} ms; attempt {} arrived "
-                                  "{:.1f} ms after it ended (at {:.1f} ms)",
-                                  entry.attempt, entry.plan_summary, hint, next.attempt, gap,
-                                  ArrivedMs(next)));
+      return Fail("",
+                  fmt::format("attempt {}{} ({}) asked to wait {:.0f} ms; attempt {} arrived "
+                              "{:.1f} ms after it ended (at {:.1f} ms)",
+                              entry.attempt, entry.route.empty() ? "" : " on route " + entry.route,
+                              entry.plan_summary, hint, next.attempt, gap, ArrivedMs(next)));
     }
   }
   if (!judged) return NotApplicable("", "no retry followed a Retry-After the subject reads");
   return Pass("");
 }
 
+}  // namespace
+
+CheckResult RetryAfterHonoured(const View& view) {
+  if (view.has_routes()) return JudgedPerRoute("ROUTE-004");
+  return RetryAfterPerRoute(view);
+}
+
+CheckResult RouteRetryAfterHonoured(const View& view) {
+  if (!view.has_routes()) return NotApplicable("", "the scenario has no routes (see RETRY-004)");
+  return RetryAfterPerRoute(view);
+}
+
 CheckResult RetrySameBody(const View& view) {
+  if (view.has_routes()) return JudgedPerRoute("ROUTE-008");
   if (view.attempts.size() < 2) return NotApplicable("", "only one request reached the provider");
   const std::string& first = view.attempts.front()->body;
   for (const provider::JournalEntry* entry : view.attempts) {
@@ -221,6 +248,7 @@ CheckResult RetrySameBody(const View& view) {
 }
 
 CheckResult RetryWhileAllowed(const View& view) {
+  if (view.has_routes()) return JudgedPerRoute("ROUTE-006 and ROUTE-007");
   if (!view.has_policy()) return NotApplicable("", NoPolicy(view));
   if (!view.single_call()) return NotApplicable("", "several concurrent calls share the provider");
   const ClientRecord* terminal = view.calls[0].terminal;
@@ -230,7 +258,7 @@ CheckResult RetryWhileAllowed(const View& view) {
   if (view.trace.cancel_at || FailureField(terminal->event, "code") == "ABORTED") {
     return NotApplicable("", "the call was cancelled");
   }
-  if (!view.scenario.listener_outages.empty() || view.attempts.empty()) {
+  if (view.refusals() || view.attempts.empty()) {
     return NotApplicable("", "the journal does not hold every attempt");
   }
   const provider::JournalEntry& last = *view.attempts.back();

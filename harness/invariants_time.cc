@@ -190,7 +190,7 @@ CheckResult CancelClosesStream(const View& view) {
 
 CheckResult ClassMatchesFault(const View& view) {
   if (!view.single_call()) return NotApplicable("", "several concurrent calls share the provider");
-  const bool aligned = view.scenario.listener_outages.empty();
+  const bool aligned = !view.refusals();
   std::vector<const ClientRecord*> failures;  // interrupted events, then the terminal failure
   for (const ClientRecord* record : view.calls[0].records) {
     const std::string type = EventType(*record);

@@ -12,7 +12,7 @@ using nlohmann::json;
 
 constexpr auto kAdvisory = report::Severity::kAdvisory;
 
-constexpr std::array<InvariantInfo, 27> kCatalog{{
+constexpr std::array<InvariantInfo, 37> kCatalog{{
     {"LIFE-001",
      "Each call ends with exactly one terminal event (response/committed or "
      "response/failed)."},
@@ -56,6 +56,29 @@ constexpr std::array<InvariantInfo, 27> kCatalog{{
     {"RES-001",
      "No exchange is left open: by the end of the run the client has closed every "
      "connection the provider was still serving."},
+    {"ROUTE-001",
+     "No failover after commit: once a route delivered a whole answer, no request reaches any "
+     "route."},
+    {"ROUTE-002",
+     "The committed answer comes from one attempt on one route: the route it names sent it "
+     "whole (no splice across routes)."},
+    {"ROUTE-003", "A route lacking a capability the request needs never gets the request."},
+    {"ROUTE-004",
+     "No request reaches a route before its own Retry-After (the declared policy's reading), "
+     "while other routes stay usable at once."},
+    {"ROUTE-005",
+     "A route's circuit breaker opens at its declared threshold: no attempt reaches it while "
+     "open but the declared half-open probes."},
+    {"ROUTE-006",
+     "In-stream and mid-stream errors count as route failures: before commit, the call moves on "
+     "to a route the failure may go to instead of giving up."},
+    {"ROUTE-007",
+     "Attempts across all routes stay within the declared budget, and a call whose every route "
+     "is down fails fast, without cycling through them."},
+    {"ROUTE-008",
+     "Request bodies differ between routes only in the declared wire model (same dialect), and "
+     "every route gets its own wire model."},
+    {"ROUTE-009", "Every route's connections are closed by the end of the run."},
     {"ADV-001",
      "The server's Retry-After is waited out, not pre-empted because it exceeds the "
      "client's cap or because the client ignores it.",
@@ -71,6 +94,10 @@ constexpr std::array<InvariantInfo, 27> kCatalog{{
     {"ADV-005",
      "Failures that cannot succeed on a retry (quota, auth, invalid request, context "
      "overflow) are not retried.",
+     kAdvisory},
+    {"ADV-006",
+     "After a failure that takes a whole shared-fate group down, the call does not fail over "
+     "to another route of the same group (that wastes the budget).",
      kAdvisory},
 }};
 
@@ -135,6 +162,25 @@ View MakeView(const scenario::Scenario& scenario, const Trace& trace, const Tole
     if (entry.attempt > 0) view.attempts.push_back(&entry);
   }
   return view;
+}
+
+bool View::refusals() const {
+  if (!scenario.listener_outages.empty()) return true;
+  return std::ranges::any_of(scenario.routes, [](const scenario::Route& route) {
+    return route.health && route.health->failure == scenario::Health::Failure::kRefused;
+  });
+}
+
+const provider::JournalEntry* NextOnRoute(const View& view, std::size_t k) {
+  for (std::size_t next = k + 1; next < view.attempts.size(); ++next) {
+    if (view.attempts[next]->route == view.attempts[k]->route) return view.attempts[next];
+  }
+  return nullptr;
+}
+
+CheckResult JudgedPerRoute(std::string_view route_check) {
+  return NotApplicable(
+      "", fmt::format("the scenario has routes: {} judges this per route", route_check));
 }
 
 std::string NoPolicy(const View& view) {
@@ -275,11 +321,21 @@ std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const
                                                        CancelClosesStream,
                                                        ClassMatchesFault,
                                                        ResourcesClosed,
+                                                       RouteNoFailoverAfterCommit,
+                                                       RouteNoSplice,
+                                                       RouteCapabilitiesFit,
+                                                       RouteRetryAfterHonoured,
+                                                       RouteBreakerHonoured,
+                                                       RouteStreamErrorsFailOver,
+                                                       RouteBudgetAndFastFailure,
+                                                       RouteBodiesDifferOnlyInModel,
+                                                       RouteConnectionsClosed,
                                                        AdviseRetryAfterPreempted,
                                                        AdviseJitter,
                                                        AdviseIdleTimeout,
                                                        AdviseTransientRetried,
-                                                       AdviseNonRetryable};
+                                                       AdviseNonRetryable,
+                                                       AdviseSharedFateFailover};
   std::vector<CheckResult> results;
   for (std::size_t i = 0; i < kChecks.size(); ++i) {
     CheckResult result =

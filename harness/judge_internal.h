@@ -29,6 +29,10 @@ struct View {
   std::vector<CallView> calls;
   std::vector<const provider::JournalEntry*> attempts;  // requests that counted, by arrival
   bool single_call() const { return trace.calls <= 1; }
+  bool has_routes() const { return !scenario.routes.empty(); }
+  // Some connection may be refused (a listener outage, a route that refuses): those attempts
+  // never reach the journal.
+  bool refusals() const;
   // The declared policy; only valid when has_policy().
   const ref::RetryPolicy& policy() const { return declared.policy; }
   bool has_policy() const { return declared.usable(); }
@@ -97,6 +101,22 @@ CheckResult CancelNoRequestAfter(const View& view);
 CheckResult CancelClosesStream(const View& view);
 CheckResult ClassMatchesFault(const View& view);
 CheckResult ResourcesClosed(const View& view);
+CheckResult RouteNoFailoverAfterCommit(const View& view);
+CheckResult RouteNoSplice(const View& view);
+CheckResult RouteCapabilitiesFit(const View& view);
+CheckResult RouteRetryAfterHonoured(const View& view);
+CheckResult RouteBreakerHonoured(const View& view);
+CheckResult RouteStreamErrorsFailOver(const View& view);
+CheckResult RouteBudgetAndFastFailure(const View& view);
+CheckResult RouteBodiesDifferOnlyInModel(const View& view);
+CheckResult RouteConnectionsClosed(const View& view);
+CheckResult AdviseSharedFateFailover(const View& view);
+// The first attempt after view.attempts[k] on the same route (every attempt, without routes),
+// or null.
+const provider::JournalEntry* NextOnRoute(const View& view, std::size_t k);
+
+// "judged per route by ROUTE-00x" for a RETRY-* check that a scenario with routes hands over.
+CheckResult JudgedPerRoute(std::string_view route_check);
 
 std::vector<CheckResult> ExpectChecks(const View& view);
 // The facts beyond the ending (expect_facts.cc): literal without a twin, else what stays true

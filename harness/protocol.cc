@@ -54,6 +54,7 @@ std::optional<std::string> CheckFailure(const json& event, bool required) {
 
 std::optional<std::string> CheckFields(std::string_view type, const json& event) {
   using T = json::value_t;
+  if (auto bad = Expect(event, "route_id", T::string, false)) return bad;
   if (type == kHello) {
     if (auto bad = Expect(event, "name", T::string, true)) return bad;
     return Expect(event, "policy", T::object, false);
@@ -100,12 +101,39 @@ std::expected<json, LineError> ParseLine(std::string_view line) {
   return event;
 }
 
+json ToJson(const RouteLine& route) {
+  json out = {{"id", route.id},
+              {"base_url", route.base_url},
+              {"dialect", route.dialect},
+              {"model", route.model},
+              {"request", route.request},
+              {"capabilities", route.capabilities},
+              {"priority", route.priority},
+              {"weight", route.weight}};
+  if (!route.group.empty()) out["group"] = route.group;
+  return out;
+}
+
 json ToJson(const CallLine& call) {
   json out = {{"type", "call"},          {"base_url", call.base_url}, {"api_key", call.api_key},
               {"dialect", call.dialect}, {"request", call.request},   {"scenario", call.scenario}};
   if (call.seed) out["seed"] = *call.seed;
   if (call.policy) out["policy"] = *call.policy;
+  if (!call.routes.empty()) {
+    json routes = json::array();
+    for (const RouteLine& route : call.routes) routes.push_back(ToJson(route));
+    out["routes"] = std::move(routes);
+  }
   return out;
+}
+
+std::string RouteIdOf(const json& event) {
+  const auto own = event.find("route_id");
+  if (own != event.end() && own->is_string()) return own->get<std::string>();
+  const auto failure = event.find("failure");
+  if (failure == event.end() || !failure->is_object()) return {};
+  const auto nested = failure->find("route_id");
+  return nested != failure->end() && nested->is_string() ? nested->get<std::string>() : "";
 }
 
 std::string ValidUtf8(std::string_view text) {

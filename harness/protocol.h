@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "nlohmann/json.hpp"
 
@@ -37,7 +38,24 @@ struct LineError {
 // must carry (with their JSON types); unknown extra fields are kept (forward compatible).
 std::expected<nlohmann::json, LineError> ParseLine(std::string_view line);
 
-// The call line the runner writes on the adapter's stdin.
+// One route of the logical model, as the call line carries it (docs/adapter-protocol.md; read
+// by the reference client with ref::RoutesFromJson).
+struct RouteLine {
+  std::string id;
+  std::string base_url;
+  std::string dialect;
+  std::string model;            // the wire model
+  nlohmann::json request;       // the body in the route's dialect, with its wire model
+  nlohmann::json capabilities;  // {tools, reasoning, images, strict_tools, stop_sequences,
+                                //  prefill, context_window}
+  int priority = 0;
+  int weight = 1;
+  std::string group;
+};
+nlohmann::json ToJson(const RouteLine& route);
+
+// The call line the runner writes on the adapter's stdin. With routes, `base_url`, `dialect`
+// and `request` are the primary route's (a subject without failover calls that one).
 struct CallLine {
   std::string base_url;
   std::string api_key;
@@ -50,8 +68,12 @@ struct CallLine {
   // The scenario's `policy:` (docs/policy.md), for adapters that can configure their client; an
   // adapter still declares, and is judged by, what it really runs.
   std::optional<nlohmann::json> policy;
+  std::vector<RouteLine> routes;  // empty: the scenario has no routes
 };
 nlohmann::json ToJson(const CallLine& call);
+
+// The optional `route_id` of an event (or of its failure), "" when absent.
+std::string RouteIdOf(const nlohmann::json& event);
 
 // `text` with every invalid UTF-8 sequence replaced by U+FFFD, so that it can be stored in JSON.
 std::string ValidUtf8(std::string_view text);

@@ -97,11 +97,22 @@ void CollectLines(const AdapterRun& run, int call, Trace& trace) {
   }
 }
 
+// The call line's routes as call `call` of `calls` gets them: each under that call's own base URL
+// (provider::CallBaseUrl), as the primary's base URL is.
+std::vector<protocol::RouteLine> RoutesOfCall(std::vector<protocol::RouteLine> routes, int call,
+                                              int calls) {
+  for (protocol::RouteLine& route : routes) {
+    route.base_url = provider::CallBaseUrl(route.base_url, call, calls);
+  }
+  return routes;
+}
+
 }  // namespace
 
 struct RealWorld::Session {
   std::string id;
-  std::string base_url;
+  std::string base_url;  // the primary route's with routes
+  std::vector<protocol::RouteLine> routes;
   Clock::time_point start;
 };
 
@@ -128,11 +139,14 @@ std::expected<RealWorld::Session, std::string> RealWorld::Open(const scenario::S
   auto info = server_->AddSession(scenario, session.id, seed);
   if (!info) return std::unexpected("cannot open a provider session: " + info.error());
   session.base_url = info->base_url;
-  // With routes, subjects call the primary route (request_body.h).
+  // With routes, the call line's base URL is the primary route's (request_body.h).
   const std::string primary = PrimaryTarget(scenario).route_id;
-  for (const provider::RouteInfo& route : info->routes) {
-    if (route.id == primary) session.base_url = route.base_url;
-  }
+  const auto url_of = [&info](std::string_view id) {
+    const auto found = std::ranges::find(info->routes, id, &provider::RouteInfo::id);
+    return found == info->routes.end() ? std::string() : found->base_url;
+  };
+  if (!primary.empty()) session.base_url = url_of(primary);
+  session.routes = RouteLines(scenario, url_of);
   // One time axis for the trace: the journal counts from the session's start, so the subject's
   // events must too (AddSession may wait for a lock and compile the scenario first).
   session.start = info->started.value_or(Clock::now());
@@ -179,9 +193,12 @@ std::expected<Trace, std::string> RealWorld::RunReference(const scenario::Scenar
   const CallTarget target = PrimaryTarget(scenario);
   const std::string body = target.body.dump();
   for (int i = 0; i < trace.calls; ++i) {
+    auto routes = ReferenceRoutes(RoutesOfCall(session->routes, i, trace.calls));
+    if (!routes) return std::unexpected("the scenario's routes: " + routes.error());
     auto url = ref::ParseBaseUrl(provider::CallBaseUrl(session->base_url, i, trace.calls));
     if (!url) return std::unexpected(url.error());
     ref::CallRequest request;
+    request.routes = *routes;
     request.dialect = *ref::ParseDialect(scenario::ToString(target.dialect));
     request.base_url = *url;
     request.api_key = "sk-faultline-test";
@@ -269,7 +286,8 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
                           .request = target.body,
                           .scenario = scenario.name,
                           .seed = std::nullopt,
-                          .policy = std::nullopt};
+                          .policy = std::nullopt,
+                          .routes = session->routes};
   if (scenario.policy) call.policy = nlohmann::json::parse(scenario.policy->json);
   std::vector<std::expected<AdapterRun, std::string>> runs(static_cast<std::size_t>(trace.calls));
   // Scripted outages count from the first adapter's hello, not from the session's creation:
@@ -285,6 +303,7 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
       threads.emplace_back([&, i, call] mutable {
         call.seed = options.seed + i;  // as the in-process client seeds call i
         call.base_url = provider::CallBaseUrl(session->base_url, static_cast<int>(i), trace.calls);
+        call.routes = RoutesOfCall(session->routes, static_cast<int>(i), trace.calls);
         AdapterLaunch launch{.command = command,
                              .call_line = protocol::ToJson(call).dump(
                                  -1, ' ', false, nlohmann::json::error_handler_t::replace),

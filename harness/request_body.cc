@@ -1,5 +1,6 @@
 #include "harness/request_body.h"
 
+#include "reference_impl/route_json.h"
 #include "scenarios/route_scenario.h"
 
 namespace faultline::harness {
@@ -61,6 +62,48 @@ json RequestBody(scenario::Dialect dialect, const scenario::RequestSpec& request
   }
   if (request.tools) body["tools"] = Tools(dialect);
   return body;
+}
+
+std::string WireModel(const scenario::Scenario& scenario, const scenario::Route& route) {
+  if (!route.model.empty()) return route.model;
+  return scenario.request.model.empty() ? DefaultModel(route.dialect) : scenario.request.model;
+}
+
+std::vector<protocol::RouteLine> RouteLines(
+    const scenario::Scenario& scenario,
+    const std::function<std::string(std::string_view)>& base_url_of) {
+  std::vector<protocol::RouteLine> lines;
+  for (const scenario::Route& route : scenario.routes) {
+    scenario::RequestSpec request = scenario.request;
+    request.model = WireModel(scenario, route);
+    const json body = RequestBody(route.dialect, request);
+    const scenario::Capabilities& caps = route.capabilities;
+    lines.push_back(
+        {.id = route.id,
+         .base_url = base_url_of(route.id),
+         .dialect = std::string(scenario::ToString(route.dialect)),
+         .model = request.model,
+         .request = body,
+         .capabilities = ref::CapabilitiesToJson({.tools = caps.tools,
+                                                  .reasoning = caps.reasoning,
+                                                  .images = caps.images,
+                                                  .strict_tools = caps.strict_tools,
+                                                  .stop_sequences = caps.stop_sequences,
+                                                  .prefill = caps.prefill,
+                                                  .context_window = caps.context_window}),
+         .priority = route.priority,
+         .weight = route.weight,
+         .group = route.group});
+  }
+  return lines;
+}
+
+std::expected<std::vector<ref::CallRoute>, std::string> ReferenceRoutes(
+    const std::vector<protocol::RouteLine>& lines) {
+  if (lines.empty()) return std::vector<ref::CallRoute>{};
+  json routes = json::array();
+  for (const protocol::RouteLine& line : lines) routes.push_back(protocol::ToJson(line));
+  return ref::RoutesFromJson(routes);
 }
 
 CallTarget PrimaryTarget(const scenario::Scenario& scenario) {

@@ -4,9 +4,15 @@
 // Pure functions. Thread-safety: reentrant.
 #pragma once
 
+#include <expected>
+#include <functional>
 #include <string>
+#include <string_view>
+#include <vector>
 
+#include "harness/protocol.h"
 #include "nlohmann/json.hpp"
+#include "reference_impl/call.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::harness {
@@ -19,13 +25,29 @@ std::string DefaultModel(scenario::Dialect dialect);
 nlohmann::json RequestBody(scenario::Dialect dialect, const scenario::RequestSpec& request);
 
 // What a subject calls: the scenario's dialect and request or, with routes, the primary route
-// (scenario::PrimaryRoute) with its dialect and wire model. Failing over to the other routes is
-// the subject's business; the worlds hand it the primary.
+// (scenario::PrimaryRoute) with its dialect and wire model; the call line's `routes` (RouteLines)
+// carry every route, and failing over between them is the subject's business.
 struct CallTarget {
   scenario::Dialect dialect = scenario::Dialect::kOpenAiChat;
   nlohmann::json body;
   std::string route_id;  // "" without routes
 };
 CallTarget PrimaryTarget(const scenario::Scenario& scenario);
+
+// The wire model requests to `route` carry: its own, else the request's, else the dialect's
+// default.
+std::string WireModel(const scenario::Scenario& scenario, const scenario::Route& route);
+
+// The call line's routes for the scenario, in scenario order (empty without routes): each with
+// its own request body (its dialect, its wire model) and capabilities; `base_url_of(route id)`
+// says where the world serves it.
+std::vector<protocol::RouteLine> RouteLines(
+    const scenario::Scenario& scenario,
+    const std::function<std::string(std::string_view)>& base_url_of);
+
+// The routes the in-process reference client gets: the same lines, read as `faultline call
+// --adapter` reads the call line's (ref::RoutesFromJson), so both subjects see one thing.
+std::expected<std::vector<ref::CallRoute>, std::string> ReferenceRoutes(
+    const std::vector<protocol::RouteLine>& lines);
 
 }  // namespace faultline::harness

@@ -208,7 +208,7 @@ void World::Step(Duration at) {
     if (vc.call->done()) continue;
     if (vc.connecting) {
       vc.connecting = false;
-      provider::ProviderSession* session = SessionAt(vc.call->request().base_url.path);
+      provider::ProviderSession* session = SessionAt(vc.call->target().path);
       if (session == nullptr || session->ListenerDown(kWallStart + now_)) {
         Apply(vc, vc.call->ConnectionFailed(ref::TransportKind::kRefused, "refused", At(now_)));
       } else {
@@ -232,19 +232,25 @@ std::expected<Trace, std::string> World::Run() {
   const CallTarget target = PrimaryTarget(scenario_);
   const std::string body = target.body.dump();
   trace_.client.push_back({now_, 0, ref::HelloEvent(options_.policy).ToJson()});
-  calls_.resize(static_cast<std::size_t>(std::max(1, scenario_.request.calls)));
+  const int calls = std::max(1, scenario_.request.calls);
+  calls_.resize(static_cast<std::size_t>(calls));
   for (std::size_t i = 0; i < calls_.size(); ++i) {
+    // Every route of call i under that call's own base URL (provider::CallBaseUrl).
+    auto routes = ReferenceRoutes(RouteLines(scenario_, [&](std::string_view id) {
+      return provider::CallBaseUrl(
+          fmt::format("http://127.0.0.1/s/{}", scenario::RouteSessionId(kSessionId, id)),
+          static_cast<int>(i), calls);
+    }));
+    if (!routes) return std::unexpected("the scenario's routes: " + routes.error());
     ref::CallRequest request;
     request.dialect = *ref::ParseDialect(scenario::ToString(target.dialect));
     request.base_url.host = "127.0.0.1";
-    request.base_url.path = provider::CallBaseUrl(
-        fmt::format("/s/{}", target.route_id.empty()
-                                 ? std::string(kSessionId)
-                                 : scenario::RouteSessionId(kSessionId, target.route_id)),
-        static_cast<int>(i), static_cast<int>(calls_.size()));
+    request.base_url.path =
+        provider::CallBaseUrl(fmt::format("/s/{}", kSessionId), static_cast<int>(i), calls);
     request.api_key = "sk-faultline-test";
     request.body = body;
     request.stream = scenario_.request.stream;
+    request.routes = *routes;
     calls_[i].index = static_cast<int>(i);
     calls_[i].call = std::make_unique<ref::Call>(
         std::move(request), options_.policy,

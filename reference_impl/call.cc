@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <limits>
+#include <ranges>
 #include <utility>
 #include <variant>
 
@@ -55,6 +57,48 @@ Action MakeAction(Action::Kind kind, PolicyClock::time_point at = {}, std::strin
 void Add(WastedWork& total, const WastedWork& more) {
   total.bytes += more.bytes;
   total.approx_tokens += more.approx_tokens;
+}
+
+// The request's routes; without any, its one endpoint as a route that fits every request.
+std::vector<CallRoute> RoutesOf(const CallRequest& request) {
+  if (!request.routes.empty()) return request.routes;
+  CallRoute only;
+  only.dialect = request.dialect;
+  only.base_url = request.base_url;
+  only.body = request.body;
+  only.traits.capabilities = {.tools = true,
+                              .reasoning = true,
+                              .images = true,
+                              .strict_tools = true,
+                              .stop_sequences = true,
+                              .prefill = true,
+                              .context_window = std::numeric_limits<int>::max()};
+  return {std::move(only)};
+}
+
+std::vector<std::string> RouteBytes(const CallRequest& request,
+                                    const std::vector<CallRoute>& routes) {
+  std::vector<std::string> out;
+  for (const CallRoute& route : routes) {
+    CallRequest one = request;
+    one.dialect = route.dialect;
+    one.base_url = route.base_url;
+    one.body = route.body;
+    out.push_back(BuildHttpRequest(one));
+  }
+  return out;
+}
+
+std::vector<RouteTraits> TraitsOf(const std::vector<CallRoute>& routes) {
+  std::vector<RouteTraits> out;
+  for (const CallRoute& route : routes) out.push_back(route.traits);
+  return out;
+}
+
+// Give-up reasons that end the call whatever route would come next.
+bool EndsTheCall(GiveUpReason reason) {
+  return reason == GiveUpReason::kCancelled || reason == GiveUpReason::kCommitted ||
+         reason == GiveUpReason::kAttemptsExhausted || reason == GiveUpReason::kBudgetExhausted;
 }
 
 }  // namespace
@@ -153,7 +197,11 @@ Call::Call(CallRequest request, RetryPolicy policy, CallOptions options)
       policy_(std::move(policy)),
       options_(std::move(options)),
       rng_(options_.seed),
-      request_bytes_(BuildHttpRequest(request_)) {}
+      routes_(RoutesOf(request_)),
+      route_bytes_(RouteBytes(request_, routes_)),
+      registry_(TraitsOf(routes_), NeedsOf(routes_.front().body), policy_.routing,
+                options_.seed ^ 0x9e3779b97f4a7c15ULL),
+      last_failure_(routes_.size()) {}
 
 std::vector<LifecycleEvent> Call::TakeEvents() { return std::exchange(events_, {}); }
 
@@ -163,6 +211,22 @@ std::vector<Action> Call::Start(Time now, std::chrono::system_clock::time_point 
   start_ = now;
   wall_start_ = wall_now;
   deadline_ = CallDeadline(policy_, now);
+  const auto first = registry_.First(now);
+  if (!first) {
+    Failure failure;
+    failure.code = FailureCode::kInvalidRequest;
+    failure.failure_class = FailureClass::kInvalidRequest;
+    failure.message = "no route's capabilities fit the request:";
+    for (std::size_t i = 0; i < routes_.size(); ++i) {
+      failure.message +=
+          fmt::format(" {} lacks {};", routes_[i].traits.id,
+                      MissingCapability(routes_[i].traits.capabilities, NeedsOf(routes_[i].body)));
+    }
+    Finish(std::move(failure), /*with_response=*/false, out,
+           std::string(ToString(GiveUpReason::kAllRoutesDown)));
+    return out;
+  }
+  route_ = first->route;
   if (!options_.recovered || options_.recovered->retries <= 0) {
     BeginAttempt(now, out);
     return out;
@@ -229,15 +293,12 @@ std::optional<std::string> Call::RefuseResume(int retries, milliseconds wait, Ti
 void Call::BeginAttempt(Time now, std::vector<Action>& out) {
   ++attempt_;
   state_ = State::kConnecting;
+  registry_.Begin(route_, now);
   parser_ = std::make_unique<HttpResponseParser>();
-  decoder_ = std::make_unique<BodyDecoder>(request_.dialect, request_.stream);
+  decoder_ = std::make_unique<BodyDecoder>(routes_[route_].dialect, request_.stream);
   error_body_.clear();
   retry_at_.reset();
-  LifecycleEvent start;
-  start.type = EventType::kStart;
-  start.response_id = ResponseId();
-  start.attempt = attempt_;
-  events_.push_back(std::move(start));
+  events_.push_back(Event(EventType::kStart));
   phase_deadline_.reset();
   if (policy_.timeouts.connect) phase_deadline_ = now + *policy_.timeouts.connect;
   armed_.reset();
@@ -252,7 +313,7 @@ std::vector<Action> Call::Connected(Time now) {
   state_ = State::kAwaitingHead;
   phase_deadline_.reset();
   if (policy_.timeouts.response_headers) phase_deadline_ = now + *policy_.timeouts.response_headers;
-  out.push_back(MakeAction(Action::Kind::kSend, {}, request_bytes_));
+  out.push_back(MakeAction(Action::Kind::kSend, {}, route_bytes_[route_]));
   ArmTimer(out);
   return out;
 }
@@ -320,10 +381,7 @@ void Call::OnBody(std::string_view body, Time now, std::vector<Action>& out) {
   }
   BodyDecoder::Progress progress = decoder_->Feed(body);
   for (const Delta& delta : progress.deltas) {
-    LifecycleEvent chunk;
-    chunk.type = EventType::kChunk;
-    chunk.response_id = ResponseId();
-    chunk.attempt = attempt_;
+    LifecycleEvent chunk = Event(EventType::kChunk);
     if (const auto* text = std::get_if<TextDelta>(&delta); text && !text->text.empty()) {
       chunk.text = text->text;
     } else if (const auto* call = std::get_if<ToolCallDelta>(&delta)) {
@@ -362,7 +420,7 @@ void Call::FinishErrorBody(Time now, std::vector<Action>& out) {
   ClassifiedResponse classified = ClassifyHttpError({.status = head.status,
                                                      .headers = head.headers,
                                                      .body = error_body_,
-                                                     .dialect = request_.dialect},
+                                                     .dialect = routes_[route_].dialect},
                                                     Wall(now), policy_.should_retry_header);
   decoder_->assembler().CountBytes(error_body_.size());
   FailAttempt(std::move(classified.failure), std::move(classified.hints), now, out);
@@ -464,15 +522,20 @@ void Call::FailAttempt(Failure failure, std::vector<RetryHint> hints, Time now,
   Add(wasted_, decoder_->assembler().wasted());
   if (connection_open_) out.push_back(MakeAction(Action::Kind::kCloseConnection));
   connection_open_ = false;
-  const Decision decision = Decide(policy_,
-                                   {.failure = failure,
-                                    .hints = std::move(hints),
-                                    .attempt = attempt_,
-                                    .now = now,
-                                    .deadline = deadline_,
-                                    .previous_delay = previous_delay_},
-                                   rng_, options_.budget);
-  if (!decision.retry()) {
+  failure.route_id = route_id();
+  registry_.RecordFailure(route_, now);
+  last_failure_[route_] = failure;
+  const DecisionInput input{.failure = failure,
+                            .hints = std::move(hints),
+                            .attempt = attempt_,
+                            .now = now,
+                            .deadline = deadline_,
+                            .previous_delay = previous_delay_};
+  Decision decision = Decide(policy_, input, rng_, options_.budget);
+  const std::size_t failed_route = route_;
+  if (routes_.size() > 1) decision = Reroute(failure, decision, input, now);
+  if (decision.kind == Decision::Kind::kGiveUp) {
+    if (decision.reason == GiveUpReason::kAllRoutesDown) failure = AllRoutesDown(failure);
     Finish(std::move(failure), /*with_response=*/true, out, std::string(ToString(decision.reason)));
     return;
   }
@@ -486,10 +549,9 @@ void Call::FailAttempt(Failure failure, std::vector<RetryHint> hints, Time now,
                                       .delay_source = decision.delay_source,
                                       .failure_code = failure.code});
   }
-  LifecycleEvent event;
-  event.type = EventType::kInterrupted;
-  event.response_id = ResponseId();
-  event.attempt = attempt_;
+  LifecycleEvent event = Event(EventType::kInterrupted);
+  event.route_id = routes_[failed_route].traits.id;
+  if (route_ != failed_route) event.next_route_id = route_id();
   event.failure = std::move(failure);
   event.scheduled_retry = decision.delay;
   event.delay_source = decision.delay_source;
@@ -502,12 +564,60 @@ void Call::FailAttempt(Failure failure, std::vector<RetryHint> hints, Time now,
   out.push_back(MakeAction(Action::Kind::kWait, decision.retry_at));
 }
 
-void Call::Commit(const Completed& completed, std::vector<Action>& out) {
+// The failed route's own decision weighed against the other routes: the route ready soonest
+// that the failure may move to takes the next attempt (route_ is set to it).
+Decision Call::Reroute(const Failure& failure, const Decision& own, const DecisionInput& input,
+                       Time now) {
+  if (!own.retry() && EndsTheCall(own.reason)) return own;
+  const Failover verdict = policy_.routing.failover ? FailoverOf(failure) : Failover::kNever;
+  std::optional<Time> own_retry;
+  if (own.retry()) own_retry = own.retry_at;
+  const auto next = registry_.Next(route_, verdict, own_retry, now);
+  if (!next) {
+    const bool all_out = std::ranges::all_of(std::views::iota(std::size_t{0}, routes_.size()),
+                                             [&](std::size_t i) { return !registry_.usable(i); });
+    if (verdict == Failover::kNever || !all_out) return own;
+    Decision down = own;
+    down.kind = Decision::Kind::kGiveUp;
+    down.reason = GiveUpReason::kAllRoutesDown;
+    return down;
+  }
+  if (next->route == route_) return own;
+  Decision failover = DecideFailover(policy_, input, next->at, options_.budget, own.retry());
+  if (failover.kind == Decision::Kind::kFailOver) route_ = next->route;
+  return failover;
+}
+
+// The call's last failure, naming every route's own last one (response/failed's route_failures
+// carries them whole).
+Failure Call::AllRoutesDown(Failure last) const {
+  std::string summary;
+  for (std::size_t i = 0; i < routes_.size(); ++i) {
+    const std::optional<Failure>& failure = last_failure_[i];
+    summary += fmt::format(
+        "{}{}: {}", summary.empty() ? "" : "; ", routes_[i].traits.id,
+        failure
+            ? fmt::format("{} ({})", ToString(failure->code), ToString(failure->failure_class))
+            : std::string("lacks ") + std::string(MissingCapability(routes_[i].traits.capabilities,
+                                                                    NeedsOf(routes_[i].body))));
+  }
+  last.message = fmt::format("every route is down: {}", summary);
+  return last;
+}
+
+LifecycleEvent Call::Event(EventType type) const {
   LifecycleEvent event;
-  event.type = EventType::kCommitted;
+  event.type = type;
   event.response_id = ResponseId();
   event.attempt = attempt_;
+  event.route_id = route_id();
+  return event;
+}
+
+void Call::Commit(const Completed& completed, std::vector<Action>& out) {
+  LifecycleEvent event = Event(EventType::kCommitted);
   event.committed = completed;
+  registry_.RecordSuccess(route_);
   events_.push_back(std::move(event));
   if (options_.budget) options_.budget->RecordSuccess();
   if (connection_open_) out.push_back(MakeAction(Action::Kind::kCloseConnection));
@@ -526,6 +636,12 @@ void Call::Finish(Failure failure, bool with_response, std::vector<Action>& out,
   if (with_response) {
     event.response_id = ResponseId();
     event.attempt = attempt_;
+    event.route_id = route_id();
+  }
+  if (event.give_up == ToString(GiveUpReason::kAllRoutesDown)) {
+    for (const std::optional<Failure>& each : last_failure_) {
+      if (each) event.route_failures.push_back(*each);
+    }
   }
   event.failure = std::move(failure);
   event.wasted = wasted_;

@@ -23,6 +23,11 @@
 //     never spliced with a later attempt (each attempt has its own BodyDecoder);
 //   - after a failed attempt the policy decides (policy.h); a retry writes the retry log record
 //     and emits response/interrupted BEFORE the Wait action;
+//   - with several routes, the failed route's own retry is weighed against failing over
+//     (route_registry.h: failover only before commit, as the taxonomy allows, to a route whose
+//     capabilities fit, not before its own hold or breaker cooldown); one attempt budget,
+//     deadline and shared budget bound the whole call (DecideFailover); when no route can take
+//     the request any more the call ends at once, listing every route's last failure;
 //   - exactly one terminal event (response/committed or response/failed), followed by Done;
 //     after it every input returns no action and emits nothing;
 //   - Cancel in any phase ends the call at once with ABORTED; Abandon with UNKNOWN.
@@ -48,6 +53,7 @@
 #include "reference_impl/http_response.h"
 #include "reference_impl/policy.h"
 #include "reference_impl/retry_log.h"
+#include "reference_impl/route_registry.h"
 
 namespace faultline::ref {
 
@@ -60,6 +66,14 @@ struct BaseUrl {
 // Only http:// (this client speaks plain HTTP/1.1); errors name what is wrong.
 std::expected<BaseUrl, std::string> ParseBaseUrl(std::string_view url);
 
+// One concrete route of the logical model: what it serves and where and how to ask it.
+struct CallRoute {
+  RouteTraits traits;
+  Dialect dialect = Dialect::kOpenAiChat;
+  BaseUrl base_url;
+  std::string body;  // the request in the route's dialect with its wire model
+};
+
 struct CallRequest {
   Dialect dialect = Dialect::kOpenAiChat;
   BaseUrl base_url;
@@ -67,6 +81,10 @@ struct CallRequest {
   std::string body;  // the request JSON, sent byte for byte on every attempt
   bool stream = true;
   std::optional<std::string> idempotency_key;
+  // The logical model's routes (docs/routes.md); empty: the one endpoint above. With routes,
+  // `dialect`, `base_url` and `body` are unused: each attempt goes to the route the registry
+  // chooses (route_registry.h), with that route's own bytes, the same on every attempt there.
+  std::vector<CallRoute> routes;
 };
 
 // The request path for the dialect under the base URL's path ("/v1" is not repeated).
@@ -77,7 +95,7 @@ std::string BuildHttpRequest(const CallRequest& request);
 
 struct Action {
   enum class Kind {
-    kConnect,          // open a new TCP connection to request().base_url
+    kConnect,          // open a new TCP connection to target()
     kSend,             // write `bytes` (valid while the Call lives)
     kArmTimer,         // (re)arm the call's one timer for `at`, replacing any armed one
     kCancelTimer,      // no deadline applies now
@@ -131,7 +149,10 @@ class Call {
   std::vector<LifecycleEvent> TakeEvents();
 
   const CallRequest& request() const { return request_; }
-  std::string_view request_bytes() const { return request_bytes_; }
+  // The current attempt's route: where to connect, what to send, its id ("" without routes).
+  const BaseUrl& target() const { return routes_[route_].base_url; }
+  std::string_view request_bytes() const { return route_bytes_[route_]; }
+  const std::string& route_id() const { return routes_[route_].traits.id; }
   int attempt() const { return attempt_; }
   bool done() const { return state_ == State::kDone; }
 
@@ -153,6 +174,10 @@ class Call {
   void CheckOutcome(Time now, std::vector<Action>& out);
   void FailAttempt(Failure failure, std::vector<RetryHint> hints, Time now,
                    std::vector<Action>& out);
+  Decision Reroute(const Failure& failure, const Decision& own, const DecisionInput& input,
+                   Time now);
+  Failure AllRoutesDown(Failure last) const;
+  LifecycleEvent Event(EventType type) const;
   std::vector<Action> End(Failure failure);
   void Commit(const Completed& completed, std::vector<Action>& out);
   void Finish(Failure failure, bool with_response, std::vector<Action>& out,
@@ -167,7 +192,11 @@ class Call {
   RetryPolicy policy_;
   CallOptions options_;
   RetryRng rng_;
-  std::string request_bytes_;
+  std::vector<CallRoute> routes_;  // request_.routes, or the one endpoint as a route
+  std::vector<std::string> route_bytes_;
+  RouteRegistry registry_;
+  std::size_t route_ = 0;                             // the current (or next) attempt's route
+  std::vector<std::optional<Failure>> last_failure_;  // per route
 
   State state_ = State::kNotStarted;
   int attempt_ = 0;

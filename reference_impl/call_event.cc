@@ -66,6 +66,7 @@ json FailureToJson(const Failure& failure) {
   if (failure.retry_after) out["retry_after_ms"] = failure.retry_after->count();
   if (failure.request_id) out["request_id"] = *failure.request_id;
   out["message"] = failure.message;
+  if (!failure.route_id.empty()) out["route_id"] = failure.route_id;
   return out;
 }
 
@@ -79,6 +80,7 @@ json LifecycleEvent::ToJson() const {
   }
   if (!response_id.empty()) out["response_id"] = response_id;
   if (attempt > 0) out["attempt"] = attempt;
+  if (!route_id.empty()) out["route_id"] = route_id;
   switch (type) {
     case EventType::kChunk:
       if (text) out["text"] = *text;
@@ -90,6 +92,7 @@ json LifecycleEvent::ToJson() const {
       out["scheduled_retry_ms"] = scheduled_retry.count();
       out["delay_source"] = ToString(delay_source);
       out["wasted"] = WastedJson(wasted);
+      if (!next_route_id.empty()) out["next_route_id"] = next_route_id;
       break;
     case EventType::kCommitted:
       if (committed) out.update(CommittedJson(*committed));
@@ -98,6 +101,11 @@ json LifecycleEvent::ToJson() const {
       if (failure) out["failure"] = FailureToJson(*failure);
       out["wasted"] = WastedJson(wasted);
       if (!give_up.empty()) out["give_up"] = give_up;
+      if (!route_failures.empty()) {
+        json all = json::array();
+        for (const Failure& each : route_failures) all.push_back(FailureToJson(each));
+        out["route_failures"] = std::move(all);
+      }
       break;
     default:
       break;

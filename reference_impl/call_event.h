@@ -4,14 +4,20 @@
 // readable line each for people). ToJson() produces exactly the adapter-protocol object:
 //
 //   adapter/hello         {name, version, policy}
-//   response/start        {response_id, attempt}
-//   assistant/chunk       {response_id, attempt, text | tool_call, commitment:"uncommitted"}
-//   response/interrupted  {response_id, attempt, failure, scheduled_retry_ms, delay_source, wasted}
-//   response/committed    {response_id, attempt, text, tool_calls, finish_reason, usage}
-//   response/failed       {response_id?, attempt?, failure, wasted, give_up?}
+//   response/start        {response_id, attempt, route_id?}
+//   assistant/chunk       {response_id, attempt, route_id?, text | tool_call,
+//                          commitment:"uncommitted"}
+//   response/interrupted  {response_id, attempt, route_id?, failure, scheduled_retry_ms,
+//                          delay_source, wasted, next_route_id?}
+//   response/committed    {response_id, attempt, route_id?, text, tool_calls, finish_reason, usage}
+//   response/failed       {response_id?, attempt?, route_id?, failure, wasted, give_up?,
+//                          route_failures?}
 //
 // `failure` is {code, class, phase, retryable, partial_output, status?, retry_after_ms?,
-// request_id?, message}. `wasted` ({bytes, approx_tokens}) reports the work of discarded attempts.
+// request_id?, message, route_id?}. `wasted` ({bytes, approx_tokens}) reports the work of
+// discarded attempts. With routes (docs/routes.md) `route_id` names the route of the attempt,
+// `next_route_id` the route the next attempt goes to, and a call that ends because every route is
+// down lists each route's last failure in `route_failures`.
 //
 // Values only; no I/O. Thread-safety: values.
 #pragma once
@@ -20,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "nlohmann/json.hpp"
 #include "reference_impl/assembler.h"
@@ -46,6 +53,11 @@ struct LifecycleEvent {
   WastedWork wasted;  // total over the call's discarded attempts so far
   // response/failed: why the policy gave up (policy.h GiveUpReason: "deadline", ...); "" absent.
   std::string give_up;
+  // With routes: the attempt's route; the next attempt's (interrupted); each route's last
+  // failure (a response/failed with give_up "all-routes-down").
+  std::string route_id;
+  std::string next_route_id;
+  std::vector<Failure> route_failures;
   // response/committed.
   std::optional<Completed> committed;
   // adapter/hello.

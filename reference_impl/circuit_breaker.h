@@ -6,7 +6,8 @@
 //   half-open --probe succeeded--> closed         half-open --probe failed--> open
 //
 // Every failed attempt counts, wherever it failed: a refused connection, an error status, an
-// in-stream or mid-stream error, a stall. Sans-I/O: `now` is passed in; not thread-safe (one
+// in-stream or mid-stream error, a stall. Its parameters (BreakerConfig, policy.h) are the
+// policy file's `routing.breaker`. Sans-I/O: `now` is passed in; not thread-safe (one
 // per route of one call, or the caller synchronises a shared one).
 #pragma once
 
@@ -17,13 +18,6 @@
 #include "reference_impl/policy.h"
 
 namespace faultline::ref {
-
-struct BreakerConfig {
-  int threshold = 5;                           // consecutive failures that open it, >= 1
-  std::chrono::milliseconds cooldown{30'000};  // open this long before probing
-  int half_open_probes = 1;                    // attempts allowed while half-open, >= 1
-  friend bool operator==(const BreakerConfig&, const BreakerConfig&) = default;
-};
 
 class CircuitBreaker {
  public:

@@ -185,7 +185,7 @@ class Driver final : public CallDriver, public std::enable_shared_from_this<Driv
   static asio::awaitable<void> RunConnection(std::shared_ptr<Driver> self,
                                              std::shared_ptr<tcp::socket> socket,
                                              std::uint64_t generation) {
-    const BaseUrl& url = self->call_.request().base_url;
+    const BaseUrl& url = self->call_.target();
     tcp::resolver resolver(self->strand_);
     auto [resolve_ec, endpoints] =
         co_await resolver.async_resolve(url.host, std::to_string(url.port), kTuple);

@@ -79,6 +79,7 @@ struct Failure {
   std::optional<bool> should_retry;
   std::optional<std::string> request_id;
   std::string message;
+  std::string route_id;  // the route the failed attempt went to; "" without routes
   friend bool operator==(const Failure&, const Failure&) = default;
 };
 

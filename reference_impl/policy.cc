@@ -14,7 +14,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
-constexpr NameTable<GiveUpReason, 11> kReasonNames{{
+constexpr NameTable<GiveUpReason, 12> kReasonNames{{
     {GiveUpReason::kCancelled, "cancelled"},
     {GiveUpReason::kCommitted, "committed"},
     {GiveUpReason::kPhaseNotRetried, "phase-not-retried"},
@@ -26,6 +26,7 @@ constexpr NameTable<GiveUpReason, 11> kReasonNames{{
     {GiveUpReason::kRetryAfterOverCap, "retry-after-over-cap"},
     {GiveUpReason::kBudgetExhausted, "budget-exhausted"},
     {GiveUpReason::kNoRetryAfter, "no-retry-after"},
+    {GiveUpReason::kAllRoutesDown, "all-routes-down"},
 }};
 
 Decision GiveUp(GiveUpReason reason,
@@ -214,6 +215,23 @@ std::optional<PolicyError> CheckBudget(const std::optional<BudgetConfig>& budget
   return std::nullopt;
 }
 
+std::optional<PolicyError> CheckRouting(const RoutingConfig& routing) {
+  const BreakerConfig& breaker = routing.breaker;
+  if (breaker.threshold < 1 || breaker.threshold > kMaxAttemptsLimit) {
+    return Bad("routing.breaker.threshold",
+               fmt::format("must be from 1 to {}, got {}", kMaxAttemptsLimit, breaker.threshold));
+  }
+  if (breaker.cooldown < milliseconds(0) || breaker.cooldown > std::chrono::hours(24)) {
+    return Bad("routing.breaker.cooldown_ms",
+               fmt::format("must be from 0 to 86400000 (24 h), got {}", breaker.cooldown.count()));
+  }
+  if (breaker.half_open_probes < 1 || breaker.half_open_probes > 100) {
+    return Bad("routing.breaker.half_open_probes",
+               fmt::format("must be from 1 to 100, got {}", breaker.half_open_probes));
+  }
+  return std::nullopt;
+}
+
 std::optional<PolicyError> CheckClasses(const std::vector<FailureClass>& classes) {
   for (auto it = classes.begin(); it != classes.end(); ++it) {
     if (std::find(classes.begin(), it, *it) != it) {
@@ -328,10 +346,10 @@ std::expected<void, PolicyError> Validate(const RetryPolicy& policy) {
         Bad("max_attempts",
             fmt::format("must be from 1 to {}, got {}", kMaxAttemptsLimit, *policy.max_attempts)));
   }
-  for (auto error :
-       {CheckClasses(policy.retryable_classes), CheckBackoff(policy.backoff),
-        CheckRetryAfter(policy.retry_after),
-        CheckTimeouts(policy.timeouts, policy.min_attempt_time), CheckBudget(policy.budget)}) {
+  for (auto error : {CheckClasses(policy.retryable_classes), CheckBackoff(policy.backoff),
+                     CheckRetryAfter(policy.retry_after),
+                     CheckTimeouts(policy.timeouts, policy.min_attempt_time),
+                     CheckBudget(policy.budget), CheckRouting(policy.routing)}) {
     if (error) return std::unexpected(std::move(*error));
   }
   return {};
@@ -354,6 +372,29 @@ Decision Decide(const RetryPolicy& policy, const DecisionInput& input, RetryRng&
   decision.retry_at = retry_at;
   decision.delay = chosen->delay;
   decision.delay_source = chosen->source;
+  return decision;
+}
+
+Decision DecideFailover(const RetryPolicy& policy, const DecisionInput& input,
+                        PolicyClock::time_point at, RetryBudget* budget, bool token_taken) {
+  if (input.failure.code == FailureCode::kAborted) return GiveUp(GiveUpReason::kCancelled);
+  if (input.failure.partial_output == PartialOutput::kCommitted) {
+    return GiveUp(GiveUpReason::kCommitted);
+  }
+  if (policy.max_attempts && input.attempt >= *policy.max_attempts) {
+    return GiveUp(GiveUpReason::kAttemptsExhausted);
+  }
+  if (input.deadline && at + policy.min_attempt_time > *input.deadline) {
+    return GiveUp(GiveUpReason::kDeadline, at);
+  }
+  if (!token_taken && budget != nullptr && !budget->TryWithdraw()) {
+    return GiveUp(GiveUpReason::kBudgetExhausted);
+  }
+  Decision decision;
+  decision.kind = Decision::Kind::kFailOver;
+  decision.retry_at = std::max(at, input.now);
+  decision.delay = std::chrono::ceil<milliseconds>(decision.retry_at - input.now);
+  decision.delay_source = DelaySource::kFailover;
   return decision;
 }
 

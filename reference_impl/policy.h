@@ -39,6 +39,10 @@
 //   8. The shared budget must grant a token (kBudgetExhausted otherwise). Before rule 1, the
 //      failed attempt is charged to the budget's `failure_cost` (gRPC retry throttling).
 //
+// With several routes (route_registry.h) Decide judges a retry on the route that failed, and
+// DecideFailover an attempt on another one; both count against the same attempt budget,
+// deadline and shared budget: one call, one budget, whatever the routes.
+//
 // Policies are plain values; Validate() checks the bounds. Loading from JSON (with strict errors
 // naming the JSON path) and serialising to the `policy` object of `adapter/hello` (DESIGN §5) are
 // in policy_json.h. Thread-safety: values; Decide is reentrant (the RNG is per caller, the budget
@@ -149,6 +153,21 @@ std::vector<FailureClass> DefaultRetryableClasses();
 
 inline constexpr int kMaxAttemptsLimit = 1000;
 
+// A per-route circuit breaker's parameters (circuit_breaker.h).
+struct BreakerConfig {
+  int threshold = 5;                           // consecutive failures that open it, 1..1000
+  std::chrono::milliseconds cooldown{30'000};  // open this long before probing, 0..24 h
+  int half_open_probes = 1;                    // attempts allowed while half-open, 1..100
+  friend bool operator==(const BreakerConfig&, const BreakerConfig&) = default;
+};
+
+// How a call whose logical model has several routes moves between them (route_registry.h).
+struct RoutingConfig {
+  bool failover = true;  // false: every attempt goes to the first route, as a client without one
+  BreakerConfig breaker;
+  friend bool operator==(const RoutingConfig&, const RoutingConfig&) = default;
+};
+
 struct RetryPolicy {
   RetryMode mode = RetryMode::kStandard;
   std::optional<int> max_attempts = 3;  // attempts in all, 1..kMaxAttemptsLimit; nullopt: unbounded
@@ -162,6 +181,7 @@ struct RetryPolicy {
   std::chrono::milliseconds min_attempt_time{1000};
   TimeoutConfig timeouts;
   std::optional<BudgetConfig> budget;  // nullopt: no shared budget
+  RoutingConfig routing;
   friend bool operator==(const RetryPolicy&, const RetryPolicy&) = default;
 };
 
@@ -189,6 +209,7 @@ enum class GiveUpReason {
   kRetryAfterOverCap,
   kBudgetExhausted,
   kNoRetryAfter,
+  kAllRoutesDown,  // every route of the logical model is unusable for the rest of the call
 };
 std::string_view ToString(GiveUpReason reason);  // "cancelled", "retry-after-over-cap", ...
 
@@ -209,7 +230,7 @@ struct Decision {
   enum class Kind {
     kRetry,
     kGiveUp,
-    kFailOver,  // reserved for a later multi-endpoint policy; Decide never returns it yet
+    kFailOver,  // DecideFailover: the next attempt goes to another route at `retry_at`
   };
   Kind kind = Kind::kGiveUp;
   // kRetry: when the next attempt starts, the wait, and what set it.
@@ -226,6 +247,15 @@ struct Decision {
 
 Decision Decide(const RetryPolicy& policy, const DecisionInput& input, RetryRng& rng,
                 RetryBudget* budget = nullptr);
+
+// The bounds of the whole call (rules 5, 7 and 8) for an attempt on ANOTHER route ready at `at`
+// after `input.failure`: the attempt budget, the deadline and the shared budget bound failovers
+// exactly as they bound retries, across all routes; the class, status and hint rules are the
+// failed route's own (the next route has not failed). `token_taken`: Decide already took this
+// attempt's budget token (it granted a retry on the failed route that the failover replaces).
+// kFailOver (retry_at = at, delay_source kFailover) or kGiveUp with the reason.
+Decision DecideFailover(const RetryPolicy& policy, const DecisionInput& input,
+                        PolicyClock::time_point at, RetryBudget* budget, bool token_taken);
 
 // Rules 1-4 alone: why `failure` may never be retried under `policy` (whatever the attempt count,
 // time or budget), or nullopt when it may be. The runner judges subjects with this same rule.

@@ -18,7 +18,7 @@ namespace {
 using Json = nlohmann::json;
 using std::chrono::milliseconds;
 
-constexpr std::array<std::string_view, 12> kTopKeys{"mode",
+constexpr std::array<std::string_view, 13> kTopKeys{"mode",
                                                     "max_attempts",
                                                     "max_retries",
                                                     "retryable_classes",
@@ -29,7 +29,8 @@ constexpr std::array<std::string_view, 12> kTopKeys{"mode",
                                                     "retry_after",
                                                     "min_attempt_ms",
                                                     "timeouts",
-                                                    "budget"};
+                                                    "budget",
+                                                    "routing"};
 constexpr std::array<std::string_view, 6> kBackoffKeys{"strategy",   "base_ms", "cap_ms",
                                                        "multiplier", "jitter",  "jitter_mode"};
 constexpr std::array<std::string_view, 9> kRetryAfterKeys{
@@ -37,6 +38,9 @@ constexpr std::array<std::string_view, 9> kRetryAfterKeys{
 constexpr std::array<std::string_view, 2> kStatusRuleKeys{"retry", "never"};
 constexpr std::array<std::string_view, 5> kTimeoutKeys{
     "connect_ms", "response_headers_ms", "idle_ms", "heartbeats_reset_idle", "total_ms"};
+constexpr std::array<std::string_view, 2> kRoutingKeys{"failover", "breaker"};
+constexpr std::array<std::string_view, 3> kBreakerKeys{"threshold", "cooldown_ms",
+                                                       "half_open_probes"};
 constexpr std::array<std::string_view, 5> kBudgetKeys{"capacity", "retry_cost", "success_refund",
                                                       "failure_cost", "retry_threshold"};
 
@@ -61,21 +65,6 @@ bool Plausible(std::string_view word, std::string_view candidate, std::size_t di
   if (distance <= std::max<std::size_t>(2, word.size() / 3)) return true;
   return word.size() >= 3 && (candidate.find(word) != std::string_view::npos ||
                               word.find(candidate) != std::string_view::npos);
-}
-
-// "; did you mean 'x'?" for the closest plausible candidate, else "".
-std::string Suggestion(std::string_view word, std::span<const std::string_view> candidates) {
-  std::string_view best;
-  std::size_t best_distance = std::numeric_limits<std::size_t>::max();
-  for (std::string_view candidate : candidates) {
-    const std::size_t distance = EditDistance(word, candidate);
-    if (distance < best_distance && Plausible(word, candidate, distance)) {
-      best = candidate;
-      best_distance = distance;
-    }
-  }
-  if (best.empty()) return {};
-  return fmt::format("; did you mean '{}'?", best);
 }
 
 std::string Describe(const Json& value) {
@@ -108,7 +97,7 @@ class Reader {
     }
     for (const auto& [key, value] : json.items()) {
       if (std::ranges::find(known, key) == known.end()) {
-        Fail(Join(path, key), fmt::format("unknown key '{}'{}", key, Suggestion(key, known)));
+        Fail(Join(path, key), fmt::format("unknown key '{}'{}", key, DidYouMean(key, known)));
         return false;
       }
     }
@@ -174,7 +163,7 @@ class Reader {
       return;
     }
     Fail(std::string(path), fmt::format("unknown value '{}'{} (expected one of {})", text,
-                                        Suggestion(text, names), ListNames(names)));
+                                        DidYouMean(text, names), ListNames(names)));
   }
 
  private:
@@ -436,6 +425,27 @@ void ReadBudget(Reader& reader, const Json& json, std::string_view path,
   out = budget;
 }
 
+void ReadRouting(Reader& reader, const Json& json, std::string_view path, RoutingConfig& out) {
+  if (!reader.Object(json, path, kRoutingKeys)) return;
+  Field(json, path, "failover",
+        [&](const Json& v, const std::string& p) { reader.Bool(v, p, out.failover); });
+  Field(json, path, "breaker", [&](const Json& v, const std::string& p) {
+    if (!reader.Object(v, p, kBreakerKeys)) return;
+    BreakerConfig& breaker = out.breaker;
+    for (auto [key, field] : {std::pair<std::string_view, int*>{"threshold", &breaker.threshold},
+                              {"half_open_probes", &breaker.half_open_probes}}) {
+      Field(v, p, key, [&](const Json& value, const std::string& at) {
+        std::int64_t number = *field;
+        reader.Integer(value, at, number);
+        *field = static_cast<int>(std::clamp<std::int64_t>(number, -1, kMaxAttemptsLimit + 1));
+      });
+    }
+    Field(v, p, "cooldown_ms", [&](const Json& value, const std::string& at) {
+      reader.Ms(value, at, breaker.cooldown);
+    });
+  });
+}
+
 void ReadPolicy(Reader& reader, const Json& json, RetryPolicy& policy) {
   if (!reader.Object(json, "", kTopKeys)) return;
   Field(json, "", "mode", [&](const Json& v, const std::string& p) {
@@ -471,6 +481,8 @@ void ReadPolicy(Reader& reader, const Json& json, RetryPolicy& policy) {
         [&](const Json& v, const std::string& p) { ReadTimeouts(reader, v, p, policy.timeouts); });
   Field(json, "", "budget",
         [&](const Json& v, const std::string& p) { ReadBudget(reader, v, p, policy.budget); });
+  Field(json, "", "routing",
+        [&](const Json& v, const std::string& p) { ReadRouting(reader, v, p, policy.routing); });
 }
 
 Json OptionalMsJson(const std::optional<milliseconds>& value) {
@@ -485,6 +497,20 @@ Json StatusSetJson(const StatusSet& set) {
 }
 
 }  // namespace
+
+std::string DidYouMean(std::string_view word, std::span<const std::string_view> candidates) {
+  std::string_view best;
+  std::size_t best_distance = std::numeric_limits<std::size_t>::max();
+  for (std::string_view candidate : candidates) {
+    const std::size_t distance = EditDistance(word, candidate);
+    if (distance < best_distance && Plausible(word, candidate, distance)) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  if (best.empty()) return {};
+  return fmt::format("; did you mean '{}'?", best);
+}
 
 std::expected<RetryPolicy, PolicyError> PolicyFromJson(const Json& json) {
   Reader reader;
@@ -551,6 +577,12 @@ Json PolicyToJson(const RetryPolicy& policy) {
                                         {"failure_cost", policy.budget->failure_cost},
                                         {"retry_threshold", policy.budget->retry_threshold}}
                                  : Json(nullptr);
+  const BreakerConfig& breaker = policy.routing.breaker;
+  json["routing"] = {{"failover", policy.routing.failover},
+                     {"breaker",
+                      {{"threshold", breaker.threshold},
+                       {"cooldown_ms", breaker.cooldown.count()},
+                       {"half_open_probes", breaker.half_open_probes}}}};
   return json;
 }
 

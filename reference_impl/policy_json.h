@@ -28,7 +28,9 @@
 //     "timeouts": {"connect_ms": 10000, "response_headers_ms": 60000, "idle_ms": 30000,
 //                  "heartbeats_reset_idle": false, "total_ms": 600000},  // null disables one
 //     "budget": {"capacity": 10, "retry_cost": 1, "success_refund": 0.1,  // or null: none
-//                "failure_cost": 0, "retry_threshold": 0}                  // gRPC throttling
+//                "failure_cost": 0, "retry_threshold": 0},                 // gRPC throttling
+//     "routing": {"failover": true,           // false: every attempt on the first route
+//                 "breaker": {"threshold": 5, "cooldown_ms": 30000, "half_open_probes": 1}}
 //   }
 //
 // Loading is strict: an unknown key is an error that suggests the nearest known key, a wrong type
@@ -39,6 +41,8 @@
 #pragma once
 
 #include <expected>
+#include <span>
+#include <string>
 #include <string_view>
 
 #include "nlohmann/json.hpp"
@@ -52,6 +56,10 @@ std::expected<RetryPolicy, PolicyError> PolicyFromJson(const nlohmann::json& jso
 
 // The full policy in the format above; LoadPolicy(PolicyToJson(p).dump()) == p.
 nlohmann::json PolicyToJson(const RetryPolicy& policy);
+
+// "; did you mean 'x'?" for the known key closest to `word`, else "": the strict loaders' one
+// suggestion rule (this file's and route_json.h's).
+std::string DidYouMean(std::string_view word, std::span<const std::string_view> candidates);
 
 // The `policy` object of `adapter/hello`: PolicyToJson plus "max_retries" (max_attempts - 1, or
 // null when unbounded), which is what the runner judges the attempt count against.

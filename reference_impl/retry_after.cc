@@ -17,13 +17,14 @@ namespace {
 using std::chrono::milliseconds;
 using Json = nlohmann::json;
 
-constexpr std::array<std::pair<DelaySource, std::string_view>, 6> kSourceNames{{
+constexpr std::array<std::pair<DelaySource, std::string_view>, 7> kSourceNames{{
     {DelaySource::kRetryAfterMs, "retry-after-ms"},
     {DelaySource::kRetryAfter, "retry-after"},
     {DelaySource::kRetryAfterDate, "retry-after-date"},
     {DelaySource::kBody, "body"},
     {DelaySource::kRatelimitReset, "ratelimit-reset"},
     {DelaySource::kBackoff, "backoff"},
+    {DelaySource::kFailover, "failover"},
 }};
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }

@@ -45,6 +45,7 @@ enum class DelaySource {
   kBody,            // "body"
   kRatelimitReset,  // "ratelimit-reset"
   kBackoff,         // "backoff" (the policy's own backoff; never produced by the parser)
+  kFailover,        // "failover": until another route is ready (0: at once); never parsed
 };
 std::string_view ToString(DelaySource source);
 std::optional<DelaySource> ParseDelaySource(std::string_view text);

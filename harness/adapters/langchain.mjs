@@ -13,7 +13,15 @@
 // goes out (scheduled_retry_ms unknown, left out). Whatever the library delivers is committed,
 // what it throws is the failure. No recovery of its own.
 //
-// Usage: node harness/adapters/langchain.mjs < call line
+// With --with-fallbacks and a call line that carries `routes` (docs/routes.md), it builds one chat
+// model per route (its base URL, dialect, wire model and tools), in priority order, and calls
+// `primary.withFallbacks([...the others])`: LangChain's own router (@langchain/core
+// runnables/base.js RunnableWithFallbacks). Each model keeps its own retries (7 attempts); a
+// fallback is tried only once the model before it has thrown, and when streaming only if it threw
+// before its first chunk (base.js _streamIterator: the stream is taken from the first runnable
+// whose stream() resolves; an error while iterating it is rethrown). It has no circuit breaker.
+//
+// Usage: node harness/adapters/langchain.mjs [--with-fallbacks] < call line
 // Exit code: 0 committed, 1 failed, 2 bad input or library not installed.
 import { classifyNetworkError, classifyStreamError, runAdapter }
   from './kit/node/faultline-adapter.mjs';
@@ -67,8 +75,35 @@ function take(output, message, { whole }) {
   }
 }
 
+const withFallbacks = process.argv.includes('--with-fallbacks');
+
+// The routes of the call line as calls of their own, lowest priority first (the sort is stable:
+// scenario order breaks ties, as the runner's primary is chosen).
+const routeCalls = (call) => [...(call.routes ?? [])]
+    .sort((a, b) => (a.priority ?? 0) - (b.priority ?? 0))
+    .map((route) => ({ ...call, base_url: route.base_url, dialect: route.dialect,
+                       request: route.request }));
+
+function routedModel(call, fetch) {
+  const routes = withFallbacks ? routeCalls(call) : [];
+  if (routes.length < 2) return chatModel(call, fetch);
+  const [primary, ...fallbacks] = routes.map((route) => chatModel(route, fetch));
+  return primary.withFallbacks(fallbacks);
+}
+
+// LangChain's defaults, and withFallbacks' own: each route's model retries on its own (so up to
+// 7 attempts per route), failover to the next route on any error its model throws, no breaker
+// (threshold at the format's maximum: it never opens).
+function policyOf(call) {
+  const routes = withFallbacks ? (call.routes ?? []).length : 0;
+  if (routes < 2) return LANGCHAIN_POLICY;
+  return { ...LANGCHAIN_POLICY, max_attempts: LANGCHAIN_POLICY.max_attempts * routes,
+           routing: { failover: true,
+                      breaker: { threshold: 1000, cooldown_ms: 0, half_open_probes: 100 } } };
+}
+
 async function main({ call, fetch, signal, output }) {
-  const model = chatModel(call, fetch);
+  const model = routedModel(call, fetch);
   const messages = messagesOf(call.request);
   if (!call.request.stream) {
     take(output, await model.invoke(messages, { signal }), { whole: true });
@@ -92,9 +127,9 @@ function classifyError(error) {
 }
 
 await runAdapter({
-  name: 'langchain',
+  name: withFallbacks ? 'langchain-with-fallbacks' : 'langchain',
   version,
-  policy: LANGCHAIN_POLICY,
+  policy: policyOf,
   dialects: ['openai-chat', 'openai-responses', 'anthropic-messages'],
   classifyError,
   main,

@@ -12,15 +12,25 @@
 // (scheduled_retry_ms unknown, left out). Whatever the library delivers is committed, its
 // error part or thrown error is the failure. No recovery of its own.
 //
-// Usage: node harness/adapters/vercel-ai.mjs < call line
+// With --with-fallbacks and a call line that carries `routes` (docs/routes.md), the model is the
+// `ai-fallback` package's createFallback({models}) over one provider model per route, in
+// priority order, with its defaults: on an error its shouldRetryThisError accepts, the next
+// model is tried (each once per streamText attempt, which streamText itself retries), the index
+// it reached is kept for 3 minutes (modelResetInterval), and retryAfterOutput is true: an error
+// after output has streamed switches models too and the next model's stream is appended to the
+// same stream (ai-fallback dist/index.js FallbackModel.doStream).
+//
+// Usage: node harness/adapters/vercel-ai.mjs [--with-fallbacks] < call line
 // Exit code: 0 committed, 1 failed, 2 bad input or library not installed.
 import { classifyNetworkError, classifyStreamError, runAdapter }
   from './kit/node/faultline-adapter.mjs';
 import { loadPinned } from './sdk-common.mjs';
 import { VERCEL_AI_POLICY } from './policies.mjs';
 
-const { modules: [ai, openaiProvider, anthropicProvider], version } =
-    await loadPinned('frameworks', ['ai', '@ai-sdk/openai', '@ai-sdk/anthropic']);
+const withFallbacks = process.argv.includes('--with-fallbacks');
+const { modules: [ai, openaiProvider, anthropicProvider, aiFallback], version } =
+    await loadPinned('frameworks', ['ai', '@ai-sdk/openai', '@ai-sdk/anthropic',
+                                    ...(withFallbacks ? ['ai-fallback'] : [])]);
 
 function model(call, fetch) {
   const settings = { apiKey: call.api_key, baseURL: `${call.base_url.replace(/\/+$/, '')}/v1`,
@@ -45,11 +55,33 @@ function tools(request) {
   return set;
 }
 
+// The routes of the call line, lowest priority first, as calls of their own.
+const routeCalls = (call) => [...(call.routes ?? [])]
+    .sort((a, b) => (a.priority ?? 0) - (b.priority ?? 0))
+    .map((route) => ({ ...call, base_url: route.base_url, dialect: route.dialect,
+                       request: route.request }));
+
+function routedModel(call, fetch) {
+  const routes = withFallbacks ? routeCalls(call) : [];
+  if (routes.length < 2) return model(call, fetch);
+  return aiFallback.createFallback({ models: routes.map((route) => model(route, fetch)) });
+}
+
+// The SDK's own retries (3 streamText attempts), each of which may try every route once; no
+// breaker (threshold at the format's maximum: it never opens).
+function policyOf(call) {
+  const routes = withFallbacks ? (call.routes ?? []).length : 0;
+  if (routes < 2) return VERCEL_AI_POLICY;
+  return { ...VERCEL_AI_POLICY, max_attempts: VERCEL_AI_POLICY.max_attempts * routes,
+           routing: { failover: true,
+                      breaker: { threshold: 1000, cooldown_ms: 0, half_open_probes: 100 } } };
+}
+
 function callOptions(call, fetch, signal) {
   const { request } = call;
   const prompt = typeof request.input === 'string' ? { prompt: request.input }
       : { messages: request.messages };
-  return { model: model(call, fetch), ...prompt, tools: tools(request), abortSignal: signal,
+  return { model: routedModel(call, fetch), ...prompt, tools: tools(request), abortSignal: signal,
            maxOutputTokens: request.max_tokens ?? request.max_output_tokens };
 }
 
@@ -96,9 +128,9 @@ function classifyError(error) {
 }
 
 await runAdapter({
-  name: 'vercel-ai',
+  name: withFallbacks ? 'vercel-ai-fallback' : 'vercel-ai',
   version,
-  policy: VERCEL_AI_POLICY,
+  policy: policyOf,
   dialects: ['openai-chat', 'openai-responses', 'anthropic-messages'],
   classifyError,
   main,

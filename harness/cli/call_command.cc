@@ -21,6 +21,7 @@
 #include "reference_impl/call.h"
 #include "reference_impl/driver.h"
 #include "reference_impl/policy_json.h"
+#include "reference_impl/route_json.h"
 
 namespace faultline::cli {
 namespace {
@@ -237,10 +238,20 @@ ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::os
   const json& body = call["request"];
   ref::CallRequest request{.dialect = *dialect,
                            .base_url = std::move(*url),
-                           .api_key = call.value("api_key", options.api_key),
+                           .api_key = StringField(call, "api_key", options.api_key),
                            .body = ref::DumpJson(body),
                            .stream = body.value("stream", false),
-                           .idempotency_key = std::nullopt};
+                           .idempotency_key = std::nullopt,
+                           .routes = {}};
+  // Every route of the logical model, when the call line carries them (the client fails over).
+  if (const auto routes = call.find("routes"); routes != call.end()) {
+    auto read = ref::RoutesFromJson(*routes);
+    if (!read) {
+      err << "faultline call --adapter: the call line's " << read.error() << "\n";
+      return ExitCode::kUsageError;
+    }
+    request.routes = std::move(*read);
+  }
   // The runner's seed for this call, so that a run reproduces; else --seed or a random one.
   const auto seed = call.find("seed");
   ref::CallOptions call_options{.call_id = StringField(call, "call_id", options.call_id),
@@ -320,7 +331,8 @@ ExitCode RunCall(const CallCommandOptions& options, std::istream& in, std::ostre
                            .api_key = options.api_key,
                            .body = ref::DumpJson(RequestBody(*dialect, options)),
                            .stream = !options.no_stream,
-                           .idempotency_key = std::nullopt};
+                           .idempotency_key = std::nullopt,
+                           .routes = {}};
   ref::CallOptions call_options{.call_id = options.call_id, .seed = SeedOf(options)};
   std::unique_ptr<ref::RetryLog> log;
   if (auto attached = AttachRetryLog(options.retry_log, log, call_options); !attached) {

@@ -151,7 +151,8 @@ class ReferenceE2E : public ::testing::Test {
                         .api_key = "sk-test",
                         .body = RequestBody(dialect),
                         .stream = true,
-                        .idempotency_key = std::nullopt};
+                        .idempotency_key = std::nullopt,
+                        .routes = {}};
     outcome.body = request.body;
     Drive(std::move(request), std::move(policy), std::move(hook), outcome);
     // The journal lands asynchronously (the server sees the client's close after the call ended).

@@ -44,7 +44,8 @@ std::string Run(Dialect dialect, bool stream, const std::vector<std::string_view
                       .api_key = "sk-fuzz",
                       .body = R"({"model":"m","stream":true})",
                       .stream = stream,
-                      .idempotency_key = std::nullopt};
+                      .idempotency_key = std::nullopt,
+                      .routes = {}};
   Call call(request, policy, {});
   call.Start(kNow, kWall);
   call.Connected(kNow);

@@ -34,7 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
              .api_key = "sk-fuzz",
              .body = "{}",
              .stream = true,
-             .idempotency_key = std::nullopt},
+             .idempotency_key = std::nullopt,
+             .routes = {}},
             policy, {.call_id = std::string(call_id), .recovered = recovered});
   const auto longest = std::max(policy.backoff.cap, *policy.retry_after.cap);  // the default cap
   for (const Action& action : call.Start(now, wall)) {

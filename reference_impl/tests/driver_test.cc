@@ -142,7 +142,8 @@ CallRequest Request(std::uint16_t port) {
           .api_key = "sk-test",
           .body = R"({"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]})",
           .stream = true,
-          .idempotency_key = std::nullopt};
+          .idempotency_key = std::nullopt,
+          .routes = {}};
 }
 
 struct Recorded {

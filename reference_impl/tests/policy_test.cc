@@ -628,8 +628,31 @@ INSTANTIATE_TEST_SUITE_P(
                   "must be >= 0 and <= capacity (10)"},
         BadPolicy{R"({"budget": {"refund": 1}})", "budget.refund",
                   "did you mean 'success_refund'?"},
-        BadPolicy{R"({"budget": {"success_refund": -1}})", "budget.success_refund",
-                  "must be >= 0"}));
+        BadPolicy{R"({"budget": {"success_refund": -1}})", "budget.success_refund", "must be >= 0"},
+        BadPolicy{R"({"routing": {"breaker": {"treshold": 2}}})", "routing.breaker.treshold",
+                  "did you mean 'threshold'?"},
+        BadPolicy{R"({"routing": {"failver": false}})", "routing.failver",
+                  "did you mean 'failover'?"},
+        BadPolicy{R"({"routing": {"breaker": {"threshold": 0}}})", "routing.breaker.threshold",
+                  "must be from 1 to 1000, got 0"},
+        BadPolicy{R"({"routing": {"breaker": {"cooldown_ms": -1}}})", "routing.breaker.cooldown_ms",
+                  "must be from 0 to 86400000"},
+        BadPolicy{R"({"routing": {"breaker": {"half_open_probes": 0}}})",
+                  "routing.breaker.half_open_probes", "must be from 1 to 100"},
+        BadPolicy{R"({"routing": {"failover": 1}})", "routing.failover",
+                  "expected true or false"}));
+
+TEST(PolicyJsonTest, RoutingRoundTripsAndReachesTheHello) {
+  auto policy = LoadPolicy(
+      R"({"routing": {"failover": false, "breaker": {"threshold": 2, "cooldown_ms": 1500,
+                                                     "half_open_probes": 3}}})");
+  ASSERT_TRUE(policy) << policy.error().ToString();
+  EXPECT_FALSE(policy->routing.failover);
+  EXPECT_EQ(policy->routing.breaker,
+            (BreakerConfig{.threshold = 2, .cooldown = milliseconds(1500), .half_open_probes = 3}));
+  EXPECT_EQ(LoadPolicy(PolicyToJson(*policy).dump()), *policy);
+  EXPECT_EQ(PolicyToHelloJson(*policy)["routing"]["breaker"]["cooldown_ms"], 1500);
+}
 
 TEST(PolicyJsonTest, ErrorToStringNamesThePath) {
   auto policy = LoadPolicy(R"({"backoff": {"base_ms": 0}})");

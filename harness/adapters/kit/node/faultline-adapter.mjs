@@ -42,7 +42,9 @@ export async function runAdapter({ name, version, policy, dialects = DIALECTS, m
   let call;
   try {
     call = await io.call;
-    emit('adapter/hello', { name, version, policy });
+    // A policy may depend on the call (a router's attempt budget grows with its routes).
+    emit('adapter/hello',
+         { name, version, policy: typeof policy === 'function' ? policy(call) : policy });
   } catch (error) {
     note(`${name}: ${error.message}`);
     return exitSoon(io, 2, 0);

@@ -1,0 +1,356 @@
+// ROUTE-* and ADV-006: routing and failover (docs/routes.md), judged from the journal (which route
+// got each request and what it sent back) and the subject's own events (the route_id of every
+// attempt). ROUTE-004 is in invariants_retry.cc, beside the Retry-After rules it shares. A check
+// whose evidence is missing (no routes, no route_id, no declared policy) is n/a, never a pass.
+#include <map>
+
+#include "harness/judge_internal.h"
+#include "harness/request_body.h"
+#include "reference_impl/circuit_breaker.h"
+#include "reference_impl/failover.h"
+#include "scenarios/route_scenario.h"
+
+namespace faultline::harness::judge_internal {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kNoRoutes = "the scenario has no routes";
+
+const scenario::Route* RouteNamed(const View& view, std::string_view id) {
+  const auto found = std::ranges::find(view.scenario.routes, id, &scenario::Route::id);
+  return found == view.scenario.routes.end() ? nullptr : &*found;
+}
+
+std::string OnRoute(const provider::JournalEntry& entry) {
+  return fmt::format("attempt {} on route {} (arrived {:.1f} ms, {})", entry.attempt,
+                     Quote(entry.route), ArrivedMs(entry), entry.plan_summary);
+}
+
+// The capability the scenario's request needs that `route` lacks, or "".
+std::string_view Lacks(const View& view, const scenario::Route& route) {
+  if (view.scenario.request.tools && !route.capabilities.tools) return "tools";
+  return {};
+}
+
+// The route's answer went out whole: its plan ran to the end (a reset or close after the
+// terminator included), so a correct client committed it.
+bool DeliveredWhole(const provider::JournalEntry& entry) {
+  return entry.truth.answer && (entry.end == provider::EndKind::kCompleted ||
+                                entry.end == provider::EndKind::kClosedByServer ||
+                                entry.end == provider::EndKind::kResetByServer);
+}
+
+bool Cancelled(const View& view, const ClientRecord& terminal) {
+  return view.trace.cancel_at || FailureField(terminal.event, "code") == "ABORTED";
+}
+
+// The failover verdict for the journal truth of `entry` (failover.h), as the taxonomy says.
+ref::Failover VerdictOf(const View& view, const provider::JournalEntry& entry) {
+  const std::optional<ref::Failure> failure = TruthFailure(view, entry);
+  return failure ? ref::FailoverOf(*failure) : ref::Failover::kNever;
+}
+
+bool MayGo(const View& view, const provider::JournalEntry& from, const scenario::Route& to) {
+  const scenario::Route* origin = RouteNamed(view, from.route);
+  if (origin == nullptr || origin->id == to.id || !Lacks(view, to).empty()) return false;
+  switch (VerdictOf(view, from)) {
+    case ref::Failover::kCompatibleModel:
+      return true;
+    case ref::Failover::kSameModel:
+      return WireModel(view.scenario, *origin) == WireModel(view.scenario, to);
+    case ref::Failover::kNever:
+      return false;
+  }
+  return false;
+}
+
+}  // namespace
+
+CheckResult RouteNoFailoverAfterCommit(const View& view) {
+  if (!view.has_routes()) return NotApplicable("", std::string(kNoRoutes));
+  if (!view.single_call()) return NotApplicable("", "several concurrent calls share the routes");
+  bool judged = false;
+  for (const ClientRecord* record : view.calls[0].records) {
+    if (EventType(*record) != protocol::kInterrupted) continue;
+    if (FailureField(record->event, "partial_output") != "committed") continue;
+    return Fail("", fmt::format("{} at {:.1f} ms reports a failure after commit on route {}, and "
+                                "the call went on{}",
+                                EventType(*record), Ms(record->at),
+                                Quote(protocol::RouteIdOf(record->event)),
+                                record->event.contains("next_route_id")
+                                    ? " to route " + Quote(Str(record->event, "next_route_id"))
+                                    : std::string()));
+  }
+  for (std::size_t k = 0; k < view.attempts.size(); ++k) {
+    if (!DeliveredWhole(*view.attempts[k])) continue;
+    judged = true;
+    if (k + 1 == view.attempts.size()) continue;
+    return Fail("", fmt::format("{} delivered a whole answer, yet {} followed",
+                                OnRoute(*view.attempts[k]), OnRoute(*view.attempts[k + 1])));
+  }
+  if (!judged) return NotApplicable("", "no route delivered a whole answer");
+  return Pass("");
+}
+
+CheckResult RouteNoSplice(const View& view) {
+  if (!view.has_routes()) return NotApplicable("", std::string(kNoRoutes));
+  if (!view.single_call()) return NotApplicable("", "several concurrent calls share the routes");
+  const ClientRecord* terminal = view.calls[0].terminal;
+  if (terminal == nullptr || EventType(*terminal) != protocol::kCommitted) {
+    return NotApplicable("", "nothing was committed");
+  }
+  const std::string route = protocol::RouteIdOf(terminal->event);
+  if (route.empty()) return NotApplicable("", "the subject's response/committed names no route_id");
+  const provider::JournalEntry* last = nullptr;
+  for (const provider::JournalEntry* entry : view.attempts) {
+    if (entry->arrived <= terminal->at) last = entry;
+  }
+  if (last == nullptr || last->route != route) {
+    return Fail("", fmt::format("committed naming route {} at {:.1f} ms, but the last request "
+                                "before it went to {}",
+                                Quote(route), Ms(terminal->at),
+                                last ? OnRoute(*last) : std::string("no route")));
+  }
+  const std::string text = Str(terminal->event, "text");
+  if (last->truth.answer && *last->truth.answer != text) {
+    return Fail("", fmt::format("committed {} from route {}, whose attempt sent {}: text from "
+                                "more than one attempt",
+                                Quote(text), Quote(route), Quote(*last->truth.answer)));
+  }
+  return Pass("");
+}
+
+CheckResult RouteCapabilitiesFit(const View& view) {
+  if (!view.has_routes()) return NotApplicable("", std::string(kNoRoutes));
+  bool judged = false;
+  for (const scenario::Route& route : view.scenario.routes) {
+    const std::string_view lacks = Lacks(view, route);
+    if (lacks.empty()) continue;
+    judged = true;
+    for (const provider::JournalEntry* entry : view.attempts) {
+      if (entry->route != route.id) continue;
+      return Fail("", fmt::format("{} reached route {}, which lacks {} the request needs",
+                                  OnRoute(*entry), Quote(route.id), lacks));
+    }
+    for (const CallView& call : view.calls) {
+      for (const ClientRecord* record : call.records) {
+        if (EventType(*record) != protocol::kStart ||
+            protocol::RouteIdOf(record->event) != route.id)
+          continue;
+        return Fail("", fmt::format("response/start at {:.1f} ms went to route {}, which lacks "
+                                    "{} the request needs",
+                                    Ms(record->at), Quote(route.id), lacks));
+      }
+    }
+  }
+  if (!judged) return NotApplicable("", "every route has what the request needs");
+  return Pass("");
+}
+
+// Each route's breaker replayed from the subject's own attempts (per call, as the declared
+// policy's `routing.breaker` says): an attempt while it is open, or more than the declared
+// probes while half-open, is a violation.
+CheckResult RouteBreakerHonoured(const View& view) {
+  if (!view.has_routes()) return NotApplicable("", std::string(kNoRoutes));
+  if (!view.has_policy()) return NotApplicable("", NoPolicy(view));
+  if (view.black_box) return NotApplicable("", "black-box subject: no attempts to replay");
+  const ref::BreakerConfig& config = view.policy().routing.breaker;
+  const auto at = [&](Duration d, double extra_ms = 0) {
+    return ref::CircuitBreaker::Time{} + std::chrono::duration_cast<std::chrono::nanoseconds>(d) +
+           std::chrono::microseconds(static_cast<long long>(extra_ms * 1000));
+  };
+  bool opened = false;
+  for (std::size_t i = 0; i < view.calls.size(); ++i) {
+    std::map<std::string, ref::CircuitBreaker> breakers;
+    std::string current;
+    for (const ClientRecord* record : view.calls[i].records) {
+      const std::string type = EventType(*record);
+      const std::string route = protocol::RouteIdOf(record->event);
+      if (route.empty()) continue;
+      ref::CircuitBreaker& breaker = breakers.try_emplace(route, config).first->second;
+      if (type == protocol::kStart) {
+        const auto now = at(record->at, view.tolerance.early_ms);
+        const auto state = breaker.state(now);
+        if (state != ref::CircuitBreaker::State::kClosed) opened = true;
+        if (!breaker.Allow(now)) {
+          return Fail("", fmt::format("call {}: response/start on route {} at {:.1f} ms while its "
+                                      "breaker was {} ({} consecutive failures, threshold {}, "
+                                      "cooldown {} ms, {} probe(s))",
+                                      i, Quote(route), Ms(record->at), ref::ToString(state),
+                                      breaker.consecutive_failures(), config.threshold,
+                                      config.cooldown.count(), config.half_open_probes));
+        }
+      } else if (type == protocol::kInterrupted || type == protocol::kFailed) {
+        if (record->event.contains("attempt")) breaker.RecordFailure(at(record->at));
+      } else if (type == protocol::kCommitted) {
+        breaker.RecordSuccess();
+      }
+    }
+  }
+  if (!opened) {
+    return NotApplicable("",
+                         fmt::format("no route's breaker opened (threshold {})", config.threshold));
+  }
+  return Pass("");
+}
+
+// An attempt that broke after its 200 (an in-stream error event, a cut, a truncation) is a
+// failure of its route like any other: the call must move on from it while it may.
+CheckResult RouteStreamErrorsFailOver(const View& view) {
+  if (!view.has_routes()) return NotApplicable("", std::string(kNoRoutes));
+  if (!view.single_call()) return NotApplicable("", "several concurrent calls share the routes");
+  const ClientRecord* terminal = view.calls[0].terminal;
+  const auto broke = [](const provider::JournalEntry* e) {
+    return e->status >= 200 && e->status < 300 && !e->truth.answer &&
+           !e->truth.failure_class.empty();
+  };
+  if (std::ranges::none_of(view.attempts, broke)) {
+    return NotApplicable("", "no attempt broke inside its stream");
+  }
+  const provider::JournalEntry& last = *view.attempts.back();
+  const bool gave_up_on_it = broke(&last) && terminal != nullptr &&
+                             EventType(*terminal) == protocol::kFailed &&
+                             !Cancelled(view, *terminal);
+  if (!gave_up_on_it) return Pass("");  // the call moved on from every broken stream
+  if (view.has_policy() && !view.policy().routing.failover) {
+    return NotApplicable("", "the subject declares routing.failover false");
+  }
+  if (view.has_policy() && view.policy().max_attempts &&
+      static_cast<int>(view.attempts.size()) >= *view.policy().max_attempts) {
+    return Pass("");  // the budget was spent
+  }
+  for (const scenario::Route& route : view.scenario.routes) {
+    if (!MayGo(view, last, route)) continue;
+    const bool tried = std::ranges::any_of(
+        view.attempts, [&](const provider::JournalEntry* e) { return e->route == route.id; });
+    if (tried) continue;
+    return Fail("", fmt::format("{} broke mid-stream ({}), and the call gave up at {:.1f} ms "
+                                "without trying route {}, which that failure may go to",
+                                OnRoute(last), last.truth.failure_class, Ms(terminal->at),
+                                Quote(route.id)));
+  }
+  return Pass("");
+}
+
+CheckResult RouteBudgetAndFastFailure(const View& view) {
+  if (!view.has_routes()) return NotApplicable("", std::string(kNoRoutes));
+  if (!view.has_policy()) return NotApplicable("", NoPolicy(view));
+  const ref::RetryPolicy& policy = view.policy();
+  if (policy.max_attempts && view.single_call() &&
+      static_cast<int>(view.attempts.size()) > *policy.max_attempts) {
+    return Fail("", fmt::format("{} requests reached the routes; the declared budget is {} "
+                                "attempt(s) across all routes",
+                                view.attempts.size(), *policy.max_attempts));
+  }
+  if (!view.single_call() || view.attempts.empty() || view.refusals()) {
+    return policy.max_attempts ? Pass("") : NotApplicable("", "no attempt budget declared");
+  }
+  // Every route out: it lacks what the request needs, or its last answer was a failure the
+  // declared policy never retries. From then on nothing may be sent, and the call ends at once.
+  std::optional<std::size_t> all_out_at;
+  std::map<std::string, bool> out;
+  for (const scenario::Route& route : view.scenario.routes)
+    out[route.id] = !Lacks(view, route).empty();
+  for (std::size_t k = 0; k < view.attempts.size(); ++k) {
+    const provider::JournalEntry& entry = *view.attempts[k];
+    out[entry.route] = TruthFailure(view, entry) && PolicyForbids(view, entry).has_value();
+    if (!all_out_at && std::ranges::all_of(out, [](const auto& r) { return r.second; })) {
+      all_out_at = k;
+    }
+  }
+  if (!all_out_at) {
+    return policy.max_attempts ? Pass("") : NotApplicable("", "no attempt budget declared");
+  }
+  const provider::JournalEntry& last = *view.attempts[*all_out_at];
+  if (*all_out_at + 1 < view.attempts.size()) {
+    return Fail("", fmt::format("every route was out after {}, yet {} followed: cycling through "
+                                "routes that cannot answer",
+                                OnRoute(last), OnRoute(*view.attempts[*all_out_at + 1])));
+  }
+  const ClientRecord* terminal = view.calls[0].terminal;
+  if (terminal == nullptr) return NotApplicable("", "the call never ended (LIFE-001)");
+  const double late = Ms(terminal->at) - EndedMs(last);
+  if (late > view.tolerance.late_ms + 50) {
+    return Fail("", fmt::format("every route was out after {}, which ended at {:.1f} ms; the call "
+                                "ended {:.1f} ms later instead of at once",
+                                OnRoute(last), EndedMs(last), late));
+  }
+  return Pass("");
+}
+
+CheckResult RouteBodiesDifferOnlyInModel(const View& view) {
+  if (!view.has_routes()) return NotApplicable("", std::string(kNoRoutes));
+  if (view.attempts.empty()) return NotApplicable("", "no request reached a route");
+  std::map<std::string, std::pair<const provider::JournalEntry*, json>> by_dialect;
+  std::map<std::string, const provider::JournalEntry*> by_route;
+  for (const provider::JournalEntry* entry : view.attempts) {
+    const scenario::Route* route = RouteNamed(view, entry->route);
+    if (route == nullptr) continue;
+    json body = json::parse(entry->body, nullptr, /*allow_exceptions=*/false);
+    if (!body.is_object()) {
+      return Fail("", fmt::format("{} sent a body that is not a JSON object", OnRoute(*entry)));
+    }
+    const std::string model = WireModel(view.scenario, *route);
+    if (Str(body, "model") != model) {
+      return Fail("", fmt::format("{} asked for model {}; the route's wire model is {}",
+                                  OnRoute(*entry), Quote(Str(body, "model")), Quote(model)));
+    }
+    const auto [same, first_here] = by_route.try_emplace(entry->route, entry);
+    if (!first_here && same->second->body != entry->body) {
+      return Fail("", fmt::format("{} sent a different body from the route's earlier {}",
+                                  OnRoute(*entry), OnRoute(*same->second)));
+    }
+    body.erase("model");
+    const std::string dialect(scenario::ToString(route->dialect));
+    const auto [other, first_of_dialect] = by_dialect.try_emplace(dialect, entry, body);
+    if (!first_of_dialect && other->second.second != body) {
+      return Fail("", fmt::format("{} and {} (both {}) sent bodies that differ in more than the "
+                                  "wire model",
+                                  OnRoute(*other->second.first), OnRoute(*entry), dialect));
+    }
+  }
+  return Pass("");
+}
+
+CheckResult RouteConnectionsClosed(const View& view) {
+  if (!view.has_routes()) return NotApplicable("", std::string(kNoRoutes));
+  if (view.trace.journal.empty()) return NotApplicable("", "no request reached a route");
+  for (const provider::JournalEntry& entry : view.trace.journal) {
+    if (entry.end != provider::EndKind::kInProgress) continue;
+    return Fail("", fmt::format("{} was still open at the end of the run ({:.1f} ms)",
+                                OnRoute(entry), Ms(view.trace.ended)));
+  }
+  return Pass("");
+}
+
+CheckResult AdviseSharedFateFailover(const View& view) {
+  if (view.scenario.group_outages.empty()) return NotApplicable("", "no shared-fate outage");
+  if (!view.single_call()) return NotApplicable("", "several concurrent calls share the routes");
+  bool judged = false;
+  for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {
+    const provider::JournalEntry& entry = *view.attempts[k];
+    const scenario::Route* route = RouteNamed(view, entry.route);
+    if (route == nullptr || route->group.empty() || entry.truth.answer) continue;
+    for (const scenario::GroupOutage& outage : view.scenario.group_outages) {
+      const Duration end = outage.window.length ? outage.window.from + *outage.window.length
+                                                : scenario::kRouteHorizon;
+      if (outage.group != route->group || entry.arrived < outage.window.from ||
+          entry.arrived >= end) {
+        continue;
+      }
+      judged = true;
+      const provider::JournalEntry& next = *view.attempts[k + 1];
+      const scenario::Route* to = RouteNamed(view, next.route);
+      if (to == nullptr || to->id == route->id || to->group != route->group || next.arrived >= end)
+        continue;
+      return Fail("", fmt::format("{} failed in group {}'s outage, and the call failed over to {} "
+                                  "of the same group",
+                                  OnRoute(entry), Quote(route->group), OnRoute(next)));
+    }
+  }
+  if (!judged) return NotApplicable("", "no attempt failed inside a shared-fate outage");
+  return Pass("");
+}
+
+}  // namespace faultline::harness::judge_internal

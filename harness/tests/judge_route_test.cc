@@ -1,0 +1,261 @@
+// The ROUTE-* invariants and ADV-006, each on a hand-built trace that keeps it and one that
+// breaks it.
+#include <gtest/gtest.h>
+
+#include "harness/judge.h"
+#include "harness/tests/judge_test_support.h"
+#include "scenarios/loader.h"
+
+namespace faultline::harness {
+namespace {
+
+using namespace testing;  // NOLINT: the trace builder is this file's vocabulary
+using report::CheckStatus;
+
+// Two routes of one wire model (a third, when asked, of another group); the request offers a
+// tool the secondary cannot take when `tools`.
+scenario::Scenario Routes(bool tools = false, bool group_outage = false) {
+  std::string yaml = R"(faultline: 1
+name: routes/judge
+description: routes for the judge's tests
+dialect: openai-chat
+)";
+  yaml += tools ? "request: {tools: true}\n" : "";
+  yaml += group_outage ? "group_outages: [{group: acme, from: 0s, for: 60s}]\n" : "";
+  yaml += R"(routes:
+  - {id: primary, model: m, priority: 0, group: acme}
+  - {id: secondary, model: m, priority: 1, group: acme, capabilities: {tools: false}}
+  - {id: tertiary, model: m, priority: 2, group: other}
+)";
+  auto scenario = scenario::ParseScenario(yaml, "judge.yaml");
+  EXPECT_TRUE(scenario.has_value()) << (scenario ? "" : scenario.error().ToString());
+  return scenario.value_or(scenario::Scenario{});
+}
+
+constexpr std::string_view kBody =
+    R"({"max_tokens":256,"messages":[{"content":"Say hello.","role":"user"}],"model":"m","stream":true})";
+
+json OnRoute(json event, std::string_view route) {
+  event["route_id"] = route;
+  return event;
+}
+
+provider::JournalEntry& On(provider::JournalEntry& entry, std::string route) {
+  entry.route = std::move(route);
+  entry.body = std::string(kBody);
+  return entry;
+}
+
+CheckStatus StatusOf(const Trace& trace, std::string_view id, const scenario::Scenario& scenario) {
+  return CheckOf(trace, id, scenario).status;
+}
+
+TEST(JudgeRouteTest, ChecksWithoutRoutesAreNotApplicable) {
+  TraceBuilder builder;
+  builder.Answer(0, 10, "hi");
+  builder.Committed(11, 1, "hi");
+  for (const char* id : {"ROUTE-001", "ROUTE-002", "ROUTE-003", "ROUTE-004", "ROUTE-006",
+                         "ROUTE-008", "ROUTE-009"}) {
+    EXPECT_EQ(StatusOf(builder.Build(), id, {}), CheckStatus::kNotApplicable) << id;
+  }
+}
+
+TEST(JudgeRouteTest, Route001NoFailoverAfterCommit) {
+  TraceBuilder keeps;
+  On(keeps.Error(0, 10, "provider-unavailable", true), "primary").status = 503;
+  On(keeps.Answer(10, 20, "hi"), "secondary");
+  keeps.Event(21, OnRoute({{"type", "response/committed"}, {"text", "hi"}}, "secondary"));
+  EXPECT_EQ(StatusOf(keeps.Build(), "ROUTE-001", Routes()), CheckStatus::kPass);
+
+  TraceBuilder breaks;
+  On(breaks.Answer(0, 10, "hi"), "primary");
+  On(breaks.Answer(12, 20, "hello"), "secondary");
+  const auto check = CheckOf(breaks.Build(), "ROUTE-001", Routes());
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("delivered a whole answer"), std::string::npos) << check.evidence;
+}
+
+TEST(JudgeRouteTest, Route002CommittedFromOneAttemptOnTheRouteItNames) {
+  const auto build = [](std::string_view named, std::string text) {
+    TraceBuilder builder;
+    On(builder.Error(0, 10, "transport", true), "primary").status = 200;
+    On(builder.Answer(10, 20, "Greetings"), "secondary");
+    builder.Event(21, OnRoute({{"type", "response/committed"}, {"text", std::move(text)}}, named));
+    return builder.Build();
+  };
+  EXPECT_EQ(StatusOf(build("secondary", "Greetings"), "ROUTE-002", Routes()), CheckStatus::kPass);
+  EXPECT_EQ(StatusOf(build("primary", "Greetings"), "ROUTE-002", Routes()), CheckStatus::kFail);
+  EXPECT_EQ(StatusOf(build("secondary", "HelloGreetings"), "ROUTE-002", Routes()),
+            CheckStatus::kFail);
+  TraceBuilder unnamed;
+  On(unnamed.Answer(0, 10, "hi"), "primary");
+  unnamed.Committed(11, 1, "hi");
+  EXPECT_EQ(StatusOf(unnamed.Build(), "ROUTE-002", Routes()), CheckStatus::kNotApplicable);
+}
+
+TEST(JudgeRouteTest, Route003NoRequestToARouteLackingACapability) {
+  TraceBuilder keeps;
+  On(keeps.Error(0, 10, "provider-unavailable", true), "primary").status = 503;
+  On(keeps.Answer(10, 20, "hi"), "tertiary");
+  EXPECT_EQ(StatusOf(keeps.Build(), "ROUTE-003", Routes(true)), CheckStatus::kPass);
+  EXPECT_EQ(StatusOf(keeps.Build(), "ROUTE-003", Routes(false)), CheckStatus::kNotApplicable);
+
+  TraceBuilder breaks;
+  On(breaks.Error(0, 10, "provider-unavailable", true), "primary").status = 503;
+  On(breaks.Answer(10, 20, "hi"), "secondary");
+  const auto check = CheckOf(breaks.Build(), "ROUTE-003", Routes(true));
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("lacks tools"), std::string::npos) << check.evidence;
+}
+
+TEST(JudgeRouteTest, Route004EachRoutesOwnRetryAfter) {
+  const auto build = [](double back_on_primary) {
+    TraceBuilder builder;
+    auto& limited = On(builder.Error(0, 10, "rate-limit", true), "primary");
+    limited.status = 429;
+    limited.truth.retry_after = std::chrono::seconds(1);
+    On(builder.Error(11, 20, "provider-unavailable", true), "secondary").status = 503;
+    On(builder.Answer(back_on_primary, back_on_primary + 10, "hi"), "primary");
+    return builder.Build();
+  };
+  // The secondary at once is fine; the primary only after its own second.
+  EXPECT_EQ(StatusOf(build(1100), "ROUTE-004", Routes()), CheckStatus::kPass);
+  EXPECT_EQ(StatusOf(build(500), "ROUTE-004", Routes()), CheckStatus::kFail);
+  EXPECT_EQ(StatusOf(build(500), "RETRY-004", Routes()), CheckStatus::kNotApplicable);
+}
+
+TEST(JudgeRouteTest, Route005NoAttemptWhileTheBreakerIsOpen) {
+  json policy = TestPolicy();
+  policy["max_attempts"] = 6;
+  policy["routing"] = {{"breaker", {{"threshold", 2}, {"cooldown_ms", 1000}}}};
+  const auto build = [&](double probe_at) {
+    TraceBuilder builder(policy);
+    const auto attempt = [&](double at, int n, std::string route) {
+      builder.Event(at, OnRoute({{"type", "response/start"},
+                                 {"attempt", n},
+                                 {"response_id", "r" + std::to_string(n)}},
+                                route));
+      builder.Event(
+          at + 5,
+          OnRoute({{"type", "response/interrupted"},
+                   {"attempt", n},
+                   {"response_id", "r" + std::to_string(n)},
+                   {"failure", {{"class", "provider-unavailable"}, {"code", "UNAVAILABLE"}}}},
+                  route));
+    };
+    attempt(0, 1, "primary");
+    attempt(10, 2, "primary");  // the second failure opens it until 1015
+    builder.Event(
+        probe_at,
+        OnRoute({{"type", "response/start"}, {"attempt", 3}, {"response_id", "r3"}}, "primary"));
+    builder.Event(
+        probe_at + 5,
+        OnRoute(
+            {{"type", "response/committed"}, {"attempt", 3}, {"response_id", "r3"}, {"text", "hi"}},
+            "primary"));
+    return builder.Build();
+  };
+  EXPECT_EQ(StatusOf(build(1020), "ROUTE-005", Routes()), CheckStatus::kPass);
+  const auto check = CheckOf(build(500), "ROUTE-005", Routes());
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("while its breaker was open"), std::string::npos) << check.evidence;
+}
+
+TEST(JudgeRouteTest, Route006AMidStreamErrorIsARouteFailure) {
+  const auto build = [](bool moved_on) {
+    TraceBuilder builder;
+    auto& cut = On(builder.Error(0, 10, "truncated", true), "primary");
+    cut.status = 200;
+    if (moved_on) {
+      On(builder.Answer(11, 20, "hi"), "tertiary");
+      builder.Committed(21, 2, "hi");
+    } else {
+      builder.Failed(11, 1, "truncated", "STREAM_TRUNCATED");
+    }
+    return builder.Build();
+  };
+  EXPECT_EQ(StatusOf(build(true), "ROUTE-006", Routes()), CheckStatus::kPass);
+  const auto check = CheckOf(build(false), "ROUTE-006", Routes());
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("broke mid-stream"), std::string::npos) << check.evidence;
+  TraceBuilder healthy;
+  On(healthy.Answer(0, 10, "hi"), "primary");
+  EXPECT_EQ(StatusOf(healthy.Build(), "ROUTE-006", Routes()), CheckStatus::kNotApplicable);
+}
+
+TEST(JudgeRouteTest, Route007OneBudgetAndAFastFailureWhenEveryRouteIsDown) {
+  json policy = TestPolicy();
+  policy["max_attempts"] = 5;
+  const auto build = [&](double failed_at, bool third) {
+    TraceBuilder builder(policy);
+    for (const char* route : {"primary", "secondary", "tertiary"}) {
+      const double at = route[0] == 'p' ? 0 : route[0] == 's' ? 20 : 40;
+      On(builder.Error(at, at + 10, "quota", false), route).status = 429;
+    }
+    if (third) On(builder.Error(60, 70, "quota", false), "primary").status = 429;
+    builder.Failed(failed_at, third ? 4 : 3, "quota", "QUOTA");
+    return builder.Build();
+  };
+  EXPECT_EQ(StatusOf(build(51, false), "ROUTE-007", Routes()), CheckStatus::kPass);
+  auto slow = CheckOf(build(2000, false), "ROUTE-007", Routes());
+  EXPECT_EQ(slow.status, CheckStatus::kFail);
+  EXPECT_NE(slow.evidence.find("instead of at once"), std::string::npos) << slow.evidence;
+  auto cycling = CheckOf(build(71, true), "ROUTE-007", Routes());
+  EXPECT_EQ(cycling.status, CheckStatus::kFail);
+  EXPECT_NE(cycling.evidence.find("cycling"), std::string::npos) << cycling.evidence;
+
+  json tight = TestPolicy();
+  tight["max_attempts"] = 2;
+  TraceBuilder over(tight);
+  On(over.Error(0, 10, "provider-unavailable", true), "primary").status = 503;
+  On(over.Error(10, 20, "provider-unavailable", true), "secondary").status = 503;
+  On(over.Answer(20, 30, "hi"), "tertiary");
+  EXPECT_EQ(StatusOf(over.Build(), "ROUTE-007", Routes()), CheckStatus::kFail);
+}
+
+TEST(JudgeRouteTest, Route008BodiesDifferOnlyInTheWireModel) {
+  TraceBuilder keeps;
+  On(keeps.Error(0, 10, "provider-unavailable", true), "primary").status = 503;
+  On(keeps.Answer(10, 20, "hi"), "tertiary");
+  EXPECT_EQ(StatusOf(keeps.Build(), "ROUTE-008", Routes()), CheckStatus::kPass);
+
+  TraceBuilder other_text;
+  On(other_text.Error(0, 10, "provider-unavailable", true), "primary").status = 503;
+  On(other_text.Answer(10, 20, "hi"), "tertiary").body =
+      R"({"max_tokens":256,"messages":[{"content":"Say bye.","role":"user"}],"model":"m","stream":true})";
+  EXPECT_EQ(StatusOf(other_text.Build(), "ROUTE-008", Routes()), CheckStatus::kFail);
+
+  TraceBuilder wrong_model;
+  On(wrong_model.Answer(0, 10, "hi"), "primary").body = R"({"model":"gpt-4o","stream":true})";
+  const auto check = CheckOf(wrong_model.Build(), "ROUTE-008", Routes());
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("wire model"), std::string::npos) << check.evidence;
+}
+
+TEST(JudgeRouteTest, Route009EveryRoutesConnectionsClosed) {
+  TraceBuilder keeps;
+  On(keeps.Answer(0, 10, "hi"), "primary");
+  EXPECT_EQ(StatusOf(keeps.Build(), "ROUTE-009", Routes()), CheckStatus::kPass);
+  TraceBuilder breaks;
+  On(breaks.Entry(0, 10, provider::EndKind::kInProgress), "secondary");
+  const auto check = CheckOf(breaks.Build(), "ROUTE-009", Routes());
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("secondary"), std::string::npos) << check.evidence;
+}
+
+TEST(JudgeRouteTest, Adv006NoFailoverInsideAGroupThatIsDown) {
+  const auto build = [](std::string next) {
+    TraceBuilder builder;
+    On(builder.Error(0, 10, "provider-unavailable", true), "primary").status = 503;
+    On(builder.Answer(10, 20, "hi"), std::move(next));
+    return builder.Build();
+  };
+  const auto check = CheckOf(build("secondary"), "ADV-006", Routes(false, true));
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_EQ(check.severity, report::Severity::kAdvisory);
+  EXPECT_EQ(StatusOf(build("tertiary"), "ADV-006", Routes(false, true)), CheckStatus::kPass);
+  EXPECT_EQ(StatusOf(build("tertiary"), "ADV-006", Routes()), CheckStatus::kNotApplicable);
+}
+
+}  // namespace
+}  // namespace faultline::harness

@@ -1,0 +1,186 @@
+#include "reference_impl/route_registry.h"
+
+#include <algorithm>
+#include <tuple>
+#include <utility>
+
+#include "nlohmann/json.hpp"
+
+namespace faultline::ref {
+namespace {
+
+using Json = nlohmann::json;
+
+bool HasStrictTool(const Json& tools) {
+  for (const Json& tool : tools) {
+    if (!tool.is_object()) continue;
+    const Json& function = tool.contains("function") ? tool["function"] : tool;
+    if (function.is_object() && function.value("strict", false) == true) return true;
+  }
+  return false;
+}
+
+bool IsImagePart(const Json& part) {
+  if (!part.is_object()) return false;
+  const std::string type = part.value("type", "");
+  return type == "image" || type == "image_url" || type == "input_image";
+}
+
+bool HasImage(const Json& messages) {
+  if (!messages.is_array()) return false;
+  for (const Json& message : messages) {
+    const auto content = message.is_object() ? message.find("content") : message.end();
+    if (!message.is_object() || content == message.end() || !content->is_array()) continue;
+    if (std::ranges::any_of(*content, IsImagePart)) return true;
+  }
+  return false;
+}
+
+// An Anthropic-style prefill: the conversation ends with the assistant's own words.
+bool EndsWithAssistant(const Json& messages) {
+  return messages.is_array() && !messages.empty() && messages.back().is_object() &&
+         messages.back().value("role", "") == "assistant";
+}
+
+int OutputBudget(const Json& body) {
+  for (const char* key : {"max_tokens", "max_output_tokens", "max_completion_tokens"}) {
+    const auto found = body.find(key);
+    if (found != body.end() && found->is_number_integer()) {
+      return static_cast<int>(std::clamp<std::int64_t>(found->get<std::int64_t>(), 0, 1 << 30));
+    }
+  }
+  return 0;
+}
+
+bool Present(const Json& body, const char* key) {
+  const auto found = body.find(key);
+  return found != body.end() && !found->is_null();
+}
+
+}  // namespace
+
+RequestNeeds NeedsOf(std::string_view body) {
+  RequestNeeds needs;
+  needs.context_tokens = static_cast<int>(std::min<std::size_t>(body.size() / 4, 1 << 30));
+  const Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) return needs;
+  const auto tools = json.find("tools");
+  needs.tools = tools != json.end() && tools->is_array() && !tools->empty();
+  needs.strict_tools = needs.tools && HasStrictTool(*tools);
+  needs.reasoning =
+      Present(json, "reasoning") || Present(json, "thinking") || Present(json, "reasoning_effort");
+  const Json messages = json.contains("messages") ? json["messages"] : json.value("input", Json());
+  needs.images = HasImage(messages);
+  needs.prefill = EndsWithAssistant(messages);
+  needs.stop_sequences = Present(json, "stop") || Present(json, "stop_sequences");
+  needs.context_tokens += OutputBudget(json);
+  return needs;
+}
+
+std::string_view MissingCapability(const RouteCapabilities& capabilities,
+                                   const RequestNeeds& needs) {
+  const std::pair<bool, std::string_view> checks[] = {
+      {needs.tools && !capabilities.tools, "tools"},
+      {needs.strict_tools && !capabilities.strict_tools, "strict_tools"},
+      {needs.reasoning && !capabilities.reasoning, "reasoning"},
+      {needs.images && !capabilities.images, "images"},
+      {needs.stop_sequences && !capabilities.stop_sequences, "stop_sequences"},
+      {needs.prefill && !capabilities.prefill, "prefill"},
+      {needs.context_tokens > capabilities.context_window, "context_window"},
+  };
+  for (const auto& [missing, name] : checks) {
+    if (missing) return name;
+  }
+  return {};
+}
+
+RouteRegistry::RouteRegistry(std::vector<RouteTraits> routes, RequestNeeds needs,
+                             RoutingConfig config, std::uint64_t seed)
+    : needs_(needs), rng_(seed) {
+  for (RouteTraits& traits : routes) {
+    routes_.push_back({std::move(traits), CircuitBreaker(config.breaker), std::nullopt, false});
+  }
+}
+
+std::optional<RouteRegistry::Time> RouteRegistry::ReadyAt(const Entry& entry, Time now) const {
+  if (entry.retired || !MissingCapability(entry.traits.capabilities, needs_).empty()) {
+    return std::nullopt;
+  }
+  Time at = std::max(now, entry.hold.value_or(now));
+  if (entry.breaker.state(at) == CircuitBreaker::State::kOpen && entry.breaker.reopens_at()) {
+    at = std::max(at, *entry.breaker.reopens_at());
+  }
+  return at;
+}
+
+// The candidate ready soonest; then one outside `avoid_group`; then the lowest priority; then a
+// weighted draw.
+std::optional<RouteRegistry::Choice> RouteRegistry::Best(const std::vector<std::size_t>& candidates,
+                                                         Time now, std::string_view avoid_group) {
+  std::vector<std::pair<std::size_t, Time>> ready;
+  for (std::size_t index : candidates) {
+    if (auto at = ReadyAt(routes_[index], now)) ready.emplace_back(index, *at);
+  }
+  if (ready.empty()) return std::nullopt;
+  const auto key = [&](const std::pair<std::size_t, Time>& r) {
+    const RouteTraits& traits = routes_[r.first].traits;
+    const bool shared_fate = !avoid_group.empty() && traits.group == avoid_group;
+    return std::tuple(r.second, shared_fate, traits.priority);
+  };
+  const auto best = key(*std::ranges::min_element(ready, {}, key));
+  std::erase_if(ready, [&](const auto& r) { return key(r) != best; });
+  if (ready.size() == 1) return Choice{ready[0].first, ready[0].second};
+  long total = 0;
+  for (const auto& r : ready) total += std::max(1, routes_[r.first].traits.weight);
+  long draw = static_cast<long>(Uniform01(rng_) * static_cast<double>(total));
+  for (const auto& r : ready) {
+    draw -= std::max(1, routes_[r.first].traits.weight);
+    if (draw < 0) return Choice{r.first, r.second};
+  }
+  return Choice{ready.back().first, ready.back().second};
+}
+
+std::optional<RouteRegistry::Choice> RouteRegistry::First(Time now) {
+  std::vector<std::size_t> all(routes_.size());
+  for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
+  return Best(all, now, {});
+}
+
+std::optional<RouteRegistry::Choice> RouteRegistry::Next(std::size_t failed, Failover verdict,
+                                                         std::optional<Time> own_retry, Time now) {
+  Entry& entry = routes_[failed];
+  if (own_retry) {
+    entry.hold = own_retry;
+  } else {
+    entry.retired = true;
+  }
+  std::vector<std::size_t> candidates;
+  for (std::size_t i = 0; i < routes_.size(); ++i) {
+    const bool same_model = routes_[i].traits.model == entry.traits.model;
+    const bool allowed = i == failed || verdict == Failover::kCompatibleModel ||
+                         (verdict == Failover::kSameModel && same_model);
+    if (allowed) candidates.push_back(i);
+  }
+  // Whatever took the failed route down may have taken its whole group (provider, account,
+  // region) down: among routes ready as soon, one outside the group goes first.
+  return Best(candidates, now, entry.traits.group);
+}
+
+void RouteRegistry::Begin(std::size_t route, Time now) { (void)routes_[route].breaker.Allow(now); }
+
+void RouteRegistry::RecordFailure(std::size_t route, Time now) {
+  routes_[route].breaker.RecordFailure(now);
+}
+
+void RouteRegistry::RecordSuccess(std::size_t route) { routes_[route].breaker.RecordSuccess(); }
+
+bool RouteRegistry::usable(std::size_t route) const {
+  const Entry& entry = routes_[route];
+  return !entry.retired && MissingCapability(entry.traits.capabilities, needs_).empty();
+}
+
+CircuitBreaker::State RouteRegistry::breaker_state(std::size_t route, Time now) const {
+  return routes_[route].breaker.state(now);
+}
+
+}  // namespace faultline::ref

@@ -1,0 +1,125 @@
+// The routes of one logical model (docs/routes.md) as one call of the reference client sees
+// them, and the one question routing answers: which route takes the next attempt, and when.
+//
+// A route may take the next attempt when
+//   - its capabilities fit the request (RequestNeeds, read from the request body itself: tools,
+//     strict tools, reasoning, images, stop sequences, prefill, a large enough context window);
+//   - the failed attempt's failover verdict (failover.h) allows it: the failed route itself only
+//     when its own retry was granted; another route serving the same wire model for same-model;
+//     any other fitting route for compatible-model; no other route for never;
+//   - it is not retired for the call (a failure its retry rules refuse there: quota, auth, ...).
+// It is ready at the latest of its hold (its own backoff or Retry-After) and, while its breaker
+// is open, the breaker's reopening. The route ready soonest wins; ties go to a route outside the
+// failed route's shared-fate group, then to the lower priority, then to a weighted draw among the
+// routes of that priority (seeded: runs reproduce).
+//
+// Every failed attempt counts against its route's breaker (circuit_breaker.h), whatever it was:
+// a refused connection, an error status, an in-stream or mid-stream error, a stall.
+//
+// Sans-I/O: times are passed in. Not thread-safe: one registry per call.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "reference_impl/backoff.h"
+#include "reference_impl/circuit_breaker.h"
+#include "reference_impl/failover.h"
+#include "reference_impl/policy.h"
+
+namespace faultline::ref {
+
+// What a route declares it serves (the scenario's `capabilities:`, the call line's
+// `routes[].capabilities`).
+struct RouteCapabilities {
+  bool tools = true;
+  bool reasoning = false;
+  bool images = false;
+  bool strict_tools = false;
+  bool stop_sequences = true;
+  bool prefill = false;
+  int context_window = 128'000;  // tokens
+  friend bool operator==(const RouteCapabilities&, const RouteCapabilities&) = default;
+};
+
+// What a request needs of the route that serves it.
+struct RequestNeeds {
+  bool tools = false;
+  bool reasoning = false;
+  bool images = false;
+  bool strict_tools = false;
+  bool stop_sequences = false;
+  bool prefill = false;
+  int context_tokens = 0;  // a rough count: prompt bytes / 4 plus the output budget
+  friend bool operator==(const RequestNeeds&, const RequestNeeds&) = default;
+};
+
+// The needs of a request body (any of the three dialects' JSON); a body that is not JSON needs
+// nothing but its size.
+RequestNeeds NeedsOf(std::string_view body);
+
+// The first capability `needs` asks for that `capabilities` lacks ("tools", "context_window",
+// ...), or "" when the route fits.
+std::string_view MissingCapability(const RouteCapabilities& capabilities,
+                                   const RequestNeeds& needs);
+
+// A route as selection sees it.
+struct RouteTraits {
+  std::string id;
+  std::string model;  // the wire model requests to it carry
+  RouteCapabilities capabilities;
+  int priority = 0;  // lower is tried first
+  int weight = 1;    // share among routes of the same priority, >= 1
+  std::string group;
+  friend bool operator==(const RouteTraits&, const RouteTraits&) = default;
+};
+
+class RouteRegistry {
+ public:
+  using Time = PolicyClock::time_point;
+  struct Choice {
+    std::size_t route = 0;
+    Time at{};  // when it is ready (>= the `now` asked with)
+  };
+
+  RouteRegistry(std::vector<RouteTraits> routes, RequestNeeds needs, RoutingConfig config,
+                std::uint64_t seed);
+
+  // The route of the first attempt, or nullopt when no route fits the request.
+  std::optional<Choice> First(Time now);
+  // The route of the attempt after a failed one on `failed`. `own_retry`: when the policy
+  // would retry on `failed` itself (nullopt: it refused; the route is then retired).
+  std::optional<Choice> Next(std::size_t failed, Failover verdict, std::optional<Time> own_retry,
+                             Time now);
+
+  // An attempt starts on `route` at `now` (takes a half-open probe slot).
+  void Begin(std::size_t route, Time now);
+  void RecordFailure(std::size_t route, Time now);
+  void RecordSuccess(std::size_t route);
+
+  std::size_t size() const { return routes_.size(); }
+  const RouteTraits& traits(std::size_t route) const { return routes_[route].traits; }
+  CircuitBreaker::State breaker_state(std::size_t route, Time now) const;
+  // Whether the route may still take an attempt of this call: not retired, and it fits.
+  bool usable(std::size_t route) const;
+
+ private:
+  struct Entry {
+    RouteTraits traits;
+    CircuitBreaker breaker;
+    std::optional<Time> hold;  // no attempt before
+    bool retired = false;
+  };
+  std::optional<Time> ReadyAt(const Entry& entry, Time now) const;
+  std::optional<Choice> Best(const std::vector<std::size_t>& candidates, Time now,
+                             std::string_view avoid_group);
+
+  std::vector<Entry> routes_;
+  RequestNeeds needs_;
+  RetryRng rng_;
+};
+
+}  // namespace faultline::ref

@@ -1,0 +1,260 @@
+// The call engine with several routes, driven by hand in virtual time: failover only where the
+// taxonomy allows it and only to a route that fits, per-route holds and breakers, one budget
+// across routes, and the aggregated failure when every route is down.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "reference_impl/call.h"
+#include "reference_impl/route_json.h"
+#include "reference_impl/route_registry.h"
+#include "reference_impl/tests/call_harness.h"
+#include "reference_impl/tests/wire_fixtures.h"
+
+namespace faultline::ref {
+namespace {
+
+using namespace call_harness;  // NOLINT: the harness is this file's vocabulary
+
+constexpr std::string_view kToolsBody =
+    R"({"model":"m","stream":true,"messages":[],"tools":[{"type":"function"}]})";
+
+CallRoute Route(std::string id, std::uint16_t port, int priority, std::string model = "m",
+                std::string_view body = R"({"model":"m","stream":true,"messages":[]})") {
+  CallRoute route;
+  route.traits.id = std::move(id);
+  route.traits.model = std::move(model);
+  route.traits.priority = priority;
+  route.dialect = Dialect::kOpenAiChat;
+  route.base_url = {.host = "127.0.0.1", .port = port, .path = ""};
+  route.body = std::string(body);
+  return route;
+}
+
+CallRequest TwoRoutes(CallRoute secondary = Route("secondary", 9002, 1)) {
+  CallRequest request = ChatRequest();
+  request.routes = {Route("primary", 9001, 0), std::move(secondary)};
+  return request;
+}
+
+std::string Error503() { return JsonError(503, "", R"({"error":{"message":"unavailable"}})"); }
+std::string QuotaError() {
+  return JsonError(429, "",
+                   R"({"error":{"message":"You exceeded your current quota",)"
+                   R"("type":"insufficient_quota","code":"insufficient_quota"}})");
+}
+
+TEST(RouteCallTest, AnUnavailablePrimaryFailsOverAtOnceToTheSecondary) {
+  Harness h(TestPolicy(), TwoRoutes());
+  h.Start(0);
+  EXPECT_EQ(h.call.route_id(), "primary");
+  EXPECT_EQ(h.call.target().port, 9001);
+  const auto after = h.Exchange(Error503(), 10);
+  const auto interrupted = h.Of(EventType::kInterrupted);
+  ASSERT_EQ(interrupted.size(), 1u);
+  EXPECT_EQ(interrupted[0]->route_id, "primary");
+  EXPECT_EQ(interrupted[0]->failure->route_id, "primary");
+  EXPECT_EQ(interrupted[0]->next_route_id, "secondary");
+  EXPECT_EQ(interrupted[0]->scheduled_retry, milliseconds(0));
+  EXPECT_EQ(interrupted[0]->delay_source, DelaySource::kFailover);
+  const Action* wait = Find(after, Kind::kWait);
+  ASSERT_NE(wait, nullptr);
+  h.Timer(wait->at);
+  EXPECT_EQ(h.call.target().port, 9002);
+  h.Exchange(SseOk(fixtures::kChatText), 20);
+  const auto committed = h.Of(EventType::kCommitted);
+  ASSERT_EQ(committed.size(), 1u);
+  EXPECT_EQ(committed[0]->route_id, "secondary");
+  EXPECT_EQ(committed[0]->attempt, 2);
+  EXPECT_EQ(h.Of(EventType::kStart)[1]->route_id, "secondary");
+}
+
+TEST(RouteCallTest, ATruncatedStreamFailsOverOnlyToARouteOfTheSameWireModel) {
+  Harness other_model(TestPolicy(), TwoRoutes(Route("secondary", 9002, 1, "other")));
+  other_model.Start(0);
+  const auto after = other_model.Exchange(SseOk(TruncatedChatBody()), 10);
+  ASSERT_EQ(other_model.Of(EventType::kInterrupted).size(), 1u);
+  EXPECT_EQ(other_model.Of(EventType::kInterrupted)[0]->next_route_id, "");  // a retry in place
+  other_model.Timer(Find(after, Kind::kWait)->at);
+  EXPECT_EQ(other_model.call.route_id(), "primary");
+
+  Harness same_model(TestPolicy(), TwoRoutes(Route("secondary", 9002, 1, "m")));
+  same_model.Start(0);
+  same_model.Exchange(SseOk(TruncatedChatBody()), 10);
+  EXPECT_EQ(same_model.Of(EventType::kInterrupted)[0]->next_route_id, "secondary");
+}
+
+TEST(RouteCallTest, ARouteLackingARequiredCapabilityNeverGetsTheRequest) {
+  CallRequest request = TwoRoutes();
+  for (CallRoute& route : request.routes) route.body = std::string(kToolsBody);
+  request.routes[1].traits.capabilities.tools = false;
+  Harness h(TestPolicy(), std::move(request));
+  h.Start(0);
+  for (int attempt = 0; attempt < 3 && !h.call.done(); ++attempt) {
+    EXPECT_EQ(h.call.route_id(), "primary");
+    const auto after = h.Exchange(Error503(), 10 + 1000 * attempt);
+    if (const Action* wait = Find(after, Kind::kWait)) h.Timer(wait->at);
+  }
+  ASSERT_EQ(h.Terminals(), 1);
+  EXPECT_EQ(h.events.back().give_up, "attempts-exhausted");
+  for (const auto* start : h.Of(EventType::kStart)) EXPECT_EQ(start->route_id, "primary");
+}
+
+TEST(RouteCallTest, NoRouteFitsTheRequest) {
+  CallRequest request = TwoRoutes();
+  for (CallRoute& route : request.routes) {
+    route.body = std::string(kToolsBody);
+    route.traits.capabilities.tools = false;
+  }
+  Harness h(TestPolicy(), std::move(request));
+  const auto actions = h.Start(0);
+  EXPECT_FALSE(Has(actions, Kind::kConnect));
+  ASSERT_EQ(h.Terminals(), 1);
+  EXPECT_EQ(h.events.back().give_up, "all-routes-down");
+  EXPECT_NE(h.events.back().failure->message.find("primary lacks tools"), std::string::npos);
+}
+
+TEST(RouteCallTest, ARouteIsNotTriedBeforeItsOwnRetryAfterWhileAnotherStaysUsable) {
+  RetryPolicy policy = TestPolicy();
+  policy.max_attempts = 4;
+  Harness h(policy, TwoRoutes());
+  h.Start(0);
+  auto after =
+      h.Exchange(JsonError(429, "retry-after: 5\r\n", R"({"error":{"message":"slow down"}})"), 10);
+  h.Timer(Find(after, Kind::kWait)->at);
+  EXPECT_EQ(h.call.route_id(), "secondary");
+  after = h.Exchange(Error503(), 20);  // the secondary fails too: its backoff is short
+  const Action* wait = Find(after, Kind::kWait);
+  ASSERT_NE(wait, nullptr);
+  EXPECT_LT(wait->at, At(5000));
+  h.Timer(wait->at);
+  EXPECT_EQ(h.call.route_id(), "secondary");  // the primary is still held
+  after = h.Exchange(Error503(), 1500);
+  wait = Find(after, Kind::kWait);
+  ASSERT_NE(wait, nullptr);
+  // Now the primary's hold (5 s plus its jitter) and the secondary's backoff compete.
+  h.Timer(wait->at);
+  if (h.call.route_id() == "primary") {
+    EXPECT_GE(wait->at, At(5010));
+  }
+}
+
+TEST(RouteCallTest, TheBreakerOpensAtItsThresholdAndAGoodProbeClosesIt) {
+  RetryPolicy policy = TestPolicy();
+  policy.max_attempts = 6;
+  policy.routing.breaker = {.threshold = 2, .cooldown = milliseconds(3000), .half_open_probes = 1};
+  Harness h(policy, TwoRoutes());
+  h.Start(0);
+  std::vector<std::string> routes;
+  int now = 0;
+  for (int i = 0; i < 4; ++i) {
+    routes.push_back(h.call.route_id());
+    const auto after = h.Exchange(Error503(), now + 10);
+    const Action* wait = Find(after, Kind::kWait);
+    ASSERT_NE(wait, nullptr);
+    now = static_cast<int>((wait->at - kT0) / milliseconds(1));
+    h.Timer(wait->at);
+  }
+  EXPECT_EQ(routes, (std::vector<std::string>{"primary", "secondary", "primary", "secondary"}));
+  // Both breakers are open: the next attempt is the primary's probe, after its cooldown.
+  EXPECT_EQ(h.call.route_id(), "primary");
+  EXPECT_GE(now, 3000);
+  h.Exchange(SseOk(fixtures::kChatText), now + 10);
+  ASSERT_EQ(h.Of(EventType::kCommitted).size(), 1u);
+  EXPECT_EQ(h.Of(EventType::kCommitted)[0]->route_id, "primary");
+}
+
+TEST(RouteCallTest, EveryRouteDownEndsTheCallAtOnceWithEveryRoutesFailure) {
+  Harness h(TestPolicy(), TwoRoutes());
+  h.Start(0);
+  auto after = h.Exchange(QuotaError(), 10);
+  h.Timer(Find(after, Kind::kWait)->at);
+  EXPECT_EQ(h.call.route_id(), "secondary");
+  after = h.Exchange(QuotaError(), 20);
+  EXPECT_FALSE(Has(after, Kind::kWait));
+  ASSERT_EQ(h.Terminals(), 1);
+  const LifecycleEvent& failed = h.events.back();
+  EXPECT_EQ(failed.give_up, "all-routes-down");
+  ASSERT_EQ(failed.route_failures.size(), 2u);
+  EXPECT_EQ(failed.route_failures[0].route_id, "primary");
+  EXPECT_EQ(failed.route_failures[1].route_id, "secondary");
+  EXPECT_NE(failed.failure->message.find("every route is down"), std::string::npos);
+  EXPECT_EQ(failed.ToJson()["route_failures"].size(), 2u);
+}
+
+TEST(RouteCallTest, OneAttemptBudgetBoundsEveryRoute) {
+  RetryPolicy policy = TestPolicy();
+  policy.max_attempts = 2;
+  Harness h(policy, TwoRoutes());
+  h.Start(0);
+  auto after = h.Exchange(Error503(), 10);
+  h.Timer(Find(after, Kind::kWait)->at);
+  after = h.Exchange(Error503(), 20);
+  ASSERT_EQ(h.Terminals(), 1);
+  EXPECT_EQ(h.events.back().give_up, "attempts-exhausted");
+  EXPECT_EQ(h.events.back().route_id, "secondary");
+}
+
+TEST(RouteCallTest, WithoutFailoverEveryAttemptStaysOnTheFirstRoute) {
+  RetryPolicy policy = TestPolicy();
+  policy.routing.failover = false;
+  Harness h(policy, TwoRoutes());
+  h.Start(0);
+  const auto after = h.Exchange(Error503(), 10);
+  EXPECT_EQ(h.Of(EventType::kInterrupted)[0]->next_route_id, "");
+  h.Timer(Find(after, Kind::kWait)->at);
+  EXPECT_EQ(h.call.route_id(), "primary");
+}
+
+TEST(RouteNeedsTest, TheRequestBodySaysWhatItNeeds) {
+  const RequestNeeds needs =
+      NeedsOf(R"({"model":"m","max_tokens":100,"stop":["x"],"tools":[{"type":"function",)"
+              R"("function":{"name":"f","strict":true}}],"messages":[{"role":"user","content":)"
+              R"([{"type":"image_url"}]},{"role":"assistant","content":"Sure"}]})");
+  EXPECT_TRUE(needs.tools);
+  EXPECT_TRUE(needs.strict_tools);
+  EXPECT_TRUE(needs.stop_sequences);
+  EXPECT_TRUE(needs.images);
+  EXPECT_TRUE(needs.prefill);
+  EXPECT_FALSE(needs.reasoning);
+  EXPECT_GT(needs.context_tokens, 100);
+  RouteCapabilities capabilities;
+  EXPECT_EQ(MissingCapability(capabilities, needs), "strict_tools");
+  capabilities.strict_tools = capabilities.images = capabilities.prefill = true;
+  EXPECT_EQ(MissingCapability(capabilities, needs), "");
+  capabilities.context_window = 50;
+  EXPECT_EQ(MissingCapability(capabilities, needs), "context_window");
+}
+
+TEST(RouteJsonTest, ReadsTheCallLinesRoutesStrictly) {
+  const auto json = nlohmann::json::parse(R"([
+    {"id": "a", "base_url": "http://127.0.0.1:9/s/x/route/a", "dialect": "anthropic-messages",
+     "request": {"model": "claude"}, "capabilities": {"tools": false, "context_window": 200000},
+     "priority": 1, "weight": 3, "group": "g"}])");
+  const auto routes = RoutesFromJson(json);
+  ASSERT_TRUE(routes.has_value()) << routes.error();
+  ASSERT_EQ(routes->size(), 1u);
+  const CallRoute& route = routes->front();
+  EXPECT_EQ(route.traits.id, "a");
+  EXPECT_EQ(route.traits.model, "claude");  // from the request when "model" is not given
+  EXPECT_FALSE(route.traits.capabilities.tools);
+  EXPECT_EQ(route.traits.capabilities.context_window, 200000);
+  EXPECT_EQ(route.traits.weight, 3);
+  EXPECT_EQ(route.dialect, Dialect::kAnthropicMessages);
+  EXPECT_EQ(route.base_url.path, "/s/x/route/a");
+
+  const auto typo = RoutesFromJson(nlohmann::json::parse(
+      R"([{"id": "a", "base_url": "http://h:1", "request": {}, "priorty": 1}])"));
+  ASSERT_FALSE(typo.has_value());
+  EXPECT_EQ(typo.error(), "routes[0].priorty: unknown key 'priorty'; did you mean 'priority'?");
+  const auto twice = RoutesFromJson(nlohmann::json::parse(
+      R"([{"id": "a", "base_url": "http://h:1", "request": {}},
+          {"id": "a", "base_url": "http://h:2", "request": {}}])"));
+  ASSERT_FALSE(twice.has_value());
+  EXPECT_EQ(twice.error(), "routes[1].id: 'a' is listed twice");
+  EXPECT_FALSE(RoutesFromJson(nlohmann::json::array()).has_value());
+}
+
+}  // namespace
+}  // namespace faultline::ref
