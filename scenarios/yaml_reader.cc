@@ -175,11 +175,18 @@ std::optional<Field> Map::GetKey(std::string_view key) const {
 void Reader::Fail(const Field& at, std::string message) {
   if (error_) return;
   const bool known = !at.mark.is_null();
-  error_ = LoadError{.file = file_,
-                     .line = known ? at.mark.line + 1 : 0,
-                     .column = known ? at.mark.column + 1 : 0,
-                     .path = at.path,
-                     .message = std::move(message)};
+  LoadError error{.file = file_,
+                  .line = known ? at.mark.line + 1 : 0,
+                  .column = known ? at.mark.column + 1 : 0,
+                  .path = at.path,
+                  .message = std::move(message)};
+  for (const LoadError& earlier : reported_) {
+    if (earlier.line == error.line && earlier.column == error.column &&
+        earlier.path == error.path) {
+      return;
+    }
+  }
+  error_ = std::move(error);
 }
 
 std::optional<Map> Reader::ReadMap(const Field& field, std::span<const std::string_view> known) {
@@ -191,7 +198,8 @@ std::optional<Map> Reader::ReadMap(const Field& field, std::span<const std::stri
   Map map;
   map.self_ = field;
   for (auto it = field.node.begin(); it != field.node.end(); ++it) {
-    if (!CheckKey(map, it->first, it->second, known)) return std::nullopt;
+    // A bad key reported by an earlier pass (ok() still holds) is skipped: read on past it.
+    if (!CheckKey(map, it->first, it->second, known) && !ok()) return std::nullopt;
   }
   return map;
 }
