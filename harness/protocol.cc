@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "reference_impl/failure.h"
 
@@ -52,8 +54,20 @@ std::optional<std::string> CheckFailure(const json& event, bool required) {
   return std::nullopt;
 }
 
+// What every event may carry, whatever its type.
+std::optional<std::string> CheckCommonFields(const json& event) {
+  const auto at = event.find(kAtMs);
+  if (at == event.end()) return std::nullopt;
+  if (!at->is_number() || !std::isfinite(at->get<double>()) || at->get<double>() < 0) {
+    return fmt::format("field \"{}\" is {}, expected a number of milliseconds >= 0", kAtMs,
+                       at->dump());
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> CheckFields(std::string_view type, const json& event) {
   using T = json::value_t;
+  if (auto bad = CheckCommonFields(event)) return bad;
   if (type == kHello) {
     if (auto bad = Expect(event, "name", T::string, true)) return bad;
     return Expect(event, "policy", T::object, false);
@@ -98,6 +112,11 @@ std::expected<json, LineError> ParseLine(std::string_view line) {
     return std::unexpected(LineError{"not-protocol", fmt::format("{}: {}", name, *bad)});
   }
   return event;
+}
+
+std::string StampedLine(json event, double at_ms) {
+  event[kAtMs] = std::round(std::max(0.0, at_ms) * 10) / 10;
+  return event.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 json ToJson(const CallLine& call) {
