@@ -198,8 +198,9 @@ std::optional<Map> Reader::ReadMap(const Field& field, std::span<const std::stri
   Map map;
   map.self_ = field;
   for (auto it = field.node.begin(); it != field.node.end(); ++it) {
-    // A bad key reported by an earlier pass (ok() still holds) is skipped: read on past it.
-    if (!CheckKey(map, it->first, it->second, known) && !ok()) return std::nullopt;
+    // After a bad key, even one an earlier pass reported, the rest of the mapping is not read:
+    // what it lacks without that key would only repeat the error.
+    if (!CheckKey(map, it->first, it->second, known)) return std::nullopt;
   }
   return map;
 }

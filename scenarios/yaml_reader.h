@@ -4,8 +4,8 @@
 // every later read into a no-op, so the loader reads a document top-down without checking after
 // every field, and still reports the first problem exactly. To find every error of a document,
 // the loader reads it again with the errors found so far as `reported`: a Fail at one of those
-// places records nothing and the read goes on past that field, so the next pass stops at the
-// next error. Reading never throws on bad input;
+// places records nothing and the read goes on past that field (past the whole mapping, for a
+// bad key), so the next pass stops at the next error. Reading never throws on bad input;
 // LoadDocuments throws yaml-cpp's syntax errors, which the loader's entry points catch.
 // Internal to scenarios/.
 #pragma once
