@@ -83,6 +83,7 @@ dl.metrics div { background: #f7f8fa; border: 1px solid var(--line); border-radi
 dl.metrics dt { font-size: 12px; color: var(--muted); }
 dl.metrics dd { margin: 0; font-size: 16px; font-weight: 600; }
 svg.timeline { width: 100%; height: auto; display: block; background: #fff; }
+.source { font: 11px ui-monospace, monospace; color: var(--muted); margin-top: 2px; }
 svg.timeline text { font: 11px system-ui, sans-serif; fill: #1d232b; }
 svg.timeline .tick { text-anchor: middle; fill: var(--muted); font-size: 10.5px; }
 svg.timeline .grid { stroke: #eceef1; }
@@ -109,6 +110,16 @@ svg.timeline .marker-label { font-size: 10.5px; font-weight: 600; paint-order: s
        stroke: #f7f8fa; stroke-width: 3px; stroke-linejoin: round; }
 svg.timeline .terminal-line { stroke-dasharray: 2 3; stroke-width: 1; opacity: .7; }
 svg.timeline .cancel { stroke: #222; stroke-dasharray: 6 3; stroke-width: 1.4; }
+svg.timeline .band { fill-opacity: .13; stroke-opacity: .55; stroke-width: .8; stroke-dasharray: 3 2; }
+svg.timeline .floor { stroke-width: 2; }
+svg.timeline .mark { stroke: #1d232b; stroke-width: 1.6; }
+svg.timeline .mark.out { stroke: #c62828; stroke-width: 3; }
+svg.timeline .bound-label { font-size: 10px; font-weight: 600; }
+svg.timeline .bound-label.out { fill: #c62828; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
+svg.timeline .bound-label.end { text-anchor: end; }
+svg.timeline .deadline { stroke-dasharray: 8 3; stroke-width: 1.4; }
+svg.timeline .call-attempt { font-size: 9.5px; fill: #1d232b; }
+svg.timeline .cross.small { stroke-width: 1.8; }
 .timeline-box { border: 1px solid var(--line); border-radius: 6px; padding: 6px; background: #fff; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 12px; color: var(--muted);
        margin: 6px 2px 0; }
