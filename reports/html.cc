@@ -449,9 +449,40 @@ void WriteThresholds(const RunResult& result, std::ostream& out) {
   out << "\n";
 }
 
-// Failures first: every failed check and error of every run, its evidence and the command that
-// reproduces it, linked to its run. Capped so that a run of 10,000 failures stays readable.
-constexpr std::size_t kOverviewRows = 2000;
+// Failures first: every failed check and error, its evidence and the command that reproduces it,
+// linked to its run. The same check failing in many runs of one scenario and world is one row
+// (its first run's evidence, and how many more): 10,000 copies of one failure read as one, and
+// the page stays fast. Capped so that 10,000 different failures stay readable too.
+constexpr std::size_t kOverviewRows = 500;
+
+struct FailureRow {
+  const ScenarioResult* first = nullptr;
+  std::string id;
+  std::string_view evidence;
+  int runs = 0;
+};
+
+std::vector<FailureRow> FailureRows(const RunResult& result) {
+  std::vector<FailureRow> rows;
+  std::map<std::tuple<std::string_view, std::string_view, std::string>, std::size_t> index;
+  const auto add = [&](const ScenarioResult& s, std::string id, std::string_view evidence) {
+    auto [it, inserted] = index.try_emplace({s.name, s.world, id}, rows.size());
+    if (inserted) rows.push_back({&s, std::move(id), evidence, 0});
+    ++rows[it->second].runs;
+  };
+  for (const ScenarioResult& s : result.scenarios) {
+    if (s.verdict == Verdict::kError) {
+      add(s, s.subject_error ? s.subject_error->kind : "error", s.error);
+    }
+    if (s.verdict != Verdict::kFail) continue;
+    for (const CheckResult& check : s.checks) {
+      if (check.status != CheckStatus::kFail) continue;
+      add(s, check.severity == Severity::kAdvisory ? check.id + " (advisory)" : check.id,
+          check.evidence);
+    }
+  }
+  return rows;
+}
 
 void WriteOverview(const RunResult& result, std::ostream& out) {
   out << "<section class=\"overview\"><h2>Failures</h2>";
@@ -466,30 +497,25 @@ void WriteOverview(const RunResult& result, std::ostream& out) {
   }
   out << "<table class=\"failures\"><thead><tr><th>Scenario</th><th>World</th><th>Run</th>"
          "<th>Check</th><th>Evidence</th><th>Reproduce</th></tr></thead><tbody>";
-  std::size_t rows = 0, omitted = 0;
-  const auto row = [&](const ScenarioResult& s, std::string_view id, std::string_view evidence) {
-    if (rows++ >= kOverviewRows) return void(++omitted);
+  const std::vector<FailureRow> rows = FailureRows(result);
+  for (std::size_t i = 0; i < rows.size() && i < kOverviewRows; ++i) {
+    const ScenarioResult& s = *rows[i].first;
+    const std::string more =
+        rows[i].runs > 1
+            ? fmt::format(R"( <span class="more-runs">and {} more</span>)", rows[i].runs - 1)
+            : "";
     out << fmt::format(
-        R"(<tr><td><a href="#{}">{}</a><div class="source">{}</div></td><td>{}</td><td class="num">{}</td><td class="id">{}</td><td><pre class="evidence">{}</pre></td><td><code class="reproduce">{}</code></td></tr>)",
-        RunAnchor(s), Esc(s.name), Esc(SourceText(s)), Esc(s.world), s.repetition + 1, Esc(id),
-        Esc(internal::Shorten(evidence, 400)), Esc(ReproduceCommand(result, s)));
-  };
-  for (const ScenarioResult& s : result.scenarios) {
-    if (s.verdict == Verdict::kError)
-      row(s, s.subject_error ? s.subject_error->kind : "error", s.error);
-    if (s.verdict != Verdict::kFail) continue;
-    for (const CheckResult& check : s.checks) {
-      if (check.status != CheckStatus::kFail) continue;
-      row(s, check.severity == Severity::kAdvisory ? check.id + " (advisory)" : check.id,
-          check.evidence);
-    }
+        R"(<tr><td><a href="#{}">{}</a><div class="source">{}</div></td><td>{}</td><td class="num">{}{}</td><td class="id">{}</td><td><pre class="evidence">{}</pre></td><td><code class="reproduce">{}</code></td></tr>)",
+        RunAnchor(s), Esc(s.name), Esc(SourceText(s)), Esc(s.world), s.repetition + 1, more,
+        Esc(rows[i].id), Esc(internal::Shorten(rows[i].evidence, 400)),
+        Esc(ReproduceCommand(result, s)));
   }
   out << "</tbody></table>";
-  if (omitted > 0) {
+  if (rows.size() > kOverviewRows) {
     out << fmt::format(
-        "<p class=\"note\">{} more failed checks are not listed here; every run "
+        "<p class=\"note\">{} more failing checks are not listed here; every run "
         "below and result.json have them.</p>",
-        omitted);
+        rows.size() - kOverviewRows);
   }
   out << "</section>\n";
 }

@@ -231,6 +231,21 @@ TEST(Html, TenThousandRunsStayCompactAndRenderPassingRunsOnDemand) {
   EXPECT_LT(html.find("the evidence of run 28"), html.find("<main>")) << "failures first";
 }
 
+TEST(Html, OneFailureInTenThousandRunsIsOneOverviewRow) {
+  RunResult result = TenThousandRuns();
+  for (ScenarioResult& run : result.scenarios) {
+    if (run.name != result.scenarios[777].name) continue;
+    run.verdict = Verdict::kFail;
+    run.checks[0].status = CheckStatus::kFail;
+  }
+  const std::string html = Html(result);
+  const std::string overview = html.substr(0, html.find("<main>"));
+  EXPECT_EQ(CountOccurrences(overview, R"(<tr><td><a href="#run-)"), 1)
+      << "the same check of one scenario and world folds into one row";
+  EXPECT_THAT(overview, HasSubstr(R"(<span class="more-runs">and 49 more</span>)"));
+  EXPECT_THAT(html, HasSubstr("FIRST_ROWS = 200")) << "long run tables render their first rows";
+}
+
 TEST(HtmlMatrix, CellsAndTotals) {
   RunResult ref;
   ref.subject = "ref";

@@ -179,7 +179,7 @@ TEST(TimelineSvg, SeveralCallsDrawOneLaneEachWithTheirRequests) {
   EXPECT_EQ(testing::CountOccurrences(svg, R"(<text class="lane-name")"), 50) << "a lane per call";
   EXPECT_EQ(testing::CountOccurrences(svg, R"(<rect class="bar")"), 100) << "every request";
   EXPECT_THAT(svg, HasSubstr(">call 49</text>"));
-  EXPECT_THAT(svg, Not(HasSubstr("attempt 1 · 429")));
+  EXPECT_THAT(svg, Not(HasSubstr(">attempt 1 · 429</text>"))) << "no lane per request";
   EXPECT_THAT(svg, HasSubstr(R"(viewBox="0 0 1000 1130")")) << "50 x 22 + the axis";
 }
 
