@@ -3,12 +3,8 @@
 #include "harness/judge_internal.h"
 
 namespace faultline::harness::judge_internal {
-namespace {
 
-// The gap the client waited between the end of attempt k and the arrival of attempt k+1.
-double GapMs(const View& view, std::size_t k) {
-  return ArrivedMs(*view.attempts[k + 1]) - EndedMs(*view.attempts[k]);
-}
+namespace {
 
 bool SourceRead(const ref::RetryPolicy& policy, std::string_view source) {
   const auto parsed = ref::ParseDelaySource(source);
@@ -21,7 +17,12 @@ bool StatusRead(const ref::RetryPolicy& policy, int status) {
   return !statuses || std::ranges::find(*statuses, status) != statuses->end();
 }
 
-// Whether the declared policy reads the valid Retry-After of `entry` at all.
+}  // namespace
+
+double GapMs(const View& view, std::size_t k) {
+  return ArrivedMs(*view.attempts[k + 1]) - EndedMs(*view.attempts[k]);
+}
+
 bool ReadsRetryAfter(const View& view, const provider::JournalEntry& entry) {
   if (!view.has_policy()) return true;
   const ref::RetryPolicy& policy = view.policy();
@@ -35,13 +36,6 @@ bool ReadsRetryAfter(const View& view, const provider::JournalEntry& entry) {
   return !any_header;  // a hint the truth knows but cannot place: assume it is read
 }
 
-struct Window {
-  double lower_ms, upper_ms;
-};
-
-// Every delay the declared policy may have waited before the retry after attempt k: its backoff
-// window, or one governed by any hint the response carried (whether it waits the hint instead of
-// its backoff or on top of it; a zero hint may mean "at once").
 std::vector<Window> AllowedGaps(const View& view, std::size_t k) {
   const ref::RetryPolicy& policy = view.policy();
   const provider::JournalEntry& entry = *view.attempts[k];
@@ -72,6 +66,8 @@ std::vector<Window> AllowedGaps(const View& view, std::size_t k) {
   }
   return windows;
 }
+
+namespace {
 
 std::string AllowedText(const std::vector<Window>& windows) {
   std::string out;

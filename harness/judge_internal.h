@@ -123,6 +123,23 @@ std::vector<CheckResult> ExpectChecks(const View& view);
 // under the subject's declared policy.
 std::vector<CheckResult> ExpectFactChecks(const View& view, const PolicyTwin* twin);
 
+// The gap the client waited between the end of attempt k and the arrival of attempt k+1.
+double GapMs(const View& view, std::size_t k);
+
+// Whether the declared policy reads the valid Retry-After of `entry` at all (true without one).
+bool ReadsRetryAfter(const View& view, const provider::JournalEntry& entry);
+
+// A delay range in milliseconds; an upper bound >= 1e299 means "any".
+struct Window {
+  double lower_ms, upper_ms;
+};
+
+// Every delay the declared policy may have waited before the retry after attempt k (needs a
+// usable policy): its backoff window, or one governed by any hint the response carried (whether
+// it waits the hint instead of its backoff or on top of it; a zero hint may mean "at once").
+// RETRY-003 judges by it, and the timeline draws it (timeline_bounds.h).
+std::vector<Window> AllowedGaps(const View& view, std::size_t k);
+
 // The class a correct client reports for `entry` under the declared policy: a silence longer
 // than the declared idle/headers timeout makes it "timeout"; else the provider's truth ("" when
 // the provider promises nothing). A silence that ends within the tolerance of the timeout may

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 
 #include "reference_impl/failure.h"
 
@@ -52,9 +54,21 @@ std::optional<std::string> CheckFailure(const json& event, bool required) {
   return std::nullopt;
 }
 
+// What every event may carry, whatever its type: its route and its adapter-side time.
+std::optional<std::string> CheckCommonFields(const json& event) {
+  if (auto bad = Expect(event, "route_id", json::value_t::string, false)) return bad;
+  const auto at = event.find(kAtMs);
+  if (at == event.end()) return std::nullopt;
+  if (!at->is_number() || !std::isfinite(at->get<double>()) || at->get<double>() < 0) {
+    return fmt::format("field \"{}\" is {}, expected a number of milliseconds >= 0", kAtMs,
+                       at->dump());
+  }
+  return std::nullopt;
+}
+
 std::optional<std::string> CheckFields(std::string_view type, const json& event) {
   using T = json::value_t;
-  if (auto bad = Expect(event, "route_id", T::string, false)) return bad;
+  if (auto bad = CheckCommonFields(event)) return bad;
   if (type == kHello) {
     if (auto bad = Expect(event, "name", T::string, true)) return bad;
     return Expect(event, "policy", T::object, false);
@@ -112,6 +126,11 @@ json ToJson(const RouteLine& route) {
               {"weight", route.weight}};
   if (!route.group.empty()) out["group"] = route.group;
   return out;
+}
+
+std::string StampedLine(json event, double at_ms) {
+  event[kAtMs] = std::round(std::max(0.0, at_ms) * 10) / 10;
+  return event.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 json ToJson(const CallLine& call) {

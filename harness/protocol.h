@@ -28,6 +28,15 @@ inline constexpr std::string_view kCommitted = "response/committed";
 inline constexpr std::string_view kFailed = "response/failed";
 inline constexpr std::string_view kCancel = "cancel";
 
+// The one field any event may carry: when the subject wrote the line, in milliseconds on its own
+// monotonic clock since it read the call line (`faultline call`: since the call began), a number
+// >= 0. Optional and for people reading the lines: the runner judges by its own receipt times,
+// never by this.
+inline constexpr std::string_view kAtMs = "at_ms";
+
+// `event` as one protocol line stamped with `at_ms` (to 0.1 ms).
+std::string StampedLine(nlohmann::json event, double at_ms);
+
 // Why a line was rejected: "not-json" or "not-protocol", and what exactly is wrong.
 struct LineError {
   std::string kind;

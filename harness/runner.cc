@@ -21,6 +21,8 @@
 #include "harness/protocol.h"
 #include "harness/real_world.h"
 #include "harness/scenario_policy.h"
+#include "harness/thresholds.h"
+#include "harness/timeline_bounds.h"
 #include "harness/virtual_world.h"
 
 namespace faultline::harness {
@@ -81,6 +83,7 @@ report::ScenarioResult Describe(const scenario::Scenario& scenario, const Job& j
   result.name = scenario.name;
   result.description = scenario.description;
   result.source = scenario.source;
+  result.source_line = scenario.source_line;
   result.dialect = scenario::ToString(scenario.dialect);
   result.tags = scenario.tags;
   result.world = job.real ? "real" : "virtual";
@@ -205,8 +208,9 @@ void Runner::JudgeInto(const Job& job, const Trace& trace, report::ScenarioResul
         ComputeTwin(job.real ? OutagesFromFirstAttempt(scenario, trace) : scenario, declared.policy,
                     result.seed, ProviderSeed(job), job.real ? RealTolerance().late_ms : 0);
   }
-  result.checks = Judge(scenario, trace, job.real ? RealTolerance() : VirtualTolerance(),
-                        twin ? &*twin : nullptr);
+  const Tolerance tolerance = job.real ? RealTolerance() : VirtualTolerance();
+  result.checks = Judge(scenario, trace, tolerance, twin ? &*twin : nullptr);
+  result.trace["bounds"] = TimelineBounds(scenario, trace, tolerance);
   result.black_box = IsBlackBox(trace);
   result.metrics = ComputeMetrics(trace);
   result.verdict = report::VerdictOf(result.checks, options_.fail_on);
@@ -441,6 +445,7 @@ std::expected<report::RunResult, std::string> RunAll(
   }
   result.fingerprint = report::RunFingerprint(result.scenarios);
   report::Summarize(result);
+  result.thresholds = JudgeThresholds(scenarios, options.thresholds, result.scenarios);
   return result;
 }
 

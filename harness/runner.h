@@ -48,6 +48,8 @@ struct RunnerOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // per real-world run
   report::FailPolicy fail_on;                // advisories fail the run only when asked
   std::size_t max_line_bytes = 1024 * 1024;  // adapter line limit (--max-line)
+  // --threshold: judged over every scenario, after its own expect.thresholds (thresholds.h).
+  std::vector<scenario::Threshold> thresholds;
   // A stop request (Ctrl-C) starts no further run and ends the running ones (real_world.h); the
   // result then lists only the runs that finished and is marked `interrupted`.
   std::stop_token stop;

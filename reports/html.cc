@@ -31,7 +31,7 @@ std::string Esc(std::string_view text) { return XmlEscape(text, true); }
 
 std::string_view Overall(const RunResult& result) {
   if (result.errors() > 0) return "error";
-  return result.failed() > 0 ? "fail" : "pass";
+  return result.failed() > 0 || result.thresholds_crossed() > 0 ? "fail" : "pass";
 }
 
 void WriteCount(int count, std::string_view label, std::string_view css, std::ostream& out) {
@@ -53,6 +53,10 @@ void WriteHeader(const RunResult& result, std::ostream& out) {
   if (result.advisories() > 0) {
     WriteCount(result.advisories(), result.advisories() == 1 ? "advisory" : "advisories",
                "advisory", out);
+  }
+  if (!result.thresholds.empty()) {
+    WriteCount(result.thresholds_crossed(),
+               fmt::format("of {} thresholds crossed", result.thresholds.size()), "fail", out);
   }
   out << "</div>\n<dl class=\"meta\">";
   WriteMetaRow("Subject", result.subject, true, out);
@@ -138,6 +142,12 @@ void WriteSummaryLine(const ScenarioResult& scenario, bool repeated, std::ostrea
                      FormatMs(scenario.metrics.terminal_ms));
 }
 
+// "scenarios/x.yaml:2": where to open the scenario.
+std::string SourceText(const ScenarioResult& scenario) {
+  if (scenario.source_line <= 0) return scenario.source;
+  return fmt::format("{}:{}", scenario.source, scenario.source_line);
+}
+
 void WriteFacts(const ScenarioResult& scenario, std::ostream& out) {
   if (!scenario.description.empty()) {
     out << fmt::format(R"(<p class="description">{}</p>)", Esc(scenario.description));
@@ -146,8 +156,9 @@ void WriteFacts(const ScenarioResult& scenario, std::ostream& out) {
   for (const std::string& tag : scenario.tags) tags += (tags.empty() ? "" : ", ") + tag;
   out << fmt::format(
       R"(<p class="facts-line">{} · {} · tags: {} · seed <span class="mono">{}</span> · fingerprint <span class="mono">{}</span> · ran in {}</p>)",
-      Esc(scenario.source), Esc(scenario.dialect), Esc(tags.empty() ? "–" : tags), scenario.seed,
-      Esc(scenario.fingerprint.empty() ? "–" : scenario.fingerprint), FormatMs(scenario.wall_ms));
+      Esc(SourceText(scenario)), Esc(scenario.dialect), Esc(tags.empty() ? "–" : tags),
+      scenario.seed, Esc(scenario.fingerprint.empty() ? "–" : scenario.fingerprint),
+      FormatMs(scenario.wall_ms));
   if (scenario.black_box) {
     out << R"(<p class="note">Black-box subject: it reported only its outcome, so it was judged )"
            R"(from the server journal and client-side checks are not applicable.</p>)";
@@ -407,12 +418,78 @@ void WriteRunData(const std::vector<Group>& groups, std::ostream& out) {
   out << R"(<script type="application/json" id="faultline-runs">)" << json << "</script>\n";
 }
 
-// Failures first: every failed check and error of every run, its evidence and the command that
-// reproduces it, linked to its run. Capped so that a run of 10,000 failures stays readable.
-constexpr std::size_t kOverviewRows = 2000;
+// Thresholds as checks of the whole scenario: the crossed ones in the overview (with the command
+// that re-judges them), every one in its own table.
+void WriteThresholdRows(const RunResult& result, bool crossed_only, std::ostream& out) {
+  out << "<table class=\"thresholds\"><thead><tr><th>Scenario</th><th>World</th>"
+         "<th>Threshold</th><th>Status</th><th>Evidence</th><th>Reproduce</th></tr></thead><tbody>";
+  for (const ThresholdResult& t : result.thresholds) {
+    const bool crossed = t.status == CheckStatus::kFail;
+    if (crossed_only && !crossed) continue;
+    const std::string_view css = StatusClass(t.status);
+    ScenarioResult anchor;
+    anchor.name = t.name;
+    anchor.world = t.world;
+    out << fmt::format(
+        R"(<tr class="{}"><td><a href="#{}">{}</a></td><td>{}</td><td class="id">{}</td><td><span class="badge {}">{}</span></td><td>{}</td><td>{}</td></tr>)",
+        css, GroupAnchor(anchor), Esc(t.name), Esc(t.world), Esc(t.expression), css,
+        crossed ? "crossed" : ToString(t.status), Esc(t.evidence),
+        crossed
+            ? fmt::format(R"(<code class="reproduce">{}</code>)", Esc(ReproduceCommand(result, t)))
+            : "");
+  }
+  out << "</tbody></table>";
+}
+
+void WriteThresholds(const RunResult& result, std::ostream& out) {
+  if (result.thresholds.empty()) return;
+  out << fmt::format("<h2>Thresholds <small>({} of {} crossed)</small></h2>",
+                     result.thresholds_crossed(), result.thresholds.size());
+  WriteThresholdRows(result, false, out);
+  out << "\n";
+}
+
+// Failures first: every failed check and error, its evidence and the command that reproduces it,
+// linked to its run. The same check failing in many runs of one scenario and world is one row
+// (its first run's evidence, and how many more): 10,000 copies of one failure read as one, and
+// the page stays fast. Capped so that 10,000 different failures stay readable too.
+constexpr std::size_t kOverviewRows = 500;
+
+struct FailureRow {
+  const ScenarioResult* first = nullptr;
+  std::string id;
+  std::string_view evidence;
+  int runs = 0;
+};
+
+std::vector<FailureRow> FailureRows(const RunResult& result) {
+  std::vector<FailureRow> rows;
+  std::map<std::tuple<std::string_view, std::string_view, std::string>, std::size_t> index;
+  const auto add = [&](const ScenarioResult& s, std::string id, std::string_view evidence) {
+    auto [it, inserted] = index.try_emplace({s.name, s.world, id}, rows.size());
+    if (inserted) rows.push_back({&s, std::move(id), evidence, 0});
+    ++rows[it->second].runs;
+  };
+  for (const ScenarioResult& s : result.scenarios) {
+    if (s.verdict == Verdict::kError) {
+      add(s, s.subject_error ? s.subject_error->kind : "error", s.error);
+    }
+    if (s.verdict != Verdict::kFail) continue;
+    for (const CheckResult& check : s.checks) {
+      if (check.status != CheckStatus::kFail) continue;
+      add(s, check.severity == Severity::kAdvisory ? check.id + " (advisory)" : check.id,
+          check.evidence);
+    }
+  }
+  return rows;
+}
 
 void WriteOverview(const RunResult& result, std::ostream& out) {
   out << "<section class=\"overview\"><h2>Failures</h2>";
+  if (result.thresholds_crossed() > 0) {
+    out << "<h3>Thresholds crossed</h3>";
+    WriteThresholdRows(result, true, out);
+  }
   if (result.failed() == 0 && result.errors() == 0) {
     out << fmt::format("<p class=\"all-passed\">All {} runs passed.</p></section>\n",
                        result.scenarios.size());
@@ -420,30 +497,25 @@ void WriteOverview(const RunResult& result, std::ostream& out) {
   }
   out << "<table class=\"failures\"><thead><tr><th>Scenario</th><th>World</th><th>Run</th>"
          "<th>Check</th><th>Evidence</th><th>Reproduce</th></tr></thead><tbody>";
-  std::size_t rows = 0, omitted = 0;
-  const auto row = [&](const ScenarioResult& s, std::string_view id, std::string_view evidence) {
-    if (rows++ >= kOverviewRows) return void(++omitted);
+  const std::vector<FailureRow> rows = FailureRows(result);
+  for (std::size_t i = 0; i < rows.size() && i < kOverviewRows; ++i) {
+    const ScenarioResult& s = *rows[i].first;
+    const std::string more =
+        rows[i].runs > 1
+            ? fmt::format(R"( <span class="more-runs">and {} more</span>)", rows[i].runs - 1)
+            : "";
     out << fmt::format(
-        R"(<tr><td><a href="#{}">{}</a></td><td>{}</td><td class="num">{}</td><td class="id">{}</td><td><pre class="evidence">{}</pre></td><td><code class="reproduce">{}</code></td></tr>)",
-        RunAnchor(s), Esc(s.name), Esc(s.world), s.repetition + 1, Esc(id),
-        Esc(internal::Shorten(evidence, 400)), Esc(ReproduceCommand(result, s)));
-  };
-  for (const ScenarioResult& s : result.scenarios) {
-    if (s.verdict == Verdict::kError)
-      row(s, s.subject_error ? s.subject_error->kind : "error", s.error);
-    if (s.verdict != Verdict::kFail) continue;
-    for (const CheckResult& check : s.checks) {
-      if (check.status != CheckStatus::kFail) continue;
-      row(s, check.severity == Severity::kAdvisory ? check.id + " (advisory)" : check.id,
-          check.evidence);
-    }
+        R"(<tr><td><a href="#{}">{}</a><div class="source">{}</div></td><td>{}</td><td class="num">{}{}</td><td class="id">{}</td><td><pre class="evidence">{}</pre></td><td><code class="reproduce">{}</code></td></tr>)",
+        RunAnchor(s), Esc(s.name), Esc(SourceText(s)), Esc(s.world), s.repetition + 1, more,
+        Esc(rows[i].id), Esc(internal::Shorten(rows[i].evidence, 400)),
+        Esc(ReproduceCommand(result, s)));
   }
   out << "</tbody></table>";
-  if (omitted > 0) {
+  if (rows.size() > kOverviewRows) {
     out << fmt::format(
-        "<p class=\"note\">{} more failed checks are not listed here; every run "
+        "<p class=\"note\">{} more failing checks are not listed here; every run "
         "below and result.json have them.</p>",
-        omitted);
+        rows.size() - kOverviewRows);
   }
   out << "</section>\n";
 }
@@ -490,6 +562,7 @@ void RenderHtml(const RunResult& result, std::ostream& out) {
     for (std::size_t g = 0; g < groups.size(); ++g) WriteGroup(groups[g], g, out);
     WriteRunData(groups, out);
   }
+  WriteThresholds(result, out);
   WriteLatency(result, out);
   out << "</main>\n<footer>Rendered by faultline from a run result (format " << result.format
       << ").</footer>\n";

@@ -83,6 +83,8 @@ dl.metrics div { background: #f7f8fa; border: 1px solid var(--line); border-radi
 dl.metrics dt { font-size: 12px; color: var(--muted); }
 dl.metrics dd { margin: 0; font-size: 16px; font-weight: 600; }
 svg.timeline { width: 100%; height: auto; display: block; background: #fff; }
+.source { font: 11px ui-monospace, monospace; color: var(--muted); margin-top: 2px; }
+.more-runs { display: block; font-size: 11px; color: var(--muted); white-space: nowrap; }
 svg.timeline text { font: 11px system-ui, sans-serif; fill: #1d232b; }
 svg.timeline .tick { text-anchor: middle; fill: var(--muted); font-size: 10.5px; }
 svg.timeline .grid { stroke: #eceef1; }
@@ -109,6 +111,16 @@ svg.timeline .marker-label { font-size: 10.5px; font-weight: 600; paint-order: s
        stroke: #f7f8fa; stroke-width: 3px; stroke-linejoin: round; }
 svg.timeline .terminal-line { stroke-dasharray: 2 3; stroke-width: 1; opacity: .7; }
 svg.timeline .cancel { stroke: #222; stroke-dasharray: 6 3; stroke-width: 1.4; }
+svg.timeline .band { fill-opacity: .13; stroke-opacity: .55; stroke-width: .8; stroke-dasharray: 3 2; }
+svg.timeline .floor { stroke-width: 2; }
+svg.timeline .mark { stroke: #1d232b; stroke-width: 1.6; }
+svg.timeline .mark.out { stroke: #c62828; stroke-width: 3; }
+svg.timeline .bound-label { font-size: 10px; font-weight: 600; }
+svg.timeline .bound-label.out { fill: #c62828; paint-order: stroke; stroke: #fff; stroke-width: 3px; }
+svg.timeline .bound-label.end { text-anchor: end; }
+svg.timeline .deadline { stroke-dasharray: 8 3; stroke-width: 1.4; }
+svg.timeline .call-attempt { font-size: 9.5px; fill: #1d232b; }
+svg.timeline .cross.small { stroke-width: 1.8; }
 .timeline-box { border: 1px solid var(--line); border-radius: 6px; padding: 6px; background: #fff; }
 .legend { display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 12px; color: var(--muted);
        margin: 6px 2px 0; }
@@ -162,19 +174,32 @@ constexpr std::string_view kScript = R"JS(
     if (v === null) return '–';
     return v < 1000 ? v.toFixed(v < 10 ? 1 : 0) + ' ms' : (v / 1000).toFixed(2) + ' s';
   }
+  // A section's rows: the first FIRST_ROWS at once (a table of 10,000 rows takes seconds to lay
+  // out), the rest when asked for or when an anchor points into them.
+  var FIRST_ROWS = 200;
+  function row(r) {
+    return '<tr id="' + esc(r[1]) + '"><td><a href="#' + esc(r[1]) + '">' + r[2] +
+      '</a></td><td class="mono">' + r[3] + '</td><td class="num">' + ms(r[4]) +
+      '</td><td class="num">' + ms(r[5]) + '</td><td class="num">' + r[6] +
+      '</td><td class="ids">' + esc(r[7]) + '</td><td class="mono">' + esc(r[8]) + '</td></tr>';
+  }
+  function fill(d, all) {
+    var body = d.querySelector(':scope > .body > table.reps > tbody');
+    if (!body) return;
+    var rows = rowsOf(d.dataset.group);
+    var shown = all ? rows : rows.slice(0, FIRST_ROWS);
+    body.innerHTML = shown.map(row).join('') + (shown.length < rows.length
+      ? '<tr class="more-rows"><td colspan="7"><button type="button">Show all ' + rows.length +
+        ' runs</button></td></tr>' : '');
+    var more = body.querySelector('tr.more-rows button');
+    if (more) more.addEventListener('click', function () { fill(d, true); });
+  }
   function render(d) {
     if (d.dataset.rendered) return;
     d.dataset.rendered = '1';
     var t = d.querySelector(':scope > .body > template');
     if (t) t.replaceWith(t.content);
-    var body = d.querySelector(':scope > .body > table.reps > tbody');
-    if (!body) return;
-    body.innerHTML = rowsOf(d.dataset.group).map(function (r) {
-      return '<tr id="' + esc(r[1]) + '"><td><a href="#' + esc(r[1]) + '">' + r[2] +
-        '</a></td><td class="mono">' + r[3] + '</td><td class="num">' + ms(r[4]) +
-        '</td><td class="num">' + ms(r[5]) + '</td><td class="num">' + r[6] +
-        '</td><td class="ids">' + esc(r[7]) + '</td><td class="mono">' + esc(r[8]) + '</td></tr>';
-    }).join('');
+    fill(d, false);
   }
   document.addEventListener('toggle', function (e) {
     var d = e.target;
@@ -188,6 +213,10 @@ constexpr std::string_view kScript = R"JS(
     var group = el ? el.closest('details.group') : document.getElementById(id.replace(/-\d+$/, ''));
     if (group && group.classList.contains('group')) { group.open = true; render(group); }
     el = document.getElementById(id);
+    if (!el && group && group.classList.contains('group')) {
+      fill(group, true);
+      el = document.getElementById(id);
+    }
     if (el) el.scrollIntoView();
   }
   window.addEventListener('hashchange', reveal);

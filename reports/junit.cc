@@ -1,8 +1,9 @@
 // JUnit XML in the shape Jenkins, GitLab and the GitHub test-report actions read, valid against
 // Jenkins' xunit junit-10.xsd (reports/schema/junit-10.xsd; a test checks it with xmllint):
 // testsuites > testsuite (one per scenario and world, named with the subject, `file` = the
-// scenario file, `time` = the wall-clock span of its runs) > testcase (one per run) > failure |
-// error, with system-out / system-err. A failed check is one <failure> whose message is its
+// scenario file, `time` = the wall-clock span of its runs) > testcase (one per run, then one per
+// threshold: crossed is a failure, n/a is skipped) > failure | error | skipped, with system-out /
+// system-err. A failed check is one <failure> whose message is its
 // evidence; since some viewers show only the first failure of a test case, system-out repeats
 // every check with its full evidence.
 #include <algorithm>
@@ -31,8 +32,10 @@ std::string Attr(std::string_view text) { return XmlEscape(text, true); }
 struct Suite {
   const ScenarioResult* first = nullptr;
   std::vector<const ScenarioResult*> runs;
+  std::vector<const ThresholdResult*> thresholds;
   int failures = 0;
   int errors = 0;
+  int skipped = 0;                      // thresholds with no sample
   double started_ms = 0, ended_ms = 0;  // wall-clock span of its runs
 };
 
@@ -54,6 +57,14 @@ std::vector<Suite> SuitesOf(const RunResult& result) {
     suite.errors += scenario.verdict == Verdict::kError ? 1 : 0;
     suite.started_ms = std::min(suite.started_ms, scenario.started_ms);
     suite.ended_ms = std::max(suite.ended_ms, scenario.started_ms + scenario.wall_ms);
+  }
+  for (const ThresholdResult& threshold : result.thresholds) {
+    const auto it = index.find({threshold.name, threshold.world});
+    if (it == index.end()) continue;
+    Suite& suite = suites[it->second];
+    suite.thresholds.push_back(&threshold);
+    suite.failures += threshold.status == CheckStatus::kFail ? 1 : 0;
+    suite.skipped += threshold.status == CheckStatus::kNotApplicable ? 1 : 0;
   }
   return suites;
 }
@@ -150,18 +161,35 @@ void WriteTestCase(const ScenarioResult& scenario, bool repetitions, std::ostrea
   out << "    </testcase>\n";
 }
 
+// A threshold is a test case of its scenario's suite: crossed fails, no sample is skipped.
+void WriteThresholdCase(const ThresholdResult& threshold, std::ostream& out) {
+  out << fmt::format("    <testcase name=\"threshold {}\" classname=\"{}\" time=\"0\">\n",
+                     Attr(threshold.expression), Attr(Category(threshold.name)));
+  const std::string message = fmt::format("{}: {}", threshold.expression, threshold.evidence);
+  if (threshold.status == CheckStatus::kFail) {
+    out << fmt::format("      <failure message=\"{}\" type=\"threshold\">{}</failure>\n",
+                       Attr(message), XmlEscape(message));
+  } else if (threshold.status == CheckStatus::kNotApplicable) {
+    out << fmt::format("      <skipped message=\"{}\"/>\n", Attr(message));
+  }
+  out << fmt::format("      <system-out>[{}] {} ({})\n</system-out>\n", ToString(threshold.status),
+                     XmlEscape(message), threshold.origin == "cli" ? "--threshold" : "expect");
+  out << "    </testcase>\n";
+}
+
 void WriteSuite(const RunResult& result, const Suite& suite, bool repetitions, std::ostream& out) {
   const ScenarioResult& first = *suite.first;
   out << fmt::format(
-      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"0\" "
+      "  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"{}\" skipped=\"{}\" "
       "time=\"{}\" file=\"{}\"",
-      Attr(fmt::format("{} [{}] {}", result.subject, first.world, first.name)), suite.runs.size(),
-      suite.failures, suite.errors, JUnitSeconds(suite.ended_ms - suite.started_ms),
-      Attr(first.source));
+      Attr(fmt::format("{} [{}] {}", result.subject, first.world, first.name)),
+      suite.runs.size() + suite.thresholds.size(), suite.failures, suite.errors, suite.skipped,
+      JUnitSeconds(suite.ended_ms - suite.started_ms), Attr(first.source));
   if (!result.started_at.empty()) out << fmt::format(" timestamp=\"{}\"", Attr(result.started_at));
   out << ">\n";
   WriteProperties(result, out);
   for (const ScenarioResult* scenario : suite.runs) WriteTestCase(*scenario, repetitions, out);
+  for (const ThresholdResult* threshold : suite.thresholds) WriteThresholdCase(*threshold, out);
   out << "  </testsuite>\n";
 }
 
@@ -185,7 +213,8 @@ void RenderJUnit(const RunResult& result, std::ostream& out) {
   out << fmt::format(
       "<testsuites name=\"faultline\" tests=\"{}\" failures=\"{}\" errors=\"{}\" "
       "time=\"{}\">\n",
-      result.scenarios.size() + interrupted, result.failed(), result.errors() + interrupted,
+      result.scenarios.size() + result.thresholds.size() + interrupted,
+      result.failed() + result.thresholds_crossed(), result.errors() + interrupted,
       JUnitSeconds(result.wall_ms));
   const bool repetitions = HasRepetitions(result);
   for (const Suite& suite : SuitesOf(result)) WriteSuite(result, suite, repetitions, out);

@@ -1,6 +1,7 @@
 // Markdown for a GitHub step summary ($GITHUB_STEP_SUMMARY): a headline, the failures first
-// (every failed check of every run), then one row per scenario and world (repeated runs folded
-// into counts and medians), then the latency percentiles; always under 1 MiB.
+// (every failed check of every run), then the thresholds (crossed first), then one row per
+// scenario and world (repeated runs folded into counts and medians), then the latency
+// percentiles; always under 1 MiB.
 #include <algorithm>
 #include <map>
 #include <string>
@@ -42,7 +43,9 @@ std::string Code(std::string_view text) {
 }
 
 std::string Headline(const RunResult& result) {
-  const std::string_view icon = result.errors() > 0 ? "⚠️" : result.failed() > 0 ? "❌" : "✅";
+  const std::string_view icon = result.errors() > 0                                      ? "⚠️"
+                                : result.failed() > 0 || result.thresholds_crossed() > 0 ? "❌"
+                                                                                         : "✅";
   std::string counts = fmt::format("{} passed", result.passed());
   if (result.failed() > 0) counts = fmt::format("{} failed, {}", result.failed(), counts);
   if (result.errors() > 0) {
@@ -50,6 +53,10 @@ std::string Headline(const RunResult& result) {
         fmt::format("{} error{}, {}", result.errors(), result.errors() == 1 ? "" : "s", counts);
   }
   if (result.advisories() > 0) counts += fmt::format(" · {} advisories", result.advisories());
+  if (result.thresholds_crossed() > 0) {
+    counts += fmt::format(" · {} of {} thresholds crossed", result.thresholds_crossed(),
+                          result.thresholds.size());
+  }
   std::string headline = fmt::format("## {} faultline: {}\n\n", icon, counts);
   if (result.interrupted) {
     headline += fmt::format("> **Interrupted**: {}\n\n", internal::InterruptionText(result));
@@ -126,6 +133,28 @@ void WriteFailures(const RunResult& result, std::string& out, std::size_t budget
     }
   }
   table.End("failed checks");
+}
+
+// Every threshold, the crossed ones first, each crossed one with the command that re-judges it.
+void WriteThresholds(const RunResult& result, std::string& out, std::size_t budget) {
+  if (result.thresholds.empty()) return;
+  out +=
+      "### Thresholds\n\n| Scenario | World | Threshold | Status | Evidence | Reproduce |\n"
+      "| --- | --- | --- | --- | --- | --- |\n";
+  BudgetedTable table(out, budget);
+  for (const bool crossed : {true, false}) {
+    for (const ThresholdResult& threshold : result.thresholds) {
+      if ((threshold.status == CheckStatus::kFail) != crossed) continue;
+      const std::string_view status = threshold.status == CheckStatus::kFail   ? "❌ crossed"
+                                      : threshold.status == CheckStatus::kPass ? "✅ pass"
+                                                                               : "n/a";
+      table.Row(fmt::format("| {} | {} | {} | {} | {} | {} |\n", MarkdownCell(threshold.name),
+                            MarkdownCell(threshold.world), Code(threshold.expression), status,
+                            MarkdownCell(threshold.evidence),
+                            crossed ? Code(ReproduceCommand(result, threshold)) : "–"));
+    }
+  }
+  table.End("thresholds");
 }
 
 // The runs of one scenario name in one world.
@@ -231,6 +260,7 @@ void RenderMarkdown(const RunResult& result, std::ostream& out) {
   // what the sections before it left.
   std::string text = Headline(result) + Details(result);
   WriteFailures(result, text, kSummaryBudget * 5 / 10);
+  WriteThresholds(result, text, (kSummaryBudget - std::min(text.size(), kSummaryBudget)) * 3 / 10);
   WriteScenarios(result, text, (kSummaryBudget - std::min(text.size(), kSummaryBudget)) * 7 / 10);
   WriteLatency(result, text, kSummaryBudget - std::min(text.size(), kSummaryBudget));
   out << text;

@@ -67,6 +67,23 @@ std::string ReproduceCommand(const RunResult& result, const ScenarioResult& scen
   return command;
 }
 
+std::string ReproduceCommand(const RunResult& result, const ThresholdResult& threshold) {
+  const ScenarioResult* last = nullptr;  // its last repetition: --repeat covers them all
+  for (const ScenarioResult& run : result.scenarios) {
+    if (run.name == threshold.name && run.world == threshold.world &&
+        (last == nullptr || run.repetition > last->repetition)) {
+      last = &run;
+    }
+  }
+  ScenarioResult every;
+  every.name = threshold.name;
+  every.world = threshold.world;
+  if (last != nullptr) every = *last;
+  std::string command = ReproduceCommand(result, every);
+  if (threshold.origin == "cli") command += " --threshold " + ShellWord(threshold.expression);
+  return command;
+}
+
 std::expected<Format, std::string> ParseFormat(std::string_view name) {
   if (name == "markdown") return Format::kMarkdown;
   for (const FormatName& entry : kFormats) {

@@ -37,6 +37,10 @@ void Render(const RunResult& result, Format format, std::ostream& out);
 // Every console failure, summary.md and report.html end a failure with it.
 std::string ReproduceCommand(const RunResult& result, const ScenarioResult& scenario);
 
+// The command that re-judges `threshold`: its scenario with as many repetitions as it ran, in its
+// world, with `--threshold` again when the threshold came from the command line.
+std::string ReproduceCommand(const RunResult& result, const ThresholdResult& threshold);
+
 void RenderJson(const RunResult& result, std::ostream& out);  // pretty, UTF-8 repaired
 void RenderJUnit(const RunResult& result, std::ostream& out);
 void RenderMarkdown(const RunResult& result, std::ostream& out);

@@ -48,15 +48,6 @@ int CountVerdict(const RunResult& result, Verdict verdict) {
                     [&](const ScenarioResult& s) { return s.verdict == verdict; }));
 }
 
-// The per-call samples of a run: its calls, or the run itself for a single call.
-std::vector<CallMetrics> CallSamples(const Metrics& metrics) {
-  if (!metrics.calls.empty()) return metrics.calls;
-  return {CallMetrics{.call = 0,
-                      .first_token_ms = metrics.first_token_ms,
-                      .terminal_ms = metrics.terminal_ms,
-                      .attempts = metrics.attempts}};
-}
-
 std::optional<LatencySummary::Percentiles> PercentilesOf(std::vector<double> values) {
   if (values.empty()) return std::nullopt;
   return LatencySummary::Percentiles{.p50 = NearestRankPercentile(values, 50),
@@ -157,6 +148,19 @@ std::optional<Verdict> ParseVerdict(std::string_view text) { return ValueOf(kVer
 int RunResult::passed() const { return CountVerdict(*this, Verdict::kPass); }
 int RunResult::failed() const { return CountVerdict(*this, Verdict::kFail); }
 int RunResult::errors() const { return CountVerdict(*this, Verdict::kError); }
+
+std::vector<CallMetrics> CallSamples(const Metrics& metrics) {
+  if (!metrics.calls.empty()) return metrics.calls;
+  return {CallMetrics{.call = 0,
+                      .first_token_ms = metrics.first_token_ms,
+                      .terminal_ms = metrics.terminal_ms,
+                      .attempts = metrics.attempts}};
+}
+
+int RunResult::thresholds_crossed() const {
+  return static_cast<int>(std::ranges::count_if(
+      thresholds, [](const ThresholdResult& t) { return t.status == CheckStatus::kFail; }));
+}
 
 int RunResult::advisories() const {
   int count = 0;
@@ -275,6 +279,21 @@ std::expected<RunResult, std::string> Merge(const std::vector<RunResult>& parts)
     return std::unexpected(appended.error());
   }
   std::ranges::stable_sort(merged.scenarios, RunOrderLess);
+  for (const RunResult& part : parts) {
+    merged.thresholds.insert(merged.thresholds.end(), part.thresholds.begin(),
+                             part.thresholds.end());
+  }
+  // Each threshold in the place of its scenario's runs: by name, then world as runs order them.
+  const auto run_of = [](const ThresholdResult& threshold) {
+    ScenarioResult run;
+    run.name = threshold.name;
+    run.world = threshold.world;
+    return run;
+  };
+  std::ranges::stable_sort(merged.thresholds,
+                           [&](const ThresholdResult& a, const ThresholdResult& b) {
+                             return RunOrderLess(run_of(a), run_of(b));
+                           });
   merged.fingerprint = RunFingerprint(merged.scenarios);
   Summarize(merged);
   return merged;

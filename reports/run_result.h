@@ -94,6 +94,7 @@ struct ScenarioResult {
   std::string name;  // scenario name, "category/short-name"
   std::string description;
   std::string source;   // file it came from ("<builtin>/..." for the embedded catalogue)
+  int source_line = 0;  // the line of the scenario's `name:` in `source` (0: unknown)
   std::string dialect;  // "openai-chat" | "anthropic-messages" | "openai-responses"
   std::vector<std::string> tags;
   std::string world;  // "real" | "virtual"
@@ -113,6 +114,7 @@ struct ScenarioResult {
   //    "journal": [{"index", "attempt", "connection", "arrived_ms", "status", "plan",
   //                 "bytes_sent", "end", "ended_ms", "writes": [{"t_ms", "bytes"}],
   //                 "body_bytes"}, ...],
+  //    "bounds": [...] (harness/timeline_bounds.h: the bands the judge holds times to),
   //    "cancel_ms": 1500.0 (optional), "stderr": "..." (optional)}
   nlohmann::json trace;
   friend bool operator==(const ScenarioResult&, const ScenarioResult&) = default;
@@ -136,6 +138,22 @@ struct LatencySummary {
   friend bool operator==(const LatencySummary&, const LatencySummary&) = default;
 };
 
+// One threshold ("ttft.p99<2s", scenarios/threshold.h) judged over every run and call of one
+// scenario in one world, as k6 judges its thresholds over a whole test. Shards split by scenario,
+// so a shard judges its thresholds whole and a merge only gathers them.
+struct ThresholdResult {
+  std::string name{};        // the scenario
+  std::string world{};       // "real" | "virtual": virtual and real times never mix
+  std::string expression{};  // as written
+  std::string origin{};      // "expect" (the scenario's expect.thresholds) | "cli" (--threshold)
+  CheckStatus status = CheckStatus::kPass;  // fail: crossed; n/a: no sample to aggregate
+  std::optional<double> value{};            // the aggregate
+  std::string unit{};                       // "ms" for times, "" otherwise
+  int samples = 0;                          // the values aggregated
+  std::string evidence{};  // "2350 ms over 40 call(s) of 20 run(s); crossed < 2000 ms"
+  friend bool operator==(const ThresholdResult&, const ThresholdResult&) = default;
+};
+
 // A run stopped early (SIGINT/SIGTERM): `scenarios` holds only the runs that finished; the runs
 // cut short and those never started are not judged and not listed.
 struct Interruption {
@@ -153,8 +171,9 @@ struct RunResult {
   std::uint64_t seed = 0;
   std::string shard;  // "" or "I/N"; a merge lists what it combined: "1/2+2/2"
   std::vector<ScenarioResult> scenarios;
-  std::vector<LatencySummary> latency;  // filled by Summarize() when a scenario ran > 1 time
-  std::string fingerprint;              // RunFingerprint(scenarios)
+  std::vector<LatencySummary> latency;      // filled by Summarize() when a scenario ran > 1 time
+  std::vector<ThresholdResult> thresholds;  // in the order of the runs' scenarios
+  std::string fingerprint;                  // RunFingerprint(scenarios)
   double wall_ms = 0;
   std::optional<Interruption> interrupted;  // set when the run was stopped before its end
   friend bool operator==(const RunResult&, const RunResult&) = default;
@@ -163,6 +182,7 @@ struct RunResult {
   int failed() const;
   int errors() const;
   int advisories() const;  // failed advisory checks over all scenarios
+  int thresholds_crossed() const;
 };
 
 // Whether a failed check of `severity` fails the run (advisories only when asked).
@@ -176,6 +196,9 @@ Verdict VerdictOf(const std::vector<CheckResult>& checks, const FailPolicy& fail
 // name + world with more than one sample (it ran more than once, or made several calls), in
 // order of first appearance.
 void Summarize(RunResult& result);
+
+// The per-call samples of a run: its calls, or the run itself for a single call.
+std::vector<CallMetrics> CallSamples(const Metrics& metrics);
 
 // The nearest-rank percentile (0 < p <= 100) of `values`; 0 for an empty input.
 double NearestRankPercentile(std::vector<double> values, double p);
@@ -199,7 +222,8 @@ std::expected<RunResult, std::string> RunResultFromJson(const nlohmann::json& js
 // scenario run (name + world + repetition) twice, parts from different tool versions or subjects.
 // The merged result keeps the first part's seed, the earliest started_at and the longest wall_ms
 // (shards run side by side); world is "mixed" when the parts disagree; shard lists the parts'
-// shards joined by "+"; fingerprint is recomputed with RunFingerprint(); it is interrupted when
+// shards joined by "+"; thresholds are gathered in the canonical order of their scenarios;
+// fingerprint is recomputed with RunFingerprint(); it is interrupted when
 // any part was (planned_runs adds up what every part planned).
 std::expected<RunResult, std::string> Merge(const std::vector<RunResult>& parts);
 

@@ -63,6 +63,7 @@ json ScenarioToJson(const ScenarioResult& scenario) {
   json out = {{"name", scenario.name},
               {"description", scenario.description},
               {"source", scenario.source},
+              {"source_line", scenario.source_line},
               {"dialect", scenario.dialect},
               {"tags", scenario.tags},
               {"world", scenario.world},
@@ -95,6 +96,19 @@ json LatencyToJson(const LatencySummary& summary) {
   if (summary.recovery_overhead_ms) {
     out["recovery_overhead_ms"] = PercentilesToJson(*summary.recovery_overhead_ms);
   }
+  return out;
+}
+
+json ThresholdToJson(const ThresholdResult& threshold) {
+  json out = {{"name", threshold.name},
+              {"world", threshold.world},
+              {"expression", threshold.expression},
+              {"origin", threshold.origin},
+              {"status", ToString(threshold.status)}};
+  PutOptional(out, "value", threshold.value);
+  out["unit"] = threshold.unit;
+  out["samples"] = threshold.samples;
+  out["evidence"] = threshold.evidence;
   return out;
 }
 
@@ -200,6 +214,7 @@ ScenarioResult ReadScenario(const json& in, std::string path, std::string& error
   reader.Read("name", s.name);
   reader.Read("description", s.description);
   reader.Read("source", s.source);
+  if (reader.OptionalField("source_line") != nullptr) reader.Read("source_line", s.source_line);
   reader.Read("dialect", s.dialect);
   reader.Read("tags", s.tags);
   reader.Read("world", s.world);
@@ -262,6 +277,22 @@ LatencySummary ReadLatency(const json& in, std::string path, std::string& error)
   return summary;
 }
 
+ThresholdResult ReadThreshold(const json& in, std::string path, std::string& error) {
+  ThresholdResult threshold;
+  ObjectReader reader(in, std::move(path), error);
+  reader.Read("name", threshold.name);
+  reader.Read("world", threshold.world);
+  reader.Read("expression", threshold.expression);
+  reader.Read("origin", threshold.origin);
+  ReadEnum(reader, "status", threshold.status, &ParseCheckStatus, "pass|fail|n/a");
+  reader.ReadOptional("value", threshold.value);
+  reader.Read("unit", threshold.unit);
+  reader.Read("samples", threshold.samples);
+  reader.Read("evidence", threshold.evidence);
+  reader.Finish();
+  return threshold;
+}
+
 // `format` is read first: a result from a newer tool fails on its version, not on a new field.
 void ReadFormat(ObjectReader& reader, int& format) {
   reader.Read("format", format);
@@ -299,6 +330,10 @@ nlohmann::json ToJson(const RunResult& result) {
     scenarios.push_back(ScenarioToJson(scenario));
   json latency = json::array();
   for (const LatencySummary& summary : result.latency) latency.push_back(LatencyToJson(summary));
+  json thresholds = json::array();
+  for (const ThresholdResult& threshold : result.thresholds) {
+    thresholds.push_back(ThresholdToJson(threshold));
+  }
   json out = {{"format", result.format},
               {"tool_version", result.tool_version},
               {"started_at", result.started_at},
@@ -314,7 +349,8 @@ nlohmann::json ToJson(const RunResult& result) {
               {"fingerprint", result.fingerprint},
               {"wall_ms", result.wall_ms},
               {"scenarios", std::move(scenarios)},
-              {"latency", std::move(latency)}};
+              {"latency", std::move(latency)},
+              {"thresholds", std::move(thresholds)}};
   if (result.interrupted) out["interrupted"] = InterruptionToJson(*result.interrupted);
   return out;
 }
@@ -338,6 +374,11 @@ std::expected<RunResult, std::string> RunResultFromJson(const nlohmann::json& in
   ReadArray(reader, "latency", [&](const json& item, std::string path) {
     result.latency.push_back(ReadLatency(item, std::move(path), error));
   });
+  if (reader.OptionalField("thresholds") != nullptr) {  // results written before thresholds
+    ReadArray(reader, "thresholds", [&](const json& item, std::string path) {
+      result.thresholds.push_back(ReadThreshold(item, std::move(path), error));
+    });
+  }
   ReadInterruption(reader, result.interrupted, error);
   CheckSummary(reader, result, error);
   if (!reader.Finish()) return std::unexpected(error);

@@ -88,7 +88,43 @@ std::optional<TimelineEvent> ReadClientEvent(const json& line) {
   }
   out.scheduled_retry_ms = Number(event, "scheduled_retry_ms");
   out.delay_source = Text(event, "delay_source");
+  out.call = Integer(line, "call");
   return out;
+}
+
+std::optional<TimelineBound> ReadBound(const json& entry) {
+  const std::optional<double> from = Number(entry, "from_ms");
+  const std::optional<double> mark = Number(entry, "mark_ms");
+  if (!from || !mark) return std::nullopt;
+  TimelineBound bound{.kind = Text(entry, "kind"),
+                      .attempt = Integer(entry, "attempt"),
+                      .from_ms = *from,
+                      .to_ms = Number(entry, "to_ms"),
+                      .mark_ms = *mark,
+                      .inside = true,
+                      .label = Text(entry, "label")};
+  if (entry.contains("inside") && entry["inside"].is_boolean())
+    bound.inside = entry["inside"].get<bool>();
+  return bound;
+}
+
+// Which call sent each request, for a timeline of several calls: the journal does not say, so
+// the k-th request that counted answers the k-th response/start (both in time order). Drawn,
+// never judged.
+void AttributeCalls(Timeline& timeline) {
+  std::vector<const TimelineEvent*> starts;
+  for (const TimelineEvent& event : timeline.client) {
+    if (event.type == "response/start") starts.push_back(&event);  // client is in time order
+  }
+  std::vector<TimelineLane*> requests;
+  for (TimelineLane& lane : timeline.lanes) {
+    if (lane.attempt > 0) requests.push_back(&lane);
+  }
+  std::stable_sort(requests.begin(), requests.end(),
+                   [](const auto* a, const auto* b) { return a->arrived_ms < b->arrived_ms; });
+  for (std::size_t k = 0; k < requests.size() && k < starts.size(); ++k) {
+    requests[k]->call = starts[k]->call;
+  }
 }
 
 double LatestTime(const Timeline& timeline) {
@@ -99,6 +135,16 @@ double LatestTime(const Timeline& timeline) {
   }
   for (const TimelineEvent& event : timeline.client) {
     end = std::max(end, event.t_ms + event.scheduled_retry_ms.value_or(0));
+  }
+  // A floor or a band's start the run never reached is the point when a mark falls short of it:
+  // on the chart. Upper bounds are not (a backoff cap of minutes would squash the run); nor is
+  // the deadline, drawn only when the chart reaches it.
+  for (const TimelineBound& bound : timeline.bounds) {
+    if (bound.kind == "deadline") continue;
+    end = std::max(end, bound.from_ms);
+    if (bound.to_ms && (bound.kind == "idle" || bound.kind == "headers")) {
+      end = std::max(end, *bound.to_ms);
+    }
   }
   return end;
 }
@@ -114,6 +160,11 @@ Timeline BuildTimeline(const nlohmann::json& trace, double stall_threshold_ms) {
   std::stable_sort(timeline.client.begin(), timeline.client.end(),
                    [](const TimelineEvent& a, const TimelineEvent& b) { return a.t_ms < b.t_ms; });
   timeline.cancel_ms = Number(trace, "cancel_ms");
+  timeline.calls = std::max(1, Integer(trace, "calls"));
+  if (timeline.calls > 1) AttributeCalls(timeline);
+  for (const json& entry : Array(trace, "bounds")) {
+    if (auto bound = ReadBound(entry)) timeline.bounds.push_back(std::move(*bound));
+  }
   // The run's own end (when the runner stopped watching) bounds lanes still open.
   timeline.end_ms = std::max(LatestTime(timeline), Number(trace, "ended_ms").value_or(0));
   for (TimelineLane& lane : timeline.lanes) {

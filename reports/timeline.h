@@ -1,6 +1,10 @@
-// The timeline of one scenario run, as the HTML report draws it: one lane per request the provider
-// journaled (arrival to end, bytes over time, stalls) and the client's lifecycle events (starts,
-// chunks, interruptions with their scheduled retry, cancel, the terminal event).
+// The timeline of one scenario run, as the HTML report draws it. One call: one lane per request
+// the provider journaled (arrival to end, bytes over time, stalls) under the client's lifecycle
+// events (starts, chunks, interruptions with their scheduled retry, cancel, the terminal event).
+// Several calls at once (`request.calls`): one lane per call, its requests as bars along it and
+// its own interruptions and ending on it. Over both, the bounds the judge held the times to
+// (Retry-After floor, backoff window, idle and headers timeouts, the deadline), each a band with
+// its mark, so that a violation shows as a mark outside its band.
 //
 // BuildTimeline reads the trace JSON the runner recorded (see ScenarioResult::trace) and skips
 // whatever it cannot read: a trace is only displayed, never judged here. RenderTimelineSvg draws
@@ -33,6 +37,7 @@ struct TimelineGap {
 // One journaled request: an attempt as the server saw it.
 struct TimelineLane {
   std::uint64_t index = 0;
+  int call = 0;     // which call sent it (several calls): the call whose start it answers
   int attempt = 0;  // 0: a request that did not count as an attempt
   int status = 0;
   std::string plan;
@@ -47,6 +52,7 @@ struct TimelineLane {
 // One client lifecycle line.
 struct TimelineEvent {
   double t_ms = 0;
+  int call = 0;
   std::string type;  // "response/start", "assistant/chunk", ...
   int attempt = 0;
   std::string failure_code;
@@ -55,8 +61,21 @@ struct TimelineEvent {
   std::string delay_source;
 };
 
+// A band the judge held one time to (harness/timeline_bounds.h), and that time: its mark.
+struct TimelineBound {
+  std::string kind;  // "retry-after" | "backoff" | "idle" | "headers" | "deadline"
+  int attempt = 0;   // the attempt whose lane it is drawn on; 0: across the whole call
+  double from_ms = 0;
+  std::optional<double> to_ms;  // absent: no upper bound
+  double mark_ms = 0;
+  bool inside = true;
+  std::string label;
+};
+
 struct Timeline {
+  int calls = 1;  // concurrent calls of the scenario
   std::vector<TimelineLane> lanes;
+  std::vector<TimelineBound> bounds;
   std::vector<TimelineEvent> client;
   std::optional<double> cancel_ms;
   double end_ms = 0;  // the latest time anything happened (or was scheduled), or the run ended

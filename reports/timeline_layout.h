@@ -4,7 +4,9 @@
 #pragma once
 
 #include <algorithm>
+#include <functional>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -73,5 +75,17 @@ void Emit(std::string& svg, fmt::format_string<Args...> format, Args&&... args) 
 // timeline_client_svg.cc: the client lane (above the request lanes) and the cancel line.
 struct Timeline;
 void DrawClientLane(const Timeline& timeline, const Geometry& g, std::string& svg);
+
+// timeline_calls_svg.cc: with several calls, one lane per call (lanes_top down, kCallLaneHeight
+// each) instead of the client lane and a lane per request.
+inline constexpr double kCallLaneHeight = 22;
+void DrawCallLanes(const Timeline& timeline, const Geometry& g, std::string& svg);
+
+// timeline_calls_svg.cc: every bound as a band on its attempt's lane (`lane_top` gives the top
+// of that lane, or nullopt when it has none), with its mark inside or outside.
+struct TimelineBound;
+void DrawBounds(const Timeline& timeline, const Geometry& g,
+                const std::function<std::optional<double>(int attempt)>& lane_top,
+                double lane_height, std::string& svg);
 
 }  // namespace faultline::report::internal

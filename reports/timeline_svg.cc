@@ -33,6 +33,12 @@ Geometry MakeGeometry(const Timeline& timeline) {
   Geometry g;
   const double step = TickStep(timeline.end_ms);
   g.span = std::max(step, std::ceil(timeline.end_ms * 1.02 / step) * step);
+  if (timeline.calls > 1) {  // one lane per call, no client lane above them
+    g.lanes_top = g.client_top;
+    g.lanes_bottom = g.lanes_top + kCallLaneHeight * timeline.calls;
+    g.height = g.lanes_bottom + kAxisHeight;
+    return g;
+  }
   // No request reached the provider: one empty lane says so.
   const std::size_t lanes = std::max<std::size_t>(1, timeline.lanes.size());
   g.lanes_bottom = g.lanes_top + kLaneHeight * static_cast<double>(lanes);
@@ -186,6 +192,12 @@ void RenderTimelineSvg(const Timeline& timeline, std::string_view title, std::st
       R"(<rect width="6" height="6" fill="#fff8e1"/><line x1="0" y1="0" x2="0" y2="6" stroke="#f0a000" stroke-width="3"/></pattern></defs>)",
       kSvgWidth, g.height, XmlEscape(title, true), pattern);
   DrawAxis(g, timeline.end_ms, svg);
+  if (timeline.calls > 1) {
+    DrawCallLanes(timeline, g, svg);
+    svg += "</svg>";
+    out << svg;
+    return;
+  }
   const std::uint64_t max_bytes = MaxBytes(timeline);
   for (std::size_t row = 0; row < timeline.lanes.size(); ++row) {
     DrawLane(timeline.lanes[row], row, max_bytes, pattern, g, svg);
@@ -196,6 +208,17 @@ void RenderTimelineSvg(const Timeline& timeline, std::string_view title, std::st
          kPlotLeft + 8, g.lanes_top + kLaneHeight / 2 + 4);
   }
   DrawClientLane(timeline, g, svg);
+  DrawBounds(
+      timeline, g,
+      [&](int attempt) -> std::optional<double> {
+        for (std::size_t row = 0; row < timeline.lanes.size(); ++row) {
+          if (timeline.lanes[row].attempt == attempt) {
+            return g.lanes_top + kLaneHeight * static_cast<double>(row);
+          }
+        }
+        return std::nullopt;
+      },
+      kLaneHeight, svg);
   svg += "</svg>";
   out << svg;
 }

@@ -276,9 +276,28 @@ LoadError YamlError(std::string_view file, const YAML::Mark& mark, std::string m
                    .message = std::move(message)};
 }
 
+// The errors after the first, `first`, of `document`: each pass reads it past every error
+// found so far and stops at the next one.
+void FurtherErrors(const YAML::Node& document, std::string_view file, LoadError first,
+                   std::size_t max_errors, std::vector<LoadError>& further) {
+  std::vector<LoadError> found{std::move(first)};
+  while (found.size() < max_errors) {
+    Reader reader(file, found);
+    ParsedScenario ignored;
+    YAML::Mark name_mark = YAML::Mark::null_mark();
+    ReadDocument(reader, Field{document, "", document.Mark()}, &ignored.scenario, &name_mark);
+    if (reader.ok()) break;
+    found.push_back(*reader.error());
+  }
+  further.insert(further.end(), std::make_move_iterator(found.begin() + 1),
+                 std::make_move_iterator(found.end()));
+}
+
 std::expected<ParsedScenario, LoadError> ParseDocuments(std::string_view text,
                                                         std::string_view file,
-                                                        const ParseLimits& limits) {
+                                                        const ParseLimits& limits,
+                                                        std::vector<LoadError>* further,
+                                                        std::size_t max_errors) {
   const std::string yaml = LooksLikeJson(text) ? JoinSurrogatePairs(text) : std::string(text);
   auto loaded = LoadDocuments(yaml, limits);
   if (!loaded) {
@@ -303,10 +322,16 @@ std::expected<ParsedScenario, LoadError> ParseDocuments(std::string_view text,
   ParsedScenario parsed;
   YAML::Mark name_mark = YAML::Mark::null_mark();
   ReadDocument(reader, Field{documents[0], "", documents[0].Mark()}, &parsed.scenario, &name_mark);
-  if (!reader.ok()) return std::unexpected(*reader.error());
+  if (!reader.ok()) {
+    if (further != nullptr && max_errors > 1) {
+      FurtherErrors(documents[0], file, *reader.error(), max_errors, *further);
+    }
+    return std::unexpected(*reader.error());
+  }
   parsed.scenario.source = std::string(file);
   parsed.name_line = name_mark.is_null() ? 0 : name_mark.line + 1;
   parsed.name_column = name_mark.is_null() ? 0 : name_mark.column + 1;
+  parsed.scenario.source_line = parsed.name_line;
   return parsed;
 }
 
@@ -333,10 +358,12 @@ void ReadResponses(Reader& reader, const Field& field, Dialect dialect,
 
 std::expected<ParsedScenario, LoadError> ParseScenarioWithPosition(std::string_view text,
                                                                    std::string_view file,
-                                                                   const ParseLimits& limits) {
+                                                                   const ParseLimits& limits,
+                                                                   std::vector<LoadError>* further,
+                                                                   std::size_t max_errors) {
   // yaml-cpp reports syntax errors by throwing; they stop here.
   try {
-    return ParseDocuments(text, file, limits);
+    return ParseDocuments(text, file, limits, further, max_errors);
   } catch (const YAML::DeepRecursion& e) {
     return std::unexpected(YamlError(file, e.mark, "invalid YAML: nesting is too deep"));
   } catch (const YAML::Exception& e) {

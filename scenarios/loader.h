@@ -45,6 +45,15 @@ std::expected<Scenario, LoadError> LoadScenarioFile(const std::filesystem::path&
 std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadScenarios(
     std::span<const std::filesystem::path> paths);
 
+// How many errors `faultline validate` reports per file before it stops with a note.
+inline constexpr std::size_t kMaxErrorsPerFile = 50;
+
+// LoadScenarios, but with up to `max_errors_per_file` errors of each file, not only its first:
+// after an error the loader reads on past the field at fault. A last error per file says when
+// it stopped at the cap. A syntax error still stops its file (nothing after it can be read).
+std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadScenarios(
+    std::span<const std::filesystem::path> paths, std::size_t max_errors_per_file);
+
 // The catalogue embedded in the binary at build time (scenarios/catalog/**), parsed.
 // Its files are valid by construction (a test loads them); this still returns errors, not asserts.
 std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadBuiltinCatalog();

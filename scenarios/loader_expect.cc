@@ -110,6 +110,23 @@ std::vector<std::string> ReadHeaderNames(Reader& reader, const Map& map, std::st
   return names;
 }
 
+// `thresholds`: a list of expressions (threshold.h), each an error at its own item.
+std::vector<Threshold> ReadThresholds(Reader& reader, const Field& field) {
+  std::vector<Threshold> out;
+  std::optional<std::vector<Field>> items = reader.ReadList(field);
+  for (std::size_t i = 0; items && i < items->size() && reader.ok(); ++i) {
+    std::optional<std::string> text = reader.ReadString((*items)[i]);
+    if (!text) continue;
+    auto threshold = ParseThreshold(*text);
+    if (!threshold) {
+      reader.Fail((*items)[i], fmt::format("bad threshold: {}", threshold.error()));
+      continue;
+    }
+    out.push_back(std::move(*threshold));
+  }
+  return out;
+}
+
 void ReadExpectExtensions(Reader& reader, const Map& map, Expect* out) {
   if (std::optional<Field> failure = reader.Present(map, "failure")) {
     out->failure = ReadFailureFacts(reader, *failure);
@@ -122,6 +139,9 @@ void ReadExpectExtensions(Reader& reader, const Map& map, Expect* out) {
   }
   reader.Get(map, "chunks", &out->chunks, 0, kMaxInt);
   reader.Get(map, "requests", &out->requests, 0, kMaxInt);
+  if (std::optional<Field> thresholds = reader.Present(map, "thresholds")) {
+    out->thresholds = ReadThresholds(reader, *thresholds);
+  }
   if (std::optional<Field> headers = reader.Present(map, "request_headers")) {
     if (std::optional<Map> names = reader.ReadMap(*headers, keys::kRequestHeaders)) {
       out->headers_present = ReadHeaderNames(reader, *names, "present");

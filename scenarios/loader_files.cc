@@ -115,10 +115,11 @@ std::expected<std::string, LoadError> ReadFile(const fs::path& file) {
   return std::move(content).str();
 }
 
-std::expected<internal::ParsedScenario, LoadError> ParseFile(const fs::path& file) {
+std::expected<internal::ParsedScenario, LoadError> ParseFile(
+    const fs::path& file, std::vector<LoadError>* further = nullptr, std::size_t max_errors = 1) {
   std::expected<std::string, LoadError> text = ReadFile(file);
   if (!text) return std::unexpected(std::move(text.error()));
-  return internal::ParseScenarioWithPosition(*text, file.string());
+  return internal::ParseScenarioWithPosition(*text, file.string(), {}, further, max_errors);
 }
 
 }  // namespace
@@ -138,11 +139,25 @@ std::expected<Scenario, LoadError> LoadScenarioFile(const fs::path& file) {
 
 std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadScenarios(
     std::span<const fs::path> paths) {
+  return LoadScenarios(paths, 1);
+}
+
+std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadScenarios(
+    std::span<const fs::path> paths, std::size_t max_errors_per_file) {
   Collector collector;
   std::vector<LoadError> path_errors;
   const std::vector<fs::path> files = ExpandPaths(paths, path_errors);
   for (LoadError& error : path_errors) collector.AddError(std::move(error));
-  for (const fs::path& file : files) collector.Add(ParseFile(file));
+  for (const fs::path& file : files) {
+    std::vector<LoadError> further;
+    collector.Add(ParseFile(file, &further, max_errors_per_file));
+    for (LoadError& error : further) collector.AddError(std::move(error));
+    if (max_errors_per_file > 1 && further.size() + 1 >= max_errors_per_file) {
+      collector.AddError(FileError(
+          file, fmt::format("stopped after {} errors in this file; fix these and validate again",
+                            max_errors_per_file)));
+    }
+  }
   return std::move(collector).Result();
 }
 

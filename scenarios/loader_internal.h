@@ -59,8 +59,11 @@ struct ParsedScenario {
   int name_line = 0;
   int name_column = 0;
 };
-std::expected<ParsedScenario, LoadError> ParseScenarioWithPosition(std::string_view text,
-                                                                   std::string_view file,
-                                                                   const ParseLimits& limits = {});
+// With `further`, a document whose fields are wrong is read again past each error found
+// (yaml_reader.h) and `further` gets its later errors, up to `max_errors` in all with the first;
+// a syntax error, an empty file or a text over the limits has only the one.
+std::expected<ParsedScenario, LoadError> ParseScenarioWithPosition(
+    std::string_view text, std::string_view file, const ParseLimits& limits = {},
+    std::vector<LoadError>* further = nullptr, std::size_t max_errors = 1);
 
 }  // namespace faultline::scenario::internal

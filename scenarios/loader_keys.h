@@ -48,8 +48,8 @@ inline constexpr std::string_view kChaosChoice[] = {"probability", "response"};
 inline constexpr std::string_view kRateLimit[] = {"requests", "tokens", "window"};
 inline constexpr std::string_view kListenerOutage[] = {"from", "for"};
 inline constexpr std::string_view kExpect[] = {
-    "outcome",          "attempts",     "text",   "failure_class", "failure_code",   "failure",
-    "attempt_failures", "retry_delays", "chunks", "requests",      "request_headers"};
+    "outcome",          "attempts",     "text",   "failure_class", "failure_code",    "failure",
+    "attempt_failures", "retry_delays", "chunks", "requests",      "request_headers", "thresholds"};
 inline constexpr std::string_view kExpectFailure[] = {"status", "retry_after", "request_id"};
 inline constexpr std::string_view kExpectAttemptFailure[] = {"failure_class", "failure_code"};
 inline constexpr std::string_view kDelayRange[] = {"min", "max"};

@@ -17,6 +17,7 @@
 
 #include "scenarios/duration.h"
 #include "scenarios/fleet_spec.h"
+#include "scenarios/threshold.h"
 
 namespace faultline::scenario {
 
@@ -382,6 +383,8 @@ struct Expect {
   std::optional<int> requests;  // requests that reached the provider
   std::vector<std::string> headers_present;  // request headers every attempt carries
   std::vector<std::string> headers_same;     // request headers equal on every attempt
+  // Bounds on aggregates over every run of the scenario in one world (threshold.h).
+  std::vector<Threshold> thresholds;
   friend bool operator==(const Expect&, const Expect&) = default;
 };
 
@@ -426,7 +429,8 @@ struct Scenario {
   std::optional<PolicySpec> policy;  // the reference client's policy for this scenario
   Expect expect;
   std::optional<FleetSpec> fleet;  // a fleet experiment (faultline simulate); replaces responses
-  std::string source;  // the file it was loaded from ("<builtin>/..." for the embedded catalogue)
+  std::string source;   // the file it was loaded from ("<builtin>/..." for the embedded catalogue)
+  int source_line = 0;  // the line of its `name:` there (1-based; 0 when unknown)
   friend bool operator==(const Scenario&, const Scenario&) = default;
 };
 

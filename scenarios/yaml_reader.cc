@@ -175,11 +175,18 @@ std::optional<Field> Map::GetKey(std::string_view key) const {
 void Reader::Fail(const Field& at, std::string message) {
   if (error_) return;
   const bool known = !at.mark.is_null();
-  error_ = LoadError{.file = file_,
-                     .line = known ? at.mark.line + 1 : 0,
-                     .column = known ? at.mark.column + 1 : 0,
-                     .path = at.path,
-                     .message = std::move(message)};
+  LoadError error{.file = file_,
+                  .line = known ? at.mark.line + 1 : 0,
+                  .column = known ? at.mark.column + 1 : 0,
+                  .path = at.path,
+                  .message = std::move(message)};
+  for (const LoadError& earlier : reported_) {
+    if (earlier.line == error.line && earlier.column == error.column &&
+        earlier.path == error.path) {
+      return;
+    }
+  }
+  error_ = std::move(error);
 }
 
 std::optional<Map> Reader::ReadMap(const Field& field, std::span<const std::string_view> known) {
@@ -191,6 +198,8 @@ std::optional<Map> Reader::ReadMap(const Field& field, std::span<const std::stri
   Map map;
   map.self_ = field;
   for (auto it = field.node.begin(); it != field.node.end(); ++it) {
+    // After a bad key, even one an earlier pass reported, the rest of the mapping is not read:
+    // what it lacks without that key would only repeat the error.
     if (!CheckKey(map, it->first, it->second, known)) return std::nullopt;
   }
   return map;

@@ -2,7 +2,10 @@
 //
 // A Reader records the first error it meets (file, line, column, JSON path, message) and turns
 // every later read into a no-op, so the loader reads a document top-down without checking after
-// every field, and still reports the first problem exactly. Reading never throws on bad input;
+// every field, and still reports the first problem exactly. To find every error of a document,
+// the loader reads it again with the errors found so far as `reported`: a Fail at one of those
+// places records nothing and the read goes on past that field (past the whole mapping, for a
+// bad key), so the next pass stops at the next error. Reading never throws on bad input;
 // LoadDocuments throws yaml-cpp's syntax errors, which the loader's entry points catch.
 // Internal to scenarios/.
 #pragma once
@@ -68,13 +71,16 @@ enum class Sign { kNonNegative, kAny };
 
 class Reader {
  public:
-  explicit Reader(std::string_view file) : file_(file) {}
+  // `reported` (errors of earlier passes over the same document) must outlive the reader.
+  explicit Reader(std::string_view file, std::span<const LoadError> reported = {})
+      : file_(file), reported_(reported) {}
 
   bool ok() const { return !error_.has_value(); }
   const std::optional<LoadError>& error() const { return error_; }
   const std::string& file() const { return file_; }
 
-  // Records an error at `at` unless one was recorded already: the first error is the one reported.
+  // Records an error at `at` unless one was recorded already (the first error is the one
+  // reported) or `reported` has one at the same place (then the caller reads on past it).
   void Fail(const Field& at, std::string message);
 
   // Structure. Each returns nullopt (and records an error) when the value has the wrong shape.
@@ -127,6 +133,7 @@ class Reader {
                 std::span<const std::string_view> known);
 
   std::string file_;
+  std::span<const LoadError> reported_;
   std::optional<LoadError> error_;
 };
 

@@ -2,7 +2,8 @@
 # The CI step both examples run (github-actions.yml, gitlab-ci.yml): your scenarios (or the
 # built-in catalogue) against your client, the reports in one folder, and the Markdown summary
 # appended to the CI's step summary when there is one. Exits with faultline's own code, so the
-# job fails exactly when a check fails (1), a subject breaks (3) or the run is interrupted (4).
+# job fails exactly when a check fails (1), a subject breaks (3), the run is interrupted (4) or
+# a threshold is crossed (99).
 #
 #   faultline-ci.sh [faultline run arguments...]
 #

@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
       return 3;
     case ExitCode::kInterrupted:
       return 4;
+    case ExitCode::kThresholdsCrossed:
+      return 99;
   }
   return 2;
 }

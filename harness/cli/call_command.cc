@@ -17,6 +17,7 @@
 
 #include "fake_provider/journal_json.h"
 #include "harness/cli/policy_file.h"
+#include "harness/protocol.h"
 #include "harness/request_body.h"
 #include "reference_impl/call.h"
 #include "reference_impl/driver.h"
@@ -168,18 +169,27 @@ std::expected<void, std::string> AttachRetryLog(const std::string& path,
   return {};
 }
 
-// Runs the call on this thread, printing every event as it comes. One thread runs `io`, so the
-// signal set may be cancelled from the call's strand.
+using SteadyTime = std::chrono::steady_clock::time_point;
+
+// One adapter-protocol line, stamped with the time since `start` (harness::protocol::kAtMs).
+void WriteJsonLine(const ref::LifecycleEvent& event, SteadyTime start, std::ostream& out) {
+  const double at_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  out << harness::protocol::StampedLine(event.ToJson(), at_ms) << std::endl;
+}
+
+// Runs the call on this thread, printing every event as it comes, timed from `start`. One
+// thread runs `io`, so the signal set may be cancelled from the call's strand.
 Outcome Execute(ref::CallRequest request, ref::RetryPolicy policy, ref::CallOptions options,
-                bool json, std::ostream& out, const std::shared_ptr<CancelGate>& gate) {
+                bool json, SteadyTime start, std::ostream& out,
+                const std::shared_ptr<CancelGate>& gate) {
   boost::asio::io_context io;
   Outcome outcome;
-  const auto start = std::chrono::steady_clock::now();
   ref::DriverCallbacks callbacks;
   callbacks.on_event = [&](const ref::LifecycleEvent& event) {
     if (event.type == ref::EventType::kCommitted) outcome.committed = true;
     if (json) {
-      out << event.ToJsonLine() << std::endl;
+      WriteJsonLine(event, start, out);
     } else {
       const auto since = std::chrono::duration_cast<std::chrono::milliseconds>(
           std::chrono::steady_clock::now() - start);
@@ -212,6 +222,7 @@ ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::os
     err << "faultline call --adapter: expected a {\"type\":\"call\",...} line on stdin\n";
     return ExitCode::kUsageError;
   }
+  const SteadyTime start = std::chrono::steady_clock::now();  // at_ms counts from the call line
   const json call = json::parse(line, nullptr, false);
   if (!call.is_object() || call.value("type", "") != "call" || !call.contains("request") ||
       !call["request"].is_object() || !call.contains("base_url") || !call["base_url"].is_string()) {
@@ -265,11 +276,11 @@ ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::os
     err << "faultline call --adapter: " << attached.error() << "\n";
     return ExitCode::kUsageError;
   }
-  out << ref::HelloEvent(*policy).ToJsonLine() << std::endl;
+  WriteJsonLine(ref::HelloEvent(*policy), start, out);
   auto gate = std::make_shared<CancelGate>();
   WatchForCancel(in, gate);
   const Outcome outcome = Execute(std::move(request), std::move(*policy), std::move(call_options),
-                                  /*json=*/true, out, gate);
+                                  /*json=*/true, start, out, gate);
   return outcome.committed ? ExitCode::kSuccess : ExitCode::kChecksFailed;
 }
 
@@ -339,9 +350,10 @@ ExitCode RunCall(const CallCommandOptions& options, std::istream& in, std::ostre
     err << "faultline call: " << attached.error() << "\n";
     return ExitCode::kUsageError;
   }
-  if (options.json) out << ref::HelloEvent(*policy).ToJsonLine() << std::endl;
+  const SteadyTime start = std::chrono::steady_clock::now();
+  if (options.json) WriteJsonLine(ref::HelloEvent(*policy), start, out);
   const Outcome outcome = Execute(std::move(request), std::move(*policy), std::move(call_options),
-                                  options.json, out, nullptr);
+                                  options.json, start, out, nullptr);
   return outcome.committed ? ExitCode::kSuccess : ExitCode::kChecksFailed;
 }
 

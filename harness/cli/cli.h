@@ -15,6 +15,8 @@ enum class ExitCode {
   kUsageError = 2,
   kSubjectError = 3,
   kInterrupted = 4,
+  // Every check passed and no subject broke, but a threshold was crossed (k6's code for it).
+  kThresholdsCrossed = 99,
 };
 
 // Parses `argv` and runs the subcommand. Normal output goes to `out`, diagnostics to `err`.

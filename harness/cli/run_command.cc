@@ -20,6 +20,7 @@
 #include "harness/scenario_policy.h"
 #include "reports/report.h"
 #include "scenarios/loader.h"
+#include "scenarios/threshold.h"
 
 namespace faultline::cli {
 namespace {
@@ -74,6 +75,9 @@ std::expected<std::optional<std::set<std::string>>, std::string> LastFailed(
   std::set<std::string> failed;
   for (const report::ScenarioResult& run : result->scenarios) {
     if (run.verdict != report::Verdict::kPass) failed.insert(run.name);
+  }
+  for (const report::ThresholdResult& threshold : result->thresholds) {  // crossed fails too
+    if (threshold.status == report::CheckStatus::kFail) failed.insert(threshold.name);
   }
   if (failed.empty()) {
     note = fmt::format("nothing failed in {}; running everything", file.string());
@@ -157,6 +161,33 @@ std::expected<std::vector<std::string>, std::string> WriteReports(
   return written;
 }
 
+// The crossed thresholds as failures are shown, each with the command that re-judges it.
+void PrintThresholds(const report::RunResult& result, std::ostream& out) {
+  if (result.thresholds.empty()) return;
+  out << fmt::format("  thresholds: {} of {} crossed\n", result.thresholds_crossed(),
+                     result.thresholds.size());
+  for (const report::ThresholdResult& threshold : result.thresholds) {
+    if (threshold.status != report::CheckStatus::kFail) continue;
+    out << fmt::format("  crossed {} [{}] {}: {}\n      reproduce: {}\n", threshold.name,
+                       threshold.world, threshold.expression, threshold.evidence,
+                       report::ReproduceCommand(result, threshold));
+  }
+}
+
+// --threshold, every one parsed before the first run.
+std::expected<std::vector<scenario::Threshold>, std::string> ParseThresholds(
+    const std::vector<std::string>& texts) {
+  std::vector<scenario::Threshold> thresholds;
+  for (const std::string& text : texts) {
+    auto threshold = scenario::ParseThreshold(text);
+    if (!threshold) {
+      return std::unexpected(fmt::format("--threshold '{}': {}", text, threshold.error()));
+    }
+    thresholds.push_back(std::move(*threshold));
+  }
+  return thresholds;
+}
+
 void PrintSummary(const report::RunResult& result, std::ostream& out) {
   out << fmt::format("faultline run: {} run(s), world {}, subject {}, seed {}\n",
                      result.scenarios.size(), result.world, result.subject, result.seed);
@@ -173,6 +204,7 @@ void PrintSummary(const report::RunResult& result, std::ostream& out) {
     if (scenario.verdict == report::Verdict::kPass) continue;
     out << "  " << OneLine(scenario, result) << "\n";
   }
+  PrintThresholds(result, out);
   // With --repeat: the percentiles, here when they fit on a screen (always in summary.md).
   constexpr std::size_t kMaxLatencyLines = 20;
   if (result.latency.empty() || result.latency.size() > kMaxLatencyLines) return;
@@ -237,8 +269,14 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30))
       ->capture_default_str();
   run->add_flag("--last-failed", options.last_failed,
-                "re-run only the scenarios that did not pass in --out's result.json (all when "
-                "there is none or nothing failed); --filter still applies");
+                "re-run only the scenarios that did not pass (or crossed a threshold) in --out's "
+                "result.json (all when there is none or nothing failed); --filter still applies");
+  run->add_option("--threshold", options.thresholds,
+                  "a bound on an aggregate over every run and call of each scenario, as k6's "
+                  "thresholds (repeatable): METRIC.AGG OP BOUND with metrics ttft, total, "
+                  "attempts, overhead, wasted_bytes and aggregations p50 p90 p95 p99 pN avg min "
+                  "max count, e.g. 'ttft.p99<2s', 'attempts.max<=3'; crossed: exit 99")
+      ->allow_extra_args(false);
   run->add_flag("--verbose,-v", options.verbose, "a line per scenario");
   run->footer(
       "Subjects are judged against the policy they declare in adapter/hello (docs/policy.md): "
@@ -248,7 +286,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
       "subject error (the adapter could not start, crashed, flooded or broke the protocol) or "
       "a broken run, with no check failed, 4 interrupted (the first Ctrl-C or SIGTERM starts no "
       "further run, stops the running ones and writes the reports of what finished, marked "
-      "interrupted; a second one exits at once with 128 + signal).");
+      "interrupted; a second one exits at once with 128 + signal), 99 every check passed but a "
+      "threshold (--threshold or a scenario's expect.thresholds) was crossed.");
   return run;
 }
 
@@ -256,6 +295,11 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
   auto scenarios = LoadAll(options.paths);
   auto policy = LoadPolicyFile(options.policy_file);
   auto world = ChooseWorld(options);
+  auto thresholds = ParseThresholds(options.thresholds);
+  if (!thresholds) {
+    err << "faultline run: " << thresholds.error() << "\n";
+    return ExitCode::kUsageError;
+  }
   std::optional<harness::Shard> shard;
   if (!options.shard.empty()) {
     auto parsed = harness::ParseShard(options.shard);
@@ -334,6 +378,7 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
   runner.timeout = std::chrono::milliseconds(static_cast<long long>(options.timeout_s * 1000));
   runner.fail_on.advisories = options.fail_on == "advisory";
   runner.max_line_bytes = options.max_line;
+  runner.thresholds = std::move(*thresholds);
   report::RunResult context;  // what a reproduce command needs before the result exists
   context.seed = runner.seed;
   context.subject = harness::SubjectLabel(runner);
@@ -368,12 +413,15 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
   if (result->interrupted) return ExitCode::kInterrupted;
   if (result->failed() > 0) return ExitCode::kChecksFailed;
   if (result->errors() > 0) return ExitCode::kSubjectError;
+  if (result->thresholds_crossed() > 0) return ExitCode::kThresholdsCrossed;
   return ExitCode::kSuccess;
 }
 
 CLI::App* AddValidateCommand(CLI::App& app, ValidateOptions& options) {
   CLI::App* validate = app.add_subcommand(
-      "validate", "Check scenario files against the schema, with file:line:column errors.");
+      "validate",
+      "Check scenario files against the schema: every error of each file (up to 50), each "
+      "with file:line:column.");
   validate->add_option("paths", options.paths, "scenario files, folders or globs")->required();
   validate->footer("Exit code: 0 all valid, 1 some file is invalid, 2 bad usage.");
   return validate;
@@ -387,7 +435,7 @@ ExitCode RunValidate(const ValidateOptions& options, std::ostream& out, std::ost
       return ExitCode::kUsageError;
     }
   }
-  auto loaded = scenario::LoadScenarios(files);
+  auto loaded = scenario::LoadScenarios(files, scenario::kMaxErrorsPerFile);
   if (!loaded) {
     for (const auto& error : loaded.error()) err << error.ToString() << "\n";
     err << fmt::format("faultline validate: {} error(s)\n", loaded.error().size());

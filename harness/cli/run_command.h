@@ -1,6 +1,7 @@
 // `faultline run`, `faultline validate` and `faultline report`: the conformance runner's command
 // line. Each Add* function registers the subcommand and its flags; each Run* executes it and
-// maps the outcome to an exit code (0 all passed, 1 a check failed, 2 bad usage or input).
+// maps the outcome to an exit code (0 all passed, 1 a check failed, 2 bad usage or input, 3 a
+// subject error, 4 interrupted, 99 a threshold crossed; cli.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -28,9 +29,10 @@ struct RunCommandOptions {
   double timeout_s = 300;
   bool verbose = false;
   bool no_reports = false;
-  bool last_failed = false;            // only what did not pass in --out's result.json
-  std::string fail_on = "violation";   // violation | advisory
-  std::size_t max_line = 1024 * 1024;  // adapter line limit in bytes
+  bool last_failed = false;             // only what did not pass in --out's result.json
+  std::string fail_on = "violation";    // violation | advisory
+  std::size_t max_line = 1024 * 1024;   // adapter line limit in bytes
+  std::vector<std::string> thresholds;  // --threshold, repeatable: "ttft.p99<2s"
 };
 CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options);
 ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostream& err);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "fake_provider/server/server.h"
+#include "harness/protocol.h"
 #include "harness/tests/faultline_process.h"
 #include "reference_impl/retry_log.h"
 #include "scenarios/loader.h"
@@ -125,6 +126,31 @@ TEST(CallCliTest, RateLimitThenSuccessAsJsonLines) {
   EXPECT_GE(lines[2]["scheduled_retry_ms"].get<int>(), 1000);
   EXPECT_EQ(lines.back()["text"], "Hello, world");
   EXPECT_EQ(lines.back()["attempt"], 2);
+  // Every line carries its time since the call began (protocol::kAtMs), never decreasing, and
+  // each is a valid protocol line; the retry waited out Retry-After: 1.
+  double previous = 0;
+  for (const json& line : lines) {
+    ASSERT_TRUE(line.contains("at_ms")) << line.dump();
+    EXPECT_GE(line["at_ms"].get<double>(), previous) << line.dump();
+    previous = line["at_ms"].get<double>();
+    EXPECT_TRUE(harness::protocol::ParseLine(line.dump()).has_value()) << line.dump();
+  }
+  EXPECT_GE(lines[3]["at_ms"].get<double>() - lines[2]["at_ms"].get<double>(), 990);
+}
+
+TEST(CallCliTest, AtMsIsParsedInOnePlaceForEveryEvent) {
+  using harness::protocol::ParseLine;
+  EXPECT_TRUE(ParseLine(R"({"type":"response/start","response_id":"a","attempt":1,"at_ms":0})")
+                  .has_value());
+  EXPECT_TRUE(ParseLine(R"({"type":"adapter/hello","name":"x","at_ms":12.5})").has_value());
+  for (const char* bad : {R"({"type":"response/start","attempt":1,"at_ms":-1})",
+                          R"({"type":"response/start","attempt":1,"at_ms":"5"})",
+                          R"({"type":"adapter/hello","name":"x","at_ms":null})"}) {
+    auto parsed = ParseLine(bad);
+    ASSERT_FALSE(parsed.has_value()) << bad;
+    EXPECT_EQ(parsed.error().kind, "not-protocol");
+    EXPECT_THAT(parsed.error().message, HasSubstr("\"at_ms\""));
+  }
 }
 
 TEST(CallCliTest, TruncatedThenSuccessForPeople) {

@@ -119,6 +119,23 @@ TEST_F(RunCliTest, AFailingCheckExitsOneAndNamesTheEvidence) {
   EXPECT_NE(junit.find("EXPECT-OUTCOME"), std::string::npos);
 }
 
+TEST_F(RunCliTest, RepetitionsAreNumberedFromOneWherePeopleReadThemAndFromZeroInJson) {
+  WriteFile("bad.yaml", kFourHundred);
+  const Ran ran = RunFaultline({"run", Path("bad.yaml"), "--repeat", "2", "--out", Path("out")});
+  EXPECT_EQ(ran.code, 1);
+  EXPECT_NE(ran.out.find("fail cli/bad-expectation [virtual #2] EXPECT-OUTCOME"), std::string::npos)
+      << ran.out;
+  EXPECT_NE(ran.out.find("--seed 0 --repeat 2 --time virtual"), std::string::npos) << ran.out;
+  const auto result = nlohmann::json::parse(Read(Path("out/result.json")));
+  ASSERT_EQ(result["scenarios"].size(), 2u);
+  EXPECT_EQ(result["scenarios"][1]["repetition"], 1);
+  EXPECT_NE(Read(Path("out/summary.md")).find("| cli/bad-expectation | virtual | 2 |"),
+            std::string::npos);
+  EXPECT_NE(Read(Path("out/junit.xml")).find("cli/bad-expectation [rep 2]"), std::string::npos);
+  EXPECT_NE(Read(Path("out/report.html")).find("run-cli-bad-expectation-virtual-2"),
+            std::string::npos);
+}
+
 TEST_F(RunCliTest, UsageAndInputErrorsExitTwo) {
   WriteFile("broken.yaml", "faultline: 1\nname: x/y\ndialect: klingon\n");
   EXPECT_EQ(RunFaultline({"run", Path("broken.yaml")}).code, 2);
@@ -150,6 +167,100 @@ TEST_F(RunCliTest, ValidateReportsFileLineAndColumn) {
   EXPECT_NE(bad.err.find("bad.yaml:6:"), std::string::npos) << bad.err;
   EXPECT_NE(bad.err.find("responses[0].status"), std::string::npos) << bad.err;
   EXPECT_EQ(RunFaultline({"validate", Path("nothing-here")}).code, 2);
+}
+
+TEST_F(RunCliTest, ValidateReportsEveryErrorOfAFile) {
+  WriteFile("several.yaml",
+            "faultline: 1\nname: x/several\ndescription: d\ndialect: openai-chat\n"
+            "responses:\n  - status: abc\n  - status: 200\n    retry_after: {secnds: 1}\n"
+            "expect:\n  thresholds: [\"ttft.p99<2x\"]\n");
+  const Ran ran = RunFaultline({"validate", Path("several.yaml")});
+  EXPECT_EQ(ran.code, 1);
+  for (const char* where : {"several.yaml:6:13: at responses[0].status",
+                            "several.yaml:8:19: at responses[1].retry_after.secnds",
+                            "several.yaml:10:16: at expect.thresholds[0]: bad threshold"}) {
+    EXPECT_NE(ran.err.find(where), std::string::npos) << where << "\n" << ran.err;
+  }
+  EXPECT_NE(ran.err.find("faultline validate: 3 error(s)"), std::string::npos) << ran.err;
+}
+
+// The guide's threshold example (docs/scenario-guide.md), as written, over repeated runs.
+std::string GuideExample(std::string_view name) {
+  std::ifstream in(std::string(FAULTLINE_SOURCE_DIR) + "/docs/scenario-guide.md");
+  std::string line, block;
+  bool open = false;
+  while (std::getline(in, line)) {
+    if (line == "```yaml") {
+      open = true;
+      block.clear();
+    } else if (open && line == "```") {
+      if (block.find("name: " + std::string(name) + "\n") != std::string::npos) return block;
+      open = false;
+    } else if (open) {
+      block += line + "\n";
+    }
+  }
+  return "";
+}
+
+TEST_F(RunCliTest, TheGuidesThresholdsHoldAndEveryReportListsThem) {
+  const std::string example = GuideExample("guide/thresholds");
+  ASSERT_FALSE(example.empty()) << "docs/scenario-guide.md lost its guide/thresholds example";
+  WriteFile("thresholds.yaml", example);
+  const Ran ran = RunFaultline({"run", Path("thresholds.yaml"), "--repeat", "10", "--out",
+                                Path("out"), "--threshold", "attempts.count==10"});
+  EXPECT_EQ(ran.code, 0) << ran.out << ran.err;
+  EXPECT_NE(ran.out.find("thresholds: 0 of 5 crossed"), std::string::npos) << ran.out;
+  const auto result = nlohmann::json::parse(Read(Path("out/result.json")));
+  ASSERT_EQ(result["thresholds"].size(), 5u) << result["thresholds"].dump();
+  for (const auto& threshold : result["thresholds"]) {
+    EXPECT_EQ(threshold["status"], "pass") << threshold.dump();
+    EXPECT_EQ(threshold["world"], "virtual");
+  }
+  EXPECT_EQ(result["thresholds"][0]["expression"], "ttft.p95 < 2s");
+  EXPECT_EQ(result["thresholds"][0]["origin"], "expect");
+  EXPECT_EQ(result["thresholds"][0]["samples"], 10);
+  EXPECT_EQ(result["thresholds"][4]["origin"], "cli");
+  EXPECT_EQ(result["thresholds"][4]["value"], 10);
+  EXPECT_NE(Read(Path("out/summary.md")).find("### Thresholds"), std::string::npos);
+  EXPECT_NE(Read(Path("out/junit.xml")).find("name=\"threshold ttft.p95 &lt; 2s\""),
+            std::string::npos);
+  EXPECT_NE(Read(Path("out/report.html")).find("class=\"thresholds\""), std::string::npos);
+}
+
+TEST_F(RunCliTest, ACrossedThresholdExitsNinetyNineWithTheCommandThatReJudgesIt) {
+  const Ran ran = RunFaultline({"run", "--filter", "demo/rate-limit-retry-after", "--repeat", "3",
+                                "--threshold", "ttft.p99<10ms", "--out", Path("out")});
+  EXPECT_EQ(ran.code, 99) << ran.out << ran.err;
+  EXPECT_NE(ran.out.find("thresholds: 1 of 1 crossed"), std::string::npos) << ran.out;
+  const std::string reproduce =
+      "reproduce: faultline run --filter demo/rate-limit-retry-after --seed 0 --repeat 3 --time "
+      "virtual --threshold 'ttft.p99<10ms'";
+  EXPECT_NE(ran.out.find(reproduce), std::string::npos) << ran.out;
+  const auto result = nlohmann::json::parse(Read(Path("out/result.json")));
+  ASSERT_EQ(result["thresholds"].size(), 1u);
+  EXPECT_EQ(result["thresholds"][0]["status"], "fail");
+  EXPECT_GE(result["thresholds"][0]["value"].get<double>(), 1000);  // a 1 s Retry-After
+  EXPECT_NE(Read(Path("out/junit.xml")).find("type=\"threshold\""), std::string::npos);
+  // A failed check outranks a crossed threshold: exit 1.
+  WriteFile("bad.yaml", kFourHundred);
+  EXPECT_EQ(
+      RunFaultline({"run", Path("bad.yaml"), "--no-reports", "--threshold", "ttft.count>5"}).code,
+      1);
+}
+
+TEST_F(RunCliTest, ABadThresholdIsAUsageErrorBeforeAnyRun) {
+  const Ran ran = RunFaultline({"run", "--threshold", "ttft.p99<2x", "--out", Path("out")});
+  EXPECT_EQ(ran.code, 2);
+  EXPECT_NE(ran.err.find("--threshold 'ttft.p99<2x': bad bound '2x'"), std::string::npos)
+      << ran.err;
+  EXPECT_FALSE(fs::exists(dir_ / "out"));
+  // Repeatable, one expression per flag: the path after it stays a path.
+  WriteFile("ok.yaml", GuideExample("guide/thresholds"));
+  const Ran two = RunFaultline({"run", "--threshold", "ttft.p99<1m", "--threshold", "total.max<1m",
+                                Path("ok.yaml"), "--no-reports"});
+  EXPECT_EQ(two.code, 0) << two.err;
+  EXPECT_NE(two.out.find("thresholds: 0 of 6 crossed"), std::string::npos) << two.out;
 }
 
 TEST_F(RunCliTest, SchemasArePrintedFromTheBinaryForEditors) {

@@ -181,6 +181,22 @@ TEST(Html, FailuresFirstWithEvidenceReproduceCommandAndALinkToTheRun) {
           R"(<code class="reproduce">faultline run --filter truncation/closed-mid-line --seed 42 --time virtual</code>)"));
 }
 
+TEST(Html, CrossedThresholdsOpenTheOverviewAndEveryThresholdHasItsTable) {
+  RunResult result = testing::FullResult();
+  const std::string html = Html(result);
+  const std::size_t overview = html.find("<h3>Thresholds crossed</h3>");
+  ASSERT_NE(overview, std::string::npos);
+  EXPECT_LT(overview, html.find("<main>"));
+  EXPECT_THAT(html, HasSubstr(R"(1 of 2 thresholds crossed</span>)"));
+  EXPECT_THAT(html, HasSubstr(R"(<h2>Thresholds <small>(1 of 2 crossed)</small></h2>)"));
+  EXPECT_THAT(
+      html,
+      HasSubstr(
+          R"(<tr class="fail"><td><a href="#run-rate-limit-retry-after-virtual">rate-limit/retry-after</a></td><td>virtual</td><td class="id">ttft.p99 &lt; 2s</td><td><span class="badge fail">crossed</span></td>)"));
+  EXPECT_THAT(html, HasSubstr(R"(<span class="badge na">n/a</span>)"));
+  EXPECT_EQ(CountOccurrences(html, "ttft.count&gt;=1"), 1) << "n/a is not in the overview";
+}
+
 // 10,000 passing runs: 200 scenarios x 50 repetitions with the fixture's trace.
 RunResult TenThousandRuns() {
   const ScenarioResult pass = testing::SampleResult().scenarios[0];
@@ -213,6 +229,21 @@ TEST(Html, TenThousandRunsStayCompactAndRenderPassingRunsOnDemand) {
       << "every run keeps a stable anchor";
   EXPECT_THAT(html, HasSubstr("the evidence of run 28"));
   EXPECT_LT(html.find("the evidence of run 28"), html.find("<main>")) << "failures first";
+}
+
+TEST(Html, OneFailureInTenThousandRunsIsOneOverviewRow) {
+  RunResult result = TenThousandRuns();
+  for (ScenarioResult& run : result.scenarios) {
+    if (run.name != result.scenarios[777].name) continue;
+    run.verdict = Verdict::kFail;
+    run.checks[0].status = CheckStatus::kFail;
+  }
+  const std::string html = Html(result);
+  const std::string overview = html.substr(0, html.find("<main>"));
+  EXPECT_EQ(CountOccurrences(overview, R"(<tr><td><a href="#run-)"), 1)
+      << "the same check of one scenario and world folds into one row";
+  EXPECT_THAT(overview, HasSubstr(R"(<span class="more-runs">and 49 more</span>)"));
+  EXPECT_THAT(html, HasSubstr("FIRST_ROWS = 200")) << "long run tables render their first rows";
 }
 
 TEST(HtmlMatrix, CellsAndTotals) {

@@ -69,6 +69,40 @@ with status 1</error>)"));
   EXPECT_THAT(xml, HasSubstr("[n/a] TIME-001")) << "system-out lists every check";
 }
 
+TEST(JUnit, ThresholdsAreTestCasesOfTheirScenariosSuite) {
+  RunResult result;
+  result.subject = "ref";
+  result.scenarios = {Scenario("rate-limit/a", Verdict::kPass, {})};
+  result.thresholds = {ThresholdResult{.name = "rate-limit/a",
+                                       .world = "virtual",
+                                       .expression = "ttft.p99<2s",
+                                       .origin = "cli",
+                                       .status = CheckStatus::kFail,
+                                       .evidence = "2100 ms"},
+                       ThresholdResult{.name = "rate-limit/a",
+                                       .world = "virtual",
+                                       .expression = "ttft.max<9s",
+                                       .origin = "expect",
+                                       .status = CheckStatus::kNotApplicable,
+                                       .evidence = "no sample"},
+                       ThresholdResult{.name = "rate-limit/a",
+                                       .world = "virtual",
+                                       .expression = "attempts.max<3",
+                                       .origin = "expect",
+                                       .status = CheckStatus::kPass,
+                                       .evidence = "1"}};
+  const std::string xml = JUnit(result);
+  const testing::XmlCheck check = CheckXml(xml);
+  ASSERT_TRUE(check.ok) << check.error << "\n" << xml;
+  EXPECT_EQ(check.elements.at("testcase"), 4);
+  EXPECT_THAT(xml, HasSubstr(R"(<testsuites name="faultline" tests="4" failures="1" errors="0")"));
+  EXPECT_THAT(xml, HasSubstr(R"(tests="4" failures="1" errors="0" skipped="1")"));
+  EXPECT_THAT(xml,
+              HasSubstr(R"(<testcase name="threshold ttft.p99&lt;2s" classname="rate-limit")"));
+  EXPECT_THAT(xml, HasSubstr(R"(<failure message="ttft.p99&lt;2s: 2100 ms" type="threshold">)"));
+  EXPECT_THAT(xml, HasSubstr(R"(<skipped message="ttft.max&lt;9s: no sample"/>)"));
+}
+
 TEST(JUnit, SuiteTimeIsTheWallClockSpanOfItsRuns) {
   RunResult result;
   result.wall_ms = 10000;

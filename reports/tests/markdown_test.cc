@@ -80,6 +80,34 @@ TEST(Markdown, GoldenSummary) {
   EXPECT_EQ(Markdown(SmallResult()), expected);
 }
 
+TEST(Markdown, ThresholdsCrossedFirstWithTheCommandThatReJudgesThem) {
+  RunResult result = SmallResult();
+  result.thresholds = {
+      ThresholdResult{.name = "rate-limit/retry-after",
+                      .world = "virtual",
+                      .expression = "attempts.max<=2",
+                      .origin = "expect",
+                      .status = CheckStatus::kPass,
+                      .evidence = "2 over 1 call(s)"},
+      ThresholdResult{.name = "rate-limit/retry-after",
+                      .world = "virtual",
+                      .expression = "ttft.p99<2s",
+                      .origin = "cli",
+                      .status = CheckStatus::kFail,
+                      .evidence = "2012.9 ms over 1 call(s) of 1 run(s); crossed < 2000 ms"}};
+  const std::string text = Markdown(result);
+  EXPECT_THAT(text, HasSubstr("1 passed · 1 of 2 thresholds crossed\n"));
+  EXPECT_THAT(
+      text, HasSubstr("### Thresholds\n\n| Scenario | World | Threshold | Status | Evidence | "
+                      "Reproduce |\n| --- | --- | --- | --- | --- | --- |\n"
+                      "| rate-limit/retry-after | virtual | `ttft.p99<2s` | ❌ crossed | 2012.9 ms "
+                      "over 1 call(s) of 1 run(s); crossed &lt; 2000 ms | `faultline run --filter "
+                      "rate-limit/retry-after --seed 42 --time virtual --threshold "
+                      "'ttft.p99<2s'` |\n"
+                      "| rate-limit/retry-after | virtual | `attempts.max<=2` | ✅ pass | 2 over "
+                      "1 call(s) | – |\n"));
+}
+
 TEST(Markdown, AllPassedHasNoFailureTable) {
   RunResult result = SmallResult();
   result.scenarios.resize(1);

@@ -199,6 +199,20 @@ TEST(Merge, RestoresTheCanonicalOrderAndCombinesRunFields) {
   EXPECT_EQ(merged->latency[0].terminal_ms->p50, 20);
 }
 
+TEST(Merge, GathersEveryPartsThresholdsInTheOrderOfTheirScenarios) {
+  RunResult one = Shard("1/2", {Timed("b", "virtual", 0, 10)});
+  one.thresholds = {ThresholdResult{.name = "b", .world = "virtual", .expression = "x"}};
+  RunResult two = Shard("2/2", {Timed("a", "real", 0, 1), Timed("a", "virtual", 0, 1)});
+  two.thresholds = {ThresholdResult{.name = "a", .world = "real", .expression = "y"},
+                    ThresholdResult{.name = "a", .world = "virtual", .expression = "z"}};
+  auto merged = Merge({one, two});
+  ASSERT_TRUE(merged.has_value()) << merged.error();
+  ASSERT_EQ(merged->thresholds.size(), 3u);
+  EXPECT_EQ(merged->thresholds[0].expression, "z");  // a, virtual before real
+  EXPECT_EQ(merged->thresholds[1].expression, "y");
+  EXPECT_EQ(merged->thresholds[2].expression, "x");
+}
+
 TEST(Merge, MixedWorldsAndASinglePart) {
   RunResult real = Shard("", {Timed("a", "real", 0, 10)});
   real.world = "real";

@@ -27,6 +27,7 @@ inline ScenarioResult Scenario(std::string name, Verdict verdict, std::vector<Ch
   s.name = std::move(name);
   s.description = "what " + s.name + " does";
   s.source = "<builtin>/" + s.name + ".yaml";
+  s.source_line = 2;
   s.dialect = "openai-chat";
   s.tags = {"tag-a", "tag-b"};
   s.world = "virtual";
@@ -100,6 +101,23 @@ inline RunResult FullResult() {
   latency.terminal_ms = LatencySummary::Percentiles{.p50 = 10, .p95 = 20, .p99 = 30};
   latency.recovery_overhead_ms = LatencySummary::Percentiles{.p50 = 0.1, .p95 = 0.2, .p99 = 0.3};
   result.latency = {latency};
+  result.thresholds = {
+      ThresholdResult{.name = "rate-limit/retry-after",
+                      .world = "virtual",
+                      .expression = "ttft.p99 < 2s",
+                      .origin = "expect",
+                      .status = CheckStatus::kFail,
+                      .value = 2012.9,
+                      .unit = "ms",
+                      .samples = 2,
+                      .evidence = "2012.9 ms over 2 call(s) of 1 run(s); crossed < 2000 ms"},
+      ThresholdResult{.name = "rate-limit/retry-after",
+                      .world = "virtual",
+                      .expression = "ttft.count>=1",
+                      .origin = "cli",
+                      .status = CheckStatus::kNotApplicable,
+                      .samples = 0,
+                      .evidence = "no sample in 1 run(s): nothing to aggregate"}};
   return result;
 }
 

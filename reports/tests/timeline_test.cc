@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <sstream>
+#include <tuple>
 
 #include "reports/tests/test_results.h"
 
@@ -140,6 +141,72 @@ TEST(TimelineSvg, ManyChunksStayCompact) {
   }
   const std::string svg = Svg(trace);
   EXPECT_LT(svg.size(), 40000u) << "chunks closer than half a unit share one tick";
+}
+
+// Fifty calls at once, each retrying once: fifty lanes, never one per request.
+TEST(TimelineSvg, SeveralCallsDrawOneLaneEachWithTheirRequests) {
+  json trace = {{"calls", 50}, {"client", json::array()}, {"journal", json::array()}};
+  for (int call = 0; call < 50; ++call) {
+    const double t = call * 10.0;
+    trace["client"].push_back(
+        {{"t_ms", t}, {"call", call}, {"event", {{"type", "response/start"}, {"attempt", 1}}}});
+    trace["client"].push_back({{"t_ms", t + 1000 + call},
+                               {"call", call},
+                               {"event", {{"type", "response/start"}, {"attempt", 2}}}});
+    trace["client"].push_back({{"t_ms", t + 1100 + call},
+                               {"call", call},
+                               {"event", {{"type", "response/committed"}, {"text", "x"}}}});
+  }
+  for (int call = 0; call < 50; ++call) {
+    const double t = call * 10.0;
+    for (const auto& [attempt, arrived, status] :
+         {std::tuple{1, t + 0.5, 429}, std::tuple{2, t + 1000.5 + call, 200}}) {
+      trace["journal"].push_back({{"index", trace["journal"].size()},
+                                  {"attempt", attempt},
+                                  {"arrived_ms", arrived},
+                                  {"status", status},
+                                  {"end", "completed"},
+                                  {"ended_ms", arrived + 20}});
+    }
+  }
+  const Timeline timeline = BuildTimeline(trace);
+  EXPECT_EQ(timeline.calls, 50);
+  int attributed_to_7 = 0;
+  for (const TimelineLane& lane : timeline.lanes) attributed_to_7 += lane.call == 7 ? 1 : 0;
+  EXPECT_EQ(attributed_to_7, 2) << "each call's start answers one request";
+  const std::string svg = Svg(trace);
+  ASSERT_TRUE(testing::CheckXml(svg).ok) << testing::CheckXml(svg).error;
+  EXPECT_EQ(testing::CountOccurrences(svg, R"(<text class="lane-name")"), 50) << "a lane per call";
+  EXPECT_EQ(testing::CountOccurrences(svg, R"(<rect class="bar")"), 100) << "every request";
+  EXPECT_THAT(svg, HasSubstr(">call 49</text>"));
+  EXPECT_THAT(svg, Not(HasSubstr(">attempt 1 · 429</text>"))) << "no lane per request";
+  EXPECT_THAT(svg, HasSubstr(R"(viewBox="0 0 1000 1130")")) << "50 x 22 + the axis";
+}
+
+TEST(TimelineSvg, BoundsAreBandsAndAMarkOutsideIsRed) {
+  json trace = kTrace;
+  trace["bounds"] = json::parse(R"([
+    {"kind": "backoff", "attempt": 2, "from_ms": 5046.5, "to_ms": 6046.5, "mark_ms": 5497.3,
+     "inside": true, "label": "retry 1 window"},
+    {"kind": "retry-after", "attempt": 2, "from_ms": 6046.5, "mark_ms": 5497.3,
+     "inside": false, "label": "Retry-After floor 1000 ms"},
+    {"kind": "idle", "attempt": 1, "from_ms": 31.0, "to_ms": 5031.0, "mark_ms": 5046.5,
+     "inside": false, "label": "idle timeout 5000 ms"},
+    {"kind": "deadline", "attempt": 0, "from_ms": 0.5, "to_ms": 5700.5, "mark_ms": 5600,
+     "inside": true, "label": "total deadline 5700 ms"},
+    {"kind": "backoff", "attempt": 9, "from_ms": 1, "mark_ms": 2, "inside": true},
+    {"kind": "garbage"}])");
+  const Timeline timeline = BuildTimeline(trace);
+  ASSERT_EQ(timeline.bounds.size(), 5u) << "one without times is skipped";
+  const std::string svg = Svg(trace);
+  ASSERT_TRUE(testing::CheckXml(svg).ok) << testing::CheckXml(svg).error;
+  EXPECT_EQ(testing::CountOccurrences(svg, R"(<rect class="band )"), 3) << "attempt 9 has no lane";
+  EXPECT_EQ(testing::CountOccurrences(svg, R"(class="mark out")"), 2);
+  EXPECT_EQ(testing::CountOccurrences(svg, R"(class="mark")"), 1);
+  EXPECT_THAT(svg, HasSubstr("outside Retry-After floor 1000 ms"));
+  EXPECT_THAT(svg, HasSubstr("outside idle timeout 5000 ms"));
+  EXPECT_THAT(svg, HasSubstr(R"(<line class="deadline")"));
+  EXPECT_THAT(svg, HasSubstr(R"(class="floor")")) << "a floor has no upper bound: its edge shows";
 }
 
 TEST(LaneColor, ByHowTheExchangeEnded) {

@@ -39,6 +39,7 @@ TEST(LoaderTest, MinimalScenarioTakesEveryDefault) {
   expected.description = "The smallest valid scenario.";
   expected.responses.push_back(ResponseSpec{});
   expected.source = "dir/minimal.yaml";
+  expected.source_line = 2;  // its name:
   EXPECT_EQ(scenario, expected);
 }
 
@@ -245,6 +246,7 @@ Scenario EveryFieldScenario() {
   expect.headers_present = {"idempotency-key"};
   expect.headers_same = {"idempotency-key", "x-b"};
   expected.source = "every.yaml";
+  expected.source_line = 3;  // its name:, after a comment line
   return expected;
 }
 

@@ -132,6 +132,8 @@ def event_problems(event):
     spec = PROTOCOL["events"].get(event.get("type"))
     if spec is None:
         return [f"unknown event type {event.get('type')!r}"]
+    # Fields any event may carry (at_ms) join each event's own optional ones.
+    spec = {**spec, "optional": {**PROTOCOL["any_event"], **spec["optional"]}}
     problems = _field_problems(event, spec, event["type"])
     if event["type"] == "adapter/hello" and _channel["hello"]:
         problems.append("adapter/hello written twice")

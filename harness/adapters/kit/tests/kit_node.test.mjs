@@ -83,7 +83,13 @@ test('events are checked against the protocol before they are written', () => {
                  retryable: true, partial_output: 'none', message: 'HTTP 429' };
   assert.deepEqual(problems({ type: 'response/start', response_id: 'attempt-1', attempt: 1 }), []);
   assert.deepEqual(problems({ type: 'response/interrupted', response_id: 'a', failure: fail }), []);
+  // at_ms, the subject's own time of a line, is optional on every event.
+  assert.deepEqual(problems({ type: 'response/start', response_id: 'a', attempt: 1, at_ms: 3.5 }),
+                   []);
+  assert.deepEqual(problems({ type: 'response/failed', failure: fail, at_ms: 0 }), []);
   const bad = [
+    { type: 'response/start', response_id: 'a', attempt: 1, at_ms: -1 },      // negative
+    { type: 'response/failed', failure: { ...fail, at_ms: 1 } },              // not in failure
     { type: 'response/start', attempt: 1 },                                   // no response_id
     { type: 'response/start', response_id: 'a', attempt: 0 },                 // attempt < 1
     { type: 'response/start', response_id: 'a', attempt: 1, extra: true },    // unknown field

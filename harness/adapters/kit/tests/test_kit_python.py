@@ -76,7 +76,15 @@ class EventTest(unittest.TestCase):
         self.assertEqual(self.problems({"type": "response/start", "response_id": "a",
                                         "attempt": 1}), [])
         self.assertEqual(self.problems({"type": "response/failed", "failure": fail}), [])
+        # at_ms, the subject's own time of a line, is optional on every event.
+        self.assertEqual(self.problems({"type": "response/start", "response_id": "a",
+                                        "attempt": 1, "at_ms": 12.5}), [])
+        self.assertEqual(self.problems({"type": "response/failed", "failure": fail,
+                                        "at_ms": 0}), [])
         bad = [{"type": "response/start", "attempt": 1},
+               {"type": "response/start", "response_id": "a", "attempt": 1, "at_ms": -1},
+               {"type": "response/start", "response_id": "a", "attempt": 1, "at_ms": "5"},
+               {"type": "response/failed", "failure": {**fail, "at_ms": 1}},
                {"type": "response/start", "response_id": "a", "attempt": True},
                {"type": "assistant/chunk", "response_id": "a", "commitment": "uncommitted"},
                {"type": "response/interrupted", "response_id": "a",

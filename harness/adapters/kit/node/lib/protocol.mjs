@@ -95,7 +95,9 @@ function fieldProblems(object, spec, where) {
 export function eventProblems(event) {
   const spec = PROTOCOL.events[event?.type];
   if (!spec) return [`unknown event type ${JSON.stringify(event?.type)}`];
-  const problems = fieldProblems(event, spec, event.type);
+  // Fields any event may carry (at_ms) join each event's own optional ones.
+  const withCommon = { ...spec, optional: { ...PROTOCOL.any_event, ...spec.optional } };
+  const problems = fieldProblems(event, withCommon, event.type);
   if (event.type === 'adapter/hello' && state.hello) problems.push('adapter/hello written twice');
   if (event.type !== 'adapter/hello' && !state.hello) problems.push('adapter/hello must be first');
   if (state.terminal) problems.push(`${event.type} after the terminal ${state.terminal}`);

@@ -1,0 +1,25 @@
+// The bounds the judge holds a run's times to, for the HTML timeline to draw (reports/timeline.h
+// reads them from ScenarioResult::trace["bounds"]), so that a violation shows as a mark outside
+// its band. Each band is what the judge accepts, tolerance included, computed with the judge's
+// own rules (the declared policy's backoff windows, its Retry-After reading, its timeouts):
+//
+//   {"kind": "retry-after" | "backoff" | "idle" | "headers" | "deadline",
+//    "attempt": N   the attempt whose lane it belongs to (0: the whole call),
+//    "from_ms": F, "to_ms": T (absent: no upper bound),
+//    "mark_ms": M   the time that must fall inside: the next arrival (retry-after, backoff), the
+//                   end of the silent exchange (idle, headers), the terminal event (deadline),
+//    "inside": bool, "label": "backoff window 1 (full jitter)"}
+//
+// Single-call runs with a usable declared policy only (with several calls the judge does not
+// hold gaps to a policy either). Pure; thread-safety: reentrant.
+#pragma once
+
+#include "harness/judge.h"
+#include "nlohmann/json.hpp"
+
+namespace faultline::harness {
+
+nlohmann::json TimelineBounds(const scenario::Scenario& scenario, const Trace& trace,
+                              const Tolerance& tolerance);
+
+}  // namespace faultline::harness
