@@ -53,6 +53,7 @@ TimelineLane ReadLane(const json& entry) {
   TimelineLane lane;
   lane.index = static_cast<std::uint64_t>(std::max(0, Integer(entry, "index")));
   lane.attempt = Integer(entry, "attempt");
+  if (entry.contains("call")) lane.call = Integer(entry, "call");  // several calls: who sent it
   lane.status = Integer(entry, "status");
   lane.plan = Text(entry, "plan");
   lane.arrived_ms = Number(entry, "arrived_ms").value_or(0);
@@ -108,9 +109,9 @@ std::optional<TimelineBound> ReadBound(const json& entry) {
   return bound;
 }
 
-// Which call sent each request, for a timeline of several calls: the journal does not say, so
-// the k-th request that counted answers the k-th response/start (both in time order). Drawn,
-// never judged.
+// Which call sent each request, for a timeline of several calls whose journal does not say (a
+// result written before the journal recorded the call): the k-th request that counted answers
+// the k-th response/start (both in time order). Drawn, never judged.
 void AttributeCalls(Timeline& timeline) {
   std::vector<const TimelineEvent*> starts;
   for (const TimelineEvent& event : timeline.client) {
@@ -161,7 +162,9 @@ Timeline BuildTimeline(const nlohmann::json& trace, double stall_threshold_ms) {
                    [](const TimelineEvent& a, const TimelineEvent& b) { return a.t_ms < b.t_ms; });
   timeline.cancel_ms = Number(trace, "cancel_ms");
   timeline.calls = std::max(1, Integer(trace, "calls"));
-  if (timeline.calls > 1) AttributeCalls(timeline);
+  const bool journal_names_calls = std::ranges::any_of(
+      Array(trace, "journal"), [](const json& entry) { return entry.contains("call"); });
+  if (timeline.calls > 1 && !journal_names_calls) AttributeCalls(timeline);
   for (const json& entry : Array(trace, "bounds")) {
     if (auto bound = ReadBound(entry)) timeline.bounds.push_back(std::move(*bound));
   }

@@ -183,6 +183,31 @@ TEST(TimelineSvg, SeveralCallsDrawOneLaneEachWithTheirRequests) {
   EXPECT_THAT(svg, HasSubstr(R"(viewBox="0 0 1000 1130")")) << "50 x 22 + the axis";
 }
 
+// A journal that records each request's call is drawn as it says, even where the order of the
+// client's starts would suggest otherwise.
+TEST(TimelineSvg, TheJournalsCallWinsOverTheOrderOfStarts) {
+  json trace = {{"calls", 2}, {"client", json::array()}, {"journal", json::array()}};
+  for (int call = 0; call < 2; ++call) {
+    trace["client"].push_back({{"t_ms", 1.0 * call},
+                               {"call", call},
+                               {"event", {{"type", "response/start"}, {"attempt", 1}}}});
+  }
+  // Call 1's request overtook call 0's on the way to the provider.
+  for (const auto& [call, arrived] : {std::pair{1, 2.0}, std::pair{0, 3.0}}) {
+    trace["journal"].push_back({{"index", trace["journal"].size()},
+                                {"attempt", trace["journal"].size() + 1},
+                                {"call", call},
+                                {"arrived_ms", arrived},
+                                {"status", 200},
+                                {"end", "completed"},
+                                {"ended_ms", arrived + 5}});
+  }
+  const Timeline timeline = BuildTimeline(trace);
+  ASSERT_EQ(timeline.lanes.size(), 2u);
+  EXPECT_EQ(timeline.lanes[0].call, 1);
+  EXPECT_EQ(timeline.lanes[1].call, 0);
+}
+
 TEST(TimelineSvg, BoundsAreBandsAndAMarkOutsideIsRed) {
   json trace = kTrace;
   trace["bounds"] = json::parse(R"([
