@@ -90,6 +90,15 @@ void DeadlineBand(const View& view, json& out) {
 json TimelineBounds(const scenario::Scenario& scenario, const Trace& trace,
                     const Tolerance& tolerance) {
   json out = json::array();
+  if (const std::optional<std::vector<Trace>> calls = SplitByCall(trace)) {
+    for (std::size_t i = 0; i < calls->size(); ++i) {
+      for (json& band : TimelineBounds(scenario, (*calls)[i], tolerance)) {
+        band["call"] = i;
+        out.push_back(std::move(band));
+      }
+    }
+    return out;
+  }
   const View view = judge_internal::MakeView(scenario, trace, tolerance, nullptr);
   if (!view.single_call() || !view.has_policy()) return out;
   if (scenario.listener_outages.empty()) {  // refused connections leave gaps unknown

@@ -8,10 +8,12 @@
 //    "from_ms": F, "to_ms": T (absent: no upper bound),
 //    "mark_ms": M   the time that must fall inside: the next arrival (retry-after, backoff), the
 //                   end of the silent exchange (idle, headers), the terminal event (deadline),
-//    "inside": bool, "label": "backoff window 1 (full jitter)"}
+//    "inside": bool, "label": "backoff window 1 (full jitter)",
+//    "call": C      with several calls: the call it belongs to (attempt N is the journal's)}
 //
-// Single-call runs with a usable declared policy only (with several calls the judge does not
-// hold gaps to a policy either). Pure; thread-safety: reentrant.
+// Runs with a usable declared policy only; with several calls, only when the journal names each
+// request's call (then every call's bounds, as the judge holds each call to them). Pure;
+// thread-safety: reentrant.
 #pragma once
 
 #include "harness/judge.h"

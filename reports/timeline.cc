@@ -99,6 +99,7 @@ std::optional<TimelineBound> ReadBound(const json& entry) {
   if (!from || !mark) return std::nullopt;
   TimelineBound bound{.kind = Text(entry, "kind"),
                       .attempt = Integer(entry, "attempt"),
+                      .call = Integer(entry, "call"),
                       .from_ms = *from,
                       .to_ms = Number(entry, "to_ms"),
                       .mark_ms = *mark,

@@ -65,6 +65,7 @@ struct TimelineEvent {
 struct TimelineBound {
   std::string kind;  // "retry-after" | "backoff" | "idle" | "headers" | "deadline"
   int attempt = 0;   // the attempt whose lane it is drawn on; 0: across the whole call
+  int call = 0;      // several calls: the call whose lane it is drawn in
   double from_ms = 0;
   std::optional<double> to_ms;  // absent: no upper bound
   double mark_ms = 0;

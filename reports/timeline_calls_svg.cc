@@ -94,8 +94,10 @@ void DrawDeadline(const TimelineBound& bound, const Geometry& g, std::string& sv
        XmlEscape(bound.inside ? "deadline" : "deadline passed at " + FormatMs(bound.mark_ms)));
 }
 
+// `named`: a mark outside the band is also named in text (a call lane names only its first,
+// so that the names of close marks do not overlap; each mark's title still says it).
 void DrawBand(const TimelineBound& bound, double top, double height, const Geometry& g,
-              std::string& svg) {
+              std::string& svg, bool named = true) {
   const std::string_view color = BoundColor(bound.kind);
   const double x1 = g.X(bound.from_ms);
   const double x2 = std::max(x1 + 1.5, g.X(bound.to_ms.value_or(g.span)));
@@ -121,7 +123,7 @@ void DrawBand(const TimelineBound& bound, double top, double height, const Geome
       bound.kind == "idle" || bound.kind == "headers" ? "closed" : "arrived",
       XmlEscape(FormatMs(bound.mark_ms)), bound.inside ? "inside" : "OUTSIDE",
       XmlEscape(bound.label));
-  if (!bound.inside) {
+  if (!bound.inside && named) {
     // Near the lane's top (the byte count sits at its middle), left of the mark near the edge.
     const std::string text = "outside " + bound.label;
     const bool left = mark + 3 + TextWidth(text) > kSvgWidth - 2;
@@ -148,6 +150,14 @@ void DrawCallLanes(const Timeline& timeline, const Geometry& g, std::string& svg
          top + kCallLaneHeight / 2 + 4, end.color, XmlEscape(Shorten(end.text, 14)));
     for (const TimelineLane& lane : timeline.lanes) {
       if (lane.call == call && lane.attempt > 0) DrawCallBar(lane, top, g, svg);
+    }
+    // The call's bounds in its lane; its deadline only when it was passed (fifty deadline boxes
+    // would hide the bars).
+    bool named = false;
+    for (const TimelineBound& bound : timeline.bounds) {
+      if (bound.call != call || (bound.attempt == 0 && bound.inside)) continue;
+      DrawBand(bound, top, kCallLaneHeight, g, svg, !named);
+      named = named || !bound.inside;
     }
     DrawCallMarkers(timeline, call, top, end, g, svg);
   }

@@ -208,6 +208,33 @@ TEST(TimelineSvg, TheJournalsCallWinsOverTheOrderOfStarts) {
   EXPECT_EQ(timeline.lanes[1].call, 0);
 }
 
+// With several calls, each call's bounds are drawn in its lane; a kept deadline is not drawn.
+TEST(TimelineSvg, SeveralCallsDrawTheirBoundsInTheirLanes) {
+  json trace = {{"calls", 2}, {"client", json::array()}, {"journal", json::array()}};
+  trace["bounds"] = json::parse(R"([
+    {"kind": "retry-after", "attempt": 3, "call": 1, "from_ms": 1000, "mark_ms": 120,
+     "inside": false, "label": "Retry-After floor 1000 ms"},
+    {"kind": "deadline", "attempt": 0, "call": 0, "from_ms": 0, "to_ms": 5000, "mark_ms": 130,
+     "inside": true, "label": "total deadline 5000 ms"}])");
+  for (const int call : {0, 1}) {
+    trace["journal"].push_back({{"index", call},
+                                {"attempt", call + 1},
+                                {"call", call},
+                                {"arrived_ms", 10 * call},
+                                {"status", 429},
+                                {"end", "completed"},
+                                {"ended_ms", 10 * call + 5}});
+  }
+  const Timeline timeline = BuildTimeline(trace);
+  ASSERT_EQ(timeline.bounds.size(), 2u);
+  EXPECT_EQ(timeline.bounds[0].call, 1);
+  const std::string svg = Svg(trace);
+  ASSERT_TRUE(testing::CheckXml(svg).ok) << testing::CheckXml(svg).error;
+  EXPECT_EQ(testing::CountOccurrences(svg, R"(<rect class="band retry-after")"), 1);
+  EXPECT_THAT(svg, HasSubstr("outside Retry-After floor 1000 ms"));
+  EXPECT_EQ(testing::CountOccurrences(svg, R"(class="band deadline")"), 0);
+}
+
 TEST(TimelineSvg, BoundsAreBandsAndAMarkOutsideIsRed) {
   json trace = kTrace;
   trace["bounds"] = json::parse(R"([
