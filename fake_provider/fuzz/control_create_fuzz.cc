@@ -34,7 +34,12 @@ void ExpectStatus(const internal::HttpReply& reply, std::initializer_list<int> a
 void Exercise(FuzzHost& host, const std::string& id) {
   const std::string base = "/_faultline/sessions/" + id;
   ExpectStatus(HandleControlRequest(host, "GET", base, ""), {200}, "a created session is found");
-  const auto session = host.FindSession(id);
+  // A scenario with routes is served by its routes (the session itself answers none): the first.
+  auto session = host.FindSession(id);
+  if (!session->scenario().routes.empty()) {
+    session = host.FindSession(scenario::RouteSessionId(id, session->scenario().routes[0].id));
+    if (!session) Fail("a created session's routes exist", id, "");
+  }
   HttpRequest request;
   request.method = "POST";
   request.target = std::string(WriterFor(session->scenario().dialect).endpoint_path());

@@ -15,6 +15,7 @@
 
 #include "fake_provider/server/server_core.h"
 #include "scenarios/loader.h"
+#include "scenarios/route_scenario.h"
 
 namespace faultline::provider::fuzz {
 
@@ -25,10 +26,31 @@ class FuzzHost final : public internal::SessionHost {
   explicit FuzzHost(scenario::ParseLimits limits = {}, std::size_t max_sessions = 16)
       : limits_(limits), max_sessions_(max_sessions) {}
 
+  // As the server does: the session, then one route session per route under it.
   std::expected<Session, internal::AddSessionError> CreateSession(
       scenario::Scenario scenario, std::string id, std::optional<std::uint64_t> seed) override {
-    using Code = internal::AddSessionError::Code;
     if (id.empty()) id = scenario.name;
+    std::vector<scenario::Scenario> routes;
+    for (const scenario::Route& route : scenario.routes) {
+      routes.push_back(scenario::RouteScenario(scenario, route));
+    }
+    auto parent = CreateOne(std::move(scenario), id, seed);
+    if (!parent) return parent;
+    for (scenario::Scenario& route : routes) {
+      const std::string route_id = scenario::RouteSessionId(id, route.route_id);
+      auto created = CreateOne(std::move(route), route_id, seed);
+      if (!created) {
+        DeleteSession(id);
+        return std::unexpected(created.error());
+      }
+      (*parent)->AddRoute(std::move(*created));
+    }
+    return parent;
+  }
+  std::expected<Session, internal::AddSessionError> CreateOne(scenario::Scenario scenario,
+                                                              std::string id,
+                                                              std::optional<std::uint64_t> seed) {
+    using Code = internal::AddSessionError::Code;
     if (auto reason = internal::InvalidSessionIdReason(id)) {
       return std::unexpected(internal::AddSessionError{Code::kInvalid, *reason});
     }
@@ -42,10 +64,13 @@ class FuzzHost final : public internal::SessionHost {
     sessions_.emplace(id, session);
     return session;
   }
+  // The session and its routes, as the server deletes them.
   bool DeleteSession(std::string_view id) override {
     const auto it = sessions_.find(id);
     if (it == sessions_.end()) return false;
     sessions_.erase(it);
+    const std::string routes = std::string(id) + "/route/";
+    std::erase_if(sessions_, [&](const auto& entry) { return entry.first.starts_with(routes); });
     return true;
   }
   Session ResetSession(std::string_view id) override {
