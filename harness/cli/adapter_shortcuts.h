@@ -18,10 +18,10 @@ struct ResolvedAdapter {
 };
 
 // `text` is a shortcut name (openai-node, openai-node-helper, anthropic-node,
-// anthropic-node-helper, vercel-ai, langchain, python-baseline, reference) or a command. The adapters are looked up
-// in $FAULTLINE_ADAPTERS_DIR, else in share/faultline/adapters beside an installed binary's
-// bin/, else in the source tree this binary was built from. Errors: a
-// Node adapter whose pinned packages are not installed (names the setup command).
+// anthropic-node-helper, vercel-ai, langchain, python-baseline, reference) or a command. The
+// adapters are looked up in $FAULTLINE_ADAPTERS_DIR, else in share/faultline/adapters beside an
+// installed binary's bin/, else in the source tree this binary was built from. Errors: a Node
+// adapter whose pinned packages are not installed (names the setup command).
 std::expected<ResolvedAdapter, std::string> ResolveAdapter(std::string_view text);
 
 // "openai-node, openai-node-helper, ..." for --help.
