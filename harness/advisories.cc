@@ -63,7 +63,8 @@ CheckResult AdviseJitter(const View& view) {
     for (const ClientRecord* record : call.records) {
       if (EventType(*record) != protocol::kInterrupted) continue;
       const std::string source = Str(record->event, "delay_source");
-      if (source == "failover") continue;  // the wait for another route, not a retry's delay
+      // The wait for another route or for a breaker's probe, not a retry's delay.
+      if (source == "failover" || source == "breaker") continue;
       const bool hinted = !source.empty() && source != "backoff";
       if (hinted && policy.retry_after.jitter == 0) {
         return Fail("", fmt::format("{} at {:.1f} ms waits exactly the server's hint ({}): "

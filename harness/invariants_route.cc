@@ -1,7 +1,8 @@
-// ROUTE-* and ADV-006: routing and failover (docs/routes.md), judged from the journal (which route
-// got each request and what it sent back) and the subject's own events (the route_id of every
-// attempt). ROUTE-004 is in invariants_retry.cc, beside the Retry-After rules it shares. A check
-// whose evidence is missing (no routes, no route_id, no declared policy) is n/a, never a pass.
+// ROUTE-*, ADV-006 and ADV-007: routing and failover (docs/routes.md), judged from the journal
+// (which route got each request and what it sent back) and the subject's own events (the route_id
+// of every attempt). ROUTE-004 is in invariants_retry.cc, beside the Retry-After rules it shares. A
+// check whose evidence is missing (no routes, no route_id, no declared policy) is n/a, never a
+// pass.
 #include <map>
 
 #include "harness/judge_internal.h"
@@ -148,18 +149,98 @@ CheckResult RouteCapabilitiesFit(const View& view) {
   return Pass("");
 }
 
+namespace {
+
+ref::CircuitBreaker::Time BreakerTime(Duration d, double extra_ms = 0) {
+  return ref::CircuitBreaker::Time{} + std::chrono::duration_cast<std::chrono::nanoseconds>(d) +
+         std::chrono::microseconds(static_cast<long long>(extra_ms * 1000));
+}
+
+// "Not before its threshold", from the journal: each route's declared breaker replayed over the
+// requests it got. A route whose breaker is still closed may be retried as soon as the declared
+// backoff (or its response's hint) allows after its last failure, so a call that has moved on
+// from a failure that may go to that route sends its next attempt by then at the latest. A
+// subject that stays silent past that, until the route's declared cooldown has run out,
+// treated the breaker as open before its threshold. Judged only where that signature is
+// unambiguous: one call, every attempt in the journal, and a cooldown longer than the latest
+// retry the policy allows. Calls that share the routes are left alone: a subject may keep one
+// breaker per route for all its calls, and another call's failures may have opened it. `judged`
+// is set when some gap was judged so.
+struct RouteReplay {
+  explicit RouteReplay(const ref::BreakerConfig& config) : breaker(config) {}
+  ref::CircuitBreaker breaker;
+  std::optional<std::size_t> last_failure;  // index into view.attempts
+  bool retired = false;                     // its last failure is one the policy never retries
+};
+
+std::string EarlyTrip(const View& view, bool* judged) {
+  if (!view.single_call() || view.scenario.request.calls > 1 || view.refusals()) return {};
+  const ref::BreakerConfig& config = view.policy().routing.breaker;
+  const auto cooldown_ms = static_cast<double>(config.cooldown.count());
+  std::map<std::string, RouteReplay> routes;
+  for (std::size_t k = 0; k < view.attempts.size(); ++k) {
+    const provider::JournalEntry& entry = *view.attempts[k];
+    RouteReplay& replay = routes.try_emplace(entry.route, config).first->second;
+    (void)replay.breaker.Allow(BreakerTime(entry.arrived));  // a half-open probe takes its slot
+    if (entry.truth.answer) {
+      replay.breaker.RecordSuccess();
+      continue;
+    }
+    if (!TruthFailure(view, entry)) return {};  // the provider promises nothing: stop judging
+    replay.breaker.RecordFailure(BreakerTime(entry.ended));
+    replay.last_failure = k;
+    replay.retired = PolicyForbids(view, entry).has_value();
+    if (k + 1 == view.attempts.size()) break;
+    const provider::JournalEntry& next = *view.attempts[k + 1];
+    for (const auto& [id, other] : routes) {
+      const scenario::Route* route = RouteNamed(view, id);
+      if (route == nullptr || other.retired || !other.last_failure) continue;
+      if (id != entry.route && !MayGo(view, entry, *route)) continue;
+      const provider::JournalEntry& failed = *view.attempts[*other.last_failure];
+      if (other.breaker.state(BreakerTime(failed.ended)) != ref::CircuitBreaker::State::kClosed)
+        continue;
+      double latest = 0;
+      for (const Window& window : AllowedGaps(view, *other.last_failure)) {
+        latest = std::max(latest, window.upper_ms);
+      }
+      if (latest >= 1e299 || cooldown_ms <= latest + view.tolerance.late_ms) continue;
+      *judged = true;
+      const double silent = ArrivedMs(next) - EndedMs(failed);
+      if (silent <= latest + view.tolerance.late_ms ||
+          silent + view.tolerance.early_ms < cooldown_ms) {
+        continue;
+      }
+      return fmt::format(
+          "{} left route {}'s breaker closed ({} consecutive failure(s), "
+          "threshold {}), so the declared policy could retry it within {:.1f} ms; "
+          "the next request, {}, came {:.1f} ms after it, past the {:.0f} ms "
+          "cooldown, as if the breaker had opened before its threshold",
+          OnRoute(failed), Quote(id), other.breaker.consecutive_failures(), config.threshold,
+          latest, OnRoute(next), silent, cooldown_ms);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 // Each route's breaker replayed from the subject's own attempts (per call, as the declared
 // policy's `routing.breaker` says): an attempt while it is open, or more than the declared
-// probes while half-open, is a violation.
+// probes while half-open, is a violation; so is a breaker that behaves as open before its
+// threshold (EarlyTrip, from the journal).
 CheckResult RouteBreakerHonoured(const View& view) {
   if (!view.has_routes()) return NotApplicable("", std::string(kNoRoutes));
   if (!view.has_policy()) return NotApplicable("", NoPolicy(view));
-  if (view.black_box) return NotApplicable("", "black-box subject: no attempts to replay");
   const ref::BreakerConfig& config = view.policy().routing.breaker;
-  const auto at = [&](Duration d, double extra_ms = 0) {
-    return ref::CircuitBreaker::Time{} + std::chrono::duration_cast<std::chrono::nanoseconds>(d) +
-           std::chrono::microseconds(static_cast<long long>(extra_ms * 1000));
-  };
+  bool closed_judged = false;
+  if (std::string early = EarlyTrip(view, &closed_judged); !early.empty()) {
+    return Fail("", std::move(early));
+  }
+  if (view.black_box) {
+    if (closed_judged) return Pass("");
+    return NotApplicable("", "black-box subject: no attempts to replay");
+  }
+  const auto at = [](Duration d, double extra_ms = 0) { return BreakerTime(d, extra_ms); };
   bool opened = false;
   for (std::size_t i = 0; i < view.calls.size(); ++i) {
     std::map<std::string, ref::CircuitBreaker> breakers;
@@ -188,7 +269,7 @@ CheckResult RouteBreakerHonoured(const View& view) {
       }
     }
   }
-  if (!opened) {
+  if (!opened && !closed_judged) {
     return NotApplicable("",
                          fmt::format("no route's breaker opened (threshold {})", config.threshold));
   }
@@ -350,6 +431,120 @@ CheckResult AdviseSharedFateFailover(const View& view) {
     }
   }
   if (!judged) return NotApplicable("", "no attempt failed inside a shared-fate outage");
+  return Pass("");
+}
+
+namespace {
+
+struct RouteAttempt {
+  std::string route;
+  double start_ms = 0, end_ms = 0;
+  bool failed = true;
+};
+
+// The call's attempts with their routes and times: from the subject's own events when every
+// response/start names its route (refused connections included), else from the journal when it
+// holds every attempt; nullopt when neither.
+std::optional<std::vector<RouteAttempt>> AttemptsByRoute(const View& view) {
+  std::vector<RouteAttempt> out;
+  std::map<int, std::size_t> open;  // attempt number -> index in out
+  bool named = !view.black_box;
+  for (const ClientRecord* record : view.calls[0].records) {
+    const std::string type = EventType(*record);
+    const std::optional<int> attempt = Int(record->event, "attempt");
+    if (type == protocol::kStart) {
+      const std::string route = protocol::RouteIdOf(record->event);
+      if (route.empty() || !attempt) {
+        named = false;
+        break;
+      }
+      open[*attempt] = out.size();
+      out.push_back({route, Ms(record->at), Ms(record->at), true});
+    } else if (attempt && (type == protocol::kInterrupted || type == protocol::kCommitted ||
+                           type == protocol::kFailed)) {
+      const auto found = open.find(*attempt);
+      if (found == open.end()) continue;
+      out[found->second].end_ms = Ms(record->at);
+      out[found->second].failed = type != protocol::kCommitted;
+      open.erase(found);
+    }
+  }
+  if (named && !out.empty()) return out;
+  if (view.refusals()) return std::nullopt;
+  out.clear();
+  for (const provider::JournalEntry* entry : view.attempts) {
+    out.push_back({entry->route, ArrivedMs(*entry), EndedMs(*entry), !entry->truth.answer});
+  }
+  return out;
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::ranges::nth_element(values, middle);
+  return *middle;
+}
+
+}  // namespace
+
+// A route that fails fast looks ready again soonest, and a router that picks by readiness or
+// latency alone soaks up its retries there. The call's attempts are halved in order; a route
+// whose every attempt failed in at most a quarter of the other routes' median attempt time
+// must not take a much larger share of the second half than of the first. Thresholds keep a
+// correct client quiet: the second half must hold at least six of its attempts (more than a
+// breaker's default threshold of five lets through) and three quarters of the half, a quarter
+// more than the first half held.
+CheckResult AdviseFastFailingRouteShare(const View& view) {
+  if (!view.has_routes()) return NotApplicable("", std::string(kNoRoutes));
+  if (!view.single_call()) return NotApplicable("", "several concurrent calls share the routes");
+  const std::optional<std::vector<RouteAttempt>> attempts = AttemptsByRoute(view);
+  if (!attempts) {
+    return NotApplicable("",
+                         "refused connections never reach the journal and the subject "
+                         "names no route on its attempts");
+  }
+  constexpr std::size_t kMinAttempts = 12;
+  constexpr std::size_t kMinInSecondHalf = 6;
+  if (attempts->size() < kMinAttempts) {
+    return NotApplicable("", fmt::format("{} attempt(s); a share is judged from {}",
+                                         attempts->size(), kMinAttempts));
+  }
+  const std::size_t half = attempts->size() / 2;
+  bool judged = false;
+  for (const scenario::Route& route : view.scenario.routes) {
+    std::vector<double> own, others;
+    std::size_t first = 0, second = 0;
+    bool all_failed = true;
+    for (std::size_t i = 0; i < attempts->size(); ++i) {
+      const RouteAttempt& attempt = (*attempts)[i];
+      const double took = attempt.end_ms - attempt.start_ms;
+      if (attempt.route != route.id) {
+        others.push_back(took);
+        continue;
+      }
+      own.push_back(took);
+      all_failed = all_failed && attempt.failed;
+      ++(i < half ? first : second);
+    }
+    if (own.empty() || others.empty() || !all_failed) continue;
+    const double slowest_own = std::ranges::max(own);
+    const double others_median = Median(others);
+    if (others_median < 50 || slowest_own * 4 > others_median) continue;
+    judged = true;
+    const double share_first = static_cast<double>(first) / static_cast<double>(half);
+    const double share_second =
+        static_cast<double>(second) / static_cast<double>(attempts->size() - half);
+    if (second < kMinInSecondHalf || share_second < 0.75 || share_second < share_first + 0.25) {
+      continue;
+    }
+    return Fail("", fmt::format("route {} failed every attempt fast (at most {:.1f} ms, the other "
+                                "routes' attempts took {:.1f} ms in the median), yet its share "
+                                "of the call's attempts grew from {} of the first {} to {} of "
+                                "the last {}",
+                                Quote(route.id), slowest_own, others_median, first, half, second,
+                                attempts->size() - half));
+  }
+  if (!judged) return NotApplicable("", "no route failed fast beside slower ones");
   return Pass("");
 }
 

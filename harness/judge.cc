@@ -12,7 +12,7 @@ using nlohmann::json;
 
 constexpr auto kAdvisory = report::Severity::kAdvisory;
 
-constexpr std::array<InvariantInfo, 37> kCatalog{{
+constexpr std::array<InvariantInfo, 38> kCatalog{{
     {"LIFE-001",
      "Each call ends with exactly one terminal event (response/committed or "
      "response/failed)."},
@@ -67,8 +67,9 @@ constexpr std::array<InvariantInfo, 37> kCatalog{{
      "No request reaches a route before its own Retry-After (the declared policy's reading), "
      "while other routes stay usable at once."},
     {"ROUTE-005",
-     "A route's circuit breaker opens at its declared threshold: no attempt reaches it while "
-     "open but the declared half-open probes."},
+     "A route's circuit breaker opens at its declared threshold and not before: no attempt "
+     "reaches it while open but the declared half-open probes, and a route whose breaker is "
+     "still closed is not left to wait out a cooldown."},
     {"ROUTE-006",
      "In-stream and mid-stream errors count as route failures: before commit, the call moves on "
      "to a route the failure may go to instead of giving up."},
@@ -98,6 +99,10 @@ constexpr std::array<InvariantInfo, 37> kCatalog{{
     {"ADV-006",
      "After a failure that takes a whole shared-fate group down, the call does not fail over "
      "to another route of the same group (that wastes the budget).",
+     kAdvisory},
+    {"ADV-007",
+     "A route that fails fast does not attract a growing share of the call's attempts (a "
+     "router that picks by readiness or latency alone soaks up its retries there).",
      kAdvisory},
 }};
 
@@ -335,7 +340,8 @@ std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const
                                                        AdviseIdleTimeout,
                                                        AdviseTransientRetried,
                                                        AdviseNonRetryable,
-                                                       AdviseSharedFateFailover};
+                                                       AdviseSharedFateFailover,
+                                                       AdviseFastFailingRouteShare};
   std::vector<CheckResult> results;
   for (std::size_t i = 0; i < kChecks.size(); ++i) {
     CheckResult result =

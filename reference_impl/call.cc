@@ -582,10 +582,22 @@ Decision Call::Reroute(const Failure& failure, const Decision& own, const Decisi
     down.reason = GiveUpReason::kAllRoutesDown;
     return down;
   }
-  if (next->route == route_) return own;
+  if (next->route == route_) return HeldByBreaker(own, input, next->at);
   Decision failover = DecideFailover(policy_, input, next->at, options_.budget, own.retry());
   if (failover.kind == Decision::Kind::kFailOver) route_ = next->route;
   return failover;
+}
+
+// A retry on the failed route itself: its own decision, unless the route's breaker opened and
+// holds it past that retry time, so that the retry waits for the breaker's probe (within the
+// same deadline and budget as any other attempt).
+Decision Call::HeldByBreaker(const Decision& own, const DecisionInput& input, Time ready) {
+  if (!own.retry() || ready <= own.retry_at) return own;
+  Decision held = DecideFailover(policy_, input, ready, options_.budget, /*token_taken=*/true);
+  if (held.kind != Decision::Kind::kFailOver) return held;
+  held.kind = Decision::Kind::kRetry;
+  held.delay_source = DelaySource::kBreaker;
+  return held;
 }
 
 // The call's last failure, naming every route's own last one (response/failed's route_failures

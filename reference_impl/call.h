@@ -176,6 +176,7 @@ class Call {
                    std::vector<Action>& out);
   Decision Reroute(const Failure& failure, const Decision& own, const DecisionInput& input,
                    Time now);
+  Decision HeldByBreaker(const Decision& own, const DecisionInput& input, Time ready);
   Failure AllRoutesDown(Failure last) const;
   LifecycleEvent Event(EventType type) const;
   std::vector<Action> End(Failure failure);

@@ -17,7 +17,7 @@ namespace {
 using std::chrono::milliseconds;
 using Json = nlohmann::json;
 
-constexpr std::array<std::pair<DelaySource, std::string_view>, 7> kSourceNames{{
+constexpr std::array<std::pair<DelaySource, std::string_view>, 8> kSourceNames{{
     {DelaySource::kRetryAfterMs, "retry-after-ms"},
     {DelaySource::kRetryAfter, "retry-after"},
     {DelaySource::kRetryAfterDate, "retry-after-date"},
@@ -25,6 +25,7 @@ constexpr std::array<std::pair<DelaySource, std::string_view>, 7> kSourceNames{{
     {DelaySource::kRatelimitReset, "ratelimit-reset"},
     {DelaySource::kBackoff, "backoff"},
     {DelaySource::kFailover, "failover"},
+    {DelaySource::kBreaker, "breaker"},
 }};
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }

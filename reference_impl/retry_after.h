@@ -46,6 +46,7 @@ enum class DelaySource {
   kRatelimitReset,  // "ratelimit-reset"
   kBackoff,         // "backoff" (the policy's own backoff; never produced by the parser)
   kFailover,        // "failover": until another route is ready (0: at once); never parsed
+  kBreaker,         // "breaker": until the route's own open breaker lets a probe through
 };
 std::string_view ToString(DelaySource source);
 std::optional<DelaySource> ParseDelaySource(std::string_view text);

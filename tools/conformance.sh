@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The conformance matrix (issue 6): the built-in catalogue against the reference client and every
 # shipped adapter (the official openai and @anthropic-ai/sdk npm packages, raw and with their
-# streaming helpers, and the no-recovery Python baseline), over real sockets.
+# streaming helpers, the Vercel AI SDK and LangChain JS, and the no-recovery Python baseline), over
+# real sockets; then the routes/ category against the two routers (LangChain's withFallbacks and
+# Vercel's ai-fallback) beside the reference client.
 #
 #   tools/conformance.sh [BUILD_DIR] [OUT_DIR]     (defaults: build/release, faultline-reports/conformance)
 #
@@ -18,17 +20,21 @@ out="${2:-faultline-reports/conformance}"
 faultline="$build/harness/faultline"
 [[ -x "$faultline" ]] || { echo "conformance.sh: $faultline not built (tools/build.sh release)" >&2; exit 2; }
 harness/adapters/setup.sh
+harness/adapters/setup.sh --frameworks
 mkdir -p "$out" docs
 timeout="${FAULTLINE_TIMEOUT:-330}"
 # Two subjects at a time: more would start so many Node processes at once on a 2-core machine
 # that start-up alone takes seconds and timing checks measure the machine, not the client.
-subjects=(reference python-baseline openai-node anthropic-node openai-node-helper anthropic-node-helper)
-results=()
+subjects=(reference python-baseline openai-node anthropic-node openai-node-helper anthropic-node-helper
+          vercel-ai langchain)
+routers=(routers-reference langchain-fallbacks vercel-ai-fallback)
+# run_subject NAME [FILTER]: the subject NAME (routers-reference: the in-process reference client
+# again) over the catalogue, or over FILTER.
 run_subject() {
-  local subject="$1" status=0
+  local subject="$1" filter="${2:-${FAULTLINE_FILTER:-}}" status=0
   local args=(run --time real --jobs 16 --timeout "$timeout" --out "$out/$subject")
-  [[ "$subject" == reference ]] || args+=(--adapter "$subject")
-  [[ -n "${FAULTLINE_FILTER:-}" ]] && args+=(--filter "$FAULTLINE_FILTER")
+  [[ "$subject" == reference || "$subject" == routers-reference ]] || args+=(--adapter "$subject")
+  [[ -n "$filter" ]] && args+=(--filter "$filter")
   "$faultline" "${args[@]}" > "$out/$subject.txt" 2> "$out/$subject.log" || status=$?
   ((status <= 1)) || { cat "$out/$subject.log" >&2; return "$status"; }
   echo "$subject: $(sed -n 2p "$out/$subject.txt")" >&2
@@ -39,8 +45,13 @@ for ((i = 0; i < ${#subjects[@]}; i += 2)); do
   wait "$first"
   wait "$second"
 done
+for router in "${routers[@]}"; do run_subject "$router" 'routes/*'; done
+results=()
 for subject in "${subjects[@]}"; do results+=("$out/$subject/result.json"); done
+router_results=()
+for router in "${routers[@]}"; do router_results+=("$out/$router/result.json"); done
 "$faultline" report render --matrix "${results[@]}" -o "$out/matrix.html"
+"$faultline" report render --matrix "${router_results[@]}" -o "$out/routers.html"
 {
   echo "# Conformance matrix"
   echo
@@ -53,5 +64,15 @@ for subject in "${subjects[@]}"; do results+=("$out/$subject/result.json"); done
   echo "\`faultline run --adapter SUBJECT --filter SCENARIO --timeout $timeout\`."
   echo
   "$faultline" report render --matrix "${results[@]}" --format md
+  echo
+  echo "## Routers: the routes/ category"
+  echo
+  echo "The two routers built on the adapter kit (harness/adapters/README.md), each over the call"
+  echo "line's routes, beside the in-process reference client: \`langchain-fallbacks\` (LangChain JS"
+  echo "\`withFallbacks\` over one chat model per route) and \`vercel-ai-fallback\` (the Vercel AI SDK"
+  echo "with the \`ai-fallback\` package). Reproduce one cell with"
+  echo "\`faultline run --adapter langchain-fallbacks --filter SCENARIO --timeout $timeout\`."
+  echo
+  "$faultline" report render --matrix "${router_results[@]}" --format md
 } > docs/conformance-matrix.md
-echo "conformance.sh: docs/conformance-matrix.md and $out/matrix.html written" >&2
+echo "conformance.sh: docs/conformance-matrix.md, $out/matrix.html and $out/routers.html written" >&2

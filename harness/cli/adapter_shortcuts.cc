@@ -28,8 +28,8 @@ struct Shortcut {
 constexpr std::string_view kFrameworks = "frameworks";
 constexpr std::string_view kFrameworksSetup = "setup.sh --frameworks";
 
-const std::array<Shortcut, 8>& Shortcuts() {
-  static const std::array<Shortcut, 8> kShortcuts{{
+const std::array<Shortcut, 10>& Shortcuts() {
+  static const std::array<Shortcut, 10> kShortcuts{{
       {"openai-node",
        "node",
        "openai-node.mjs",
@@ -48,6 +48,21 @@ const std::array<Shortcut, 8>& Shortcuts() {
        {Dialect::kAnthropicMessages}},
       {"vercel-ai", "node", "vercel-ai.mjs", "", {}, kFrameworks, kFrameworksSetup},
       {"langchain", "node", "langchain.mjs", "", {}, kFrameworks, kFrameworksSetup},
+      // The routers: failover over the call line's routes (docs/routes.md).
+      {"vercel-ai-fallback",
+       "node",
+       "vercel-ai.mjs",
+       " --with-fallbacks",
+       {},
+       kFrameworks,
+       kFrameworksSetup},
+      {"langchain-fallbacks",
+       "node",
+       "langchain.mjs",
+       " --with-fallbacks",
+       {},
+       kFrameworks,
+       kFrameworksSetup},
       {"python-baseline", "python3", "python_baseline.py", "", {}},
       {"reference", "", "", " call --adapter", {}},
   }};

@@ -18,7 +18,8 @@ struct ResolvedAdapter {
 };
 
 // `text` is a shortcut name (openai-node, openai-node-helper, anthropic-node,
-// anthropic-node-helper, vercel-ai, langchain, python-baseline, reference) or a command. The
+// anthropic-node-helper, vercel-ai, langchain, vercel-ai-fallback, langchain-fallbacks,
+// python-baseline, reference) or a command. The
 // adapters are looked up in $FAULTLINE_ADAPTERS_DIR, else in share/faultline/adapters beside an
 // installed binary's bin/, else in the source tree this binary was built from. Errors: a Node
 // adapter whose pinned packages are not installed (names the setup command).

@@ -52,7 +52,7 @@ TEST_F(AdapterShortcutsTest, NamesStandForTheirScripts) {
 }
 
 TEST_F(AdapterShortcutsTest, FrameworkAdaptersNeedTheirOwnPackages) {
-  for (const char* name : {"vercel-ai", "langchain"}) {
+  for (const char* name : {"vercel-ai", "langchain", "vercel-ai-fallback", "langchain-fallbacks"}) {
     auto missing = ResolveAdapter(name);
     ASSERT_FALSE(missing) << name;
     EXPECT_THAT(missing.error(), HasSubstr("setup.sh --frameworks")) << name;
@@ -63,6 +63,11 @@ TEST_F(AdapterShortcutsTest, FrameworkAdaptersNeedTheirOwnPackages) {
   EXPECT_EQ(vercel->command, fmt::format("node '{}'", (dir_ / "vercel-ai.mjs").string()));
   EXPECT_TRUE(vercel->dialects.empty());  // all three dialects
   EXPECT_EQ(vercel->label, "vercel-ai");
+  auto router = ResolveAdapter("langchain-fallbacks");
+  ASSERT_TRUE(router) << router.error();
+  EXPECT_EQ(router->command,
+            fmt::format("node '{}' --with-fallbacks", (dir_ / "langchain.mjs").string()));
+  EXPECT_EQ(router->label, "langchain-fallbacks");
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// The ROUTE-* invariants and ADV-006, each on a hand-built trace that keeps it and one that
-// breaks it.
+// The ROUTE-* invariants, ADV-006 and ADV-007, each on a hand-built trace that keeps it and one
+// that breaks it.
 #include <gtest/gtest.h>
 
 #include "harness/judge.h"
@@ -161,6 +161,52 @@ TEST(JudgeRouteTest, Route005NoAttemptWhileTheBreakerIsOpen) {
   EXPECT_NE(check.evidence.find("while its breaker was open"), std::string::npos) << check.evidence;
 }
 
+// A breaker that behaves as open before its threshold: after one failure (threshold 3) the
+// subject leaves the primary alone for the whole cooldown, though its backoff allows a retry
+// within 1 s. Judged from the journal alone: this subject reports no attempts (black-box).
+TEST(JudgeRouteTest, Route005TheBreakerDoesNotTripBeforeItsThreshold) {
+  json policy = TestPolicy();
+  policy["max_attempts"] = 6;
+  policy["routing"] = {{"breaker", {{"threshold", 3}, {"cooldown_ms", 5000}}}};
+  const auto build = [&](double retry_at) {
+    TraceBuilder builder(policy);
+    auto& first = On(builder.Error(0, 5, "provider-unavailable", true), "primary");
+    first.status = 503;
+    On(builder.Answer(retry_at, retry_at + 10, "hi"), "primary");
+    return builder.Build();
+  };
+  EXPECT_EQ(StatusOf(build(600), "ROUTE-005", Routes()), CheckStatus::kPass);
+  const auto check = CheckOf(build(5100), "ROUTE-005", Routes());
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("before its threshold"), std::string::npos) << check.evidence;
+  // A gap past the backoff but short of the cooldown is a late retry, not an early trip.
+  EXPECT_EQ(StatusOf(build(3000), "ROUTE-005", Routes()), CheckStatus::kPass);
+  // Past the threshold the cooldown is what the declared breaker asks for.
+  policy["routing"]["breaker"]["threshold"] = 1;
+  EXPECT_NE(StatusOf(build(5100), "ROUTE-005", Routes()), CheckStatus::kFail);
+}
+
+// The same across routes: the primary fails, the call fails over, the secondary fails too; both
+// breakers are still closed (threshold 2), yet the subject waits out the primary's cooldown.
+TEST(JudgeRouteTest, Route005AFailoverDoesNotHideABreakerThatTrippedEarly) {
+  json policy = TestPolicy();
+  policy["max_attempts"] = 6;
+  policy["routing"] = {{"breaker", {{"threshold", 2}, {"cooldown_ms", 2000}}}};
+  const auto build = [&](double back_at) {
+    TraceBuilder builder(policy);
+    On(builder.Error(0, 5, "provider-unavailable", true), "primary").status = 503;
+    On(builder.Error(10, 15, "provider-unavailable", true), "tertiary").status = 503;
+    On(builder.Answer(back_at, back_at + 10, "hi"), "primary");
+    return builder.Build();
+  };
+  EXPECT_EQ(StatusOf(build(150), "ROUTE-005", Routes()), CheckStatus::kPass);
+  EXPECT_EQ(StatusOf(build(900), "ROUTE-005", Routes()), CheckStatus::kPass);  // late, no trip
+  const auto check = CheckOf(build(2100), "ROUTE-005", Routes());
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("route \"primary\"'s breaker closed"), std::string::npos)
+      << check.evidence;
+}
+
 TEST(JudgeRouteTest, Route006AMidStreamErrorIsARouteFailure) {
   const auto build = [](bool moved_on) {
     TraceBuilder builder;
@@ -255,6 +301,31 @@ TEST(JudgeRouteTest, Adv006NoFailoverInsideAGroupThatIsDown) {
   EXPECT_EQ(check.severity, report::Severity::kAdvisory);
   EXPECT_EQ(StatusOf(build("tertiary"), "ADV-006", Routes(false, true)), CheckStatus::kPass);
   EXPECT_EQ(StatusOf(build("tertiary"), "ADV-006", Routes()), CheckStatus::kNotApplicable);
+}
+
+// A dozen and more attempts over a primary that fails in 2 ms and a tertiary that fails in 500 ms:
+// a router that keeps coming back to the fast failure gives it most of the second half.
+TEST(JudgeRouteTest, Adv007AFastFailingRouteDoesNotSoakUpTheAttempts) {
+  json policy = TestPolicy();
+  policy["max_attempts"] = 20;
+  const auto build = [&](std::string_view order) {
+    TraceBuilder builder(policy);
+    double at = 0;
+    for (const char route : order) {
+      const bool fast = route == 'p';
+      On(builder.Error(at, at + (fast ? 2 : 500), "provider-unavailable", true),
+         fast ? "primary" : "tertiary")
+          .status = 503;
+      at += fast ? 12 : 510;
+    }
+    return builder.Build();
+  };
+  EXPECT_EQ(StatusOf(build("ptptptptptptpt"), "ADV-007", Routes()), CheckStatus::kPass);
+  const auto check = CheckOf(build("ptptpttpppppptt"), "ADV-007", Routes());
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("grew from 3 of the first 7 to 6 of the last 8"), std::string::npos)
+      << check.evidence;
+  EXPECT_EQ(CheckOf(build("ptptpt"), "ADV-007", Routes()).status, CheckStatus::kNotApplicable);
 }
 
 }  // namespace

@@ -165,6 +165,37 @@ TEST(RouteCallTest, TheBreakerOpensAtItsThresholdAndAGoodProbeClosesIt) {
   EXPECT_EQ(h.Of(EventType::kCommitted)[0]->route_id, "primary");
 }
 
+// The only route that fits trips its breaker (threshold 1): its retry waits for the breaker's
+// probe, not for its own short backoff, and a failed probe waits out another cooldown. (The
+// virtual world's routes/openai-chat-fast-fail-beside-slow-fail caught the retry going out at
+// its backoff while the breaker was open.)
+TEST(RouteCallTest, ARetryOnARouteWhoseBreakerOpenedWaitsForItsProbe) {
+  CallRequest request = TwoRoutes();
+  for (CallRoute& route : request.routes) route.body = std::string(kToolsBody);
+  request.routes[1].traits.capabilities.tools = false;
+  RetryPolicy policy = TestPolicy();
+  policy.max_attempts = 3;
+  policy.routing.breaker = {.threshold = 1, .cooldown = milliseconds(3000), .half_open_probes = 1};
+  Harness h(policy, std::move(request));
+  h.Start(0);
+  auto after = h.Exchange(Error503(), 10);
+  const Action* wait = Find(after, Kind::kWait);
+  ASSERT_NE(wait, nullptr);
+  EXPECT_GE(wait->at, At(3010));  // the cooldown from the failure, which ends the exchange
+  EXPECT_LE(wait->at, At(3012));
+  ASSERT_EQ(h.Of(EventType::kInterrupted).size(), 1u);
+  EXPECT_EQ(h.Of(EventType::kInterrupted)[0]->delay_source, DelaySource::kBreaker);
+  EXPECT_EQ(h.Of(EventType::kInterrupted)[0]->scheduled_retry, milliseconds(3000));
+  EXPECT_EQ(h.Of(EventType::kInterrupted)[0]->next_route_id, "");
+  h.Timer(wait->at);
+  EXPECT_EQ(h.call.route_id(), "primary");
+  after = h.Exchange(Error503(), 3020);  // the probe fails: open for another cooldown
+  wait = Find(after, Kind::kWait);
+  ASSERT_NE(wait, nullptr);
+  EXPECT_GE(wait->at, At(6020));
+  EXPECT_LE(wait->at, At(6022));
+}
+
 TEST(RouteCallTest, EveryRouteDownEndsTheCallAtOnceWithEveryRoutesFailure) {
   Harness h(TestPolicy(), TwoRoutes());
   h.Start(0);
