@@ -65,9 +65,23 @@ void RedactSecretHeaders(std::vector<scenario::Header>& headers) {
   }
 }
 
+namespace {
+
+// What an entry holds of its request (the writes and the truth are bounded by the plan).
+std::size_t EntryBytes(const JournalEntry& entry) {
+  std::size_t bytes = entry.target.size() + entry.body.size();
+  for (const auto* fields : {&entry.headers, &entry.trailers}) {
+    for (const scenario::Header& field : *fields) bytes += field.name.size() + field.value.size();
+  }
+  return bytes;
+}
+
+}  // namespace
+
 // entries_ is used as a ring once it holds `capacity_` entries: the entry with index i lives at
-// entries_[i % capacity_]. Until then entries_[i - first_index_] (first_index_ is 0) is the same
-// slot, so one formula serves both phases and appends never move entries.
+// entries_[i % capacity_]. Until then entries_[i] is the same slot, so one formula serves both
+// phases and appends never move entries. Entries dropped for bytes leave an empty slot behind
+// first_index_.
 std::uint64_t Journal::Begin(JournalEntry entry) {
   std::lock_guard lock(mu_);
   const std::uint64_t index = next_index_++;
@@ -77,14 +91,23 @@ std::uint64_t Journal::Begin(JournalEntry entry) {
     first_index_ = next_index_;
     return index;
   }
+  if (entries_.size() == capacity_ && first_index_ + capacity_ == index) DropOldest();
+  bytes_ += EntryBytes(entry);
   if (entries_.size() < capacity_) {
     entries_.push_back(std::move(entry));
   } else {
     entries_[index % capacity_] = std::move(entry);
-    ++first_index_;
-    ++dropped_;
   }
+  while (bytes_ > max_bytes_ && first_index_ < index) DropOldest();
   return index;
+}
+
+void Journal::DropOldest() {
+  JournalEntry& oldest = entries_[first_index_ % capacity_];
+  bytes_ -= EntryBytes(oldest);
+  oldest = JournalEntry{};
+  ++first_index_;
+  ++dropped_;
 }
 
 JournalEntry* Journal::Find(std::uint64_t index) {
@@ -127,6 +150,7 @@ std::uint64_t Journal::dropped() const {
 void Journal::Clear() {
   std::lock_guard lock(mu_);
   entries_.clear();
+  bytes_ = 0;
   next_index_ = 0;
   first_index_ = 0;
   dropped_ = 0;

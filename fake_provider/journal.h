@@ -71,11 +71,18 @@ std::string RedactedSecret(std::string_view value);
 // Redacts the value of every secret header in place.
 void RedactSecretHeaders(std::vector<scenario::Header>& headers);
 
+// How much one journal keeps. Load tests send millions of requests to one session, and each
+// entry keeps its request's body and headers whole: past either bound the oldest entries are
+// dropped (and counted), never the newest.
+struct JournalLimits {
+  std::size_t entries = 100'000;
+  std::size_t bytes = 64 * 1024 * 1024;  // request bytes kept: target, headers, trailers, body
+};
+
 class Journal {
  public:
-  // Keeps at most `capacity` entries; older ones are dropped and counted (load tests send
-  // millions of requests to one session).
-  explicit Journal(std::size_t capacity = 100000) : capacity_(capacity) {}
+  explicit Journal(JournalLimits limits = {})
+      : capacity_(limits.entries), max_bytes_(limits.bytes) {}
 
   // Appends an entry and returns its index.
   std::uint64_t Begin(JournalEntry entry);
@@ -88,8 +95,11 @@ class Journal {
 
  private:
   JournalEntry* Find(std::uint64_t index);  // requires mu_
+  void DropOldest();                        // requires mu_ and an entry to drop
   mutable std::mutex mu_;
   std::size_t capacity_;
+  std::size_t max_bytes_;
+  std::size_t bytes_ = 0;  // EntryBytes of the entries kept
   std::uint64_t next_index_ = 0;
   std::uint64_t first_index_ = 0;      // index of entries_.front()
   std::vector<JournalEntry> entries_;  // ring trimmed from the front

@@ -60,7 +60,8 @@ class FuzzHost final : public internal::SessionHost {
       return std::unexpected(internal::AddSessionError{Code::kLimit, "no room"});
     }
     auto session = std::make_shared<internal::SessionState>(
-        id, base_url() + "/s/" + id, 0, std::move(scenario), seed.value_or(0), Now(), 8);
+        id, base_url() + "/s/" + id, 0, std::move(scenario), seed.value_or(0), Now(),
+        provider::JournalLimits{.entries = 8});
     sessions_.emplace(id, session);
     return session;
   }
@@ -89,7 +90,8 @@ class FuzzHost final : public internal::SessionHost {
     const auto it = catalogue.find(id);
     if (it == catalogue.end() || !it->second.listener_outages.empty()) return nullptr;
     auto session = std::make_shared<internal::SessionState>(
-        it->first, base_url() + "/s/" + it->first, 0, it->second, 0, Now(), 8);
+        it->first, base_url() + "/s/" + it->first, 0, it->second, 0, Now(),
+        provider::JournalLimits{.entries = 8});
     sessions_.emplace(it->first, session);
     return session;
   }

@@ -441,9 +441,10 @@ std::expected<std::shared_ptr<SessionState>, AddSessionError> Engine::CreateOne(
   std::shared_ptr<SessionState> session;
   try {  // the scenario is compiled here; nothing should throw, but this is an API edge
     const WallTime start = parent ? parent->start() : clock_.Now();
-    session = std::make_shared<SessionState>(id, base_url, listener ? port : 0, std::move(scenario),
-                                             seed.value_or(options_.seed), start,
-                                             options_.journal_capacity, std::move(parent));
+    session = std::make_shared<SessionState>(
+        id, base_url, listener ? port : 0, std::move(scenario), seed.value_or(options_.seed), start,
+        JournalLimits{.entries = options_.journal_capacity, .bytes = options_.journal_max_bytes},
+        std::move(parent));
   } catch (const std::exception& e) {
     return std::unexpected(AddSessionError{Code::kInvalid, e.what()});
   }
@@ -559,6 +560,7 @@ StatsSnapshot Engine::Stats() const {
                   {"max_listeners", options_.max_listeners},
                   {"max_connections", max_connections_},
                   {"journal_capacity", options_.journal_capacity},
+                  {"journal_max_bytes", options_.journal_max_bytes},
                   {"request_timeout_ms", options_.request_timeout.count()}};
   stats.sessions = ListSessions().size();
   stats.uptime_ms = std::chrono::duration_cast<std::chrono::milliseconds>(

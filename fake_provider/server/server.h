@@ -62,7 +62,8 @@ struct ServerOptions {
   // Open connections; also kept below the process's descriptor limit. Past it a connection
   // gets 503, except GET /_faultline/health and /stats, which are still answered.
   std::size_t max_connections = 10'000;
-  std::size_t journal_capacity = 100000;  // entries kept per session
+  std::size_t journal_capacity = JournalLimits{}.entries;  // entries kept per session
+  std::size_t journal_max_bytes = JournalLimits{}.bytes;   // request bytes kept per session
   // A request must arrive whole within this time, counted from the first byte awaited; also the
   // idle timeout of a kept-alive connection (slowloris guard).
   std::chrono::milliseconds request_timeout{std::chrono::seconds(30)};

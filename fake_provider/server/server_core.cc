@@ -77,17 +77,17 @@ LatenessHistogram::Summary LatenessHistogram::Summarize() const {
 
 SessionState::SessionState(std::string id, std::string base_url, std::uint16_t dedicated_port,
                            scenario::Scenario scenario, std::uint64_t seed, WallTime start,
-                           std::size_t journal_capacity, std::shared_ptr<SessionState> parent)
+                           JournalLimits journal_limits, std::shared_ptr<SessionState> parent)
     : id_(std::move(id)),
       base_url_(std::move(base_url)),
       dedicated_port_(dedicated_port),
       scenario_(scenario),
       seed_(seed),
-      journal_capacity_(journal_capacity),
+      journal_limits_(journal_limits),
       parent_(std::move(parent)),
       has_outages_(!scenario.listener_outages.empty()),
       provider_(std::make_shared<const CompiledScenario>(std::move(scenario)), seed, start),
-      journal_(std::make_shared<Journal>(journal_capacity)),
+      journal_(std::make_shared<Journal>(journal_limits)),
       start_(start) {}
 
 Admission SessionState::Admit(const HttpRequest& request, std::string_view path,
@@ -117,7 +117,7 @@ void SessionState::Reset(WallTime now) {
   for (const auto& route : routes()) route->Reset(now);
   std::lock_guard lock(mu_);
   provider_.Reset(now);
-  journal_ = std::make_shared<Journal>(journal_capacity_);
+  journal_ = std::make_shared<Journal>(journal_limits_);
   start_ = now;
 }
 

@@ -149,7 +149,7 @@ class SessionState {
   // `parent`: the session whose journal and start this route session shares (null: none).
   SessionState(std::string id, std::string base_url, std::uint16_t dedicated_port,
                scenario::Scenario scenario, std::uint64_t seed, WallTime start,
-               std::size_t journal_capacity, std::shared_ptr<SessionState> parent = nullptr);
+               JournalLimits journal_limits, std::shared_ptr<SessionState> parent = nullptr);
 
   const std::string& id() const { return id_; }
   const std::string& base_url() const { return base_url_; }
@@ -183,7 +183,7 @@ class SessionState {
   const std::uint16_t dedicated_port_;
   const scenario::Scenario scenario_;
   const std::uint64_t seed_;
-  const std::size_t journal_capacity_;
+  const JournalLimits journal_limits_;
   // Weak: the parent owns its routes (routes_), and a strong pointer back would keep a deleted
   // session alive. A route whose parent is gone journals into its own journal.
   const std::weak_ptr<SessionState> parent_;

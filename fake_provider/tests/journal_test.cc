@@ -51,7 +51,7 @@ TEST(JournalTest, RecordsWritesAndTheEnd) {
 }
 
 TEST(JournalTest, KeepsTheNewestEntriesAndCountsTheDropped) {
-  Journal journal(3);
+  Journal journal({.entries = 3});
   for (int i = 0; i < 5; ++i) journal.Begin(Entry("/" + std::to_string(i)));
   const auto entries = journal.Snapshot();
   ASSERT_EQ(entries.size(), 3u);
@@ -66,8 +66,40 @@ TEST(JournalTest, KeepsTheNewestEntriesAndCountsTheDropped) {
   EXPECT_EQ(journal.Snapshot()[0].end, EndKind::kInProgress);
 }
 
+// Each entry keeps its request whole, so entries alone do not bound memory (100,000 entries of
+// 4 MiB bodies would be 400 GB): past the byte bound the oldest go, never the newest, in the
+// ring's filling phase and once it wraps.
+TEST(JournalTest, KeepsTheNewestEntriesWithinTheByteBound) {
+  Journal journal({.entries = 4, .bytes = 1000});
+  const auto body = [](std::size_t bytes) {
+    JournalEntry entry = Entry("/a");  // 2 bytes of target
+    entry.body = std::string(bytes - 2, 'x');
+    return entry;
+  };
+  for (int i = 0; i < 3; ++i) journal.Begin(body(400));
+  auto entries = journal.Snapshot();
+  ASSERT_EQ(entries.size(), 2u);  // 800 of 1000 bytes
+  EXPECT_EQ(entries[0].index, 1u);
+  EXPECT_EQ(journal.dropped(), 1u);
+  journal.End(0, EndKind::kCompleted, microseconds(1));  // dropped: ignored
+  journal.End(2, EndKind::kCompleted, microseconds(1));
+  EXPECT_EQ(journal.Snapshot()[1].end, EndKind::kCompleted);
+  // An entry over the whole bound is still kept, alone.
+  journal.Begin(body(5000));
+  entries = journal.Snapshot();
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].index, 3u);
+  // Small ones wrap the ring (4 slots): the entry count bounds them again.
+  for (int i = 0; i < 6; ++i) journal.Begin(body(10));
+  entries = journal.Snapshot();
+  ASSERT_EQ(entries.size(), 4u);
+  EXPECT_EQ(entries.front().index, 6u);
+  EXPECT_EQ(entries.back().index, 9u);
+  EXPECT_EQ(journal.dropped(), 6u);  // 0 for bytes, 1 and 2 for the big one, 3, then 4 and 5
+}
+
 TEST(JournalTest, ZeroCapacityKeepsNothing) {
-  Journal journal(0);
+  Journal journal({.entries = 0});
   EXPECT_EQ(journal.Begin(Entry("/a")), 0u);
   EXPECT_EQ(journal.Begin(Entry("/b")), 1u);
   journal.End(1, EndKind::kCompleted, microseconds(1));
@@ -76,7 +108,7 @@ TEST(JournalTest, ZeroCapacityKeepsNothing) {
 }
 
 TEST(JournalTest, ClearStartsOver) {
-  Journal journal(2);
+  Journal journal({.entries = 2});
   for (int i = 0; i < 3; ++i) journal.Begin(Entry("/x"));
   journal.Clear();
   EXPECT_TRUE(journal.Snapshot().empty());

@@ -326,6 +326,28 @@ TEST_F(HardeningTest, SlowLargeBodiesShareOnePendingBudget) {
   EXPECT_EQ(FetchStats(port())["limits"]["max_pending_body_bytes"], kBudget);
 }
 
+// Issue 14: every journal entry keeps its request's body, so 100,000 entries of 4 MiB bodies
+// could hold 400 GB. A session's journal also keeps at most --max-journal-bytes of requests.
+TEST_F(HardeningTest, AJournalKeepsAtMostItsBytesOfRequests) {
+  constexpr std::size_t kBytes = 64 * 1024;
+  ServerOptions options;
+  options.journal_max_bytes = kBytes;
+  Start(std::move(options));
+  AddHello();
+  const std::string padding(20 * 1024, ' ');  // JSON allows the whitespace; the body is 20 KiB+
+  const std::string body = std::string(kChatBody) + padding;
+  for (int i = 0; i < 6; ++i) {
+    auto response = Fetch(port(), "POST", "/s/hard/hello/v1/chat/completions", body);
+    ASSERT_TRUE(response);
+    ASSERT_EQ(response->status, 200);
+  }
+  const json journal = FetchJournal(port(), "hard/hello");
+  ASSERT_EQ(journal["entries"].size(), 3u);  // 3 x 20 KiB fit in 64 KiB, 4 do not
+  EXPECT_EQ(journal["dropped"], 3);
+  EXPECT_EQ(journal["entries"][0]["index"], 3);
+  EXPECT_EQ(FetchStats(port())["limits"]["journal_max_bytes"], kBytes);
+}
+
 // Issue 14, security 5: --listen 0.0.0.0 bound every interface silently.
 TEST_F(HardeningTest, ListeningBeyondLoopbackNeedsAllowRemoteAndThenAToken) {
   ServerOptions quiet;

@@ -262,6 +262,11 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& options) {
       ->add_option("--journal-capacity", options.server.journal_capacity,
                    "Journal entries kept per session (older ones are dropped and counted)")
       ->capture_default_str();
+  serve
+      ->add_option("--max-journal-bytes", options.server.journal_max_bytes,
+                   "Request bytes (target, headers, trailers, body) a session's journal keeps; "
+                   "past it the oldest entries are dropped and counted")
+      ->capture_default_str();
   AddSecurityOptions(*serve, options.server);
   AddLimitOptions(*serve, options.server);
   serve->footer(std::string(kServeFooter));
