@@ -9,6 +9,7 @@
 #include "harness/request_body.h"
 #include "reference_impl/circuit_breaker.h"
 #include "reference_impl/failover.h"
+#include "reference_impl/route_registry.h"
 #include "scenarios/route_scenario.h"
 
 namespace faultline::harness::judge_internal {
@@ -28,10 +29,11 @@ std::string OnRoute(const provider::JournalEntry& entry) {
                      Quote(entry.route), ArrivedMs(entry), entry.plan_summary);
 }
 
-// The capability the scenario's request needs that `route` lacks, or "".
+// The capability the scenario's request needs that `route` lacks, or "": the client's own
+// oracle, on the very body the route would get.
 std::string_view Lacks(const View& view, const scenario::Route& route) {
-  if (view.scenario.request.tools && !route.capabilities.tools) return "tools";
-  return {};
+  return ref::MissingCapability(RouteCapabilitiesOf(route.capabilities),
+                                ref::NeedsOf(RouteRequestBody(view.scenario, route).dump()));
 }
 
 // The route's answer went out whole: its plan ran to the end (a reset or close after the

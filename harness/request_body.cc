@@ -8,31 +8,92 @@ namespace {
 
 using nlohmann::json;
 
-json WeatherParameters() {
-  return {{"type", "object"},
-          {"properties", {{"city", {{"type", "string"}}}}},
-          {"required", json::array({"city"})}};
+// The smallest image there is: a 1x1 PNG, so an image request stays a small body.
+constexpr std::string_view kImagePng =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg"
+    "==";
+
+std::string ImageDataUrl() { return "data:image/png;base64," + std::string(kImagePng); }
+
+// Strict tools need a closed schema (OpenAI and Anthropic both refuse a strict tool whose
+// parameters allow other properties).
+json WeatherParameters(bool strict) {
+  json parameters = {{"type", "object"},
+                     {"properties", {{"city", {{"type", "string"}}}}},
+                     {"required", json::array({"city"})}};
+  if (strict) parameters["additionalProperties"] = false;
+  return parameters;
 }
 
-json Tools(scenario::Dialect dialect) {
+json Tools(scenario::Dialect dialect, bool strict) {
+  json tool = {{"name", "get_weather"}, {"description", "Current weather for a city"}};
+  tool[dialect == scenario::Dialect::kAnthropicMessages ? "input_schema" : "parameters"] =
+      WeatherParameters(strict);
+  if (strict) tool["strict"] = true;
+  if (dialect == scenario::Dialect::kOpenAiChat) {
+    return json::array({{{"type", "function"}, {"function", tool}}});
+  }
+  if (dialect == scenario::Dialect::kOpenAiResponses) tool["type"] = "function";
+  return json::array({tool});
+}
+
+// The user's turn: the message alone, or the message and the image as content parts.
+json UserContent(scenario::Dialect dialect, const scenario::RequestSpec& request) {
+  if (!request.image) return request.message;
   switch (dialect) {
     case scenario::Dialect::kOpenAiChat:
-      return json::array({{{"type", "function"},
-                           {"function",
-                            {{"name", "get_weather"},
-                             {"description", "Current weather for a city"},
-                             {"parameters", WeatherParameters()}}}}});
+      return json::array({{{"type", "text"}, {"text", request.message}},
+                          {{"type", "image_url"}, {"image_url", {{"url", ImageDataUrl()}}}}});
     case scenario::Dialect::kAnthropicMessages:
-      return json::array({{{"name", "get_weather"},
-                           {"description", "Current weather for a city"},
-                           {"input_schema", WeatherParameters()}}});
+      return json::array({{{"type", "text"}, {"text", request.message}},
+                          {{"type", "image"},
+                           {"source",
+                            {{"type", "base64"},
+                             {"media_type", "image/png"},
+                             {"data", std::string(kImagePng)}}}}});
     case scenario::Dialect::kOpenAiResponses:
-      return json::array({{{"type", "function"},
-                           {"name", "get_weather"},
-                           {"description", "Current weather for a city"},
-                           {"parameters", WeatherParameters()}}});
+      return json::array({{{"type", "input_text"}, {"text", request.message}},
+                          {{"type", "input_image"}, {"image_url", ImageDataUrl()}}});
   }
-  return json::array();
+  return request.message;
+}
+
+// The conversation: the user's turn, then the assistant's own first words when it prefills.
+// OpenAI Responses takes a bare string as input unless the turn has parts or a second turn.
+json Conversation(scenario::Dialect dialect, const scenario::RequestSpec& request) {
+  const bool responses = dialect == scenario::Dialect::kOpenAiResponses;
+  if (responses && !request.image && request.prefill.empty()) return request.message;
+  json user = {{"role", "user"}, {"content", UserContent(dialect, request)}};
+  if (responses) user = {{"type", "message"}, {"role", "user"}, {"content", user["content"]}};
+  json turns = json::array({user});
+  if (!request.prefill.empty()) {
+    json assistant = {{"role", "assistant"}, {"content", request.prefill}};
+    if (responses) assistant["type"] = "message";
+    turns.push_back(assistant);
+  }
+  return turns;
+}
+
+// Reasoning and stop sequences, each in the dialect's own field (the loader refuses what a
+// dialect cannot say: stop sequences in OpenAI Responses).
+void AddReasoningAndStop(scenario::Dialect dialect, const scenario::RequestSpec& request,
+                         json& body) {
+  if (request.reasoning) {
+    switch (dialect) {
+      case scenario::Dialect::kOpenAiChat:
+        body["reasoning_effort"] = "medium";
+        break;
+      case scenario::Dialect::kAnthropicMessages:
+        body["thinking"] = {{"type", "enabled"},
+                            {"budget_tokens", scenario::kAnthropicMinThinkingBudget}};
+        break;
+      case scenario::Dialect::kOpenAiResponses:
+        body["reasoning"] = {{"effort", "medium"}};
+        break;
+    }
+  }
+  if (request.stop.empty() || dialect == scenario::Dialect::kOpenAiResponses) return;
+  body[dialect == scenario::Dialect::kAnthropicMessages ? "stop_sequences" : "stop"] = request.stop;
 }
 
 }  // namespace
@@ -52,15 +113,17 @@ json RequestBody(scenario::Dialect dialect, const scenario::RequestSpec& request
   const std::string model = request.model.empty() ? DefaultModel(dialect) : request.model;
   json body;
   if (dialect == scenario::Dialect::kOpenAiResponses) {
-    body = {{"model", model}, {"input", request.message}, {"stream", request.stream}};
+    body = {
+        {"model", model}, {"input", Conversation(dialect, request)}, {"stream", request.stream}};
     body["max_output_tokens"] = request.max_tokens;
   } else {
     body = {{"model", model},
-            {"messages", json::array({{{"role", "user"}, {"content", request.message}}})},
+            {"messages", Conversation(dialect, request)},
             {"stream", request.stream},
             {"max_tokens", request.max_tokens}};
   }
-  if (request.tools) body["tools"] = Tools(dialect);
+  if (request.tools) body["tools"] = Tools(dialect, request.strict_tools);
+  AddReasoningAndStop(dialect, request, body);
   return body;
 }
 
@@ -69,28 +132,34 @@ std::string WireModel(const scenario::Scenario& scenario, const scenario::Route&
   return scenario.request.model.empty() ? DefaultModel(route.dialect) : scenario.request.model;
 }
 
+ref::RouteCapabilities RouteCapabilitiesOf(const scenario::Capabilities& caps) {
+  return {.tools = caps.tools,
+          .reasoning = caps.reasoning,
+          .images = caps.images,
+          .strict_tools = caps.strict_tools,
+          .stop_sequences = caps.stop_sequences,
+          .prefill = caps.prefill,
+          .context_window = caps.context_window};
+}
+
+json RouteRequestBody(const scenario::Scenario& scenario, const scenario::Route& route) {
+  scenario::RequestSpec request = scenario.request;
+  request.model = WireModel(scenario, route);
+  return RequestBody(route.dialect, request);
+}
+
 std::vector<protocol::RouteLine> RouteLines(
     const scenario::Scenario& scenario,
     const std::function<std::string(std::string_view)>& base_url_of) {
   std::vector<protocol::RouteLine> lines;
   for (const scenario::Route& route : scenario.routes) {
-    scenario::RequestSpec request = scenario.request;
-    request.model = WireModel(scenario, route);
-    const json body = RequestBody(route.dialect, request);
-    const scenario::Capabilities& caps = route.capabilities;
     lines.push_back(
         {.id = route.id,
          .base_url = base_url_of(route.id),
          .dialect = std::string(scenario::ToString(route.dialect)),
-         .model = request.model,
-         .request = body,
-         .capabilities = ref::CapabilitiesToJson({.tools = caps.tools,
-                                                  .reasoning = caps.reasoning,
-                                                  .images = caps.images,
-                                                  .strict_tools = caps.strict_tools,
-                                                  .stop_sequences = caps.stop_sequences,
-                                                  .prefill = caps.prefill,
-                                                  .context_window = caps.context_window}),
+         .model = WireModel(scenario, route),
+         .request = RouteRequestBody(scenario, route),
+         .capabilities = ref::CapabilitiesToJson(RouteCapabilitiesOf(route.capabilities)),
          .priority = route.priority,
          .weight = route.weight,
          .group = route.group});

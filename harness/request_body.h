@@ -1,5 +1,7 @@
-// The request a subject is asked to send: the JSON body for one user message in the dialect's
-// shape (OpenAI Chat Completions, Anthropic Messages, OpenAI Responses).
+// The request a subject is asked to send: the JSON body for one user message (with what else the
+// scenario's request needs: an image, a prefill, reasoning, stop sequences, a strict tool) in the
+// dialect's shape (OpenAI Chat Completions, Anthropic Messages, OpenAI Responses). The one place
+// `faultline call` and `faultline run` build bodies.
 //
 // Pure functions. Thread-safety: reentrant.
 #pragma once
@@ -13,6 +15,7 @@
 #include "harness/protocol.h"
 #include "nlohmann/json.hpp"
 #include "reference_impl/call.h"
+#include "reference_impl/route_registry.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::harness {
@@ -20,9 +23,19 @@ namespace faultline::harness {
 // A plausible model name for the dialect, used when the scenario names none.
 std::string DefaultModel(scenario::Dialect dialect);
 
-// The body for `request` (model defaulted, stream flag, max_tokens, the get_weather tool when
-// `tools` is set).
+// The body for `request` in the dialect's own wire shape: model defaulted, stream flag,
+// max_tokens, the get_weather tool when `tools` is set (strict with `strict_tools`), and what
+// else the request needs (reasoning, an inline image, stop sequences, an assistant prefill).
+// ref::NeedsOf reads each need back from it; the loader refuses a need the dialect cannot say.
 nlohmann::json RequestBody(scenario::Dialect dialect, const scenario::RequestSpec& request);
+
+// The scenario's capabilities of a route as the reference client holds them: the one conversion,
+// for the call line and for the judge.
+ref::RouteCapabilities RouteCapabilitiesOf(const scenario::Capabilities& capabilities);
+
+// The body requests to `route` carry: the scenario's request in the route's dialect, with its
+// wire model.
+nlohmann::json RouteRequestBody(const scenario::Scenario& scenario, const scenario::Route& route);
 
 // What a subject calls: the scenario's dialect and request or, with routes, the primary route
 // (scenario::PrimaryRoute) with its dialect and wire model; the call line's `routes` (RouteLines)

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <exception>
 #include <limits>
+#include <utility>
 
 #include "fmt/format.h"
 #include "scenarios/loader_internal.h"
@@ -56,6 +57,20 @@ void CheckVersion(Reader& reader, const Field& root) {
   }
 }
 
+void ReadStop(Reader& reader, const Field& field, std::vector<std::string>* out) {
+  std::optional<std::vector<Field>> items = reader.ReadList(field);
+  if (!items) return;
+  if (items->empty() || items->size() > kMaxStopSequences) {
+    reader.Fail(field, fmt::format("expected 1 to {} stop sequences, got {}", kMaxStopSequences,
+                                   items->size()));
+  }
+  for (std::size_t i = 0; i < items->size() && reader.ok(); ++i) {
+    std::optional<std::string> text = reader.ReadString((*items)[i]);
+    if (text && text->empty()) reader.Fail((*items)[i], "expected a non-empty stop sequence");
+    if (text) out->push_back(std::move(*text));
+  }
+}
+
 void ReadRequest(Reader& reader, const Field& field, RequestSpec* out) {
   std::optional<Map> map = reader.ReadMap(field, keys::kRequest);
   if (!map) return;
@@ -65,6 +80,70 @@ void ReadRequest(Reader& reader, const Field& field, RequestSpec* out) {
   reader.Get(*map, "max_tokens", &out->max_tokens, 1, kMaxInt);
   reader.Get(*map, "tools", &out->tools);
   reader.Get(*map, "calls", &out->calls, 1, kMaxCalls);
+  reader.Get(*map, "reasoning", &out->reasoning);
+  reader.Get(*map, "image", &out->image);
+  reader.Get(*map, "strict_tools", &out->strict_tools);
+  if (out->strict_tools) {
+    if (map->Has("tools") && !out->tools) {
+      reader.Fail(*map->Get("tools"),
+                  "'strict_tools: true' marks the offered tool strict; it "
+                  "needs 'tools: true' (or leave 'tools' out)");
+    }
+    out->tools = true;
+  }
+  if (std::optional<Field> stop = reader.Present(*map, "stop")) ReadStop(reader, *stop, &out->stop);
+  if (std::optional<Field> prefill = reader.Present(*map, "prefill")) {
+    out->prefill = reader.ReadString(*prefill).value_or("");
+    if (reader.ok() && out->prefill.empty()) {
+      reader.Fail(*prefill,
+                  "expected the assistant's first words, got an empty string (leave "
+                  "'prefill' out for none)");
+    }
+  }
+}
+
+// Why `dialect` cannot carry what `request` needs, at which of its keys; nullopt when it can.
+std::optional<std::pair<std::string_view, std::string>> Unsendable(Dialect dialect,
+                                                                   const RequestSpec& request) {
+  if (dialect == Dialect::kOpenAiResponses && !request.stop.empty()) {
+    return std::pair{"stop", "the OpenAI Responses API has no stop sequences"};
+  }
+  if (dialect != Dialect::kAnthropicMessages) return std::nullopt;
+  if (request.reasoning && !request.prefill.empty()) {
+    return std::pair{"prefill",
+                     "Anthropic's extended thinking cannot be combined with a "
+                     "prefilled answer"};
+  }
+  if (request.reasoning && request.max_tokens <= kAnthropicMinThinkingBudget) {
+    return std::pair{"reasoning",
+                     fmt::format("Anthropic's extended thinking needs max_tokens above its "
+                                 "smallest budget_tokens ({}), got max_tokens {}",
+                                 kAnthropicMinThinkingBudget, request.max_tokens)};
+  }
+  if (!request.prefill.empty() &&
+      request.prefill.find_last_not_of(" \t\r\n") + 1 != request.prefill.size()) {
+    return std::pair{"prefill", "Anthropic refuses a prefill that ends in whitespace"};
+  }
+  return std::nullopt;
+}
+
+// The request goes out in the scenario's dialect and in every route's: each must be able to say
+// what it needs, or the scenario could not be sent as written.
+void CheckRequestDialects(Reader& reader, const Field& field, const Scenario& scenario) {
+  std::optional<Map> map = reader.ReadMap(field, keys::kRequest);
+  if (!map) return;
+  std::vector<std::pair<Dialect, std::string>> targets = {{scenario.dialect, ""}};
+  for (const Route& route : scenario.routes) targets.emplace_back(route.dialect, route.id);
+  for (const auto& [dialect, route] : targets) {
+    const auto unsendable = Unsendable(dialect, scenario.request);
+    if (!unsendable || !reader.ok()) continue;
+    const std::optional<Field> at = map->Get(unsendable->first);
+    reader.Fail(at.value_or(field),
+                fmt::format("the request cannot be sent in {}{}: {}", ToString(dialect),
+                            route.empty() ? " (the scenario's dialect)"
+                                          : fmt::format(" (route '{}')", route),
+                            unsendable->second));
+  }
 }
 
 std::optional<Chaos::Choice> ReadChaosChoice(Reader& reader, const Field& field, Dialect dialect) {
@@ -208,6 +287,9 @@ void ReadDocument(Reader& reader, const Field& root, Scenario* out, YAML::Mark* 
     ReadRequest(reader, *request, &out->request);
   }
   ReadBehaviour(reader, *map, out);
+  if (std::optional<Field> request = reader.Present(*map, "request")) {
+    CheckRequestDialects(reader, *request, *out);
+  }
   if (std::optional<Field> policy = reader.Present(*map, "policy")) {
     out->policy = ReadPolicy(reader, *policy);
   }

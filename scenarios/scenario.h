@@ -336,6 +336,12 @@ struct GroupOutage {
 };
 
 // What the subject is asked to send.
+// Anthropic's extended thinking spends at least this many tokens (`budget_tokens`), which must
+// stay below the request's `max_tokens`.
+inline constexpr int kAnthropicMinThinkingBudget = 1024;
+// How many stop sequences a request may carry (OpenAI Chat's limit).
+inline constexpr std::size_t kMaxStopSequences = 4;
+
 struct RequestSpec {
   bool stream = true;
   std::string model;  // default: a plausible model name for the dialect
@@ -343,6 +349,14 @@ struct RequestSpec {
   int max_tokens = 256;
   bool tools = false;  // offer one tool (get_weather)
   int calls = 1;       // concurrent calls of the same request (stateful rate-limit scenarios)
+  // What else the request needs of the route that serves it (docs/routes.md, capabilities); each
+  // takes the dialect's own wire shape (harness/request_body.h). The context window is needed
+  // through `max_tokens` and the body's size.
+  bool reasoning = false;         // ask the model to reason first
+  bool image = false;             // one small inline image beside the user message
+  bool strict_tools = false;      // the offered tool is strict (the loader sets `tools` too)
+  std::vector<std::string> stop;  // stop sequences, each non-empty
+  std::string prefill;            // "" or the assistant's own first words, ending the conversation
   friend bool operator==(const RequestSpec&, const RequestSpec&) = default;
 };
 

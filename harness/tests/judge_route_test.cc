@@ -2,6 +2,7 @@
 // that breaks it.
 #include <gtest/gtest.h>
 
+#include "fmt/format.h"
 #include "harness/judge.h"
 #include "harness/tests/judge_test_support.h"
 #include "scenarios/loader.h"
@@ -11,6 +12,12 @@ namespace {
 
 using namespace testing;  // NOLINT: the trace builder is this file's vocabulary
 using report::CheckStatus;
+
+scenario::Scenario Parse(const std::string& yaml) {
+  auto scenario = scenario::ParseScenario(yaml, "judge.yaml");
+  EXPECT_TRUE(scenario.has_value()) << (scenario ? "" : scenario.error().ToString());
+  return scenario.value_or(scenario::Scenario{});
+}
 
 // Two routes of one wire model (a third, when asked, of another group); the request offers a
 // tool the secondary cannot take when `tools`.
@@ -27,9 +34,7 @@ dialect: openai-chat
   - {id: secondary, model: m, priority: 1, group: acme, capabilities: {tools: false}}
   - {id: tertiary, model: m, priority: 2, group: other}
 )";
-  auto scenario = scenario::ParseScenario(yaml, "judge.yaml");
-  EXPECT_TRUE(scenario.has_value()) << (scenario ? "" : scenario.error().ToString());
-  return scenario.value_or(scenario::Scenario{});
+  return Parse(yaml);
 }
 
 constexpr std::string_view kBody =
@@ -93,19 +98,84 @@ TEST(JudgeRouteTest, Route002CommittedFromOneAttemptOnTheRouteItNames) {
   EXPECT_EQ(StatusOf(unnamed.Build(), "ROUTE-002", Routes()), CheckStatus::kNotApplicable);
 }
 
-TEST(JudgeRouteTest, Route003NoRequestToARouteLackingACapability) {
-  TraceBuilder keeps;
-  On(keeps.Error(0, 10, "provider-unavailable", true), "primary").status = 503;
-  On(keeps.Answer(10, 20, "hi"), "tertiary");
-  EXPECT_EQ(StatusOf(keeps.Build(), "ROUTE-003", Routes(true)), CheckStatus::kPass);
-  EXPECT_EQ(StatusOf(keeps.Build(), "ROUTE-003", Routes(false)), CheckStatus::kNotApplicable);
+// The primary answers 503, then `to` answers.
+Trace FailoverTo(std::string route) {
+  TraceBuilder builder;
+  On(builder.Error(0, 10, "provider-unavailable", true), "primary").status = 503;
+  On(builder.Answer(10, 20, "hi"), std::move(route));
+  return builder.Build();
+}
 
-  TraceBuilder breaks;
-  On(breaks.Error(0, 10, "provider-unavailable", true), "primary").status = 503;
-  On(breaks.Answer(10, 20, "hi"), "secondary");
-  const auto check = CheckOf(breaks.Build(), "ROUTE-003", Routes(true));
+TEST(JudgeRouteTest, Route003NoRequestToARouteLackingACapability) {
+  EXPECT_EQ(StatusOf(FailoverTo("tertiary"), "ROUTE-003", Routes(true)), CheckStatus::kPass);
+  EXPECT_EQ(StatusOf(FailoverTo("tertiary"), "ROUTE-003", Routes(false)),
+            CheckStatus::kNotApplicable);
+
+  const auto check = CheckOf(FailoverTo("secondary"), "ROUTE-003", Routes(true));
   EXPECT_EQ(check.status, CheckStatus::kFail);
   EXPECT_NE(check.evidence.find("lacks tools"), std::string::npos) << check.evidence;
+}
+
+// A request needing one capability: the primary and the tertiary have it (`fit`), the
+// secondary lacks it (`lack`); with `tertiary_lacks` the tertiary lacks it too.
+struct NeedCase {
+  std::string_view capability;  // as ROUTE-003 names it
+  std::string_view request;
+  std::string_view fit;
+  std::string_view lack;
+};
+
+constexpr NeedCase kNeedCases[] = {
+    {"reasoning", "{reasoning: true, max_tokens: 4000}", "{reasoning: true}", "{}"},
+    {"images", "{image: true}", "{images: true}", "{images: false}"},
+    {"context_window", "{max_tokens: 50000}", "{}", "{context_window: 16000}"},
+    {"stop_sequences", "{stop: [END]}", "{}", "{stop_sequences: false}"},
+    {"prefill", "{prefill: Sure}", "{prefill: true}", "{}"},
+    {"strict_tools", "{strict_tools: true}", "{strict_tools: true}", "{}"},
+};
+
+scenario::Scenario NeedRoutes(const NeedCase& need, bool tertiary_lacks = false) {
+  const std::string yaml = fmt::format(R"(faultline: 1
+name: routes/judge-needs
+description: a request needing {0}, and a secondary lacking it
+dialect: anthropic-messages
+request: {1}
+routes:
+  - {{id: primary, model: m, priority: 0, capabilities: {2}}}
+  - {{id: secondary, model: m, priority: 1, capabilities: {3}}}
+  - {{id: tertiary, model: m, priority: 2, capabilities: {4}}}
+)",
+                                       need.capability, need.request, need.fit, need.lack,
+                                       tertiary_lacks ? need.lack : need.fit);
+  return Parse(yaml);
+}
+
+TEST(JudgeRouteTest, Route003KnowsEveryCapabilityTheRequestNeeds) {
+  for (const NeedCase& need : kNeedCases) {
+    SCOPED_TRACE(need.capability);
+    EXPECT_EQ(StatusOf(FailoverTo("tertiary"), "ROUTE-003", NeedRoutes(need)), CheckStatus::kPass);
+    const auto check = CheckOf(FailoverTo("secondary"), "ROUTE-003", NeedRoutes(need));
+    EXPECT_EQ(check.status, CheckStatus::kFail);
+    EXPECT_NE(check.evidence.find(fmt::format("lacks {} the request needs", need.capability)),
+              std::string::npos)
+        << check.evidence;
+  }
+}
+
+// Giving up after a broken stream is right when every other route lacks what the request needs
+// (MayGo asks the same oracle), wrong while one that has it is untried.
+TEST(JudgeRouteTest, Route006NeedsDecideWhereABrokenStreamMayGo) {
+  for (const NeedCase& need : kNeedCases) {
+    SCOPED_TRACE(need.capability);
+    TraceBuilder builder;
+    On(builder.Error(0, 10, "truncated", true), "primary").status = 200;
+    builder.Failed(11, 1, "truncated", "STREAM_TRUNCATED");
+    EXPECT_EQ(StatusOf(builder.Build(), "ROUTE-006", NeedRoutes(need, true)), CheckStatus::kPass);
+    const auto check = CheckOf(builder.Build(), "ROUTE-006", NeedRoutes(need));
+    EXPECT_EQ(check.status, CheckStatus::kFail);
+    EXPECT_NE(check.evidence.find("without trying route \"tertiary\""), std::string::npos)
+        << check.evidence;
+  }
 }
 
 TEST(JudgeRouteTest, Route004EachRoutesOwnRetryAfter) {

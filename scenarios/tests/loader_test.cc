@@ -214,7 +214,12 @@ Scenario EveryFieldScenario() {
   expected.description = "Every field, set to something other than its default.";
   expected.dialect = Dialect::kAnthropicMessages;
   expected.tags = {"full", "every-field"};
-  expected.request = RequestSpec{false, "claude-x", "Hi there", 99, true, 3};
+  expected.request.stream = false;
+  expected.request.model = "claude-x";
+  expected.request.message = "Hi there";
+  expected.request.max_tokens = 99;
+  expected.request.tools = true;
+  expected.request.calls = 3;
   expected.responses = {ConnectionResetResponse(), RateLimitedResponse(), ContextWindowResponse(),
                         StreamedResponse(), ResetMidEventResponse()};
   expected.rate_limit = RateLimit{2, 100, seconds(10)};
