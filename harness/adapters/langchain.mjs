@@ -25,7 +25,7 @@
 // Exit code: 0 committed, 1 failed, 2 bad input or library not installed.
 import { classifyNetworkError, classifyStreamError, runAdapter }
   from './kit/node/faultline-adapter.mjs';
-import { loadPinned } from './sdk-common.mjs';
+import { conversation, loadPinned, stopSequences } from './sdk-common.mjs';
 import { LANGCHAIN_POLICY } from './policies.mjs';
 
 const { modules: [langchainOpenai, langchainAnthropic], version } =
@@ -44,8 +44,14 @@ function chatModel(call, fetch) {
   return Array.isArray(request.tools) ? model.bindTools(request.tools) : model;
 }
 
-const messagesOf = (request) => (typeof request.input === 'string'
-    ? [{ role: 'user', content: request.input }] : request.messages);
+// LangChain takes OpenAI-style content blocks for every chat model (ChatAnthropic turns a data:
+// URL into a base64 image block); a text-only message stays a string.
+const messagesOf = (request) => conversation(request).map(({ role, parts }) => ({
+  role,
+  content: parts.every((p) => p.type === 'text') ? parts.map((p) => p.text).join('')
+      : parts.map((p) => (p.type === 'text' ? { type: 'text', text: p.text }
+                                            : { type: 'image_url', image_url: { url: p.url } })),
+}));
 
 // One AIMessageChunk (or the whole AIMessage) into the output.
 function take(output, message, { whole }) {
@@ -105,11 +111,12 @@ function policyOf(call) {
 async function main({ call, fetch, signal, output }) {
   const model = routedModel(call, fetch);
   const messages = messagesOf(call.request);
+  const options = { signal, stop: stopSequences(call.request) };
   if (!call.request.stream) {
-    take(output, await model.invoke(messages, { signal }), { whole: true });
+    take(output, await model.invoke(messages, options), { whole: true });
     return;
   }
-  for await (const chunk of await model.stream(messages, { signal })) {
+  for await (const chunk of await model.stream(messages, options)) {
     take(output, chunk, { whole: false });
   }
 }

@@ -107,3 +107,31 @@ export function runSdkAdapter({ name, version, policy, dialects, errors, start }
     main: (context) => start({ ...context, logger: sdkLogger(context.wire) }),
   });
 }
+
+// The runner's request body (any dialect's wire shape) as one neutral conversation, for the
+// framework adapters to hand to their library: [{role, parts}] where a part is {type: 'text',
+// text} or {type: 'image', url} (a data: URL). A Responses `input` may be a plain string or
+// message items (an image or a prefill); an Anthropic image block becomes a data: URL too.
+export function conversation(request) {
+  const items = typeof request.input === 'string' ? [{ role: 'user', content: request.input }]
+      : (request.input ?? request.messages ?? []);
+  return items.map(({ role, content }) => ({ role, parts: partsOf(content) }));
+}
+
+function partsOf(content) {
+  if (typeof content === 'string') return [{ type: 'text', text: content }];
+  return (content ?? []).map((part) => {
+    if (part.type === 'image_url') return { type: 'image', url: part.image_url?.url ?? part.image_url };
+    if (part.type === 'input_image') return { type: 'image', url: part.image_url };
+    if (part.type === 'image') {
+      return { type: 'image', url: `data:${part.source?.media_type};base64,${part.source?.data}` };
+    }
+    return { type: 'text', text: part.text ?? '' };  // text, input_text, output_text
+  });
+}
+
+// The request's stop sequences (Chat Completions `stop`, Messages `stop_sequences`), or undefined.
+export const stopSequences = (request) => {
+  const stop = request.stop ?? request.stop_sequences;
+  return stop === undefined ? undefined : [stop].flat();
+};

@@ -24,7 +24,7 @@
 // Exit code: 0 committed, 1 failed, 2 bad input or library not installed.
 import { classifyNetworkError, classifyStreamError, runAdapter }
   from './kit/node/faultline-adapter.mjs';
-import { loadPinned } from './sdk-common.mjs';
+import { conversation, loadPinned, stopSequences } from './sdk-common.mjs';
 import { VERCEL_AI_POLICY } from './policies.mjs';
 
 const withFallbacks = process.argv.includes('--with-fallbacks');
@@ -79,10 +79,15 @@ function policyOf(call) {
 
 function callOptions(call, fetch, signal) {
   const { request } = call;
-  const prompt = typeof request.input === 'string' ? { prompt: request.input }
-      : { messages: request.messages };
-  return { model: routedModel(call, fetch), ...prompt, tools: tools(request), abortSignal: signal,
-           maxOutputTokens: request.max_tokens ?? request.max_output_tokens };
+  // The library's own message parts: {type: 'text'} and {type: 'image'} with a data: URL.
+  const messages = conversation(request).map(({ role, parts }) => ({
+    role,
+    content: parts.map((p) => (p.type === 'text' ? { type: 'text', text: p.text }
+                                                 : { type: 'image', image: p.url })),
+  }));
+  return { model: routedModel(call, fetch), messages, tools: tools(request), abortSignal: signal,
+           maxOutputTokens: request.max_tokens ?? request.max_output_tokens,
+           stopSequences: stopSequences(request) };
 }
 
 const usageOf = (u) => ({ input_tokens: u?.inputTokens ?? null,
