@@ -136,10 +136,10 @@ constexpr std::string_view kTokenBucket =
 
 const std::array<Profile, 18> kProfiles{{
     {"openai-node", "openai 6.30.1 (Node), default client",
-     "harness/adapters/policies.mjs:89 OPENAI_NODE_POLICY (openai src/client.ts:423, 824-899)",
+     "harness/adapters/policies.mjs:95 OPENAI_NODE_POLICY (openai src/client.ts:423, 824-899)",
      kOpenAiNode, std::nullopt},
     {"anthropic-node", "@anthropic-ai/sdk 1.14.0 (Node), default client",
-     "harness/adapters/policies.mjs:104 ANTHROPIC_NODE_POLICY (@anthropic-ai/sdk "
+     "harness/adapters/policies.mjs:110 ANTHROPIC_NODE_POLICY (@anthropic-ai/sdk "
      "src/client.ts:1119, 1977-2071)",
      kAnthropicNode, std::nullopt},
     {"openai-python", "openai-python, default client",
@@ -152,11 +152,11 @@ const std::array<Profile, 18> kProfiles{{
      "_calculate_retry_timeout (0 < retry_after <= 60)",
      kPythonSdk, std::nullopt},
     {"vercel-ai", "Vercel AI SDK 6 (ai), streamText/generateText",
-     "harness/adapters/policies.mjs:130 VERCEL_AI_POLICY (ai src/util/"
+     "harness/adapters/policies.mjs:136 VERCEL_AI_POLICY (ai src/util/"
      "retry-with-exponential-backoff.ts:10-131, prepare-retries.ts:41)",
      kVercelAi, std::nullopt},
     {"langchain-js", "LangChain JS AsyncCaller (p-retry), 7 attempts",
-     "harness/adapters/policies.mjs:177 LANGCHAIN_POLICY (@langchain/core "
+     "harness/adapters/policies.mjs:184 LANGCHAIN_POLICY (@langchain/core "
      "dist/utils/async_caller.js:100-198, p-retry/index.js:29-95)",
      kLangChainJs, std::nullopt},
     {"aws-standard", "AWS SDK retry mode 'standard'",

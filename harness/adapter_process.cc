@@ -82,6 +82,7 @@ class Collector {
   void Overflow(std::string why) {
     if (!run_.overflow.empty()) return;
     run_.overflow = std::move(why);
+    run_.stopped = Now();
     ::kill(-pid_, SIGKILL);
   }
   int PollTimeoutMs() const;
@@ -167,6 +168,7 @@ bool Collector::Stopping() {
   if (!terminated_at_) {
     run_.interrupted = true;
     terminated_at_ = Now();
+    run_.stopped = terminated_at_;
     ::kill(-pid_, SIGTERM);
     return false;
   }
@@ -185,6 +187,7 @@ AdapterRun Collector::Run() {
     }
     if (Now() >= launch_.timeout) {
       run_.timed_out = true;
+      run_.stopped = Now();
       ::kill(-pid_, SIGKILL);
       break;
     }

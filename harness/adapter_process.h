@@ -35,6 +35,9 @@ struct AdapterRun {
   std::size_t stderr_bytes = 0;
   std::optional<std::chrono::microseconds> cancel_sent;
   std::chrono::microseconds ended{0};  // when the process exited (or was killed)
+  // When the runner began to stop it (its timeout, a stop request, a flood), before any signal:
+  // what the process closes from then on, it closes because it is being stopped.
+  std::optional<std::chrono::microseconds> stopped;
   bool timed_out = false;
   int exit_status = 0;        // the exit code, or 128 + signal
   std::optional<int> signal;  // the signal that ended it (SIGKILL when the runner killed it)

@@ -330,8 +330,10 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
     }
     trace.subject_timed_out = trace.subject_timed_out || run.timed_out;
     trace.interrupted = trace.interrupted || run.interrupted;
-    if (run.timed_out && (!trace.subject_stopped_at || run.ended < *trace.subject_stopped_at)) {
-      trace.subject_stopped_at = run.ended;
+    // The moment the stop began, not the exit: a socket the kill closes is closed by the runner.
+    const auto stopped = run.stopped.value_or(run.ended);
+    if (run.timed_out && (!trace.subject_stopped_at || stopped < *trace.subject_stopped_at)) {
+      trace.subject_stopped_at = stopped;
     }
     if (!run.stderr_text.empty()) {
       trace.subject_stderr += (runs.size() > 1 ? fmt::format("[call {}] ", i) : "") +

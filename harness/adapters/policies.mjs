@@ -30,9 +30,14 @@ const NODE20_FETCH_TIMEOUTS = {
   total_ms: null,
 };
 
+// A client of one endpoint: every attempt goes to the base URL it was given (the format's default
+// is the reference client's failover between routes, docs/routes.md).
+const ONE_ENDPOINT = { failover: false };
+
 // No recovery at all: one attempt, no hint read, no budget (fields that only matter for a retry
 // are stated anyway, so that no reference default is implied).
 const NO_RETRIES = {
+  routing: ONE_ENDPOINT,
   mode: 'standard',
   max_attempts: 1,
   retryable_classes: [],
@@ -82,6 +87,7 @@ const SDK_BACKOFF = {
 // bounds the time between stream chunks or the whole call. No budget; min_attempt_ms is moot
 // without a deadline.
 const SDK_COMMON = {
+  routing: ONE_ENDPOINT,
   ...SDK_RETRIED, backoff: SDK_BACKOFF, min_attempt_ms: 0,
   timeouts: NODE20_FETCH_TIMEOUTS, budget: null,
 };
@@ -129,6 +135,7 @@ const NO_BACKOFF_CAP_MS = 2 ** 31 - 1;
 // postToApi with `fetch ?? globalThis.fetch` (@ai-sdk/provider-utils/src/post-to-api.ts:12,84).
 export const VERCEL_AI_POLICY = {
   mode: 'standard',
+  routing: ONE_ENDPOINT,  // one provider model; --with-fallbacks declares its own routing
   // ai/src/util/prepare-retries.ts:41 `maxRetries ?? 2`.
   max_attempts: 3,
   // Retried: an APICallError whose isRetryable is true (ai/src/util/retry-with-exponential-
@@ -176,6 +183,7 @@ export const VERCEL_AI_POLICY = {
 const LANGCHAIN_NO_RETRY = [400, 401, 402, 403, 404, 405, 406, 407, 409, 413];
 export const LANGCHAIN_POLICY = {
   mode: 'standard',
+  routing: ONE_ENDPOINT,  // one chat model; --with-fallbacks declares its own routing
   // async_caller.js:182 `params.maxRetries ?? 6`: 7 attempts.
   max_attempts: 7,
   // defaultFailedAttemptHandler (async_caller.js:133-161): STATUS_NO_RETRY (:12-23) and a

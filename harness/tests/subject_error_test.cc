@@ -3,6 +3,9 @@
 // the kind, its exit status or signal and its stderr; never an invariant failure.
 #include <gtest/gtest.h>
 
+#include <thread>
+
+#include "harness/adapter_process.h"
 #include "harness/runner.h"
 #include "scenarios/loader.h"
 
@@ -95,6 +98,39 @@ TEST(SubjectErrorTest, AWellBehavedMinimalAdapterIsNoError) {
       RunCommand(Echo(kHello) + "; " + Echo(R"({"type":"response/committed","text":"Hello"})"));
   EXPECT_NE(result.verdict, report::Verdict::kError) << result.error;
   EXPECT_FALSE(result.subject_error.has_value());
+}
+
+// When the runner stops an adapter, the stop is timed when it begins, not when the process has
+// gone: sockets the dying process closes are closed by the runner. Timed at the exit, a client
+// with no idle timeout passed TIME-001 whenever its connection closed before the reaping ended.
+TEST(AdapterProcessTest, AStopIsTimedWhenItBeginsNotWhenTheAdapterIsGone) {
+  using namespace std::chrono_literals;
+  std::stop_source stop;
+  AdapterLaunch launch;
+  launch.command = "trap 'sleep 0.4; exit 0' TERM; echo '{}'; while :; do sleep 0.05; done";
+  launch.call_line = "{}";
+  launch.stop = stop.get_token();
+  launch.timeout = 30s;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(200ms);
+    stop.request_stop();
+  });
+  const auto run = RunAdapter(launch);
+  stopper.join();
+  ASSERT_TRUE(run) << run.error();
+  EXPECT_TRUE(run->interrupted);
+  ASSERT_TRUE(run->stopped);
+  EXPECT_GE(run->ended - *run->stopped, 350ms);  // its TERM trap takes 0.4 s to exit
+
+  launch.command = "while :; do sleep 0.05; done";
+  launch.stop = {};
+  launch.timeout = 300ms;
+  const auto timed_out = RunAdapter(launch);
+  ASSERT_TRUE(timed_out) << timed_out.error();
+  EXPECT_TRUE(timed_out->timed_out);
+  ASSERT_TRUE(timed_out->stopped);
+  EXPECT_GE(*timed_out->stopped, 300ms);
+  EXPECT_LE(*timed_out->stopped, timed_out->ended);
 }
 
 }  // namespace
