@@ -158,6 +158,14 @@ ref::CircuitBreaker::Time BreakerTime(Duration d, double extra_ms = 0) {
          std::chrono::microseconds(static_cast<long long>(extra_ms * 1000));
 }
 
+// One route's declared breaker replayed over the journal, with what EarlyTrip needs of it.
+struct RouteReplay {
+  explicit RouteReplay(const ref::BreakerConfig& config) : breaker(config) {}
+  ref::CircuitBreaker breaker;
+  std::optional<std::size_t> last_failure;  // index into view.attempts
+  bool retired = false;                     // its last failure is one the policy never retries
+};
+
 // "Not before its threshold", from the journal: each route's declared breaker replayed over the
 // requests it got. A route whose breaker is still closed may be retried as soon as the declared
 // backoff (or its response's hint) allows after its last failure, so a call that has moved on
@@ -168,13 +176,6 @@ ref::CircuitBreaker::Time BreakerTime(Duration d, double extra_ms = 0) {
 // retry the policy allows. Calls that share the routes are left alone: a subject may keep one
 // breaker per route for all its calls, and another call's failures may have opened it. `judged`
 // is set when some gap was judged so.
-struct RouteReplay {
-  explicit RouteReplay(const ref::BreakerConfig& config) : breaker(config) {}
-  ref::CircuitBreaker breaker;
-  std::optional<std::size_t> last_failure;  // index into view.attempts
-  bool retired = false;                     // its last failure is one the policy never retries
-};
-
 std::string EarlyTrip(const View& view, bool* judged) {
   if (!view.single_call() || view.scenario.request.calls > 1 || view.refusals()) return {};
   const ref::BreakerConfig& config = view.policy().routing.breaker;
@@ -224,16 +225,48 @@ std::string EarlyTrip(const View& view, bool* judged) {
   return {};
 }
 
+// "No traffic while open", from the subject's own attempts: each route's breaker replayed per
+// call from response/start and the failure or commit of each attempt (their route_id); an
+// attempt while it is open, or more than the declared probes while half-open, is a violation.
+// `opened` is set when some breaker left the closed state.
+std::string OpenBreakerUsed(const View& view, bool* opened) {
+  const ref::BreakerConfig& config = view.policy().routing.breaker;
+  for (std::size_t i = 0; i < view.calls.size(); ++i) {
+    std::map<std::string, ref::CircuitBreaker> breakers;
+    for (const ClientRecord* record : view.calls[i].records) {
+      const std::string type = EventType(*record);
+      const std::string route = protocol::RouteIdOf(record->event);
+      if (route.empty()) continue;
+      ref::CircuitBreaker& breaker = breakers.try_emplace(route, config).first->second;
+      if (type == protocol::kStart) {
+        const auto now = BreakerTime(record->at, view.tolerance.early_ms);
+        const auto state = breaker.state(now);
+        if (state != ref::CircuitBreaker::State::kClosed) *opened = true;
+        if (breaker.Allow(now)) continue;
+        return fmt::format(
+            "call {}: response/start on route {} at {:.1f} ms while its breaker "
+            "was {} ({} consecutive failures, threshold {}, cooldown {} ms, {} "
+            "probe(s))",
+            i, Quote(route), Ms(record->at), ref::ToString(state), breaker.consecutive_failures(),
+            config.threshold, config.cooldown.count(), config.half_open_probes);
+      }
+      if (type == protocol::kInterrupted || type == protocol::kFailed) {
+        if (record->event.contains("attempt")) breaker.RecordFailure(BreakerTime(record->at));
+      } else if (type == protocol::kCommitted) {
+        breaker.RecordSuccess();
+      }
+    }
+  }
+  return {};
+}
+
 }  // namespace
 
-// Each route's breaker replayed from the subject's own attempts (per call, as the declared
-// policy's `routing.breaker` says): an attempt while it is open, or more than the declared
-// probes while half-open, is a violation; so is a breaker that behaves as open before its
-// threshold (EarlyTrip, from the journal).
+// ROUTE-005: the declared breaker honoured both ways, not tripping early (from the journal) and
+// sending nothing while open (from the subject's events).
 CheckResult RouteBreakerHonoured(const View& view) {
   if (!view.has_routes()) return NotApplicable("", std::string(kNoRoutes));
   if (!view.has_policy()) return NotApplicable("", NoPolicy(view));
-  const ref::BreakerConfig& config = view.policy().routing.breaker;
   bool closed_judged = false;
   if (std::string early = EarlyTrip(view, &closed_judged); !early.empty()) {
     return Fail("", std::move(early));
@@ -242,38 +275,13 @@ CheckResult RouteBreakerHonoured(const View& view) {
     if (closed_judged) return Pass("");
     return NotApplicable("", "black-box subject: no attempts to replay");
   }
-  const auto at = [](Duration d, double extra_ms = 0) { return BreakerTime(d, extra_ms); };
   bool opened = false;
-  for (std::size_t i = 0; i < view.calls.size(); ++i) {
-    std::map<std::string, ref::CircuitBreaker> breakers;
-    std::string current;
-    for (const ClientRecord* record : view.calls[i].records) {
-      const std::string type = EventType(*record);
-      const std::string route = protocol::RouteIdOf(record->event);
-      if (route.empty()) continue;
-      ref::CircuitBreaker& breaker = breakers.try_emplace(route, config).first->second;
-      if (type == protocol::kStart) {
-        const auto now = at(record->at, view.tolerance.early_ms);
-        const auto state = breaker.state(now);
-        if (state != ref::CircuitBreaker::State::kClosed) opened = true;
-        if (!breaker.Allow(now)) {
-          return Fail("", fmt::format("call {}: response/start on route {} at {:.1f} ms while its "
-                                      "breaker was {} ({} consecutive failures, threshold {}, "
-                                      "cooldown {} ms, {} probe(s))",
-                                      i, Quote(route), Ms(record->at), ref::ToString(state),
-                                      breaker.consecutive_failures(), config.threshold,
-                                      config.cooldown.count(), config.half_open_probes));
-        }
-      } else if (type == protocol::kInterrupted || type == protocol::kFailed) {
-        if (record->event.contains("attempt")) breaker.RecordFailure(at(record->at));
-      } else if (type == protocol::kCommitted) {
-        breaker.RecordSuccess();
-      }
-    }
+  if (std::string used = OpenBreakerUsed(view, &opened); !used.empty()) {
+    return Fail("", std::move(used));
   }
   if (!opened && !closed_judged) {
-    return NotApplicable("",
-                         fmt::format("no route's breaker opened (threshold {})", config.threshold));
+    return NotApplicable("", fmt::format("no route's breaker opened (threshold {})",
+                                         view.policy().routing.breaker.threshold));
   }
   return Pass("");
 }

@@ -27,7 +27,8 @@
 //     (route_registry.h: failover only before commit, as the taxonomy allows, to a route whose
 //     capabilities fit, not before its own hold or breaker cooldown); one attempt budget,
 //     deadline and shared budget bound the whole call (DecideFailover); when no route can take
-//     the request any more the call ends at once, listing every route's last failure;
+//     the request any more the call ends at once, listing every route's last failure (these
+//     decisions are call_routes.cc);
 //   - exactly one terminal event (response/committed or response/failed), followed by Done;
 //     after it every input returns no action and emits nothing;
 //   - Cancel in any phase ends the call at once with ABORTED; Abandon with UNKNOWN.

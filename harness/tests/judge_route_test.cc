@@ -51,6 +51,14 @@ provider::JournalEntry& On(provider::JournalEntry& entry, std::string route) {
   return entry;
 }
 
+// The test policy with six attempts and a breaker of `threshold` and `cooldown_ms`.
+json BreakerPolicy(int threshold, int cooldown_ms) {
+  json policy = TestPolicy();
+  policy["max_attempts"] = 6;
+  policy["routing"] = {{"breaker", {{"threshold", threshold}, {"cooldown_ms", cooldown_ms}}}};
+  return policy;
+}
+
 CheckStatus StatusOf(const Trace& trace, std::string_view id, const scenario::Scenario& scenario) {
   return CheckOf(trace, id, scenario).status;
 }
@@ -195,9 +203,7 @@ TEST(JudgeRouteTest, Route004EachRoutesOwnRetryAfter) {
 }
 
 TEST(JudgeRouteTest, Route005NoAttemptWhileTheBreakerIsOpen) {
-  json policy = TestPolicy();
-  policy["max_attempts"] = 6;
-  policy["routing"] = {{"breaker", {{"threshold", 2}, {"cooldown_ms", 1000}}}};
+  json policy = BreakerPolicy(2, 1000);
   const auto build = [&](double probe_at) {
     TraceBuilder builder(policy);
     const auto attempt = [&](double at, int n, std::string route) {
@@ -235,9 +241,7 @@ TEST(JudgeRouteTest, Route005NoAttemptWhileTheBreakerIsOpen) {
 // subject leaves the primary alone for the whole cooldown, though its backoff allows a retry
 // within 1 s. Judged from the journal alone: this subject reports no attempts (black-box).
 TEST(JudgeRouteTest, Route005TheBreakerDoesNotTripBeforeItsThreshold) {
-  json policy = TestPolicy();
-  policy["max_attempts"] = 6;
-  policy["routing"] = {{"breaker", {{"threshold", 3}, {"cooldown_ms", 5000}}}};
+  json policy = BreakerPolicy(3, 5000);
   const auto build = [&](double retry_at) {
     TraceBuilder builder(policy);
     auto& first = On(builder.Error(0, 5, "provider-unavailable", true), "primary");
@@ -251,17 +255,16 @@ TEST(JudgeRouteTest, Route005TheBreakerDoesNotTripBeforeItsThreshold) {
   EXPECT_NE(check.evidence.find("before its threshold"), std::string::npos) << check.evidence;
   // A gap past the backoff but short of the cooldown is a late retry, not an early trip.
   EXPECT_EQ(StatusOf(build(3000), "ROUTE-005", Routes()), CheckStatus::kPass);
-  // Past the threshold the cooldown is what the declared breaker asks for.
+  // Past the threshold the cooldown is what the declared breaker asks for: nothing is left to
+  // judge (the subject reports no attempts to replay).
   policy["routing"]["breaker"]["threshold"] = 1;
-  EXPECT_NE(StatusOf(build(5100), "ROUTE-005", Routes()), CheckStatus::kFail);
+  EXPECT_EQ(StatusOf(build(5100), "ROUTE-005", Routes()), CheckStatus::kNotApplicable);
 }
 
 // The same across routes: the primary fails, the call fails over, the secondary fails too; both
 // breakers are still closed (threshold 2), yet the subject waits out the primary's cooldown.
 TEST(JudgeRouteTest, Route005AFailoverDoesNotHideABreakerThatTrippedEarly) {
-  json policy = TestPolicy();
-  policy["max_attempts"] = 6;
-  policy["routing"] = {{"breaker", {{"threshold", 2}, {"cooldown_ms", 2000}}}};
+  json policy = BreakerPolicy(2, 2000);
   const auto build = [&](double back_at) {
     TraceBuilder builder(policy);
     On(builder.Error(0, 5, "provider-unavailable", true), "primary").status = 503;
