@@ -19,7 +19,9 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -61,6 +63,10 @@ struct SseEvent {
 struct StreamEvents {
   std::vector<SseEvent> events;
   std::size_t terminator = 0;
+  // The first event that shows the caller output (a text delta, or the start of a tool call):
+  // a client that retries a stream only "before any output" may retry a failure before it.
+  // nullopt when the stream has neither text nor a tool call.
+  std::optional<std::size_t> first_output;
 };
 
 struct Body {

@@ -6,7 +6,9 @@
 // by content_block_stop; a `ping` right after the first content_block_start; message_delta with
 // stop_reason and output usage; message_stop, the terminator. Every event is named (`event:`)
 // and its data repeats the name in "type". Empty text gives no text block (an empty completion).
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,9 +74,10 @@ void CloseBlock(int index, std::vector<SseEvent>& events) {
   events.push_back(Event("content_block_stop", {{"type", "content_block_stop"}, {"index", index}}));
 }
 
-// The content blocks of a stream, in order; returns how many blocks it opened.
+// The content blocks of a stream, in order; returns how many blocks it opened. `first_output`:
+// the first text delta or tool_use start.
 int AppendBlocks(const scenario::Content& content, const ResponseIds& ids,
-                 std::vector<SseEvent>& events) {
+                 std::vector<SseEvent>& events, std::optional<std::size_t>& first_output) {
   int index = 0;
   if (!content.reasoning.empty()) {
     OpenBlock(index, {{"type", "thinking"}, {"thinking", ""}, {"signature", ""}}, events);
@@ -86,12 +89,14 @@ int AppendBlocks(const scenario::Content& content, const ResponseIds& ids,
   }
   if (!content.text.empty()) {
     OpenBlock(index, {{"type", "text"}, {"text", ""}}, events);
+    first_output = events.size();
     AppendDeltas(index, "text_delta", "text", SplitCodePoints(content.text, content.chunk_size),
                  events);
     CloseBlock(index++, events);
   }
   if (content.tool_call) {
     const scenario::ToolCallSpec& call = *content.tool_call;
+    if (!first_output) first_output = events.size();
     OpenBlock(
         index,
         {{"type", "tool_use"}, {"id", ids.item_id}, {"name", call.name}, {"input", Json::object()}},
@@ -114,8 +119,11 @@ StreamEvents MessagesStream(const scenario::Content& content, const ResponseIds&
   message["stop_sequence"] = nullptr;
   message["usage"] = UsageObject(usage.input_tokens, 1);
   events.push_back(Event("message_start", {{"type", "message_start"}, {"message", message}}));
-  const int blocks = AppendBlocks(content, ids, events);
-  events.insert(events.begin() + (blocks > 0 ? 2 : 1), Event("ping", {{"type", "ping"}}));
+  const int blocks = AppendBlocks(content, ids, events, out.first_output);
+  const std::size_t ping = blocks > 0 ? 2 : 1;
+  events.insert(events.begin() + static_cast<std::ptrdiff_t>(ping),
+                Event("ping", {{"type", "ping"}}));
+  if (out.first_output && *out.first_output >= ping) ++*out.first_output;
   Json delta = Json::object({{"stop_reason", StopReason(content)}, {"stop_sequence", nullptr}});
   events.push_back(Event("message_delta", {{"type", "message_delta"},
                                            {"delta", std::move(delta)},

@@ -94,6 +94,7 @@ StreamEvents ChatStream(const scenario::Content& content, const ResponseIds& ids
   for (const std::string& piece : SplitCodePoints(content.reasoning, content.chunk_size)) {
     events.push_back(DeltaChunk(ids, {{"content", nullptr}, {"reasoning_content", piece}}));
   }
+  if (!content.text.empty() || content.tool_call) out.first_output = events.size();
   for (const std::string& piece : SplitCodePoints(content.text, content.chunk_size)) {
     events.push_back(DeltaChunk(ids, {{"content", piece}}));
   }

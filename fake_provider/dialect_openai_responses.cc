@@ -206,6 +206,11 @@ class StreamBuilder {
   }
 
  private:
+  // The next event is the first one that shows output, unless one already did.
+  void MarkOutput() {
+    if (!out_.first_output) out_.first_output = out_.events.size();
+  }
+
   void Emit(std::string_view type, const Json& fields) {
     Json data = Json::object({{"type", type}});
     for (const auto& [key, value] : fields.items()) data[key] = value;
@@ -236,6 +241,7 @@ class StreamBuilder {
     Emit("response.output_item.added", {{"output_index", output_index},
                                         {"item", MessageItem(ids_, "in_progress", Json::array())}});
     Emit("response.content_part.added", With(where, "part", TextPart("")));
+    MarkOutput();
     for (const std::string& piece : SplitCodePoints(content_.text, content_.chunk_size)) {
       Json fields = With(where, "delta", piece);
       fields["logprobs"] = Json::array();
@@ -253,6 +259,7 @@ class StreamBuilder {
   void AddFunctionCall(int output_index) {
     const scenario::ToolCallSpec& call = *content_.tool_call;
     const Json where = {{"item_id", FunctionCallId(ids_)}, {"output_index", output_index}};
+    MarkOutput();
     Emit("response.output_item.added", {{"output_index", output_index},
                                         {"item", FunctionCallItem(ids_, call, "in_progress", "")}});
     for (const std::string& piece : SplitBytes(call.arguments, call.chunk_size)) {

@@ -31,6 +31,11 @@ nlohmann::json TruthToJson(const PlanTruth& truth) {
     silences.push_back(std::move(item));
   }
   json["silences"] = std::move(silences);
+  if (truth.streamed) {
+    json["streamed"] = true;
+    json["output_before_failure"] = truth.output_before_failure;
+    if (truth.output_from) json["output_from_us"] = truth.output_from->count();
+  }
   return json;
 }
 

@@ -85,6 +85,13 @@ struct PlanTruth {
   // message), in no particular order; huge values saturate at 24 h.
   std::vector<HintValue> hints;
   std::vector<Silence> silences;  // longer than kSilenceThreshold
+  // A 2xx event stream: its failures after the headers are stream failures, which a policy may
+  // retry only before any output (`stream_retries`). Output is a text delta or the start of a
+  // tool call; `output_before_failure`: some had gone out before the failure this truth names
+  // (its class); `output_from`: when the first of it was due, to place a silence against it.
+  bool streamed = false;
+  bool output_before_failure = false;
+  std::optional<Duration> output_from;
   friend bool operator==(const PlanTruth&, const PlanTruth&) = default;
 };
 

@@ -67,7 +67,8 @@ std::string_view ContentType(const CompiledEntry& entry, bool sse_body, bool str
 
 // The timed steps: an optional stall, the head, then the body's schedule.
 std::vector<PlanStep> Steps(const scenario::ResponseSpec& spec, const BodyProgram& program,
-                            std::string head, const SlotValues& values) {
+                            std::string head, const SlotValues& values,
+                            std::optional<Duration>* output_from) {
   Timeline timeline(program.drip_bytes, program.drip_every);
   Duration at = spec.headers_delay;
   if (spec.headers_stall) {
@@ -79,7 +80,7 @@ std::vector<PlanStep> Steps(const scenario::ResponseSpec& spec, const BodyProgra
   std::string& first_write = timeline.SendBuffer(at);
   first_write = std::move(head);
   first_write.reserve(first_write.size() + program.size_hint);
-  plan_internal::EmitBody(program, values, at, timeline);
+  plan_internal::EmitBody(program, values, at, timeline, output_from);
   return timeline.Take();
 }
 
@@ -152,8 +153,10 @@ ResponsePlan CompiledScenario::Plan(const scenario::ResponseSpec& response,
   head.writer = writer_;
   head.content_type = ContentType(*entry, use_stream, request.stream);
   if (!program.chunked) head.content_length = program.items.front().bytes.RenderedSize(values);
-  plan.steps = Steps(spec, program, plan_internal::Head(spec.status, head), values);
+  std::optional<Duration> output_from;
+  plan.steps = Steps(spec, program, plan_internal::Head(spec.status, head), values, &output_from);
   plan.truth = plan_internal::EntryTruth(spec, program, use_stream, head.content_type);
+  if (plan.truth.streamed) plan.truth.output_from = output_from;
   plan.truth.silences = plan_internal::SilencesOf(plan.steps);
   plan.truth.hints = plan_internal::HintValuesOf(spec, plan.steps);
   if (!plan.truth.hints.empty()) plan.truth.hinted = true;

@@ -39,6 +39,7 @@ struct FaultAction {
 struct BodyProgram {
   std::vector<BodyItem> items;
   std::size_t terminator = 0;                    // index of the terminator item (or size)
+  std::optional<std::size_t> first_output;       // StreamEvents::first_output; streams only
   std::vector<std::vector<FaultAction>> faults;  // [p]: after p items; size items + 1
   bool chunked = true;                           // chunked transfer coding, else content-length
   Duration gap{0};                               // between consecutive items
@@ -86,9 +87,11 @@ CompiledEntry CompileEntry(const scenario::ResponseSpec& spec, const DialectWrit
 
 // Appends the steps of `program`'s body starting at `start` (the instant the headers went out,
 // already added to `timeline`'s owner). Returns whether the connection stays usable.
+// `output_from`, when given, receives when the program's first output item goes out (nullopt:
+// never).
 class Timeline;
 bool EmitBody(const BodyProgram& program, const SlotValues& values, Duration start,
-              Timeline& timeline);
+              Timeline& timeline, std::optional<Duration>* output_from = nullptr);
 // How many whole items go out before the termination's cut point.
 std::size_t CutPosition(const BodyProgram& program);
 // Whether a response with this body leaves the connection usable (decided before sending, for

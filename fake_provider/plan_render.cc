@@ -207,6 +207,7 @@ BodyProgram CompileStream(const scenario::Content& content, const DialectWriter&
   const std::size_t count = stream.events.size();
   BodyProgram program;
   program.terminator = std::min(stream.terminator, count);
+  program.first_output = stream.first_output;
   program.faults.resize(count + 1);
   program.split_writes = content.framing.split_writes;
   program.split_delay = content.framing.split_delay;

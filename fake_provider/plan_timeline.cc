@@ -24,6 +24,7 @@ class BodyEmitter {
       : program_(program), values_(values), timeline_(timeline) {}
 
   bool Run(Duration start);
+  const std::optional<Duration>& output_from() const { return output_from_; }
 
  private:
   std::optional<Duration> ApplyFaults(std::size_t position, Duration at);
@@ -38,6 +39,7 @@ class BodyEmitter {
   const BodyProgram& program_;
   const SlotValues& values_;
   Timeline& timeline_;
+  std::optional<Duration> output_from_;
 };
 
 bool BodyEmitter::Run(Duration start) {
@@ -49,6 +51,7 @@ bool BodyEmitter::Run(Duration start) {
     at = *after_faults;
     if (position == cut) break;
     if (position > 0) at += program_.gap;
+    if (position == program_.first_output) output_from_ = at;
     at = EmitItem(program_.items[position], at);
   }
   // The cut happens when the next item would have been due.
@@ -253,9 +256,11 @@ bool KeepsAlive(const BodyProgram& program) {
 }
 
 bool EmitBody(const BodyProgram& program, const SlotValues& values, Duration start,
-              Timeline& timeline) {
+              Timeline& timeline, std::optional<Duration>* output_from) {
   BodyEmitter emitter(program, values, timeline);
-  return emitter.Run(start);
+  const bool usable = emitter.Run(start);
+  if (output_from != nullptr) *output_from = emitter.output_from();
+  return usable;
 }
 
 }  // namespace faultline::provider::plan_internal

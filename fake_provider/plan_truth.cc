@@ -307,12 +307,18 @@ PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& prog
     truth.answer = content.text;
     if (content.tool_call) truth.tool_arguments = content.tool_call->arguments;
     if (content.text.empty() && !content.tool_call) SetClass(truth, {"empty", true});
-    if (stream) {
-      if (const EventFault* fault = SpoilingFault(content, CutPosition(program))) {
-        ApplyFault(*fault, truth);
-      }
-    }
+    const std::size_t cut = CutPosition(program);
+    const EventFault* fault = stream ? SpoilingFault(content, cut) : nullptr;
+    if (fault != nullptr) ApplyFault(*fault, truth);
     if (truth.answer) ApplyEnd(program, stream, truth);
+    if (stream) {
+      truth.streamed = true;
+      // The items sent before the failure: those before the fault, else before the cut.
+      const std::size_t sent =
+          fault != nullptr ? static_cast<std::size_t>(std::max(fault->after_event, 0)) : cut;
+      truth.output_before_failure =
+          !truth.failure_class.empty() && program.first_output && *program.first_output < sent;
+    }
   }
   truth.retryable_ignoring_header = truth.retryable;
   if (spec.should_retry && !truth.failure_class.empty()) {

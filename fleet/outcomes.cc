@@ -18,6 +18,7 @@ ref::Failure Truncated() {
   failure.phase = ref::Phase::kStream;
   failure.retryable = true;
   failure.partial_output = ref::PartialOutput::kUncommitted;
+  failure.streamed = true;
   failure.message = "stream ended without its terminator";
   return failure;
 }
@@ -82,8 +83,10 @@ Outcome Outcomes::FromResponse(const scenario::ResponseSpec& response,
   }
   if (response.content.end.kind == Kind::kStall) {
     const milliseconds idle = policy.timeouts.idle.value_or(milliseconds(0));
-    return Add(
-        ref::TimeoutFailure(ref::TimeoutKind::kIdle, idle, ref::PartialOutput::kUncommitted));
+    ref::Failure stalled =
+        ref::TimeoutFailure(ref::TimeoutKind::kIdle, idle, ref::PartialOutput::kUncommitted);
+    stalled.streamed = true;
+    return Add(std::move(stalled));
   }
   if (response.content.end.kind != Kind::kDone) return Add(Truncated());
   return Outcome{true, false, 0};

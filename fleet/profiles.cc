@@ -42,7 +42,8 @@ constexpr std::string_view kVercelAi =
     R"({"routing":{"failover":false},"mode":"standard","max_attempts":3,"retryable_classes":["rate-limit","timeout",
     "transport","provider-overloaded","provider-unavailable","invalid-request"],
     "statuses":{"retry":[408,409,429,"5xx"],"never":[]},"should_retry_header":false,
-    "retry_phases":["connect","response-headers","stream"],"backoff":{"strategy":"exponential",
+    "retry_phases":["connect","response-headers","stream"],"stream_retries":"before-output",
+    "backoff":{"strategy":"exponential",
     "base_ms":2000,"cap_ms":2147483647,"multiplier":2,"jitter":0,"jitter_mode":"symmetric"},
     "retry_after":{"honor":true,"mode":"replace","cap_ms":59999,"over_cap":"backoff","jitter":0,
     "zero":"immediate","sources":["retry-after-ms","retry-after","retry-after-date"],
@@ -59,7 +60,7 @@ constexpr std::string_view kLangChainJs =
     407,409,413]},"retryable_classes":["rate-limit","timeout","transport","provider-overloaded",
     "provider-unavailable","protocol","truncated","empty","invalid-request"],
     "should_retry_header":false,"retry_phases":["connect","response-headers","stream","finish"],
-    "backoff":{"strategy":"exponential","base_ms":1000,"cap_ms":2147483647,"multiplier":2,
+    "stream_retries":"never","backoff":{"strategy":"exponential","base_ms":1000,"cap_ms":2147483647,"multiplier":2,
     "jitter":1,"jitter_mode":"up"},"retry_after":{"honor":true,"mode":"floor","cap_ms":60000,
     "over_cap":"give-up","missing":"give-up","jitter":0,"zero":"backoff","sources":["retry-after",
     "retry-after-date","body"],"statuses":[429]},"min_attempt_ms":0,"timeouts":{"connect_ms":10000,
@@ -136,10 +137,10 @@ constexpr std::string_view kTokenBucket =
 
 const std::array<Profile, 18> kProfiles{{
     {"openai-node", "openai 6.30.1 (Node), default client",
-     "harness/adapters/policies.mjs:95 OPENAI_NODE_POLICY (openai src/client.ts:423, 824-899)",
+     "harness/adapters/policies.mjs OPENAI_NODE_POLICY (openai src/client.ts:423, 824-899)",
      kOpenAiNode, std::nullopt},
     {"anthropic-node", "@anthropic-ai/sdk 1.14.0 (Node), default client",
-     "harness/adapters/policies.mjs:110 ANTHROPIC_NODE_POLICY (@anthropic-ai/sdk "
+     "harness/adapters/policies.mjs ANTHROPIC_NODE_POLICY (@anthropic-ai/sdk "
      "src/client.ts:1119, 1977-2071)",
      kAnthropicNode, std::nullopt},
     {"openai-python", "openai-python, default client",
@@ -152,11 +153,11 @@ const std::array<Profile, 18> kProfiles{{
      "_calculate_retry_timeout (0 < retry_after <= 60)",
      kPythonSdk, std::nullopt},
     {"vercel-ai", "Vercel AI SDK 6 (ai), streamText/generateText",
-     "harness/adapters/policies.mjs:136 VERCEL_AI_POLICY (ai src/util/"
+     "harness/adapters/policies.mjs VERCEL_AI_POLICY (ai src/util/"
      "retry-with-exponential-backoff.ts:10-131, prepare-retries.ts:41)",
      kVercelAi, std::nullopt},
     {"langchain-js", "LangChain JS AsyncCaller (p-retry), 7 attempts",
-     "harness/adapters/policies.mjs:184 LANGCHAIN_POLICY (@langchain/core "
+     "harness/adapters/policies.mjs LANGCHAIN_POLICY (@langchain/core "
      "dist/utils/async_caller.js:100-198, p-retry/index.js:29-95)",
      kLangChainJs, std::nullopt},
     {"aws-standard", "AWS SDK retry mode 'standard'",

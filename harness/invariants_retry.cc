@@ -87,6 +87,8 @@ std::string ForbiddenText(ref::GiveUpReason reason) {
       return "a status in the declared statuses.never";
     case ref::GiveUpReason::kClassNotRetryable:
       return "not in the declared retryable_classes";
+    case ref::GiveUpReason::kStreamNotRetried:
+      return "a stream failure the declared stream_retries does not retry";
     default:
       return "not retryable";
   }

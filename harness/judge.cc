@@ -126,12 +126,6 @@ std::string Str(const json& event, const char* key) {
   return found != event.end() && found->is_string() ? found->get<std::string>() : std::string();
 }
 
-std::optional<int> Int(const json& event, const char* key) {
-  const auto found = event.find(key);
-  if (found == event.end() || !found->is_number_integer()) return std::nullopt;
-  return found->get<int>();
-}
-
 std::string FailureField(const json& event, const char* key) {
   const auto failure = event.find("failure");
   if (failure == event.end() || !failure->is_object()) return {};
@@ -194,20 +188,31 @@ std::string NoPolicy(const View& view) {
   return "the subject declares no policy in adapter/hello";
 }
 
-std::string ExpectedClass(const View& view, const provider::JournalEntry& entry, bool* ambiguous) {
-  if (view.has_policy()) {
-    const ref::TimeoutConfig& timeouts = view.policy().timeouts;
-    for (const provider::Silence& silence : entry.truth.silences) {
-      const auto limit = silence.before_headers ? timeouts.response_headers : timeouts.idle;
-      if (!limit) continue;
-      if (silence.heartbeat && timeouts.heartbeats_reset_idle && !silence.before_headers) continue;
-      const double limit_ms = static_cast<double>(limit->count());
-      const double length = silence.to ? Ms(*silence.to - silence.from) : 1e300;
-      if (length > limit_ms + view.tolerance.late_ms) return "timeout";
-      // A silence that ends right at the timeout may be cut short by either side first.
-      if (length >= limit_ms - view.tolerance.late_ms && ambiguous != nullptr) *ambiguous = true;
-    }
+namespace {
+
+// The first silence of `entry` that the declared timeouts cut (a correct client times out in
+// it), or nullptr.
+const provider::Silence* TimedOutSilence(const View& view, const provider::JournalEntry& entry,
+                                         bool* ambiguous) {
+  if (!view.has_policy()) return nullptr;
+  const ref::TimeoutConfig& timeouts = view.policy().timeouts;
+  for (const provider::Silence& silence : entry.truth.silences) {
+    const auto limit = silence.before_headers ? timeouts.response_headers : timeouts.idle;
+    if (!limit) continue;
+    if (silence.heartbeat && timeouts.heartbeats_reset_idle && !silence.before_headers) continue;
+    const double limit_ms = static_cast<double>(limit->count());
+    const double length = silence.to ? Ms(*silence.to - silence.from) : 1e300;
+    if (length > limit_ms + view.tolerance.late_ms) return &silence;
+    // A silence that ends right at the timeout may be cut short by either side first.
+    if (length >= limit_ms - view.tolerance.late_ms && ambiguous != nullptr) *ambiguous = true;
   }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string ExpectedClass(const View& view, const provider::JournalEntry& entry, bool* ambiguous) {
+  if (TimedOutSilence(view, entry, ambiguous) != nullptr) return "timeout";
   if (entry.truth.answer) return {};
   return entry.truth.failure_class;
 }
@@ -234,6 +239,17 @@ std::optional<ref::Failure> TruthFailure(const View& view, const provider::Journ
       });
   failure.phase =
       error_status || !headers_came ? ref::Phase::kResponseHeaders : ref::Phase::kStream;
+  if (failure.phase == ref::Phase::kStream && entry.truth.streamed) {
+    // What the caller had seen when the stream failed: output went out before the silence it
+    // times out in, or before the failure the response itself ends in.
+    failure.streamed = true;
+    const provider::Silence* silence = TimedOutSilence(view, entry, nullptr);
+    const bool output_seen =
+        silence != nullptr ? entry.truth.output_from && *entry.truth.output_from <= silence->from
+                           : entry.truth.output_before_failure;
+    failure.partial_output =
+        output_seen ? ref::PartialOutput::kUncommitted : ref::PartialOutput::kNone;
+  }
   if (failure.retryable && entry.truth.retry_after)
     failure.retry_after = std::chrono::ceil<std::chrono::milliseconds>(*entry.truth.retry_after);
   return failure;

@@ -55,7 +55,6 @@ CheckResult Named(std::string id, std::string statement, CheckResult result);
 
 // Field readers for client events.
 std::string Str(const nlohmann::json& event, const char* key);
-std::optional<int> Int(const nlohmann::json& event, const char* key);
 std::string FailureField(const nlohmann::json& event, const char* key);  // failure.<key>
 double ArrivedMs(const provider::JournalEntry& entry);
 double EndedMs(const provider::JournalEntry& entry);

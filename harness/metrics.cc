@@ -17,10 +17,10 @@ const ClientRecord* Terminal(const Trace& trace, int call) {
 // The first chunk of the attempt that `terminal` committed, if it committed.
 std::optional<Duration> FirstToken(const Trace& trace, const ClientRecord* terminal) {
   if (terminal == nullptr || EventType(*terminal) != protocol::kCommitted) return std::nullopt;
-  const auto attempt = terminal->event.value("attempt", 0);
+  const std::optional<int> attempt = Int(terminal->event, "attempt");
   for (const ClientRecord& record : trace.client) {
     if (record.call == terminal->call && EventType(record) == protocol::kChunk &&
-        record.event.value("attempt", 0) == attempt) {
+        Int(record.event, "attempt") == attempt) {
       return record.at;
     }
   }

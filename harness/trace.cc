@@ -114,6 +114,12 @@ std::string EventType(const ClientRecord& record) {
   return found->get<std::string>();
 }
 
+std::optional<int> Int(const json& event, const char* key) {
+  const auto found = event.find(key);
+  if (found == event.end() || !found->is_number_integer()) return std::nullopt;
+  return found->get<int>();
+}
+
 std::optional<std::vector<Trace>> SplitByCall(const Trace& trace) {
   if (trace.calls <= 1) return std::nullopt;
   for (const provider::JournalEntry& entry : trace.journal) {

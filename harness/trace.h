@@ -74,6 +74,9 @@ std::optional<std::vector<Trace>> SplitByCall(const Trace& trace);
 // Helpers for reading client events.
 std::string EventType(const ClientRecord& record);
 bool IsTerminal(const ClientRecord& record);
+// An integer field of an event; nullopt when it is missing or not an integer (a subject's line
+// may hold anything).
+std::optional<int> Int(const nlohmann::json& event, const char* key);
 double Ms(Duration duration);
 
 }  // namespace faultline::harness

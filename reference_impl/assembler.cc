@@ -132,6 +132,8 @@ const AttemptOutcome& AttemptAssembler::Interrupt(Failure failure) {
   }
   if (!failure.status) failure.status = status_;
   if (!failure.request_id) failure.request_id = request_id_;
+  failure.streamed =
+      streamed_ && (failure.phase == Phase::kStream || failure.phase == Phase::kFinish);
   return Decide(std::move(failure));
 }
 
@@ -157,6 +159,7 @@ Failure AttemptAssembler::MakeFailure(FailureCode code, FailureClass failure_cla
   failure.phase = phase;
   failure.retryable = retryable;
   failure.partial_output = has_output() ? PartialOutput::kUncommitted : PartialOutput::kNone;
+  failure.streamed = streamed_;
   failure.status = status_;
   failure.request_id = request_id_;
   failure.message = std::move(message);

@@ -69,7 +69,9 @@ struct WastedWork {
 
 class AttemptAssembler {
  public:
-  explicit AttemptAssembler(Dialect dialect) : dialect_(dialect) {}
+  // `streamed`: the body is an event stream (its failures are marked Failure::streamed).
+  explicit AttemptAssembler(Dialect dialect, bool streamed = false)
+      : dialect_(dialect), streamed_(streamed) {}
 
   // The head of the (2xx) response, copied into any Failure of this attempt.
   void SetResponseInfo(int status, std::optional<std::string> request_id);
@@ -110,6 +112,7 @@ class AttemptAssembler {
                       std::string message) const;
 
   Dialect dialect_;
+  bool streamed_;
   std::optional<int> status_;
   std::optional<std::string> request_id_;
   std::uint64_t bytes_ = 0;

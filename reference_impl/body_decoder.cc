@@ -10,7 +10,7 @@ constexpr std::size_t kMaxJsonBody = 64 * 1024 * 1024;
 }  // namespace
 
 BodyDecoder::BodyDecoder(Dialect dialect, bool stream)
-    : stream_(stream), dialect_(dialect), assembler_(dialect) {}
+    : stream_(stream), dialect_(dialect), assembler_(dialect, stream) {}
 
 BodyDecoder::Progress BodyDecoder::Feed(std::string_view body) {
   deltas_.clear();

@@ -72,6 +72,9 @@ struct Failure {
   Phase phase = Phase::kConnect;
   bool retryable = false;
   PartialOutput partial_output = PartialOutput::kNone;
+  // The attempt failed after the headers of a streamed (SSE) response: RetryPolicy's
+  // stream_retries applies to it.
+  bool streamed = false;
   std::optional<int> status;                             // HTTP status when there was one
   std::optional<std::chrono::milliseconds> retry_after;  // the server's hint, already parsed
   // The server's `x-should-retry: true|false`, when it sent one (already folded into

@@ -14,7 +14,7 @@ namespace {
 
 using std::chrono::milliseconds;
 
-constexpr NameTable<GiveUpReason, 12> kReasonNames{{
+constexpr NameTable<GiveUpReason, 13> kReasonNames{{
     {GiveUpReason::kCancelled, "cancelled"},
     {GiveUpReason::kCommitted, "committed"},
     {GiveUpReason::kPhaseNotRetried, "phase-not-retried"},
@@ -27,6 +27,7 @@ constexpr NameTable<GiveUpReason, 12> kReasonNames{{
     {GiveUpReason::kBudgetExhausted, "budget-exhausted"},
     {GiveUpReason::kNoRetryAfter, "no-retry-after"},
     {GiveUpReason::kAllRoutesDown, "all-routes-down"},
+    {GiveUpReason::kStreamNotRetried, "stream-not-retried"},
 }};
 
 Decision GiveUp(GiveUpReason reason,
@@ -254,6 +255,11 @@ constexpr NameTable<RetryMode, 2> kRetryModeNames{{
     {RetryMode::kStandard, "standard"},
     {RetryMode::kAlways, "always"},
 }};
+constexpr NameTable<StreamRetries, 3> kStreamRetriesNames{{
+    {StreamRetries::kUntilCommit, "until-commit"},
+    {StreamRetries::kBeforeOutput, "before-output"},
+    {StreamRetries::kNever, "never"},
+}};
 
 }  // namespace
 
@@ -279,6 +285,12 @@ std::string_view ToString(RetryMode mode) { return NameOf(kRetryModeNames, mode,
 std::optional<RetryMode> ParseRetryMode(std::string_view text) {
   return ValueOf(kRetryModeNames, text);
 }
+std::string_view ToString(StreamRetries value) {
+  return NameOf(kStreamRetriesNames, value, "until-commit");
+}
+std::optional<StreamRetries> ParseStreamRetries(std::string_view text) {
+  return ValueOf(kStreamRetriesNames, text);
+}
 
 std::vector<DelaySource> AllHintSources() {
   return {DelaySource::kRetryAfterMs, DelaySource::kRetryAfter, DelaySource::kRetryAfterDate,
@@ -299,6 +311,11 @@ std::optional<GiveUpReason> RetryForbidden(const RetryPolicy& policy, const Fail
   if (failure.partial_output == PartialOutput::kCommitted) return GiveUpReason::kCommitted;
   if (std::ranges::find(policy.retry_phases, failure.phase) == policy.retry_phases.end()) {
     return GiveUpReason::kPhaseNotRetried;
+  }
+  if (failure.streamed && (policy.stream_retries == StreamRetries::kNever ||
+                           (policy.stream_retries == StreamRetries::kBeforeOutput &&
+                            failure.partial_output != PartialOutput::kNone))) {
+    return GiveUpReason::kStreamNotRetried;
   }
   // The server's own instruction first, as the official SDKs read it.
   if (failure.should_retry) {

@@ -9,7 +9,9 @@
 //   1. An ABORTED failure (the caller cancelled) ends the call: reason kCancelled.
 //   2. Output already committed is final: no retry after commit (kCommitted).
 //   3. The failure's phase must be in `retry_phases` (the official SDKs, for one, never retry once
-//      the response headers are in): kPhaseNotRetried otherwise.
+//      the response headers are in): kPhaseNotRetried otherwise. A failure after the headers of
+//      a streamed response is further bound by `stream_retries` (kStreamNotRetried): retried
+//      until commit, only while the caller has seen no output, or never.
 //   4. An `x-should-retry` header the policy honours decides first (as the official SDKs read
 //      it). Then status rules come before class rules: a status in `statuses.never` is not retried
 //      (kStatusNotRetried); a status in `statuses.retry` is retried whatever its class. Otherwise
@@ -130,6 +132,18 @@ enum class RetryMode {
 std::string_view ToString(RetryMode mode);
 std::optional<RetryMode> ParseRetryMode(std::string_view text);
 
+// Which failures of a streamed response, after its headers, may be retried. Libraries differ in
+// where their retried operation returns: the reference client retries until commit (it discards
+// the uncommitted output); the Vercel AI SDK's providers read ahead to the first output and
+// retry what fails before it; LangChain JS returns the stream at its headers and never retries.
+enum class StreamRetries {
+  kUntilCommit,   // "until-commit"
+  kBeforeOutput,  // "before-output": no text delta or tool call had reached the caller
+  kNever,         // "never"
+};
+std::string_view ToString(StreamRetries value);
+std::optional<StreamRetries> ParseStreamRetries(std::string_view text);
+
 std::vector<Phase> AllPhases();
 
 // Timeouts the driver enforces; nullopt disables one.
@@ -173,6 +187,7 @@ struct RetryPolicy {
   std::optional<int> max_attempts = 3;  // attempts in all, 1..kMaxAttemptsLimit; nullopt: unbounded
   std::vector<FailureClass> retryable_classes = DefaultRetryableClasses();
   std::vector<Phase> retry_phases = AllPhases();  // phases whose failures may be retried
+  StreamRetries stream_retries = StreamRetries::kUntilCommit;
   StatusRules statuses;
   bool should_retry_header = true;  // honour `x-should-retry` (applied by the classifier)
   BackoffConfig backoff;
@@ -209,7 +224,8 @@ enum class GiveUpReason {
   kRetryAfterOverCap,
   kBudgetExhausted,
   kNoRetryAfter,
-  kAllRoutesDown,  // every route of the logical model is unusable for the rest of the call
+  kAllRoutesDown,     // every route of the logical model is unusable for the rest of the call
+  kStreamNotRetried,  // a streamed response failed where `stream_retries` allows no retry
 };
 std::string_view ToString(GiveUpReason reason);  // "cancelled", "retry-after-over-cap", ...
 

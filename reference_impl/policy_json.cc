@@ -18,19 +18,11 @@ namespace {
 using Json = nlohmann::json;
 using std::chrono::milliseconds;
 
-constexpr std::array<std::string_view, 13> kTopKeys{"mode",
-                                                    "max_attempts",
-                                                    "max_retries",
-                                                    "retryable_classes",
-                                                    "retry_phases",
-                                                    "statuses",
-                                                    "should_retry_header",
-                                                    "backoff",
-                                                    "retry_after",
-                                                    "min_attempt_ms",
-                                                    "timeouts",
-                                                    "budget",
-                                                    "routing"};
+constexpr std::array<std::string_view, 14> kTopKeys{
+    "mode",         "max_attempts",   "max_retries",    "retryable_classes",
+    "retry_phases", "stream_retries", "statuses",       "should_retry_header",
+    "backoff",      "retry_after",    "min_attempt_ms", "timeouts",
+    "budget",       "routing"};
 constexpr std::array<std::string_view, 6> kBackoffKeys{"strategy",   "base_ms", "cap_ms",
                                                        "multiplier", "jitter",  "jitter_mode"};
 constexpr std::array<std::string_view, 9> kRetryAfterKeys{
@@ -188,6 +180,8 @@ constexpr std::array<std::string_view, 3> kJitterModeNames{"symmetric", "down", 
 constexpr std::array<std::string_view, 2> kHintModeNames{"floor", "replace"};
 constexpr std::array<std::string_view, 2> kZeroHintNames{"backoff", "immediate"};
 constexpr std::array<std::string_view, 2> kRetryModeNames{"standard", "always"};
+constexpr std::array<std::string_view, 3> kStreamRetriesNames{"until-commit", "before-output",
+                                                              "never"};
 constexpr std::array<std::string_view, 4> kPhaseNames{"connect", "response-headers", "stream",
                                                       "finish"};
 constexpr std::array<std::string_view, 5> kSourceNames{
@@ -464,6 +458,9 @@ void ReadPolicy(Reader& reader, const Json& json, RetryPolicy& policy) {
   Field(json, "", "retry_phases", [&](const Json& v, const std::string& p) {
     ReadNames(reader, v, p, kPhaseNames, ParsePhase, policy.retry_phases);
   });
+  Field(json, "", "stream_retries", [&](const Json& v, const std::string& p) {
+    reader.Name(v, p, kStreamRetriesNames, ParseStreamRetries, policy.stream_retries);
+  });
   Field(json, "", "statuses", [&](const Json& v, const std::string& p) {
     ReadStatusRules(reader, v, p, policy.statuses);
   });
@@ -546,6 +543,7 @@ Json PolicyToJson(const RetryPolicy& policy) {
   json["max_attempts"] = policy.max_attempts ? Json(*policy.max_attempts) : Json("unbounded");
   json["retryable_classes"] = std::move(classes);
   json["retry_phases"] = std::move(phases);
+  json["stream_retries"] = ToString(policy.stream_retries);
   json["statuses"] = {{"retry", StatusSetJson(policy.statuses.retry)},
                       {"never", StatusSetJson(policy.statuses.never)}};
   json["should_retry_header"] = policy.should_retry_header;

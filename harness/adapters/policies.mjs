@@ -153,9 +153,10 @@ export const VERCEL_AI_POLICY = {
   // event and turn an error event that comes before any output into a retryable APICallError:
   // Anthropic's overloaded_error (@ai-sdk/anthropic/src/anthropic-messages-language-model.ts:
   // 3192-3221), OpenAI's error frames unless insufficient_quota (@ai-sdk/openai/src/
-  // openai-stream-error.ts:45-97, 219-240). So phase stream is declared; the format cannot say
-  // "before any output", and nothing after output is retried.
+  // openai-stream-error.ts:45-97, 219-240). So phase stream is declared, and only before any
+  // output: once a text delta or tool call has been read, the retried call has returned.
   retry_phases: ['connect', 'response-headers', 'stream'],
+  stream_retries: 'before-output',
   // provider-utils retry-with-exponential-backoff.ts:36-131: 2 s, then x2, no jitter, no cap.
   backoff: { strategy: 'exponential', base_ms: 2000, cap_ms: NO_BACKOFF_CAP_MS, multiplier: 2,
              jitter: 0, jitter_mode: 'symmetric' },
@@ -202,9 +203,10 @@ export const LANGCHAIN_POLICY = {
                       'provider-unavailable', 'protocol', 'truncated', 'empty', 'invalid-request'],
   should_retry_header: false,
   // The retried call resolves when the SDK has the response: for a stream once the headers are
-  // in (stream errors are never retried), for a non-streamed call after the body is parsed, so
-  // a body that stalls or does not parse is retried too. Every phase, then.
+  // in (stream errors are never retried: stream_retries never), for a non-streamed call after
+  // the body is parsed, so a body that stalls or does not parse is retried too. Every phase.
   retry_phases: ['connect', 'response-headers', 'stream', 'finish'],
+  stream_retries: 'never',
   // p-retry/index.js:29-35 with the options of async_caller.js:190-198 and the defaults of
   // p-retry/index.js:90-95: round((1 + random) x 1 s x 2^retry), no cap.
   backoff: { strategy: 'exponential', base_ms: 1000, cap_ms: NO_BACKOFF_CAP_MS, multiplier: 2,

@@ -22,7 +22,7 @@
 //
 // Usage: node harness/adapters/vercel-ai.mjs [--with-fallbacks] < call line
 // Exit code: 0 committed, 1 failed, 2 bad input or library not installed.
-import { classifyNetworkError, classifyStreamError, runAdapter }
+import { causeText, classifyNetworkError, classifyStreamError, failure, runAdapter }
   from './kit/node/faultline-adapter.mjs';
 import { conversation, loadPinned, stopSequences } from './sdk-common.mjs';
 import { VERCEL_AI_POLICY } from './policies.mjs';
@@ -122,14 +122,26 @@ async function main({ call, fetch, signal, output }) {
   }
 }
 
-// What the library threw when the wire saw nothing wrong with the last attempt: an
-// APICallError (alone, or the last of a RetryError's) that the provider made from an error
-// event it read ahead in a 200 stream (the event is its body), or from a network error.
+// What the library threw, or put in an error part, when the wire saw nothing wrong with the
+// last attempt (the body arrived whole; its content was the trouble):
+// - an APICallError (alone, or the last of a RetryError's) that a provider made from an error
+//   event in a 200 stream (the event is its `data`), or from a network error;
+// - the provider's own error object of an error event after output, passed on as it came
+//   (@ai-sdk/openai dist/index.mjs:1435 `{type: "error", error: value.error}`, @ai-sdk/anthropic
+//   dist/index.mjs:6315), or the whole `response.failed` event (@ai-sdk/openai :8153-8166);
+// - a JSONParseError or TypeValidationError: an event that is not JSON, or not of the dialect's
+//   shape (`chunk.error` of a failed parse, the same files :1428 and :5442).
 function classifyError(error) {
   const e = error?.lastError ?? error;
-  if (e?.name !== 'AI_APICallError') return null;
-  if (e.responseBody) return classifyStreamError(e.data ?? e.responseBody);
-  return e.cause ? classifyNetworkError(e.cause, 'connect') : null;
+  if (e?.name === 'AI_APICallError') {
+    if (e.responseBody) return classifyStreamError(e.data ?? e.responseBody);
+    return e.cause ? classifyNetworkError(e.cause, 'connect') : null;
+  }
+  if (e?.name === 'AI_JSONParseError' || e?.name === 'AI_TypeValidationError') {
+    return failure('MALFORMED_RESPONSE', 'stream', causeText(e));
+  }
+  if (e && typeof e === 'object' && !(e instanceof Error)) return classifyStreamError(e);
+  return null;
 }
 
 await runAdapter({

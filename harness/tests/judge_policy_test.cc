@@ -122,6 +122,64 @@ TEST(JudgePolicyTest, Retry006AcceptsGivingUpOnAHintlessFailureWhenDeclared) {
   ExpectStatus(trace(policy, std::nullopt), "RETRY-006", CheckStatus::kFail);
 }
 
+// A 200 event stream cut by the server 9 ms after it arrived, with or without output before.
+void StreamCut(TraceBuilder& b, double arrived, bool output_before) {
+  provider::JournalEntry& cut = b.Entry(arrived, arrived + 9, provider::EndKind::kClosedByServer);
+  cut.status = 200;
+  cut.truth.failure_class = "transport";
+  cut.truth.retryable = true;
+  cut.truth.streamed = true;
+  cut.truth.output_before_failure = output_before;
+}
+
+TEST(JudgePolicyTest, StreamRetriesDecideWhetherAStreamFailureMustBeRetried) {
+  // A 200 stream reset; the client gives up after it. Whether it had to retry depends on the
+  // declared stream_retries and on whether output had gone out before the reset.
+  const auto gave_up = [](const json& declared, bool output_before) {
+    TraceBuilder b(declared);
+    b.Start(0, 1);
+    StreamCut(b, 1, output_before);
+    b.Failed(11, 1, "transport", "CONNECTION_RESET");
+    return b.Build();
+  };
+  json policy = testing::TestPolicy();
+  ExpectStatus(gave_up(policy, true), "RETRY-006", CheckStatus::kFail);  // until-commit
+  policy["stream_retries"] = "before-output";
+  ExpectStatus(gave_up(policy, true), "RETRY-006", CheckStatus::kPass);
+  ExpectStatus(gave_up(policy, false), "RETRY-006", CheckStatus::kFail);
+  policy["stream_retries"] = "never";
+  ExpectStatus(gave_up(policy, false), "RETRY-006", CheckStatus::kPass);
+}
+
+TEST(JudgePolicyTest, Retry001FailsARetryAfterOutputThatTheDeclarationRules) {
+  TraceBuilder b(json{{"stream_retries", "before-output"}});
+  StreamCut(b, 0, true);
+  b.Answer(50, 60, "Hi");
+  b.Committed(60, 2, "Hi");
+  const report::CheckResult check = CheckOf(b.Build(), "RETRY-001");
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("stream_retries"), std::string::npos) << check.evidence;
+}
+
+TEST(JudgePolicyTest, OutputBeforeATimedOutSilenceIsPlacedByTime) {
+  // The response would answer, but a 5 s silence exceeds the declared 1 s idle timeout: the
+  // failure is the timeout, and output before it is what went out before the silence.
+  const auto gave_up = [](double output_from_ms) {
+    TraceBuilder b(json{{"stream_retries", "before-output"}, {"timeouts", {{"idle_ms", 1000}}}});
+    b.Start(0, 1);
+    provider::JournalEntry& stalled = b.Entry(1, 1'300, provider::EndKind::kClientClosed);
+    stalled.status = 200;
+    stalled.truth.answer = "Hi";
+    stalled.truth.streamed = true;
+    stalled.truth.output_from = testing::Ms(output_from_ms);
+    stalled.truth.silences.push_back({testing::Ms(200), testing::Ms(5'200), false, false});
+    b.Failed(1'301, 1, "timeout", "TIMEOUT");
+    return b.Build();
+  };
+  ExpectStatus(gave_up(100), "RETRY-006", CheckStatus::kPass);    // output, then the silence
+  ExpectStatus(gave_up(5'200), "RETRY-006", CheckStatus::kFail);  // silence before any output
+}
+
 TEST(JudgePolicyTest, Retry006RespectsTheDeadline) {
   json policy = testing::TestPolicy();  // total 20 s, full jitter from 100 ms
   TraceBuilder b(policy);

@@ -23,6 +23,27 @@ scenario::Scenario Named(std::string_view name) {
 constexpr std::string_view kThreeCalls =
     "stateful-rate-limit/openai-chat-three-calls-one-per-second";
 
+// Found by harness_adapter_lines_fuzz: a subject's chunk whose "attempt" is a string made the
+// metrics throw (json type_error 302), which aborted the run and lost every report.
+TEST(MetricsTest, AChunkWithANonIntegerAttemptIsNoFirstToken) {
+  Trace trace;
+  trace.client.push_back(ClientRecord{Duration{1000},
+                                      0,
+                                      {{"type", "assistant/chunk"},
+                                       {"attempt", "uncommitted"},
+                                       {"response_id", "r"},
+                                       {"text", "Hi"}}});
+  trace.client.push_back(ClientRecord{
+      Duration{2000},
+      0,
+      {{"type", "response/committed"}, {"attempt", 1}, {"response_id", "r"}, {"text", "Hi"}}});
+  trace.ended = Duration{3000};
+  const report::Metrics metrics = ComputeMetrics(trace);
+  EXPECT_FALSE(metrics.first_token_ms.has_value());
+  trace.client[0].event["attempt"] = 1;
+  EXPECT_TRUE(ComputeMetrics(trace).first_token_ms.has_value());
+}
+
 TEST(MetricsTest, EveryCallOfAMultiCallScenarioIsMeasured) {
   auto trace = RunVirtual(Named(kThreeCalls), {});
   ASSERT_TRUE(trace.has_value());

@@ -47,7 +47,8 @@ TEST(SimulateCliTest, ListPoliciesShowsParametersAndSources) {
   EXPECT_EQ(ran.code, ExitCode::kSuccess);
   EXPECT_NE(ran.out.find("grpc-throttling"), std::string::npos);
   EXPECT_NE(ran.out.find("budget 10 tokens"), std::string::npos);
-  EXPECT_NE(ran.out.find("source: harness/adapters/policies.mjs:95"), std::string::npos);
+  EXPECT_NE(ran.out.find("source: harness/adapters/policies.mjs OPENAI_NODE_POLICY"),
+            std::string::npos);
 }
 
 TEST(SimulateCliTest, TheMetastableExampleWritesEveryReport) {

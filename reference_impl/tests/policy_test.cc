@@ -54,6 +54,23 @@ TEST(DecideTest, RetryPhasesExcludeFailuresAfterTheHeaders) {
   EXPECT_TRUE(DecideWithSeed(policy, Input(cut)).retry());
 }
 
+TEST(DecideTest, StreamRetriesBoundAStreamedResponsesFailures) {
+  RetryPolicy policy;
+  Failure cut = Retryable(FailureClass::kTransport, FailureCode::kTransport);
+  cut.phase = Phase::kStream;
+  cut.streamed = true;
+  cut.partial_output = PartialOutput::kUncommitted;
+  EXPECT_TRUE(DecideWithSeed(policy, Input(cut)).retry());  // until-commit
+  policy.stream_retries = StreamRetries::kBeforeOutput;
+  EXPECT_EQ(DecideWithSeed(policy, Input(cut)).reason, GiveUpReason::kStreamNotRetried);
+  cut.partial_output = PartialOutput::kNone;
+  EXPECT_TRUE(DecideWithSeed(policy, Input(cut)).retry());
+  policy.stream_retries = StreamRetries::kNever;
+  EXPECT_EQ(DecideWithSeed(policy, Input(cut)).reason, GiveUpReason::kStreamNotRetried);
+  cut.streamed = false;  // the same failure of a non-streamed body: retry_phases alone decide
+  EXPECT_TRUE(DecideWithSeed(policy, Input(cut)).retry());
+}
+
 TEST(DecideTest, StatusRulesComeBeforeTheClassRules) {
   RetryPolicy policy;
   policy.statuses.retry = StatusSet{{}, {4}};  // every 4xx, as LangChain does
@@ -144,7 +161,7 @@ TEST(BackoffTest, JitterModesBoundTheExponential) {
 
 TEST(PolicyJsonTest, NewKeysRoundTrip) {
   const char* text = R"({"mode": "standard", "max_retries": 6,
-    "retry_phases": ["connect", "response-headers"],
+    "retry_phases": ["connect", "response-headers"], "stream_retries": "before-output",
     "statuses": {"retry": [408, "5xx"], "never": [400]}, "should_retry_header": false,
     "backoff": {"strategy": "exponential", "jitter": 1, "jitter_mode": "up"},
     "retry_after": {"mode": "replace", "cap_ms": null, "zero": "immediate",
@@ -155,6 +172,7 @@ TEST(PolicyJsonTest, NewKeysRoundTrip) {
   EXPECT_TRUE(policy->statuses.retry.Contains(503));
   EXPECT_FALSE(policy->statuses.retry.Contains(429));
   EXPECT_FALSE(policy->retry_after.cap.has_value());
+  EXPECT_EQ(policy->stream_retries, StreamRetries::kBeforeOutput);
   EXPECT_EQ(LoadPolicy(PolicyToJson(*policy).dump()), policy);
   EXPECT_EQ(LoadPolicy(PolicyToHelloJson(*policy).dump()), policy) << "max_retries agrees";
 }
@@ -566,6 +584,8 @@ INSTANTIATE_TEST_SUITE_P(
                   "disagrees with max_attempts 3"},
         BadPolicy{R"({"max_retries": -1})", "max_retries", "expected an integer from 0"},
         BadPolicy{R"({"retry_phases": ["headers"]})", "retry_phases[0]", "unknown value 'headers'"},
+        BadPolicy{R"({"stream_retries": "before_output"})", "stream_retries",
+                  "did you mean 'before-output'?"},
         BadPolicy{R"({"statuses": {"retry": [429, "5x"]}})", "statuses.retry[1]",
                   "expected an HTTP status from 100 to 599"},
         BadPolicy{R"({"statuses": {"retry": [99]}})", "statuses.retry[0]", "HTTP status"},

@@ -26,7 +26,8 @@ export { DIALECTS, PROTOCOL, ProtocolMisuse, emit, note, readCall } from './lib/
 export { AdapterFailure, aborted, causeText, classifyHttp, classifyNetworkError,
          classifyStreamError, classifyThrown, errorFields, failure, parseHttpDate,
          providerErrorCode, retryHint } from './lib/classify.mjs';
-export { Output, endpoint, parseEvent, requestHeaders, sseEvents } from './lib/output.mjs';
+export { Output, endpoint, parseEvent, requestHeaders } from './lib/output.mjs';
+export { SseDecoder, sseEvents } from './lib/sse.mjs';
 export { Wire, responseId } from './lib/wire.mjs';
 
 // How long the process stays up after its terminal event, so that a connection the library

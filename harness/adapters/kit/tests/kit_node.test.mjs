@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { test } from 'node:test';
 import { PROTOCOL, eventProblems } from '../node/lib/protocol.mjs';
-import { Output, sseEvents } from '../node/lib/output.mjs';
+import { Output } from '../node/lib/output.mjs';
+import { sseEvents } from '../node/lib/sse.mjs';
 import { classifyHttp, classifyNetworkError, classifyStreamError, parseHttpDate, retryHint }
   from '../node/lib/classify.mjs';
 
@@ -274,6 +275,24 @@ test('a library without a retry hook: each failed attempt is announced before th
     assert.equal(server.arrivals.length, 3);
     assert.match(run.stderr, /a library printing to stdout/);
     assert.equal(run.rest, '');
+  } finally {
+    await server.close();
+  }
+});
+
+test('an error event that a library retries silently is announced with its class', async () => {
+  const inStreamError = (req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(`data: ${JSON.stringify({ error: { type: 'requests', code: 'rate_limit_exceeded',
+                                               message: 'Rate limit reached' } })}\n\n`);
+  };
+  const server = await serve([inStreamError, ok()]);
+  try {
+    const run = await runAdapter(RETRY_LOOP, server.url);
+    const interrupted = run.events.find((e) => e.type === 'response/interrupted');
+    assert.deepEqual([interrupted.attempt, interrupted.failure.code, interrupted.failure.phase],
+                     [1, 'RATE_LIMIT', 'stream'], 'seen on the wire, not UNKNOWN');
+    assert.equal(run.events.at(-1).type, 'response/committed');
   } finally {
     await server.close();
   }

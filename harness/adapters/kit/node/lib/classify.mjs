@@ -66,9 +66,13 @@ const worded = (message, entries) =>
   entries.some((all) => all.every((w) => message.toLowerCase().includes(w)));
 
 // An error inside a 200 stream, classified like its HTTP twin (in-stream overloaded_error is
-// OVERLOADED, as 529 is); an unknown one is UNKNOWN, as in the reference client.
+// OVERLOADED, as 529 is); an unknown one is UNKNOWN, as in the reference client. `errorObject`
+// is the error event (a Responses `response.failed` carries its error in `response.error`) or
+// the provider's error object it holds.
 export function classifyStreamError(errorObject, phase = 'stream') {
-  const fields = errorFields(errorObject);
+  const source = errorObject?.type === 'response.failed'
+    ? errorObject.response?.error ?? errorObject.response : errorObject;
+  const fields = errorFields(source);
   const code = providerErrorCode(fields) ?? 'UNKNOWN';
   const kind = [fields.type, fields.code].filter(Boolean).join('/') || 'error';
   return failure(code, phase, `in-stream error (${kind}): ${fields.message}`);

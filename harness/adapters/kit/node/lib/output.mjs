@@ -8,6 +8,7 @@
 // own can ask check() whether the answer is whole, the way the reference client decides.
 import { PROTOCOL, emit, note } from './protocol.mjs';
 import { AdapterFailure, classifyStreamError, failure } from './classify.mjs';
+import { isErrorEvent } from './sse.mjs';
 import { responseId } from './wire.mjs';
 
 // ---- the request -------------------------------------------------------------------------
@@ -27,45 +28,7 @@ export function requestHeaders(call) {
   return headers;
 }
 
-// ---- SSE -----------------------------------------------------------------------------------
-
-// The events of a text/event-stream body (a ReadableStream of bytes): {event, data}, with CR,
-// LF and CRLF line ends, comments, multi-line data and a leading BOM handled.
-export async function* sseEvents(body) {
-  const decoder = new TextDecoder();
-  let buffer = '';
-  let skipLf = false;  // the buffer ended with a CR: a LF that comes next belongs to it
-  let event = '';
-  let data = [];
-  let first = true;
-  for await (const bytes of body) {
-    buffer += decoder.decode(bytes, { stream: true });
-    if (skipLf && buffer.startsWith('\n')) buffer = buffer.slice(1);
-    skipLf = false;
-    if (first && buffer.length > 0) {
-      buffer = buffer.replace(/^\uFEFF/, '');
-      first = false;
-    }
-    let end;
-    while ((end = buffer.search(/[\r\n]/)) >= 0) {
-      const line = buffer.slice(0, end);
-      const crlf = buffer.startsWith('\r\n', end);
-      skipLf = buffer[end] === '\r' && end === buffer.length - 1;
-      buffer = buffer.slice(end + (crlf ? 2 : 1));
-      if (line === '') {
-        if (data.length) yield { event: event || 'message', data: data.join('\n') };
-        event = '';
-        data = [];
-      } else if (!line.startsWith(':')) {
-        const colon = line.indexOf(':');
-        const field = colon < 0 ? line : line.slice(0, colon);
-        const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-        if (field === 'data') data.push(value);
-        else if (field === 'event') event = value;
-      }
-    }
-  }
-}
+// ---- SSE (the framing: sse.mjs) ------------------------------------------------------------
 
 // One SSE event as the dialect's JSON object; null for OpenAI Chat's `[DONE]`. Throws an
 // AdapterFailure (MALFORMED_RESPONSE) for data that is not a JSON object.
@@ -142,8 +105,7 @@ export class Output {
     if (obj === null) return (this.terminated = true);
     try {
       if (isErrorEvent(obj)) {
-        const source = obj.type === 'response.failed' ? obj.response?.error ?? obj.response : obj;
-        this.streamFailure ??= classifyStreamError(source);
+        this.streamFailure ??= classifyStreamError(obj);
         return true;
       }
       return (this.terminated = DECODERS[this.dialect](this, obj) === true || this.terminated);
@@ -214,8 +176,6 @@ function isJson(text) {
   }
 }
 
-const isErrorEvent = (obj) => obj.type === 'error' || obj.type === 'response.failed' ||
-    (obj.error !== null && typeof obj.error === 'object' && obj.type === undefined);
 
 // ---- the dialects' events ----------------------------------------------------------------
 

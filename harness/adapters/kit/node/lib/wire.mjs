@@ -4,8 +4,9 @@
 //   - Each request the library sends is one attempt: response/start {attempt n, response_id}.
 //   - What happened to it is recorded from the wire: the status and headers, an error body (read
 //     from a Response.clone(), at most 250 ms and 64 KiB, since libraries often cancel a retried
-//     response's body unread), the network error of a failed fetch, or the error that ended the
-//     body stream (the body is passed through a transparent stream that sees its end or error).
+//     response's body unread), the network error of a failed fetch, the first error event of an
+//     event stream, or the error that ended the body stream (the body is passed through a
+//     transparent stream that sees its events, its end or its error).
 //   - When a new request starts after the previous attempt failed, that attempt's
 //     response/interrupted (its classified failure) is written BEFORE the new request goes out,
 //     so libraries without a retry hook still announce retries in the right order. A library
@@ -14,7 +15,8 @@
 //
 // One Wire per call; single-threaded like the rest of Node.
 import { emit } from './protocol.mjs';
-import { classifyHttp, classifyNetworkError, failure } from './classify.mjs';
+import { classifyHttp, classifyNetworkError, classifyStreamError, failure } from './classify.mjs';
+import { SseDecoder, isErrorEvent } from './sse.mjs';
 
 const ERROR_BODY_MS = 250;
 const ERROR_BODY_BYTES = 65536;
@@ -89,7 +91,8 @@ export class Wire {
       await this.pending;
     }
     const a = { n: this.attempts.length + 1, chunks: 0, announced: false, status: 0, ok: false,
-                headers: null, bodyText: null, error: null, bodyError: null, bodyDone: false };
+                headers: null, bodyText: null, error: null, streamError: null, bodyError: null,
+                bodyDone: false };
     this.attempts.push(a);
     emit('response/start', { response_id: responseId(a.n), attempt: a.n });
     let response;
@@ -126,6 +129,7 @@ function wireFailure(a, bodyText) {
   if (a.status && !a.ok) {
     return classifyHttp({ status: a.status, headers: a.headers, body: bodyText ?? '' });
   }
+  if (a.streamError) return a.streamError;  // the provider said why, before any cut
   if (a.bodyError) return classifyNetworkError(a.bodyError, 'stream');
   return null;
 }
@@ -137,6 +141,8 @@ function observeBody(response, a) {
     return response;
   }
   const reader = response.body.getReader();
+  const sse = /text\/event-stream/i.test(response.headers.get('content-type') ?? '')
+    ? new SseDecoder() : null;
   const body = new ReadableStream({
     async pull(controller) {
       let step;
@@ -151,6 +157,7 @@ function observeBody(response, a) {
         a.bodyDone = true;
         controller.close();
       } else {
+        if (sse && !a.streamError) a.streamError = firstStreamError(sse.push(step.value));
         controller.enqueue(step.value);
       }
     },
@@ -165,6 +172,23 @@ function observeBody(response, a) {
     Object.defineProperty(observed, key, { value: response[key] });
   }
   return observed;
+}
+
+// The failure of the first error event among `events`, or null. Only events that can be one
+// are parsed (the library parses them all anyway).
+function firstStreamError(events) {
+  for (const { event, data } of events) {
+    if (event !== 'error' && !/"error"|response\.failed/.test(data)) continue;
+    let obj;
+    try {
+      obj = JSON.parse(data);
+    } catch {
+      continue;  // not JSON: the library's to report
+    }
+    if (!obj || typeof obj !== 'object' || Array.isArray(obj)) continue;
+    if (event === 'error' || isErrorEvent(obj)) return classifyStreamError(obj);
+  }
+  return null;
 }
 
 // The text of a response body, or what of it arrives within ERROR_BODY_MS; never throws.

@@ -1,0 +1,114 @@
+// The ground truth of what a stream showed before it failed (PlanTruth::output_before_failure,
+// output_from), for every dialect's real writer: a cut after N events has shown output exactly
+// when one of those N events carries the first text piece or the tool call's name. The oracle
+// reads the writer's raw event data, not the compiler's bookkeeping.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+
+#include "fake_provider/dialect.h"
+#include "fake_provider/plan_compiler.h"
+#include "fake_provider/tests/plan_test_util.h"
+
+namespace faultline::provider {
+namespace {
+
+using namespace std::chrono_literals;
+using scenario::Dialect;
+using scenario::Termination;
+
+constexpr Dialect kDialects[] = {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
+                                 Dialect::kOpenAiResponses};
+
+PlanRequest StreamRequest() {
+  PlanRequest request;
+  request.stream = true;
+  request.now = testing::TestNow();
+  request.input_tokens = 10;
+  return request;
+}
+
+// Whether one of the first `count` events of `content`'s stream carries `marker`.
+bool MarkerWithin(Dialect dialect, const scenario::Content& content, std::size_t count,
+                  const std::string& marker) {
+  const DialectWriter& writer = WriterFor(dialect);
+  const ResponseIds ids = writer.MakeIds(0, 1, testing::TestNow(), writer.default_model());
+  const StreamEvents stream = writer.Stream(content, ids, {10, 2});
+  for (std::size_t i = 0; i < count && i < stream.events.size(); ++i) {
+    if (stream.events[i].data.find(marker) != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::size_t EventCount(Dialect dialect, const scenario::Content& content) {
+  const DialectWriter& writer = WriterFor(dialect);
+  const ResponseIds ids = writer.MakeIds(0, 1, testing::TestNow(), writer.default_model());
+  return writer.Stream(content, ids, {10, 2}).events.size();
+}
+
+ResponsePlan ResetAfter(Dialect dialect, scenario::Content content, int events) {
+  scenario::Scenario scenario;
+  scenario.dialect = dialect;
+  scenario::ResponseSpec spec;
+  spec.content = std::move(content);
+  spec.content.end.kind = Termination::Kind::kReset;
+  spec.content.end.after_event = events;
+  scenario.responses = {spec};
+  const CompiledScenario compiled(scenario);
+  return compiled.Plan(compiled.scenario().responses[0], StreamRequest());
+}
+
+TEST(PlanTruthTest, OutputBeforeACutIsTheFirstTextOrToolCallOnTheWire) {
+  scenario::Content text;
+  text.text = "Hello there, friend";
+  text.chunk_size = 5;
+  text.reasoning = "Thinking it over";  // reasoning is not output
+  scenario::Content tool;
+  tool.text.clear();
+  tool.tool_call = scenario::ToolCallSpec{};
+  for (const Dialect dialect : kDialects) {
+    for (const auto& [content, marker] :
+         {std::pair{text, std::string("Hello")}, std::pair{tool, tool.tool_call->name}}) {
+      const std::size_t events = EventCount(dialect, content);
+      bool seen_false = false, seen_true = false;
+      for (std::size_t cut = 0; cut < events; ++cut) {
+        SCOPED_TRACE(std::string(scenario::ToString(dialect)) + " " + marker + " cut after " +
+                     std::to_string(cut));
+        const ResponsePlan plan = ResetAfter(dialect, content, static_cast<int>(cut));
+        ASSERT_EQ(plan.truth.failure_class, "transport");
+        EXPECT_TRUE(plan.truth.streamed);
+        const bool expected = MarkerWithin(dialect, content, cut, marker);
+        EXPECT_EQ(plan.truth.output_before_failure, expected);
+        (expected ? seen_true : seen_false) = true;
+        EXPECT_EQ(plan.truth.output_from.has_value(), expected) << "due only once it is sent";
+      }
+      EXPECT_TRUE(seen_false && seen_true) << "the cuts fall on both sides of the first output";
+    }
+  }
+}
+
+TEST(PlanTruthTest, OutputFromIsWhenTheFirstOutputIsDue) {
+  scenario::Scenario scenario;
+  scenario.dialect = Dialect::kOpenAiChat;
+  scenario::ResponseSpec spec;
+  spec.content.text = "abcdefgh";
+  spec.content.chunk_size = 4;
+  spec.content.chunk_delay = 100ms;  // the role chunk with the head, "abcd" 100 ms later
+  scenario.responses = {spec};
+  const CompiledScenario compiled(scenario);
+  const ResponsePlan plan = compiled.Plan(compiled.scenario().responses[0], StreamRequest());
+  EXPECT_TRUE(plan.truth.answer.has_value());
+  EXPECT_FALSE(plan.truth.output_before_failure);  // nothing failed
+  ASSERT_TRUE(plan.truth.output_from.has_value());
+  EXPECT_EQ(*plan.truth.output_from, plan.steps.front().at + 100ms);
+  // A non-streamed body has no stream truth.
+  PlanRequest json = StreamRequest();
+  json.stream = false;
+  const ResponsePlan body = compiled.Plan(compiled.scenario().responses[0], json);
+  EXPECT_FALSE(body.truth.streamed);
+  EXPECT_FALSE(body.truth.output_from.has_value());
+}
+
+}  // namespace
+}  // namespace faultline::provider
