@@ -50,7 +50,7 @@ export async function runAdapter({ name, version, policy, dialects = DIALECTS, m
     note(`${name}: ${error.message}`);
     return exitSoon(io, 2, 0);
   }
-  const wire = new Wire({ baseFetch: baseFetch ?? globalThis.fetch });
+  const wire = new Wire({ baseFetch: baseFetch ?? globalThis.fetch, routes: call.routes ?? [] });
   const output = new Output(call.dialect, wire, { strict });
   const context = { call, signal: io.signal, fetch: wire.fetch, wire, output };
   let failed = await outcome(main, context, classifyError);
@@ -59,8 +59,10 @@ export async function runAdapter({ name, version, policy, dialects = DIALECTS, m
     failed = { ...failed, partial_output: 'uncommitted' };
   }
   try {
-    if (failed) emit('response/failed', { ...wire.ids(), failure: failed });
-    else emit('response/committed', { ...wire.ids(), ...output.committed() });
+    const ids = wire.ids();
+    const route = ids.route_id ? { route_id: ids.route_id } : {};
+    if (failed) emit('response/failed', { ...ids, failure: { ...route, ...failed } });
+    else emit('response/committed', { ...ids, ...output.committed() });
   } catch (error) {
     return adapterBug(io, wire, error);
   }

@@ -283,7 +283,14 @@ def _worded(message, entries):
 
 
 def classify_stream_error(error_object, phase="stream"):
-    """An error inside a 200 stream, like its HTTP twin; UNKNOWN when the table does not know."""
+    """An error inside a 200 stream, like its HTTP twin; UNKNOWN when the table does not know.
+
+    `error_object` is the error event (a Responses `response.failed` carries its error in
+    `response.error`) or the provider's error object it holds.
+    """
+    if isinstance(error_object, dict) and error_object.get("type") == "response.failed":
+        response = error_object.get("response") or {}
+        error_object = (response.get("error") if isinstance(response, dict) else None) or response
     kind, code, message = error_fields(error_object)
     label = "/".join(x for x in (kind, code) if x) or "error"
     return failure(provider_error_code(kind, code) or "UNKNOWN", phase,
@@ -837,9 +844,7 @@ class Output:
             return True
         try:
             if _is_error_event(obj):
-                source = obj if obj.get("type") != "response.failed" else (
-                    (obj.get("response") or {}).get("error") or obj.get("response"))
-                self.stream_failure = self.stream_failure or classify_stream_error(source)
+                self.stream_failure = self.stream_failure or classify_stream_error(obj)
                 return True
             done = getattr(self, "_" + self.dialect.replace("-", "_"))(obj)
         except (AttributeError, TypeError, KeyError, ValueError) as e:

@@ -202,8 +202,8 @@ const status = (code, body, headers = {}) => (req, res) => {
 const reset = (req) => req.socket.destroy();
 
 // Runs an adapter command on one call; resolves {events, stderr, code}. `onEvent(event, stdin)`
-// may write to the adapter's stdin (a cancel).
-function runAdapter(args, baseUrl, onEvent = () => {}) {
+// may write to the adapter's stdin (a cancel); `extra` adds fields to the call line.
+function runAdapter(args, baseUrl, onEvent = () => {}, extra = {}) {
   return new Promise((resolve) => {
     const child = spawn(args[0], args.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
     const lines = [];
@@ -227,7 +227,7 @@ function runAdapter(args, baseUrl, onEvent = () => {}) {
     child.stdin.write(`${JSON.stringify({
       type: 'call', base_url: baseUrl, api_key: 'sk-test', dialect: 'openai-chat',
       request: { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true },
-      scenario: 'kit-test',
+      scenario: 'kit-test', ...extra,
     })}\n`);
   });
 }
@@ -235,6 +235,7 @@ function runAdapter(args, baseUrl, onEvent = () => {}) {
 const types = (events) => events.map((e) => e.type);
 const EXAMPLE = ['node', `${HERE}../node/example.mjs`];
 const RETRY_LOOP = ['node', `${HERE}fixtures/retry_loop.mjs`];
+const TWO_ROUTES = ['node', `${HERE}fixtures/two_routes.mjs`];
 
 test('the example commits a whole stream and fails a rate limit, classified', async () => {
   const server = await serve([ok(), status(429, { error: { type: 'requests',
@@ -293,6 +294,27 @@ test('an error event that a library retries silently is announced with its class
     assert.deepEqual([interrupted.attempt, interrupted.failure.code, interrupted.failure.phase],
                      [1, 'RATE_LIMIT', 'stream'], 'seen on the wire, not UNKNOWN');
     assert.equal(run.events.at(-1).type, 'response/committed');
+  } finally {
+    await server.close();
+  }
+});
+
+test('with routes, every event of an attempt names the route its request went to', async () => {
+  const server = await serve([status(503, { error: { type: 'server_error', message: 'down' } }),
+                              ok()]);
+  try {
+    const routes = ['primary', 'primary-eu'].map((id) => ({
+      id, base_url: `${server.url}/route/${id}`, dialect: 'openai-chat',
+    }));
+    const run = await runAdapter(TWO_ROUTES, server.url, () => {}, { routes });
+    const routed = run.events.filter((e) => e.type !== 'adapter/hello');
+    assert.deepEqual(routed.map((e) => [e.type, e.route_id]), [
+      ['response/start', 'primary'], ['response/interrupted', 'primary'],
+      ['response/start', 'primary-eu'], ['assistant/chunk', 'primary-eu'],
+      ['assistant/chunk', 'primary-eu'], ['response/committed', 'primary-eu']]);
+    assert.equal(routed[1].failure.route_id, 'primary', 'the failure names its route too');
+    const plain = await runAdapter(EXAMPLE, server.url);  // no routes: no route_id anywhere
+    assert.ok(plain.events.every((e) => !('route_id' in e)));
   } finally {
     await server.close();
   }

@@ -2,6 +2,9 @@
 // the global fetch (or that replaces it), changing nothing about the requests or responses.
 //
 //   - Each request the library sends is one attempt: response/start {attempt n, response_id}.
+//     With routes (the call line's `routes`), the request's URL says which route it went to:
+//     the route whose base_url it starts with is its route_id, on every event of the attempt
+//     and in its failure, so a router that reports nothing itself is still attributed.
 //   - What happened to it is recorded from the wire: the status and headers, an error body (read
 //     from a Response.clone(), at most 250 ms and 64 KiB, since libraries often cancel a retried
 //     response's body unread), the network error of a failed fetch, the first error event of an
@@ -26,8 +29,12 @@ export const responseId = (attempt) => `attempt-${attempt}`;
 
 export class Wire {
   // `baseFetch`: what the library would have used (default: globalThis.fetch at construction).
-  constructor({ baseFetch = globalThis.fetch } = {}) {
+  // `routes`: the call line's routes ([{id, base_url}]), longest base_url first.
+  constructor({ baseFetch = globalThis.fetch, routes = [] } = {}) {
     this.baseFetch = baseFetch;
+    this.routes = routes
+      .map((r) => ({ id: r.id, prefix: `${r.base_url.replace(/\/+$/, '')}/` }))
+      .sort((x, y) => y.prefix.length - x.prefix.length);
     this.attempts = [];     // one record per request, in order
     this.pending = null;    // a response/interrupted being written (it may wait for a body)
     this.fetch = (input, init) => this.#send(input, init);
@@ -39,8 +46,15 @@ export class Wire {
 
   // Ids of the latest attempt, for events ({} before the first request).
   ids() {
-    const n = this.attempts.length;
-    return n ? { response_id: responseId(n), attempt: n } : {};
+    const a = this.current;
+    if (!a) return {};
+    return { response_id: responseId(a.n), attempt: a.n, ...(a.route && { route_id: a.route }) };
+  }
+
+  // The route a request to `input` (a URL string, URL or Request) goes to, or null.
+  #routeOf(input) {
+    const url = typeof input === 'string' ? input : input?.href ?? input?.url ?? '';
+    return this.routes.find((r) => url.startsWith(r.prefix))?.id ?? null;
   }
 
   // Where the call is now: the phase a cancel or a library error happened in.
@@ -92,9 +106,9 @@ export class Wire {
     }
     const a = { n: this.attempts.length + 1, chunks: 0, announced: false, status: 0, ok: false,
                 headers: null, bodyText: null, error: null, streamError: null, bodyError: null,
-                bodyDone: false };
+                bodyDone: false, route: this.#routeOf(input) };
     this.attempts.push(a);
-    emit('response/start', { response_id: responseId(a.n), attempt: a.n });
+    emit('response/start', this.ids());
     let response;
     try {
       response = await this.baseFetch(input, init);
@@ -118,8 +132,9 @@ export class Wire {
       failed = { ...failed, partial_output: 'uncommitted' };
     }
     if (why) failed = { ...failed, message: `${failed.message} (${why})` };
-    emit('response/interrupted', { response_id: responseId(a.n), attempt: a.n, failure: failed,
-                                   ...schedule });
+    const route = a.route ? { route_id: a.route } : {};
+    emit('response/interrupted', { response_id: responseId(a.n), attempt: a.n, ...route,
+                                   failure: { ...failed, ...route }, ...schedule });
   }
 }
 
