@@ -29,22 +29,19 @@ PlanRequest StreamRequest() {
   return request;
 }
 
-// Whether one of the first `count` events of `content`'s stream carries `marker`.
-bool MarkerWithin(Dialect dialect, const scenario::Content& content, std::size_t count,
-                  const std::string& marker) {
+// The events `dialect`'s writer streams for `content`.
+StreamEvents StreamOf(Dialect dialect, const scenario::Content& content) {
   const DialectWriter& writer = WriterFor(dialect);
   const ResponseIds ids = writer.MakeIds(0, 1, testing::TestNow(), writer.default_model());
-  const StreamEvents stream = writer.Stream(content, ids, {10, 2});
+  return writer.Stream(content, ids, {10, 2});
+}
+
+// Whether one of the first `count` events of `stream` carries `marker`.
+bool MarkerWithin(const StreamEvents& stream, std::size_t count, const std::string& marker) {
   for (std::size_t i = 0; i < count && i < stream.events.size(); ++i) {
     if (stream.events[i].data.find(marker) != std::string::npos) return true;
   }
   return false;
-}
-
-std::size_t EventCount(Dialect dialect, const scenario::Content& content) {
-  const DialectWriter& writer = WriterFor(dialect);
-  const ResponseIds ids = writer.MakeIds(0, 1, testing::TestNow(), writer.default_model());
-  return writer.Stream(content, ids, {10, 2}).events.size();
 }
 
 ResponsePlan ResetAfter(Dialect dialect, scenario::Content content, int events) {
@@ -70,7 +67,8 @@ TEST(PlanTruthTest, OutputBeforeACutIsTheFirstTextOrToolCallOnTheWire) {
   for (const Dialect dialect : kDialects) {
     for (const auto& [content, marker] :
          {std::pair{text, std::string("Hello")}, std::pair{tool, tool.tool_call->name}}) {
-      const std::size_t events = EventCount(dialect, content);
+      const StreamEvents stream = StreamOf(dialect, content);
+      const std::size_t events = stream.events.size();
       bool seen_false = false, seen_true = false;
       for (std::size_t cut = 0; cut < events; ++cut) {
         SCOPED_TRACE(std::string(scenario::ToString(dialect)) + " " + marker + " cut after " +
@@ -78,7 +76,7 @@ TEST(PlanTruthTest, OutputBeforeACutIsTheFirstTextOrToolCallOnTheWire) {
         const ResponsePlan plan = ResetAfter(dialect, content, static_cast<int>(cut));
         ASSERT_EQ(plan.truth.failure_class, "transport");
         EXPECT_TRUE(plan.truth.streamed);
-        const bool expected = MarkerWithin(dialect, content, cut, marker);
+        const bool expected = MarkerWithin(stream, cut, marker);
         EXPECT_EQ(plan.truth.output_before_failure, expected);
         (expected ? seen_true : seen_false) = true;
         EXPECT_EQ(plan.truth.output_from.has_value(), expected) << "due only once it is sent";
