@@ -15,7 +15,7 @@ namespace {
 // (fleet/tests/profiles_test.cc checks that they still match when Node is installed); the
 // citations of every value are the comments there.
 constexpr std::string_view kOpenAiNode =
-    R"({"routing":{"failover":false},"mode":"standard","max_attempts":3,"retryable_classes":["auth","rate-limit","quota",
+    R"({"routing":{"failover":false,"breaker":null},"mode":"standard","max_attempts":3,"retryable_classes":["auth","rate-limit","quota",
     "invalid-request","context-overflow","timeout","transport","provider-overloaded",
     "provider-unavailable"],"retry_phases":["connect","response-headers"],
     "statuses":{"retry":[408,409,429,"5xx"],"never":[]},"should_retry_header":true,
@@ -27,7 +27,7 @@ constexpr std::string_view kOpenAiNode =
     "statuses":null}})";
 
 constexpr std::string_view kAnthropicNode =
-    R"({"routing":{"failover":false},"mode":"standard","max_attempts":3,"retryable_classes":["auth","rate-limit","quota",
+    R"({"routing":{"failover":false,"breaker":null},"mode":"standard","max_attempts":3,"retryable_classes":["auth","rate-limit","quota",
     "invalid-request","context-overflow","timeout","transport","provider-overloaded",
     "provider-unavailable"],"retry_phases":["connect","response-headers"],
     "statuses":{"retry":[408,409,429,"5xx"],"never":[]},"should_retry_header":true,
@@ -39,7 +39,7 @@ constexpr std::string_view kAnthropicNode =
     "retry-after-date"],"statuses":null}})";
 
 constexpr std::string_view kVercelAi =
-    R"({"routing":{"failover":false},"mode":"standard","max_attempts":3,"retryable_classes":["rate-limit","timeout",
+    R"({"routing":{"failover":false,"breaker":null},"mode":"standard","max_attempts":3,"retryable_classes":["rate-limit","timeout",
     "transport","provider-overloaded","provider-unavailable","invalid-request"],
     "statuses":{"retry":[408,409,429,"5xx"],"never":[]},"should_retry_header":false,
     "retry_phases":["connect","response-headers","stream"],"stream_retries":"before-output",
@@ -52,7 +52,7 @@ constexpr std::string_view kVercelAi =
     "budget":null})";
 
 constexpr std::string_view kLangChainJs =
-    R"({"routing":{"failover":false},"mode":"standard","max_attempts":7,"statuses":{"retry":[408,410,411,412,414,415,416,417,
+    R"({"routing":{"failover":false,"breaker":null},"mode":"standard","max_attempts":7,"statuses":{"retry":[408,410,411,412,414,415,416,417,
     418,419,420,421,422,423,424,425,426,427,428,430,431,432,433,434,435,436,437,438,439,440,441,
     442,443,444,445,446,447,448,449,450,451,452,453,454,455,456,457,458,459,460,461,462,463,464,
     465,466,467,468,469,470,471,472,473,474,475,476,477,478,479,480,481,482,483,484,485,486,487,

@@ -160,7 +160,7 @@ ref::CircuitBreaker::Time BreakerTime(Duration d, double extra_ms = 0) {
 
 // One route's declared breaker replayed over the journal, with what EarlyTrip needs of it.
 struct RouteReplay {
-  explicit RouteReplay(const ref::BreakerConfig& config) : breaker(config) {}
+  explicit RouteReplay(const std::optional<ref::BreakerConfig>& config) : breaker(config) {}
   ref::CircuitBreaker breaker;
   std::optional<std::size_t> last_failure;  // index into view.attempts
   bool retired = false;                     // its last failure is one the policy never retries
@@ -178,7 +178,7 @@ struct RouteReplay {
 // is set when some gap was judged so.
 std::string EarlyTrip(const View& view, bool* judged) {
   if (!view.single_call() || view.scenario.request.calls > 1 || view.refusals()) return {};
-  const ref::BreakerConfig& config = view.policy().routing.breaker;
+  const ref::BreakerConfig& config = *view.policy().routing.breaker;
   const auto cooldown_ms = static_cast<double>(config.cooldown.count());
   std::map<std::string, RouteReplay> routes;
   for (std::size_t k = 0; k < view.attempts.size(); ++k) {
@@ -230,7 +230,7 @@ std::string EarlyTrip(const View& view, bool* judged) {
 // attempt while it is open, or more than the declared probes while half-open, is a violation.
 // `opened` is set when some breaker left the closed state.
 std::string OpenBreakerUsed(const View& view, bool* opened) {
-  const ref::BreakerConfig& config = view.policy().routing.breaker;
+  const ref::BreakerConfig& config = *view.policy().routing.breaker;
   for (std::size_t i = 0; i < view.calls.size(); ++i) {
     std::map<std::string, ref::CircuitBreaker> breakers;
     for (const ClientRecord* record : view.calls[i].records) {
@@ -267,6 +267,9 @@ std::string OpenBreakerUsed(const View& view, bool* opened) {
 CheckResult RouteBreakerHonoured(const View& view) {
   if (!view.has_routes()) return NotApplicable("", std::string(kNoRoutes));
   if (!view.has_policy()) return NotApplicable("", NoPolicy(view));
+  if (!view.policy().routing.breaker) {
+    return NotApplicable("", "the subject declares no breaker (routing.breaker null)");
+  }
   bool closed_judged = false;
   if (std::string early = EarlyTrip(view, &closed_judged); !early.empty()) {
     return Fail("", std::move(early));
@@ -281,7 +284,7 @@ CheckResult RouteBreakerHonoured(const View& view) {
   }
   if (!opened && !closed_judged) {
     return NotApplicable("", fmt::format("no route's breaker opened (threshold {})",
-                                         view.policy().routing.breaker.threshold));
+                                         view.policy().routing.breaker->threshold));
   }
   return Pass("");
 }

@@ -46,28 +46,17 @@ ref::RetryPolicy Shifted(ref::RetryPolicy policy, std::chrono::milliseconds shif
 
 }  // namespace
 
-scenario::Scenario OutagesFromFirstAttempt(scenario::Scenario scenario, const Trace& trace) {
-  if (scenario.listener_outages.empty() || trace.client.empty()) return scenario;
+Duration LeadOfFirstAttempt(const Trace& trace) {
   const auto first_start = std::ranges::find_if(trace.client, [](const ClientRecord& record) {
     return EventType(record) == protocol::kStart;
   });
-  if (first_start == trace.client.end()) return scenario;
-  const Duration lead = first_start->at - trace.client.front().at;
-  for (scenario::ListenerOutage& outage : scenario.listener_outages) {
-    const Duration from = outage.from - lead;
-    outage.length =
-        std::max(Duration{0}, from < Duration{0} ? outage.length + from : outage.length);
-    outage.from = std::max(Duration{0}, from);
-  }
-  std::erase_if(scenario.listener_outages, [](const scenario::ListenerOutage& outage) {
-    return outage.length <= Duration{0};
-  });
-  return scenario;
+  if (first_start == trace.client.end()) return Duration{0};
+  return std::max(Duration{0}, first_start->at - trace.client.front().at);
 }
 
 PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolicy& policy,
                        std::uint64_t seed, std::uint64_t provider_seed, double timeout_tolerance_ms,
-                       int seeds) {
+                       Duration scripted_lead, int seeds) {
   PolicyTwin twin;
   const auto tolerance = std::chrono::milliseconds(static_cast<long long>(timeout_tolerance_ms));
   std::vector<ref::RetryPolicy> variants{policy};
@@ -80,6 +69,7 @@ PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolic
     options.seed = seed + static_cast<std::uint64_t>(i % seeds) * 0x9e3779b97f4a7c15ULL;
     options.provider_seed = provider_seed;
     options.policy = variants[static_cast<std::size_t>(i / seeds)];
+    options.scripted_lead = scripted_lead;
     auto trace = RunVirtual(scenario, options);
     if (!trace) {
       twin.error = trace.error();

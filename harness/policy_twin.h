@@ -39,21 +39,23 @@ struct PolicyTwin {
   bool usable() const { return error.empty() && !outcomes.empty(); }
 };
 
-// The scenario as a subject over real sockets met it, for its twin, whose t = 0 is the first
-// attempt: the real world starts listener outages when the subject's first line arrives
-// (RealWorld), and an adapter may make its first attempt a while later (loading its library), so
-// relative to that attempt the outages start earlier by the lead (and one that is over by then
-// goes). Unchanged without outages or without any response/start in `trace`.
-scenario::Scenario OutagesFromFirstAttempt(scenario::Scenario scenario, const Trace& trace);
+// How far into the scenario's scripted time (listener outages, route health) a subject over
+// real sockets made its first attempt: the real world anchors that time when the subject's first
+// line arrives (RealWorld), and an adapter may make its first attempt a while later (loading its
+// library). The twin, whose t = 0 is the first attempt, starts that far in. Zero without any
+// response/start in `trace`.
+Duration LeadOfFirstAttempt(const Trace& trace);
 
 // Runs `scenario` with `policy` in virtual time for `seeds` retry seeds derived from `seed`, the
 // provider drawing with `provider_seed` (the subject's run's, so chaos draws agree). Over real
 // sockets a silence that lasts about as long as a timeout may end either way, so with
 // `timeout_tolerance_ms` > 0 the policy also runs with every timeout that much shorter and
 // longer, and the outcomes of all three count.
+// `scripted_lead`: LeadOfFirstAttempt of the subject's run.
 PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolicy& policy,
                        std::uint64_t seed, std::uint64_t provider_seed,
-                       double timeout_tolerance_ms = 0, int seeds = 12);
+                       double timeout_tolerance_ms = 0, Duration scripted_lead = {},
+                       int seeds = 12);
 
 // "committed after 2 attempts, or failed RATE_LIMIT after 3": the outcomes in words.
 std::string DescribeOutcomes(const PolicyTwin& twin);

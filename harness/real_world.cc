@@ -290,11 +290,11 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
                           .routes = session->routes};
   if (scenario.policy) call.policy = nlohmann::json::parse(scenario.policy->json);
   std::vector<std::expected<AdapterRun, std::string>> runs(static_cast<std::size_t>(trace.calls));
-  // Scripted outages count from the first adapter's hello, not from the session's creation:
-  // an interpreter may take seconds to start and would otherwise miss the outage.
+  // Scripted time (listener outages, every route's health) counts from the first adapter's
+  // hello, not from the session's creation: an interpreter may take seconds to start and would
+  // otherwise miss an outage, or meet a route that had already recovered.
   std::once_flag anchored;
   const auto anchor = [&] {
-    if (scenario.listener_outages.empty()) return;
     std::call_once(anchored, [&] { server_->AnchorOutages(session->id); });
   };
   {

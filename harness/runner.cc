@@ -204,9 +204,9 @@ void Runner::JudgeInto(const Job& job, const Trace& trace, report::ScenarioResul
   // The oracle is the subject's own declared policy: what its twin reaches, it may reach.
   std::optional<PolicyTwin> twin;
   if (declared.usable() && !DeclaresScenarioPolicy(declared, scenario)) {
-    twin =
-        ComputeTwin(job.real ? OutagesFromFirstAttempt(scenario, trace) : scenario, declared.policy,
-                    result.seed, ProviderSeed(job), job.real ? RealTolerance().late_ms : 0);
+    twin = ComputeTwin(scenario, declared.policy, result.seed, ProviderSeed(job),
+                       job.real ? RealTolerance().late_ms : 0,
+                       job.real ? LeadOfFirstAttempt(trace) : Duration{0});
   }
   const Tolerance tolerance = job.real ? RealTolerance() : VirtualTolerance();
   result.checks = Judge(scenario, trace, tolerance, twin ? &*twin : nullptr);

@@ -65,10 +65,11 @@ class World {
     }
   }
   void AddSession(std::string id, scenario::Scenario scenario) {
-    sessions_.emplace(std::move(id),
-                      provider::ProviderSession(
-                          std::make_shared<const provider::CompiledScenario>(std::move(scenario)),
-                          options_.provider_seed, kWallStart));
+    auto [session, _] = sessions_.emplace(
+        std::move(id), provider::ProviderSession(
+                           std::make_shared<const provider::CompiledScenario>(std::move(scenario)),
+                           options_.provider_seed, kWallStart));
+    session->second.AnchorOutages(kWallStart - options_.scripted_lead);
   }
   // The session under a base URL path ("/s/<id>"), as the provider resolves targets; null when
   // none (nothing listens there).

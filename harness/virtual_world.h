@@ -25,6 +25,9 @@ struct VirtualRunOptions {
   ref::RetryPolicy policy;                   // the reference client's policy
   Duration horizon{std::chrono::hours(24)};  // virtual time after which it gives up
   std::uint64_t max_steps = 10'000'000;      // loop bound (a runaway subject)
+  // Scripted time (listener outages, route health) had already run this long when the run
+  // starts: a real subject's first attempt came that long after the hello that anchored it.
+  Duration scripted_lead{0};
 };
 
 // Runs the scenario with the in-process reference client. A subject still running at the horizon

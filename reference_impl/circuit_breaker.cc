@@ -18,7 +18,7 @@ bool CircuitBreaker::Allow(Time now) {
     case State::kOpen:
       return false;
     case State::kHalfOpen:
-      if (probes_in_flight_ >= std::max(1, config_.half_open_probes)) return false;
+      if (probes_in_flight_ >= std::max(1, config_->half_open_probes)) return false;
       ++probes_in_flight_;
       return true;
   }
@@ -33,9 +33,10 @@ void CircuitBreaker::RecordSuccess() {
 
 void CircuitBreaker::RecordFailure(Time now) {
   ++failures_;
+  if (!config_) return;
   const bool probing = open_until_.has_value();
-  if (probing || failures_ >= std::max(1, config_.threshold)) {
-    open_until_ = now + config_.cooldown;
+  if (probing || failures_ >= std::max(1, config_->threshold)) {
+    open_until_ = now + config_->cooldown;
     probes_in_flight_ = 0;
   }
 }

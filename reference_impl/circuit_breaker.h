@@ -7,8 +7,9 @@
 //
 // Every failed attempt counts, wherever it failed: a refused connection, an error status, an
 // in-stream or mid-stream error, a stall. Its parameters (BreakerConfig, policy.h) are the
-// policy file's `routing.breaker`. Sans-I/O: `now` is passed in; not thread-safe (one
-// per route of one call, or the caller synchronises a shared one).
+// policy file's `routing.breaker`; without one (`breaker: null`) it counts failures and never
+// opens. Sans-I/O: `now` is passed in; not thread-safe (one per route of one call, or the caller
+// synchronises a shared one).
 #pragma once
 
 #include <chrono>
@@ -25,6 +26,8 @@ class CircuitBreaker {
   using Time = PolicyClock::time_point;
 
   explicit CircuitBreaker(BreakerConfig config = {}) : config_(config) {}
+  // nullopt: no breaker (the policy's `breaker: null`).
+  explicit CircuitBreaker(std::optional<BreakerConfig> config) : config_(config) {}
 
   // Whether an attempt may go to the route at `now`. While half-open, a true answer takes one of
   // the probe slots until RecordSuccess/RecordFailure returns it.
@@ -38,7 +41,7 @@ class CircuitBreaker {
   int consecutive_failures() const { return failures_; }
 
  private:
-  BreakerConfig config_;
+  std::optional<BreakerConfig> config_;
   int failures_ = 0;
   std::optional<Time> open_until_;  // set while open or half-open
   int probes_in_flight_ = 0;

@@ -217,7 +217,13 @@ std::optional<PolicyError> CheckBudget(const std::optional<BudgetConfig>& budget
 }
 
 std::optional<PolicyError> CheckRouting(const RoutingConfig& routing) {
-  const BreakerConfig& breaker = routing.breaker;
+  if (routing.route_attempts &&
+      (*routing.route_attempts < 1 || *routing.route_attempts > kMaxAttemptsLimit)) {
+    return Bad("routing.route_attempts", fmt::format("must be from 1 to {}, got {}",
+                                                     kMaxAttemptsLimit, *routing.route_attempts));
+  }
+  if (!routing.breaker) return std::nullopt;
+  const BreakerConfig& breaker = *routing.breaker;
   if (breaker.threshold < 1 || breaker.threshold > kMaxAttemptsLimit) {
     return Bad("routing.breaker.threshold",
                fmt::format("must be from 1 to {}, got {}", kMaxAttemptsLimit, breaker.threshold));

@@ -178,7 +178,12 @@ struct BreakerConfig {
 // How a call whose logical model has several routes moves between them (route_registry.h).
 struct RoutingConfig {
   bool failover = true;  // false: every attempt goes to the first route, as a client without one
-  BreakerConfig breaker;
+  // nullopt: no breaker at all (a client that never stops sending to a failing route).
+  std::optional<BreakerConfig> breaker = BreakerConfig{};
+  // Attempts one route gets before the call moves on, 1..kMaxAttemptsLimit: a fallback chain
+  // (LangChain's withFallbacks: each model spends its own retries first). nullopt: any failed
+  // attempt may move to another route.
+  std::optional<int> route_attempts;
   friend bool operator==(const RoutingConfig&, const RoutingConfig&) = default;
 };
 

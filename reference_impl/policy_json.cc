@@ -30,7 +30,7 @@ constexpr std::array<std::string_view, 9> kRetryAfterKeys{
 constexpr std::array<std::string_view, 2> kStatusRuleKeys{"retry", "never"};
 constexpr std::array<std::string_view, 5> kTimeoutKeys{
     "connect_ms", "response_headers_ms", "idle_ms", "heartbeats_reset_idle", "total_ms"};
-constexpr std::array<std::string_view, 2> kRoutingKeys{"failover", "breaker"};
+constexpr std::array<std::string_view, 3> kRoutingKeys{"failover", "breaker", "route_attempts"};
 constexpr std::array<std::string_view, 3> kBreakerKeys{"threshold", "cooldown_ms",
                                                        "half_open_probes"};
 constexpr std::array<std::string_view, 5> kBudgetKeys{"capacity", "retry_cost", "success_refund",
@@ -423,9 +423,23 @@ void ReadRouting(Reader& reader, const Json& json, std::string_view path, Routin
   if (!reader.Object(json, path, kRoutingKeys)) return;
   Field(json, path, "failover",
         [&](const Json& v, const std::string& p) { reader.Bool(v, p, out.failover); });
+  Field(json, path, "route_attempts", [&](const Json& v, const std::string& p) {
+    if (v.is_null()) {
+      out.route_attempts.reset();
+      return;
+    }
+    std::int64_t number = 0;
+    reader.Integer(v, p, number);
+    out.route_attempts =
+        static_cast<int>(std::clamp<std::int64_t>(number, -1, kMaxAttemptsLimit + 1));
+  });
   Field(json, path, "breaker", [&](const Json& v, const std::string& p) {
+    if (v.is_null()) {
+      out.breaker.reset();
+      return;
+    }
     if (!reader.Object(v, p, kBreakerKeys)) return;
-    BreakerConfig& breaker = out.breaker;
+    BreakerConfig& breaker = out.breaker.emplace(out.breaker.value_or(BreakerConfig{}));
     for (auto [key, field] : {std::pair<std::string_view, int*>{"threshold", &breaker.threshold},
                               {"half_open_probes", &breaker.half_open_probes}}) {
       Field(v, p, key, [&](const Json& value, const std::string& at) {
@@ -575,12 +589,15 @@ Json PolicyToJson(const RetryPolicy& policy) {
                                         {"failure_cost", policy.budget->failure_cost},
                                         {"retry_threshold", policy.budget->retry_threshold}}
                                  : Json(nullptr);
-  const BreakerConfig& breaker = policy.routing.breaker;
-  json["routing"] = {{"failover", policy.routing.failover},
-                     {"breaker",
-                      {{"threshold", breaker.threshold},
-                       {"cooldown_ms", breaker.cooldown.count()},
-                       {"half_open_probes", breaker.half_open_probes}}}};
+  const std::optional<BreakerConfig>& breaker = policy.routing.breaker;
+  json["routing"] = {
+      {"failover", policy.routing.failover},
+      {"breaker", breaker ? Json{{"threshold", breaker->threshold},
+                                 {"cooldown_ms", breaker->cooldown.count()},
+                                 {"half_open_probes", breaker->half_open_probes}}
+                          : Json(nullptr)},
+      {"route_attempts",
+       policy.routing.route_attempts ? Json(*policy.routing.route_attempts) : Json(nullptr)}};
   return json;
 }
 

@@ -96,9 +96,9 @@ std::string_view MissingCapability(const RouteCapabilities& capabilities,
 
 RouteRegistry::RouteRegistry(std::vector<RouteTraits> routes, RequestNeeds needs,
                              RoutingConfig config, std::uint64_t seed)
-    : needs_(needs), rng_(seed) {
+    : needs_(needs), route_attempts_(config.route_attempts), rng_(seed) {
   for (RouteTraits& traits : routes) {
-    routes_.push_back({std::move(traits), CircuitBreaker(config.breaker), std::nullopt, false});
+    routes_.push_back({std::move(traits), CircuitBreaker(config.breaker)});
   }
 }
 
@@ -149,11 +149,14 @@ std::optional<RouteRegistry::Choice> RouteRegistry::First(Time now) {
 std::optional<RouteRegistry::Choice> RouteRegistry::Next(std::size_t failed, Failover verdict,
                                                          std::optional<Time> own_retry, Time now) {
   Entry& entry = routes_[failed];
-  if (own_retry) {
+  const bool share_spent = route_attempts_ && entry.attempts >= *route_attempts_;
+  if (own_retry && !share_spent) {
     entry.hold = own_retry;
   } else {
     entry.retired = true;
   }
+  // A fallback chain stays on its route while the route's share of attempts lasts.
+  if (route_attempts_ && !entry.retired) return Best({failed}, now, {});
   std::vector<std::size_t> candidates;
   for (std::size_t i = 0; i < routes_.size(); ++i) {
     const bool same_model = routes_[i].traits.model == entry.traits.model;
@@ -166,7 +169,10 @@ std::optional<RouteRegistry::Choice> RouteRegistry::Next(std::size_t failed, Fai
   return Best(candidates, now, entry.traits.group);
 }
 
-void RouteRegistry::Begin(std::size_t route, Time now) { (void)routes_[route].breaker.Allow(now); }
+void RouteRegistry::Begin(std::size_t route, Time now) {
+  ++routes_[route].attempts;
+  (void)routes_[route].breaker.Allow(now);
+}
 
 void RouteRegistry::RecordFailure(std::size_t route, Time now) {
   routes_[route].breaker.RecordFailure(now);

@@ -11,7 +11,9 @@
 // It is ready at the latest of its hold (its own backoff or Retry-After) and, while its breaker
 // is open, the breaker's reopening. The route ready soonest wins; ties go to a route outside the
 // failed route's shared-fate group, then to the lower priority, then to a weighted draw among the
-// routes of that priority (seeded: runs reproduce).
+// routes of that priority (seeded: runs reproduce). With `routing.route_attempts` the routes form
+// a fallback chain instead: the failed route takes the next attempt while its share lasts and
+// its own retry is granted; then it is retired and the call moves on.
 //
 // Every failed attempt counts against its route's breaker (circuit_breaker.h), whatever it was:
 // a refused connection, an error status, an in-stream or mid-stream error, a stall.
@@ -110,8 +112,9 @@ class RouteRegistry {
   struct Entry {
     RouteTraits traits;
     CircuitBreaker breaker;
-    std::optional<Time> hold;  // no attempt before
+    std::optional<Time> hold = std::nullopt;  // no attempt before
     bool retired = false;
+    int attempts = 0;  // begun on this route by this call
   };
   std::optional<Time> ReadyAt(const Entry& entry, Time now) const;
   std::optional<Choice> Best(const std::vector<std::size_t>& candidates, Time now,
@@ -119,6 +122,7 @@ class RouteRegistry {
 
   std::vector<Entry> routes_;
   RequestNeeds needs_;
+  std::optional<int> route_attempts_;
   RetryRng rng_;
 };
 

@@ -97,15 +97,16 @@ function routedModel(call, fetch) {
   return primary.withFallbacks(fallbacks);
 }
 
-// LangChain's defaults, and withFallbacks' own: each route's model retries on its own (so up to
-// 7 attempts per route), failover to the next route on any error its model throws, no breaker
-// (threshold at the format's maximum: it never opens).
+// LangChain's defaults, and withFallbacks' own (@langchain/core runnables/base.js,
+// RunnableWithFallbacks): a chain in route order, each route's model spending its own retries
+// first (up to 7 attempts per route: route_attempts), then the next route on any error its model
+// throws; no breaker.
 function policyOf(call) {
   const routes = withFallbacks ? (call.routes ?? []).length : 0;
   if (routes < 2) return LANGCHAIN_POLICY;
   return { ...LANGCHAIN_POLICY, max_attempts: LANGCHAIN_POLICY.max_attempts * routes,
-           routing: { failover: true,
-                      breaker: { threshold: 1000, cooldown_ms: 0, half_open_probes: 100 } } };
+           routing: { failover: true, breaker: null,
+                      route_attempts: LANGCHAIN_POLICY.max_attempts } };
 }
 
 async function main({ call, fetch, signal, output }) {

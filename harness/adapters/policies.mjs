@@ -31,8 +31,9 @@ const NODE20_FETCH_TIMEOUTS = {
 };
 
 // A client of one endpoint: every attempt goes to the base URL it was given (the format's default
-// is the reference client's failover between routes, docs/routes.md).
-const ONE_ENDPOINT = { failover: false };
+// is the reference client's failover between routes, docs/routes.md), and no circuit breaker
+// ever stops it sending there.
+const ONE_ENDPOINT = { failover: false, breaker: null };
 
 // No recovery at all: one attempt, no hint read, no budget (fields that only matter for a retry
 // are stated anyway, so that no reference default is implied).

@@ -13,7 +13,8 @@ have.
 # for a retry are stated anyway, so that no reference default is implied.
 NO_RECOVERY_POLICY = {
     "mode": "standard",
-    "routing": {"failover": False},  # one endpoint: every attempt goes to the base URL given
+    # one endpoint: every attempt goes to the base URL given, no breaker ever stops it
+    "routing": {"failover": False, "breaker": None},
     "max_attempts": 1,
     "retryable_classes": [],
     "retry_phases": [],

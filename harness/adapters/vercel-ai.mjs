@@ -68,13 +68,12 @@ function routedModel(call, fetch) {
 }
 
 // The SDK's own retries (3 streamText attempts), each of which may try every route once; no
-// breaker (threshold at the format's maximum: it never opens).
+// breaker.
 function policyOf(call) {
   const routes = withFallbacks ? (call.routes ?? []).length : 0;
   if (routes < 2) return VERCEL_AI_POLICY;
   return { ...VERCEL_AI_POLICY, max_attempts: VERCEL_AI_POLICY.max_attempts * routes,
-           routing: { failover: true,
-                      breaker: { threshold: 1000, cooldown_ms: 0, half_open_probes: 100 } } };
+           routing: { failover: true, breaker: null } };
 }
 
 function callOptions(call, fetch, signal) {

@@ -235,6 +235,13 @@ TEST(JudgeRouteTest, Route005NoAttemptWhileTheBreakerIsOpen) {
   const auto check = CheckOf(build(500), "ROUTE-005", Routes());
   EXPECT_EQ(check.status, CheckStatus::kFail);
   EXPECT_NE(check.evidence.find("while its breaker was open"), std::string::npos) << check.evidence;
+
+  // A subject that declares no breaker is not held to the format's default one (LangChain's
+  // single model retried its primary seven times and failed the default threshold of five).
+  policy["routing"]["breaker"] = nullptr;
+  const auto none = CheckOf(build(500), "ROUTE-005", Routes());
+  EXPECT_EQ(none.status, CheckStatus::kNotApplicable);
+  EXPECT_NE(none.evidence.find("declares no breaker"), std::string::npos) << none.evidence;
 }
 
 // A breaker that behaves as open before its threshold: after one failure (threshold 3) the

@@ -1,9 +1,12 @@
-// The policy twin's view of a real run: listener outages counted from the subject's first attempt.
+// The policy twin's view of a real run: scripted time (listener outages, route health) counted
+// from the subject's hello, so the twin starts as far into it as the subject's first attempt came.
 #include "harness/policy_twin.h"
 
 #include <gtest/gtest.h>
 
 #include "harness/tests/judge_test_support.h"
+#include "reference_impl/policy_json.h"
+#include "scenarios/loader.h"
 
 namespace faultline::harness {
 namespace {
@@ -11,40 +14,86 @@ namespace {
 using namespace std::chrono_literals;
 using testing::TraceBuilder;
 
-scenario::Scenario WithOutage() {
-  scenario::Scenario scenario;
-  scenario.listener_outages = {{.from = 200ms, .length = 700ms}};
-  return scenario;
-}
-
 // A trace whose subject said hello at 1,000 ms and made its first attempt `lead_ms` later.
 Trace FirstAttemptAfter(double lead_ms) {
   TraceBuilder b;
   Trace trace = b.Start(1000 + lead_ms, 1).Build();
-  trace.client.front().at = testing::Ms(1000);  // the hello: when the outages were anchored
+  trace.client.front().at = testing::Ms(1000);  // the hello: when scripted time was anchored
   return trace;
 }
 
-TEST(PolicyTwinTest, OutagesCountFromTheFirstAttempt) {
-  // Connection refused 200..900 ms after the hello; the first attempt came 50 ms after it.
-  auto shifted = OutagesFromFirstAttempt(WithOutage(), FirstAttemptAfter(50));
-  ASSERT_EQ(shifted.listener_outages.size(), 1u);
-  EXPECT_EQ(shifted.listener_outages[0].from, 150ms);
-  EXPECT_EQ(shifted.listener_outages[0].length, 700ms);
-  // 300 ms later, the first attempt met the outage already 100 ms old.
-  shifted = OutagesFromFirstAttempt(WithOutage(), FirstAttemptAfter(300));
-  ASSERT_EQ(shifted.listener_outages.size(), 1u);
-  EXPECT_EQ(shifted.listener_outages[0].from, 0ms);
-  EXPECT_EQ(shifted.listener_outages[0].length, 600ms);
-  // After 2 s the outage was over before the subject made any attempt.
-  EXPECT_TRUE(
-      OutagesFromFirstAttempt(WithOutage(), FirstAttemptAfter(2000)).listener_outages.empty());
+TEST(PolicyTwinTest, TheLeadIsFromTheHelloToTheFirstAttempt) {
+  EXPECT_EQ(LeadOfFirstAttempt(FirstAttemptAfter(50)), 50ms);
+  EXPECT_EQ(LeadOfFirstAttempt(FirstAttemptAfter(2500)), 2500ms);
+  TraceBuilder b;  // only the hello
+  EXPECT_EQ(LeadOfFirstAttempt(b.Build()), 0ms);
 }
 
-TEST(PolicyTwinTest, WithoutAnAttemptTheOutagesStay) {
-  TraceBuilder b;  // only the hello
-  EXPECT_EQ(OutagesFromFirstAttempt(WithOutage(), b.Build()).listener_outages,
-            WithOutage().listener_outages);
+scenario::Scenario Parse(std::string_view yaml) {
+  auto scenario = scenario::ParseScenario(yaml, "test.yaml");
+  EXPECT_TRUE(scenario) << scenario.error().ToString();
+  return scenario ? *scenario : scenario::Scenario{};
+}
+
+ref::RetryPolicy ThreeQuickAttempts() {
+  auto policy = ref::LoadPolicy(
+      R"({"max_attempts": 3, "backoff": {"strategy": "exponential", "base_ms": 200, "cap_ms": 200,
+          "jitter": 0}, "routing": {"failover": false, "breaker": null}})");
+  EXPECT_TRUE(policy) << policy.error().ToString();
+  return policy ? *policy : ref::RetryPolicy{};
+}
+
+// A route that recovers at 3 s: three attempts 200 ms apart all meet it down when they start at
+// once, but a subject whose first attempt came 2.8 s after its hello met it recovered by its
+// second (routes/openai-chat-primary-recovering-breaker failed openai-node's EXPECT-OUTCOME for
+// this, the twin having started at the route's t = 0).
+TEST(PolicyTwinTest, RouteHealthCountsFromTheHello) {
+  const scenario::Scenario scenario = Parse(R"(faultline: 1
+name: test/recovering
+description: test
+dialect: openai-chat
+request: {stream: true}
+routes:
+  - id: primary
+    health: {recover_at: 3s}
+    responses:
+      - content: {text: "Hello"}
+  - id: secondary
+    priority: 1
+    health: {down: always}
+)");
+  const PolicyTwin at_once = ComputeTwin(scenario, ThreeQuickAttempts(), 1, 1);
+  ASSERT_TRUE(at_once.usable()) << at_once.error;
+  EXPECT_EQ(DescribeOutcomes(at_once).find("committed"), std::string::npos)
+      << DescribeOutcomes(at_once);
+  const PolicyTwin late = ComputeTwin(scenario, ThreeQuickAttempts(), 1, 1, 0, 2800ms);
+  ASSERT_TRUE(late.usable()) << late.error;
+  ASSERT_EQ(late.outcomes.size(), 1u) << DescribeOutcomes(late);
+  EXPECT_EQ(late.outcomes[0].type, "response/committed");
+  EXPECT_EQ(late.outcomes[0].attempts, 2);
+}
+
+// Connection refused 200..900 ms after the hello: a subject that started 2 s late met no outage.
+TEST(PolicyTwinTest, ListenerOutagesCountFromTheHello) {
+  const scenario::Scenario scenario = Parse(R"(faultline: 1
+name: test/outage
+description: test
+dialect: openai-chat
+request: {stream: true}
+listener_outages:
+  - {from: 0ms, for: 900ms}
+responses:
+  - content: {text: "Hello"}
+)");
+  const PolicyTwin at_once = ComputeTwin(scenario, ThreeQuickAttempts(), 1, 1);
+  ASSERT_TRUE(at_once.usable()) << at_once.error;
+  EXPECT_EQ(DescribeOutcomes(at_once).find("committed"), std::string::npos)
+      << DescribeOutcomes(at_once);
+  const PolicyTwin late = ComputeTwin(scenario, ThreeQuickAttempts(), 1, 1, 0, 2000ms);
+  ASSERT_TRUE(late.usable()) << late.error;
+  ASSERT_EQ(late.outcomes.size(), 1u) << DescribeOutcomes(late);
+  EXPECT_EQ(late.outcomes[0].type, "response/committed");
+  EXPECT_EQ(late.outcomes[0].attempts, 1);
 }
 
 }  // namespace

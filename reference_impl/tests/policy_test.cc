@@ -659,8 +659,12 @@ INSTANTIATE_TEST_SUITE_P(
                   "must be from 0 to 86400000"},
         BadPolicy{R"({"routing": {"breaker": {"half_open_probes": 0}}})",
                   "routing.breaker.half_open_probes", "must be from 1 to 100"},
-        BadPolicy{R"({"routing": {"failover": 1}})", "routing.failover",
-                  "expected true or false"}));
+        BadPolicy{R"({"routing": {"failover": 1}})", "routing.failover", "expected true or false"},
+        BadPolicy{R"({"routing": {"route_attempts": 0}})", "routing.route_attempts",
+                  "must be from 1 to 1000, got 0"},
+        BadPolicy{R"({"routing": {"route_attempts": "all"}})", "routing.route_attempts",
+                  "expected an integer"},
+        BadPolicy{R"({"routing": {"breaker": false}})", "routing.breaker", "expected an object"}));
 
 TEST(PolicyJsonTest, RoutingRoundTripsAndReachesTheHello) {
   auto policy = LoadPolicy(
@@ -672,6 +676,17 @@ TEST(PolicyJsonTest, RoutingRoundTripsAndReachesTheHello) {
             (BreakerConfig{.threshold = 2, .cooldown = milliseconds(1500), .half_open_probes = 3}));
   EXPECT_EQ(LoadPolicy(PolicyToJson(*policy).dump()), *policy);
   EXPECT_EQ(PolicyToHelloJson(*policy)["routing"]["breaker"]["cooldown_ms"], 1500);
+}
+
+TEST(PolicyJsonTest, NoBreakerAndAFallbackChainRoundTrip) {
+  auto policy = LoadPolicy(R"({"routing": {"breaker": null, "route_attempts": 7}})");
+  ASSERT_TRUE(policy) << policy.error().ToString();
+  EXPECT_FALSE(policy->routing.breaker.has_value());
+  EXPECT_EQ(policy->routing.route_attempts, 7);
+  EXPECT_TRUE(PolicyToJson(*policy)["routing"]["breaker"].is_null());
+  EXPECT_EQ(LoadPolicy(PolicyToJson(*policy).dump()), *policy);
+  EXPECT_EQ(LoadPolicy("{}")->routing.breaker, BreakerConfig{}) << "the default has a breaker";
+  EXPECT_FALSE(LoadPolicy("{}")->routing.route_attempts.has_value());
 }
 
 TEST(PolicyJsonTest, ErrorToStringNamesThePath) {

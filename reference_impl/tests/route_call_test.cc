@@ -140,22 +140,30 @@ TEST(RouteCallTest, ARouteIsNotTriedBeforeItsOwnRetryAfterWhileAnotherStaysUsabl
   }
 }
 
-TEST(RouteCallTest, TheBreakerOpensAtItsThresholdAndAGoodProbeClosesIt) {
-  RetryPolicy policy = TestPolicy();
-  policy.max_attempts = 6;
-  policy.routing.breaker = {.threshold = 2, .cooldown = milliseconds(3000), .half_open_probes = 1};
-  Harness h(policy, TwoRoutes());
-  h.Start(0);
+// Answers `count` attempts with a 503, 10 ms after `now`, and starts each retry when its wait
+// ends (`now` follows); the route of each attempt, or fewer when the call stops retrying.
+std::vector<std::string> FailWith503(Harness& h, int count, int& now) {
   std::vector<std::string> routes;
-  int now = 0;
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < count; ++i) {
     routes.push_back(h.call.route_id());
     const auto after = h.Exchange(Error503(), now + 10);
     const Action* wait = Find(after, Kind::kWait);
-    ASSERT_NE(wait, nullptr);
+    if (wait == nullptr) break;
     now = static_cast<int>((wait->at - kT0) / milliseconds(1));
     h.Timer(wait->at);
   }
+  return routes;
+}
+
+TEST(RouteCallTest, TheBreakerOpensAtItsThresholdAndAGoodProbeClosesIt) {
+  RetryPolicy policy = TestPolicy();
+  policy.max_attempts = 6;
+  policy.routing.breaker =
+      BreakerConfig{.threshold = 2, .cooldown = milliseconds(3000), .half_open_probes = 1};
+  Harness h(policy, TwoRoutes());
+  h.Start(0);
+  int now = 0;
+  const std::vector<std::string> routes = FailWith503(h, 4, now);
   EXPECT_EQ(routes, (std::vector<std::string>{"primary", "secondary", "primary", "secondary"}));
   // Both breakers are open: the next attempt is the primary's probe, after its cooldown.
   EXPECT_EQ(h.call.route_id(), "primary");
@@ -163,6 +171,30 @@ TEST(RouteCallTest, TheBreakerOpensAtItsThresholdAndAGoodProbeClosesIt) {
   h.Exchange(SseOk(fixtures::kChatText), now + 10);
   ASSERT_EQ(h.Of(EventType::kCommitted).size(), 1u);
   EXPECT_EQ(h.Of(EventType::kCommitted)[0]->route_id, "primary");
+}
+
+// A fallback chain (route_attempts, LangChain's withFallbacks): the primary spends its share of
+// attempts, waiting its own backoff between them, before the secondary is asked.
+TEST(RouteCallTest, AFallbackChainRetriesItsPrimaryBeforeMovingOn) {
+  RetryPolicy policy = TestPolicy();
+  policy.max_attempts = 6;
+  policy.routing.route_attempts = 3;
+  policy.routing.breaker.reset();
+  Harness h(policy, TwoRoutes());
+  h.Start(0);
+  int now = 0;
+  const std::vector<std::string> routes = FailWith503(h, 3, now);
+  EXPECT_EQ(routes, (std::vector<std::string>{"primary", "primary", "primary"}));
+  const auto interrupted = h.Of(EventType::kInterrupted);
+  ASSERT_EQ(interrupted.size(), 3u);
+  EXPECT_EQ(interrupted[0]->delay_source, DelaySource::kBackoff);
+  EXPECT_GT(interrupted[0]->scheduled_retry, milliseconds(0));
+  EXPECT_EQ(interrupted[2]->next_route_id, "secondary");
+  EXPECT_EQ(interrupted[2]->delay_source, DelaySource::kFailover);
+  EXPECT_EQ(h.call.route_id(), "secondary");
+  h.Exchange(SseOk(fixtures::kChatText), now + 10);
+  ASSERT_EQ(h.Of(EventType::kCommitted).size(), 1u);
+  EXPECT_EQ(h.Of(EventType::kCommitted)[0]->route_id, "secondary");
 }
 
 // The only route that fits trips its breaker (threshold 1): its retry waits for the breaker's
@@ -175,7 +207,8 @@ TEST(RouteCallTest, ARetryOnARouteWhoseBreakerOpenedWaitsForItsProbe) {
   request.routes[1].traits.capabilities.tools = false;
   RetryPolicy policy = TestPolicy();
   policy.max_attempts = 3;
-  policy.routing.breaker = {.threshold = 1, .cooldown = milliseconds(3000), .half_open_probes = 1};
+  policy.routing.breaker =
+      BreakerConfig{.threshold = 1, .cooldown = milliseconds(3000), .half_open_probes = 1};
   Harness h(policy, std::move(request));
   h.Start(0);
   auto after = h.Exchange(Error503(), 10);

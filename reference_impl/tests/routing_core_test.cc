@@ -1,10 +1,11 @@
 // The routing pieces of the reference client's core: the failover rule of the failure taxonomy
-// and the per-route circuit breaker, in virtual time.
+// the per-route circuit breaker and the route registry's choice, in virtual time.
 #include <gtest/gtest.h>
 
 #include "reference_impl/circuit_breaker.h"
 #include "reference_impl/classify.h"
 #include "reference_impl/failover.h"
+#include "reference_impl/route_registry.h"
 
 namespace faultline::ref {
 namespace {
@@ -99,6 +100,68 @@ TEST(CircuitBreakerTest, AFailedProbeOpensItForAnotherCooldown) {
   EXPECT_EQ(breaker.state(probe + milliseconds(49)), CircuitBreaker::State::kOpen);
   EXPECT_EQ(breaker.state(probe + milliseconds(50)), CircuitBreaker::State::kHalfOpen);
   EXPECT_EQ(ToString(breaker.state(probe)), "open");
+}
+
+TEST(CircuitBreakerTest, WithoutABreakerNothingEverStopsTheRoute) {
+  CircuitBreaker breaker(std::optional<BreakerConfig>{});
+  for (int i = 0; i < 2000; ++i) breaker.RecordFailure(Time{});
+  EXPECT_EQ(breaker.state(Time{}), CircuitBreaker::State::kClosed);
+  EXPECT_TRUE(breaker.Allow(Time{}));
+  EXPECT_FALSE(breaker.reopens_at().has_value());
+  EXPECT_EQ(breaker.consecutive_failures(), 2000);
+}
+
+RouteTraits Route(std::string id, int priority) {
+  RouteTraits traits;
+  traits.id = std::move(id);
+  traits.model = "m";
+  traits.priority = priority;
+  return traits;
+}
+
+TEST(RouteRegistryTest, AFallbackChainSpendsEachRoutesShareBeforeMovingOn) {
+  RoutingConfig config;
+  config.route_attempts = 3;
+  RouteRegistry registry({Route("primary", 0), Route("secondary", 1)}, RequestNeeds{}, config, 1);
+  const Time t0{};
+  auto choice = registry.First(t0);
+  ASSERT_TRUE(choice);
+  ASSERT_EQ(choice->route, 0u);
+  std::vector<std::size_t> routes;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    registry.Begin(choice->route, t0);
+    registry.RecordFailure(choice->route, t0);
+    // The route's own retry is due in a second; the other route is ready at once.
+    choice = registry.Next(choice->route, Failover::kCompatibleModel, t0 + milliseconds(1000), t0);
+    ASSERT_TRUE(choice);
+    routes.push_back(choice->route);
+  }
+  EXPECT_EQ(routes, (std::vector<std::size_t>{0, 0, 1, 1}))
+      << "the primary takes its three attempts, waiting its own retry, then the secondary";
+  EXPECT_FALSE(registry.usable(0)) << "a route whose share is spent is out for the call";
+}
+
+TEST(RouteRegistryTest, WithoutAChainAFailedAttemptMovesToTheRouteReadySoonest) {
+  RouteRegistry registry({Route("primary", 0), Route("secondary", 1)}, RequestNeeds{},
+                         RoutingConfig{}, 1);
+  const Time t0{};
+  registry.Begin(0, t0);
+  registry.RecordFailure(0, t0);
+  const auto next = registry.Next(0, Failover::kCompatibleModel, t0 + milliseconds(1000), t0);
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->route, 1u);
+  EXPECT_EQ(next->at, t0);
+}
+
+TEST(RouteRegistryTest, AChainStillMovesOnWhenItsRouteRefusesTheRetry) {
+  RoutingConfig config;
+  config.route_attempts = 5;
+  RouteRegistry registry({Route("primary", 0), Route("secondary", 1)}, RequestNeeds{}, config, 1);
+  registry.Begin(0, Time{});
+  registry.RecordFailure(0, Time{});
+  const auto next = registry.Next(0, Failover::kCompatibleModel, std::nullopt, Time{});
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->route, 1u);
 }
 
 }  // namespace
