@@ -145,4 +145,46 @@ CheckResult AdviseNonRetryable(const View& view) {
   return Pass("");
 }
 
+// ADV-008 from the subject's own events: the longest stretch in which a call showed its caller
+// nothing (no start, chunk, interruption or ending), up to its end or the runner's stop; and,
+// for a call the runner stopped sooner, whether its declared policy would have gone on waiting.
+CheckResult AdviseBoundedWaits(const View& view) {
+  if (!view.has_policy()) return NotApplicable("", NoPolicy(view));
+  bool judged = false;
+  for (std::size_t i = 0; i < view.calls.size(); ++i) {
+    const CallView& call = view.calls[i];
+    const auto first = std::ranges::find_if(call.records, [](const ClientRecord* record) {
+      return EventType(*record) == protocol::kStart;
+    });
+    if (first == call.records.end()) continue;
+    judged = true;
+    double longest = 0, quiet_from = 0;
+    double last = Ms((*first)->at);
+    for (auto it = first; it != call.records.end(); ++it) {
+      if (Ms((*it)->at) - last > longest) longest = Ms((*it)->at) - last, quiet_from = last;
+      last = Ms((*it)->at);
+    }
+    if (call.terminal == nullptr) {
+      const double end = Ms(view.trace.subject_stopped_at.value_or(view.trace.ended));
+      if (end - last > longest) longest = end - last, quiet_from = last;
+    }
+    if (longest >= kUndiciBodyTimeoutMs) {
+      return Fail("", fmt::format("call {} showed its caller nothing for {:.0f} s from {:.1f} ms{}",
+                                  i, longest / 1000, quiet_from,
+                                  call.terminal ? "" : ", until the runner stopped it"));
+    }
+    if (call.terminal != nullptr || view.twin == nullptr) continue;
+    const std::string why = StoppedBeforeThePolicyEnds(view);
+    const bool long_wait =
+        view.twin->never_ends || std::ranges::all_of(view.twin->outcomes, [](const auto& o) {
+          return o.ended_ms >= kUndiciBodyTimeoutMs;
+        });
+    if (!why.empty() && long_wait) {
+      return Fail("", fmt::format("call {} was still waiting for its answer: {}", i, why));
+    }
+  }
+  if (!judged) return NotApplicable("", "no attempt was made");
+  return Pass("");
+}
+
 }  // namespace faultline::harness::judge_internal

@@ -176,6 +176,12 @@ std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin
     out.push_back(Named("EXPECT-CODE", "A failure has a code the declared policy can end with.",
                         failure_check("code", &TwinOutcome::failure_code)));
   }
+  // Stopped by the runner before its policy would end the call: no ending to compare.
+  const bool none_ended =
+      std::ranges::none_of(view.calls, [](const CallView& call) { return call.terminal; });
+  if (const std::string why = StoppedBeforeThePolicyEnds(view); !why.empty() && none_ended) {
+    for (CheckResult& check : out) check = Named(check.id, check.statement, NotApplicable("", why));
+  }
   return out;
 }
 

@@ -46,6 +46,9 @@ CheckResult LifeOneTerminal(const View& view) {
     const CallView& call = view.calls[i];
     if (call.terminals == 1) continue;
     if (call.terminals == 0) {
+      if (std::string why = StoppedBeforeThePolicyEnds(view); !why.empty()) {
+        return NotApplicable("", fmt::format("call {} had not ended: {} (ADV-008)", i, why));
+      }
       const std::string last =
           call.records.empty() ? "no event at all" : "last event " + Describe(*call.records.back());
       return Fail("", fmt::format("call {} never ended: {}{}", i, last,

@@ -32,11 +32,15 @@ CheckResult SilencesCutShort(const View& view, bool before_headers, std::optiona
       const double from = ArrivedMs(*entry) + Ms(silence.from);
       const double length = silence.to ? Ms(*silence.to - silence.from) : -1;
       if (!limit) {
+        // Waiting for good is what a policy without that timeout does: legal, and harmful
+        // (ADV-003, ADV-008), not a broken contract.
         if (silence.to || ClientEnded(view, *entry)) continue;
-        return Fail("", fmt::format("attempt {} went silent at {:.1f} ms for good and the client "
-                                    "declares no {} timeout: it was still waiting at {:.1f} ms",
-                                    entry->attempt, from, what,
-                                    Ms(view.trace.subject_stopped_at.value_or(view.trace.ended))));
+        return NotApplicable(
+            "", fmt::format("attempt {} went silent at {:.1f} ms for good and the client declares "
+                            "no {} timeout: it was still waiting at {:.1f} ms, as its policy "
+                            "allows (ADV-003, ADV-008)",
+                            entry->attempt, from, what,
+                            Ms(view.trace.subject_stopped_at.value_or(view.trace.ended))));
       }
       if (silence.to && length <= *limit + tolerance.late_ms) continue;
       const double deadline = from + *limit + tolerance.late_ms;

@@ -12,7 +12,7 @@ using nlohmann::json;
 
 constexpr auto kAdvisory = report::Severity::kAdvisory;
 
-constexpr std::array<InvariantInfo, 38> kCatalog{{
+constexpr std::array<InvariantInfo, 39> kCatalog{{
     {"LIFE-001",
      "Each call ends with exactly one terminal event (response/committed or "
      "response/failed)."},
@@ -104,6 +104,11 @@ constexpr std::array<InvariantInfo, 38> kCatalog{{
      "A route that fails fast does not attract a growing share of the call's attempts (a "
      "router that picks by readiness or latency alone soaks up its retries there).",
      kAdvisory},
+    {"ADV-008",
+     "No wait holds the caller for five minutes or more without a sign: every silence, "
+     "Retry-After and backoff is bounded (an idle timeout heartbeats do not defeat, a cap, a "
+     "total deadline).",
+     kAdvisory},
 }};
 
 }  // namespace
@@ -186,6 +191,34 @@ std::string NoPolicy(const View& view) {
   if (view.declared.error)
     return "the subject's declared policy is invalid: " + *view.declared.error;
   return "the subject declares no policy in adapter/hello";
+}
+
+std::string StoppedBeforeThePolicyEnds(const View& view) {
+  const std::optional<Duration>& stopped = view.trace.subject_stopped_at;
+  if (!view.trace.subject_timed_out || !stopped) return {};
+  if (view.twin == nullptr || !view.twin->usable() || !view.has_policy()) return {};
+  // The twin's t = 0 is the first attempt; the subject's is its first response/start.
+  const auto first = std::ranges::find_if(view.trace.client, [](const ClientRecord& record) {
+    return EventType(record) == protocol::kStart;
+  });
+  if (first == view.trace.client.end()) return {};
+  const double ran = Ms(*stopped - first->at);
+  std::optional<double> earliest;
+  for (const TwinOutcome& outcome : view.twin->outcomes) {
+    earliest = std::min(earliest.value_or(outcome.ended_ms), outcome.ended_ms);
+  }
+  if (earliest && *earliest <= ran + view.tolerance.late_ms) return {};
+  if (!earliest) {
+    return fmt::format(
+        "the runner stopped the subject {:.1f} ms after its first attempt, and its declared "
+        "policy never ends the call: no timeout, cap or deadline of it ends this scenario (its "
+        "twin was still running after {} h)",
+        ran, std::chrono::duration_cast<std::chrono::hours>(kTwinHorizon).count());
+  }
+  return fmt::format(
+      "the runner stopped the subject {:.1f} ms after its first attempt, and its declared policy "
+      "ends the call only {:.0f} ms after it ({}); give `faultline run --timeout` more time",
+      ran, *earliest, DescribeOutcomes(*view.twin));
 }
 
 namespace {
@@ -357,7 +390,8 @@ std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const
                                                        AdviseTransientRetried,
                                                        AdviseNonRetryable,
                                                        AdviseSharedFateFailover,
-                                                       AdviseFastFailingRouteShare};
+                                                       AdviseFastFailingRouteShare,
+                                                       AdviseBoundedWaits};
   std::vector<CheckResult> results;
   for (std::size_t i = 0; i < kChecks.size(); ++i) {
     CheckResult result =

@@ -44,6 +44,12 @@ View MakeView(const scenario::Scenario& scenario, const Trace& trace, const Tole
 // "the subject declares no policy" / "... an invalid policy: ..."; for n/a evidence.
 std::string NoPolicy(const View& view);
 
+// When the runner's timeout stopped the subject before its own declared policy would have ended
+// its calls (the twin ends them only later, or never): why, for n/a evidence ("its declared
+// policy never ends the call: ..."); else "". A subject stopped that way was consistent with its
+// policy as far as the run went: LIFE-001 and EXPECT-* cannot judge it, ADV-008 advises.
+std::string StoppedBeforeThePolicyEnds(const View& view);
+
 using report::CheckResult;
 using report::CheckStatus;
 
@@ -92,6 +98,7 @@ CheckResult AdviseJitter(const View& view);
 CheckResult AdviseIdleTimeout(const View& view);
 CheckResult AdviseTransientRetried(const View& view);
 CheckResult AdviseNonRetryable(const View& view);
+CheckResult AdviseBoundedWaits(const View& view);
 CheckResult TimeStallDetected(const View& view);
 CheckResult TimeHeadersDeadline(const View& view);
 CheckResult TimeTotalDeadline(const View& view);

@@ -70,12 +70,14 @@ PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolic
     options.provider_seed = provider_seed;
     options.policy = variants[static_cast<std::size_t>(i / seeds)];
     options.scripted_lead = scripted_lead;
+    options.horizon = kTwinHorizon;
     auto trace = RunVirtual(scenario, options);
     if (!trace) {
       twin.error = trace.error();
       return twin;
     }
     ++twin.seeds;
+    if (trace->subject_timed_out) twin.never_ends = true;
     const auto requests = static_cast<int>(std::ranges::count_if(
         trace->journal, [](const provider::JournalEntry& entry) { return entry.attempt > 0; }));
     std::vector<int> starts(static_cast<std::size_t>(std::max(trace->calls, 1)) + 1, 0);
@@ -104,6 +106,11 @@ std::string DescribeOutcomes(const PolicyTwin& twin) {
                           outcome.failure_class, outcome.attempts,
                           outcome.give_up.empty() ? "" : ", gave up: " + outcome.give_up);
     if (std::ranges::find(parts, part) == parts.end()) parts.push_back(part);
+  }
+  if (twin.never_ends) {
+    parts.push_back(
+        fmt::format("still running after {} h",
+                    std::chrono::duration_cast<std::chrono::hours>(kTwinHorizon).count()));
   }
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {

@@ -32,11 +32,17 @@ struct TwinOutcome {
   friend bool operator==(const TwinOutcome&, const TwinOutcome&) = default;
 };
 
+// How long the twin runs before it calls a call endless (VirtualRunOptions::horizon).
+inline constexpr Duration kTwinHorizon = std::chrono::hours(24);
+
 struct PolicyTwin {
   int seeds = 0;                      // runs made
   std::vector<TwinOutcome> outcomes;  // distinct outcomes of every call over every run
-  std::string error;                  // a run did not finish (the twin is then not used)
-  bool usable() const { return error.empty() && !outcomes.empty(); }
+  // Some call of some run was still going at kTwinHorizon: no timeout, cap or deadline of the
+  // policy ends it on this scenario (a heartbeat-only stream and no total deadline, say).
+  bool never_ends = false;
+  std::string error;  // a run could not be made (the twin is then not used)
+  bool usable() const { return error.empty() && (!outcomes.empty() || never_ends); }
 };
 
 // How far into the scenario's scripted time (listener outages, route health) a subject over
@@ -57,7 +63,8 @@ PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolic
                        double timeout_tolerance_ms = 0, Duration scripted_lead = {},
                        int seeds = 12);
 
-// "committed after 2 attempts, or failed RATE_LIMIT after 3": the outcomes in words.
+// "committed after 2 attempts, or failed RATE_LIMIT after 3": the outcomes in words ("still
+// running after 24 h" for never_ends).
 std::string DescribeOutcomes(const PolicyTwin& twin);
 
 }  // namespace faultline::harness

@@ -2,6 +2,8 @@
 // found by third-party adapters, as the trace that showed it.
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "harness/tests/judge_test_support.h"
 
 namespace faultline::harness {
@@ -292,6 +294,92 @@ TEST(JudgePolicyTest, NoDeclaredPolicyMakesPolicyChecksNotApplicable) {
   const report::CheckResult check = CheckOf(b.Build(), "RETRY-003");
   EXPECT_EQ(check.status, CheckStatus::kNotApplicable);
   EXPECT_NE(check.evidence.find("declares no policy"), std::string::npos);
+}
+
+// A call that its declared policy never ends (openai-node's idle timer reset by keep-alive
+// comments, no total deadline): the runner's stop is no lifecycle violation and there is no
+// ending to compare with `expect:`; ADV-008 says what it costs. A policy that would have ended
+// the call before the stop keeps LIFE-001 failing.
+TEST(JudgePolicyTest, ACallItsPolicyNeverEndsIsAnAdvisoryNotAViolation) {
+  scenario::Scenario scenario;
+  scenario.expect.outcome = "committed";
+  scenario.expect.attempts = 2;
+  TraceBuilder b;
+  b.Start(0, 1).Chunk(5, 1, "Hell");
+  b.Entry(0, 40'000, EndKind::kStalledClientGaveUp);
+  Trace trace = b.Build(40'000);
+  trace.subject_timed_out = true;
+  trace.subject_stopped_at = testing::Ms(40'000);
+  const auto judge = [&](const PolicyTwin* twin) {
+    std::map<std::string, report::CheckResult> by_id;
+    for (report::CheckResult& check : Judge(scenario, trace, VirtualTolerance(), twin)) {
+      by_id[check.id] = std::move(check);
+    }
+    return by_id;
+  };
+  PolicyTwin endless;
+  endless.seeds = 12;
+  endless.never_ends = true;
+  auto checks = judge(&endless);
+  EXPECT_EQ(checks["LIFE-001"].status, CheckStatus::kNotApplicable) << checks["LIFE-001"].evidence;
+  EXPECT_NE(checks["LIFE-001"].evidence.find("never ends the call"), std::string::npos)
+      << checks["LIFE-001"].evidence;
+  EXPECT_EQ(checks["EXPECT-OUTCOME"].status, CheckStatus::kNotApplicable);
+  EXPECT_EQ(checks["EXPECT-ATTEMPTS"].status, CheckStatus::kNotApplicable);
+  EXPECT_EQ(checks["ADV-008"].status, CheckStatus::kFail);
+  EXPECT_EQ(checks["ADV-008"].severity, report::Severity::kAdvisory);
+
+  PolicyTwin ends_soon;  // the policy gives up 20 s in: the subject should have ended
+  ends_soon.seeds = 12;
+  TwinOutcome failed;
+  failed.type = "response/failed";
+  failed.attempts = 1;
+  failed.ended_ms = 20'000;
+  ends_soon.outcomes = {failed};
+  checks = judge(&ends_soon);
+  EXPECT_EQ(checks["LIFE-001"].status, CheckStatus::kFail);
+  EXPECT_EQ(checks["EXPECT-OUTCOME"].status, CheckStatus::kFail);
+  EXPECT_EQ(checks["ADV-008"].status, CheckStatus::kPass);
+
+  checks = judge(nullptr);  // no twin: the runner's stop is all there is
+  EXPECT_EQ(checks["LIFE-001"].status, CheckStatus::kFail);
+}
+
+// ADV-008 from the subject's own events: ten minutes of silence after a 429 (a Retry-After
+// without a cap) is advised against; a call that kept its caller informed is not.
+TEST(JudgePolicyTest, Adv008ALongSilenceBeforeTheAnswer) {
+  TraceBuilder slept;
+  slept.Start(0, 1);
+  slept.Error(1, 10, "rate-limit", true);
+  slept.Interrupted(11, 1, "rate-limit", "RATE_LIMIT");
+  slept.Start(600'011, 2);
+  slept.Answer(600'012, 600'020, "Hi");
+  slept.Committed(600'020, 2, "Hi");
+  const auto check = CheckOf(slept.Build(700'000), "ADV-008");
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("nothing for 600 s"), std::string::npos) << check.evidence;
+  TraceBuilder quick;
+  quick.Start(0, 1);
+  quick.Answer(1, 10, "Hi");
+  quick.Committed(10, 1, "Hi");
+  ExpectStatus(quick.Build(), "ADV-008", CheckStatus::kPass);
+}
+
+// A client that declares no idle timeout and waits on a dead stream for good does what its
+// policy says: TIME-001 cannot fault it (ADV-003 and ADV-008 advise); one that declares a timeout
+// and does not keep it still fails.
+TEST(JudgePolicyTest, Time001NoDeclaredIdleTimeoutIsNoViolation) {
+  json policy = testing::TestPolicy();
+  policy["timeouts"]["idle_ms"] = nullptr;
+  TraceBuilder b(policy);
+  b.Start(0, 1);
+  provider::Silence forever;
+  forever.from = testing::Ms(10);
+  b.Entry(0, 0, EndKind::kInProgress).truth.silences = {forever};
+  const auto check = CheckOf(b.Build(), "TIME-001");
+  EXPECT_EQ(check.status, CheckStatus::kNotApplicable) << check.evidence;
+  EXPECT_NE(check.evidence.find("declares no idle timeout"), std::string::npos) << check.evidence;
+  EXPECT_EQ(CheckOf(b.Build(), "ADV-003").status, CheckStatus::kFail);
 }
 
 }  // namespace

@@ -96,5 +96,33 @@ responses:
   EXPECT_EQ(late.outcomes[0].attempts, 1);
 }
 
+// Keep-alive comments reset an idle timer that counts bytes, and nothing bounds the call: the
+// twin is still running at its horizon, and says so.
+TEST(PolicyTwinTest, APolicyThatNeverEndsTheCallSaysSo) {
+  const scenario::Scenario scenario = Parse(R"(faultline: 1
+name: test/heartbeats
+description: test
+dialect: openai-chat
+request: {stream: true}
+responses:
+  - content:
+      text: "Hello"
+      faults:
+        - {after_event: 1, stall: forever, heartbeat: {every: 5s, style: comment}}
+)");
+  auto policy = ref::LoadPolicy(
+      R"({"timeouts": {"idle_ms": 30000, "heartbeats_reset_idle": true, "total_ms": null}})");
+  ASSERT_TRUE(policy) << policy.error().ToString();
+  const PolicyTwin twin = ComputeTwin(scenario, *policy, 1, 1, 0, {}, 2);
+  EXPECT_TRUE(twin.usable()) << twin.error;
+  EXPECT_TRUE(twin.never_ends);
+  EXPECT_TRUE(twin.outcomes.empty());
+  EXPECT_EQ(DescribeOutcomes(twin), "still running after 24 h");
+  policy->timeouts.heartbeats_reset_idle = false;  // events, not bytes, reset it: it times out
+  const PolicyTwin ends = ComputeTwin(scenario, *policy, 1, 1, 0, {}, 2);
+  EXPECT_FALSE(ends.never_ends);
+  EXPECT_FALSE(ends.outcomes.empty());
+}
+
 }  // namespace
 }  // namespace faultline::harness
