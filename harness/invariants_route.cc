@@ -126,6 +126,11 @@ CheckResult RouteNoSplice(const View& view) {
 
 CheckResult RouteCapabilitiesFit(const View& view) {
   if (!view.has_routes()) return NotApplicable("", std::string(kNoRoutes));
+  if (view.has_policy() && !view.policy().routing.failover) {
+    return NotApplicable("",
+                         "the subject declares one endpoint (routing.failover false): every "
+                         "attempt goes to the route it was given, which it cannot choose");
+  }
   bool judged = false;
   for (const scenario::Route& route : view.scenario.routes) {
     const std::string_view lacks = Lacks(view, route);

@@ -177,7 +177,7 @@ struct BreakerConfig {
 
 // How a call whose logical model has several routes moves between them (route_registry.h).
 struct RoutingConfig {
-  bool failover = true;  // false: every attempt goes to the first route, as a client without one
+  bool failover = true;  // false: one endpoint, the primary route: every attempt goes there
   // nullopt: no breaker at all (a client that never stops sending to a failing route).
   std::optional<BreakerConfig> breaker = BreakerConfig{};
   // Attempts one route gets before the call moves on, 1..kMaxAttemptsLimit: a fallback chain

@@ -96,16 +96,21 @@ std::string_view MissingCapability(const RouteCapabilities& capabilities,
 
 RouteRegistry::RouteRegistry(std::vector<RouteTraits> routes, RequestNeeds needs,
                              RoutingConfig config, std::uint64_t seed)
-    : needs_(needs), route_attempts_(config.route_attempts), rng_(seed) {
+    : needs_(needs),
+      route_attempts_(config.route_attempts),
+      one_endpoint_(!config.failover),
+      rng_(seed) {
   for (RouteTraits& traits : routes) {
     routes_.push_back({std::move(traits), CircuitBreaker(config.breaker)});
   }
 }
 
+bool RouteRegistry::Fits(const Entry& entry) const {
+  return one_endpoint_ || MissingCapability(entry.traits.capabilities, needs_).empty();
+}
+
 std::optional<RouteRegistry::Time> RouteRegistry::ReadyAt(const Entry& entry, Time now) const {
-  if (entry.retired || !MissingCapability(entry.traits.capabilities, needs_).empty()) {
-    return std::nullopt;
-  }
+  if (entry.retired || !Fits(entry)) return std::nullopt;
   Time at = std::max(now, entry.hold.value_or(now));
   if (entry.breaker.state(at) == CircuitBreaker::State::kOpen && entry.breaker.reopens_at()) {
     at = std::max(at, *entry.breaker.reopens_at());
@@ -141,6 +146,12 @@ std::optional<RouteRegistry::Choice> RouteRegistry::Best(const std::vector<std::
 }
 
 std::optional<RouteRegistry::Choice> RouteRegistry::First(Time now) {
+  if (one_endpoint_ && !routes_.empty()) {
+    // The primary: the lowest priority, the first of those (the call line's base URL).
+    const auto primary = std::ranges::min_element(
+        routes_, {}, [](const Entry& entry) { return entry.traits.priority; });
+    return Best({static_cast<std::size_t>(primary - routes_.begin())}, now, {});
+  }
   std::vector<std::size_t> all(routes_.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
   return Best(all, now, {});
@@ -182,7 +193,7 @@ void RouteRegistry::RecordSuccess(std::size_t route) { routes_[route].breaker.Re
 
 bool RouteRegistry::usable(std::size_t route) const {
   const Entry& entry = routes_[route];
-  return !entry.retired && MissingCapability(entry.traits.capabilities, needs_).empty();
+  return !entry.retired && Fits(entry);
 }
 
 CircuitBreaker::State RouteRegistry::breaker_state(std::size_t route, Time now) const {

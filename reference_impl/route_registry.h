@@ -13,7 +13,9 @@
 // failed route's shared-fate group, then to the lower priority, then to a weighted draw among the
 // routes of that priority (seeded: runs reproduce). With `routing.route_attempts` the routes form
 // a fallback chain instead: the failed route takes the next attempt while its share lasts and
-// its own retry is granted; then it is retired and the call moves on.
+// its own retry is granted; then it is retired and the call moves on. With `routing.failover`
+// false the client has one endpoint: every attempt goes to the primary (the lowest priority, the
+// first of those), whether or not it fits the request.
 //
 // Every failed attempt counts against its route's breaker (circuit_breaker.h), whatever it was:
 // a refused connection, an error status, an in-stream or mid-stream error, a stall.
@@ -116,6 +118,9 @@ class RouteRegistry {
     bool retired = false;
     int attempts = 0;  // begun on this route by this call
   };
+  // Whether the route may serve the request: its capabilities fit, or the client has one
+  // endpoint and cannot choose.
+  bool Fits(const Entry& entry) const;
   std::optional<Time> ReadyAt(const Entry& entry, Time now) const;
   std::optional<Choice> Best(const std::vector<std::size_t>& candidates, Time now,
                              std::string_view avoid_group);
@@ -123,6 +128,8 @@ class RouteRegistry {
   std::vector<Entry> routes_;
   RequestNeeds needs_;
   std::optional<int> route_attempts_;
+  // routing.failover false: a client of one endpoint, the primary, whatever it can serve.
+  bool one_endpoint_ = false;
   RetryRng rng_;
 };
 

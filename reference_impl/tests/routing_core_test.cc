@@ -164,5 +164,27 @@ TEST(RouteRegistryTest, AChainStillMovesOnWhenItsRouteRefusesTheRetry) {
   EXPECT_EQ(next->route, 1u);
 }
 
+TEST(RouteRegistryTest, OneEndpointSendsEveryAttemptToThePrimaryWhateverItLacks) {
+  RoutingConfig config;
+  config.failover = false;
+  RouteTraits primary = Route("primary", 0);
+  primary.capabilities.tools = false;
+  RequestNeeds needs;
+  needs.tools = true;
+  RouteRegistry registry({Route("secondary", 1), primary}, needs, config, 1);
+  const auto first = registry.First(Time{});
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->route, 1u) << "the lowest priority, though it lacks tools";
+  registry.Begin(1, Time{});
+  registry.RecordFailure(1, Time{});
+  const auto next = registry.Next(1, Failover::kNever, Time{} + milliseconds(500), Time{});
+  ASSERT_TRUE(next);
+  EXPECT_EQ(next->route, 1u);
+  EXPECT_TRUE(registry.usable(1));
+  // A router picks the route that fits.
+  RouteRegistry router({Route("secondary", 1), primary}, needs, RoutingConfig{}, 1);
+  EXPECT_EQ(router.First(Time{})->route, 0u);
+}
+
 }  // namespace
 }  // namespace faultline::ref
