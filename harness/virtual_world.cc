@@ -263,8 +263,14 @@ std::expected<Trace, std::string> World::Run() {
   }
   for (std::uint64_t steps = 0;; ++steps) {
     const std::optional<Duration> next = NextInstant();
-    if (!next || !error_.empty()) break;
-    if (*next > options_.horizon || steps >= options_.max_steps) {
+    if (!error_.empty()) break;
+    const bool waits_forever = !next && std::ranges::any_of(calls_, [](const VirtualCall& vc) {
+      return !vc.call->done();
+    });
+    if (!next && !waits_forever) break;
+    // Nothing will ever happen again while a call is still waiting (a dead stream and no
+    // timeout at all), or the subject is still busy at the horizon: it never ends.
+    if (waits_forever || *next > options_.horizon || steps >= options_.max_steps) {
       // The subject never ended (a heartbeat-only stream and no idle timeout, say): stop it,
       // as the real world's --timeout does, and let the judge say so.
       trace_.subject_timed_out = true;

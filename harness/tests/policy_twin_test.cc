@@ -124,5 +124,30 @@ responses:
   EXPECT_FALSE(ends.outcomes.empty());
 }
 
+// A dead stream and no timeout at all (Python's http.client without one): nothing is ever
+// scheduled again while the call waits, which is never ending too (python-baseline's stalls
+// failed LIFE-001 because the twin stopped there with no outcome and no verdict).
+TEST(PolicyTwinTest, ADeadStreamWithoutAnyTimeoutNeverEnds) {
+  const scenario::Scenario scenario = Parse(R"(faultline: 1
+name: test/dead
+description: test
+dialect: openai-chat
+request: {stream: true}
+responses:
+  - content:
+      text: "Hello"
+      faults:
+        - {after_event: 1, stall: forever}
+)");
+  auto policy = ref::LoadPolicy(
+      R"({"max_attempts": 1, "timeouts": {"connect_ms": null, "response_headers_ms": null,
+          "idle_ms": null, "total_ms": null}})");
+  ASSERT_TRUE(policy) << policy.error().ToString();
+  const PolicyTwin twin = ComputeTwin(scenario, *policy, 1, 1, 0, {}, 1);
+  EXPECT_TRUE(twin.usable()) << twin.error;
+  EXPECT_TRUE(twin.never_ends);
+  EXPECT_TRUE(twin.outcomes.empty());
+}
+
 }  // namespace
 }  // namespace faultline::harness
