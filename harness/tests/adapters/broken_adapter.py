@@ -61,6 +61,8 @@ POLICY = {
     "retry_after": {"honor": True, "cap_ms": 60000, "jitter": 0, "over_cap": "give-up"},
     "timeouts": {"connect_ms": 5000, "response_headers_ms": 30000, "idle_ms": 2000,
                  "total_ms": 120000, "heartbeats_reset_idle": False},
+    # One endpoint, the call line's base_url: no failover between routes, no circuit breaker.
+    "routing": {"failover": False, "breaker": None},
 }
 TIMEOUTS = {k: v / 1000.0 for k, v in POLICY["timeouts"].items() if k.endswith("_ms")}
 ENDPOINTS = {"openai-chat": "/chat/completions", "anthropic-messages": "/messages",
