@@ -203,10 +203,7 @@ std::string StoppedBeforeThePolicyEnds(const View& view) {
   });
   if (first == view.trace.client.end()) return {};
   const double ran = Ms(*stopped - first->at);
-  std::optional<double> earliest;
-  for (const TwinOutcome& outcome : view.twin->outcomes) {
-    earliest = std::min(earliest.value_or(outcome.ended_ms), outcome.ended_ms);
-  }
+  const std::optional<double> earliest = view.twin->earliest_end_ms();
   if (earliest && *earliest <= ran + view.tolerance.late_ms) return {};
   if (!earliest) {
     return fmt::format(

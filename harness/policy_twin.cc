@@ -96,6 +96,11 @@ PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolic
   return twin;
 }
 
+std::optional<double> PolicyTwin::earliest_end_ms() const {
+  if (outcomes.empty()) return std::nullopt;
+  return std::ranges::min(outcomes, {}, &TwinOutcome::ended_ms).ended_ms;
+}
+
 std::string DescribeOutcomes(const PolicyTwin& twin) {
   std::vector<std::string> parts;
   for (const TwinOutcome& outcome : twin.outcomes) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -43,6 +44,8 @@ struct PolicyTwin {
   bool never_ends = false;
   std::string error;  // a run could not be made (the twin is then not used)
   bool usable() const { return error.empty() && (!outcomes.empty() || never_ends); }
+  // When the soonest outcome ended (virtual ms from the first attempt); nullopt: none ended.
+  std::optional<double> earliest_end_ms() const;
 };
 
 // How far into the scenario's scripted time (listener outages, route health) a subject over

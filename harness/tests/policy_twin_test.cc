@@ -43,6 +43,21 @@ ref::RetryPolicy ThreeQuickAttempts() {
   return policy ? *policy : ref::RetryPolicy{};
 }
 
+// Three quick attempts from the scripted t = 0 never commit; started `lead` into scripted time,
+// as a late subject met it, the twin commits after `attempts`.
+void ExpectCommitsOnlyWhenStartedLate(const scenario::Scenario& scenario, Duration lead,
+                                      int attempts) {
+  const PolicyTwin at_once = ComputeTwin(scenario, ThreeQuickAttempts(), 1, 1);
+  ASSERT_TRUE(at_once.usable()) << at_once.error;
+  EXPECT_EQ(DescribeOutcomes(at_once).find("committed"), std::string::npos)
+      << DescribeOutcomes(at_once);
+  const PolicyTwin late = ComputeTwin(scenario, ThreeQuickAttempts(), 1, 1, 0, lead);
+  ASSERT_TRUE(late.usable()) << late.error;
+  ASSERT_EQ(late.outcomes.size(), 1u) << DescribeOutcomes(late);
+  EXPECT_EQ(late.outcomes[0].type, "response/committed");
+  EXPECT_EQ(late.outcomes[0].attempts, attempts);
+}
+
 // A route that recovers at 3 s: three attempts 200 ms apart all meet it down when they start at
 // once, but a subject whose first attempt came 2.8 s after its hello met it recovered by its
 // second (routes/openai-chat-primary-recovering-breaker failed openai-node's EXPECT-OUTCOME for
@@ -62,18 +77,10 @@ routes:
     priority: 1
     health: {down: always}
 )");
-  const PolicyTwin at_once = ComputeTwin(scenario, ThreeQuickAttempts(), 1, 1);
-  ASSERT_TRUE(at_once.usable()) << at_once.error;
-  EXPECT_EQ(DescribeOutcomes(at_once).find("committed"), std::string::npos)
-      << DescribeOutcomes(at_once);
-  const PolicyTwin late = ComputeTwin(scenario, ThreeQuickAttempts(), 1, 1, 0, 2800ms);
-  ASSERT_TRUE(late.usable()) << late.error;
-  ASSERT_EQ(late.outcomes.size(), 1u) << DescribeOutcomes(late);
-  EXPECT_EQ(late.outcomes[0].type, "response/committed");
-  EXPECT_EQ(late.outcomes[0].attempts, 2);
+  ExpectCommitsOnlyWhenStartedLate(scenario, 2800ms, 2);
 }
 
-// Connection refused 200..900 ms after the hello: a subject that started 2 s late met no outage.
+// Connection refused for 900 ms after the hello: a subject that started 2 s late met no outage.
 TEST(PolicyTwinTest, ListenerOutagesCountFromTheHello) {
   const scenario::Scenario scenario = Parse(R"(faultline: 1
 name: test/outage
@@ -85,15 +92,7 @@ listener_outages:
 responses:
   - content: {text: "Hello"}
 )");
-  const PolicyTwin at_once = ComputeTwin(scenario, ThreeQuickAttempts(), 1, 1);
-  ASSERT_TRUE(at_once.usable()) << at_once.error;
-  EXPECT_EQ(DescribeOutcomes(at_once).find("committed"), std::string::npos)
-      << DescribeOutcomes(at_once);
-  const PolicyTwin late = ComputeTwin(scenario, ThreeQuickAttempts(), 1, 1, 0, 2000ms);
-  ASSERT_TRUE(late.usable()) << late.error;
-  ASSERT_EQ(late.outcomes.size(), 1u) << DescribeOutcomes(late);
-  EXPECT_EQ(late.outcomes[0].type, "response/committed");
-  EXPECT_EQ(late.outcomes[0].attempts, 1);
+  ExpectCommitsOnlyWhenStartedLate(scenario, 2000ms, 1);
 }
 
 // Keep-alive comments reset an idle timer that counts bytes, and nothing bounds the call: the
