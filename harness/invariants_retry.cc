@@ -1,6 +1,7 @@
 // RETRY-*: which failures are retried, how many times, how long after, with what body; judged
 // against the subject's declared policy with the reference client's own rules (policy.h).
 #include "harness/judge_internal.h"
+#include "reference_impl/budget.h"
 
 namespace faultline::harness::judge_internal {
 
@@ -245,10 +246,30 @@ CheckResult RetrySameBody(const View& view) {
   return Pass("");
 }
 
+namespace {
+
+// Whether a fresh retry budget (the call's own: nothing else spent it) still grants a retry
+// after `failures` failed attempts, each charged as Decide charges it and every earlier one
+// retried.
+bool BudgetRetriesAfter(const ref::BudgetConfig& config, int failures) {
+  ref::RetryBudget budget(config);
+  bool granted = true;
+  for (int i = 0; i < failures; ++i) {
+    budget.RecordFailure();
+    granted = budget.TryWithdraw();
+  }
+  return granted;
+}
+
+}  // namespace
+
 CheckResult RetryWhileAllowed(const View& view) {
   if (view.has_routes()) return JudgedPerRoute("ROUTE-006 and ROUTE-007");
   if (!view.has_policy()) return NotApplicable("", NoPolicy(view));
   if (!view.single_call()) return NotApplicable("", "several concurrent calls share the provider");
+  if (view.trace.one_client && view.scenario.request.calls > 1 && view.policy().budget) {
+    return NotApplicable("", "the calls share one retry budget, which another call may have spent");
+  }
   const ClientRecord* terminal = view.calls[0].terminal;
   if (terminal == nullptr || EventType(*terminal) != protocol::kFailed) {
     return NotApplicable("", "the call did not fail");
@@ -265,10 +286,7 @@ CheckResult RetryWhileAllowed(const View& view) {
   const ref::RetryPolicy& policy = view.policy();
   const int made = static_cast<int>(view.attempts.size());
   if (policy.max_attempts && made >= *policy.max_attempts) return Pass("");
-  if (policy.budget &&
-      made - 1 >= static_cast<int>(policy.budget->capacity / policy.budget->retry_cost)) {
-    return Pass("");
-  }
+  if (policy.budget && !BudgetRetriesAfter(*policy.budget, made)) return Pass("");
   // When the policy could have retried: within its backoff window, or after the server's hint.
   // A client may give up for the deadline when its LATEST allowed retry would not fit (it drew
   // a long delay); it must retry when even that would.

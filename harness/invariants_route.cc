@@ -4,6 +4,7 @@
 // check whose evidence is missing (no routes, no route_id, no declared policy) is n/a, never a
 // pass.
 #include <map>
+#include <set>
 
 #include "harness/judge_internal.h"
 #include "harness/request_body.h"
@@ -230,34 +231,92 @@ std::string EarlyTrip(const View& view, bool* judged) {
   return {};
 }
 
-// "No traffic while open", from the subject's own attempts: each route's breaker replayed per
-// call from response/start and the failure or commit of each attempt (their route_id); an
-// attempt while it is open, or more than the declared probes while half-open, is a violation.
-// `opened` is set when some breaker left the closed state.
+// The route a call's first attempt goes to when every breaker is closed: the one route of the
+// lowest priority that has what the request needs; nullopt when several share it (a weighted
+// draw) or the subject declares one endpoint.
+std::optional<std::string> PreferredRoute(const View& view) {
+  if (!view.policy().routing.failover) return std::nullopt;
+  const scenario::Route* best = nullptr;
+  bool tie = false;
+  for (const scenario::Route& route : view.scenario.routes) {
+    if (!Lacks(view, route).empty()) continue;
+    if (best == nullptr || route.priority < best->priority) {
+      best = &route;
+      tie = false;
+    } else if (route.priority == best->priority) {
+      tie = true;
+    }
+  }
+  if (best == nullptr || tie) return std::nullopt;
+  return best->id;
+}
+
+// The subject's attempts and their endings in the order its breakers saw them: per call, or,
+// for one client whose calls share its breakers (Trace::one_client), all calls merged in time.
+std::vector<std::vector<const ClientRecord*>> BreakerHistories(const View& view) {
+  std::vector<std::vector<const ClientRecord*>> histories;
+  for (const CallView& call : view.calls) histories.push_back(call.records);
+  if (!view.trace.one_client || histories.size() < 2) return histories;
+  std::vector<const ClientRecord*> merged;
+  for (const auto& history : histories) merged.insert(merged.end(), history.begin(), history.end());
+  std::ranges::stable_sort(merged, {}, &ClientRecord::at);
+  return {std::move(merged)};
+}
+
+// "No traffic while open", from the subject's own attempts: each route's breaker replayed from
+// response/start and the failure or commit of each attempt (their route_id), per call or across
+// the calls of one client; an attempt while it is open, or more than the declared probes while
+// half-open, is a violation. Across calls it also judges "re-closes after a good probe": once a
+// probe's answer closed the preferred route's breaker again, a later call's first attempt goes
+// there, not to a fallback. `opened` is set when some breaker left the closed state.
 std::string OpenBreakerUsed(const View& view, bool* opened) {
   const ref::BreakerConfig& config = *view.policy().routing.breaker;
-  for (std::size_t i = 0; i < view.calls.size(); ++i) {
+  const std::optional<std::string> preferred = PreferredRoute(view);
+  for (const auto& history : BreakerHistories(view)) {
     std::map<std::string, ref::CircuitBreaker> breakers;
-    for (const ClientRecord* record : view.calls[i].records) {
+    std::map<std::string, double> reclosed_at;  // route -> when a good probe closed it again
+    std::set<int> started;                      // calls whose first attempt was seen
+    for (const ClientRecord* record : history) {
       const std::string type = EventType(*record);
       const std::string route = protocol::RouteIdOf(record->event);
       if (route.empty()) continue;
+      const std::string call =
+          view.calls.size() > 1 ? fmt::format("call {}: ", record->call) : std::string();
       ref::CircuitBreaker& breaker = breakers.try_emplace(route, config).first->second;
       if (type == protocol::kStart) {
         const auto now = BreakerTime(record->at, view.tolerance.early_ms);
         const auto state = breaker.state(now);
         if (state != ref::CircuitBreaker::State::kClosed) *opened = true;
+        const bool first = started.insert(record->call).second;
+        if (first && view.trace.one_client && preferred && route != *preferred &&
+            reclosed_at.contains(*preferred) &&
+            breakers.try_emplace(*preferred, config).first->second.state(now) ==
+                ref::CircuitBreaker::State::kClosed) {
+          return fmt::format(
+              "{}the first attempt went to route {} at {:.1f} ms, though route {}'s breaker had "
+              "closed again after a good probe at {:.1f} ms: a closed breaker sends the route its "
+              "traffic",
+              call, Quote(route), Ms(record->at), Quote(*preferred), reclosed_at[*preferred]);
+        }
         if (breaker.Allow(now)) continue;
         return fmt::format(
-            "call {}: response/start on route {} at {:.1f} ms while its breaker "
+            "{}response/start on route {} at {:.1f} ms while its breaker "
             "was {} ({} consecutive failures, threshold {}, cooldown {} ms, {} "
             "probe(s))",
-            i, Quote(route), Ms(record->at), ref::ToString(state), breaker.consecutive_failures(),
-            config.threshold, config.cooldown.count(), config.half_open_probes);
+            call, Quote(route), Ms(record->at), ref::ToString(state),
+            breaker.consecutive_failures(), config.threshold, config.cooldown.count(),
+            config.half_open_probes);
       }
       if (type == protocol::kInterrupted || type == protocol::kFailed) {
-        if (record->event.contains("attempt")) breaker.RecordFailure(BreakerTime(record->at));
+        if (!record->event.contains("attempt")) continue;
+        breaker.RecordFailure(BreakerTime(record->at));
+        if (breaker.state(BreakerTime(record->at)) != ref::CircuitBreaker::State::kClosed) {
+          *opened = true;
+        }
       } else if (type == protocol::kCommitted) {
+        if (breaker.state(BreakerTime(record->at)) != ref::CircuitBreaker::State::kClosed) {
+          reclosed_at[route] = Ms(record->at);
+        }
         breaker.RecordSuccess();
       }
     }

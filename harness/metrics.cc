@@ -27,11 +27,25 @@ std::optional<Duration> FirstToken(const Trace& trace, const ClientRecord* termi
   return std::nullopt;
 }
 
-// Every call's latency from the scenario's t = 0 `zero`, for a scenario of several calls.
-std::vector<report::CallMetrics> PerCall(const Trace& trace, Duration zero) {
+// When call `call` began, for latency: its first request at the provider (the journal names the
+// call of each request when there are several), else its first event.
+Duration CallZero(const Trace& trace, int call) {
+  for (const provider::JournalEntry& entry : trace.journal) {
+    if (entry.attempt > 0 && (trace.calls <= 1 || entry.call == call)) return entry.arrived;
+  }
+  for (const ClientRecord& record : trace.client) {
+    if (record.call == call && EventType(record) != protocol::kHello) return record.at;
+  }
+  return Duration{0};
+}
+
+// Every call's latency from its own beginning (calls may start apart: request.call_interval),
+// for a scenario of several calls.
+std::vector<report::CallMetrics> PerCall(const Trace& trace) {
   std::vector<report::CallMetrics> calls;
   if (trace.calls <= 1) return calls;
   for (int call = 0; call < trace.calls; ++call) {
+    const Duration zero = CallZero(trace, call);
     report::CallMetrics metrics{.call = call};
     const ClientRecord* terminal = Terminal(trace, call);
     if (terminal) metrics.terminal_ms = Ms(terminal->at - zero);
@@ -51,17 +65,6 @@ Duration ScriptedLength(const provider::JournalEntry& entry) {
   return last - entry.arrived;
 }
 
-// When the call began, for latency: its first request at the provider.
-Duration CallZero(const Trace& trace) {
-  for (const provider::JournalEntry& entry : trace.journal) {
-    if (entry.attempt > 0) return entry.arrived;
-  }
-  for (const ClientRecord& record : trace.client) {
-    if (record.call == 0 && EventType(record) != protocol::kHello) return record.at;
-  }
-  return Duration{0};
-}
-
 }  // namespace
 
 report::Metrics ComputeMetrics(const Trace& trace) {
@@ -74,10 +77,10 @@ report::Metrics ComputeMetrics(const Trace& trace) {
   const ClientRecord* terminal = Terminal(trace, 0);
   const bool committed = terminal && EventType(*terminal) == protocol::kCommitted;
   // Time zero is the call's first request at the provider: an adapter's start-up never counts.
-  const Duration zero = CallZero(trace);
+  const Duration zero = CallZero(trace, 0);
   if (terminal) metrics.terminal_ms = Ms(terminal->at - zero);
   if (const auto token = FirstToken(trace, terminal)) metrics.first_token_ms = Ms(*token - zero);
-  metrics.calls = PerCall(trace, zero);
+  metrics.calls = PerCall(trace);
   Duration forced{0};
   for (std::size_t k = 0; k < attempts.size(); ++k) {
     const provider::JournalEntry& entry = *attempts[k];

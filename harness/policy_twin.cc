@@ -55,10 +55,12 @@ Duration LeadOfFirstAttempt(const Trace& trace) {
 }
 
 PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolicy& policy,
-                       std::uint64_t seed, std::uint64_t provider_seed, double timeout_tolerance_ms,
-                       Duration scripted_lead, int seeds) {
+                       std::uint64_t seed, std::uint64_t provider_seed,
+                       const TwinOptions& twin_options) {
   PolicyTwin twin;
-  const auto tolerance = std::chrono::milliseconds(static_cast<long long>(timeout_tolerance_ms));
+  const int seeds = twin_options.seeds;
+  const auto tolerance =
+      std::chrono::milliseconds(static_cast<long long>(twin_options.timeout_tolerance_ms));
   std::vector<ref::RetryPolicy> variants{policy};
   if (tolerance.count() > 0) {
     variants.push_back(Shifted(policy, -tolerance));
@@ -69,7 +71,8 @@ PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolic
     options.seed = seed + static_cast<std::uint64_t>(i % seeds) * 0x9e3779b97f4a7c15ULL;
     options.provider_seed = provider_seed;
     options.policy = variants[static_cast<std::size_t>(i / seeds)];
-    options.scripted_lead = scripted_lead;
+    options.scripted_lead = twin_options.scripted_lead;
+    options.one_client = twin_options.one_client;
     options.horizon = kTwinHorizon;
     auto trace = RunVirtual(scenario, options);
     if (!trace) {

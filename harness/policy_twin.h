@@ -55,16 +55,22 @@ struct PolicyTwin {
 // response/start in `trace`.
 Duration LeadOfFirstAttempt(const Trace& trace);
 
-// Runs `scenario` with `policy` in virtual time for `seeds` retry seeds derived from `seed`, the
-// provider drawing with `provider_seed` (the subject's run's, so chaos draws agree). Over real
-// sockets a silence that lasts about as long as a timeout may end either way, so with
-// `timeout_tolerance_ms` > 0 the policy also runs with every timeout that much shorter and
-// longer, and the outcomes of all three count.
-// `scripted_lead`: LeadOfFirstAttempt of the subject's run.
+// How the twin runs, to run as the subject's run did.
+struct TwinOptions {
+  // Over real sockets a silence that lasts about as long as a timeout may end either way, so
+  // with a tolerance > 0 the policy also runs with every timeout that much shorter and longer,
+  // and the outcomes of all three count.
+  double timeout_tolerance_ms = 0;
+  Duration scripted_lead{0};  // LeadOfFirstAttempt of the subject's run
+  bool one_client = true;     // the subject's calls share one client (Trace::one_client)
+  int seeds = 12;             // retry seeds
+};
+
+// Runs `scenario` with `policy` in virtual time for `options.seeds` retry seeds derived from
+// `seed`, the provider drawing with `provider_seed` (the subject's run's, so chaos draws agree).
 PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolicy& policy,
                        std::uint64_t seed, std::uint64_t provider_seed,
-                       double timeout_tolerance_ms = 0, Duration scripted_lead = {},
-                       int seeds = 12);
+                       const TwinOptions& options = {});
 
 // "committed after 2 attempts, or failed RATE_LIMIT after 3": the outcomes in words ("still
 // running after 24 h" for never_ends).

@@ -5,6 +5,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
+#include <condition_variable>
 #include <functional>
 #include <mutex>
 
@@ -13,6 +14,7 @@
 #include "harness/protocol.h"
 #include "harness/request_body.h"
 #include "reference_impl/call.h"
+#include "reference_impl/client_state.h"
 #include "reference_impl/driver.h"
 
 namespace faultline::harness {
@@ -188,8 +190,14 @@ std::expected<Trace, std::string> RealWorld::RunReference(const scenario::Scenar
   // The callbacks run on this thread (io.run_one below), but on the drivers' strands: the lock
   // keeps trace.client safe whatever the executor does.
   std::mutex mutex;
+  // Every call is one client's: they share its breakers and retry budget. Declared before the
+  // io_context, so that it outlives any handler that still holds a call.
+  const ref::ClientState client(policy);
+  trace.one_client = true;
   boost::asio::io_context io;
-  std::vector<std::shared_ptr<ref::CallDriver>> drivers;
+  std::vector<std::shared_ptr<ref::CallDriver>> drivers(static_cast<std::size_t>(trace.calls));
+  std::vector<std::function<void()>> launches;
+  bool cancelled = false;
   const CallTarget target = PrimaryTarget(scenario);
   const std::string body = target.body.dump();
   for (int i = 0; i < trace.calls; ++i) {
@@ -209,14 +217,37 @@ std::expected<Trace, std::string> RealWorld::RunReference(const scenario::Scenar
       std::lock_guard lock(mutex);
       trace.client.push_back({Since(start), i, event.ToJson()});
     };
-    drivers.push_back(ref::CallDriver::Launch(
-        io, std::move(request), policy,
-        ref::CallOptions{.call_id = fmt::format("call{}", i), .seed = options.seed + i},
-        std::move(callbacks)));
+    launches.push_back(
+        [&, i, request = std::move(request), callbacks = std::move(callbacks)] mutable {
+          auto& driver = drivers[static_cast<std::size_t>(i)];
+          driver = ref::CallDriver::Launch(
+              io, std::move(request), policy,
+              client.Share({.call_id = fmt::format("call{}", i), .seed = options.seed + i}),
+              std::move(callbacks));
+          if (cancelled) driver->Cancel();  // a call due after the cancel ends at once, ABORTED
+        });
+  }
+  // Call i starts i x call_interval after the first; a cancel starts the rest at once (and
+  // cancels them: launches[i] sees `cancelled`).
+  std::vector<std::unique_ptr<boost::asio::steady_timer>> start_timers;
+  for (int i = 0; i < trace.calls; ++i) {
+    const auto due = scenario.request.call_interval * i;
+    if (due <= Duration{0}) {
+      launches[static_cast<std::size_t>(i)]();
+      continue;
+    }
+    auto& timer = start_timers.emplace_back(std::make_unique<boost::asio::steady_timer>(io));
+    timer->expires_at(session->start + due);
+    timer->async_wait(
+        [&, i](boost::system::error_code) { launches[static_cast<std::size_t>(i)](); });
   }
   boost::asio::steady_timer cancel_timer(io), timeout_timer(io);
-  const auto cancel_all = [&drivers] {
-    for (auto& driver : drivers) driver->Cancel();
+  const auto cancel_all = [&] {
+    cancelled = true;
+    for (auto& driver : drivers) {
+      if (driver) driver->Cancel();
+    }
+    for (auto& timer : start_timers) timer->cancel();
   };
   // The scripted cancel counts from the call's first request at the provider, as an adapter's
   // does (adapter_process.h) and as t = 0 is in the virtual world: on a loaded machine the
@@ -294,13 +325,35 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
   // hello, not from the session's creation: an interpreter may take seconds to start and would
   // otherwise miss an outage, or meet a route that had already recovered.
   std::once_flag anchored;
+  std::mutex anchor_mutex;
+  std::condition_variable_any anchor_set;
+  std::optional<Clock::time_point> anchored_at;  // guarded by anchor_mutex
   const auto anchor = [&] {
-    std::call_once(anchored, [&] { server_->AnchorOutages(session->id); });
+    std::call_once(anchored, [&] {
+      server_->AnchorOutages(session->id);
+      std::lock_guard lock(anchor_mutex);
+      anchored_at = Clock::now();
+      anchor_set.notify_all();
+    });
+  };
+  // Call i starts i x call_interval after that anchor (at once on a stop request, or when the
+  // run's timeout passes first).
+  const auto wait_for_start = [&](std::size_t i) {
+    const auto due = scenario.request.call_interval * static_cast<int>(i);
+    if (due <= Duration{0}) return;
+    std::stop_token stop = options.stop;
+    std::unique_lock lock(anchor_mutex);
+    const auto give_up = session->start + options.timeout;
+    if (!anchor_set.wait_until(lock, stop, give_up, [&] { return anchored_at.has_value(); })) {
+      return;
+    }
+    anchor_set.wait_until(lock, stop, std::min(give_up, *anchored_at + due), [] { return false; });
   };
   {
     std::vector<std::jthread> threads;
     for (std::size_t i = 0; i < runs.size(); ++i) {
       threads.emplace_back([&, i, call] mutable {
+        wait_for_start(i);
         call.seed = options.seed + i;  // as the in-process client seeds call i
         call.base_url = provider::CallBaseUrl(session->base_url, static_cast<int>(i), trace.calls);
         call.routes = RoutesOfCall(session->routes, static_cast<int>(i), trace.calls);
@@ -315,6 +368,7 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
                              .stop = options.stop,
                              .start = session->start};
         runs[i] = RunAdapter(launch);
+        anchor();  // a first call that never wrote a line must not hold the others back
       });
     }
   }

@@ -205,8 +205,9 @@ void Runner::JudgeInto(const Job& job, const Trace& trace, report::ScenarioResul
   std::optional<PolicyTwin> twin;
   if (declared.usable() && !DeclaresScenarioPolicy(declared, scenario)) {
     twin = ComputeTwin(scenario, declared.policy, result.seed, ProviderSeed(job),
-                       job.real ? RealTolerance().late_ms : 0,
-                       job.real ? LeadOfFirstAttempt(trace) : Duration{0});
+                       {.timeout_tolerance_ms = job.real ? RealTolerance().late_ms : 0,
+                        .scripted_lead = job.real ? LeadOfFirstAttempt(trace) : Duration{0},
+                        .one_client = trace.one_client || trace.calls <= 1});
   }
   const Tolerance tolerance = job.real ? RealTolerance() : VirtualTolerance();
   result.checks = Judge(scenario, trace, tolerance, twin ? &*twin : nullptr);

@@ -69,6 +69,7 @@ json ToJson(const Trace& trace, bool with_volatile) {
               {"client", std::move(client)},
               {"journal", std::move(journal)},
               {"ended_ms", Ms(trace.ended)}};
+  if (trace.calls > 1 && trace.one_client) out["one_client"] = true;
   if (trace.cancel_at) out["cancel_ms"] = Ms(*trace.cancel_at);
   if (trace.subject_timed_out) out["subject_timed_out"] = true;
   if (trace.subject_stopped_at) out["subject_stopped_ms"] = Ms(*trace.subject_stopped_at);
@@ -136,6 +137,7 @@ std::optional<std::vector<Trace>> SplitByCall(const Trace& trace) {
   for (int i = 0; i < trace.calls; ++i) {
     Trace& call = out[static_cast<std::size_t>(i)];
     call.calls = 1;
+    call.one_client = trace.one_client;
     call.cancel_at = trace.cancel_at;
     call.ended = trace.ended;
     call.subject_timed_out = trace.subject_timed_out;

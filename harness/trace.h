@@ -36,7 +36,11 @@ struct SubjectFault {
 };
 
 struct Trace {
-  int calls = 1;                                // concurrent calls the scenario made
+  int calls = 1;  // calls the scenario made
+  // Every call ran in one client that keeps its circuit breakers and retry budget from call to
+  // call (the in-process reference client, ref::ClientState). An adapter runs each call in a
+  // process of its own, so its calls share nothing: false.
+  bool one_client = false;
   std::vector<ClientRecord> client;             // in receipt order
   std::vector<provider::JournalEntry> journal;  // in arrival order
   std::optional<Duration> cancel_at;            // when the runner sent the cancel

@@ -14,6 +14,7 @@
 #include "fake_provider/virtual_driver.h"
 #include "harness/request_body.h"
 #include "reference_impl/call.h"
+#include "reference_impl/client_state.h"
 #include "scenarios/route_scenario.h"
 
 namespace faultline::harness {
@@ -34,6 +35,8 @@ Time At(Duration offset) { return Time{} + offset; }
 struct VirtualCall {
   std::unique_ptr<ref::Call> call;
   int index = 0;
+  Duration starts_at{0};  // i x the scenario's call_interval
+  bool started = false;
   bool connecting = false;                          // a connect is due at the current instant
   std::unique_ptr<provider::RequestReader> reader;  // the request being sent, if any
   std::string unread;                               // sent bytes the reader has not consumed
@@ -86,8 +89,12 @@ class World {
   std::optional<Duration> NextInstant() const;
   void Step(Duration at);
 
+  void StartDueCalls();
+
   const scenario::Scenario& scenario_;
   const VirtualRunOptions& options_;
+  // One client for all calls, or one per call (VirtualRunOptions::one_client).
+  std::vector<ref::ClientState> clients_;
   // One session, or one per route (scenario::RouteSessionId), all journaling into `journal_`.
   std::map<std::string, provider::ProviderSession, std::less<>> sessions_;
   provider::Journal journal_;
@@ -195,6 +202,7 @@ std::optional<Duration> World::NextInstant() const {
   };
   if (cancel_pending_) consider(scenario_.cancel_at);
   for (const VirtualCall& vc : calls_) {
+    if (!vc.started) consider(vc.starts_at);
     if (vc.call->done()) continue;
     if (vc.connecting) consider(now_);
     consider(vc.timer);
@@ -203,8 +211,17 @@ std::optional<Duration> World::NextInstant() const {
   return next;
 }
 
+void World::StartDueCalls() {
+  for (VirtualCall& vc : calls_) {
+    if (vc.started || vc.starts_at > now_) continue;
+    vc.started = true;
+    Apply(vc, vc.call->Start(At(now_), std::chrono::system_clock::time_point(kWallStart + now_)));
+  }
+}
+
 void World::Step(Duration at) {
   now_ = std::max(now_, at);
+  StartDueCalls();
   for (VirtualCall& vc : calls_) {
     if (vc.call->done()) continue;
     if (vc.connecting) {
@@ -235,6 +252,9 @@ std::expected<Trace, std::string> World::Run() {
   trace_.client.push_back({now_, 0, ref::HelloEvent(options_.policy).ToJson()});
   const int calls = std::max(1, scenario_.request.calls);
   calls_.resize(static_cast<std::size_t>(calls));
+  trace_.one_client = options_.one_client;
+  const std::size_t clients = options_.one_client ? 1 : calls_.size();
+  for (std::size_t i = 0; i < clients; ++i) clients_.emplace_back(options_.policy);
   for (std::size_t i = 0; i < calls_.size(); ++i) {
     // Every route of call i under that call's own base URL (provider::CallBaseUrl).
     auto routes = ReferenceRoutes(RouteLines(scenario_, [&](std::string_view id) {
@@ -253,14 +273,14 @@ std::expected<Trace, std::string> World::Run() {
     request.stream = scenario_.request.stream;
     request.routes = *routes;
     calls_[i].index = static_cast<int>(i);
+    calls_[i].starts_at = scenario_.request.call_interval * static_cast<int>(i);
     calls_[i].call = std::make_unique<ref::Call>(
         std::move(request), options_.policy,
-        ref::CallOptions{.call_id = fmt::format("call{}", i), .seed = options_.seed + i});
+        clients_[options_.one_client ? 0 : i].Share(
+            {.call_id = fmt::format("call{}", i), .seed = options_.seed + i}));
   }
   cancel_pending_ = scenario_.cancel_at.has_value();
-  for (VirtualCall& vc : calls_) {
-    Apply(vc, vc.call->Start(At(now_), std::chrono::system_clock::time_point(kWallStart + now_)));
-  }
+  StartDueCalls();
   for (std::uint64_t steps = 0;; ++steps) {
     const std::optional<Duration> next = NextInstant();
     if (!error_.empty()) break;

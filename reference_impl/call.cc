@@ -89,6 +89,14 @@ std::vector<std::string> RouteBytes(const CallRequest& request,
   return out;
 }
 
+// How the call moves between its routes. A call of one endpoint has no route to break a circuit
+// of: its retries are the policy's alone, whatever the client's breakers say of other calls.
+RoutingConfig RoutingOf(const CallRequest& request, const RetryPolicy& policy) {
+  RoutingConfig routing = policy.routing;
+  if (request.routes.empty()) routing.breaker.reset();
+  return routing;
+}
+
 std::vector<RouteTraits> TraitsOf(const std::vector<CallRoute>& routes) {
   std::vector<RouteTraits> out;
   for (const CallRoute& route : routes) out.push_back(route.traits);
@@ -193,8 +201,9 @@ Call::Call(CallRequest request, RetryPolicy policy, CallOptions options)
       rng_(options_.seed),
       routes_(RoutesOf(request_)),
       route_bytes_(RouteBytes(request_, routes_)),
-      registry_(TraitsOf(routes_), NeedsOf(routes_.front().body), policy_.routing,
-                options_.seed ^ 0x9e3779b97f4a7c15ULL),
+      registry_(TraitsOf(routes_), NeedsOf(routes_.front().body), RoutingOf(request_, policy_),
+                options_.seed ^ 0x9e3779b97f4a7c15ULL,
+                request_.routes.empty() ? nullptr : options_.breakers),
       last_failure_(routes_.size()) {}
 
 std::vector<LifecycleEvent> Call::TakeEvents() { return std::exchange(events_, {}); }
@@ -222,7 +231,12 @@ std::vector<Action> Call::Start(Time now, std::chrono::system_clock::time_point 
   }
   route_ = first->route;
   if (!options_.recovered || options_.recovered->retries <= 0) {
-    BeginAttempt(now, out);
+    // Every route that fits may be held open by the client's breakers: wait for the first probe.
+    if (first->at > now) {
+      WaitForRoute(first->at, now, out);
+    } else {
+      BeginAttempt(now, out);
+    }
     return out;
   }
   Resume(*options_.recovered, now, out);
@@ -282,6 +296,44 @@ std::optional<std::string> Call::RefuseResume(int retries, milliseconds wait, Ti
                        wait.count());
   }
   return std::nullopt;
+}
+
+// The wait ended: the next attempt goes to route_, unless the client's breakers stopped
+// admitting it meanwhile (another call took its probe, or found it down); then the route is
+// chosen again among the same candidates.
+void Call::BeginWhenAdmitted(Time now, std::vector<Action>& out) {
+  if (!registry_.Admits(route_, now)) {
+    if (const auto again = registry_.Reselect(now)) {
+      route_ = again->route;
+      if (again->at > now) {
+        WaitForRoute(again->at, now, out);
+        return;
+      }
+    }
+  }
+  BeginAttempt(now, out);
+}
+
+// No route is ready before `at` (the breakers hold them open): wait for it, within the deadline.
+void Call::WaitForRoute(Time at, Time now, std::vector<Action>& out) {
+  if (deadline_ && at + policy_.min_attempt_time > *deadline_) {
+    Failure failure = last_failure_[route_].value_or(Failure{});
+    if (!last_failure_[route_]) {
+      failure.code = FailureCode::kUnavailable;
+      failure.failure_class = ClassOf(failure.code);
+    }
+    failure.message = fmt::format(
+        "every route the call may take is held open by its circuit breaker for {} ms more, "
+        "past the total deadline",
+        std::chrono::ceil<milliseconds>(at - now).count());
+    Finish(std::move(failure), /*with_response=*/false, out,
+           std::string(ToString(GiveUpReason::kDeadline)));
+    return;
+  }
+  state_ = State::kBackoff;
+  retry_at_ = at;
+  armed_ = at;
+  out.push_back(MakeAction(Action::Kind::kWait, at));
 }
 
 void Call::BeginAttempt(Time now, std::vector<Action>& out) {
@@ -458,7 +510,7 @@ std::vector<Action> Call::TimerFired(Time now) {
   if (state_ == State::kDone || state_ == State::kNotStarted) return out;
   if (state_ == State::kBackoff) {
     if (retry_at_ && now >= *retry_at_) {
-      BeginAttempt(now, out);
+      BeginWhenAdmitted(now, out);
     } else if (retry_at_) {
       out.push_back(MakeAction(Action::Kind::kWait, *retry_at_));
     }
@@ -527,7 +579,7 @@ void Call::FailAttempt(Failure failure, std::vector<RetryHint> hints, Time now,
                             .previous_delay = previous_delay_};
   Decision decision = Decide(policy_, input, rng_, options_.budget);
   const std::size_t failed_route = route_;
-  if (routes_.size() > 1) decision = Reroute(failure, decision, input, now);
+  if (!request_.routes.empty()) decision = Reroute(failure, decision, input, now);
   if (decision.kind == Decision::Kind::kGiveUp) {
     if (decision.reason == GiveUpReason::kAllRoutesDown) failure = AllRoutesDown(failure);
     Finish(std::move(failure), /*with_response=*/true, out, std::string(ToString(decision.reason)));
@@ -583,6 +635,7 @@ void Call::Commit(const Completed& completed, std::vector<Action>& out) {
 
 void Call::Finish(Failure failure, bool with_response, std::vector<Action>& out,
                   std::string give_up) {
+  registry_.Release();  // an attempt cut short by the end keeps no probe slot of the client's
   LifecycleEvent event;
   event.type = EventType::kFailed;
   event.give_up = std::move(give_up);

@@ -29,13 +29,17 @@
 //     deadline and shared budget bound the whole call (DecideFailover); when no route can take
 //     the request any more the call ends at once, listing every route's last failure (these
 //     decisions are call_routes.cc);
+//   - a route's circuit breaker is the client's, shared by its calls (CallOptions::breakers): an
+//     attempt, the first one too, goes only where the breakers admit it; when a wait ends on a
+//     route they no longer admit (another call took its probe or found it down), the route is
+//     chosen again among the same candidates, waiting for it if need be;
 //   - exactly one terminal event (response/committed or response/failed), followed by Done;
 //     after it every input returns no action and emits nothing;
 //   - Cancel in any phase ends the call at once with ABORTED; Abandon with UNKNOWN.
 //
-// Ownership: the Call owns its request, policy copy and RNG; the budget and retry log are the
-// caller's and must outlive the Call (both are internally synchronised, so they may be shared
-// between concurrent calls). Not thread-safe: one driver thread per Call.
+// Ownership: the Call owns its request, policy copy and RNG; the budget, breakers and retry log
+// are the caller's and must outlive the Call (all are internally synchronised, so they may be
+// shared between concurrent calls). Not thread-safe: one driver thread per Call.
 #pragma once
 
 #include <chrono>
@@ -114,7 +118,10 @@ std::string_view ToString(Action::Kind kind);
 struct CallOptions {
   std::string call_id = "call";  // prefix of response ids, key of the retry log
   std::uint64_t seed = 0;        // seeds the retry RNG
+  // The client's retry budget and circuit breakers, shared with its other calls
+  // (client_state.h); null: no budget, and the call keeps its own breakers.
   RetryBudget* budget = nullptr;
+  BreakerBoard* breakers = nullptr;
   RetryLog* retry_log = nullptr;
   // A restarted call: what RetryLog::Recover() found for call_id. The attempts already made
   // count against max_attempts, and the first attempt of this run starts no earlier than the
@@ -165,6 +172,8 @@ class Call {
   std::optional<std::string> RefuseResume(int retries, std::chrono::milliseconds wait,
                                           Time now) const;
   void BeginAttempt(Time now, std::vector<Action>& out);
+  void BeginWhenAdmitted(Time now, std::vector<Action>& out);
+  void WaitForRoute(Time at, Time now, std::vector<Action>& out);
   bool ReadingResponse() const;
   void HandleFeed(const HttpFeed& fed, bool eof, Time now, std::vector<Action>& out);
   void FailRead(const Failure& failure, Time now, std::vector<Action>& out);

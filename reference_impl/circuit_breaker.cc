@@ -11,18 +11,26 @@ CircuitBreaker::State CircuitBreaker::state(Time now) const {
 
 std::optional<CircuitBreaker::Time> CircuitBreaker::reopens_at() const { return open_until_; }
 
-bool CircuitBreaker::Allow(Time now) {
+bool CircuitBreaker::admits(Time now) const {
   switch (state(now)) {
     case State::kClosed:
       return true;
     case State::kOpen:
       return false;
     case State::kHalfOpen:
-      if (probes_in_flight_ >= std::max(1, config_->half_open_probes)) return false;
-      ++probes_in_flight_;
-      return true;
+      return probes_in_flight_ < std::max(1, config_->half_open_probes);
   }
   return false;
+}
+
+bool CircuitBreaker::Allow(Time now) {
+  if (!admits(now)) return false;
+  if (state(now) == State::kHalfOpen) ++probes_in_flight_;
+  return true;
+}
+
+void CircuitBreaker::Release() {
+  if (probes_in_flight_ > 0) --probes_in_flight_;
 }
 
 void CircuitBreaker::RecordSuccess() {

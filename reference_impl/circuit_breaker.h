@@ -8,8 +8,8 @@
 // Every failed attempt counts, wherever it failed: a refused connection, an error status, an
 // in-stream or mid-stream error, a stall. Its parameters (BreakerConfig, policy.h) are the
 // policy file's `routing.breaker`; without one (`breaker: null`) it counts failures and never
-// opens. Sans-I/O: `now` is passed in; not thread-safe (one per route of one call, or the caller
-// synchronises a shared one).
+// opens. Sans-I/O: `now` is passed in; not thread-safe (BreakerBoard, breaker_board.h, keeps one
+// per route for the calls of a client and synchronises them).
 #pragma once
 
 #include <chrono>
@@ -32,8 +32,13 @@ class CircuitBreaker {
   // Whether an attempt may go to the route at `now`. While half-open, a true answer takes one of
   // the probe slots until RecordSuccess/RecordFailure returns it.
   bool Allow(Time now);
+  // Whether Allow(now) would say yes, taking nothing.
+  bool admits(Time now) const;
   void RecordSuccess();
   void RecordFailure(Time now);
+  // An admitted attempt ended with neither success nor failure (its call was cancelled): the
+  // probe slot it may hold goes back.
+  void Release();
 
   State state(Time now) const;
   // When an open breaker lets a probe through (nullopt unless open).

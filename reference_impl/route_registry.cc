@@ -95,15 +95,17 @@ std::string_view MissingCapability(const RouteCapabilities& capabilities,
 }
 
 RouteRegistry::RouteRegistry(std::vector<RouteTraits> routes, RequestNeeds needs,
-                             RoutingConfig config, std::uint64_t seed)
-    : needs_(needs),
+                             RoutingConfig config, std::uint64_t seed, BreakerBoard* breakers)
+    : own_breakers_(breakers ? nullptr : std::make_unique<BreakerBoard>(config.breaker)),
+      breakers_(breakers ? breakers : own_breakers_.get()),
+      needs_(needs),
       route_attempts_(config.route_attempts),
       one_endpoint_(!config.failover),
       rng_(seed) {
-  for (RouteTraits& traits : routes) {
-    routes_.push_back({std::move(traits), CircuitBreaker(config.breaker)});
-  }
+  for (RouteTraits& traits : routes) routes_.push_back({.traits = std::move(traits)});
 }
+
+RouteRegistry::~RouteRegistry() { Release(); }
 
 bool RouteRegistry::Fits(const Entry& entry) const {
   return one_endpoint_ || MissingCapability(entry.traits.capabilities, needs_).empty();
@@ -111,17 +113,15 @@ bool RouteRegistry::Fits(const Entry& entry) const {
 
 std::optional<RouteRegistry::Time> RouteRegistry::ReadyAt(const Entry& entry, Time now) const {
   if (entry.retired || !Fits(entry)) return std::nullopt;
-  Time at = std::max(now, entry.hold.value_or(now));
-  if (entry.breaker.state(at) == CircuitBreaker::State::kOpen && entry.breaker.reopens_at()) {
-    at = std::max(at, *entry.breaker.reopens_at());
-  }
-  return at;
+  return breakers_->ReadyAt(entry.traits.id, std::max(now, entry.hold.value_or(now)));
 }
 
 // The candidate ready soonest; then one outside `avoid_group`; then the lowest priority; then a
 // weighted draw.
 std::optional<RouteRegistry::Choice> RouteRegistry::Best(const std::vector<std::size_t>& candidates,
                                                          Time now, std::string_view avoid_group) {
+  if (&candidates != &candidates_) candidates_ = candidates;
+  avoid_group_ = avoid_group;
   std::vector<std::pair<std::size_t, Time>> ready;
   for (std::size_t index : candidates) {
     if (auto at = ReadyAt(routes_[index], now)) ready.emplace_back(index, *at);
@@ -180,16 +180,36 @@ std::optional<RouteRegistry::Choice> RouteRegistry::Next(std::size_t failed, Fai
   return Best(candidates, now, entry.traits.group);
 }
 
+std::optional<RouteRegistry::Choice> RouteRegistry::Reselect(Time now) {
+  const std::string avoid = avoid_group_;
+  return Best(candidates_, now, avoid);
+}
+
+bool RouteRegistry::Admits(std::size_t route, Time now) const {
+  return breakers_->Admits(routes_[route].traits.id, now);
+}
+
 void RouteRegistry::Begin(std::size_t route, Time now) {
+  Release();
   ++routes_[route].attempts;
-  (void)routes_[route].breaker.Allow(now);
+  (void)breakers_->Begin(routes_[route].traits.id, now);
+  begun_ = route;
 }
 
 void RouteRegistry::RecordFailure(std::size_t route, Time now) {
-  routes_[route].breaker.RecordFailure(now);
+  breakers_->RecordFailure(routes_[route].traits.id, now);
+  begun_.reset();
 }
 
-void RouteRegistry::RecordSuccess(std::size_t route) { routes_[route].breaker.RecordSuccess(); }
+void RouteRegistry::RecordSuccess(std::size_t route) {
+  breakers_->RecordSuccess(routes_[route].traits.id);
+  begun_.reset();
+}
+
+void RouteRegistry::Release() {
+  if (begun_) breakers_->Release(routes_[*begun_].traits.id);
+  begun_.reset();
+}
 
 bool RouteRegistry::usable(std::size_t route) const {
   const Entry& entry = routes_[route];
@@ -197,7 +217,7 @@ bool RouteRegistry::usable(std::size_t route) const {
 }
 
 CircuitBreaker::State RouteRegistry::breaker_state(std::size_t route, Time now) const {
-  return routes_[route].breaker.state(now);
+  return breakers_->state(routes_[route].traits.id, now);
 }
 
 }  // namespace faultline::ref

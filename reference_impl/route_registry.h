@@ -18,18 +18,22 @@
 // first of those), whether or not it fits the request.
 //
 // Every failed attempt counts against its route's breaker (circuit_breaker.h), whatever it was:
-// a refused connection, an error status, an in-stream or mid-stream error, a stall.
+// a refused connection, an error status, an in-stream or mid-stream error, a stall. The breakers
+// are the client's (BreakerBoard, breaker_board.h), shared by all its calls, or the registry's
+// own when the call shares none.
 //
-// Sans-I/O: times are passed in. Not thread-safe: one registry per call.
+// Sans-I/O: times are passed in. Not thread-safe: one registry per call (the shared board is).
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "reference_impl/backoff.h"
+#include "reference_impl/breaker_board.h"
 #include "reference_impl/circuit_breaker.h"
 #include "reference_impl/failover.h"
 #include "reference_impl/policy.h"
@@ -89,8 +93,13 @@ class RouteRegistry {
     Time at{};  // when it is ready (>= the `now` asked with)
   };
 
+  // `breakers`: the client's, shared with its other calls (must outlive the registry); null: the
+  // registry keeps its own, from `config.breaker`.
   RouteRegistry(std::vector<RouteTraits> routes, RequestNeeds needs, RoutingConfig config,
-                std::uint64_t seed);
+                std::uint64_t seed, BreakerBoard* breakers = nullptr);
+  RouteRegistry(const RouteRegistry&) = delete;
+  RouteRegistry& operator=(const RouteRegistry&) = delete;
+  ~RouteRegistry();  // Release()
 
   // The route of the first attempt, or nullopt when no route fits the request.
   std::optional<Choice> First(Time now);
@@ -98,11 +107,20 @@ class RouteRegistry {
   // would retry on `failed` itself (nullopt: it refused; the route is then retired).
   std::optional<Choice> Next(std::size_t failed, Failover verdict, std::optional<Time> own_retry,
                              Time now);
+  // The last choice (First or Next) made again at `now`, among the same candidates: for a wait
+  // that ended on a route the breakers no longer admit (another call of the client took its
+  // probe, or found it down).
+  std::optional<Choice> Reselect(Time now);
 
+  // Whether the breakers admit an attempt on `route` at `now` (nothing is taken).
+  bool Admits(std::size_t route, Time now) const;
   // An attempt starts on `route` at `now` (takes a half-open probe slot).
   void Begin(std::size_t route, Time now);
   void RecordFailure(std::size_t route, Time now);
   void RecordSuccess(std::size_t route);
+  // The begun attempt, if any, ends with neither (its call was cancelled or abandoned): a probe
+  // slot it holds goes back to the breaker.
+  void Release();
 
   std::size_t size() const { return routes_.size(); }
   const RouteTraits& traits(std::size_t route) const { return routes_[route].traits; }
@@ -113,7 +131,6 @@ class RouteRegistry {
  private:
   struct Entry {
     RouteTraits traits;
-    CircuitBreaker breaker;
     std::optional<Time> hold = std::nullopt;  // no attempt before
     bool retired = false;
     int attempts = 0;  // begun on this route by this call
@@ -126,6 +143,12 @@ class RouteRegistry {
                              std::string_view avoid_group);
 
   std::vector<Entry> routes_;
+  std::unique_ptr<BreakerBoard> own_breakers_;  // when the call shares none
+  BreakerBoard* breakers_;                      // the client's, or own_breakers_
+  std::optional<std::size_t> begun_;            // the attempt begun and not yet recorded
+  // What the last choice chose among (Reselect).
+  std::vector<std::size_t> candidates_;
+  std::string avoid_group_;
   RequestNeeds needs_;
   std::optional<int> route_attempts_;
   // routing.failover false: a client of one endpoint, the primary, whatever it can serve.

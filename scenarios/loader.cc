@@ -17,6 +17,8 @@ namespace {
 
 constexpr int kMaxInt = std::numeric_limits<int>::max();
 constexpr int kMaxCalls = 10'000;
+// The latest a scenario's last call may start (request.call_interval x (calls - 1)).
+constexpr Duration kMaxCallSpread = std::chrono::hours(1);
 constexpr double kProbabilityTolerance = 1e-9;  // 0.1 + 0.2 + 0.7 must still add up to 1
 
 // [a-z0-9][a-z0-9._/-]*: scenario names and tags, safe in file names, URLs and JUnit.
@@ -80,6 +82,21 @@ void ReadRequest(Reader& reader, const Field& field, RequestSpec* out) {
   reader.Get(*map, "max_tokens", &out->max_tokens, 1, kMaxInt);
   reader.Get(*map, "tools", &out->tools);
   reader.Get(*map, "calls", &out->calls, 1, kMaxCalls);
+  if (std::optional<Field> interval = reader.Present(*map, "call_interval")) {
+    reader.Get(*map, "call_interval", &out->call_interval);
+    if (reader.ok() && out->calls < 2 && out->call_interval > Duration{0}) {
+      reader.Fail(*interval, "'call_interval' spaces several calls; it needs 'calls' of 2 or more");
+    }
+    // Divided, not multiplied: a huge interval times many calls would overflow.
+    if (reader.ok() && out->calls > 1 && out->call_interval > kMaxCallSpread / (out->calls - 1)) {
+      reader.Fail(
+          *interval,
+          fmt::format("{} calls {} ms apart would spread over more than {} s, "
+                      "the most a scenario's calls may",
+                      out->calls, out->call_interval.count() / 1000,
+                      std::chrono::duration_cast<std::chrono::seconds>(kMaxCallSpread).count()));
+    }
+  }
   reader.Get(*map, "reasoning", &out->reasoning);
   reader.Get(*map, "image", &out->image);
   reader.Get(*map, "strict_tools", &out->strict_tools);

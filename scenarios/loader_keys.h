@@ -17,9 +17,9 @@ inline constexpr std::string_view kDocument[] = {
     "request",   "responses",     "chaos",       "rate_limit", "listener_outages",
     "routes",    "group_outages", "cancel_at",   "policy",     "expect",
     "fleet"};
-inline constexpr std::string_view kRequest[] = {"stream",       "model", "message",   "max_tokens",
-                                                "tools",        "calls", "reasoning", "image",
-                                                "strict_tools", "stop",  "prefill"};
+inline constexpr std::string_view kRequest[] = {
+    "stream",        "model",     "message", "max_tokens",   "tools", "calls",
+    "call_interval", "reasoning", "image",   "strict_tools", "stop",  "prefill"};
 // `stream` is an alias of `content` (same meaning; a response may use only one of them).
 inline constexpr std::string_view kResponse[] = {
     "repeat",    "connection",   "headers_delay",  "headers_stall", "status",

@@ -348,7 +348,10 @@ struct RequestSpec {
   std::string message = "Say hello.";
   int max_tokens = 256;
   bool tools = false;  // offer one tool (get_weather)
-  int calls = 1;       // concurrent calls of the same request (stateful rate-limit scenarios)
+  int calls = 1;       // calls of the same request by one client (stateful rate limits, breakers)
+  // Call i starts i x call_interval after the first (0: all at once). Staggered calls show what
+  // a client carries from one call to the next (its circuit breakers, its retry budget).
+  Duration call_interval{0};
   // What else the request needs of the route that serves it (docs/routes.md, capabilities); each
   // takes the dialect's own wire shape (harness/request_body.h). The context window is needed
   // through `max_tokens` and the body's size.

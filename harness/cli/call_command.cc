@@ -20,6 +20,7 @@
 #include "harness/protocol.h"
 #include "harness/request_body.h"
 #include "reference_impl/call.h"
+#include "reference_impl/client_state.h"
 #include "reference_impl/driver.h"
 #include "reference_impl/policy_json.h"
 #include "reference_impl/route_json.h"
@@ -183,6 +184,10 @@ void WriteJsonLine(const ref::LifecycleEvent& event, SteadyTime start, std::ostr
 Outcome Execute(ref::CallRequest request, ref::RetryPolicy policy, ref::CallOptions options,
                 bool json, SteadyTime start, std::ostream& out,
                 const std::shared_ptr<CancelGate>& gate) {
+  // The process is a client of this one call: its budget and breakers serve the call. Declared
+  // before the io_context, so that it outlives any handler that still holds the call.
+  const ref::ClientState client(policy);
+  options = client.Share(std::move(options));
   boost::asio::io_context io;
   Outcome outcome;
   ref::DriverCallbacks callbacks;

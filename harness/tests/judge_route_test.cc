@@ -287,6 +287,71 @@ TEST(JudgeRouteTest, Route005AFailoverDoesNotHideABreakerThatTrippedEarly) {
       << check.evidence;
 }
 
+// Calls of one client share its breakers (threshold 2, cooldown 1 s): calls 0 and 1 each fail
+// once on the primary and fail over, which opens the primary's breaker until 1105 ms; `third`
+// is where call 2's first attempt goes at `third_at`, and, when given, `fourth` where call 3's
+// goes at 1300 ms after call 2's answer.
+Trace SharedBreakerCalls(std::string third, double third_at, bool one_client,
+                         std::string fourth = "") {
+  TraceBuilder builder(BreakerPolicy(2, 1000));
+  builder.Calls(fourth.empty() ? 3 : 4);
+  if (one_client) builder.OneClient();
+  const auto attempt = [&](int call, double at, int n, const std::string& route, bool good) {
+    const std::string id = fmt::format("c{}-{}", call, n);
+    builder.Event(at,
+                  OnRoute({{"type", "response/start"}, {"attempt", n}, {"response_id", id}}, route),
+                  call);
+    json end = {{"attempt", n}, {"response_id", id}};
+    if (good) {
+      end.update({{"type", "response/committed"}, {"text", "hi"}});
+    } else {
+      end.update({{"type", "response/interrupted"},
+                  {"failure", {{"class", "provider-unavailable"}, {"code", "UNAVAILABLE"}}}});
+    }
+    builder.Event(at + 5, OnRoute(std::move(end), route), call);
+  };
+  for (int call = 0; call < 2; ++call) {
+    attempt(call, 100.0 * call, 1, "primary", false);
+    attempt(call, 100.0 * call + 6, 2, "secondary", true);
+  }
+  attempt(2, third_at, 1, third, true);
+  if (!fourth.empty()) attempt(3, 1300, 1, fourth, true);
+  return builder.Build();
+}
+
+TEST(JudgeRouteTest, Route005TheBreakersOfOneClientHoldAcrossItsCalls) {
+  EXPECT_EQ(StatusOf(SharedBreakerCalls("secondary", 200, true), "ROUTE-005", Routes()),
+            CheckStatus::kPass);
+  const auto open = CheckOf(SharedBreakerCalls("primary", 200, true), "ROUTE-005", Routes());
+  EXPECT_EQ(open.status, CheckStatus::kFail);
+  EXPECT_NE(open.evidence.find("call 2: response/start on route \"primary\" at 200.0 ms while "
+                               "its breaker was open"),
+            std::string::npos)
+      << open.evidence;
+  // An adapter runs each call in a process of its own: each call is judged on its own breakers,
+  // and none of them opened.
+  EXPECT_EQ(StatusOf(SharedBreakerCalls("primary", 200, false), "ROUTE-005", Routes()),
+            CheckStatus::kNotApplicable);
+}
+
+TEST(JudgeRouteTest, Route005ABreakerClosedAgainByAGoodProbeSendsTheRouteItsTraffic) {
+  // Call 2 probes the primary after the cooldown and gets its answer: the breaker is closed.
+  EXPECT_EQ(StatusOf(SharedBreakerCalls("primary", 1200, true, "primary"), "ROUTE-005", Routes()),
+            CheckStatus::kPass);
+  const auto kept_open =
+      CheckOf(SharedBreakerCalls("primary", 1200, true, "secondary"), "ROUTE-005", Routes());
+  EXPECT_EQ(kept_open.status, CheckStatus::kFail);
+  EXPECT_NE(kept_open.evidence.find("call 3: the first attempt went to route \"secondary\" at "
+                                    "1300.0 ms, though route \"primary\"'s breaker had closed "
+                                    "again after a good probe at 1205.0 ms"),
+            std::string::npos)
+      << kept_open.evidence;
+  // Without a re-close (the probe never came), preferring the secondary is no breaker matter.
+  EXPECT_EQ(
+      StatusOf(SharedBreakerCalls("secondary", 1200, true, "secondary"), "ROUTE-005", Routes()),
+      CheckStatus::kPass);
+}
+
 TEST(JudgeRouteTest, Route006AMidStreamErrorIsARouteFailure) {
   const auto build = [](bool moved_on) {
     TraceBuilder builder;

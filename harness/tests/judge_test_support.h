@@ -103,6 +103,11 @@ class TraceBuilder {
     trace_.calls = calls;
     return *this;
   }
+  // The calls are one client's, sharing its breakers (Trace::one_client).
+  TraceBuilder& OneClient() {
+    trace_.one_client = true;
+    return *this;
+  }
   TraceBuilder& Cancel(double at) {
     trace_.cancel_at = Ms(at);
     return *this;

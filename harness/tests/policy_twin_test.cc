@@ -51,7 +51,8 @@ void ExpectCommitsOnlyWhenStartedLate(const scenario::Scenario& scenario, Durati
   ASSERT_TRUE(at_once.usable()) << at_once.error;
   EXPECT_EQ(DescribeOutcomes(at_once).find("committed"), std::string::npos)
       << DescribeOutcomes(at_once);
-  const PolicyTwin late = ComputeTwin(scenario, ThreeQuickAttempts(), 1, 1, 0, lead);
+  const PolicyTwin late =
+      ComputeTwin(scenario, ThreeQuickAttempts(), 1, 1, {.scripted_lead = lead});
   ASSERT_TRUE(late.usable()) << late.error;
   ASSERT_EQ(late.outcomes.size(), 1u) << DescribeOutcomes(late);
   EXPECT_EQ(late.outcomes[0].type, "response/committed");
@@ -112,13 +113,13 @@ responses:
   auto policy = ref::LoadPolicy(
       R"({"timeouts": {"idle_ms": 30000, "heartbeats_reset_idle": true, "total_ms": null}})");
   ASSERT_TRUE(policy) << policy.error().ToString();
-  const PolicyTwin twin = ComputeTwin(scenario, *policy, 1, 1, 0, {}, 2);
+  const PolicyTwin twin = ComputeTwin(scenario, *policy, 1, 1, {.seeds = 2});
   EXPECT_TRUE(twin.usable()) << twin.error;
   EXPECT_TRUE(twin.never_ends);
   EXPECT_TRUE(twin.outcomes.empty());
   EXPECT_EQ(DescribeOutcomes(twin), "still running after 24 h");
   policy->timeouts.heartbeats_reset_idle = false;  // events, not bytes, reset it: it times out
-  const PolicyTwin ends = ComputeTwin(scenario, *policy, 1, 1, 0, {}, 2);
+  const PolicyTwin ends = ComputeTwin(scenario, *policy, 1, 1, {.seeds = 2});
   EXPECT_FALSE(ends.never_ends);
   EXPECT_FALSE(ends.outcomes.empty());
 }
@@ -142,7 +143,7 @@ responses:
       R"({"max_attempts": 1, "timeouts": {"connect_ms": null, "response_headers_ms": null,
           "idle_ms": null, "total_ms": null}})");
   ASSERT_TRUE(policy) << policy.error().ToString();
-  const PolicyTwin twin = ComputeTwin(scenario, *policy, 1, 1, 0, {}, 1);
+  const PolicyTwin twin = ComputeTwin(scenario, *policy, 1, 1, {.seeds = 1});
   EXPECT_TRUE(twin.usable()) << twin.error;
   EXPECT_TRUE(twin.never_ends);
   EXPECT_TRUE(twin.outcomes.empty());

@@ -75,5 +75,76 @@ TEST(RoutesWorldTest, RealJournalNamesTheRoute) {
   ExpectPrimaryAnswered(*trace);
 }
 
+// Three calls 2 s apart; the primary is down until 3 s and the breaker (threshold 1) cools down
+// for 3 s: call 0's failure opens it, call 1 (2 s) finds it open, call 2 (4 s) probes the
+// recovered primary.
+constexpr std::string_view kSpacedCalls = R"(faultline: 1
+name: routes/spaced-calls
+description: Three calls of one client, 2 s apart, and a primary down until 3 s.
+dialect: openai-chat
+request: {calls: 3, call_interval: 2s}
+routes:
+  - {id: primary, priority: 0, health: {recover_at: 3s}}
+  - {id: secondary, priority: 1}
+)";
+
+ref::RetryPolicy ThresholdOne() {
+  ref::RetryPolicy policy;
+  policy.routing.breaker = ref::BreakerConfig{
+      .threshold = 1, .cooldown = std::chrono::seconds(3), .half_open_probes = 1};
+  return policy;
+}
+
+// Each call's first response/start: its time and route.
+std::vector<std::pair<double, std::string>> FirstAttempts(const Trace& trace) {
+  std::vector<std::pair<double, std::string>> first(static_cast<std::size_t>(trace.calls));
+  for (const ClientRecord& record : trace.client) {
+    auto& slot = first[static_cast<std::size_t>(record.call)];
+    if (EventType(record) != "response/start" || !slot.second.empty()) continue;
+    slot = {Ms(record.at), record.event.value("route_id", "")};
+  }
+  return first;
+}
+
+std::vector<std::string> RoutesOf(const std::vector<std::pair<double, std::string>>& attempts) {
+  std::vector<std::string> routes;
+  for (const auto& [at, route] : attempts) routes.push_back(route);
+  return routes;
+}
+
+TEST(RoutesWorldTest, TheCallsOfOneClientShareItsBreakersInVirtualTime) {
+  auto scenario = scenario::ParseScenario(kSpacedCalls, "spaced.yaml");
+  ASSERT_TRUE(scenario.has_value()) << scenario.error().ToString();
+  auto shared = RunVirtual(*scenario, {.policy = ThresholdOne()});
+  ASSERT_TRUE(shared) << shared.error();
+  EXPECT_TRUE(shared->one_client);
+  const auto first = FirstAttempts(*shared);
+  EXPECT_EQ(RoutesOf(first), (std::vector<std::string>{"primary", "secondary", "primary"}));
+  EXPECT_EQ(first[1].first, 2000.0);
+  EXPECT_EQ(first[2].first, 4000.0);
+  // Calls that share nothing (an adapter's processes) each try the primary first.
+  auto apart = RunVirtual(*scenario, {.policy = ThresholdOne(), .one_client = false});
+  ASSERT_TRUE(apart) << apart.error();
+  EXPECT_FALSE(apart->one_client);
+  EXPECT_EQ(RoutesOf(FirstAttempts(*apart)),
+            (std::vector<std::string>{"primary", "primary", "primary"}));
+}
+
+TEST(RoutesWorldTest, TheCallsOfOneClientShareItsBreakersOverSockets) {
+  auto scenario = scenario::ParseScenario(kSpacedCalls, "spaced.yaml");
+  ASSERT_TRUE(scenario.has_value()) << scenario.error().ToString();
+  auto world = RealWorld::Start();
+  ASSERT_TRUE(world) << world.error();
+  auto trace = (*world)->RunReference(*scenario, ThresholdOne(), RealRunOptions{});
+  ASSERT_TRUE(trace) << trace.error();
+  EXPECT_TRUE(trace->one_client);
+  const auto first = FirstAttempts(*trace);
+  EXPECT_EQ(RoutesOf(first), (std::vector<std::string>{"primary", "secondary", "primary"}));
+  EXPECT_GE(first[1].first, 2000.0);
+  EXPECT_LT(first[1].first, 2900.0);  // before the cooldown ends: a loaded machine's slack
+  EXPECT_GE(first[2].first, 4000.0);
+  ASSERT_EQ(std::ranges::count_if(trace->client, IsTerminal), 3);
+}
+
 }  // namespace
 }  // namespace faultline::harness

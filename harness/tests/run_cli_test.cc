@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -311,6 +312,42 @@ TEST_F(RunCliTest, TheReferenceAdapterRunsInTheRealWorld) {
   EXPECT_EQ(ran.code, 0) << ran.out << ran.err;
   EXPECT_NE(ran.out.find("world real"), std::string::npos) << ran.out;
   EXPECT_NE(ran.err.find("pass demo/hello-anthropic [real]"), std::string::npos) << ran.err;
+}
+
+// request.call_interval over real sockets: the adapter of call i starts i x 1.5 s after the
+// first call's first line, each call is judged on its own (an adapter's calls share nothing),
+// and a call's latency counts from its own first request.
+TEST_F(RunCliTest, AnAdaptersCallsStartAtTheirInterval) {
+  WriteFile("spaced.yaml", R"(faultline: 1
+name: cli/spaced-calls
+description: Three calls 1.5 s apart, each answered at once.
+dialect: openai-chat
+request: {calls: 3, call_interval: 1500ms}
+responses:
+  - content: {text: "Hello"}
+expect:
+  outcome: committed
+)");
+  const Ran ran =
+      RunFaultline({"run", Path("spaced.yaml"), "--timeout", "30", "--adapter",
+                    std::string(FAULTLINE_BINARY) + " call --adapter", "--out", Path("out")});
+  EXPECT_EQ(ran.code, 0) << ran.out << ran.err;
+  const auto result = nlohmann::json::parse(Read(Path("out/result.json")));
+  const nlohmann::json& run = result["scenarios"][0];
+  std::map<int, double> first_line;
+  for (const auto& record : run["trace"]["client"]) {
+    first_line.try_emplace(record["call"].get<int>(), record["t_ms"].get<double>());
+  }
+  ASSERT_EQ(first_line.size(), 3u);
+  EXPECT_FALSE(run["trace"].contains("one_client"));
+  for (int call = 1; call < 3; ++call) {
+    const double apart = first_line[call] - first_line[0];
+    EXPECT_GE(apart, 1500.0 * call - 50) << "call " << call;
+    EXPECT_LE(apart, 1500.0 * call + 3000) << "call " << call;
+  }
+  for (const auto& call : run["metrics"]["calls"]) {
+    EXPECT_LT(call["terminal_ms"].get<double>(), 1500) << call;  // from its own first request
+  }
 }
 
 }  // namespace

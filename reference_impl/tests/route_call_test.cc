@@ -3,10 +3,12 @@
 // across routes, and the aggregated failure when every route is down.
 #include <gtest/gtest.h>
 
+#include <deque>
 #include <string>
 #include <vector>
 
 #include "reference_impl/call.h"
+#include "reference_impl/client_state.h"
 #include "reference_impl/route_json.h"
 #include "reference_impl/route_registry.h"
 #include "reference_impl/tests/call_harness.h"
@@ -318,6 +320,139 @@ TEST(RouteJsonTest, ReadsTheCallLinesRoutesStrictly) {
   ASSERT_FALSE(twice.has_value());
   EXPECT_EQ(twice.error(), "routes[1].id: 'a' is listed twice");
   EXPECT_FALSE(RoutesFromJson(nlohmann::json::array()).has_value());
+}
+
+// ---- The breakers of one client, shared by its calls (client_state.h) ----
+
+RetryPolicy SharedBreakerPolicy(int threshold) {
+  RetryPolicy policy = TestPolicy();
+  policy.max_attempts = 4;
+  policy.routing.breaker =
+      BreakerConfig{.threshold = threshold, .cooldown = milliseconds(3000), .half_open_probes = 1};
+  return policy;
+}
+
+// One client's calls over TwoRoutes(), each started by hand and kept alive until the client goes
+// (a call dropped mid-attempt gives its probe slot back).
+struct Client {
+  explicit Client(RetryPolicy p) : policy(std::move(p)), state(policy) {}
+  Harness& Call(int start_ms, bool shared = true) {
+    const CallOptions options{.call_id = "call" + std::to_string(calls.size())};
+    Harness& h = calls.emplace_back(policy, TwoRoutes(), shared ? state.Share(options) : options);
+    h.Start(start_ms);
+    return h;
+  }
+  // A call that fails once on the primary (503) and commits the secondary's answer.
+  void FailOverOnce(int now) {
+    Harness& h = Call(now);
+    ASSERT_EQ(h.call.route_id(), "primary");
+    const auto after = h.Exchange(Error503(), now + 10);
+    h.Timer(Find(after, Kind::kWait)->at);
+    ASSERT_EQ(h.call.route_id(), "secondary");
+    h.Exchange(SseOk(fixtures::kChatText), now + 20);
+    ASSERT_EQ(h.Of(EventType::kCommitted).size(), 1u);
+  }
+  RetryPolicy policy;
+  ClientState state;
+  std::deque<Harness> calls;
+};
+
+TEST(SharedBreakerTest, TheNextCallStaysOffARouteAnEarlierCallFoundDownUntilItsProbe) {
+  Client client(SharedBreakerPolicy(2));
+  client.FailOverOnce(0);
+  client.FailOverOnce(100);  // the primary's second failure: its breaker opens until ~3110
+  EXPECT_EQ(client.Call(200).call.route_id(), "secondary");  // nothing to the open breaker
+  // After the cooldown the next call's first attempt is the probe; while it is out, another call
+  // is not let through to the primary as a second probe.
+  Harness& probe = client.Call(3200);
+  EXPECT_EQ(probe.call.route_id(), "primary");
+  EXPECT_EQ(client.Call(3210).call.route_id(), "secondary");
+  probe.Exchange(SseOk(fixtures::kChatText), 3220);  // a good probe closes the breaker
+  ASSERT_EQ(probe.Of(EventType::kCommitted).size(), 1u);
+  EXPECT_EQ(client.state.breakers().state("primary", At(3300)), CircuitBreaker::State::kClosed);
+  EXPECT_EQ(client.Call(3300).call.route_id(), "primary");
+}
+
+TEST(SharedBreakerTest, ACallThatSharesNothingKeepsItsOwnBreakers) {
+  Client client(SharedBreakerPolicy(1));
+  client.FailOverOnce(0);
+  EXPECT_EQ(client.Call(100, /*shared=*/false).call.route_id(), "primary");
+  EXPECT_EQ(client.Call(100).call.route_id(), "secondary");
+}
+
+TEST(SharedBreakerTest, ACancelledProbeGivesItsSlotBack) {
+  Client client(SharedBreakerPolicy(1));
+  client.FailOverOnce(0);
+  Harness& probe = client.Call(3100);
+  ASSERT_EQ(probe.call.route_id(), "primary");
+  EXPECT_FALSE(client.state.breakers().Admits("primary", At(3105)));
+  probe.Cancel(3110);
+  EXPECT_TRUE(client.state.breakers().Admits("primary", At(3120)));
+  {
+    Harness dropped(client.policy, TwoRoutes(), client.state.Share({.call_id = "dropped"}));
+    dropped.Start(3120);
+    ASSERT_EQ(dropped.call.route_id(), "primary");
+  }  // a call dropped mid-attempt (its driver broke) gives the slot back too
+  EXPECT_EQ(client.Call(3130).call.route_id(), "primary");
+}
+
+// Every route is held open by the client's breakers: a new call waits for the first probe, as a
+// retry does, and gives up at once when that is past its deadline.
+TEST(SharedBreakerTest, ACallWhoseEveryRouteIsOpenWaitsForTheFirstProbe) {
+  const RetryPolicy policy = SharedBreakerPolicy(1);
+  const ClientState client(policy);
+  client.breakers().RecordFailure("primary", At(0));
+  client.breakers().RecordFailure("secondary", At(500));
+  Harness waits(policy, TwoRoutes(), client.Share({.call_id = "a"}));
+  const auto started = waits.Start(1000);
+  EXPECT_FALSE(Has(started, Kind::kConnect));
+  const Action* wait = Find(started, Kind::kWait);
+  ASSERT_NE(wait, nullptr);
+  EXPECT_EQ(wait->at, At(3000));
+  EXPECT_EQ(waits.call.route_id(), "primary");
+  EXPECT_TRUE(waits.Of(EventType::kStart).empty());
+  EXPECT_TRUE(Has(waits.Timer(wait->at), Kind::kConnect));
+  EXPECT_EQ(waits.Of(EventType::kStart).size(), 1u);
+
+  RetryPolicy short_deadline = policy;
+  short_deadline.timeouts.total = milliseconds(1000);
+  const ClientState tight(short_deadline);
+  tight.breakers().RecordFailure("primary", At(0));
+  tight.breakers().RecordFailure("secondary", At(0));
+  Harness gives_up(short_deadline, TwoRoutes(), tight.Share({.call_id = "b"}));
+  gives_up.Start(10);
+  ASSERT_EQ(gives_up.Terminals(), 1);
+  const auto failed = gives_up.Of(EventType::kFailed);
+  ASSERT_EQ(failed.size(), 1u);
+  EXPECT_EQ(failed[0]->give_up, "deadline");
+  EXPECT_EQ(failed[0]->failure->code, FailureCode::kUnavailable);
+  EXPECT_TRUE(gives_up.Of(EventType::kStart).empty());
+}
+
+// A retry whose wait ends on a route another call has taken the probe of goes elsewhere.
+TEST(SharedBreakerTest, ARetryDueOnARouteAnotherCallIsProbingMovesToAnother) {
+  RetryPolicy policy = SharedBreakerPolicy(5);
+  // No jitter: the primary's retry (100 ms after its failure) is due before the secondary's
+  // (200 ms after the second failure), so the call goes back to the primary.
+  policy.backoff.strategy = BackoffStrategy::kExponential;
+  policy.backoff.jitter = 0;
+  const ClientState client(policy);
+  Harness retrying(policy, TwoRoutes(), client.Share({.call_id = "a"}));
+  retrying.Start(0);
+  auto after = retrying.Exchange(Error503(), 10);  // fails over to the secondary
+  retrying.Timer(Find(after, Kind::kWait)->at);
+  ASSERT_EQ(retrying.call.route_id(), "secondary");
+  after = retrying.Exchange(Error503(), 20);  // and back to the primary after its backoff
+  const Action* wait = Find(after, Kind::kWait);
+  ASSERT_NE(wait, nullptr);
+  ASSERT_EQ(retrying.call.route_id(), "primary");
+  // Meanwhile other calls of the client trip the primary's breaker and, past its cooldown, one
+  // of them takes the only probe slot.
+  for (int i = 0; i < 4; ++i) client.breakers().RecordFailure("primary", At(30));
+  ASSERT_TRUE(client.breakers().Begin("primary", At(3040)));
+  const auto resumed = retrying.Timer(std::max(wait->at, At(3050)));
+  EXPECT_TRUE(Has(resumed, Kind::kConnect));
+  EXPECT_EQ(retrying.call.route_id(), "secondary");
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
-// The routing pieces of the reference client's core: the failover rule of the failure taxonomy
-// the per-route circuit breaker and the route registry's choice, in virtual time.
+// The routing pieces of the reference client's core: the failover rule of the failure taxonomy,
+// the per-route circuit breaker, the client's board of them and the route registry's choice, in
+// virtual time.
 #include <gtest/gtest.h>
 
+#include "reference_impl/breaker_board.h"
 #include "reference_impl/circuit_breaker.h"
 #include "reference_impl/classify.h"
 #include "reference_impl/failover.h"
@@ -109,6 +111,37 @@ TEST(CircuitBreakerTest, WithoutABreakerNothingEverStopsTheRoute) {
   EXPECT_TRUE(breaker.Allow(Time{}));
   EXPECT_FALSE(breaker.reopens_at().has_value());
   EXPECT_EQ(breaker.consecutive_failures(), 2000);
+}
+
+TEST(BreakerBoardTest, OneBreakerPerRouteWhoseProbeSlotsEveryCallShares) {
+  BreakerBoard board(
+      BreakerConfig{.threshold = 1, .cooldown = milliseconds(1000), .half_open_probes = 1});
+  const Time t0{};
+  board.RecordFailure("a", t0);
+  EXPECT_EQ(board.state("a", t0), CircuitBreaker::State::kOpen);
+  EXPECT_EQ(board.state("b", t0), CircuitBreaker::State::kClosed) << "each route its own";
+  EXPECT_FALSE(board.Admits("a", t0 + milliseconds(999)));
+  EXPECT_EQ(board.ReadyAt("a", t0 + milliseconds(10)), t0 + milliseconds(1000));
+  const Time half_open = t0 + milliseconds(1000);
+  EXPECT_TRUE(board.Admits("a", half_open));
+  ASSERT_TRUE(board.Begin("a", half_open));  // one call's probe
+  EXPECT_FALSE(board.Admits("a", half_open)) << "the only slot is taken";
+  EXPECT_FALSE(board.Begin("a", half_open));
+  EXPECT_EQ(board.ReadyAt("a", half_open), half_open + milliseconds(1000));
+  board.Release("a");  // that probe's call was cancelled
+  EXPECT_TRUE(board.Admits("a", half_open));
+  ASSERT_TRUE(board.Begin("a", half_open));
+  board.RecordSuccess("a");
+  EXPECT_EQ(board.state("a", half_open), CircuitBreaker::State::kClosed);
+  EXPECT_EQ(board.consecutive_failures("a"), 0);
+}
+
+TEST(BreakerBoardTest, WithoutABreakerEveryRouteIsAlwaysAdmitted) {
+  BreakerBoard board(std::nullopt);
+  for (int i = 0; i < 100; ++i) board.RecordFailure("a", Time{});
+  EXPECT_TRUE(board.Admits("a", Time{}));
+  EXPECT_EQ(board.ReadyAt("a", Time{}), Time{});
+  EXPECT_EQ(board.consecutive_failures("a"), 100);
 }
 
 RouteTraits Route(std::string id, int priority) {

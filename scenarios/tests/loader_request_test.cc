@@ -41,6 +41,18 @@ TEST(LoaderRequestTest, ReadsEveryNeed) {
   EXPECT_EQ(plain->request, tools_only);
 }
 
+TEST(LoaderRequestTest, CallsMaySpreadOut) {
+  auto spaced = ParseScenario(Doc("openai-chat", "{calls: 3, call_interval: 2500ms}"), "ok.yaml");
+  ASSERT_TRUE(spaced.has_value()) << spaced.error().ToString();
+  EXPECT_EQ(spaced->request.calls, 3);
+  EXPECT_EQ(spaced->request.call_interval, std::chrono::milliseconds(2500));
+  auto at_once = ParseScenario(Doc("openai-chat", "{calls: 3}"), "ok.yaml");
+  ASSERT_TRUE(at_once.has_value()) << at_once.error().ToString();
+  EXPECT_EQ(at_once->request.call_interval, Duration{0});
+  // The last of 61 calls a minute apart starts exactly an hour in: still allowed.
+  EXPECT_TRUE(ParseScenario(Doc("openai-chat", "{calls: 61, call_interval: 1m}"), "ok.yaml"));
+}
+
 TEST(LoaderRequestTest, ErrorsNameThePlace) {
   const std::string responses_route =
       "routes:\n  - id: chat\n  - id: resp\n    dialect: openai-responses\n";
@@ -82,6 +94,13 @@ TEST(LoaderRequestTest, ErrorsNameThePlace) {
        "thinking cannot be combined with a prefilled answer"},
       {"image not a flag", Doc("openai-chat", "{image: png}"), 5, 18, "request.image",
        "expected true or false, got the string \"png\""},
+      {"calls spaced out without calls", Doc("openai-chat", "{call_interval: 2s}"), 5, 26,
+       "request.call_interval",
+       "'call_interval' spaces several calls; it needs 'calls' of 2 or more"},
+      {"calls spread over more than an hour", Doc("openai-chat", "{calls: 100, call_interval: 1m}"),
+       5, 38, "request.call_interval",
+       "100 calls 60000 ms apart would spread over more than 3600 s, the most a scenario's calls "
+       "may"},
   };
   ExpectErrors(cases);
 }
