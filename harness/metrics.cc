@@ -69,42 +69,62 @@ Duration ScriptedLength(const provider::JournalEntry& entry) {
 
 report::Metrics ComputeMetrics(const Trace& trace) {
   report::Metrics metrics;
-  std::vector<const provider::JournalEntry*> attempts;
+  // Each call's requests (every request, for a single call), in arrival order.
+  std::vector<std::vector<const provider::JournalEntry*>> attempts(
+      static_cast<std::size_t>(std::max(trace.calls, 1)));
   for (const provider::JournalEntry& entry : trace.journal) {
-    if (entry.attempt > 0) attempts.push_back(&entry);
+    if (entry.attempt <= 0) continue;
+    ++metrics.attempts;
+    const int call = trace.calls <= 1 ? 0 : entry.call;
+    if (call >= 0 && call < static_cast<int>(attempts.size())) {
+      attempts[static_cast<std::size_t>(call)].push_back(&entry);
+    } else {
+      metrics.wasted_bytes += entry.bytes_sent;  // no call to credit it to
+    }
   }
-  metrics.attempts = static_cast<int>(attempts.size());
   const ClientRecord* terminal = Terminal(trace, 0);
-  const bool committed = terminal && EventType(*terminal) == protocol::kCommitted;
   // Time zero is the call's first request at the provider: an adapter's start-up never counts.
   const Duration zero = CallZero(trace, 0);
   if (terminal) metrics.terminal_ms = Ms(terminal->at - zero);
   if (const auto token = FirstToken(trace, terminal)) metrics.first_token_ms = Ms(*token - zero);
   metrics.calls = PerCall(trace);
+  // Every call's discarded attempts are wasted (a call's last attempt is not, when it committed);
+  // the forced minimum and the overhead are call 0's, like its terminal time.
   Duration forced{0};
-  for (std::size_t k = 0; k < attempts.size(); ++k) {
-    const provider::JournalEntry& entry = *attempts[k];
-    const bool last = k + 1 == attempts.size();
-    if (!last && entry.truth.retry_after) forced += *entry.truth.retry_after;
-    if (last && committed) {
-      forced += ScriptedLength(entry);
-    } else {
-      metrics.wasted_bytes += entry.bytes_sent;
+  for (std::size_t call = 0; call < attempts.size(); ++call) {
+    const ClientRecord* ending = Terminal(trace, static_cast<int>(call));
+    const bool committed = ending && EventType(*ending) == protocol::kCommitted;
+    for (std::size_t k = 0; k < attempts[call].size(); ++k) {
+      const provider::JournalEntry& entry = *attempts[call][k];
+      const bool last = k + 1 == attempts[call].size();
+      if (call == 0 && !last && entry.truth.retry_after) forced += *entry.truth.retry_after;
+      if (!(last && committed)) {
+        metrics.wasted_bytes += entry.bytes_sent;
+      } else if (call == 0) {
+        forced += ScriptedLength(entry);
+      }
     }
   }
-  if (committed || !attempts.empty()) {
+  const bool committed = terminal && EventType(*terminal) == protocol::kCommitted;
+  if (committed || !attempts[0].empty()) {
     metrics.forced_minimum_ms = Ms(forced);
     if (metrics.terminal_ms) {
       metrics.recovery_overhead_ms = std::max(0.0, *metrics.terminal_ms - Ms(forced));
     }
   }
-  metrics.wasted_tokens = metrics.wasted_bytes / 4;
-  if (terminal) {
-    const auto wasted = terminal->event.find("wasted");
-    if (wasted != terminal->event.end() && wasted->is_object()) {
-      metrics.wasted_tokens = wasted->value("approx_tokens", metrics.wasted_tokens);
+  // The subject's own count where its terminal events give one (every call's), else bytes / 4.
+  std::optional<std::uint64_t> reported;
+  for (int call = 0; call < std::max(trace.calls, 1); ++call) {
+    const ClientRecord* ending = Terminal(trace, call);
+    const auto wasted = ending ? ending->event.find("wasted") : nlohmann::json::const_iterator();
+    if (!ending || wasted == ending->event.end() || !wasted->is_object()) continue;
+    const auto tokens = wasted->find("approx_tokens");
+    if (tokens == wasted->end() || !tokens->is_number_integer() || tokens->get<double>() < 0) {
+      continue;
     }
+    reported = reported.value_or(0) + tokens->get<std::uint64_t>();
   }
+  metrics.wasted_tokens = reported.value_or(metrics.wasted_bytes / 4);
   return metrics;
 }
 

@@ -68,6 +68,25 @@ TEST(MetricsTest, EveryCallOfAMultiCallScenarioIsMeasured) {
   EXPECT_EQ(attempts, metrics.attempts) << "every request is some call's attempt";
 }
 
+// Calls 5 s apart: each call's latency counts from its own first request, and only the attempts
+// no call committed are wasted (each call's answer is not, whichever call came last).
+TEST(MetricsTest, SpacedCallsAreMeasuredFromTheirOwnStart) {
+  auto trace = RunVirtual(Named("routes/openai-chat-breaker-shared-across-calls"), {});
+  ASSERT_TRUE(trace.has_value());
+  const report::Metrics metrics = ComputeMetrics(*trace);
+  ASSERT_EQ(metrics.calls.size(), 5u);
+  for (const report::CallMetrics& call : metrics.calls) {
+    ASSERT_TRUE(call.terminal_ms.has_value()) << "call " << call.call;
+    EXPECT_LT(*call.terminal_ms, 100) << "call " << call.call;
+  }
+  std::uint64_t failed_bytes = 0;
+  for (const provider::JournalEntry& entry : trace->journal) {
+    if (entry.status != 200) failed_bytes += entry.bytes_sent;
+  }
+  EXPECT_GT(failed_bytes, 0u);
+  EXPECT_EQ(metrics.wasted_bytes, failed_bytes);
+}
+
 TEST(MetricsTest, PercentilesCoverEveryCallOfEveryRepetition) {
   RunnerOptions options;
   options.repeat = 4;
