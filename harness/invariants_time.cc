@@ -16,6 +16,21 @@ bool ClientEnded(const View& view, const provider::JournalEntry& entry) {
   return ClosedByClient(entry) && !by_runner;
 }
 
+// When the client's idle clock may have started on a content silence that the provider began at
+// `from`: a loaded machine hands the client its bytes late, and the client shows content as late
+// as it got it (its chunk lines, which it writes after reading the bytes), so its clock restarts
+// no later than its last chunk line inside the silence. Judged for a single call only (one
+// attempt open at a time: a chunk in the silence is of this attempt).
+double ClientIdleFrom(const View& view, const provider::JournalEntry& entry, double from) {
+  if (view.calls.size() != 1) return from;
+  double latest = from;
+  for (const ClientRecord* record : view.calls[0].records) {
+    const double at = Ms(record->at);
+    if (EventType(*record) == protocol::kChunk && at > latest && at < EndedMs(entry)) latest = at;
+  }
+  return latest;
+}
+
 // TIME-001 and TIME-002: every silence longer than the declared timeout must be cut short by
 // the client within that timeout.
 CheckResult SilencesCutShort(const View& view, bool before_headers, std::optional<double> limit,
@@ -43,7 +58,8 @@ CheckResult SilencesCutShort(const View& view, bool before_headers, std::optiona
                             Ms(view.trace.subject_stopped_at.value_or(view.trace.ended))));
       }
       if (silence.to && length <= *limit + tolerance.late_ms) continue;
-      const double deadline = from + *limit + tolerance.late_ms;
+      const double idle_from = before_headers ? from : ClientIdleFrom(view, *entry, from);
+      const double deadline = idle_from + *limit + tolerance.late_ms;
       const bool cancelled = view.trace.cancel_at && Ms(*view.trace.cancel_at) < deadline;
       if (ClientEnded(view, *entry) && EndedMs(*entry) <= deadline) break;
       if (cancelled) break;  // the cancel ended it first: CANCEL-003 judges that
@@ -65,12 +81,16 @@ CheckResult SilencesCutShort(const View& view, bool before_headers, std::optiona
                     Ms(*view.trace.subject_stopped_at))
               : fmt::format("the client never closed it (exchange {})",
                             provider::ToString(entry->end));
-      return Fail("", fmt::format("attempt {} went silent at {:.1f} ms ({}{}); declared {} "
+      return Fail("", fmt::format("attempt {} went silent at {:.1f} ms ({}{}{}); declared {} "
                                   "timeout {:.0f} ms (+{:.0f} ms tolerance); {}",
                                   entry->attempt, from,
                                   silence.to ? fmt::format("for {:.0f} ms", length) : "forever",
-                                  silence.heartbeat ? ", heartbeats only" : "", what, *limit,
-                                  tolerance.late_ms, how));
+                                  silence.heartbeat ? ", heartbeats only" : "",
+                                  idle_from > from
+                                      ? fmt::format("; the client showed content until {:.1f} ms",
+                                                    idle_from)
+                                      : std::string(),
+                                  what, *limit, tolerance.late_ms, how));
     }
   }
   if (!judged)

@@ -229,6 +229,26 @@ TEST(JudgeTest, Time001StallDetectedWithinIdleTimeout) {
   ExpectStatus(stopped_trace, "TIME-001", CheckStatus::kNotApplicable);
 }
 
+// The provider sent its last content at 10 ms, but the loaded client read it only at 600 ms (its
+// chunk line): its 1 s idle clock started then, so closing at 1550 ms is in time; at 1700 ms it
+// is not, and a chunk before the silence moves nothing.
+TEST(JudgeTest, Time001CountsTheSilenceFromTheContentTheClientLastShowed) {
+  const auto build = [](double chunk_at, double closed_at) {
+    TraceBuilder b;
+    b.Start(0, 1);
+    b.Entry(0, closed_at, EndKind::kStalledClientGaveUp).truth.silences = {SilenceFrom(10, false)};
+    b.Chunk(chunk_at, 1, "Hel");
+    b.Failed(closed_at + 1, 1, "timeout", "TIMEOUT");
+    return b.Build();
+  };
+  ExpectStatus(build(600, 1550), "TIME-001", CheckStatus::kPass);
+  const auto late = testing::CheckOf(build(600, 1700), "TIME-001");
+  EXPECT_EQ(late.status, CheckStatus::kFail);
+  EXPECT_NE(late.evidence.find("the client showed content until 600.0 ms"), std::string::npos)
+      << late.evidence;
+  ExpectStatus(build(5, 1550), "TIME-001", CheckStatus::kFail);
+}
+
 TEST(JudgeTest, Time002HeadersDeadline) {
   TraceBuilder b;
   b.Entry(0, 5000, EndKind::kStalledClientGaveUp).truth.silences = {SilenceFrom(0, true)};

@@ -29,6 +29,26 @@ TEST(PolicyTwinTest, TheLeadIsFromTheHelloToTheFirstAttempt) {
   EXPECT_EQ(LeadOfFirstAttempt(b.Build()), 0ms);
 }
 
+// On a loaded machine a subject's response/start line may come long before its request: where
+// the first attempt met scripted time is where its request arrived, when every attempt did.
+TEST(PolicyTwinTest, TheLeadIsToTheFirstRequestWhenEveryAttemptArrived) {
+  Trace late = FirstAttemptAfter(100);
+  TraceBuilder journal;
+  journal.Error(1790, 1800, "provider-unavailable", true);
+  late.journal = journal.Build().journal;
+  EXPECT_EQ(LeadOfFirstAttempt(late), 790ms);
+  // A second attempt whose connection was refused never reached the journal: the subject's own
+  // response/start is the better account then.
+  late.client.push_back({testing::Ms(2000), 0, {{"type", "response/start"}, {"attempt", 2}}});
+  EXPECT_EQ(LeadOfFirstAttempt(late), 100ms);
+  // A black-box subject reports no attempt: its first request is all there is.
+  TraceBuilder black_box;
+  black_box.Error(1500, 1510, "provider-unavailable", true);
+  Trace only_journal = black_box.Build();
+  only_journal.client.front().at = testing::Ms(1000);
+  EXPECT_EQ(LeadOfFirstAttempt(only_journal), 500ms);
+}
+
 scenario::Scenario Parse(std::string_view yaml) {
   auto scenario = scenario::ParseScenario(yaml, "test.yaml");
   EXPECT_TRUE(scenario) << scenario.error().ToString();

@@ -1,5 +1,6 @@
-// The scenario docs cannot fall behind the loader: every complete example in docs/scenario-guide.md
-// and docs/faults.md loads, and the guide names every key and every enumerated value of the format.
+// The scenario docs cannot fall behind the loader: every complete example in
+// docs/scenario-guide.md, docs/faults.md and docs/routes.md loads, and the guide names every key
+// and every enumerated value of the format.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -61,6 +62,8 @@ void ExpectExamplesLoad(const std::string& name) {
 TEST(DocsExamplesTest, EveryScenarioInTheGuideLoads) { ExpectExamplesLoad("scenario-guide.md"); }
 
 TEST(DocsExamplesTest, EveryScenarioInTheFaultReferenceLoads) { ExpectExamplesLoad("faults.md"); }
+
+TEST(DocsExamplesTest, EveryScenarioOfTheRoutesPageLoads) { ExpectExamplesLoad("routes.md"); }
 
 // A key counts as documented when the guide shows it as `key` or writes it as `key:`.
 bool Mentions(const std::string& doc, std::string_view word) {
