@@ -64,6 +64,10 @@ for router in "${routers[@]}"; do router_results+=("$out/$router/result.json"); 
   echo "(invariant IDs, and EXPECT-* where the scenario's own expectation was not met); blank: the"
   echo "subject does not speak that dialect. Reproduce one cell with"
   echo "\`faultline run --adapter SUBJECT --filter SCENARIO --timeout $timeout\`."
+  echo "Gaps between attempts are measured at the provider, two subjects of 16 runs at a time: a"
+  echo "client slowed by that load may look as if it waited longer than it slept (never shorter),"
+  echo "so a too-short wait can pass here and fail alone; the README's findings are each"
+  echo "reproduced alone."
   echo
   "$faultline" report render --matrix "${results[@]}" --format md
   echo
