@@ -184,6 +184,10 @@ struct RoutingConfig {
   // (LangChain's withFallbacks: each model spends its own retries first). nullopt: any failed
   // attempt may move to another route.
   std::optional<int> route_attempts;
+  // After a failed attempt, among the routes ready as soon, one outside the failed route's
+  // shared-fate group goes first (whatever took the route down may have taken its group down).
+  // false: groups play no part in the choice (a router that only knows its route order).
+  bool avoid_failed_group = true;
   friend bool operator==(const RoutingConfig&, const RoutingConfig&) = default;
 };
 

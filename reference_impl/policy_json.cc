@@ -30,7 +30,8 @@ constexpr std::array<std::string_view, 9> kRetryAfterKeys{
 constexpr std::array<std::string_view, 2> kStatusRuleKeys{"retry", "never"};
 constexpr std::array<std::string_view, 5> kTimeoutKeys{
     "connect_ms", "response_headers_ms", "idle_ms", "heartbeats_reset_idle", "total_ms"};
-constexpr std::array<std::string_view, 3> kRoutingKeys{"failover", "breaker", "route_attempts"};
+constexpr std::array<std::string_view, 4> kRoutingKeys{"failover", "breaker", "route_attempts",
+                                                       "avoid_failed_group"};
 constexpr std::array<std::string_view, 3> kBreakerKeys{"threshold", "cooldown_ms",
                                                        "half_open_probes"};
 constexpr std::array<std::string_view, 5> kBudgetKeys{"capacity", "retry_cost", "success_refund",
@@ -423,6 +424,8 @@ void ReadRouting(Reader& reader, const Json& json, std::string_view path, Routin
   if (!reader.Object(json, path, kRoutingKeys)) return;
   Field(json, path, "failover",
         [&](const Json& v, const std::string& p) { reader.Bool(v, p, out.failover); });
+  Field(json, path, "avoid_failed_group",
+        [&](const Json& v, const std::string& p) { reader.Bool(v, p, out.avoid_failed_group); });
   Field(json, path, "route_attempts", [&](const Json& v, const std::string& p) {
     if (v.is_null()) {
       out.route_attempts.reset();
@@ -597,7 +600,8 @@ Json PolicyToJson(const RetryPolicy& policy) {
                                  {"half_open_probes", breaker->half_open_probes}}
                           : Json(nullptr)},
       {"route_attempts",
-       policy.routing.route_attempts ? Json(*policy.routing.route_attempts) : Json(nullptr)}};
+       policy.routing.route_attempts ? Json(*policy.routing.route_attempts) : Json(nullptr)},
+      {"avoid_failed_group", policy.routing.avoid_failed_group}};
   return json;
 }
 

@@ -100,6 +100,7 @@ RouteRegistry::RouteRegistry(std::vector<RouteTraits> routes, RequestNeeds needs
       breakers_(breakers ? breakers : own_breakers_.get()),
       needs_(needs),
       route_attempts_(config.route_attempts),
+      avoid_failed_group_(config.avoid_failed_group),
       one_endpoint_(!config.failover),
       rng_(seed) {
   for (RouteTraits& traits : routes) routes_.push_back({.traits = std::move(traits)});
@@ -177,7 +178,7 @@ std::optional<RouteRegistry::Choice> RouteRegistry::Next(std::size_t failed, Fai
   }
   // Whatever took the failed route down may have taken its whole group (provider, account,
   // region) down: among routes ready as soon, one outside the group goes first.
-  return Best(candidates, now, entry.traits.group);
+  return Best(candidates, now, avoid_failed_group_ ? entry.traits.group : std::string_view{});
 }
 
 std::optional<RouteRegistry::Choice> RouteRegistry::Reselect(Time now) {

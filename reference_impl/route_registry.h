@@ -10,8 +10,9 @@
 //   - it is not retired for the call (a failure its retry rules refuse there: quota, auth, ...).
 // It is ready at the latest of its hold (its own backoff or Retry-After) and, while its breaker
 // is open, the breaker's reopening. The route ready soonest wins; ties go to a route outside the
-// failed route's shared-fate group, then to the lower priority, then to a weighted draw among the
-// routes of that priority (seeded: runs reproduce). With `routing.route_attempts` the routes form
+// failed route's shared-fate group (unless `routing.avoid_failed_group` is false), then to the
+// lower priority, then to a weighted draw among the routes of that priority (seeded: runs
+// reproduce). With `routing.route_attempts` the routes form
 // a fallback chain instead: the failed route takes the next attempt while its share lasts and
 // its own retry is granted; then it is retired and the call moves on. With `routing.failover`
 // false the client has one endpoint: every attempt goes to the primary (the lowest priority, the
@@ -151,6 +152,7 @@ class RouteRegistry {
   std::string avoid_group_;
   RequestNeeds needs_;
   std::optional<int> route_attempts_;
+  bool avoid_failed_group_ = true;  // routing.avoid_failed_group
   // routing.failover false: a client of one endpoint, the primary, whatever it can serve.
   bool one_endpoint_ = false;
   RetryRng rng_;

@@ -13,6 +13,9 @@
 # default 330) is the runner's --timeout: long enough for the SDKs' own 300 s stall timeouts to
 # fire, so a stall is judged against what each client declares. The subjects run side by side
 # two at a time (their runs mostly wait), so the whole matrix takes about three times that.
+# FAULTLINE_ONLY=routers re-runs only the routers over routes/* and rewrites the document's
+# routers section, keeping its catalogue section as it was (when only a router or the routes
+# category changed; the section says which revision it ran).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build/release}"
@@ -23,6 +26,15 @@ harness/adapters/setup.sh
 harness/adapters/setup.sh --frameworks
 mkdir -p "$out" docs
 timeout="${FAULTLINE_TIMEOUT:-330}"
+only="${FAULTLINE_ONLY:-}"
+case "$only" in
+  "" | routers) ;;
+  *) echo "conformance.sh: FAULTLINE_ONLY is 'routers' or unset, not '$only'" >&2; exit 2 ;;
+esac
+if [[ "$only" == routers ]] && ! grep -q '^## Routers: the routes/ category' docs/conformance-matrix.md; then
+  echo "conformance.sh: FAULTLINE_ONLY=routers needs docs/conformance-matrix.md with its routers section" >&2
+  exit 2
+fi
 revision=$(git rev-parse --short HEAD)  # the tree the runs start from (it may move meanwhile)
 # Two subjects at a time: more would start so many Node processes at once on a 2-core machine
 # that start-up alone takes seconds and timing checks measure the machine, not the client.
@@ -40,7 +52,7 @@ run_subject() {
   ((status <= 1)) || { cat "$out/$subject.log" >&2; return "$status"; }
   echo "$subject: $(sed -n 2p "$out/$subject.txt")" >&2
 }
-for ((i = 0; i < ${#subjects[@]}; i += 2)); do
+for ((i = 0; i < ${#subjects[@]} && ${#only} == 0; i += 2)); do
   run_subject "${subjects[i]}" & first=$!
   run_subject "${subjects[i + 1]}" & second=$!
   wait "$first"
@@ -51,8 +63,26 @@ results=()
 for subject in "${subjects[@]}"; do results+=("$out/$subject/result.json"); done
 router_results=()
 for router in "${routers[@]}"; do router_results+=("$out/$router/result.json"); done
-"$faultline" report render --matrix "${results[@]}" -o "$out/matrix.html"
+[[ -n "$only" ]] || "$faultline" report render --matrix "${results[@]}" -o "$out/matrix.html"
 "$faultline" report render --matrix "${router_results[@]}" -o "$out/routers.html"
+routers_section() {
+  echo "## Routers: the routes/ category"
+  echo
+  echo "Run on $(date -u +%Y-%m-%d) (faultline $revision), \`--timeout $timeout\`. The two routers"
+  echo "built on the adapter kit (harness/adapters/README.md), each over the call"
+  echo "line's routes, beside the in-process reference client: \`langchain-fallbacks\` (LangChain JS"
+  echo "\`withFallbacks\` over one chat model per route) and \`vercel-ai-fallback\` (the Vercel AI SDK"
+  echo "with the \`ai-fallback\` package). Reproduce one cell with"
+  echo "\`faultline run --adapter langchain-fallbacks --filter SCENARIO --timeout $timeout\`."
+  echo
+  "$faultline" report render --matrix "${router_results[@]}" --format md
+}
+if [[ "$only" == routers ]]; then
+  kept=$(sed '/^## Routers: the routes\/ category/,$d' docs/conformance-matrix.md)
+  { printf '%s\n' "$kept"; echo; routers_section; } > docs/conformance-matrix.md
+  echo "conformance.sh: the routers section of docs/conformance-matrix.md and $out/routers.html written" >&2
+  exit 0
+fi
 {
   echo "# Conformance matrix"
   echo
@@ -71,14 +101,6 @@ for router in "${routers[@]}"; do router_results+=("$out/$router/result.json"); 
   echo
   "$faultline" report render --matrix "${results[@]}" --format md
   echo
-  echo "## Routers: the routes/ category"
-  echo
-  echo "The two routers built on the adapter kit (harness/adapters/README.md), each over the call"
-  echo "line's routes, beside the in-process reference client: \`langchain-fallbacks\` (LangChain JS"
-  echo "\`withFallbacks\` over one chat model per route) and \`vercel-ai-fallback\` (the Vercel AI SDK"
-  echo "with the \`ai-fallback\` package). Reproduce one cell with"
-  echo "\`faultline run --adapter langchain-fallbacks --filter SCENARIO --timeout $timeout\`."
-  echo
-  "$faultline" report render --matrix "${router_results[@]}" --format md
+  routers_section
 } > docs/conformance-matrix.md
 echo "conformance.sh: docs/conformance-matrix.md, $out/matrix.html and $out/routers.html written" >&2

@@ -198,7 +198,11 @@ std::expected<json, BodyError> ParseBody(std::string_view text,
   }
   json body = fits ? json::parse(text, nullptr, /*allow_exceptions=*/false) : json();
   if (!fits || body.is_discarded() || !body.is_object()) {
-    return std::unexpected(BodyError{"the request body must be a JSON object", false});
+    // A YAML or empty body is the usual slip: say what the body is.
+    return std::unexpected(
+        BodyError{"the request body must be a JSON object: {\"scenario\": {...}} or "
+                  "{\"scenario_text\": \"<YAML>\"}, with optional \"id\" and \"seed\"",
+                  false});
   }
   return body;
 }

@@ -102,6 +102,13 @@ TEST_F(ControlApiTest, RejectsDuplicatesAndInvalidInput) {
   ASSERT_TRUE(not_json);
   EXPECT_EQ(not_json->status, 400);
 
+  // The scenario's YAML posted as the body itself: the answer says how to wrap it.
+  auto bare_yaml = Call("POST", "/_faultline/sessions", kScenarioYaml);
+  ASSERT_TRUE(bare_yaml);
+  EXPECT_EQ(bare_yaml->status, 400);
+  EXPECT_THAT(bare_yaml->Json()["error"]["message"].get<std::string>(),
+              HasSubstr(R"({"scenario_text": "<YAML>"})"));
+
   auto unknown_key = Create({{"scenario_text", kScenarioYaml}, {"ids", "typo"}});
   ASSERT_TRUE(unknown_key);
   EXPECT_EQ(unknown_key->status, 400);

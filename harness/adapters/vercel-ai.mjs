@@ -67,13 +67,13 @@ function routedModel(call, fetch) {
   return aiFallback.createFallback({ models: routes.map((route) => model(route, fetch)) });
 }
 
-// The SDK's own retries (3 streamText attempts), each of which may try every route once; no
-// breaker.
+// The SDK's own retries (3 streamText attempts), each of which may try every route once, in the
+// order given (ai-fallback knows no shared-fate groups); no breaker.
 function policyOf(call) {
   const routes = withFallbacks ? (call.routes ?? []).length : 0;
   if (routes < 2) return VERCEL_AI_POLICY;
   return { ...VERCEL_AI_POLICY, max_attempts: VERCEL_AI_POLICY.max_attempts * routes,
-           routing: { failover: true, breaker: null } };
+           routing: { failover: true, breaker: null, avoid_failed_group: false } };
 }
 
 function callOptions(call, fetch, signal) {

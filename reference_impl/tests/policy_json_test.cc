@@ -251,6 +251,18 @@ TEST(PolicyJsonTest, NoBreakerAndAFallbackChainRoundTrip) {
   EXPECT_FALSE(LoadPolicy("{}")->routing.route_attempts.has_value());
 }
 
+TEST(PolicyJsonTest, GroupAvoidanceIsDeclaredAndRoundTrips) {
+  EXPECT_TRUE(LoadPolicy("{}")->routing.avoid_failed_group) << "the reference client's default";
+  auto policy = LoadPolicy(R"({"routing": {"avoid_failed_group": false}})");
+  ASSERT_TRUE(policy) << policy.error().ToString();
+  EXPECT_FALSE(policy->routing.avoid_failed_group);
+  EXPECT_EQ(PolicyToHelloJson(*policy)["routing"]["avoid_failed_group"], false);
+  EXPECT_EQ(LoadPolicy(PolicyToJson(*policy).dump()), *policy);
+  auto wrong = LoadPolicy(R"({"routing": {"avoid_failed_group": "yes"}})");
+  ASSERT_FALSE(wrong);
+  EXPECT_EQ(wrong.error().path, "routing.avoid_failed_group");
+}
+
 TEST(PolicyJsonTest, ErrorToStringNamesThePath) {
   auto policy = LoadPolicy(R"({"backoff": {"base_ms": 0}})");
   ASSERT_FALSE(policy);

@@ -186,6 +186,30 @@ TEST(RouteRegistryTest, WithoutAChainAFailedAttemptMovesToTheRouteReadySoonest) 
   EXPECT_EQ(next->at, t0);
 }
 
+TEST(RouteRegistryTest, AFailedRoutesGroupGoesLastUnlessThePolicySaysGroupsPlayNoPart) {
+  auto in_group = [](RouteTraits traits, std::string group) {
+    traits.group = std::move(group);
+    return traits;
+  };
+  const std::vector<RouteTraits> routes{in_group(Route("primary", 0), "acme"),
+                                        in_group(Route("same-group", 1), "acme"),
+                                        in_group(Route("other-provider", 2), "other")};
+  const auto next_after_primary = [&](RoutingConfig config) {
+    RouteRegistry registry(routes, RequestNeeds{}, config, 1);
+    registry.Begin(0, Time{});
+    registry.RecordFailure(0, Time{});
+    return registry.Next(0, Failover::kCompatibleModel, Time{} + milliseconds(1000), Time{});
+  };
+  const auto avoiding = next_after_primary(RoutingConfig{});
+  ASSERT_TRUE(avoiding);
+  EXPECT_EQ(avoiding->route, 2u) << "ready as soon: the route outside the failed one's group";
+  RoutingConfig in_order;
+  in_order.avoid_failed_group = false;
+  const auto ordered = next_after_primary(in_order);
+  ASSERT_TRUE(ordered);
+  EXPECT_EQ(ordered->route, 1u) << "groups play no part: the next priority, in the same group";
+}
+
 TEST(RouteRegistryTest, AChainStillMovesOnWhenItsRouteRefusesTheRetry) {
   RoutingConfig config;
   config.route_attempts = 5;
