@@ -152,10 +152,20 @@ std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin
                         EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
                           if (EventType(terminal) != protocol::kCommitted) return {};
                           const std::string text = Str(terminal.event, "text");
+                          std::vector<std::string> texts;  // the twin's, each once
                           for (const TwinOutcome* outcome : same_type(terminal)) {
                             if (outcome->text == text) return {};
+                            if (std::ranges::find(texts, outcome->text) == texts.end()) {
+                              texts.push_back(outcome->text);
+                            }
                           }
-                          return fmt::format("committed {}{}", Quote(text), suffix);
+                          std::string wanted;
+                          for (const std::string& twin_text : texts) {
+                            wanted += (wanted.empty() ? "" : " or ") + Quote(twin_text);
+                          }
+                          return fmt::format("committed {}; the declared policy commits {}{}",
+                                             Quote(text), wanted.empty() ? "nothing" : wanted,
+                                             suffix);
                         })));
   }
   const auto failure_check = [&](const char* field, auto member) {

@@ -1,8 +1,8 @@
-// ROUTE-*, ADV-006 and ADV-007: routing and failover (docs/routes.md), judged from the journal
-// (which route got each request and what it sent back) and the subject's own events (the route_id
-// of every attempt). ROUTE-004 is in invariants_retry.cc, beside the Retry-After rules it shares. A
-// check whose evidence is missing (no routes, no route_id, no declared policy) is n/a, never a
-// pass.
+// ROUTE-*, ADV-006, ADV-007 and ADV-009: routing and failover (docs/routes.md), judged from the
+// journal (which route got each request and what it sent back) and the subject's own events (the
+// route_id of every attempt). ROUTE-004 is in invariants_retry.cc, beside the Retry-After rules it
+// shares. A check whose evidence is missing (no routes, no route_id, no declared policy) is n/a,
+// never a pass.
 #include <map>
 #include <set>
 
@@ -49,10 +49,13 @@ bool Cancelled(const View& view, const ClientRecord& terminal) {
   return view.trace.cancel_at || FailureField(terminal.event, "code") == "ABORTED";
 }
 
-// The failover verdict for the journal truth of `entry` (failover.h), as the taxonomy says.
+// The failover verdict for the journal truth of `entry` (failover.h), under the rule the subject
+// declares (the taxonomy's unless it falls back on any failure).
 ref::Failover VerdictOf(const View& view, const provider::JournalEntry& entry) {
   const std::optional<ref::Failure> failure = TruthFailure(view, entry);
-  return failure ? ref::FailoverOf(*failure) : ref::Failover::kNever;
+  if (!failure) return ref::Failover::kNever;
+  return ref::FailoverOf(*failure, view.has_policy() ? view.policy().routing.failover_on
+                                                     : ref::FailoverRule::kTaxonomy);
 }
 
 bool MayGo(const View& view, const provider::JournalEntry& from, const scenario::Route& to) {
@@ -508,6 +511,46 @@ CheckResult AdviseSharedFateFailover(const View& view) {
     }
   }
   if (!judged) return NotApplicable("", "no attempt failed inside a shared-fate outage");
+  return Pass("");
+}
+
+// The taxonomy's table, whatever the subject declares (a router declaring failover_on:
+// any-failure is judged by it through its twin, and advised here): a failure the request itself
+// causes stays on its route, a broken stream goes only to a route of the same wire model.
+CheckResult AdviseFailoverAsTheTaxonomySays(const View& view) {
+  if (!view.has_routes()) return NotApplicable("", std::string(kNoRoutes));
+  if (!view.single_call()) return NotApplicable("", "several concurrent calls share the routes");
+  if (view.has_policy() && !view.policy().routing.failover) {
+    return NotApplicable("", "the subject declares one endpoint (routing.failover false)");
+  }
+  bool judged = false;
+  for (std::size_t k = 0; k < view.attempts.size(); ++k) {
+    const provider::JournalEntry& entry = *view.attempts[k];
+    const scenario::Route* from = RouteNamed(view, entry.route);
+    const std::optional<ref::Failure> failure = TruthFailure(view, entry);
+    if (from == nullptr || !failure || DeliveredWhole(entry)) continue;  // after commit: ROUTE-001
+    const ref::Failover verdict = ref::FailoverOf(*failure);
+    if (verdict == ref::Failover::kCompatibleModel) continue;
+    judged = true;
+    if (k + 1 == view.attempts.size()) continue;
+    const provider::JournalEntry& next = *view.attempts[k + 1];
+    const scenario::Route* to = RouteNamed(view, next.route);
+    if (to == nullptr || to->id == from->id) continue;
+    const std::string from_model = WireModel(view.scenario, *from);
+    const std::string to_model = WireModel(view.scenario, *to);
+    if (verdict == ref::Failover::kSameModel && from_model == to_model) continue;
+    return Fail("", fmt::format("{} failed with {} (failover: {}), and the next request went to "
+                                "{}{}",
+                                OnRoute(entry), ref::ToString(failure->failure_class),
+                                ref::ToString(verdict), OnRoute(next),
+                                verdict == ref::Failover::kSameModel
+                                    ? fmt::format(", model {} instead of {}", Quote(to_model),
+                                                  Quote(from_model))
+                                    : std::string()));
+  }
+  if (!judged) {
+    return NotApplicable("", "no attempt failed in a way that keeps it on its route or model");
+  }
   return Pass("");
 }
 

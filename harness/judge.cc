@@ -12,7 +12,7 @@ using nlohmann::json;
 
 constexpr auto kAdvisory = report::Severity::kAdvisory;
 
-constexpr std::array<InvariantInfo, 39> kCatalog{{
+constexpr std::array<InvariantInfo, 40> kCatalog{{
     {"LIFE-001",
      "Each call ends with exactly one terminal event (response/committed or "
      "response/failed)."},
@@ -108,6 +108,11 @@ constexpr std::array<InvariantInfo, 39> kCatalog{{
      "No wait holds the caller for five minutes or more without a sign: every silence, "
      "Retry-After and backoff is bounded (an idle timeout heartbeats do not defeat, a cap, a "
      "total deadline).",
+     kAdvisory},
+    {"ADV-009",
+     "A failed attempt moves only where the failure taxonomy allows: a failure the request "
+     "itself causes (invalid request, safety refusal) goes to no other route, a broken stream "
+     "(truncated, malformed, empty) only to a route serving the same wire model.",
      kAdvisory},
 }};
 
@@ -388,7 +393,8 @@ std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const
                                                        AdviseNonRetryable,
                                                        AdviseSharedFateFailover,
                                                        AdviseFastFailingRouteShare,
-                                                       AdviseBoundedWaits};
+                                                       AdviseBoundedWaits,
+                                                       AdviseFailoverAsTheTaxonomySays};
   std::vector<CheckResult> results;
   for (std::size_t i = 0; i < kChecks.size(); ++i) {
     // What the calls of one client share (its breakers) is judged over the whole run.

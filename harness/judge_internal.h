@@ -118,6 +118,7 @@ CheckResult RouteBodiesDifferOnlyInModel(const View& view);
 CheckResult RouteConnectionsClosed(const View& view);
 CheckResult AdviseSharedFateFailover(const View& view);
 CheckResult AdviseFastFailingRouteShare(const View& view);
+CheckResult AdviseFailoverAsTheTaxonomySays(const View& view);
 // The first attempt after view.attempts[k] on the same route (every attempt, without routes),
 // or null.
 const provider::JournalEntry* NextOnRoute(const View& view, std::size_t k);

@@ -25,7 +25,9 @@ bool EndsTheCall(GiveUpReason reason) {
 Decision Call::Reroute(const Failure& failure, const Decision& own, const DecisionInput& input,
                        Time now) {
   if (!own.retry() && EndsTheCall(own.reason)) return own;
-  const Failover verdict = policy_.routing.failover ? FailoverOf(failure) : Failover::kNever;
+  const Failover verdict = policy_.routing.failover
+                               ? FailoverOf(failure, policy_.routing.failover_on)
+                               : Failover::kNever;
   std::optional<Time> own_retry;
   if (own.retry()) own_retry = own.retry_at;
   const auto next = registry_.Next(route_, verdict, own_retry, now);

@@ -10,6 +10,10 @@ constexpr NameTable<Failover, 3> kFailoverNames{{
     {Failover::kSameModel, "same-model"},
     {Failover::kCompatibleModel, "compatible-model"},
 }};
+constexpr NameTable<FailoverRule, 2> kFailoverRuleNames{{
+    {FailoverRule::kTaxonomy, "taxonomy"},
+    {FailoverRule::kAnyFailure, "any-failure"},
+}};
 
 Failover ForClass(FailureClass failure_class) {
   switch (failure_class) {
@@ -43,12 +47,23 @@ std::optional<Failover> ParseFailover(std::string_view text) {
   return ValueOf(kFailoverNames, text);
 }
 
-Failover FailoverOf(const Failure& failure) {
+std::string_view ToString(FailoverRule value) {
+  return NameOf(kFailoverRuleNames, value, "taxonomy");
+}
+
+std::optional<FailoverRule> ParseFailoverRule(std::string_view text) {
+  return ValueOf(kFailoverRuleNames, text);
+}
+
+Failover FailoverOf(const Failure& failure, FailoverRule rule) {
   if (failure.partial_output == PartialOutput::kCommitted) return Failover::kNever;
   // The total deadline is the call's, not the route's: another route has no more time.
   if (failure.failure_class == FailureClass::kTimeout && !failure.retryable) {
     return Failover::kNever;
   }
+  // A cancel ends the call, whatever a router does with errors.
+  if (failure.failure_class == FailureClass::kAborted) return Failover::kNever;
+  if (rule == FailoverRule::kAnyFailure) return Failover::kCompatibleModel;
   return ForClass(failure.failure_class);
 }
 

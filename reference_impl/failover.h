@@ -25,7 +25,17 @@ enum class Failover { kNever, kSameModel, kCompatibleModel };
 std::string_view ToString(Failover value);  // "never", "same-model", "compatible-model"
 std::optional<Failover> ParseFailover(std::string_view text);
 
-// The taxonomy's verdict for `failure`.
-Failover FailoverOf(const Failure& failure);
+// Which failures a router moves to another route (the policy's `routing.failover_on`).
+enum class FailoverRule {
+  kTaxonomy,    // "taxonomy": as the table above says (the reference client)
+  kAnyFailure,  // "any-failure": every failure before commit but a cancel or the total deadline,
+                // to any route that fits (LangChain's withFallbacks handles every error)
+};
+std::string_view ToString(FailoverRule value);
+std::optional<FailoverRule> ParseFailoverRule(std::string_view text);
+
+// The verdict for `failure` under `rule`: the taxonomy's, or compatible-model for any failure
+// the taxonomy does not rule out whatever the rule (commit, cancel, total deadline).
+Failover FailoverOf(const Failure& failure, FailoverRule rule = FailoverRule::kTaxonomy);
 
 }  // namespace faultline::ref

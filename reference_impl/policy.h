@@ -60,6 +60,7 @@
 
 #include "reference_impl/backoff.h"
 #include "reference_impl/budget.h"
+#include "reference_impl/failover.h"
 #include "reference_impl/failure.h"
 #include "reference_impl/retry_after.h"
 
@@ -188,6 +189,9 @@ struct RoutingConfig {
   // shared-fate group goes first (whatever took the route down may have taken its group down).
   // false: groups play no part in the choice (a router that only knows its route order).
   bool avoid_failed_group = true;
+  // Which failures move to another route: the failure taxonomy's failover table, or any failure
+  // before commit (a router that falls back on every error, an invalid request included).
+  FailoverRule failover_on = FailoverRule::kTaxonomy;
   friend bool operator==(const RoutingConfig&, const RoutingConfig&) = default;
 };
 

@@ -30,8 +30,8 @@ constexpr std::array<std::string_view, 9> kRetryAfterKeys{
 constexpr std::array<std::string_view, 2> kStatusRuleKeys{"retry", "never"};
 constexpr std::array<std::string_view, 5> kTimeoutKeys{
     "connect_ms", "response_headers_ms", "idle_ms", "heartbeats_reset_idle", "total_ms"};
-constexpr std::array<std::string_view, 4> kRoutingKeys{"failover", "breaker", "route_attempts",
-                                                       "avoid_failed_group"};
+constexpr std::array<std::string_view, 5> kRoutingKeys{"failover", "breaker", "route_attempts",
+                                                       "avoid_failed_group", "failover_on"};
 constexpr std::array<std::string_view, 3> kBreakerKeys{"threshold", "cooldown_ms",
                                                        "half_open_probes"};
 constexpr std::array<std::string_view, 5> kBudgetKeys{"capacity", "retry_cost", "success_refund",
@@ -183,6 +183,7 @@ constexpr std::array<std::string_view, 2> kZeroHintNames{"backoff", "immediate"}
 constexpr std::array<std::string_view, 2> kRetryModeNames{"standard", "always"};
 constexpr std::array<std::string_view, 3> kStreamRetriesNames{"until-commit", "before-output",
                                                               "never"};
+constexpr std::array<std::string_view, 2> kFailoverRuleNames{"taxonomy", "any-failure"};
 constexpr std::array<std::string_view, 4> kPhaseNames{"connect", "response-headers", "stream",
                                                       "finish"};
 constexpr std::array<std::string_view, 5> kSourceNames{
@@ -426,6 +427,9 @@ void ReadRouting(Reader& reader, const Json& json, std::string_view path, Routin
         [&](const Json& v, const std::string& p) { reader.Bool(v, p, out.failover); });
   Field(json, path, "avoid_failed_group",
         [&](const Json& v, const std::string& p) { reader.Bool(v, p, out.avoid_failed_group); });
+  Field(json, path, "failover_on", [&](const Json& v, const std::string& p) {
+    reader.Name(v, p, kFailoverRuleNames, ParseFailoverRule, out.failover_on);
+  });
   Field(json, path, "route_attempts", [&](const Json& v, const std::string& p) {
     if (v.is_null()) {
       out.route_attempts.reset();
@@ -601,7 +605,8 @@ Json PolicyToJson(const RetryPolicy& policy) {
                           : Json(nullptr)},
       {"route_attempts",
        policy.routing.route_attempts ? Json(*policy.routing.route_attempts) : Json(nullptr)},
-      {"avoid_failed_group", policy.routing.avoid_failed_group}};
+      {"avoid_failed_group", policy.routing.avoid_failed_group},
+      {"failover_on", ToString(policy.routing.failover_on)}};
   return json;
 }
 

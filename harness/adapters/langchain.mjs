@@ -100,13 +100,14 @@ function routedModel(call, fetch) {
 // LangChain's defaults, and withFallbacks' own (@langchain/core runnables/base.js,
 // RunnableWithFallbacks): a chain in route order, each route's model spending its own retries
 // first (up to 7 attempts per route: route_attempts), then the next route on any error its model
-// throws, in the order given (no shared-fate groups); no breaker.
+// throws (an invalid request included: failover_on any-failure), in the order given (no
+// shared-fate groups); no breaker.
 function policyOf(call) {
   const routes = withFallbacks ? (call.routes ?? []).length : 0;
   if (routes < 2) return LANGCHAIN_POLICY;
   return { ...LANGCHAIN_POLICY, max_attempts: LANGCHAIN_POLICY.max_attempts * routes,
            routing: { failover: true, breaker: null, avoid_failed_group: false,
-                      route_attempts: LANGCHAIN_POLICY.max_attempts } };
+                      failover_on: 'any-failure', route_attempts: LANGCHAIN_POLICY.max_attempts } };
 }
 
 async function main({ call, fetch, signal, output }) {

@@ -345,6 +345,39 @@ TEST(JudgePolicyTest, ACallItsPolicyNeverEndsIsAnAdvisoryNotAViolation) {
   EXPECT_EQ(checks["LIFE-001"].status, CheckStatus::kFail);
 }
 
+// EXPECT-TEXT's evidence names the text the declared policy commits, not only how many attempts
+// it takes: a router that committed another route's answer is told which answer was due.
+TEST(JudgePolicyTest, ExpectTextSaysWhichTextThePolicyCommits) {
+  scenario::Scenario scenario;
+  scenario.expect.text = "Hello from the tertiary";
+  TraceBuilder b;
+  b.Start(0, 1).Committed(10, 1, "Hello from the secondary");
+  b.Entry(0, 10, EndKind::kCompleted);
+  PolicyTwin twin;
+  twin.seeds = 4;
+  TwinOutcome committed;
+  committed.type = "response/committed";
+  committed.attempts = 2;
+  committed.text = "Hello from the tertiary";
+  twin.outcomes = {committed};
+  report::CheckResult text_check;
+  for (report::CheckResult& check : Judge(scenario, b.Build(), VirtualTolerance(), &twin)) {
+    if (check.id == "EXPECT-TEXT") text_check = std::move(check);
+  }
+  EXPECT_EQ(text_check.status, CheckStatus::kFail);
+  EXPECT_NE(text_check.evidence.find("the declared policy commits \"Hello from the tertiary\""),
+            std::string::npos)
+      << text_check.evidence;
+  b = TraceBuilder();
+  b.Start(0, 1).Committed(10, 1, "Hello from the tertiary");
+  b.Entry(0, 10, EndKind::kCompleted);
+  for (report::CheckResult& check : Judge(scenario, b.Build(), VirtualTolerance(), &twin)) {
+    if (check.id == "EXPECT-TEXT") {
+      EXPECT_EQ(check.status, CheckStatus::kPass) << check.evidence;
+    }
+  }
+}
+
 // ADV-008 from the subject's own events: ten minutes of silence after a 429 (a Retry-After
 // without a cap) is advised against; a call that kept its caller informed is not.
 TEST(JudgePolicyTest, Adv008ALongSilenceBeforeTheAnswer) {

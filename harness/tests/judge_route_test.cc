@@ -1,5 +1,5 @@
-// The ROUTE-* invariants, ADV-006 and ADV-007, each on a hand-built trace that keeps it and one
-// that breaks it.
+// The ROUTE-* invariants, ADV-006, ADV-007 and ADV-009, each on a hand-built trace that keeps it
+// and one that breaks it.
 #include <gtest/gtest.h>
 
 #include "fmt/format.h"
@@ -446,6 +446,41 @@ TEST(JudgeRouteTest, Adv006NoFailoverInsideAGroupThatIsDown) {
   EXPECT_EQ(check.severity, report::Severity::kAdvisory);
   EXPECT_EQ(StatusOf(build("tertiary"), "ADV-006", Routes(false, true)), CheckStatus::kPass);
   EXPECT_EQ(StatusOf(build("tertiary"), "ADV-006", Routes()), CheckStatus::kNotApplicable);
+}
+
+// ADV-009: an invalid request stays on its route; a truncated stream may move only to a route of
+// the same wire model; a rate limit may go anywhere (nothing to advise).
+TEST(JudgeRouteTest, Adv009AFailureMovesOnlyWhereTheTaxonomyAllows) {
+  const scenario::Scenario scenario = Parse(R"(faultline: 1
+name: routes/judge-models
+description: two wire models
+dialect: openai-chat
+routes:
+  - {id: primary, model: m, priority: 0}
+  - {id: other-model, model: n, priority: 1}
+  - {id: same-model, model: m, priority: 2}
+)");
+  const auto build = [](std::string failure_class, bool retryable, int status, std::string next) {
+    TraceBuilder builder;
+    On(builder.Error(0, 10, std::move(failure_class), retryable), "primary").status = status;
+    On(builder.Answer(10, 20, "hi"), std::move(next));
+    return builder.Build();
+  };
+  auto check = CheckOf(build("invalid-request", false, 400, "same-model"), "ADV-009", scenario);
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_EQ(check.severity, report::Severity::kAdvisory);
+  EXPECT_NE(check.evidence.find("invalid-request (failover: never)"), std::string::npos)
+      << check.evidence;
+  EXPECT_EQ(StatusOf(build("invalid-request", false, 400, "primary"), "ADV-009", scenario),
+            CheckStatus::kPass);
+  EXPECT_EQ(StatusOf(build("truncated", true, 200, "same-model"), "ADV-009", scenario),
+            CheckStatus::kPass);
+  check = CheckOf(build("truncated", true, 200, "other-model"), "ADV-009", scenario);
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find(R"(model "n" instead of "m")"), std::string::npos)
+      << check.evidence;
+  EXPECT_EQ(StatusOf(build("rate-limit", true, 429, "other-model"), "ADV-009", scenario),
+            CheckStatus::kNotApplicable);
 }
 
 // A dozen and more attempts over a primary that fails in 2 ms and a tertiary that fails in 500 ms:

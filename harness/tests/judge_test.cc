@@ -37,7 +37,7 @@ TEST(JudgeTest, CatalogueIdsAreUniqueAndStable) {
     EXPECT_FALSE(info.statement.empty());
   }
   EXPECT_EQ(ids.size(),
-            39u);  // ROUTE-001..009, ADV-006, ADV-007 (issue 12) and ADV-008 joined the 27
+            40u);  // ROUTE-001..009, ADV-006, ADV-007, ADV-009 (issue 12) and ADV-008 joined the 27
   EXPECT_EQ(InvariantCatalog().front().id, "LIFE-001");
 }
 

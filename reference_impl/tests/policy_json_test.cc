@@ -251,13 +251,22 @@ TEST(PolicyJsonTest, NoBreakerAndAFallbackChainRoundTrip) {
   EXPECT_FALSE(LoadPolicy("{}")->routing.route_attempts.has_value());
 }
 
-TEST(PolicyJsonTest, GroupAvoidanceIsDeclaredAndRoundTrips) {
+TEST(PolicyJsonTest, GroupAvoidanceAndTheFailoverRuleAreDeclaredAndRoundTrip) {
   EXPECT_TRUE(LoadPolicy("{}")->routing.avoid_failed_group) << "the reference client's default";
   auto policy = LoadPolicy(R"({"routing": {"avoid_failed_group": false}})");
   ASSERT_TRUE(policy) << policy.error().ToString();
   EXPECT_FALSE(policy->routing.avoid_failed_group);
   EXPECT_EQ(PolicyToHelloJson(*policy)["routing"]["avoid_failed_group"], false);
   EXPECT_EQ(LoadPolicy(PolicyToJson(*policy).dump()), *policy);
+  EXPECT_EQ(LoadPolicy("{}")->routing.failover_on, FailoverRule::kTaxonomy);
+  auto any = LoadPolicy(R"({"routing": {"failover_on": "any-failure"}})");
+  ASSERT_TRUE(any) << any.error().ToString();
+  EXPECT_EQ(any->routing.failover_on, FailoverRule::kAnyFailure);
+  EXPECT_EQ(PolicyToHelloJson(*any)["routing"]["failover_on"], "any-failure");
+  EXPECT_EQ(LoadPolicy(PolicyToJson(*any).dump()), *any);
+  auto unknown_rule = LoadPolicy(R"({"routing": {"failover_on": "always"}})");
+  ASSERT_FALSE(unknown_rule);
+  EXPECT_EQ(unknown_rule.error().path, "routing.failover_on");
   auto wrong = LoadPolicy(R"({"routing": {"avoid_failed_group": "yes"}})");
   ASSERT_FALSE(wrong);
   EXPECT_EQ(wrong.error().path, "routing.avoid_failed_group");

@@ -87,6 +87,31 @@ TEST(RouteCallTest, ATruncatedStreamFailsOverOnlyToARouteOfTheSameWireModel) {
   EXPECT_EQ(same_model.Of(EventType::kInterrupted)[0]->next_route_id, "secondary");
 }
 
+// An invalid request stays where it failed under the taxonomy; a router that falls back on every
+// error (routing.failover_on: any-failure, LangChain's withFallbacks) asks the next route.
+TEST(RouteCallTest, AnInvalidRequestMovesOnlyUnderAnyFailureFailover) {
+  const std::string invalid = JsonError(
+      400, "", R"({"error":{"message":"bad","type":"invalid_request_error","code":null}})");
+  Harness taxonomy(TestPolicy(), TwoRoutes());
+  taxonomy.Start(0);
+  taxonomy.Exchange(invalid, 10);
+  ASSERT_EQ(taxonomy.Terminals(), 1);
+  EXPECT_EQ(taxonomy.events.back().type, EventType::kFailed);
+  EXPECT_EQ(taxonomy.Of(EventType::kStart).size(), 1u);
+
+  RetryPolicy any = TestPolicy();
+  any.routing.failover_on = FailoverRule::kAnyFailure;
+  Harness fallback(any, TwoRoutes());
+  fallback.Start(0);
+  const auto after = fallback.Exchange(invalid, 10);
+  ASSERT_EQ(fallback.Of(EventType::kInterrupted).size(), 1u);
+  EXPECT_EQ(fallback.Of(EventType::kInterrupted)[0]->next_route_id, "secondary");
+  fallback.Timer(Find(after, Kind::kWait)->at);
+  fallback.Exchange(SseOk(fixtures::kChatText), 20);
+  ASSERT_EQ(fallback.Of(EventType::kCommitted).size(), 1u);
+  EXPECT_EQ(fallback.Of(EventType::kCommitted)[0]->route_id, "secondary");
+}
+
 TEST(RouteCallTest, ARouteLackingARequiredCapabilityNeverGetsTheRequest) {
   CallRequest request = TwoRoutes();
   for (CallRoute& route : request.routes) route.body = std::string(kToolsBody);

@@ -48,6 +48,22 @@ TEST(FailoverTest, NeverAfterCommitNorPastTheTotalDeadline) {
   EXPECT_EQ(FailoverOf(TimeoutFailure(TimeoutKind::kTotal, milliseconds(1000))), Failover::kNever);
 }
 
+TEST(FailoverTest, AnyFailureFailoverStillStopsAtCommitCancelAndDeadline) {
+  constexpr FailoverRule kAny = FailoverRule::kAnyFailure;
+  EXPECT_EQ(FailoverOf(OfClass(FailureClass::kInvalidRequest, false), kAny),
+            Failover::kCompatibleModel);
+  EXPECT_EQ(FailoverOf(OfClass(FailureClass::kTruncated), kAny), Failover::kCompatibleModel);
+  EXPECT_EQ(FailoverOf(OfClass(FailureClass::kSafety, false), kAny), Failover::kCompatibleModel);
+  EXPECT_EQ(FailoverOf(AbortedFailure(Phase::kStream), kAny), Failover::kNever);
+  EXPECT_EQ(FailoverOf(OfClass(FailureClass::kRateLimit, true, PartialOutput::kCommitted), kAny),
+            Failover::kNever);
+  EXPECT_EQ(FailoverOf(TimeoutFailure(TimeoutKind::kTotal, milliseconds(1000)), kAny),
+            Failover::kNever);
+  EXPECT_EQ(ParseFailoverRule("any-failure"), kAny);
+  EXPECT_EQ(ToString(FailoverRule::kTaxonomy), "taxonomy");
+  EXPECT_FALSE(ParseFailoverRule("always").has_value());
+}
+
 TEST(FailoverTest, NamesRoundTrip) {
   for (Failover value : {Failover::kNever, Failover::kSameModel, Failover::kCompatibleModel}) {
     EXPECT_EQ(ParseFailover(ToString(value)), value);
