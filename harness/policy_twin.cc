@@ -81,16 +81,24 @@ PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolic
   const int seeds = twin_options.seeds;
   const auto tolerance =
       std::chrono::milliseconds(static_cast<long long>(twin_options.timeout_tolerance_ms));
-  std::vector<ref::RetryPolicy> variants{policy};
+  struct Variant {
+    ref::RetryPolicy policy;
+    Duration retry_lag{0};
+  };
+  std::vector<Variant> variants{{policy}};
   if (tolerance.count() > 0) {
-    variants.push_back(Shifted(policy, -tolerance));
-    variants.push_back(Shifted(policy, tolerance));
+    variants.push_back({Shifted(policy, -tolerance)});
+    variants.push_back({Shifted(policy, tolerance)});
+    variants.push_back({policy, std::chrono::duration_cast<Duration>(tolerance / 2)});
+    variants.push_back({policy, std::chrono::duration_cast<Duration>(tolerance)});
   }
   for (int i = 0; i < seeds * static_cast<int>(variants.size()); ++i) {
     VirtualRunOptions options;
     options.seed = seed + static_cast<std::uint64_t>(i % seeds) * 0x9e3779b97f4a7c15ULL;
     options.provider_seed = provider_seed;
-    options.policy = variants[static_cast<std::size_t>(i / seeds)];
+    const Variant& variant = variants[static_cast<std::size_t>(i / seeds)];
+    options.policy = variant.policy;
+    options.retry_lag = variant.retry_lag;
     options.scripted_lead = twin_options.scripted_lead;
     options.one_client = twin_options.one_client;
     options.horizon = kTwinHorizon;

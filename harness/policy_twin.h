@@ -60,12 +60,19 @@ Duration LeadOfFirstAttempt(const Trace& trace);
 struct TwinOptions {
   // Over real sockets a silence that lasts about as long as a timeout may end either way, so
   // with a tolerance > 0 the policy also runs with every timeout that much shorter and longer,
-  // and the outcomes of all three count.
+  // and the outcomes of all three count. The retries of a loaded subject also reach the
+  // provider late while scripted time (route health, listener outages) runs on, so the policy
+  // also runs with every retry half the tolerance and the whole tolerance late
+  // (VirtualRunOptions::retry_lag), and those outcomes count too.
   double timeout_tolerance_ms = 0;
   Duration scripted_lead{0};  // LeadOfFirstAttempt of the subject's run
   bool one_client = true;     // the subject's calls share one client (Trace::one_client)
   int seeds = 12;             // retry seeds
 };
+
+// The retry seeds the runner's twin tries before an EXPECT-* check fails a subject whose ending
+// the first TwinOptions::seeds did not reach: rare jitter draws are the policy's too.
+inline constexpr int kWitnessSeeds = 240;
 
 // Runs `scenario` with `policy` in virtual time for `options.seeds` retry seeds derived from
 // `seed`, the provider drawing with `provider_seed` (the subject's run's, so chaos draws agree).

@@ -37,7 +37,8 @@ struct VirtualCall {
   int index = 0;
   Duration starts_at{0};  // i x the scenario's call_interval
   bool started = false;
-  bool connecting = false;                          // a connect is due at the current instant
+  std::optional<Duration> connect_at;               // when the connect the client asked for is due
+  int connects = 0;                                 // asked for so far (the first is never lagged)
   std::unique_ptr<provider::RequestReader> reader;  // the request being sent, if any
   std::string unread;                               // sent bytes the reader has not consumed
   std::optional<provider::VirtualExchange> exchange;
@@ -111,7 +112,7 @@ void World::Apply(VirtualCall& vc, std::vector<ref::Action> actions) {
   for (const ref::Action& action : actions) {
     switch (action.kind) {
       case ref::Action::Kind::kConnect:
-        vc.connecting = true;
+        vc.connect_at = now_ + (vc.connects++ > 0 ? options_.retry_lag : Duration{0});
         break;
       case ref::Action::Kind::kSend:
         Send(vc, action.bytes);
@@ -169,7 +170,7 @@ void World::Send(VirtualCall& vc, std::string_view bytes) {
 void World::Close(VirtualCall& vc) {
   if (vc.exchange && !vc.exchange->finished()) vc.exchange->ClientClosed(now_);
   vc.exchange.reset();
-  vc.connecting = false;
+  vc.connect_at.reset();
   vc.reader.reset();
   vc.unread.clear();
 }
@@ -204,7 +205,7 @@ std::optional<Duration> World::NextInstant() const {
   for (const VirtualCall& vc : calls_) {
     if (!vc.started) consider(vc.starts_at);
     if (vc.call->done()) continue;
-    if (vc.connecting) consider(now_);
+    consider(vc.connect_at);
     consider(vc.timer);
     if (vc.exchange) consider(vc.exchange->NextActionAt());
   }
@@ -224,8 +225,8 @@ void World::Step(Duration at) {
   StartDueCalls();
   for (VirtualCall& vc : calls_) {
     if (vc.call->done()) continue;
-    if (vc.connecting) {
-      vc.connecting = false;
+    if (vc.connect_at && *vc.connect_at <= now_) {
+      vc.connect_at.reset();
       provider::ProviderSession* session = SessionAt(vc.call->target().path);
       if (session == nullptr || session->ListenerDown(kWallStart + now_)) {
         Apply(vc, vc.call->ConnectionFailed(ref::TransportKind::kRefused, "refused", At(now_)));

@@ -28,6 +28,10 @@ struct VirtualRunOptions {
   // Scripted time (listener outages, route health) had already run this long when the run
   // starts: a real subject's first attempt came that long after the hello that anchored it.
   Duration scripted_lead{0};
+  // Every attempt after a call's first reaches the provider this much later than the client
+  // decided to make it: a real subject on a loaded machine (its event loop, the scheduler) is
+  // late by up to the real world's tolerance, while scripted time does not wait for it.
+  Duration retry_lag{0};
   // The calls are one client's, sharing its circuit breakers and retry budget (ref::ClientState),
   // as the in-process reference client's calls do; false: each call is a client of its own, as
   // an adapter's calls are (one process each). The policy twin of a subject runs as it ran.

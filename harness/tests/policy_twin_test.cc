@@ -101,6 +101,72 @@ routes:
   ExpectCommitsOnlyWhenStartedLate(scenario, 2800ms, 2);
 }
 
+// A primary that answers its first attempt with a 503 and then flaps: up 1 s, down 2 s (a 503),
+// from t = 0; the secondary is always down.
+scenario::Scenario FlappingPrimary() {
+  return Parse(R"(faultline: 1
+name: test/flapping
+description: test
+dialect: openai-chat
+request: {stream: true}
+routes:
+  - id: primary
+    health: {flapping: {up: 1s, down: 2s}}
+    responses:
+      - status: 503
+      - content: {text: "Hello"}
+  - id: secondary
+    priority: 1
+    health: {down: always}
+)");
+}
+
+// A primary that flaps (up 1 s, down 2 s) after a scripted 503: retries 500 ms and 1 s apart
+// commit at the second attempt in virtual time. A subject on a loaded machine whose second
+// request arrived 750 ms late met the primary down and committed at its third (seen in the
+// matrix: openai-node-helper on routes/openai-chat-flapping). Over real sockets the twin also runs
+// its retries late by up to the tolerance, so both endings are the declared policy's.
+TEST(PolicyTwinTest, RetriesLateByTheToleranceCountOverRealSockets) {
+  const scenario::Scenario scenario = FlappingPrimary();
+  auto policy = ref::LoadPolicy(
+      R"({"max_attempts": 3, "backoff": {"strategy": "exponential", "base_ms": 500, "cap_ms": 2000,
+          "jitter": 0}, "routing": {"failover": false, "breaker": null}})");
+  ASSERT_TRUE(policy) << policy.error().ToString();
+  const PolicyTwin exact = ComputeTwin(scenario, *policy, 1, 1);
+  ASSERT_TRUE(exact.usable()) << exact.error;
+  EXPECT_EQ(DescribeOutcomes(exact), "committed after 2 attempt(s)");
+  const PolicyTwin real = ComputeTwin(scenario, *policy, 1, 1, {.timeout_tolerance_ms = 750});
+  ASSERT_TRUE(real.usable()) << real.error;
+  const std::string outcomes = DescribeOutcomes(real);
+  EXPECT_NE(outcomes.find("committed after 2 attempt(s)"), std::string::npos) << outcomes;
+  EXPECT_NE(outcomes.find("committed after 3 attempt(s)"), std::string::npos) << outcomes;
+}
+
+// Five full-jitter retries over a primary that is up only a third of the time: the call fails when
+// every retry lands while it is down, a draw too rare for the twin's first seeds to make but one
+// the policy allows (langchain on routes/anthropic-messages-flapping failed EXPECT-OUTCOME for
+// it); the runner's second look over kWitnessSeeds finds it.
+TEST(PolicyTwinTest, MoreSeedsFindTheRareEndingsOfJitter) {
+  const scenario::Scenario scenario = FlappingPrimary();
+  auto policy = ref::LoadPolicy(
+      R"({"max_attempts": 6, "backoff": {"strategy": "full-jitter", "base_ms": 2000,
+          "cap_ms": 8000}, "routing": {"failover": false, "breaker": null}})");
+  ASSERT_TRUE(policy) << policy.error().ToString();
+  const auto fails = [](const PolicyTwin& twin) {
+    return std::ranges::any_of(twin.outcomes, [](const TwinOutcome& outcome) {
+      return outcome.type == "response/failed";
+    });
+  };
+  const PolicyTwin first = ComputeTwin(scenario, *policy, 1, 1, {.seeds = 3});
+  const PolicyTwin wide = ComputeTwin(scenario, *policy, 1, 1, {.seeds = kWitnessSeeds});
+  ASSERT_TRUE(first.usable() && wide.usable());
+  EXPECT_FALSE(fails(first)) << DescribeOutcomes(first);
+  EXPECT_TRUE(fails(wide)) << DescribeOutcomes(wide);
+  for (const TwinOutcome& outcome : first.outcomes) {
+    EXPECT_NE(std::ranges::find(wide.outcomes, outcome), wide.outcomes.end());
+  }
+}
+
 // Connection refused for 900 ms after the hello: a subject that started 2 s late met no outage.
 TEST(PolicyTwinTest, ListenerOutagesCountFromTheHello) {
   const scenario::Scenario scenario = Parse(R"(faultline: 1
