@@ -52,12 +52,14 @@ run_subject() {
   ((status <= 1)) || { cat "$out/$subject.log" >&2; return "$status"; }
   echo "$subject: $(sed -n 2p "$out/$subject.txt")" >&2
 }
-for ((i = 0; i < ${#subjects[@]} && ${#only} == 0; i += 2)); do
-  run_subject "${subjects[i]}" & first=$!
-  run_subject "${subjects[i + 1]}" & second=$!
-  wait "$first"
-  wait "$second"
-done
+if [[ -z "$only" ]]; then
+  for ((i = 0; i < ${#subjects[@]}; i += 2)); do
+    run_subject "${subjects[i]}" & first=$!
+    run_subject "${subjects[i + 1]}" & second=$!
+    wait "$first"
+    wait "$second"
+  done
+fi
 for router in "${routers[@]}"; do run_subject "$router" 'routes/*'; done
 results=()
 for subject in "${subjects[@]}"; do results+=("$out/$subject/result.json"); done
