@@ -1,10 +1,11 @@
 // The provider-side admission step, shared by both worlds: where a request goes (its target),
 // and, for a session request, the plan that answers it and the journal entry that records it.
 //
-// The real server (server/http_connection.cc) and the virtual world (harness/virtual_world.cc)
-// both read a request with RequestReader (http_request.h), resolve its target here, find the
-// session it names, and call Admit(); so whatever a request means to the provider (a session, a
-// route of a session, the plan it gets, what the journal keeps of it) is written once, here.
+// The real server (server/http_connection.cc) and the virtual world
+// (harness/worlds/virtual_world.cc) both read a request with RequestReader (http_request.h),
+// resolve its target here, find the session it names, and call Admit(); so whatever a request means
+// to the provider (a session, a route of a session, the plan it gets, what the journal keeps of it)
+// is written once, here.
 //
 // Sans-I/O: no clock, no socket; `now` is passed in. Thread-safety: the caller serialises access
 // to a ProviderSession (the server holds its session lock around Admit()); Journal locks itself.

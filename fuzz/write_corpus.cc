@@ -17,7 +17,7 @@
 #include "fake_provider/dialect.h"
 #include "fake_provider/plan_compiler.h"
 #include "fake_provider/tests/plan_test_util.h"
-#include "harness/virtual_world.h"
+#include "harness/worlds/virtual_world.h"
 #include "reference_impl/retry_log.h"
 #include "reference_impl/tests/wire_fixtures.h"
 #include "scenarios/embedded_catalog.h"

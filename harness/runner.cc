@@ -14,16 +14,17 @@
 #include <mutex>
 #include <thread>
 
-#include "harness/declared_policy.h"
-#include "harness/judge.h"
-#include "harness/metrics.h"
-#include "harness/policy_twin.h"
-#include "harness/protocol.h"
-#include "harness/real_world.h"
-#include "harness/scenario_policy.h"
-#include "harness/thresholds.h"
-#include "harness/timeline_bounds.h"
-#include "harness/virtual_world.h"
+#include "faultline/version.h"
+#include "harness/judge/declared_policy.h"
+#include "harness/judge/judge.h"
+#include "harness/judge/metrics.h"
+#include "harness/judge/policy_twin.h"
+#include "harness/judge/scenario_policy.h"
+#include "harness/judge/thresholds.h"
+#include "harness/judge/timeline_bounds.h"
+#include "harness/trace/protocol.h"
+#include "harness/worlds/real_world.h"
+#include "harness/worlds/virtual_world.h"
 
 namespace faultline::harness {
 namespace {
@@ -394,7 +395,7 @@ int PlannedRuns(std::size_t scenarios, const RunnerOptions& options) {
 std::string SubjectLabel(const RunnerOptions& options) {
   if (!options.subject_label.empty()) return RedactSecrets(options.subject_label);
   if (options.adapter) return RedactSecrets(*options.adapter);
-  return "faultline-ref 0.1.0 (in-process)";
+  return fmt::format("faultline-ref {} (in-process)", kVersion);
 }
 
 std::uint64_t RunSeed(std::uint64_t seed, std::string_view name, int repetition) {
@@ -422,7 +423,7 @@ std::expected<report::RunResult, std::string> RunAll(
     real = std::move(*started);
   }
   report::RunResult result;
-  result.tool_version = "faultline 0.1.0";
+  result.tool_version = fmt::format("faultline {}", kVersion);
   result.started_at = UtcNow();
   result.subject = SubjectLabel(options);
   result.world = options.world == WorldChoice::kBoth   ? "both"

@@ -51,6 +51,7 @@
 #include <string_view>
 #include <vector>
 
+#include "faultline/version.h"
 #include "reference_impl/body_decoder.h"
 #include "reference_impl/call_event.h"
 #include "reference_impl/classify.h"
@@ -229,6 +230,6 @@ class Call {
 
 // The `adapter/hello` event for a client running `policy`.
 LifecycleEvent HelloEvent(const RetryPolicy& policy, std::string name = "faultline-ref",
-                          std::string version = "0.1.0");
+                          std::string version = std::string(kVersion));
 
 }  // namespace faultline::ref

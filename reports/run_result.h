@@ -114,7 +114,7 @@ struct ScenarioResult {
   //    "journal": [{"index", "attempt", "connection", "arrived_ms", "status", "plan",
   //                 "bytes_sent", "end", "ended_ms", "writes": [{"t_ms", "bytes"}],
   //                 "body_bytes"}, ...],
-  //    "bounds": [...] (harness/timeline_bounds.h: the bands the judge holds times to),
+  //    "bounds": [...] (harness/judge/timeline_bounds.h: the bands the judge holds times to),
   //    "cancel_ms": 1500.0 (optional), "stderr": "..." (optional)}
   nlohmann::json trace;
   friend bool operator==(const ScenarioResult&, const ScenarioResult&) = default;

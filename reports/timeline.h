@@ -61,7 +61,7 @@ struct TimelineEvent {
   std::string delay_source;
 };
 
-// A band the judge held one time to (harness/timeline_bounds.h), and that time: its mark.
+// A band the judge held one time to (harness/judge/timeline_bounds.h), and that time: its mark.
 struct TimelineBound {
   std::string kind;  // "retry-after" | "backoff" | "idle" | "headers" | "deadline"
   int attempt = 0;   // the attempt whose lane it is drawn on; 0: across the whole call

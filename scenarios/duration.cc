@@ -1,11 +1,12 @@
 // Go-style durations ("250us", "1.5s", "1m30s", "-30s") as used throughout scenario files.
+#include "scenarios/duration.h"
+
 #include <array>
 #include <cstdint>
 #include <limits>
 #include <string>
 
 #include "fmt/format.h"
-#include "scenarios/loader.h"
 
 namespace faultline::scenario {
 namespace {

@@ -16,21 +16,12 @@
 #include <string_view>
 #include <vector>
 
+#include "scenarios/duration.h"
+#include "scenarios/load_error.h"
 #include "scenarios/parse_limits.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::scenario {
-
-struct LoadError {
-  std::string file;         // as given by the caller
-  int line = 0;             // 1-based; 0 when unknown (e.g. the file could not be read)
-  int column = 0;           // 1-based; 0 when unknown
-  std::string path;         // JSON path of the offending field, "" for the document itself
-  std::string message;      // what was wrong and what was expected
-  bool over_limit = false;  // the text exceeds ParseLimits (too deep, too many keys)
-  // "file:line:column: at responses[1].status: expected an integer from 100 to 599, got \"abc\""
-  std::string ToString() const;
-};
 
 // Parses one scenario document. `file` is used in errors and stored in Scenario::source.
 // Text beyond `limits` is refused before it is built (LoadError::over_limit).
@@ -57,8 +48,5 @@ std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadScenarios(
 // The catalogue embedded in the binary at build time (scenarios/catalog/**), parsed.
 // Its files are valid by construction (a test loads them); this still returns errors, not asserts.
 std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadBuiltinCatalog();
-
-// Parses a duration: "250us", "10ms", "2s", "1.5s", "10m", "1h", "-30s". No unit is an error.
-std::expected<Duration, std::string> ParseDuration(std::string_view text);
 
 }  // namespace faultline::scenario

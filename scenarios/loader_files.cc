@@ -124,13 +124,6 @@ std::expected<internal::ParsedScenario, LoadError> ParseFile(
 
 }  // namespace
 
-std::string LoadError::ToString() const {
-  std::string location = file;
-  if (line > 0) location += fmt::format(":{}:{}", line, column);
-  if (path.empty()) return fmt::format("{}: {}", location, message);
-  return fmt::format("{}: at {}: {}", location, path, message);
-}
-
 std::expected<Scenario, LoadError> LoadScenarioFile(const fs::path& file) {
   auto parsed = ParseFile(file);
   if (!parsed) return std::unexpected(std::move(parsed.error()));

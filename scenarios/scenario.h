@@ -353,8 +353,8 @@ struct RequestSpec {
   // a client carries from one call to the next (its circuit breakers, its retry budget).
   Duration call_interval{0};
   // What else the request needs of the route that serves it (docs/routes.md, capabilities); each
-  // takes the dialect's own wire shape (harness/request_body.h). The context window is needed
-  // through `max_tokens` and the body's size.
+  // takes the dialect's own wire shape (harness/worlds/request_body.h). The context window is
+  // needed through `max_tokens` and the body's size.
   bool reasoning = false;         // ask the model to reason first
   bool image = false;             // one small inline image beside the user message
   bool strict_tools = false;      // the offered tool is strict (the loader sets `tools` too)

@@ -7,7 +7,7 @@
 #include <utility>
 
 #include "fmt/format.h"
-#include "scenarios/loader.h"
+#include "scenarios/duration.h"
 
 namespace faultline::scenario {
 namespace {

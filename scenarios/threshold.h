@@ -1,7 +1,7 @@
 // Thresholds, as k6 has them: a bound on an aggregate of a latency or attempt metric over every
 // run of one scenario in one world ("ttft.p99<2s", "attempts.max<=3"). They come from a
 // scenario's `expect.thresholds` and from `faultline run --threshold`; the harness evaluates them
-// (harness/thresholds.h) and the reports show them beside the checks.
+// (harness/judge/thresholds.h) and the reports show them beside the checks.
 //
 // This header owns the expression syntax: METRIC.AGGREGATION OP BOUND, blanks allowed around OP.
 //   metrics       ttft (first token), total (alias latency: the terminal event), attempts,

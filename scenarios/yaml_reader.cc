@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "fmt/format.h"
+#include "scenarios/duration.h"
 
 namespace faultline::scenario::internal {
 namespace {

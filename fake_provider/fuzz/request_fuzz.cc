@@ -15,7 +15,7 @@
 #include "fake_provider/fuzz/fuzz_host.h"
 #include "fake_provider/http_request.h"
 #include "fake_provider/server/control_api.h"
-#include "reference_impl/fuzz/fuzz_support.h"
+#include "fuzz/fuzz_support.h"
 
 namespace faultline::provider::fuzz {
 namespace {

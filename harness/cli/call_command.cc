@@ -17,8 +17,8 @@
 
 #include "fake_provider/journal_json.h"
 #include "harness/cli/policy_file.h"
-#include "harness/protocol.h"
-#include "harness/request_body.h"
+#include "harness/trace/protocol.h"
+#include "harness/worlds/request_body.h"
 #include "reference_impl/call.h"
 #include "reference_impl/client_state.h"
 #include "reference_impl/driver.h"
@@ -31,20 +31,18 @@ namespace {
 using nlohmann::json;
 namespace ref = faultline::ref;
 
-// The request JSON for one user message in the dialect's shape.
+// Room for a whole short answer from a real provider (Anthropic requires max_tokens).
+constexpr int kCallMaxTokens = 1024;
+
+// The request for one user message, in the dialect's shape: the body `faultline run` sends too
+// (harness/worlds/request_body.h), with the model, message and stream flag of the flags.
 json RequestBody(ref::Dialect dialect, const CallCommandOptions& options) {
-  const std::string model =
-      options.model.empty() ? harness::DefaultModel(*scenario::ParseDialect(ref::ToString(dialect)))
-                            : options.model;
-  const bool stream = !options.no_stream;
-  if (dialect == ref::Dialect::kOpenAiResponses) {
-    return {{"model", model}, {"input", options.message}, {"stream", stream}};
-  }
-  json body = {{"model", model},
-               {"messages", json::array({{{"role", "user"}, {"content", options.message}}})},
-               {"stream", stream}};
-  if (dialect == ref::Dialect::kAnthropicMessages) body["max_tokens"] = 1024;
-  return body;
+  scenario::RequestSpec request;
+  request.model = options.model;
+  request.message = options.message;
+  request.stream = !options.no_stream;
+  request.max_tokens = kCallMaxTokens;
+  return harness::RequestBody(*scenario::ParseDialect(ref::ToString(dialect)), request);
 }
 
 // The options that end up in JSON (the request body, the retry log, response ids) must be UTF-8:

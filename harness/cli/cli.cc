@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
 
+#include "faultline/version.h"
 #include "harness/cli/adapter_command.h"
 #include "harness/cli/call_command.h"
 #include "harness/cli/run_command.h"
@@ -16,7 +17,7 @@ ExitCode Run(int argc, const char* const* argv, std::ostream& out, std::ostream&
   CLI::App app{"faultline: chaos testing and simulation for the recovery paths of LLM API clients.",
                "faultline"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "faultline 0.1.0");
+  app.set_version_flag("--version", "faultline " + std::string(kVersion));
   ServeOptions serve_options;
   CLI::App* serve = AddServeCommand(app, serve_options);
   CallCommandOptions call_options;

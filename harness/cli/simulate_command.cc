@@ -11,6 +11,7 @@
 #include "fleet/report.h"
 #include "fmt/format.h"
 #include "harness/runner.h"
+#include "scenarios/duration.h"
 #include "scenarios/loader.h"
 
 namespace faultline::cli {

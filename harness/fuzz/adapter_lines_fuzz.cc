@@ -12,13 +12,13 @@
 #include <string_view>
 #include <vector>
 
-#include "harness/declared_policy.h"
-#include "harness/judge.h"
-#include "harness/metrics.h"
-#include "harness/protocol.h"
-#include "harness/trace.h"
-#include "harness/virtual_world.h"
-#include "reference_impl/fuzz/fuzz_support.h"
+#include "fuzz/fuzz_support.h"
+#include "harness/judge/declared_policy.h"
+#include "harness/judge/judge.h"
+#include "harness/judge/metrics.h"
+#include "harness/trace/protocol.h"
+#include "harness/trace/trace.h"
+#include "harness/worlds/virtual_world.h"
 #include "scenarios/loader.h"
 
 namespace faultline::harness::fuzz {

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "fake_provider/server/server.h"
-#include "harness/protocol.h"
 #include "harness/tests/faultline_process.h"
+#include "harness/trace/protocol.h"
 #include "reference_impl/retry_log.h"
 #include "scenarios/loader.h"
 

@@ -2,8 +2,8 @@
 // (scenario_policy.h): each check with a trace that keeps it and one that breaks it.
 #include <gtest/gtest.h>
 
-#include "harness/policy_twin.h"
-#include "harness/scenario_policy.h"
+#include "harness/judge/policy_twin.h"
+#include "harness/judge/scenario_policy.h"
 #include "harness/tests/judge_test_support.h"
 #include "scenarios/loader.h"
 
@@ -148,7 +148,7 @@ TEST(ExpectFactsTest, UnderAnotherDeclaredPolicyTheDelaysAreNotTheScenarios) {
   PolicyTwin twin;
   twin.seeds = 1;
   TwinOutcome committed;
-  committed.type = "response/committed";
+  committed.type = EventKind::kCommitted;
   committed.attempts = 2;
   committed.requests = 2;
   committed.text = "Hello";

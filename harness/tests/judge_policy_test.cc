@@ -332,7 +332,7 @@ TEST(JudgePolicyTest, ACallItsPolicyNeverEndsIsAnAdvisoryNotAViolation) {
   PolicyTwin ends_soon;  // the policy gives up 20 s in: the subject should have ended
   ends_soon.seeds = 12;
   TwinOutcome failed;
-  failed.type = "response/failed";
+  failed.type = EventKind::kFailed;
   failed.attempts = 1;
   failed.ended_ms = 20'000;
   ends_soon.outcomes = {failed};
@@ -356,7 +356,7 @@ TEST(JudgePolicyTest, ExpectTextSaysWhichTextThePolicyCommits) {
   PolicyTwin twin;
   twin.seeds = 4;
   TwinOutcome committed;
-  committed.type = "response/committed";
+  committed.type = EventKind::kCommitted;
   committed.attempts = 2;
   committed.text = "Hello from the tertiary";
   twin.outcomes = {committed};

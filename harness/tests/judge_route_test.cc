@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "fmt/format.h"
-#include "harness/judge.h"
+#include "harness/judge/judge.h"
 #include "harness/tests/judge_test_support.h"
 #include "scenarios/loader.h"
 

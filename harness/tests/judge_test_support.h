@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "harness/judge.h"
-#include "harness/trace.h"
+#include "harness/judge/judge.h"
+#include "harness/trace/trace.h"
 
 namespace faultline::harness::testing {
 
@@ -39,7 +39,7 @@ class TraceBuilder {
   }
 
   TraceBuilder& Event(double at, json event, int call = 0) {
-    trace_.client.push_back({Ms(at), call, std::move(event)});
+    trace_.client.push_back({Ms(at), call, EventFromJson(event)});
     return *this;
   }
   TraceBuilder& Start(double at, int attempt) {

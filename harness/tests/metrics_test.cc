@@ -1,10 +1,10 @@
 // Metrics of multi-call scenarios: every call is measured, and the percentiles cover all calls.
-#include "harness/metrics.h"
+#include "harness/judge/metrics.h"
 
 #include <gtest/gtest.h>
 
 #include "harness/runner.h"
-#include "harness/virtual_world.h"
+#include "harness/worlds/virtual_world.h"
 #include "scenarios/loader.h"
 
 namespace faultline::harness {
@@ -27,20 +27,19 @@ constexpr std::string_view kThreeCalls =
 // metrics throw (json type_error 302), which aborted the run and lost every report.
 TEST(MetricsTest, AChunkWithANonIntegerAttemptIsNoFirstToken) {
   Trace trace;
-  trace.client.push_back(ClientRecord{Duration{1000},
-                                      0,
-                                      {{"type", "assistant/chunk"},
-                                       {"attempt", "uncommitted"},
-                                       {"response_id", "r"},
-                                       {"text", "Hi"}}});
+  trace.client.push_back(ClientRecord{Duration{1000}, 0,
+                                      EventFromJson({{"type", "assistant/chunk"},
+                                                     {"attempt", "uncommitted"},
+                                                     {"response_id", "r"},
+                                                     {"text", "Hi"}})});
   trace.client.push_back(ClientRecord{
-      Duration{2000},
-      0,
-      {{"type", "response/committed"}, {"attempt", 1}, {"response_id", "r"}, {"text", "Hi"}}});
+      Duration{2000}, 0,
+      EventFromJson(
+          {{"type", "response/committed"}, {"attempt", 1}, {"response_id", "r"}, {"text", "Hi"}})});
   trace.ended = Duration{3000};
   const report::Metrics metrics = ComputeMetrics(trace);
   EXPECT_FALSE(metrics.first_token_ms.has_value());
-  trace.client[0].event["attempt"] = 1;
+  trace.client[0].event.attempt = 1;
   EXPECT_TRUE(ComputeMetrics(trace).first_token_ms.has_value());
 }
 

@@ -1,6 +1,6 @@
 // The policy twin's view of a real run: scripted time (listener outages, route health) counted
 // from the subject's hello, so the twin starts as far into it as the subject's first attempt came.
-#include "harness/policy_twin.h"
+#include "harness/judge/policy_twin.h"
 
 #include <gtest/gtest.h>
 
@@ -39,7 +39,8 @@ TEST(PolicyTwinTest, TheLeadIsToTheFirstRequestWhenEveryAttemptArrived) {
   EXPECT_EQ(LeadOfFirstAttempt(late), 790ms);
   // A second attempt whose connection was refused never reached the journal: the subject's own
   // response/start is the better account then.
-  late.client.push_back({testing::Ms(2000), 0, {{"type", "response/start"}, {"attempt", 2}}});
+  late.client.push_back(
+      {testing::Ms(2000), 0, EventFromJson({{"type", "response/start"}, {"attempt", 2}})});
   EXPECT_EQ(LeadOfFirstAttempt(late), 100ms);
   // A black-box subject reports no attempt: its first request is all there is.
   TraceBuilder black_box;
@@ -75,7 +76,7 @@ void ExpectCommitsOnlyWhenStartedLate(const scenario::Scenario& scenario, Durati
       ComputeTwin(scenario, ThreeQuickAttempts(), 1, 1, {.scripted_lead = lead});
   ASSERT_TRUE(late.usable()) << late.error;
   ASSERT_EQ(late.outcomes.size(), 1u) << DescribeOutcomes(late);
-  EXPECT_EQ(late.outcomes[0].type, "response/committed");
+  EXPECT_EQ(late.outcomes[0].type, EventKind::kCommitted);
   EXPECT_EQ(late.outcomes[0].attempts, attempts);
 }
 
@@ -154,7 +155,7 @@ TEST(PolicyTwinTest, MoreSeedsFindTheRareEndingsOfJitter) {
   ASSERT_TRUE(policy) << policy.error().ToString();
   const auto fails = [](const PolicyTwin& twin) {
     return std::ranges::any_of(twin.outcomes, [](const TwinOutcome& outcome) {
-      return outcome.type == "response/failed";
+      return outcome.type == EventKind::kFailed;
     });
   };
   const PolicyTwin first = ComputeTwin(scenario, *policy, 1, 1, {.seeds = 3});

@@ -1,7 +1,7 @@
 // The request bodies the subjects are asked to send: for every dialect and every need the
 // scenario's request can name, the body carries it in the dialect's wire shape, and the client's
 // own oracle (ref::NeedsOf) reads back exactly that need.
-#include "harness/request_body.h"
+#include "harness/worlds/request_body.h"
 
 #include <gtest/gtest.h>
 

@@ -2,10 +2,10 @@
 // the primary route, and the journal names the route of every request.
 #include <gtest/gtest.h>
 
-#include "harness/real_world.h"
-#include "harness/request_body.h"
-#include "harness/trace.h"
-#include "harness/virtual_world.h"
+#include "harness/trace/trace.h"
+#include "harness/worlds/real_world.h"
+#include "harness/worlds/request_body.h"
+#include "harness/worlds/virtual_world.h"
 #include "scenarios/loader.h"
 
 namespace faultline::harness {
@@ -45,7 +45,7 @@ void ExpectPrimaryAnswered(const Trace& trace) {
   EXPECT_EQ(trace.journal[1].status, 200);
   EXPECT_EQ(trace.journal[1].attempt, 2);  // the route's own count
   ASSERT_FALSE(trace.client.empty());
-  EXPECT_EQ(EventType(trace.client.back()), "response/committed");
+  EXPECT_EQ(trace.client.back().event.kind, EventKind::kCommitted);
 }
 
 TEST(RoutesWorldTest, TheSubjectCallsThePrimaryRoute) {
@@ -100,8 +100,8 @@ std::vector<std::pair<double, std::string>> FirstAttempts(const Trace& trace) {
   std::vector<std::pair<double, std::string>> first(static_cast<std::size_t>(trace.calls));
   for (const ClientRecord& record : trace.client) {
     auto& slot = first[static_cast<std::size_t>(record.call)];
-    if (EventType(record) != "response/start" || !slot.second.empty()) continue;
-    slot = {Ms(record.at), record.event.value("route_id", "")};
+    if (record.event.kind != EventKind::kStart || !slot.second.empty()) continue;
+    slot = {Ms(record.at), record.event.route_id};
   }
   return first;
 }

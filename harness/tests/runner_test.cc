@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
-#include "harness/judge.h"
-#include "harness/real_world.h"
-#include "harness/virtual_world.h"
+#include "harness/judge/judge.h"
+#include "harness/worlds/real_world.h"
+#include "harness/worlds/virtual_world.h"
 #include "reference_impl/policy_json.h"
 #include "scenarios/loader.h"
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "fake_provider/plan_compiler.h"
-#include "harness/request_body.h"
+#include "harness/worlds/request_body.h"
 #include "reference_impl/call.h"
 #include "scenarios/loader.h"
 #include "scenarios/scripted_responses.h"

@@ -5,8 +5,8 @@
 
 #include <thread>
 
-#include "harness/adapter_process.h"
 #include "harness/runner.h"
+#include "harness/worlds/adapter_process.h"
 #include "scenarios/loader.h"
 
 namespace faultline::harness {

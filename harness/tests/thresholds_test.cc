@@ -1,6 +1,6 @@
 // Thresholds over runs: samples per call or per run, the aggregations, n/a without a sample,
 // one result per scenario and world.
-#include "harness/thresholds.h"
+#include "harness/judge/thresholds.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // The bounds the timeline draws: the judge's own, and with several calls each call's, in its lane.
-#include "harness/timeline_bounds.h"
+#include "harness/judge/timeline_bounds.h"
 
 #include <gtest/gtest.h>
 

@@ -7,8 +7,8 @@
 #include <variant>
 #include <vector>
 
+#include "fuzz/fuzz_support.h"
 #include "reference_impl/body_decoder.h"
-#include "reference_impl/fuzz/fuzz_support.h"
 
 namespace faultline::ref::fuzz {
 namespace {

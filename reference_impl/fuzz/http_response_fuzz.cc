@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "fuzz/fuzz_support.h"
 #include "reference_impl/call.h"
-#include "reference_impl/fuzz/fuzz_support.h"
 
 namespace faultline::ref::fuzz {
 namespace {

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz/fuzz_support.h"
 #include "reference_impl/classify.h"
-#include "reference_impl/fuzz/fuzz_support.h"
 #include "reference_impl/retry_after.h"
 
 namespace faultline::ref::fuzz {

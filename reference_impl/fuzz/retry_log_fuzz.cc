@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "fuzz/fuzz_support.h"
 #include "reference_impl/call.h"
-#include "reference_impl/fuzz/fuzz_support.h"
 #include "reference_impl/retry_log.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {

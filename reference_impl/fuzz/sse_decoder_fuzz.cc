@@ -7,7 +7,7 @@
 #include <string_view>
 #include <vector>
 
-#include "reference_impl/fuzz/fuzz_support.h"
+#include "fuzz/fuzz_support.h"
 #include "reference_impl/sse_decoder.h"
 
 namespace faultline::ref::fuzz {

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "reference_impl/fuzz/fuzz_support.h"
+#include "fuzz/fuzz_support.h"
 #include "scenarios/loader.h"
 
 namespace faultline::scenario::fuzz {

@@ -1,9 +1,9 @@
+#include "scenarios/duration.h"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
 #include <string>
-
-#include "scenarios/loader.h"
 
 namespace faultline::scenario {
 namespace {

@@ -1,0 +1,192 @@
+// ADV-*: what the declared policy allows but harms the user or the provider. Each advisory needs
+// evidence in the trace (a retry that happened, a silence that came); without it, n/a.
+#include "harness/judge/judge_internal.h"
+
+namespace faultline::harness::judge_internal {
+namespace {
+
+constexpr double kUndiciBodyTimeoutMs = 300'000;
+constexpr double kLongSilenceMs = 30'000;
+constexpr double kShortHintMs = 60'000;
+
+bool Transient(std::string_view failure_class) {
+  return failure_class == "rate-limit" || failure_class == "provider-unavailable" ||
+         failure_class == "provider-overloaded";
+}
+
+bool NeverSucceeds(std::string_view failure_class) {
+  return failure_class == "quota" || failure_class == "auth" ||
+         failure_class == "invalid-request" || failure_class == "context-overflow";
+}
+
+}  // namespace
+
+Verdict AdviseRetryAfterPreempted(const View& view) {
+  if (!view.single_call()) return NotApplicable("several concurrent calls share the provider");
+  bool judged = false;
+  for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {
+    const provider::JournalEntry& entry = *view.attempts[k];
+    if (!entry.truth.retry_after || entry.truth.retry_after->count() == 0) continue;
+    // With routes the wait is the route's own: another route may take the next attempt at once.
+    const provider::JournalEntry* following = NextOnRoute(view, k);
+    if (following == nullptr) continue;
+    judged = true;
+    const double hint = Ms(*entry.truth.retry_after);
+    const provider::JournalEntry& next = *following;
+    const double gap = ArrivedMs(next) - EndedMs(entry);
+    if (gap + view.tolerance.early_ms >= hint) continue;
+    std::string why = "its declared policy does not wait for it";
+    if (view.has_policy()) {
+      const ref::RetryAfterConfig& config = view.policy().retry_after;
+      if (!config.honor) {
+        why = "its declared policy ignores Retry-After";
+      } else if (config.cap && hint > static_cast<double>(config.cap->count())) {
+        why = fmt::format(
+            "it exceeds the declared cap of {} ms, over which the policy falls back "
+            "to its own backoff",
+            config.cap->count());
+      }
+    }
+    return Fail(
+        fmt::format("attempt {} ({}) asked to wait {:.0f} ms; attempt {} came {:.1f} "
+                    "ms later because {}: a server that is still unavailable sees "
+                    "the retry anyway",
+                    entry.attempt, entry.plan_summary, hint, next.attempt, gap, why));
+  }
+  if (!judged) return NotApplicable("no retry followed a Retry-After");
+  return Pass();
+}
+
+Verdict AdviseJitter(const View& view) {
+  if (!view.has_policy()) return NotApplicable(NoPolicy(view));
+  const ref::RetryPolicy& policy = view.policy();
+  for (const CallView& call : view.calls) {
+    for (const ClientRecord* record : call.records) {
+      if (record->event.kind != EventKind::kInterrupted) continue;
+      const std::string source = record->event.delay_source;
+      // The wait for another route or for a breaker's probe, not a retry's delay.
+      if (source == "failover" || source == "breaker") continue;
+      const bool hinted = !source.empty() && source != "backoff";
+      if (hinted && policy.retry_after.jitter == 0) {
+        return Fail(
+            fmt::format("{} at {:.1f} ms waits exactly the server's hint ({}): "
+                        "retry_after.jitter is 0, so every client told the same "
+                        "time retries at once",
+                        record->event.kind, Ms(record->at), source));
+      }
+      const bool plain = policy.backoff.strategy == ref::BackoffStrategy::kExponential &&
+                         policy.backoff.jitter == 0;
+      if (!hinted && plain) {
+        return Fail(
+            fmt::format("{} at {:.1f} ms waits a plain exponential backoff "
+                        "(backoff.jitter 0): clients that failed together retry "
+                        "together",
+                        record->event.kind, Ms(record->at)));
+      }
+    }
+  }
+  if (view.attempts.size() < 2) return NotApplicable("no retry was made");
+  return Pass();
+}
+
+Verdict AdviseIdleTimeout(const View& view) {
+  if (!view.has_policy()) return NotApplicable(NoPolicy(view));
+  double longest = 0;
+  for (const provider::JournalEntry* entry : view.attempts) {
+    for (const provider::Silence& silence : entry->truth.silences) {
+      if (silence.before_headers) continue;
+      longest = std::max(longest, silence.to ? Ms(*silence.to - silence.from) : 1e300);
+    }
+  }
+  if (longest < kLongSilenceMs) return NotApplicable("no long silence in the stream");
+  const auto idle = view.declared.idle_ms();
+  if (idle && *idle < kUndiciBodyTimeoutMs) return Pass();
+  return Fail(
+      fmt::format("the stream went silent for {} and the declared idle timeout is {}: "
+                  "a stalled stream holds the caller for five minutes or more",
+                  longest >= 1e299 ? std::string("good") : fmt::format("{:.0f} ms", longest),
+                  idle ? fmt::format("{:.0f} ms", *idle) : std::string("none")));
+}
+
+Verdict AdviseTransientRetried(const View& view) {
+  if (!view.single_call() || view.attempts.empty()) {
+    return NotApplicable("no single call to judge");
+  }
+  const ClientRecord* terminal = view.calls[0].terminal;
+  if (terminal == nullptr || terminal->event.kind != EventKind::kFailed || view.trace.cancel_at) {
+    return NotApplicable("the call did not give up");
+  }
+  const provider::JournalEntry& last = *view.attempts.back();
+  const std::string failure_class = ExpectedClass(view, last);
+  if (!Transient(failure_class)) return NotApplicable("the last failure is not transient");
+  const bool short_hint = !last.truth.retry_after || Ms(*last.truth.retry_after) <= kShortHintMs;
+  if (!short_hint) return NotApplicable("the server asked for a long wait");
+  if (view.attempts.size() > 1) return Pass();
+  return Fail(fmt::format("the call gave up after its only attempt, a transient {} ({}){}",
+                          failure_class, last.plan_summary,
+                          view.has_policy() && view.policy().max_attempts == 1
+                              ? ": the declared policy makes a single attempt"
+                              : ": the declared policy does not retry it"));
+}
+
+Verdict AdviseNonRetryable(const View& view) {
+  if (!view.single_call()) return NotApplicable("several concurrent calls share the provider");
+  bool judged = false;
+  for (std::size_t k = 0; k < view.attempts.size(); ++k) {
+    const provider::JournalEntry& entry = *view.attempts[k];
+    const std::string failure_class = ExpectedClass(view, entry);
+    if (!NeverSucceeds(failure_class) || entry.truth.retryable) continue;
+    judged = true;
+    const provider::JournalEntry* next = NextOnRoute(view, k);  // failing over is no retry
+    if (next == nullptr) continue;
+    return Fail(fmt::format(
+        "attempt {} failed with {} ({}), which no retry can fix, and "
+        "attempt {} followed at {:.1f} ms",
+        entry.attempt, failure_class, entry.plan_summary, next->attempt, ArrivedMs(*next)));
+  }
+  if (!judged) return NotApplicable("no failure that a retry cannot fix");
+  return Pass();
+}
+
+// ADV-008 from the subject's own events: the longest stretch in which a call showed its caller
+// nothing (no start, chunk, interruption or ending), up to its end or the runner's stop; and,
+// for a call the runner stopped sooner, whether its declared policy would have gone on waiting.
+Verdict AdviseBoundedWaits(const View& view) {
+  if (!view.has_policy()) return NotApplicable(NoPolicy(view));
+  bool judged = false;
+  for (std::size_t i = 0; i < view.calls.size(); ++i) {
+    const CallView& call = view.calls[i];
+    const auto first = std::ranges::find_if(call.records, [](const ClientRecord* record) {
+      return record->event.kind == EventKind::kStart;
+    });
+    if (first == call.records.end()) continue;
+    judged = true;
+    double longest = 0, quiet_from = 0;
+    double last = Ms((*first)->at);
+    for (auto it = first; it != call.records.end(); ++it) {
+      if (Ms((*it)->at) - last > longest) longest = Ms((*it)->at) - last, quiet_from = last;
+      last = Ms((*it)->at);
+    }
+    if (call.terminal == nullptr) {
+      const double end = Ms(view.trace.subject_stopped_at.value_or(view.trace.ended));
+      if (end - last > longest) longest = end - last, quiet_from = last;
+    }
+    if (longest >= kUndiciBodyTimeoutMs) {
+      return Fail(fmt::format("call {} showed its caller nothing for {:.0f} s from {:.1f} ms{}", i,
+                              longest / 1000, quiet_from,
+                              call.terminal ? "" : ", until the runner stopped it"));
+    }
+    if (call.terminal != nullptr || view.twin == nullptr) continue;
+    const std::string why = StoppedBeforeThePolicyEnds(view);
+    const bool long_wait =
+        view.twin->never_ends ||
+        view.twin->earliest_end_ms().value_or(kUndiciBodyTimeoutMs) >= kUndiciBodyTimeoutMs;
+    if (!why.empty() && long_wait) {
+      return Fail(fmt::format("call {} was still waiting for its answer: {}", i, why));
+    }
+  }
+  if (!judged) return NotApplicable("no attempt was made");
+  return Pass();
+}
+
+}  // namespace faultline::harness::judge_internal

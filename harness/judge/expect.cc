@@ -1,0 +1,219 @@
+// EXPECT-*: the scenario's own `expect:` block, checked for every call.
+//
+// An `expect:` block states what the reference client does with the scenario's policy. A subject
+// that declares a policy of its own is held to what THAT policy allows, computed by its policy
+// twin (policy_twin.h): the same fields, each compared with the twin's outcomes. Without a usable
+// declaration (or twin) the block is judged literally.
+#include <algorithm>
+
+#include "harness/judge/judge_internal.h"
+
+namespace faultline::harness::judge_internal {
+namespace {
+
+// The failure's class or code (`field` "class" or "code"), "" without a failure.
+std::string FailureNamed(const ClientEvent& event, std::string_view field) {
+  const ReportedFailure& failure = FailureOf(event);
+  return field == "class" ? failure.failure_class : failure.code;
+}
+
+// Applies `check` to every call's terminal event; the first mismatch fails.
+template <typename Check>
+Verdict EveryCall(const View& view, Check check) {
+  return EachCall(view, [&](const CallView& call) -> std::string {
+    if (call.terminal == nullptr) return "no terminal event";
+    return check(*call.terminal);
+  });
+}
+
+// The subject's own count when it reports one (refused connections never reach the journal);
+// else the requests the provider saw.
+int AttemptsMade(const View& view, const ClientRecord& terminal) {
+  const int made = terminal.event.attempt.value_or(0);
+  return made > 0 ? made : static_cast<int>(view.attempts.size());
+}
+
+std::vector<CheckResult> Literal(const View& view) {
+  const scenario::Expect& expect = view.scenario.expect;
+  std::vector<CheckResult> out;
+  if (expect.outcome) {
+    const std::string wanted = "response/" + *expect.outcome;
+    out.push_back(Named("EXPECT-OUTCOME", fmt::format("The call ends {}.", *expect.outcome),
+                        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
+                          if (ToString(terminal.event.kind) == wanted) return {};
+                          return fmt::format("ended with {} {} at {:.1f} ms", terminal.event.kind,
+                                             FailureOf(terminal.event).code, Ms(terminal.at));
+                        })));
+  }
+  if (expect.attempts) {
+    const int wanted = *expect.attempts;
+    out.push_back(Named("EXPECT-ATTEMPTS", fmt::format("The call makes {} attempt(s).", wanted),
+                        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
+                          const int made = AttemptsMade(view, terminal);
+                          if (made == wanted) return {};
+                          return fmt::format(
+                              "made {} attempt(s); {} request(s) reached the provider", made,
+                              view.attempts.size());
+                        })));
+  }
+  if (expect.text) {
+    out.push_back(
+        Named("EXPECT-TEXT", fmt::format("The committed text is {}.", Quote(*expect.text)),
+              EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
+                const std::string text = terminal.event.text.value_or("");
+                if (terminal.event.kind == EventKind::kCommitted && text == *expect.text) {
+                  return {};
+                }
+                return fmt::format("{} with text {}", terminal.event.kind, Quote(text));
+              })));
+  }
+  const auto failure_check = [&](const char* field, const std::string& wanted) {
+    return EveryCall(view, [&, field](const ClientRecord& terminal) -> std::string {
+      const std::string got = FailureNamed(terminal.event, field);
+      if (terminal.event.kind == EventKind::kFailed && got == wanted) return {};
+      return fmt::format("{} with failure {} {}", terminal.event.kind, field,
+                         got.empty() ? "(none)" : Quote(got));
+    });
+  };
+  if (expect.failure_class) {
+    out.push_back(Named("EXPECT-CLASS",
+                        fmt::format("The call fails with class {}.", *expect.failure_class),
+                        failure_check("class", *expect.failure_class)));
+  }
+  if (expect.failure_code) {
+    out.push_back(Named("EXPECT-CODE",
+                        fmt::format("The call fails with code {}.", *expect.failure_code),
+                        failure_check("code", *expect.failure_code)));
+  }
+  return out;
+}
+
+// Whether `made` attempts fit `outcome`: exactly, or one off when the twin's outcome was decided
+// by its deadline (real sockets shift every attempt a little later).
+bool AttemptsFit(const TwinOutcome& outcome, int made, bool exact) {
+  if (outcome.attempts == made) return true;
+  return !exact && outcome.give_up == "deadline" && std::abs(outcome.attempts - made) <= 1;
+}
+
+// Over real sockets a silence within the tolerance of a timeout may end either way on EACH
+// attempt, while each twin variant decides all attempts alike: a subject may then end as one
+// variant does after as many attempts as another made (timed out twice, then committed). So
+// any count from the fewest of the same ending to the most of any ending fits, when the twin's
+// endings show such a timeout at all.
+bool WithinTwinRange(const PolicyTwin& twin, const std::vector<const TwinOutcome*>& same_type,
+                     int made) {
+  const bool timeout_decides = std::ranges::any_of(
+      twin.outcomes, [](const TwinOutcome& outcome) { return outcome.failure_class == "timeout"; });
+  if (same_type.empty() || !timeout_decides) return false;
+  const int fewest = std::ranges::min(same_type, {}, &TwinOutcome::attempts)->attempts;
+  const int most = std::ranges::max(twin.outcomes, {}, &TwinOutcome::attempts).attempts;
+  return made >= fewest && made <= most;
+}
+
+std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin) {
+  const scenario::Expect& expect = view.scenario.expect;
+  const bool exact = view.tolerance.late_ms <= VirtualTolerance().late_ms;
+  const std::string allowed = DescribeOutcomes(twin);
+  const std::string suffix = fmt::format(
+      " (what the declared policy allows, from its twin over "
+      "{} seeds: {})",
+      twin.seeds, allowed);
+  const auto same_type = [&](const ClientRecord& terminal) {
+    std::vector<const TwinOutcome*> out;
+    for (const TwinOutcome& outcome : twin.outcomes) {
+      if (outcome.type == terminal.event.kind) out.push_back(&outcome);
+    }
+    return out;
+  };
+  std::vector<CheckResult> out;
+  if (expect.outcome) {
+    out.push_back(Named("EXPECT-OUTCOME", "The call ends as its declared policy allows.",
+                        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
+                          if (!same_type(terminal).empty()) return {};
+                          return fmt::format(
+                              "ended with {} {} at {:.1f} ms; the declared policy allows {}",
+                              terminal.event.kind, FailureOf(terminal.event).code, Ms(terminal.at),
+                              allowed);
+                        })));
+  }
+  if (expect.attempts) {
+    out.push_back(Named(
+        "EXPECT-ATTEMPTS", "The call makes as many attempts as its declared policy allows.",
+        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
+          const int made = AttemptsMade(view, terminal);
+          auto candidates = same_type(terminal);
+          if (candidates.empty()) return {};  // EXPECT-OUTCOME reports it
+          if (std::ranges::any_of(candidates, [&](const TwinOutcome* outcome) {
+                return AttemptsFit(*outcome, made, exact);
+              })) {
+            return {};
+          }
+          if (!exact && WithinTwinRange(twin, candidates, made)) return {};
+          return fmt::format("made {} attempt(s) ({} request(s) reached the provider) and {}{}",
+                             made, view.attempts.size(), terminal.event.kind, suffix);
+        })));
+  }
+  if (expect.text) {
+    out.push_back(Named("EXPECT-TEXT", "A committed text is one the declared policy can commit.",
+                        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
+                          if (terminal.event.kind != EventKind::kCommitted) return {};
+                          const std::string text = terminal.event.text.value_or("");
+                          std::vector<std::string> texts;  // the twin's, each once
+                          for (const TwinOutcome* outcome : same_type(terminal)) {
+                            if (outcome->text == text) return {};
+                            if (std::ranges::find(texts, outcome->text) == texts.end()) {
+                              texts.push_back(outcome->text);
+                            }
+                          }
+                          std::string wanted;
+                          for (const std::string& twin_text : texts) {
+                            wanted += (wanted.empty() ? "" : " or ") + Quote(twin_text);
+                          }
+                          return fmt::format("committed {}; the declared policy commits {}{}",
+                                             Quote(text), wanted.empty() ? "nothing" : wanted,
+                                             suffix);
+                        })));
+  }
+  const auto failure_check = [&](const char* field, auto member) {
+    return EveryCall(view, [&, field, member](const ClientRecord& terminal) -> std::string {
+      if (terminal.event.kind != EventKind::kFailed) return {};
+      const std::string got = FailureNamed(terminal.event, field);
+      for (const TwinOutcome* outcome : same_type(terminal)) {
+        if (outcome->*member == got) return {};
+      }
+      return fmt::format("failed with {} {}{}", field, got.empty() ? "(none)" : Quote(got), suffix);
+    });
+  };
+  if (expect.failure_class) {
+    out.push_back(Named("EXPECT-CLASS", "A failure has a class the declared policy can end with.",
+                        failure_check("class", &TwinOutcome::failure_class)));
+  }
+  if (expect.failure_code) {
+    out.push_back(Named("EXPECT-CODE", "A failure has a code the declared policy can end with.",
+                        failure_check("code", &TwinOutcome::failure_code)));
+  }
+  // Stopped by the runner before its policy would end the call: no ending to compare.
+  const bool none_ended =
+      std::ranges::none_of(view.calls, [](const CallView& call) { return call.terminal; });
+  if (const std::string why = StoppedBeforeThePolicyEnds(view); !why.empty() && none_ended) {
+    for (CheckResult& check : out) check = Named(check.id, check.statement, NotApplicable(why));
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<CheckResult> ExpectChecks(const View& view) {
+  // `expect:` is written for the scenario's policy (or the reference defaults): a subject declaring
+  // exactly that gets no twin (Runner) and is held to it as written.
+  if (view.twin != nullptr && view.twin->usable() && view.has_policy()) {
+    std::vector<CheckResult> out = PolicyRelative(view, *view.twin);
+    for (CheckResult& check : ExpectFactChecks(view, view.twin)) out.push_back(std::move(check));
+    return out;
+  }
+  std::vector<CheckResult> out = Literal(view);
+  for (CheckResult& check : ExpectFactChecks(view, nullptr)) out.push_back(std::move(check));
+  return out;
+}
+
+}  // namespace faultline::harness::judge_internal

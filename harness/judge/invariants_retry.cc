@@ -1,0 +1,335 @@
+// RETRY-*: which failures are retried, how many times, how long after, with what body; judged
+// against the subject's declared policy with the reference client's own rules (policy.h).
+#include "harness/judge/judge_internal.h"
+#include "reference_impl/budget.h"
+
+namespace faultline::harness::judge_internal {
+
+namespace {
+
+bool SourceRead(const ref::RetryPolicy& policy, std::string_view source) {
+  const auto parsed = ref::ParseDelaySource(source);
+  return parsed &&
+         std::ranges::find(policy.retry_after.sources, *parsed) != policy.retry_after.sources.end();
+}
+
+bool StatusRead(const ref::RetryPolicy& policy, int status) {
+  const auto& statuses = policy.retry_after.statuses;
+  return !statuses || std::ranges::find(*statuses, status) != statuses->end();
+}
+
+}  // namespace
+
+double GapMs(const View& view, std::size_t k) {
+  return ArrivedMs(*view.attempts[k + 1]) - EndedMs(*view.attempts[k]);
+}
+
+bool ReadsRetryAfter(const View& view, const provider::JournalEntry& entry) {
+  if (!view.has_policy()) return true;
+  const ref::RetryPolicy& policy = view.policy();
+  if (!policy.retry_after.honor || !StatusRead(policy, entry.status)) return false;
+  bool any_header = false;
+  for (const provider::HintValue& hint : entry.truth.hints) {
+    if (hint.source == "body" || hint.source == "ratelimit-reset") continue;
+    any_header = true;
+    if (SourceRead(policy, hint.source)) return true;
+  }
+  return !any_header;  // a hint the truth knows but cannot place: assume it is read
+}
+
+std::vector<Window> AllowedGaps(const View& view, std::size_t k) {
+  const ref::RetryPolicy& policy = view.policy();
+  const provider::JournalEntry& entry = *view.attempts[k];
+  const DelayBounds bounds = BackoffBounds(policy.backoff, static_cast<int>(k));
+  // Some hint the runner cannot value (garbage, a verbatim body) may be waited out for longer.
+  const bool opaque_hint = entry.truth.hinted && entry.truth.hints.empty();
+  std::vector<Window> windows{{bounds.lower_ms, opaque_hint ? 1e300 : bounds.upper_ms}};
+  const double jitter = policy.retry_after.jitter;
+  const auto cap = view.declared.retry_after_cap_ms();
+  // An HTTP-date has whole seconds: a client reading it against its own clock may wait up to a
+  // second less than the Date header implies, and still be right.
+  struct Candidate {
+    double ms, lenience_ms;
+  };
+  std::vector<Candidate> hints;
+  for (const provider::HintValue& hint : entry.truth.hints) {
+    hints.push_back({Ms(hint.delay), hint.source == "retry-after-date" ? 1000.0 : 0.0});
+  }
+  if (entry.truth.retry_after) hints.push_back({Ms(*entry.truth.retry_after), 0});
+  for (const Candidate& hint : hints) {
+    const double h = hint.ms;
+    if (h == 0) {
+      windows.push_back({0, bounds.upper_ms});
+    } else if (!cap || h <= *cap) {
+      windows.push_back(
+          {std::max(0.0, h - hint.lenience_ms), std::max(bounds.upper_ms, h * (1 + jitter))});
+    }
+  }
+  return windows;
+}
+
+namespace {
+
+std::string AllowedText(const std::vector<Window>& windows) {
+  std::string out;
+  for (const Window& window : windows) {
+    out += fmt::format(
+        "{}[{:.1f}, {}]", out.empty() ? "" : " or ", window.lower_ms,
+        window.upper_ms >= 1e299 ? std::string("any") : fmt::format("{:.1f}", window.upper_ms));
+  }
+  return out;
+}
+
+std::string ForbiddenText(ref::GiveUpReason reason) {
+  switch (reason) {
+    case ref::GiveUpReason::kPhaseNotRetried:
+      return "in a phase the declared retry_phases exclude";
+    case ref::GiveUpReason::kStatusNotRetried:
+      return "a status in the declared statuses.never";
+    case ref::GiveUpReason::kClassNotRetryable:
+      return "not in the declared retryable_classes";
+    case ref::GiveUpReason::kStreamNotRetried:
+      return "a stream failure the declared stream_retries does not retry";
+    default:
+      return "not retryable";
+  }
+}
+
+}  // namespace
+
+// With routes, a failure the policy does not retry may still fail over: only the next attempt on
+// the same route is a retry.
+Verdict RetryNotRetryable(const View& view) {
+  if (!view.single_call()) return NotApplicable("several concurrent calls share the provider");
+  for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {
+    const provider::JournalEntry& entry = *view.attempts[k];
+    const provider::JournalEntry* following = NextOnRoute(view, k);
+    if (following == nullptr) continue;
+    const std::optional<ref::Failure> failure = TruthFailure(view, entry);
+    if (!failure) continue;
+    std::optional<std::string> why;
+    if (view.has_policy()) {
+      if (const auto reason = PolicyForbids(view, entry)) why = ForbiddenText(*reason);
+    } else if (!failure->retryable) {
+      why = "not retryable";
+    }
+    if (!why) continue;
+    const provider::JournalEntry& next = *following;
+    return Fail(
+        fmt::format("attempt {}{} failed with {} ({}), which is {}, yet attempt {} "
+                    "reached the provider at {:.1f} ms",
+                    entry.attempt, entry.route.empty() ? "" : " on route " + entry.route,
+                    ref::ToString(failure->failure_class), entry.plan_summary, *why, next.attempt,
+                    ArrivedMs(next)));
+  }
+  return Pass();
+}
+
+Verdict RetryWithinBudget(const View& view) {
+  if (!view.has_policy()) return NotApplicable(NoPolicy(view));
+  if (!view.policy().max_attempts) return Pass();
+  const int max = *view.policy().max_attempts;
+  const int allowed = max * std::max(view.trace.calls, 1);
+  if (static_cast<int>(view.attempts.size()) > allowed) {
+    return Fail(
+        fmt::format("{} requests reached the provider; the declared budget is {} "
+                    "attempt(s) per call x {} call(s)",
+                    view.attempts.size(), max, view.trace.calls));
+  }
+  for (std::size_t i = 0; i < view.calls.size(); ++i) {
+    for (const ClientRecord* record : view.calls[i].records) {
+      const auto attempt = record->event.attempt;
+      if (record->event.kind == EventKind::kStart && attempt && *attempt > max) {
+        return Fail(
+            fmt::format("call {} started attempt {} at {:.1f} ms; declared "
+                        "max_attempts {}",
+                        i, *attempt, Ms(record->at), max));
+      }
+    }
+  }
+  return Pass();
+}
+
+Verdict RetryBackoffBounds(const View& view) {
+  if (view.has_routes()) return JudgedPerRoute("ROUTE-004 (holds) and ROUTE-005 (breakers)");
+  if (!view.has_policy()) return NotApplicable(NoPolicy(view));
+  if (!view.single_call()) return NotApplicable("several concurrent calls share the provider");
+  if (view.refusals()) {
+    return NotApplicable("refused connections never reach the journal, so gaps are unknown");
+  }
+  if (view.attempts.size() < 2) return NotApplicable("no retry reached the provider");
+  const Tolerance& tolerance = view.tolerance;
+  for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {
+    const double gap = GapMs(view, k);
+    const std::vector<Window> windows = AllowedGaps(view, k);
+    const bool inside = std::ranges::any_of(windows, [&](const Window& window) {
+      return gap >= window.lower_ms - tolerance.early_ms &&
+             gap <= window.upper_ms + tolerance.late_ms;
+    });
+    if (inside) continue;
+    return Fail(fmt::format(
+        "attempt {} ended at {:.1f} ms and attempt {} arrived at {:.1f} "
+        "ms: a gap of {:.1f} ms, outside what the declared {} backoff "
+        "and the response's hints allow for retry {}: {} ms "
+        "(tolerance -{:.0f}/+{:.0f} ms)",
+        view.attempts[k]->attempt, EndedMs(*view.attempts[k]), view.attempts[k + 1]->attempt,
+        ArrivedMs(*view.attempts[k + 1]), gap, ref::ToString(view.policy().backoff.strategy), k + 1,
+        AllowedText(windows), tolerance.early_ms, tolerance.late_ms));
+  }
+  return Pass();
+}
+
+namespace {
+
+// Judged per route: the next attempt on the route that asked for the wait (every attempt is on
+// the one route without routes).
+Verdict RetryAfterPerRoute(const View& view) {
+  if (!view.single_call()) return NotApplicable("several concurrent calls share the provider");
+  if (view.has_policy() && !view.policy().retry_after.honor) {
+    return NotApplicable("the subject declares that it ignores Retry-After (see ADV-001)");
+  }
+  bool judged = false;
+  for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {
+    const provider::JournalEntry& entry = *view.attempts[k];
+    if (!entry.truth.retry_after || entry.truth.retry_after->count() == 0) continue;
+    if (!ReadsRetryAfter(view, entry)) continue;
+    const provider::JournalEntry* following = NextOnRoute(view, k);
+    if (following == nullptr) continue;
+    judged = true;
+    const double hint = Ms(*entry.truth.retry_after);
+    const provider::JournalEntry& next = *following;
+    const auto cap = view.has_policy() ? view.declared.retry_after_cap_ms() : std::nullopt;
+    if (cap && hint > *cap) {
+      if (view.policy().retry_after.over_cap == ref::OverCapMode::kBackoff) continue;
+      return Fail(
+          fmt::format("attempt {} asked for {:.0f} ms, over the declared cap {:.0f} "
+                      "ms with over_cap \"give-up\", yet attempt {} arrived at {:.1f} "
+                      "ms",
+                      entry.attempt, hint, *cap, next.attempt, ArrivedMs(next)));
+    }
+    const double gap = ArrivedMs(next) - EndedMs(entry);
+    if (gap + view.tolerance.early_ms < hint) {
+      return Fail(
+          fmt::format("attempt {}{} ({}) asked to wait {:.0f} ms; attempt {} arrived "
+                      "{:.1f} ms after it ended (at {:.1f} ms)",
+                      entry.attempt, entry.route.empty() ? "" : " on route " + entry.route,
+                      entry.plan_summary, hint, next.attempt, gap, ArrivedMs(next)));
+    }
+  }
+  if (!judged) return NotApplicable("no retry followed a Retry-After the subject reads");
+  return Pass();
+}
+
+}  // namespace
+
+Verdict RetryAfterHonoured(const View& view) {
+  if (view.has_routes()) return JudgedPerRoute("ROUTE-004");
+  return RetryAfterPerRoute(view);
+}
+
+Verdict RouteRetryAfterHonoured(const View& view) {
+  if (!view.has_routes()) return NotApplicable("the scenario has no routes (see RETRY-004)");
+  return RetryAfterPerRoute(view);
+}
+
+Verdict RetrySameBody(const View& view) {
+  if (view.has_routes()) return JudgedPerRoute("ROUTE-008");
+  if (view.attempts.size() < 2) return NotApplicable("only one request reached the provider");
+  const std::string& first = view.attempts.front()->body;
+  for (const provider::JournalEntry* entry : view.attempts) {
+    if (entry->body == first) continue;
+    std::size_t at = 0;
+    while (at < first.size() && at < entry->body.size() && first[at] == entry->body[at]) ++at;
+    return Fail(
+        fmt::format("attempt {} sent a {} B body that differs from attempt {}'s {} B "
+                    "body from byte {}: {} vs {}",
+                    entry->attempt, entry->body.size(), view.attempts.front()->attempt,
+                    first.size(), at, Quote(std::string_view(entry->body).substr(at)),
+                    Quote(std::string_view(first).substr(at))));
+  }
+  return Pass();
+}
+
+namespace {
+
+// Whether a fresh retry budget (the call's own: nothing else spent it) still grants a retry
+// after `failures` failed attempts, each charged as Decide charges it and every earlier one
+// retried.
+bool BudgetRetriesAfter(const ref::BudgetConfig& config, int failures) {
+  ref::RetryBudget budget(config);
+  bool granted = true;
+  for (int i = 0; i < failures; ++i) {
+    budget.RecordFailure();
+    granted = budget.TryWithdraw();
+  }
+  return granted;
+}
+
+}  // namespace
+
+Verdict RetryWhileAllowed(const View& view) {
+  if (view.has_routes()) return JudgedPerRoute("ROUTE-006 and ROUTE-007");
+  if (!view.has_policy()) return NotApplicable(NoPolicy(view));
+  if (!view.single_call()) return NotApplicable("several concurrent calls share the provider");
+  if (view.trace.one_client && view.scenario.request.calls > 1 && view.policy().budget) {
+    return NotApplicable("the calls share one retry budget, which another call may have spent");
+  }
+  const ClientRecord* terminal = view.calls[0].terminal;
+  if (terminal == nullptr || terminal->event.kind != EventKind::kFailed) {
+    return NotApplicable("the call did not fail");
+  }
+  if (view.trace.cancel_at || FailureOf(terminal->event).code == "ABORTED") {
+    return NotApplicable("the call was cancelled");
+  }
+  if (view.refusals() || view.attempts.empty()) {
+    return NotApplicable("the journal does not hold every attempt");
+  }
+  const provider::JournalEntry& last = *view.attempts.back();
+  const std::optional<ref::Failure> failure = TruthFailure(view, last);
+  if (!failure || PolicyForbids(view, last)) return Pass();
+  const ref::RetryPolicy& policy = view.policy();
+  const int made = static_cast<int>(view.attempts.size());
+  if (policy.max_attempts && made >= *policy.max_attempts) return Pass();
+  if (policy.budget && !BudgetRetriesAfter(*policy.budget, made)) return Pass();
+  // When the policy could have retried: within its backoff window, or after the server's hint.
+  // A client may give up for the deadline when its LATEST allowed retry would not fit (it drew
+  // a long delay); it must retry when even that would.
+  // A policy that gives up when a failure it reads hints for carries none (retry_after.missing).
+  const bool hint_read = last.truth.retry_after && ReadsRetryAfter(view, last);
+  if (!hint_read && policy.retry_after.missing == ref::OverCapMode::kGiveUp &&
+      policy.retry_after.honor && StatusRead(policy, last.status)) {
+    return Pass();
+  }
+  const DelayBounds bounds = BackoffBounds(policy.backoff, made - 1);
+  double earliest = bounds.lower_ms;
+  double latest = bounds.upper_ms;
+  if (last.truth.retry_after && ReadsRetryAfter(view, last)) {
+    const double hint = Ms(*last.truth.retry_after);
+    const auto cap = view.declared.retry_after_cap_ms();
+    if (cap && hint > *cap && policy.retry_after.over_cap == ref::OverCapMode::kGiveUp) {
+      return Pass();
+    }
+    if (!cap || hint <= *cap) {
+      earliest = std::max(earliest, hint);
+      latest = std::max(latest, hint * (1 + policy.retry_after.jitter));
+    }
+  }
+  const double retry_at = EndedMs(last) + earliest;
+  if (const auto total = view.declared.total_ms()) {
+    const double deadline = ArrivedMs(*view.attempts.front()) + *total;
+    const double min_attempt = static_cast<double>(policy.min_attempt_time.count());
+    if (EndedMs(last) + latest + min_attempt > deadline - view.tolerance.late_ms) return Pass();
+  }
+  return Fail(fmt::format(
+      "the call failed at {:.1f} ms after attempt {} ({}: {}), which the "
+      "declared policy retries; with max_attempts {} and {} it could have "
+      "retried at {:.1f} ms",
+      Ms(terminal->at), last.attempt, ref::ToString(failure->failure_class), last.plan_summary,
+      policy.max_attempts ? fmt::format("{}", *policy.max_attempts) : std::string("unbounded"),
+      view.declared.total_ms()
+          ? fmt::format("a total deadline of {:.0f} ms", *view.declared.total_ms())
+          : std::string("no total deadline"),
+      retry_at));
+}
+
+}  // namespace faultline::harness::judge_internal

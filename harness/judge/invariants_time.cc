@@ -1,0 +1,266 @@
+// TIME-*, CANCEL-*, CLASS-001 and RES-001: deadlines, cancellation, classification, leaks.
+#include "harness/judge/judge_internal.h"
+
+namespace faultline::harness::judge_internal {
+namespace {
+
+bool ClosedByClient(const provider::JournalEntry& entry) {
+  return entry.end == provider::EndKind::kClientClosed ||
+         entry.end == provider::EndKind::kStalledClientGaveUp;
+}
+
+// The client closed it itself: not the runner stopping a subject that had hung.
+bool ClientEnded(const View& view, const provider::JournalEntry& entry) {
+  const auto& stopped = view.trace.subject_stopped_at;
+  const bool by_runner = stopped && entry.ended + std::chrono::milliseconds(1) >= *stopped;
+  return ClosedByClient(entry) && !by_runner;
+}
+
+// When the client's idle clock may have started on a content silence that the provider began at
+// `from`: a loaded machine hands the client its bytes late, and the client shows content as late
+// as it got it (its chunk lines, which it writes after reading the bytes), so its clock restarts
+// no later than its last chunk line inside the silence. Judged for a single call only (one
+// attempt open at a time: a chunk in the silence is of this attempt).
+double ClientIdleFrom(const View& view, const provider::JournalEntry& entry, double from) {
+  if (view.calls.size() != 1) return from;
+  double latest = from;
+  for (const ClientRecord* record : view.calls[0].records) {
+    const double at = Ms(record->at);
+    if (record->event.kind == EventKind::kChunk && at > latest && at < EndedMs(entry)) latest = at;
+  }
+  return latest;
+}
+
+// TIME-001 and TIME-002: every silence longer than the declared timeout must be cut short by
+// the client within that timeout.
+Verdict SilencesCutShort(const View& view, bool before_headers, std::optional<double> limit,
+                         std::string_view what) {
+  const Tolerance& tolerance = view.tolerance;
+  bool judged = false;
+  for (const provider::JournalEntry* entry : view.attempts) {
+    for (const provider::Silence& silence : entry->truth.silences) {
+      if (silence.before_headers != before_headers) continue;
+      judged = true;
+      if (silence.heartbeat && !before_headers && view.policy().timeouts.heartbeats_reset_idle) {
+        continue;
+      }
+      const double from = ArrivedMs(*entry) + Ms(silence.from);
+      const double length = silence.to ? Ms(*silence.to - silence.from) : -1;
+      if (!limit) {
+        // Waiting for good is what a policy without that timeout does: legal, and harmful
+        // (ADV-003, ADV-008), not a broken contract.
+        if (silence.to || ClientEnded(view, *entry)) continue;
+        return NotApplicable(
+            fmt::format("attempt {} went silent at {:.1f} ms for good and the client declares "
+                        "no {} timeout: it was still waiting at {:.1f} ms, as its policy "
+                        "allows (ADV-003, ADV-008)",
+                        entry->attempt, from, what,
+                        Ms(view.trace.subject_stopped_at.value_or(view.trace.ended))));
+      }
+      if (silence.to && length <= *limit + tolerance.late_ms) continue;
+      const double idle_from = before_headers ? from : ClientIdleFrom(view, *entry, from);
+      const double deadline = idle_from + *limit + tolerance.late_ms;
+      const bool cancelled = view.trace.cancel_at && Ms(*view.trace.cancel_at) < deadline;
+      if (ClientEnded(view, *entry) && EndedMs(*entry) <= deadline) break;
+      if (cancelled) break;  // the cancel ended it first: CANCEL-003 judges that
+      const auto& stopped = view.trace.subject_stopped_at;
+      if (!ClientEnded(view, *entry) && stopped && Ms(*stopped) < deadline) {
+        return NotApplicable(
+            fmt::format("the runner stopped the subject at {:.1f} ms, before "
+                        "its declared {} timeout was due ({:.1f} ms); give "
+                        "`faultline run --timeout` more time",
+                        Ms(*stopped), what, deadline));
+      }
+      const std::string how =
+          ClientEnded(view, *entry)
+              ? fmt::format("the client closed it only at {:.1f} ms, {:.1f} ms into the silence",
+                            EndedMs(*entry), EndedMs(*entry) - from)
+          : view.trace.subject_stopped_at
+              ? fmt::format(
+                    "the client never closed it: the runner stopped the subject at "
+                    "{:.1f} ms",
+                    Ms(*view.trace.subject_stopped_at))
+              : fmt::format("the client never closed it (exchange {})",
+                            provider::ToString(entry->end));
+      return Fail(fmt::format(
+          "attempt {} went silent at {:.1f} ms ({}{}{}); declared {} "
+          "timeout {:.0f} ms (+{:.0f} ms tolerance); {}",
+          entry->attempt, from, silence.to ? fmt::format("for {:.0f} ms", length) : "forever",
+          silence.heartbeat ? ", heartbeats only" : "",
+          idle_from > from ? fmt::format("; the client showed content until {:.1f} ms", idle_from)
+                           : std::string(),
+          what, *limit, tolerance.late_ms, how));
+    }
+  }
+  if (!judged)
+    return NotApplicable(fmt::format("no silence before {} in the responses",
+                                     before_headers ? "the headers" : "content"));
+  return Pass();
+}
+
+double StartMs(const CallView& call) {
+  for (const ClientRecord* record : call.records) {
+    if (record->event.kind == EventKind::kStart) return Ms(record->at);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Verdict TimeStallDetected(const View& view) {
+  if (!view.has_policy()) return NotApplicable(NoPolicy(view));
+  return SilencesCutShort(view, false, view.declared.idle_ms(), "idle");
+}
+
+Verdict TimeHeadersDeadline(const View& view) {
+  if (!view.has_policy()) return NotApplicable(NoPolicy(view));
+  return SilencesCutShort(view, true, view.declared.response_headers_ms(), "response-headers");
+}
+
+Verdict TimeTotalDeadline(const View& view) {
+  if (!view.has_policy()) return NotApplicable(NoPolicy(view));
+  if (!view.declared.total_ms()) return NotApplicable("the subject declares no total deadline");
+  const double limit = *view.declared.total_ms() + view.tolerance.late_ms;
+  std::optional<std::string> unjudged;
+  bool judged = false;
+  for (std::size_t i = 0; i < view.calls.size(); ++i) {
+    const CallView& call = view.calls[i];
+    const double start = StartMs(call);
+    const double end = call.terminal ? Ms(call.terminal->at) : Ms(view.trace.ended);
+    if (end - start <= limit) {
+      // A call the run stopped before its deadline passed may still have overrun it.
+      if (!call.terminal && !unjudged) {
+        unjudged = fmt::format(
+            "call {} was stopped at {:.1f} ms, {:.1f} ms after it started: "
+            "before its declared total deadline passed",
+            i, end, end - start);
+      }
+      judged = judged || call.terminal != nullptr;
+      continue;
+    }
+    return Fail(
+        fmt::format("call {} started at {:.1f} ms and {} at {:.1f} ms: {:.1f} ms, "
+                    "over the declared total deadline {:.0f} ms",
+                    i, start, call.terminal ? "ended" : "was still running", end, end - start,
+                    *view.declared.total_ms()));
+  }
+  if (!judged && unjudged) return NotApplicable(*unjudged);
+  return Pass();
+}
+
+Verdict CancelEndsPromptly(const View& view) {
+  if (!view.trace.cancel_at) return NotApplicable("no cancel was sent");
+  const double cancel = Ms(*view.trace.cancel_at);
+  bool judged = false;
+  for (std::size_t i = 0; i < view.calls.size(); ++i) {
+    const ClientRecord* terminal = view.calls[i].terminal;
+    if (terminal != nullptr && Ms(terminal->at) < cancel) continue;  // over before the cancel
+    judged = true;
+    if (terminal == nullptr) {
+      return Fail(fmt::format("cancel sent at {:.1f} ms; call {} never ended", cancel, i));
+    }
+    const double late = Ms(terminal->at) - cancel;
+    const std::string code = FailureOf(terminal->event).code;
+    if (terminal->event.kind != EventKind::kFailed || code != "ABORTED") {
+      return Fail(
+          fmt::format("cancel sent at {:.1f} ms; call {} then ended with {} {} at "
+                      "{:.1f} ms instead of response/failed ABORTED",
+                      cancel, i, terminal->event.kind, code, Ms(terminal->at)));
+    }
+    if (late > view.tolerance.late_ms) {
+      return Fail(
+          fmt::format("cancel sent at {:.1f} ms; call {} ended ABORTED only {:.1f} "
+                      "ms later (tolerance {:.0f} ms)",
+                      cancel, i, late, view.tolerance.late_ms));
+    }
+  }
+  if (!judged) return NotApplicable("every call had ended before the cancel");
+  return Pass();
+}
+
+Verdict CancelNoRequestAfter(const View& view) {
+  if (!view.trace.cancel_at) return NotApplicable("no cancel was sent");
+  const double cancel = Ms(*view.trace.cancel_at);
+  for (const provider::JournalEntry* entry : view.attempts) {
+    if (ArrivedMs(*entry) > cancel + 2 * view.tolerance.early_ms) {
+      return Fail(
+          fmt::format("cancel sent at {:.1f} ms; attempt {} reached the provider at "
+                      "{:.1f} ms",
+                      cancel, entry->attempt, ArrivedMs(*entry)));
+    }
+  }
+  return Pass();
+}
+
+Verdict CancelClosesStream(const View& view) {
+  if (!view.trace.cancel_at) return NotApplicable("no cancel was sent");
+  const double cancel = Ms(*view.trace.cancel_at);
+  bool judged = false;
+  for (const provider::JournalEntry* entry : view.attempts) {
+    const bool open_at_cancel =
+        ArrivedMs(*entry) <= cancel &&
+        (entry->end == provider::EndKind::kInProgress || EndedMs(*entry) > cancel);
+    if (!open_at_cancel) continue;
+    judged = true;
+    const double deadline = cancel + view.tolerance.late_ms;
+    if (entry->end != provider::EndKind::kInProgress && EndedMs(*entry) <= deadline) continue;
+    return Fail(
+        fmt::format("cancel sent at {:.1f} ms while attempt {} was being answered; "
+                    "the exchange {} {}",
+                    cancel, entry->attempt, provider::ToString(entry->end),
+                    entry->end == provider::EndKind::kInProgress
+                        ? std::string("was still open at the end of the run")
+                        : fmt::format("only at {:.1f} ms", EndedMs(*entry))));
+  }
+  if (!judged) return NotApplicable("no response was in progress at the cancel");
+  return Pass();
+}
+
+Verdict ClassMatchesFault(const View& view) {
+  if (!view.single_call()) return NotApplicable("several concurrent calls share the provider");
+  const bool aligned = !view.refusals();
+  std::vector<const ClientRecord*> failures;  // interrupted events, then the terminal failure
+  for (const ClientRecord* record : view.calls[0].records) {
+    const EventKind type = record->event.kind;
+    if (type == EventKind::kInterrupted || type == EventKind::kFailed) failures.push_back(record);
+  }
+  int judged = 0;
+  for (std::size_t k = 0; k < failures.size(); ++k) {
+    const ClientRecord& record = *failures[k];
+    const std::string reported = FailureOf(record.event).failure_class;
+    if (FailureOf(record.event).code == "ABORTED") continue;
+    const bool terminal = record.event.kind == EventKind::kFailed;
+    if (!terminal && (view.black_box || !aligned)) continue;
+    // Interrupted event k belongs to attempt k; the terminal failure to the last attempt.
+    const std::size_t index = terminal ? view.attempts.size() - 1 : k;
+    if (view.attempts.empty() || index >= view.attempts.size()) continue;
+    if (terminal && !aligned && failures.size() != view.attempts.size()) continue;
+    const provider::JournalEntry& entry = *view.attempts[index];
+    bool ambiguous = false;
+    const std::string expected = ExpectedClass(view, entry, &ambiguous);
+    if (expected.empty()) continue;
+    ++judged;
+    if (reported == expected || (ambiguous && reported == "timeout")) continue;
+    return Fail(
+        fmt::format("{} at {:.1f} ms reports class \"{}\" ({}) for attempt {}, whose "
+                    "injected fault is {} ({})",
+                    record.event.kind, Ms(record.at), reported, FailureOf(record.event).code,
+                    entry.attempt, expected, entry.plan_summary));
+  }
+  if (judged == 0) return NotApplicable("no reported failure maps to an injected fault");
+  return Pass();
+}
+
+Verdict ResourcesClosed(const View& view) {
+  for (const provider::JournalEntry& entry : view.trace.journal) {
+    if (entry.end != provider::EndKind::kInProgress) continue;
+    return Fail(
+        fmt::format("attempt {} (arrived {:.1f} ms, {}; {} B sent) was still open at "
+                    "the end of the run ({:.1f} ms)",
+                    entry.attempt, ArrivedMs(entry), entry.plan_summary, entry.bytes_sent,
+                    Ms(view.trace.ended)));
+  }
+  return Pass();
+}
+
+}  // namespace faultline::harness::judge_internal

@@ -1,0 +1,407 @@
+#include "harness/judge/judge.h"
+
+#include <array>
+
+#include "harness/judge/judge_internal.h"
+
+namespace faultline::harness {
+namespace judge_internal {
+namespace {
+
+using nlohmann::json;
+
+constexpr auto kAdvisory = report::Severity::kAdvisory;
+
+using Check = Verdict (*)(const View&);
+
+struct CatalogEntry {
+  std::string_view id;
+  std::string_view statement;
+  Check check;
+  report::Severity severity = report::Severity::kViolation;
+};
+
+// The catalogue, in its order: each invariant and advisory with its check, in one table.
+constexpr std::array<CatalogEntry, 40> kCatalog{{
+    {"LIFE-001",
+     "Each call ends with exactly one terminal event (response/committed or "
+     "response/failed).",
+     LifeOneTerminal},
+    {"LIFE-002", "Nothing is emitted after a call's terminal event.", LifeNothingAfterTerminal},
+    {"LIFE-003",
+     "Chunks arrive only inside an open response: after its response/start, before "
+     "it is interrupted or ends.",
+     LifeChunksInsideResponse},
+    {"LIFE-004",
+     "A failed attempt is reported (response/interrupted) before the next attempt "
+     "reaches the provider.",
+     LifeInterruptBeforeRetry},
+    {"LIFE-005",
+     "The subject's count of attempts agrees with the requests that reached the provider.",
+     LifeAttemptsAgree},
+    {"COMMIT-001",
+     "The committed answer is exactly what the provider sent in one attempt: no "
+     "splice, no duplicate, no loss.",
+     CommitOneAttempt},
+    {"COMMIT-002",
+     "Only a whole answer is committed: never a truncated, empty, malformed or "
+     "error response.",
+     CommitWholeAnswerOnly},
+    {"COMMIT-003", "No request reaches the provider after the answer was committed.",
+     CommitNoRetryAfter},
+    {"RETRY-001", "A failure that the declared policy does not retry is not retried.",
+     RetryNotRetryable},
+    {"RETRY-002", "Attempts stay within the declared budget (max_attempts).", RetryWithinBudget},
+    {"RETRY-003", "Gaps between attempts stay within the declared backoff bounds.",
+     RetryBackoffBounds},
+    {"RETRY-004",
+     "Retry-After is honoured: no attempt before the server's hint; a hint over the "
+     "declared cap is handled as declared.",
+     RetryAfterHonoured},
+    {"RETRY-005", "Every attempt sends the same request body.", RetrySameBody},
+    {"RETRY-006",
+     "A failure that the declared policy retries is retried while its attempt budget and "
+     "deadline allow.",
+     RetryWhileAllowed},
+    {"TIME-001",
+     "A stalled stream is abandoned within the declared idle timeout, and the client "
+     "closes that connection.",
+     TimeStallDetected},
+    {"TIME-002",
+     "A response whose headers do not come is abandoned within the declared "
+     "response-headers timeout.",
+     TimeHeadersDeadline},
+    {"TIME-003", "The call ends within the declared total deadline.", TimeTotalDeadline},
+    {"CANCEL-001", "A cancel ends the call promptly with ABORTED.", CancelEndsPromptly},
+    {"CANCEL-002", "No request reaches the provider after a cancel.", CancelNoRequestAfter},
+    {"CANCEL-003", "A cancel during a response closes that connection promptly.",
+     CancelClosesStream},
+    {"CLASS-001", "The reported failure class matches the injected fault.", ClassMatchesFault},
+    {"RES-001",
+     "No exchange is left open: by the end of the run the client has closed every "
+     "connection the provider was still serving.",
+     ResourcesClosed},
+    {"ROUTE-001",
+     "No failover after commit: once a route delivered a whole answer, no request reaches any "
+     "route.",
+     RouteNoFailoverAfterCommit},
+    {"ROUTE-002",
+     "The committed answer comes from one attempt on one route: the route it names sent it "
+     "whole (no splice across routes).",
+     RouteNoSplice},
+    {"ROUTE-003", "A route lacking a capability the request needs never gets the request.",
+     RouteCapabilitiesFit},
+    {"ROUTE-004",
+     "No request reaches a route before its own Retry-After (the declared policy's reading), "
+     "while other routes stay usable at once.",
+     RouteRetryAfterHonoured},
+    {"ROUTE-005",
+     "A route's circuit breaker opens at its declared threshold and not before: no attempt "
+     "reaches it while open but the declared half-open probes, and a route whose breaker is "
+     "still closed is not left to wait out a cooldown.",
+     RouteBreakerHonoured},
+    {"ROUTE-006",
+     "In-stream and mid-stream errors count as route failures: before commit, the call moves on "
+     "to a route the failure may go to instead of giving up.",
+     RouteStreamErrorsFailOver},
+    {"ROUTE-007",
+     "Attempts across all routes stay within the declared budget, and a call whose every route "
+     "is down fails fast, without cycling through them.",
+     RouteBudgetAndFastFailure},
+    {"ROUTE-008",
+     "Request bodies differ between routes only in the declared wire model (same dialect), and "
+     "every route gets its own wire model.",
+     RouteBodiesDifferOnlyInModel},
+    {"ROUTE-009", "Every route's connections are closed by the end of the run.",
+     RouteConnectionsClosed},
+    {"ADV-001",
+     "The server's Retry-After is waited out, not pre-empted because it exceeds the "
+     "client's cap or because the client ignores it.",
+     AdviseRetryAfterPreempted, kAdvisory},
+    {"ADV-002", "Retry delays are jittered, so that a fleet of clients does not retry in lockstep.",
+     AdviseJitter, kAdvisory},
+    {"ADV-003", "A stalled stream is abandoned well before undici's 300 s body timeout.",
+     AdviseIdleTimeout, kAdvisory},
+    {"ADV-004",
+     "Transient failures (a 429 with a short hint, a 503, a 529) are retried, not given up "
+     "at once.",
+     AdviseTransientRetried, kAdvisory},
+    {"ADV-005",
+     "Failures that cannot succeed on a retry (quota, auth, invalid request, context "
+     "overflow) are not retried.",
+     AdviseNonRetryable, kAdvisory},
+    {"ADV-006",
+     "After a failure that takes a whole shared-fate group down, the call does not fail over "
+     "to another route of the same group (that wastes the budget).",
+     AdviseSharedFateFailover, kAdvisory},
+    {"ADV-007",
+     "A route that fails fast does not attract a growing share of the call's attempts (a "
+     "router that picks by readiness or latency alone soaks up its retries there).",
+     AdviseFastFailingRouteShare, kAdvisory},
+    {"ADV-008",
+     "No wait holds the caller for five minutes or more without a sign: every silence, "
+     "Retry-After and backoff is bounded (an idle timeout heartbeats do not defeat, a cap, a "
+     "total deadline).",
+     AdviseBoundedWaits, kAdvisory},
+    {"ADV-009",
+     "A failed attempt moves only where the failure taxonomy allows: a failure the request "
+     "itself causes (invalid request, safety refusal) goes to no other route, a broken stream "
+     "(truncated, malformed, empty) only to a route serving the same wire model.",
+     AdviseFailoverAsTheTaxonomySays, kAdvisory},
+}};
+
+}  // namespace
+
+Verdict Pass() { return {}; }
+Verdict Fail(std::string evidence) { return {CheckStatus::kFail, std::move(evidence)}; }
+Verdict NotApplicable(std::string why) { return {CheckStatus::kNotApplicable, std::move(why)}; }
+CheckResult Named(std::string id, std::string statement, Verdict verdict) {
+  return {std::move(id), std::move(statement), verdict.status, std::move(verdict.evidence)};
+}
+
+const ReportedFailure& FailureOf(const ClientEvent& event) {
+  static const ReportedFailure kNone;
+  return event.failure ? *event.failure : kNone;
+}
+
+std::string Str(const json& object, const char* key) {
+  const auto found = object.find(key);
+  return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();
+}
+
+double ArrivedMs(const provider::JournalEntry& entry) { return Ms(entry.arrived); }
+double EndedMs(const provider::JournalEntry& entry) { return Ms(entry.ended); }
+
+std::string Quote(std::string_view text) {
+  constexpr std::size_t kMax = 80;
+  std::string shown(text.substr(0, kMax));
+  std::string out = json(shown).dump(-1, ' ', false, json::error_handler_t::replace);
+  if (text.size() > kMax) out += fmt::format("... ({} bytes)", text.size());
+  return out;
+}
+
+View MakeView(const scenario::Scenario& scenario, const Trace& trace, const Tolerance& tolerance,
+              const PolicyTwin* twin) {
+  View view{scenario, trace, tolerance, ReadDeclaredPolicy(trace), twin, IsBlackBox(trace), {}, {}};
+  view.calls.resize(static_cast<std::size_t>(std::max(trace.calls, 1)));
+  for (const ClientRecord& record : trace.client) {
+    if (record.call < 0 || record.call >= static_cast<int>(view.calls.size())) continue;
+    if (record.event.kind == EventKind::kHello) continue;
+    CallView& call = view.calls[static_cast<std::size_t>(record.call)];
+    call.records.push_back(&record);
+    if (record.event.terminal()) {
+      if (call.terminal == nullptr) call.terminal = &record;
+      ++call.terminals;
+    }
+  }
+  for (const provider::JournalEntry& entry : trace.journal) {
+    if (entry.attempt > 0) view.attempts.push_back(&entry);
+  }
+  return view;
+}
+
+bool View::refusals() const {
+  if (!scenario.listener_outages.empty()) return true;
+  return std::ranges::any_of(scenario.routes, [](const scenario::Route& route) {
+    return route.health && route.health->failure == scenario::Health::Failure::kRefused;
+  });
+}
+
+const provider::JournalEntry* NextOnRoute(const View& view, std::size_t k) {
+  for (std::size_t next = k + 1; next < view.attempts.size(); ++next) {
+    if (view.attempts[next]->route == view.attempts[k]->route) return view.attempts[next];
+  }
+  return nullptr;
+}
+
+Verdict JudgedPerRoute(std::string_view route_check) {
+  return NotApplicable(
+      fmt::format("the scenario has routes: {} judges this per route", route_check));
+}
+
+std::string NoPolicy(const View& view) {
+  if (view.declared.error)
+    return "the subject's declared policy is invalid: " + *view.declared.error;
+  return "the subject declares no policy in adapter/hello";
+}
+
+std::string StoppedBeforeThePolicyEnds(const View& view) {
+  const std::optional<Duration>& stopped = view.trace.subject_stopped_at;
+  if (!view.trace.subject_timed_out || !stopped) return {};
+  if (view.twin == nullptr || !view.twin->usable() || !view.has_policy()) return {};
+  // The twin's t = 0 is the first attempt; the subject's is its first response/start.
+  const auto first = std::ranges::find_if(view.trace.client, [](const ClientRecord& record) {
+    return record.event.kind == EventKind::kStart;
+  });
+  if (first == view.trace.client.end()) return {};
+  const double ran = Ms(*stopped - first->at);
+  const std::optional<double> earliest = view.twin->earliest_end_ms();
+  if (earliest && *earliest <= ran + view.tolerance.late_ms) return {};
+  if (!earliest) {
+    return fmt::format(
+        "the runner stopped the subject {:.1f} ms after its first attempt, and its declared "
+        "policy never ends the call: no timeout, cap or deadline of it ends this scenario (its "
+        "twin was still running after {} h)",
+        ran, std::chrono::duration_cast<std::chrono::hours>(kTwinHorizon).count());
+  }
+  return fmt::format(
+      "the runner stopped the subject {:.1f} ms after its first attempt, and its declared policy "
+      "ends the call only {:.0f} ms after it ({}); give `faultline run --timeout` more time",
+      ran, *earliest, DescribeOutcomes(*view.twin));
+}
+
+namespace {
+
+// The first silence of `entry` that the declared timeouts cut (a correct client times out in
+// it), or nullptr.
+const provider::Silence* TimedOutSilence(const View& view, const provider::JournalEntry& entry,
+                                         bool* ambiguous) {
+  if (!view.has_policy()) return nullptr;
+  const ref::TimeoutConfig& timeouts = view.policy().timeouts;
+  for (const provider::Silence& silence : entry.truth.silences) {
+    const auto limit = silence.before_headers ? timeouts.response_headers : timeouts.idle;
+    if (!limit) continue;
+    if (silence.heartbeat && timeouts.heartbeats_reset_idle && !silence.before_headers) continue;
+    const double limit_ms = static_cast<double>(limit->count());
+    const double length = silence.to ? Ms(*silence.to - silence.from) : 1e300;
+    if (length > limit_ms + view.tolerance.late_ms) return &silence;
+    // A silence that ends right at the timeout may be cut short by either side first.
+    if (length >= limit_ms - view.tolerance.late_ms && ambiguous != nullptr) *ambiguous = true;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string ExpectedClass(const View& view, const provider::JournalEntry& entry, bool* ambiguous) {
+  if (TimedOutSilence(view, entry, ambiguous) != nullptr) return "timeout";
+  if (entry.truth.answer) return {};
+  return entry.truth.failure_class;
+}
+
+std::optional<ref::Failure> TruthFailure(const View& view, const provider::JournalEntry& entry) {
+  const std::string failure_class = ExpectedClass(view, entry);
+  if (failure_class.empty()) return std::nullopt;
+  ref::Failure failure;
+  failure.failure_class =
+      ref::ParseFailureClass(failure_class).value_or(ref::FailureClass::kUnknown);
+  const bool honour_header = !view.has_policy() || view.policy().should_retry_header;
+  failure.retryable =
+      failure_class == "timeout" ||
+      (honour_header ? entry.truth.retryable : entry.truth.retryable_ignoring_header);
+  failure.code = failure.failure_class == ref::FailureClass::kTimeout ? ref::FailureCode::kTimeout
+                                                                      : ref::FailureCode::kUnknown;
+  if (honour_header) failure.should_retry = entry.truth.should_retry;
+  const bool error_status = entry.status >= 400;
+  if (error_status) failure.status = entry.status;
+  const bool headers_came =
+      entry.status != 0 &&
+      !std::ranges::any_of(entry.truth.silences, [&](const provider::Silence& s) {
+        return s.before_headers && failure_class == "timeout" && !s.to;
+      });
+  failure.phase =
+      error_status || !headers_came ? ref::Phase::kResponseHeaders : ref::Phase::kStream;
+  if (failure.phase == ref::Phase::kStream && entry.truth.streamed) {
+    // What the caller had seen when the stream failed: output went out before the silence it
+    // times out in, or before the failure the response itself ends in.
+    failure.streamed = true;
+    const provider::Silence* silence = TimedOutSilence(view, entry, nullptr);
+    const bool output_seen =
+        silence != nullptr ? entry.truth.output_from && *entry.truth.output_from <= silence->from
+                           : entry.truth.output_before_failure;
+    failure.partial_output =
+        output_seen ? ref::PartialOutput::kUncommitted : ref::PartialOutput::kNone;
+  }
+  if (failure.retryable && entry.truth.retry_after)
+    failure.retry_after = std::chrono::ceil<std::chrono::milliseconds>(*entry.truth.retry_after);
+  return failure;
+}
+
+std::optional<ref::GiveUpReason> PolicyForbids(const View& view,
+                                               const provider::JournalEntry& entry) {
+  std::optional<ref::Failure> failure = TruthFailure(view, entry);
+  if (!failure) return std::nullopt;
+  const ref::RetryPolicy& policy = view.policy();
+  auto reason = ref::RetryForbidden(policy, *failure);
+  if (reason == ref::GiveUpReason::kPhaseNotRetried && failure->phase == ref::Phase::kStream) {
+    failure->phase = ref::Phase::kFinish;  // a bad end of the stream may count as either
+    reason = ref::RetryForbidden(policy, *failure);
+  }
+  return reason;
+}
+
+namespace {
+
+// `check` over every call's own view: the first failure (its evidence naming the call), else a
+// pass when any call passes, else the first call's n/a.
+Verdict AcrossCalls(const std::vector<View>& calls, Check check) {
+  std::optional<Verdict> passed, not_applicable;
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    Verdict result = check(calls[i]);
+    if (result.status == CheckStatus::kFail) {
+      result.evidence = fmt::format("call {}: {}", i, result.evidence);
+      return result;
+    }
+    auto& kept = result.status == CheckStatus::kPass ? passed : not_applicable;
+    if (!kept) kept = std::move(result);
+  }
+  return passed ? *passed : *not_applicable;
+}
+
+}  // namespace
+
+}  // namespace judge_internal
+
+Tolerance VirtualTolerance() { return {1, 0}; }
+Tolerance RealTolerance() { return {750, 25}; }
+
+std::span<const InvariantInfo> InvariantCatalog() {
+  static constexpr auto kInfo = [] {
+    std::array<InvariantInfo, judge_internal::kCatalog.size()> info{};
+    for (std::size_t i = 0; i < info.size(); ++i) {
+      const auto& entry = judge_internal::kCatalog[i];
+      info[i] = {entry.id, entry.statement, entry.severity};
+    }
+    return info;
+  }();
+  return kInfo;
+}
+
+bool IsBlackBox(const Trace& trace) {
+  for (const ClientRecord& record : trace.client) {
+    const EventKind type = record.event.kind;
+    if (type == EventKind::kStart || type == EventKind::kChunk || type == EventKind::kInterrupted) {
+      return false;
+    }
+  }
+  return true;
+}
+
+std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const Trace& trace,
+                                       const Tolerance& tolerance, const PolicyTwin* twin) {
+  using namespace judge_internal;
+  const View view = MakeView(scenario, trace, tolerance, twin);
+  // With several calls, each call is judged on its own requests when the journal attributes
+  // them; the checks see a single call then.
+  const std::optional<std::vector<Trace>> per_call = SplitByCall(trace);
+  std::vector<View> call_views;
+  if (per_call) {
+    for (const Trace& call : *per_call) {
+      call_views.push_back(MakeView(scenario, call, tolerance, twin));
+    }
+  }
+  std::vector<CheckResult> results;
+  for (const CatalogEntry& entry : kCatalog) {
+    // What the calls of one client share (its breakers) is judged over the whole run.
+    const bool whole_run = trace.one_client && entry.check == RouteBreakerHonoured;
+    CheckResult result = Named(
+        std::string(entry.id), std::string(entry.statement),
+        call_views.empty() || whole_run ? entry.check(view) : AcrossCalls(call_views, entry.check));
+    result.severity = entry.severity;
+    results.push_back(std::move(result));
+  }
+  for (CheckResult& result : ExpectChecks(view)) results.push_back(std::move(result));
+  return results;
+}
+
+}  // namespace faultline::harness

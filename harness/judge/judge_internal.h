@@ -1,0 +1,181 @@
+// Internal to the judge (judge.cc, invariants_*.cc): the trace, pre-digested.
+#pragma once
+
+#include <fmt/format.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "harness/judge/declared_policy.h"
+#include "harness/judge/judge.h"
+#include "harness/trace/protocol.h"
+
+// Event kinds appear in evidence by their protocol names ("response/start").
+template <>
+struct fmt::formatter<faultline::harness::EventKind> : fmt::formatter<std::string_view> {
+  template <typename Context>
+  auto format(faultline::harness::EventKind kind, Context& context) const {
+    return fmt::formatter<std::string_view>::format(faultline::harness::ToString(kind), context);
+  }
+};
+
+namespace faultline::harness::judge_internal {
+
+struct CallView {
+  std::vector<const ClientRecord*> records;  // this call's lines, in order (hello excluded)
+  const ClientRecord* terminal = nullptr;    // the first terminal event
+  int terminals = 0;
+};
+
+struct View {
+  const scenario::Scenario& scenario;
+  const Trace& trace;
+  Tolerance tolerance;
+  DeclaredPolicy declared;
+  const PolicyTwin* twin = nullptr;
+  bool black_box = false;
+  std::vector<CallView> calls;
+  std::vector<const provider::JournalEntry*> attempts;  // requests that counted, by arrival
+  bool single_call() const { return trace.calls <= 1; }
+  bool has_routes() const { return !scenario.routes.empty(); }
+  // Some connection may be refused (a listener outage, a route that refuses): those attempts
+  // never reach the journal.
+  bool refusals() const;
+  // The declared policy; only valid when has_policy().
+  const ref::RetryPolicy& policy() const { return declared.policy; }
+  bool has_policy() const { return declared.usable(); }
+};
+
+View MakeView(const scenario::Scenario& scenario, const Trace& trace, const Tolerance& tolerance,
+              const PolicyTwin* twin);
+
+// "the subject declares no policy" / "... an invalid policy: ..."; for n/a evidence.
+std::string NoPolicy(const View& view);
+
+// When the runner's timeout stopped the subject before its own declared policy would have ended
+// its calls (the twin ends them only later, or never): why, for n/a evidence ("its declared
+// policy never ends the call: ..."); else "". A subject stopped that way was consistent with its
+// policy as far as the run went: LIFE-001 and EXPECT-* cannot judge it, ADV-008 advises.
+std::string StoppedBeforeThePolicyEnds(const View& view);
+
+using report::CheckResult;
+using report::CheckStatus;
+
+// What one check found, before the catalogue (judge.cc) or an EXPECT-* builder names it.
+struct Verdict {
+  CheckStatus status = CheckStatus::kPass;
+  std::string evidence;  // why it failed, or why it does not apply; "" for a pass
+};
+Verdict Pass();
+Verdict Fail(std::string evidence);
+Verdict NotApplicable(std::string why);
+// `verdict` under its id and statement (the EXPECT-* checks build their statements).
+CheckResult Named(std::string id, std::string statement, Verdict verdict);
+
+// The failure an event reports; an empty one (every field "") when it reports none.
+const ReportedFailure& FailureOf(const ClientEvent& event);
+// A string field of a JSON object ("" when absent or not a string): request bodies, never events.
+std::string Str(const nlohmann::json& object, const char* key);
+double ArrivedMs(const provider::JournalEntry& entry);
+double EndedMs(const provider::JournalEntry& entry);
+std::string Quote(std::string_view text);  // JSON-quoted, shortened for evidence
+
+// `check(call)` for every call: the first non-empty evidence fails the check, naming its call
+// when there are several.
+template <typename Check>
+Verdict EachCall(const View& view, Check check) {
+  for (std::size_t i = 0; i < view.calls.size(); ++i) {
+    if (std::string evidence = check(view.calls[i]); !evidence.empty()) {
+      return Fail(view.calls.size() > 1 ? fmt::format("call {}: {}", i, evidence) : evidence);
+    }
+  }
+  return Pass();
+}
+
+// The checks, by family.
+Verdict LifeOneTerminal(const View& view);
+Verdict LifeNothingAfterTerminal(const View& view);
+Verdict LifeChunksInsideResponse(const View& view);
+Verdict LifeInterruptBeforeRetry(const View& view);
+Verdict LifeAttemptsAgree(const View& view);
+Verdict CommitOneAttempt(const View& view);
+Verdict CommitWholeAnswerOnly(const View& view);
+Verdict CommitNoRetryAfter(const View& view);
+Verdict RetryNotRetryable(const View& view);
+Verdict RetryWithinBudget(const View& view);
+Verdict RetryBackoffBounds(const View& view);
+Verdict RetryAfterHonoured(const View& view);
+Verdict RetrySameBody(const View& view);
+Verdict RetryWhileAllowed(const View& view);
+Verdict AdviseRetryAfterPreempted(const View& view);
+Verdict AdviseJitter(const View& view);
+Verdict AdviseIdleTimeout(const View& view);
+Verdict AdviseTransientRetried(const View& view);
+Verdict AdviseNonRetryable(const View& view);
+Verdict AdviseBoundedWaits(const View& view);
+Verdict TimeStallDetected(const View& view);
+Verdict TimeHeadersDeadline(const View& view);
+Verdict TimeTotalDeadline(const View& view);
+Verdict CancelEndsPromptly(const View& view);
+Verdict CancelNoRequestAfter(const View& view);
+Verdict CancelClosesStream(const View& view);
+Verdict ClassMatchesFault(const View& view);
+Verdict ResourcesClosed(const View& view);
+Verdict RouteNoFailoverAfterCommit(const View& view);
+Verdict RouteNoSplice(const View& view);
+Verdict RouteCapabilitiesFit(const View& view);
+Verdict RouteRetryAfterHonoured(const View& view);
+Verdict RouteBreakerHonoured(const View& view);
+Verdict RouteStreamErrorsFailOver(const View& view);
+Verdict RouteBudgetAndFastFailure(const View& view);
+Verdict RouteBodiesDifferOnlyInModel(const View& view);
+Verdict RouteConnectionsClosed(const View& view);
+Verdict AdviseSharedFateFailover(const View& view);
+Verdict AdviseFastFailingRouteShare(const View& view);
+Verdict AdviseFailoverAsTheTaxonomySays(const View& view);
+// The first attempt after view.attempts[k] on the same route (every attempt, without routes),
+// or null.
+const provider::JournalEntry* NextOnRoute(const View& view, std::size_t k);
+
+// "judged per route by ROUTE-00x" for a RETRY-* check that a scenario with routes hands over.
+Verdict JudgedPerRoute(std::string_view route_check);
+
+std::vector<CheckResult> ExpectChecks(const View& view);
+// The facts beyond the ending (expect_facts.cc): literal without a twin, else what stays true
+// under the subject's declared policy.
+std::vector<CheckResult> ExpectFactChecks(const View& view, const PolicyTwin* twin);
+
+// The gap the client waited between the end of attempt k and the arrival of attempt k+1.
+double GapMs(const View& view, std::size_t k);
+
+// Whether the declared policy reads the valid Retry-After of `entry` at all (true without one).
+bool ReadsRetryAfter(const View& view, const provider::JournalEntry& entry);
+
+// A delay range in milliseconds; an upper bound >= 1e299 means "any".
+struct Window {
+  double lower_ms, upper_ms;
+};
+
+// Every delay the declared policy may have waited before the retry after attempt k (needs a
+// usable policy): its backoff window, or one governed by any hint the response carried (whether
+// it waits the hint instead of its backoff or on top of it; a zero hint may mean "at once").
+// RETRY-003 judges by it, and the timeline draws it (timeline_bounds.h).
+std::vector<Window> AllowedGaps(const View& view, std::size_t k);
+
+// The class a correct client reports for `entry` under the declared policy: a silence longer
+// than the declared idle/headers timeout makes it "timeout"; else the provider's truth ("" when
+// the provider promises nothing). A silence that ends within the tolerance of the timeout may
+// go either way: `ambiguous` (when given) is set then.
+std::string ExpectedClass(const View& view, const provider::JournalEntry& entry,
+                          bool* ambiguous = nullptr);
+
+// The failure a correct client makes of `entry` (class, retryability, status, phase), for the
+// policy's own retry rules; nullopt when the provider promises nothing or it is an answer.
+std::optional<ref::Failure> TruthFailure(const View& view, const provider::JournalEntry& entry);
+
+// Why the declared policy never retries `entry`'s failure, or nullopt when it may.
+std::optional<ref::GiveUpReason> PolicyForbids(const View& view,
+                                               const provider::JournalEntry& entry);
+
+}  // namespace faultline::harness::judge_internal

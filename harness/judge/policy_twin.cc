@@ -1,0 +1,153 @@
+#include "harness/judge/policy_twin.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "harness/trace/protocol.h"
+#include "harness/worlds/virtual_world.h"
+
+namespace faultline::harness {
+namespace {
+
+TwinOutcome OutcomeOf(const ClientRecord& terminal) {
+  const ClientEvent& event = terminal.event;
+  TwinOutcome outcome;
+  outcome.type = event.kind;
+  outcome.ended_ms = Ms(terminal.at);
+  if (outcome.type == EventKind::kCommitted) {
+    outcome.text = event.text.value_or("");
+    return outcome;
+  }
+  if (event.failure) {
+    outcome.failure_class = event.failure->failure_class;
+    outcome.failure_code = event.failure->code;
+  }
+  outcome.give_up = event.give_up;
+  return outcome;
+}
+
+// `policy` with every timeout moved by `shift` (never below 1 ms).
+ref::RetryPolicy Shifted(ref::RetryPolicy policy, std::chrono::milliseconds shift) {
+  for (auto* timeout : {&policy.timeouts.connect, &policy.timeouts.response_headers,
+                        &policy.timeouts.idle, &policy.timeouts.total}) {
+    if (*timeout) **timeout = std::max(std::chrono::milliseconds(1), **timeout + shift);
+  }
+  if (policy.timeouts.total) {
+    policy.min_attempt_time = std::min(policy.min_attempt_time, *policy.timeouts.total);
+  }
+  return policy;
+}
+
+}  // namespace
+
+Duration LeadOfFirstAttempt(const Trace& trace) {
+  if (trace.client.empty()) return Duration{0};
+  const Duration anchor = trace.client.front().at;
+  const auto starts = std::ranges::count_if(trace.client, [](const ClientRecord& record) {
+    return record.event.kind == EventKind::kStart;
+  });
+  std::optional<Duration> first_arrival;
+  std::ptrdiff_t arrivals = 0;
+  for (const provider::JournalEntry& entry : trace.journal) {
+    if (entry.attempt <= 0) continue;
+    ++arrivals;
+    if (!first_arrival || entry.arrived < *first_arrival) first_arrival = entry.arrived;
+  }
+  // When every attempt reached the provider (or the subject reports none), the first request's
+  // arrival is exactly where the first attempt met scripted time; the subject's response/start
+  // line may come long before its request on a loaded machine (seen: 690 ms).
+  if (first_arrival && (starts == 0 || starts == arrivals)) {
+    return std::max(Duration{0}, *first_arrival - anchor);
+  }
+  // Some attempt was refused (it never reached the journal): its response/start is the best
+  // account of when the first attempt began.
+  const auto first_start = std::ranges::find_if(trace.client, [](const ClientRecord& record) {
+    return record.event.kind == EventKind::kStart;
+  });
+  if (first_start == trace.client.end()) return Duration{0};
+  return std::max(Duration{0}, first_start->at - anchor);
+}
+
+PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolicy& policy,
+                       std::uint64_t seed, std::uint64_t provider_seed,
+                       const TwinOptions& twin_options) {
+  PolicyTwin twin;
+  const int seeds = twin_options.seeds;
+  const auto tolerance =
+      std::chrono::milliseconds(static_cast<long long>(twin_options.timeout_tolerance_ms));
+  struct Variant {
+    ref::RetryPolicy policy;
+    Duration retry_lag{0};
+  };
+  std::vector<Variant> variants{{policy}};
+  if (tolerance.count() > 0) {
+    variants.push_back({Shifted(policy, -tolerance)});
+    variants.push_back({Shifted(policy, tolerance)});
+    variants.push_back({policy, std::chrono::duration_cast<Duration>(tolerance / 2)});
+    variants.push_back({policy, std::chrono::duration_cast<Duration>(tolerance)});
+  }
+  for (int i = 0; i < seeds * static_cast<int>(variants.size()); ++i) {
+    VirtualRunOptions options;
+    options.seed = seed + static_cast<std::uint64_t>(i % seeds) * 0x9e3779b97f4a7c15ULL;
+    options.provider_seed = provider_seed;
+    const Variant& variant = variants[static_cast<std::size_t>(i / seeds)];
+    options.policy = variant.policy;
+    options.retry_lag = variant.retry_lag;
+    options.scripted_lead = twin_options.scripted_lead;
+    options.one_client = twin_options.one_client;
+    options.horizon = kTwinHorizon;
+    auto trace = RunVirtual(scenario, options);
+    if (!trace) {
+      twin.error = trace.error();
+      return twin;
+    }
+    ++twin.seeds;
+    if (trace->subject_timed_out) twin.never_ends = true;
+    const auto requests = static_cast<int>(std::ranges::count_if(
+        trace->journal, [](const provider::JournalEntry& entry) { return entry.attempt > 0; }));
+    std::vector<int> starts(static_cast<std::size_t>(std::max(trace->calls, 1)) + 1, 0);
+    for (const ClientRecord& record : trace->client) {
+      const auto call = static_cast<std::size_t>(std::clamp(record.call, 0, trace->calls));
+      if (record.event.kind == EventKind::kStart) ++starts[call];
+      if (!record.event.terminal()) continue;
+      TwinOutcome outcome = OutcomeOf(record);
+      outcome.attempts = starts[call];
+      outcome.requests = requests;
+      if (std::ranges::find(twin.outcomes, outcome) == twin.outcomes.end()) {
+        twin.outcomes.push_back(std::move(outcome));
+      }
+    }
+  }
+  return twin;
+}
+
+std::optional<double> PolicyTwin::earliest_end_ms() const {
+  if (outcomes.empty()) return std::nullopt;
+  return std::ranges::min(outcomes, {}, &TwinOutcome::ended_ms).ended_ms;
+}
+
+std::string DescribeOutcomes(const PolicyTwin& twin) {
+  std::vector<std::string> parts;
+  for (const TwinOutcome& outcome : twin.outcomes) {
+    const std::string part =
+        outcome.type == EventKind::kCommitted
+            ? fmt::format("committed after {} attempt(s)", outcome.attempts)
+            : fmt::format("failed {} ({}) after {} attempt(s){}", outcome.failure_code,
+                          outcome.failure_class, outcome.attempts,
+                          outcome.give_up.empty() ? "" : ", gave up: " + outcome.give_up);
+    if (std::ranges::find(parts, part) == parts.end()) parts.push_back(part);
+  }
+  if (twin.never_ends) {
+    parts.push_back(
+        fmt::format("still running after {} h",
+                    std::chrono::duration_cast<std::chrono::hours>(kTwinHorizon).count()));
+  }
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    out += (i == 0 ? "" : i + 1 == parts.size() ? " or " : ", ") + parts[i];
+  }
+  return out;
+}
+
+}  // namespace faultline::harness

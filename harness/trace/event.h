@@ -1,0 +1,113 @@
+// One line a subject wrote (an adapter-protocol event, docs/adapter-protocol.md), typed.
+//
+// Every stdout line is parsed and validated once, at receipt (protocol.h ParseLine), and held
+// from then on as a ClientEvent: the judge, the metrics, the policy twin and the reports read its
+// fields, never a JSON key. Only the declared `policy` of adapter/hello stays JSON: it is read
+// by its own strict loader (judge/declared_policy.h). Fields the protocol does not define are
+// refused at receipt, so nothing a subject writes reaches the trace untyped.
+//
+// Values only. Thread-safety: values.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+
+namespace faultline::harness {
+
+enum class EventKind { kHello, kStart, kChunk, kInterrupted, kCommitted, kFailed };
+
+// "adapter/hello", "response/start", ... (protocol.h holds the same names as constants).
+std::string_view ToString(EventKind kind);
+std::optional<EventKind> ParseEventKind(std::string_view name);
+
+// The `failure` object of response/interrupted and response/failed (docs/failure-taxonomy.md).
+struct ReportedFailure {
+  std::string code;
+  std::string failure_class;  // "class"
+  std::string phase;
+  bool retryable = false;
+  std::string partial_output;
+  std::string message;
+  std::optional<int> status;
+  std::optional<double> retry_after_ms;
+  std::optional<std::string> request_id;
+  std::string route_id;  // "" absent
+  friend bool operator==(const ReportedFailure&, const ReportedFailure&) = default;
+};
+
+// A tool call fragment of a chunk, or a whole tool call of a committed answer.
+struct ReportedToolCall {
+  std::optional<int> index;  // fragments only
+  std::string id;            // "" absent
+  std::string name;          // "" absent
+  std::string arguments;
+  friend bool operator==(const ReportedToolCall&, const ReportedToolCall&) = default;
+};
+
+// The work of discarded attempts so far (`wasted`).
+struct ReportedWaste {
+  std::int64_t bytes = 0;
+  std::int64_t approx_tokens = 0;
+  friend bool operator==(const ReportedWaste&, const ReportedWaste&) = default;
+};
+
+struct ReportedUsage {
+  std::optional<std::int64_t> input_tokens;   // null or absent: unknown
+  std::optional<std::int64_t> output_tokens;  // null or absent: unknown
+  friend bool operator==(const ReportedUsage&, const ReportedUsage&) = default;
+};
+
+struct ClientEvent {
+  EventKind kind = EventKind::kStart;
+  // Every event: when the subject wrote it (its own clock, for people; the runner judges by its
+  // receipt time) and the route of the attempt ("" absent).
+  std::optional<double> at_ms;
+  std::string route_id;
+  // Every event but the hello.
+  std::string response_id;  // "" absent
+  std::optional<int> attempt;
+  // assistant/chunk: text or a tool call fragment; response/committed: the answer's text.
+  std::optional<std::string> text;
+  std::optional<ReportedToolCall> tool_call;
+  bool uncommitted = false;  // a chunk's `commitment: "uncommitted"`
+  // response/interrupted and response/failed.
+  std::optional<ReportedFailure> failure;
+  std::optional<ReportedWaste> wasted;
+  // response/interrupted.
+  std::optional<double> scheduled_retry_ms;
+  std::string delay_source;   // "" absent
+  std::string next_route_id;  // "" absent
+  // response/committed.
+  std::optional<std::vector<ReportedToolCall>> tool_calls;
+  bool has_finish_reason = false;  // `finish_reason` present (it may be null)
+  std::optional<std::string> finish_reason;
+  std::optional<ReportedUsage> usage;
+  std::optional<std::string> reasoning;
+  // response/failed: the reference client's own account of why it gave up, and each route's last
+  // failure when every route was down.
+  std::string give_up;
+  std::vector<ReportedFailure> route_failures;
+  // adapter/hello.
+  std::string name;
+  std::string version;
+  std::optional<nlohmann::json> policy;
+
+  bool terminal() const { return kind == EventKind::kCommitted || kind == EventKind::kFailed; }
+  // The route of the event, else of its failure ("" when neither names one).
+  std::string_view route() const;
+  friend bool operator==(const ClientEvent&, const ClientEvent&) = default;
+};
+
+// The event of a validated protocol object (protocol.h ParseLine). Never throws: a field of the
+// wrong JSON type reads as absent (ParseLine has refused such a line already).
+ClientEvent EventFromJson(const nlohmann::json& line);
+
+// The event as its protocol line: EventFromJson(EventToJson(e)) == e.
+nlohmann::json EventToJson(const ClientEvent& event);
+
+}  // namespace faultline::harness

@@ -1,0 +1,153 @@
+#include "harness/trace/trace.h"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+
+#include "harness/trace/protocol.h"
+
+namespace faultline::harness {
+namespace {
+
+using nlohmann::json;
+
+json TruthToJson(const provider::PlanTruth& truth) {
+  json out = json::object();
+  if (truth.answer) out["answer"] = *truth.answer;
+  if (!truth.failure_class.empty()) out["failure_class"] = truth.failure_class;
+  out["retryable"] = truth.retryable;
+  if (truth.retry_after) out["retry_after_ms"] = Ms(*truth.retry_after);
+  if (truth.hinted) out["hinted"] = true;
+  json silences = json::array();
+  for (const provider::Silence& silence : truth.silences) {
+    json item = {{"from_ms", Ms(silence.from)},
+                 {"before_headers", silence.before_headers},
+                 {"heartbeat", silence.heartbeat}};
+    item["to_ms"] = silence.to ? json(Ms(*silence.to)) : json(nullptr);
+    silences.push_back(std::move(item));
+  }
+  out["silences"] = std::move(silences);
+  return out;
+}
+
+json EntryToJson(const provider::JournalEntry& entry, bool with_volatile) {
+  json writes = json::array();
+  for (const provider::WriteRecord& write : entry.writes) {
+    writes.push_back({{"t_ms", Ms(write.at)}, {"bytes", write.size}});
+  }
+  json out = {{"index", entry.index},
+              {"attempt", entry.attempt},
+              {"arrived_ms", Ms(entry.arrived)},
+              {"status", entry.status},
+              {"plan", entry.plan_summary},
+              {"bytes_sent", entry.bytes_sent},
+              {"end", std::string(provider::ToString(entry.end))},
+              {"ended_ms", Ms(entry.ended)},
+              {"writes", std::move(writes)},
+              {"body_bytes", entry.body.size()},
+              {"truth", TruthToJson(entry.truth)}};
+  // Only with routes, so that the fingerprints of scenarios without them stay what they were.
+  if (!entry.route.empty()) out["route"] = entry.route;
+  if (entry.call >= 0) out["call"] = entry.call;  // only with several calls, likewise
+  if (with_volatile) {
+    out["connection"] = entry.connection;
+    if (!entry.detail.empty()) out["detail"] = entry.detail;
+  }
+  return out;
+}
+
+json ToJson(const Trace& trace, bool with_volatile) {
+  json client = json::array();
+  for (const ClientRecord& record : trace.client) {
+    client.push_back(
+        {{"t_ms", Ms(record.at)}, {"call", record.call}, {"event", EventToJson(record.event)}});
+  }
+  json journal = json::array();
+  for (const provider::JournalEntry& entry : trace.journal) {
+    journal.push_back(EntryToJson(entry, with_volatile));
+  }
+  json out = {{"calls", trace.calls},
+              {"client", std::move(client)},
+              {"journal", std::move(journal)},
+              {"ended_ms", Ms(trace.ended)}};
+  if (trace.calls > 1 && trace.one_client) out["one_client"] = true;
+  if (trace.cancel_at) out["cancel_ms"] = Ms(*trace.cancel_at);
+  if (trace.subject_timed_out) out["subject_timed_out"] = true;
+  if (trace.subject_stopped_at) out["subject_stopped_ms"] = Ms(*trace.subject_stopped_at);
+  if (with_volatile && !trace.subject_stderr.empty()) out["stderr"] = trace.subject_stderr;
+  if (!trace.protocol_errors.empty()) out["protocol_errors"] = trace.protocol_errors;
+  return out;
+}
+
+}  // namespace
+
+double Ms(Duration duration) { return static_cast<double>(duration.count()) / 1000.0; }
+
+json TraceToJson(const Trace& trace) { return ToJson(trace, /*with_volatile=*/true); }
+
+namespace {
+
+// FNV-1a, 64 bits: stable across platforms and standard libraries (std::hash is not).
+std::string Digest(std::string_view text) {
+  std::uint64_t hash = 0xcbf29ce484222325ULL;
+  for (const char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+  return fmt::format("{:016x}", hash);
+}
+
+}  // namespace
+
+std::string Fingerprint(const Trace& trace) {
+  return Digest(
+      ToJson(trace, /*with_volatile=*/false).dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+std::string SeededFingerprint(const Trace& trace, std::string_view verdicts) {
+  json plans = json::array();
+  for (const provider::JournalEntry& entry : trace.journal) {
+    plans.push_back({entry.attempt, entry.status, entry.plan_summary, TruthToJson(entry.truth)});
+  }
+  return Digest(plans.dump(-1, ' ', false, json::error_handler_t::replace) + "|" +
+                std::string(verdicts));
+}
+
+std::optional<std::vector<Trace>> SplitByCall(const Trace& trace) {
+  if (trace.calls <= 1) return std::nullopt;
+  for (const provider::JournalEntry& entry : trace.journal) {
+    if (entry.attempt > 0 && (entry.call < 0 || entry.call >= trace.calls)) return std::nullopt;
+  }
+  const ClientRecord* first_hello = nullptr;
+  for (const ClientRecord& record : trace.client) {
+    if (record.event.kind == EventKind::kHello) {
+      first_hello = &record;
+      break;
+    }
+  }
+  std::vector<Trace> out(static_cast<std::size_t>(trace.calls));
+  for (int i = 0; i < trace.calls; ++i) {
+    Trace& call = out[static_cast<std::size_t>(i)];
+    call.calls = 1;
+    call.one_client = trace.one_client;
+    call.cancel_at = trace.cancel_at;
+    call.ended = trace.ended;
+    call.subject_timed_out = trace.subject_timed_out;
+    call.subject_stopped_at = trace.subject_stopped_at;
+    call.subject_fault = trace.subject_fault;
+    call.interrupted = trace.interrupted;
+    bool hello = false;
+    for (const ClientRecord& record : trace.client) {
+      if (record.call != i) continue;
+      hello = hello || record.event.kind == EventKind::kHello;
+      call.client.push_back({record.at, 0, record.event});
+    }
+    // An in-process subject says hello once, for all its calls.
+    if (!hello && first_hello != nullptr) {
+      call.client.insert(call.client.begin(), {first_hello->at, 0, first_hello->event});
+    }
+    for (const provider::JournalEntry& entry : trace.journal) {
+      if (entry.call == i) call.journal.push_back(entry);
+    }
+  }
+  return out;
+}
+
+}  // namespace faultline::harness

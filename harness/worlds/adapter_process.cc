@@ -1,0 +1,235 @@
+#include "harness/worlds/adapter_process.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cstring>
+
+namespace faultline::harness {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using std::chrono::microseconds;
+
+// Closes a file descriptor once.
+struct Fd {
+  int fd = -1;
+  Fd() = default;
+  explicit Fd(int value) : fd(value) {}
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd() { Close(); }
+  void Close() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+};
+
+struct Pipes {
+  std::array<int, 2> in{-1, -1}, out{-1, -1}, err{-1, -1};
+};
+
+std::expected<void, std::string> MakePipes(Pipes& pipes) {
+  for (auto* pair : {&pipes.in, &pipes.out, &pipes.err}) {
+    if (::pipe2(pair->data(), O_CLOEXEC) != 0) {
+      return std::unexpected(fmt::format("pipe: {}", std::strerror(errno)));
+    }
+  }
+  return {};
+}
+
+[[noreturn]] void ExecChild(const Pipes& pipes, const std::string& command) {
+  ::setpgid(0, 0);  // its own group, so a kill reaches the adapter's children too
+  ::dup2(pipes.in[0], STDIN_FILENO);
+  ::dup2(pipes.out[1], STDOUT_FILENO);
+  ::dup2(pipes.err[1], STDERR_FILENO);
+  // Every other descriptor goes: sockets (the provider's listeners and connections live in this
+  // process) are not close-on-exec, and an adapter holding a copy of a listening socket would
+  // keep it accepting into a backlog nobody reads, through a scripted outage and after it.
+  ::close_range(3, ~0U, 0);
+  ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+  ::_exit(127);
+}
+
+class Collector {
+ public:
+  Collector(const AdapterLaunch& launch, pid_t pid, int in, int out, int err)
+      : launch_(launch), pid_(pid), in_(in), out_(out), err_(err) {}
+
+  AdapterRun Run();
+
+ private:
+  microseconds Now() const {
+    return std::chrono::duration_cast<microseconds>(Clock::now() - launch_.start);
+  }
+  void Write(std::string_view text) {
+    while (!text.empty() && in_.fd >= 0) {
+      const ssize_t n = ::write(in_.fd, text.data(), text.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // the adapter closed stdin: it will not read the rest anyway
+      text.remove_prefix(static_cast<std::size_t>(n));
+    }
+  }
+  void ReadOut();
+  void ReadErr();
+  void Overflow(std::string why) {
+    if (!run_.overflow.empty()) return;
+    run_.overflow = std::move(why);
+    run_.stopped = Now();
+    ::kill(-pid_, SIGKILL);
+  }
+  int PollTimeoutMs() const;
+  // On a stop request: SIGTERM once, SIGKILL after kStopGrace. True when the loop should end.
+  bool Stopping();
+  // When the cancel is due (see AdapterLaunch); nullopt while that is not known yet.
+  std::optional<microseconds> CancelDue() const {
+    if (!launch_.cancel_at || run_.cancel_sent || run_.lines.empty()) return std::nullopt;
+    if (launch_.first_request) {
+      if (const auto first = launch_.first_request()) return *first + *launch_.cancel_at;
+    }
+    return run_.lines.front().at + *launch_.cancel_at + kCancelFallback;
+  }
+
+  const AdapterLaunch& launch_;
+  pid_t pid_;
+  Fd in_, out_, err_;
+  std::string partial_;
+  std::size_t output_bytes_ = 0;
+  std::optional<microseconds> terminated_at_;  // when the stop request's SIGTERM went out
+  AdapterRun run_;
+};
+
+void Collector::ReadOut() {
+  std::array<char, 8192> buffer;
+  const ssize_t n = ::read(out_.fd, buffer.data(), buffer.size());
+  if (n <= 0) {
+    if (n < 0 && errno == EINTR) return;
+    if (!partial_.empty()) run_.lines.push_back({Now(), std::move(partial_)});
+    partial_.clear();
+    out_.Close();
+    return;
+  }
+  const microseconds now = Now();
+  if (!run_.overflow.empty()) return;  // killed: drain, keep nothing
+  output_bytes_ += static_cast<std::size_t>(n);
+  if (output_bytes_ > launch_.max_output_bytes) return Overflow("output-too-large");
+  const std::size_t scanned = partial_.size();
+  partial_.append(buffer.data(), static_cast<std::size_t>(n));
+  std::size_t start = 0;
+  std::size_t newline = partial_.find('\n', scanned);
+  for (; newline != std::string::npos; newline = partial_.find('\n', start)) {
+    std::string line = partial_.substr(start, newline - start);
+    start = newline + 1;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.size() > launch_.max_line_bytes) return Overflow("line-too-long");
+    if (run_.lines.empty() && launch_.on_first_line) launch_.on_first_line();
+    run_.lines.push_back({now, std::move(line)});
+    if (run_.lines.size() > launch_.max_lines) return Overflow("output-too-large");
+  }
+  partial_.erase(0, start);
+  if (partial_.size() > launch_.max_line_bytes) Overflow("line-too-long");
+}
+
+void Collector::ReadErr() {
+  std::array<char, 8192> buffer;
+  const ssize_t n = ::read(err_.fd, buffer.data(), buffer.size());
+  if (n <= 0) {
+    if (n < 0 && errno == EINTR) return;
+    err_.Close();
+    return;
+  }
+  run_.stderr_bytes += static_cast<std::size_t>(n);
+  run_.stderr_text.append(buffer.data(), static_cast<std::size_t>(n));
+  // Keep the tail: the last lines say why an adapter died.
+  if (run_.stderr_text.size() > 2 * kMaxStderr) {
+    run_.stderr_text.erase(0, run_.stderr_text.size() - kMaxStderr);
+  }
+}
+
+int Collector::PollTimeoutMs() const {
+  microseconds until = launch_.timeout - Now();
+  if (const auto cancel = CancelDue()) until = std::min(until, *cancel - Now());
+  // Waiting for the first request to reach the provider: look again soon.
+  if (launch_.cancel_at && !run_.cancel_sent) until = std::min(until, microseconds{10'000});
+  // A stop request has no descriptor to wake poll(): look at it every 50 ms.
+  if (launch_.stop.stop_possible()) until = std::min(until, microseconds{50'000});
+  return static_cast<int>(std::clamp<long long>((until.count() + 999) / 1000, 0, 60'000));
+}
+
+bool Collector::Stopping() {
+  if (!launch_.stop.stop_requested()) return false;
+  if (!terminated_at_) {
+    run_.interrupted = true;
+    terminated_at_ = Now();
+    run_.stopped = terminated_at_;
+    ::kill(-pid_, SIGTERM);
+    return false;
+  }
+  if (Now() < *terminated_at_ + kStopGrace) return false;
+  ::kill(-pid_, SIGKILL);
+  return true;
+}
+
+AdapterRun Collector::Run() {
+  Write(launch_.call_line + "\n");
+  while (out_.fd >= 0 || err_.fd >= 0) {
+    if (Stopping()) break;
+    if (const auto cancel = CancelDue(); cancel && Now() >= *cancel) {
+      Write("{\"type\":\"cancel\"}\n");
+      run_.cancel_sent = Now();
+    }
+    if (Now() >= launch_.timeout) {
+      run_.timed_out = true;
+      run_.stopped = Now();
+      ::kill(-pid_, SIGKILL);
+      break;
+    }
+    std::array<pollfd, 2> fds{{{out_.fd, POLLIN, 0}, {err_.fd, POLLIN, 0}}};
+    const int ready = ::poll(fds.data(), fds.size(), PollTimeoutMs());
+    if (ready < 0 && errno != EINTR) break;
+    if (ready <= 0) continue;
+    if (fds[0].revents != 0) ReadOut();
+    if (fds[1].revents != 0) ReadErr();
+  }
+  in_.Close();
+  int status = 0;
+  // Output closed: the adapter is exiting. Give it a moment, then make sure of it.
+  for (int i = 0; i < 200 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) ::usleep(10'000);
+  if (::waitpid(pid_, &status, WNOHANG) == 0) {
+    ::kill(-pid_, SIGKILL);
+    ::waitpid(pid_, &status, 0);
+  }
+  run_.ended = Now();
+  run_.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  if (WIFSIGNALED(status)) run_.signal = WTERMSIG(status);
+  if (run_.stderr_text.size() > kMaxStderr) {
+    run_.stderr_text.erase(0, run_.stderr_text.size() - kMaxStderr);
+  }
+  return std::move(run_);
+}
+
+}  // namespace
+
+std::expected<AdapterRun, std::string> RunAdapter(const AdapterLaunch& launch) {
+  Pipes pipes;
+  if (auto made = MakePipes(pipes); !made) return std::unexpected(made.error());
+  const pid_t pid = ::fork();
+  if (pid < 0) return std::unexpected(fmt::format("fork: {}", std::strerror(errno)));
+  if (pid == 0) ExecChild(pipes, launch.command);
+  ::setpgid(pid, pid);  // also from the parent, so a kill right away cannot miss the group
+  ::close(pipes.in[0]);
+  ::close(pipes.out[1]);
+  ::close(pipes.err[1]);
+  ::signal(SIGPIPE, SIG_IGN);  // an adapter that exits early must not kill the runner
+  Collector collector(launch, pid, pipes.in[1], pipes.out[0], pipes.err[0]);
+  return collector.Run();
+}
+
+}  // namespace faultline::harness

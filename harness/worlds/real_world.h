@@ -1,0 +1,67 @@
+// The real world: the fake provider serving over loopback sockets, and a subject calling it for
+// real — the in-process reference client (on its own io_context) or any adapter process.
+//
+// One RealWorld hosts one provider Server for a whole run; each scenario run gets its own
+// session (own base URL, attempt counter, journal), so runs can proceed concurrently from
+// several threads. After the subject finishes, the world waits (bounded) for the provider to see
+// every connection end, then snapshots the session's journal into the trace.
+//
+// Thread-safety: RunReference and RunAdapterSubject may be called concurrently.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <expected>
+#include <memory>
+#include <stop_token>
+#include <string>
+#include <thread>
+
+#include "fake_provider/server/server.h"
+#include "harness/trace/trace.h"
+#include "reference_impl/policy.h"
+#include "scenarios/scenario.h"
+
+namespace faultline::harness {
+
+struct RealRunOptions {
+  std::uint64_t seed = 0;                     // the reference client's retry RNG
+  std::uint64_t provider_seed = 0;            // the provider session (chaos draws, ids)
+  Duration timeout{std::chrono::minutes(5)};  // the subject is stopped after this
+  std::size_t max_line_bytes = 1024 * 1024;   // an adapter line over this is a subject error
+  // A stop request ends the run early: the reference client's calls are cancelled, adapter
+  // processes get SIGTERM (SIGKILL a second later); the trace says `interrupted`.
+  std::stop_token stop;
+};
+
+class RealWorld {
+ public:
+  // Starts the provider on 127.0.0.1 (an ephemeral port) with its own thread.
+  static std::expected<std::unique_ptr<RealWorld>, std::string> Start();
+  ~RealWorld();
+  RealWorld(const RealWorld&) = delete;
+  RealWorld& operator=(const RealWorld&) = delete;
+
+  // The scenario against the in-process reference client with `policy`.
+  std::expected<Trace, std::string> RunReference(const scenario::Scenario& scenario,
+                                                 const ref::RetryPolicy& policy,
+                                                 const RealRunOptions& options);
+
+  // The scenario against `command`, one process per call of the scenario.
+  std::expected<Trace, std::string> RunAdapterSubject(const scenario::Scenario& scenario,
+                                                      const std::string& command,
+                                                      const RealRunOptions& options);
+
+ private:
+  explicit RealWorld(std::unique_ptr<provider::Server> server);
+  struct Session;
+  std::expected<Session, std::string> Open(const scenario::Scenario& scenario, std::uint64_t seed);
+  void Close(Session& session, Trace& trace);
+  std::optional<Duration> FirstArrival(const std::string& session_id) const;
+
+  std::unique_ptr<provider::Server> server_;
+  std::thread thread_;
+  std::atomic<std::uint64_t> next_session_{1};
+};
+
+}  // namespace faultline::harness

@@ -1,0 +1,188 @@
+#include "harness/worlds/request_body.h"
+
+#include "reference_impl/route_json.h"
+#include "scenarios/route_scenario.h"
+
+namespace faultline::harness {
+namespace {
+
+using nlohmann::json;
+
+// The smallest image there is: a 1x1 PNG, so an image request stays a small body.
+constexpr std::string_view kImagePng =
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg"
+    "==";
+
+std::string ImageDataUrl() { return "data:image/png;base64," + std::string(kImagePng); }
+
+// Strict tools need a closed schema (OpenAI and Anthropic both refuse a strict tool whose
+// parameters allow other properties).
+json WeatherParameters(bool strict) {
+  json parameters = {{"type", "object"},
+                     {"properties", {{"city", {{"type", "string"}}}}},
+                     {"required", json::array({"city"})}};
+  if (strict) parameters["additionalProperties"] = false;
+  return parameters;
+}
+
+json Tools(scenario::Dialect dialect, bool strict) {
+  json tool = {{"name", "get_weather"}, {"description", "Current weather for a city"}};
+  tool[dialect == scenario::Dialect::kAnthropicMessages ? "input_schema" : "parameters"] =
+      WeatherParameters(strict);
+  if (strict) tool["strict"] = true;
+  if (dialect == scenario::Dialect::kOpenAiChat) {
+    return json::array({{{"type", "function"}, {"function", tool}}});
+  }
+  if (dialect == scenario::Dialect::kOpenAiResponses) tool["type"] = "function";
+  return json::array({tool});
+}
+
+// The user's turn: the message alone, or the message and the image as content parts.
+json UserContent(scenario::Dialect dialect, const scenario::RequestSpec& request) {
+  if (!request.image) return request.message;
+  switch (dialect) {
+    case scenario::Dialect::kOpenAiChat:
+      return json::array({{{"type", "text"}, {"text", request.message}},
+                          {{"type", "image_url"}, {"image_url", {{"url", ImageDataUrl()}}}}});
+    case scenario::Dialect::kAnthropicMessages:
+      return json::array({{{"type", "text"}, {"text", request.message}},
+                          {{"type", "image"},
+                           {"source",
+                            {{"type", "base64"},
+                             {"media_type", "image/png"},
+                             {"data", std::string(kImagePng)}}}}});
+    case scenario::Dialect::kOpenAiResponses:
+      return json::array({{{"type", "input_text"}, {"text", request.message}},
+                          {{"type", "input_image"}, {"image_url", ImageDataUrl()}}});
+  }
+  return request.message;
+}
+
+// The conversation: the user's turn, then the assistant's own first words when it prefills.
+// OpenAI Responses takes a bare string as input unless the turn has parts or a second turn.
+json Conversation(scenario::Dialect dialect, const scenario::RequestSpec& request) {
+  const bool responses = dialect == scenario::Dialect::kOpenAiResponses;
+  if (responses && !request.image && request.prefill.empty()) return request.message;
+  json user = {{"role", "user"}, {"content", UserContent(dialect, request)}};
+  if (responses) user = {{"type", "message"}, {"role", "user"}, {"content", user["content"]}};
+  json turns = json::array({user});
+  if (!request.prefill.empty()) {
+    json assistant = {{"role", "assistant"}, {"content", request.prefill}};
+    if (responses) assistant["type"] = "message";
+    turns.push_back(assistant);
+  }
+  return turns;
+}
+
+// Reasoning and stop sequences, each in the dialect's own field (the loader refuses what a
+// dialect cannot say: stop sequences in OpenAI Responses).
+void AddReasoningAndStop(scenario::Dialect dialect, const scenario::RequestSpec& request,
+                         json& body) {
+  if (request.reasoning) {
+    switch (dialect) {
+      case scenario::Dialect::kOpenAiChat:
+        body["reasoning_effort"] = "medium";
+        break;
+      case scenario::Dialect::kAnthropicMessages:
+        body["thinking"] = {{"type", "enabled"},
+                            {"budget_tokens", scenario::kAnthropicMinThinkingBudget}};
+        break;
+      case scenario::Dialect::kOpenAiResponses:
+        body["reasoning"] = {{"effort", "medium"}};
+        break;
+    }
+  }
+  if (request.stop.empty() || dialect == scenario::Dialect::kOpenAiResponses) return;
+  body[dialect == scenario::Dialect::kAnthropicMessages ? "stop_sequences" : "stop"] = request.stop;
+}
+
+}  // namespace
+
+std::string DefaultModel(scenario::Dialect dialect) {
+  switch (dialect) {
+    case scenario::Dialect::kOpenAiChat:
+    case scenario::Dialect::kOpenAiResponses:
+      return "gpt-4o-mini";
+    case scenario::Dialect::kAnthropicMessages:
+      return "claude-sonnet-4-20250514";
+  }
+  return "model";
+}
+
+json RequestBody(scenario::Dialect dialect, const scenario::RequestSpec& request) {
+  const std::string model = request.model.empty() ? DefaultModel(dialect) : request.model;
+  json body;
+  if (dialect == scenario::Dialect::kOpenAiResponses) {
+    body = {
+        {"model", model}, {"input", Conversation(dialect, request)}, {"stream", request.stream}};
+    body["max_output_tokens"] = request.max_tokens;
+  } else {
+    body = {{"model", model},
+            {"messages", Conversation(dialect, request)},
+            {"stream", request.stream},
+            {"max_tokens", request.max_tokens}};
+  }
+  if (request.tools) body["tools"] = Tools(dialect, request.strict_tools);
+  AddReasoningAndStop(dialect, request, body);
+  return body;
+}
+
+std::string WireModel(const scenario::Scenario& scenario, const scenario::Route& route) {
+  if (!route.model.empty()) return route.model;
+  return scenario.request.model.empty() ? DefaultModel(route.dialect) : scenario.request.model;
+}
+
+ref::RouteCapabilities RouteCapabilitiesOf(const scenario::Capabilities& caps) {
+  return {.tools = caps.tools,
+          .reasoning = caps.reasoning,
+          .images = caps.images,
+          .strict_tools = caps.strict_tools,
+          .stop_sequences = caps.stop_sequences,
+          .prefill = caps.prefill,
+          .context_window = caps.context_window};
+}
+
+json RouteRequestBody(const scenario::Scenario& scenario, const scenario::Route& route) {
+  scenario::RequestSpec request = scenario.request;
+  request.model = WireModel(scenario, route);
+  return RequestBody(route.dialect, request);
+}
+
+std::vector<protocol::RouteLine> RouteLines(
+    const scenario::Scenario& scenario,
+    const std::function<std::string(std::string_view)>& base_url_of) {
+  std::vector<protocol::RouteLine> lines;
+  for (const scenario::Route& route : scenario.routes) {
+    lines.push_back(
+        {.id = route.id,
+         .base_url = base_url_of(route.id),
+         .dialect = std::string(scenario::ToString(route.dialect)),
+         .model = WireModel(scenario, route),
+         .request = RouteRequestBody(scenario, route),
+         .capabilities = ref::CapabilitiesToJson(RouteCapabilitiesOf(route.capabilities)),
+         .priority = route.priority,
+         .weight = route.weight,
+         .group = route.group});
+  }
+  return lines;
+}
+
+std::expected<std::vector<ref::CallRoute>, std::string> ReferenceRoutes(
+    const std::vector<protocol::RouteLine>& lines) {
+  if (lines.empty()) return std::vector<ref::CallRoute>{};
+  json routes = json::array();
+  for (const protocol::RouteLine& line : lines) routes.push_back(protocol::ToJson(line));
+  return ref::RoutesFromJson(routes);
+}
+
+CallTarget PrimaryTarget(const scenario::Scenario& scenario) {
+  if (scenario.routes.empty()) {
+    return {scenario.dialect, RequestBody(scenario.dialect, scenario.request), ""};
+  }
+  const scenario::Route& route = scenario::PrimaryRoute(scenario);
+  scenario::RequestSpec request = scenario.request;
+  if (!route.model.empty()) request.model = route.model;
+  return {route.dialect, RequestBody(route.dialect, request), route.id};
+}
+
+}  // namespace faultline::harness

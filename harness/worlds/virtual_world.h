@@ -1,0 +1,47 @@
+// The virtual world: the reference client's call engine and the fake provider's session core,
+// joined by in-memory byte pipes under one virtual clock.
+//
+// A discrete-event loop: at every step it finds the earliest thing due (a provider write, a client
+// timer, the scripted cancel, a connection attempt), jumps the clock there and delivers it. No
+// thread, no socket, no wall time: a scenario with a 120 s Retry-After and a 5-minute stall runs
+// in microseconds, and the same seed always produces the same trace, byte for byte.
+//
+// Thread-safety: RunVirtual is reentrant; each run owns all of its state.
+#pragma once
+
+#include <cstdint>
+#include <expected>
+#include <string>
+
+#include "harness/trace/trace.h"
+#include "reference_impl/policy.h"
+#include "scenarios/scenario.h"
+
+namespace faultline::harness {
+
+struct VirtualRunOptions {
+  std::uint64_t seed = 0;                    // the client's retry RNG
+  std::uint64_t provider_seed = 0;           // the provider session (chaos draws, ids)
+  ref::RetryPolicy policy;                   // the reference client's policy
+  Duration horizon{std::chrono::hours(24)};  // virtual time after which it gives up
+  std::uint64_t max_steps = 10'000'000;      // loop bound (a runaway subject)
+  // Scripted time (listener outages, route health) had already run this long when the run
+  // starts: a real subject's first attempt came that long after the hello that anchored it.
+  Duration scripted_lead{0};
+  // Every attempt after a call's first reaches the provider this much later than the client
+  // decided to make it: a real subject on a loaded machine (its event loop, the scheduler) is
+  // late by up to the real world's tolerance, while scripted time does not wait for it.
+  Duration retry_lag{0};
+  // The calls are one client's, sharing its circuit breakers and retry budget (ref::ClientState),
+  // as the in-process reference client's calls do; false: each call is a client of its own, as
+  // an adapter's calls are (one process each). The policy twin of a subject runs as it ran.
+  bool one_client = true;
+};
+
+// Runs the scenario with the in-process reference client. A subject still running at the horizon
+// or the step bound is stopped there (Trace::subject_timed_out), as the real world's timeout
+// stops one; the trace so far is judged.
+std::expected<Trace, std::string> RunVirtual(const scenario::Scenario& scenario,
+                                             const VirtualRunOptions& options);
+
+}  // namespace faultline::harness
