@@ -79,7 +79,8 @@ std::optional<TimelineEvent> ReadClientEvent(const json& line) {
   if (!t || !line.is_object() || !line.contains("event")) return std::nullopt;
   const json& event = line["event"];
   TimelineEvent out;
-  out.t_ms = *t;
+  out.t_ms = std::max(0.0, *t);
+  if (*t < 0) out.before_zero_ms = -*t;
   out.type = Text(event, "type");
   out.attempt = Integer(event, "attempt");
   if (out.type.empty()) return std::nullopt;

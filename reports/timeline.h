@@ -59,6 +59,9 @@ struct TimelineEvent {
   std::string failure_class;
   std::optional<double> scheduled_retry_ms;  // response/interrupted: the wait before the retry
   std::string delay_source;
+  // A line written before time zero (the first request at the provider): an adapter's hello
+  // while its library loaded. Drawn at zero; this says how long before.
+  std::optional<double> before_zero_ms;
 };
 
 // A band the judge held one time to (harness/judge/timeline_bounds.h), and that time: its mark.

@@ -53,7 +53,10 @@ void Label(ClientRows& rows, double x, std::string_view text, std::string_view s
 }
 
 std::string Tooltip(const TimelineEvent& event) {
-  std::string text = fmt::format("{} at {}", event.type, FormatMs(event.t_ms));
+  std::string text = event.before_zero_ms
+                         ? fmt::format("{} {} before the first request", event.type,
+                                       FormatMs(*event.before_zero_ms))
+                         : fmt::format("{} at {}", event.type, FormatMs(event.t_ms));
   if (event.attempt > 0) text += fmt::format(", attempt {}", event.attempt);
   if (!event.failure_code.empty()) {
     text += fmt::format(": {} ({})", event.failure_code, event.failure_class);

@@ -43,30 +43,8 @@ ref::RetryPolicy Shifted(ref::RetryPolicy policy, std::chrono::milliseconds shif
 
 Duration LeadOfFirstAttempt(const Trace& trace) {
   if (trace.client.empty()) return Duration{0};
-  const Duration anchor = trace.client.front().at;
-  const auto starts = std::ranges::count_if(trace.client, [](const ClientRecord& record) {
-    return record.event.kind == EventKind::kStart;
-  });
-  std::optional<Duration> first_arrival;
-  std::ptrdiff_t arrivals = 0;
-  for (const provider::JournalEntry& entry : trace.journal) {
-    if (entry.attempt <= 0) continue;
-    ++arrivals;
-    if (!first_arrival || entry.arrived < *first_arrival) first_arrival = entry.arrived;
-  }
-  // When every attempt reached the provider (or the subject reports none), the first request's
-  // arrival is exactly where the first attempt met scripted time; the subject's response/start
-  // line may come long before its request on a loaded machine (seen: 690 ms).
-  if (first_arrival && (starts == 0 || starts == arrivals)) {
-    return std::max(Duration{0}, *first_arrival - anchor);
-  }
-  // Some attempt was refused (it never reached the journal): its response/start is the best
-  // account of when the first attempt began.
-  const auto first_start = std::ranges::find_if(trace.client, [](const ClientRecord& record) {
-    return record.event.kind == EventKind::kStart;
-  });
-  if (first_start == trace.client.end()) return Duration{0};
-  return std::max(Duration{0}, first_start->at - anchor);
+  // Scripted time starts at the subject's first line, its hello (worlds/real_world.h).
+  return std::max(Duration{0}, FirstRequestAt(trace) - trace.client.front().at);
 }
 
 PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolicy& policy,

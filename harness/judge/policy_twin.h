@@ -51,9 +51,8 @@ struct PolicyTwin {
 // How far into the scenario's scripted time (listener outages, route health) a subject over
 // real sockets made its first attempt: the real world anchors that time when the subject's first
 // line arrives (RealWorld), and an adapter may make its first attempt a while later (loading its
-// library). The twin, whose t = 0 is the first attempt, starts that far in. Measured to the first
-// request's arrival at the provider when every attempt reached it, else to the first
-// response/start; zero with neither.
+// library). The twin, whose t = 0 is the first attempt, starts that far in: from the hello to
+// FirstRequestAt (trace.h).
 Duration LeadOfFirstAttempt(const Trace& trace);
 
 // How the twin runs, to run as the subject's run did.

@@ -2,7 +2,9 @@
 // the invariant made for it, and the same adapter without a bug must pass everything.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <regex>
 
 #include "harness/runner.h"
 #include "scenarios/loader.h"
@@ -18,7 +20,8 @@ struct Bug {
   std::string check;  // the invariant that must catch it, on scenario adapters/<name>
 };
 
-report::RunResult RunWithBug(const std::string& bug) {
+report::RunResult RunWithBug(const std::string& bug, const std::string& only = "",
+                             const std::string& flags = "") {
   const std::vector<std::filesystem::path> paths{kAdapters / "scenarios"};
   auto scenarios = scenario::LoadScenarios(paths);
   EXPECT_TRUE(scenarios.has_value());
@@ -28,7 +31,9 @@ report::RunResult RunWithBug(const std::string& bug) {
   // The hanging adapter is stopped here; deadline-ignores-sleeps ends about 6 s after its
   // interpreter started, which takes seconds on a loaded machine.
   options.timeout = std::chrono::seconds(12);
-  options.adapter = "python3 " + (kAdapters / "broken_adapter.py").string() + " --bug " + bug;
+  options.adapter =
+      "python3 " + (kAdapters / "broken_adapter.py").string() + " --bug " + bug + " " + flags;
+  if (!only.empty()) std::erase_if(*scenarios, [&](const auto& s) { return s.name != only; });
   auto result = RunAll(*scenarios, options, {});
   EXPECT_TRUE(result.has_value());
   return result ? *result : report::RunResult{};
@@ -81,6 +86,32 @@ TEST(BrokenAdapterTest, WithoutABugEverythingPasses) {
           << scenario.name << " " << check.id << ": " << check.evidence;
     }
   }
+}
+
+// Time zero is the first request at the provider: an adapter that loads for 700 ms after its
+// hello has its exchange drawn and cited from 0, its hello 700 ms before it.
+TEST(BrokenAdapterTest, TimesCountFromTheFirstRequestNotTheAdaptersStart) {
+  const report::RunResult result =
+      RunWithBug("commits-truncated", "adapters/commits-truncated", "--startup-ms 700");
+  ASSERT_EQ(result.scenarios.size(), 1u);
+  const report::ScenarioResult& run = result.scenarios[0];
+  const nlohmann::json& trace = run.trace;
+  ASSERT_FALSE(trace["journal"].empty()) << trace.dump();
+  EXPECT_EQ(trace["journal"][0]["arrived_ms"].get<double>(), 0.0);
+  ASSERT_EQ(trace["client"][0]["event"]["type"], "adapter/hello");
+  EXPECT_LE(trace["client"][0]["t_ms"].get<double>(), -500.0);  // its receipt may come late
+  const auto commit = std::ranges::find(run.checks, "COMMIT-002", &report::CheckResult::id);
+  ASSERT_NE(commit, run.checks.end());
+  ASSERT_EQ(commit->status, report::CheckStatus::kFail);
+  // "... committed at 41.3 ms ...": every time in the evidence is well under the start-up.
+  std::smatch at;
+  std::string evidence = commit->evidence;
+  for (std::regex ms(R"(([0-9]+(?:\.[0-9]+)?) ms)"); std::regex_search(evidence, at, ms);
+       evidence = at.suffix()) {
+    EXPECT_LT(std::stod(at[1]), 650.0) << commit->evidence;
+  }
+  ASSERT_TRUE(run.metrics.terminal_ms.has_value());
+  EXPECT_LT(*run.metrics.terminal_ms, 650.0);
 }
 
 TEST(BrokenAdapterTest, TheReferenceClientAsAnAdapterPassesThemToo) {

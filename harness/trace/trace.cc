@@ -110,6 +110,40 @@ std::string SeededFingerprint(const Trace& trace, std::string_view verdicts) {
                 std::string(verdicts));
 }
 
+Duration FirstRequestAt(const Trace& trace) {
+  const auto starts = std::ranges::count_if(trace.client, [](const ClientRecord& record) {
+    return record.event.kind == EventKind::kStart;
+  });
+  std::optional<Duration> first_arrival;
+  std::ptrdiff_t arrivals = 0;
+  for (const provider::JournalEntry& entry : trace.journal) {
+    if (entry.attempt <= 0) continue;
+    ++arrivals;
+    if (!first_arrival || entry.arrived < *first_arrival) first_arrival = entry.arrived;
+  }
+  if (first_arrival && (starts == 0 || starts == arrivals)) return *first_arrival;
+  const auto first_start = std::ranges::find_if(trace.client, [](const ClientRecord& record) {
+    return record.event.kind == EventKind::kStart;
+  });
+  if (first_start != trace.client.end()) return first_start->at;
+  return first_arrival.value_or(Duration{0});
+}
+
+void ShiftTimes(Trace& trace, Duration zero) {
+  for (ClientRecord& record : trace.client) record.at -= zero;
+  for (provider::JournalEntry& entry : trace.journal) {
+    entry.arrived -= zero;
+    entry.ended -= zero;
+    for (provider::WriteRecord& write : entry.writes) {
+      write.at -= zero;
+      write.planned -= zero;
+    }
+  }
+  if (trace.cancel_at) *trace.cancel_at -= zero;
+  if (trace.subject_stopped_at) *trace.subject_stopped_at -= zero;
+  trace.ended -= zero;
+}
+
 std::optional<std::vector<Trace>> SplitByCall(const Trace& trace) {
   if (trace.calls <= 1) return std::nullopt;
   for (const provider::JournalEntry& entry : trace.journal) {

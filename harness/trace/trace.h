@@ -2,8 +2,10 @@
 // merged with what the provider saw (its journal, the ground truth).
 //
 // Both worlds produce the same Trace, so the invariants (judge.h) and metrics (metrics.h) are pure
-// functions of it. Every time is an offset from the session's start, the instant the subject was
-// launched: client records and journal entries compare directly.
+// functions of it. Every time is an offset from the run's time zero, the call's first request at
+// the provider (FirstRequestAt): a subject's start-up (an interpreter loading its library) comes
+// before it, at negative times, and never counts. Client records and journal entries compare
+// directly.
 //
 // Values only. Thread-safety: values.
 #pragma once
@@ -68,6 +70,17 @@ std::string Fingerprint(const Trace& trace);
 // ground truth) and `verdicts` (the runner's account of the run's verdict and failed checks).
 // Equal seeds give equal fingerprints run after run, on any machine load.
 std::string SeededFingerprint(const Trace& trace, std::string_view verdicts);
+
+// Where the run's time zero lies in the trace's own frame: the first request's arrival at the
+// provider when every attempt reached it (or the subject reports none); else, some attempt having
+// been refused before it reached the provider, the subject's first response/start; with neither,
+// the trace's own zero. A subject's response/start may come long before its request on a loaded
+// machine (seen: 690 ms), so arrivals come first.
+Duration FirstRequestAt(const Trace& trace);
+
+// Moves every time of the trace (client records, journal arrivals, writes and ends, the cancel,
+// the stop and the end) by -`zero`, so that `zero` becomes time zero.
+void ShiftTimes(Trace& trace, Duration zero);
 
 // One trace per call of a scenario with several concurrent calls, when the journal says which
 // call sent every request that counted (each call has its own base URL onto the shared session,

@@ -177,6 +177,8 @@ void RealWorld::Close(Session& session, Trace& trace) {
   }
   trace.ended = Since(session.start);
   server_->RemoveSession(session.id);
+  // Time zero is the first request at the provider, not the subject's launch.
+  ShiftTimes(trace, FirstRequestAt(trace));
 }
 
 std::expected<Trace, std::string> RealWorld::RunReference(const scenario::Scenario& scenario,

@@ -304,6 +304,7 @@ std::expected<Trace, std::string> World::Run() {
   if (!error_.empty()) return std::unexpected(error_);
   trace_.ended = now_;
   trace_.journal = journal_.Snapshot();
+  ShiftTimes(trace_, FirstRequestAt(trace_));  // as the real world does (trace.h)
   return std::move(trace_);
 }
 

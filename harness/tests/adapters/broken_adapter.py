@@ -32,7 +32,10 @@ runner's invariants can be shown to catch it (a checker that never fails proves 
 When the call line carries the scenario's `policy`, the client applies the parts it can honour
 (max_attempts and timeouts.total_ms) and declares the result.
 
-Standard library only. Usage: broken_adapter.py [--bug NAME] [--seed N] < call line
+`--startup-ms N` waits N ms after the hello before the call begins, as a library that loads
+slowly does (the runner counts time from the first request, never from the hello).
+
+Standard library only. Usage: broken_adapter.py [--bug NAME] [--seed N] [--startup-ms N] < call line
 Exit code: 0 committed, 1 failed, 2 bad input.
 """
 import argparse
@@ -419,8 +422,9 @@ class CancelWatch:
 
 
 class Client:
-    def __init__(self, call, bug, rng, cancel):
+    def __init__(self, call, bug, rng, cancel, startup_ms=0):
         self.call, self.bug, self.rng, self.cancel = call, bug, rng, cancel
+        self.startup_ms = startup_ms
         self.dialect = call["dialect"]
         url = urlsplit(call["base_url"])
         self.host, self.port = url.hostname, url.port or 80
@@ -458,6 +462,9 @@ class Client:
     def run(self):
         self.emit("adapter/hello", name="broken-adapter", version=f"1.0+{self.bug}",
                   policy=self.policy)
+        if self.startup_ms > 0:  # a library loading: the call, and its deadline, start after it
+            time.sleep(self.startup_ms / 1000)
+            self.deadline = time.monotonic() + self.policy["timeouts"]["total_ms"] / 1000
         max_attempts = self.policy["max_attempts"]
         for attempt in range(1, max_attempts + 1):
             rid = f"resp-{attempt}"
@@ -614,6 +621,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--bug", choices=BUGS, default="none")
     parser.add_argument("--seed", type=int, default=None, help="seed of the backoff jitter")
+    parser.add_argument("--startup-ms", type=int, default=0,
+                        help="wait this long after the hello before the call begins")
     args = parser.parse_args()
     try:
         call = json.loads(sys.stdin.readline())
@@ -626,7 +635,7 @@ def main():
         return 2
     cancel = CancelWatch(sys.stdin)
     try:
-        return Client(call, args.bug, random.Random(args.seed), cancel).run()
+        return Client(call, args.bug, random.Random(args.seed), cancel, args.startup_ms).run()
     except BrokenPipeError:
         return 1
 
