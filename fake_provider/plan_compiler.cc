@@ -155,7 +155,8 @@ ResponsePlan CompiledScenario::Plan(const scenario::ResponseSpec& response,
   if (!program.chunked) head.content_length = program.items.front().bytes.RenderedSize(values);
   std::optional<Duration> output_from;
   plan.steps = Steps(spec, program, plan_internal::Head(spec.status, head), values, &output_from);
-  plan.truth = plan_internal::EntryTruth(spec, program, use_stream, head.content_type);
+  plan.truth =
+      plan_internal::EntryTruth(spec, program, use_stream, head.content_type, request.stream);
   if (plan.truth.streamed) plan.truth.output_from = output_from;
   plan.truth.silences = plan_internal::SilencesOf(plan.steps);
   plan.truth.hints = plan_internal::HintValuesOf(spec, plan.steps);

@@ -98,9 +98,11 @@ std::size_t CutPosition(const BodyProgram& program);
 // the `connection` header).
 bool KeepsAlive(const BodyProgram& program);
 
-// The ground truth of a response (plan_truth.cc). `content_type` is what the plan sends.
+// The ground truth of a response (plan_truth.cc). `stream`: the body is an event stream;
+// `content_type` is what the plan sends; `stream_requested`: the client asked for a stream (an
+// answer of another content type is then malformed, whatever its body).
 PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& program, bool stream,
-                     std::string_view content_type);
+                     std::string_view content_type, bool stream_requested = false);
 PlanTruth ErrorTruth(scenario::ErrorKind kind, std::optional<Duration> retry_after);
 std::optional<Duration> RetryAfterFloor(const scenario::ResponseSpec& spec);
 // Every hint value a client may read from the response `steps` send for `spec` (plan.h).

@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "fake_provider/plan_internal.h"
+#include "nlohmann/json.hpp"
 
 namespace faultline::provider::plan_internal {
 namespace {
@@ -103,6 +104,36 @@ void ApplyEnd(const BodyProgram& program, bool stream, PlanTruth& truth) {
       if (!terminator_sent) SetClass(truth, {"transport", true});
       return;
   }
+}
+
+// A verbatim error body may refine its status's class the way the taxonomy lets a body refine
+// one (docs/failure-taxonomy.md): overloaded at any status, a context window on 400/413/422, a
+// quota on 400/429. When its words could, the scenario promises nothing; else the status is the
+// injected fault and decides the class.
+ClassOf VerbatimErrorClass(int status, std::string_view body) {
+  std::string lower(body);
+  std::ranges::transform(lower, lower.begin(), [](char c) {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  });
+  const auto says = [&](std::initializer_list<std::string_view> words) {
+    return std::ranges::any_of(
+        words, [&](std::string_view w) { return lower.find(w) != std::string::npos; });
+  };
+  const bool refinable = says({"overload"}) ||
+                         ((status == 400 || status == 413 || status == 422) &&
+                          says({"context", "too long", "maximum", "tokens"})) ||
+                         ((status == 400 || status == 429) &&
+                          says({"quota", "credit", "balance", "billing", "spend"}));
+  if (refinable) return {"", false};
+  return ClassOfError(scenario::DefaultErrorKind(status));
+}
+
+// A verbatim body on a non-streaming 2xx: one that is not JSON at all (cut off, an HTML page
+// served as JSON) is malformed, which a retry may well get right; valid JSON of any shape
+// promises nothing.
+ClassOf VerbatimAnswerClass(std::string_view body) {
+  if (!nlohmann::json::accept(body)) return {"protocol", true};
+  return {"", false};
 }
 
 bool HasContentType(std::string_view type, bool stream) {
@@ -287,7 +318,7 @@ bool Hinted(const scenario::ResponseSpec& spec) {
 }
 
 PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& program, bool stream,
-                     std::string_view content_type) {
+                     std::string_view content_type, bool stream_requested) {
   PlanTruth truth;
   truth.retry_after = RetryAfterFloor(spec);
   truth.hinted = Hinted(spec) || spec.body.has_value();
@@ -296,12 +327,14 @@ PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& prog
   } else if (spec.headers_stall && spec.headers_stall->forever) {
     SetClass(truth, {"timeout", true});
   } else if (spec.status < 200 || spec.status > 299) {
-    SetClass(truth, spec.body ? ClassOf{"", false}
+    SetClass(truth, spec.body ? VerbatimErrorClass(spec.status, *spec.body)
                               : ClassOfError(spec.error.value_or(scenario::ErrorSpec{}).kind));
+  } else if (!HasContentType(content_type, stream || stream_requested)) {
+    SetClass(truth, {"protocol", true});  // whatever the body: the wrong kind of answer
   } else if (spec.body) {
-    SetClass(truth, {"", false});  // a verbatim body: the scenario promises nothing
-  } else if (!HasContentType(content_type, stream)) {
-    SetClass(truth, {"protocol", true});
+    // A verbatim stream promises nothing; a verbatim JSON answer only that it is JSON.
+    SetClass(truth, HasContentType(content_type, true) ? ClassOf{"", false}
+                                                       : VerbatimAnswerClass(*spec.body));
   } else {
     const scenario::Content& content = spec.content;
     truth.answer = content.text;

@@ -110,3 +110,53 @@ TEST(PlanTruthTest, OutputFromIsWhenTheFirstOutputIsDue) {
 
 }  // namespace
 }  // namespace faultline::provider
+
+namespace faultline::provider {
+namespace {
+
+// A verbatim body (`body:`) once promised nothing. Issue 26: the injected fault still has a class
+// where the scenario fixes it: the wrong content type for what was asked, a JSON answer that is
+// not JSON, an error status whose body cannot refine it (docs/failure-taxonomy.md).
+PlanTruth VerbatimTruth(int status, std::string content_type, std::string body, bool stream) {
+  scenario::Scenario scenario;
+  scenario::ResponseSpec spec;
+  spec.status = status;
+  spec.content_type = std::move(content_type);
+  spec.body = std::move(body);
+  scenario.responses = {spec};
+  const CompiledScenario compiled(scenario);
+  PlanRequest request = StreamRequest();
+  request.stream = stream;
+  return compiled.Plan(compiled.scenario().responses[0], request).truth;
+}
+
+TEST(PlanTruthTest, AVerbatimBodyStillHasTheClassItsFaultFixes) {
+  // A captive portal's HTML page for a stream, or for a JSON answer: malformed, retryable.
+  for (const bool stream : {true, false}) {
+    const PlanTruth html = VerbatimTruth(200, "text/html", "<html>Sign in</html>", stream);
+    EXPECT_EQ(html.failure_class, "protocol") << stream;
+    EXPECT_TRUE(html.retryable);
+  }
+  // JSON where a stream was asked for (a gateway that cannot stream).
+  EXPECT_EQ(VerbatimTruth(200, "application/json", R"({"ok":1})", true).failure_class, "protocol");
+  // A JSON answer cut off: malformed; a whole JSON answer of any shape: no promise.
+  EXPECT_EQ(VerbatimTruth(200, "application/json", R"({"choices":[{"mess)", false).failure_class,
+            "protocol");
+  EXPECT_EQ(VerbatimTruth(200, "application/json", R"({"ok":1})", false).failure_class, "");
+  // An event stream verbatim: anything may be in it.
+  EXPECT_EQ(VerbatimTruth(200, "text/event-stream", "data: x\n\n", true).failure_class, "");
+  // Error statuses: the status decides unless the body's words may refine it.
+  EXPECT_EQ(VerbatimTruth(502, "text/plain", "Bad Gateway", true).failure_class,
+            "provider-unavailable");
+  EXPECT_EQ(VerbatimTruth(401, "text/plain", "nope", true).failure_class, "auth");
+  EXPECT_EQ(VerbatimTruth(503, "text/plain", "currently overloaded", true).failure_class, "");
+  EXPECT_EQ(VerbatimTruth(400, "application/json", R"({"error":"maximum context length"})", true)
+                .failure_class,
+            "");
+  EXPECT_EQ(VerbatimTruth(429, "text/plain", "exceeded your current quota", true).failure_class,
+            "");
+  EXPECT_EQ(VerbatimTruth(429, "text/plain", "slow down", true).failure_class, "rate-limit");
+}
+
+}  // namespace
+}  // namespace faultline::provider

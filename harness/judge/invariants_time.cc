@@ -216,36 +216,74 @@ Verdict CancelClosesStream(const View& view) {
   return Pass();
 }
 
+namespace {
+
+// The failures a call reported (interrupted events, then the terminal failure), each with the
+// journal entry of its attempt when the trace says which one it was. Refused connections never
+// reach the journal: where the provider may refuse, a failure to connect is taken for a refusal
+// (entry null) and the others for the journal's attempts in order, but only when the subject's
+// own account adds up (each response/start is a journaled attempt or a failure to connect).
+struct ReportedAttempt {
+  const ClientRecord* record;
+  const provider::JournalEntry* entry;  // null: a refused connection
+};
+std::optional<std::vector<ReportedAttempt>> AlignFailures(const View& view) {
+  std::vector<const ClientRecord*> failures;
+  std::size_t starts = 0, connects = 0;
+  for (const ClientRecord* record : view.calls[0].records) {
+    const EventKind kind = record->event.kind;
+    starts += kind == EventKind::kStart;
+    if (kind != EventKind::kInterrupted && kind != EventKind::kFailed) continue;
+    if (FailureOf(record->event).code == "ABORTED") continue;
+    failures.push_back(record);
+    connects += FailureOf(record->event).phase == "connect";
+  }
+  const bool refusals = view.refusals();
+  if (refusals && (view.black_box || starts != view.attempts.size() + connects)) {
+    return std::nullopt;  // the account does not add up: no attempt can be matched
+  }
+  std::vector<ReportedAttempt> out;
+  std::size_t next = 0;  // the journal attempt of the next failure that reached the provider
+  for (const ClientRecord* record : failures) {
+    const bool terminal = record->event.kind == EventKind::kFailed;
+    if (refusals && FailureOf(record->event).phase == "connect") {
+      out.push_back({record, nullptr});
+      continue;
+    }
+    // A black-box subject reports only its ending: the last attempt's.
+    if (view.black_box && !terminal) continue;
+    const std::size_t index = terminal && !refusals ? view.attempts.size() - 1 : next++;
+    if (index < view.attempts.size()) out.push_back({record, view.attempts[index]});
+  }
+  return out;
+}
+
+}  // namespace
+
 Verdict ClassMatchesFault(const View& view) {
   if (!view.single_call()) return NotApplicable("several concurrent calls share the provider");
-  const bool aligned = !view.refusals();
-  std::vector<const ClientRecord*> failures;  // interrupted events, then the terminal failure
-  for (const ClientRecord* record : view.calls[0].records) {
-    const EventKind type = record->event.kind;
-    if (type == EventKind::kInterrupted || type == EventKind::kFailed) failures.push_back(record);
+  const std::optional<std::vector<ReportedAttempt>> aligned = AlignFailures(view);
+  if (!aligned) {
+    return NotApplicable(
+        "the provider refused connections and the subject's attempts do not add up to the "
+        "journal's, so no failure can be matched to its fault");
   }
   int judged = 0;
-  for (std::size_t k = 0; k < failures.size(); ++k) {
-    const ClientRecord& record = *failures[k];
-    const std::string reported = FailureOf(record.event).failure_class;
-    if (FailureOf(record.event).code == "ABORTED") continue;
-    const bool terminal = record.event.kind == EventKind::kFailed;
-    if (!terminal && (view.black_box || !aligned)) continue;
-    // Interrupted event k belongs to attempt k; the terminal failure to the last attempt.
-    const std::size_t index = terminal ? view.attempts.size() - 1 : k;
-    if (view.attempts.empty() || index >= view.attempts.size()) continue;
-    if (terminal && !aligned && failures.size() != view.attempts.size()) continue;
-    const provider::JournalEntry& entry = *view.attempts[index];
+  for (const auto& [record, entry] : *aligned) {
+    const std::string& reported = FailureOf(record->event).failure_class;
     bool ambiguous = false;
-    const std::string expected = ExpectedClass(view, entry, &ambiguous);
+    const std::string expected =
+        entry == nullptr ? std::string("transport") : ExpectedClass(view, *entry, &ambiguous);
     if (expected.empty()) continue;
     ++judged;
     if (reported == expected || (ambiguous && reported == "timeout")) continue;
-    return Fail(
-        fmt::format("{} at {:.1f} ms reports class \"{}\" ({}) for attempt {}, whose "
-                    "injected fault is {} ({})",
-                    record.event.kind, Ms(record.at), reported, FailureOf(record.event).code,
-                    entry.attempt, expected, entry.plan_summary));
+    const std::string fault = entry == nullptr
+                                  ? std::string("a refused connection")
+                                  : fmt::format("attempt {}, whose injected fault is {} ({})",
+                                                entry->attempt, expected, entry->plan_summary);
+    return Fail(fmt::format("{} at {:.1f} ms reports class \"{}\" ({}) for {}", record->event.kind,
+                            Ms(record->at), reported, FailureOf(record->event).code,
+                            entry == nullptr ? fault + ", a transport failure" : fault));
   }
   if (judged == 0) return NotApplicable("no reported failure maps to an injected fault");
   return Pass();

@@ -328,6 +328,42 @@ TEST(JudgeTest, Class001MatchesTheInjectedFault) {
   ExpectStatus(stall.Build(), "CLASS-001", CheckStatus::kPass);
 }
 
+// Issue 26: where the provider refuses connections (a listener outage), CLASS-001 was n/a for
+// every failure. A failure to connect is a refused connection, a transport failure, when the
+// subject's account adds up (each response/start is a journaled attempt or a failed connect).
+TEST(JudgeTest, Class001JudgesRefusedConnectionsAsTransport) {
+  scenario::Scenario outage;
+  outage.listener_outages.push_back({});
+  const auto refused_then_answered = [&](std::string refused_class, bool account_adds_up) {
+    TraceBuilder b;
+    b.Start(0, 1);
+    b.Event(1, {{"type", "response/interrupted"},
+                {"attempt", 1},
+                {"response_id", "resp-1"},
+                {"failure", {{"class", refused_class}, {"code", "X"}, {"phase", "connect"}}}});
+    b.Start(500, 2);
+    b.Error(501, 502, "provider-unavailable", true);
+    b.Event(503, {{"type", "response/interrupted"},
+                  {"attempt", 2},
+                  {"response_id", "resp-2"},
+                  {"failure",
+                   {{"class", "provider-unavailable"},
+                    {"code", "UNAVAILABLE"},
+                    {"phase", "response-headers"}}}});
+    if (account_adds_up) b.Start(1500, 3);
+    b.Answer(1501, 1510, "Hi");
+    b.Committed(1511, 3, "Hi");
+    return b.Build();
+  };
+  ExpectStatus(refused_then_answered("transport", true), "CLASS-001", CheckStatus::kPass, outage);
+  const auto wrong = testing::CheckOf(refused_then_answered("unknown", true), "CLASS-001", outage);
+  EXPECT_EQ(wrong.status, CheckStatus::kFail);
+  EXPECT_NE(wrong.evidence.find("refused connection"), std::string::npos) << wrong.evidence;
+  // One response/start short: which failure belongs to which attempt cannot be told.
+  ExpectStatus(refused_then_answered("unknown", false), "CLASS-001", CheckStatus::kNotApplicable,
+               outage);
+}
+
 TEST(JudgeTest, Res001NothingLeftOpen) {
   TraceBuilder b = Recovered();
   b.Entry(700, 0, EndKind::kInProgress);
