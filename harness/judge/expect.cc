@@ -203,7 +203,35 @@ std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin
 
 }  // namespace
 
+namespace {
+
+// A scenario that sets a total deadline (the call line's `limits`) is written for a client that
+// applies it: what a client with another deadline does there says nothing of its handling of
+// this one. Why the subject is not judged on the scenario's expectations, else "".
+std::string DeadlineNotApplied(const View& view) {
+  const std::optional<nlohmann::json> limits = protocol::CallLimits(view.scenario);
+  if (!limits || !limits->contains("timeouts") || !(*limits)["timeouts"].contains("total_ms")) {
+    return {};
+  }
+  const nlohmann::json& wanted = (*limits)["timeouts"]["total_ms"];
+  if (!view.has_policy()) return {};  // judged literally, or n/a, as for any scenario
+  const std::optional<double> declared = view.declared.total_ms();
+  if (declared && wanted.is_number() && *declared == wanted.get<double>()) return {};
+  return fmt::format(
+      "the scenario is written for a client that applies the call's total deadline of {} ms "
+      "(the call line's limits.timeouts.total_ms), and the subject declares {}",
+      wanted.dump(), declared ? fmt::format("{:.0f} ms", *declared) : std::string("none"));
+}
+
+}  // namespace
+
 std::vector<CheckResult> ExpectChecks(const View& view) {
+  if (const std::string why = DeadlineNotApplied(view); !why.empty()) {
+    std::vector<CheckResult> out = Literal(view);
+    for (CheckResult& check : ExpectFactChecks(view, nullptr)) out.push_back(std::move(check));
+    for (CheckResult& check : out) check = Named(check.id, check.statement, NotApplicable(why));
+    return out;
+  }
   // `expect:` is written for the scenario's policy (or the reference defaults): a subject declaring
   // exactly that gets no twin (Runner) and is held to it as written.
   if (view.twin != nullptr && view.twin->usable() && view.has_policy()) {

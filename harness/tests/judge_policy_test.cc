@@ -415,5 +415,28 @@ TEST(JudgePolicyTest, Time001NoDeclaredIdleTimeoutIsNoViolation) {
   EXPECT_EQ(CheckOf(b.Build(), "ADV-003").status, CheckStatus::kFail);
 }
 
+// Issue 26: a scenario that sets a total deadline (the call line's limits) is written for a
+// client that applies it; a subject declaring another deadline is not judged on its expectations.
+TEST(JudgePolicyTest, ADeadlineScenarioIsNotApplicableToASubjectWithAnotherDeadline) {
+  scenario::Scenario scenario;
+  scenario.policy =
+      scenario::PolicySpec{R"({"max_attempts": 3, "timeouts": {"total_ms": 4500}})", {}};
+  scenario.expect.outcome = "failed";
+  const auto expect_outcome = [&](json total) {
+    json policy = testing::TestPolicy();
+    policy["timeouts"]["total_ms"] = total;
+    TraceBuilder b(policy);
+    b.Start(0, 1);
+    b.Error(1, 2, "provider-unavailable", true);
+    b.Failed(3, 1, "provider-unavailable", "UNAVAILABLE");
+    return CheckOf(b.Build(), "EXPECT-OUTCOME", scenario);
+  };
+  const auto other = expect_outcome(600000);
+  EXPECT_EQ(other.status, CheckStatus::kNotApplicable);
+  EXPECT_NE(other.evidence.find("4500 ms"), std::string::npos) << other.evidence;
+  EXPECT_EQ(expect_outcome(nullptr).status, CheckStatus::kNotApplicable);
+  EXPECT_EQ(expect_outcome(4500).status, CheckStatus::kPass);
+}
+
 }  // namespace
 }  // namespace faultline::harness

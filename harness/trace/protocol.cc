@@ -138,12 +138,33 @@ json ToJson(const CallLine& call) {
               {"dialect", call.dialect}, {"request", call.request},   {"scenario", call.scenario}};
   if (call.seed) out["seed"] = *call.seed;
   if (call.policy) out["policy"] = *call.policy;
+  if (call.limits) out["limits"] = *call.limits;
   if (!call.routes.empty()) {
     json routes = json::array();
     for (const RouteLine& route : call.routes) routes.push_back(ToJson(route));
     out["routes"] = std::move(routes);
   }
   return out;
+}
+
+std::optional<json> CallLimits(const scenario::Scenario& scenario) {
+  if (!scenario.policy) return std::nullopt;
+  const json policy = json::parse(scenario.policy->json, nullptr, /*allow_exceptions=*/false);
+  if (!policy.is_object()) return std::nullopt;
+  json limits = json::object();
+  if (const auto attempts = policy.find("max_attempts"); attempts != policy.end()) {
+    limits["max_attempts"] = *attempts;
+  }
+  if (const auto timeouts = policy.find("timeouts");
+      timeouts != policy.end() && timeouts->is_object()) {
+    for (const char* key : {"connect_ms", "response_headers_ms", "idle_ms", "total_ms"}) {
+      if (const auto value = timeouts->find(key); value != timeouts->end()) {
+        limits["timeouts"][key] = *value;
+      }
+    }
+  }
+  if (limits.empty()) return std::nullopt;
+  return limits;
 }
 
 std::string ValidUtf8(std::string_view text) {

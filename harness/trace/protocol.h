@@ -18,6 +18,7 @@
 
 #include "harness/trace/event.h"
 #include "nlohmann/json.hpp"
+#include "scenarios/scenario.h"
 
 namespace faultline::harness::protocol {
 
@@ -78,9 +79,18 @@ struct CallLine {
   // The scenario's `policy:` (docs/policy.md), for adapters that can configure their client; an
   // adapter still declares, and is judged by, what it really runs.
   std::optional<nlohmann::json> policy;
+  // The part of it most clients can be told (CallLimits): their attempts and their deadlines.
+  std::optional<nlohmann::json> limits;
   std::vector<RouteLine> routes;  // empty: the scenario has no routes
 };
 nlohmann::json ToJson(const CallLine& call);
+
+// The limits of a scenario's `policy:` block that a client can usually be told: `max_attempts`
+// and the `timeouts` it sets (connect_ms, response_headers_ms, idle_ms, total_ms), in the policy
+// format, e.g. {"max_attempts": 3, "timeouts": {"total_ms": 4500}}; nullopt when it sets none.
+// A scenario that sets a total deadline is written for a client that applies it: a subject that
+// declares another one is not judged on the scenario's expectations (judge/expect.cc).
+std::optional<nlohmann::json> CallLimits(const scenario::Scenario& scenario);
 
 // `text` with every invalid UTF-8 sequence replaced by U+FFFD, so that it can be stored in JSON.
 std::string ValidUtf8(std::string_view text);

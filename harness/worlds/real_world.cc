@@ -320,8 +320,10 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
                           .scenario = scenario.name,
                           .seed = std::nullopt,
                           .policy = std::nullopt,
+                          .limits = std::nullopt,
                           .routes = session->routes};
   if (scenario.policy) call.policy = nlohmann::json::parse(scenario.policy->json);
+  call.limits = protocol::CallLimits(scenario);
   std::vector<std::expected<AdapterRun, std::string>> runs(static_cast<std::size_t>(trace.calls));
   // Scripted time (listener outages, every route's health) counts from the first adapter's
   // hello, not from the session's creation: an interpreter may take seconds to start and would

@@ -29,8 +29,8 @@ runner's invariants can be shown to catch it (a checker that never fails proves 
                            backoff waits never count toward it. Caught by "Time: the total
                            deadline holds" on a scenario whose Retry-After waits outlast it.
 
-When the call line carries the scenario's `policy`, the client applies the parts it can honour
-(max_attempts and timeouts.total_ms) and declares the result.
+When the call line carries `limits`, the client applies the ones it can honour (max_attempts and
+timeouts.total_ms) and declares the result.
 
 `--startup-ms N` waits N ms after the hello before the call begins, as a library that loads
 slowly does (the runner counts time from the first request, never from the hello).
@@ -78,7 +78,7 @@ STATUS = {400: ("INVALID_REQUEST", "invalid-request"), 401: ("AUTH", "auth"),
 
 
 def applied_policy(asked):
-    """POLICY with the parts of the scenario's policy this client can honour."""
+    """POLICY with the call line's limits (max_attempts, timeouts.total_ms) applied."""
     policy = json.loads(json.dumps(POLICY))
     if not isinstance(asked, dict):
         return policy
@@ -431,7 +431,7 @@ class Client:
         prefix = url.path.rstrip("/")
         self.path = prefix + ("" if prefix.endswith("/v1") else "/v1") + ENDPOINTS[self.dialect]
         self.body = json.dumps(call["request"], separators=(",", ":")).encode()
-        self.policy = applied_policy(call.get("policy"))
+        self.policy = applied_policy(call.get("limits"))
         self.deadline = time.monotonic() + self.policy["timeouts"]["total_ms"] / 1000
         self.carry = ""  # text carried across attempts: only ever non-empty with splices-attempts
 
