@@ -202,10 +202,13 @@ void Runner::JudgeInto(const Job& job, const Trace& trace, report::ScenarioResul
                                                 StderrTail(trace.subject_stderr)};
     return;
   }
+  const Tolerance tolerance = job.real
+                                  ? RealTolerance(trace.scheduling_lateness.value_or(Duration{0}))
+                                  : VirtualTolerance();
   // The oracle is the subject's own declared policy: what its twin reaches, it may reach.
   const auto twin_over = [&](int seeds) {
     return ComputeTwin(scenario, declared.policy, result.seed, ProviderSeed(job),
-                       {.timeout_tolerance_ms = job.real ? RealTolerance().late_ms : 0,
+                       {.timeout_tolerance_ms = job.real ? tolerance.late_ms : 0,
                         .scripted_lead = job.real ? LeadOfFirstAttempt(trace) : Duration{0},
                         .one_client = trace.one_client || trace.calls <= 1,
                         .seeds = seeds});
@@ -214,7 +217,6 @@ void Runner::JudgeInto(const Job& job, const Trace& trace, report::ScenarioResul
   if (declared.usable() && !DeclaresScenarioPolicy(declared, scenario)) {
     twin = twin_over(TwinOptions{}.seeds);
   }
-  const Tolerance tolerance = job.real ? RealTolerance() : VirtualTolerance();
   result.checks = Judge(scenario, trace, tolerance, twin ? &*twin : nullptr);
   // Jitter makes some endings rare (every retry of a flapping route landing while it is down):
   // before an expectation calls the subject's ending one its policy cannot reach, the twin

@@ -171,10 +171,10 @@ Verdict RetryBackoffBounds(const View& view) {
         "attempt {} ended at {:.1f} ms and attempt {} arrived at {:.1f} "
         "ms: a gap of {:.1f} ms, outside what the declared {} backoff "
         "and the response's hints allow for retry {}: {} ms "
-        "(tolerance -{:.0f}/+{:.0f} ms)",
+        "(tolerance {} / {})",
         view.attempts[k]->attempt, EndedMs(*view.attempts[k]), view.attempts[k + 1]->attempt,
         ArrivedMs(*view.attempts[k + 1]), gap, ref::ToString(view.policy().backoff.strategy), k + 1,
-        AllowedText(windows), tolerance.early_ms, tolerance.late_ms));
+        AllowedText(windows), EarlyRoom(tolerance), LateRoom(tolerance)));
   }
   return Pass();
 }
@@ -209,11 +209,11 @@ Verdict RetryAfterPerRoute(const View& view) {
     }
     const double gap = ArrivedMs(next) - EndedMs(entry);
     if (gap + view.tolerance.early_ms < hint) {
-      return Fail(
-          fmt::format("attempt {}{} ({}) asked to wait {:.0f} ms; attempt {} arrived "
-                      "{:.1f} ms after it ended (at {:.1f} ms)",
-                      entry.attempt, entry.route.empty() ? "" : " on route " + entry.route,
-                      entry.plan_summary, hint, next.attempt, gap, ArrivedMs(next)));
+      return Fail(fmt::format(
+          "attempt {}{} ({}) asked to wait {:.0f} ms; attempt {} arrived "
+          "{:.1f} ms after it ended (at {:.1f} ms; tolerance {})",
+          entry.attempt, entry.route.empty() ? "" : " on route " + entry.route, entry.plan_summary,
+          hint, next.attempt, gap, ArrivedMs(next), EarlyRoom(view.tolerance)));
     }
   }
   if (!judged) return NotApplicable("no retry followed a Retry-After the subject reads");

@@ -84,12 +84,12 @@ Verdict SilencesCutShort(const View& view, bool before_headers, std::optional<do
                             provider::ToString(entry->end));
       return Fail(fmt::format(
           "attempt {} went silent at {:.1f} ms ({}{}{}); declared {} "
-          "timeout {:.0f} ms (+{:.0f} ms tolerance); {}",
+          "timeout {:.0f} ms ({} tolerance); {}",
           entry->attempt, from, silence.to ? fmt::format("for {:.0f} ms", length) : "forever",
           silence.heartbeat ? ", heartbeats only" : "",
           idle_from > from ? fmt::format("; the client showed content until {:.1f} ms", idle_from)
                            : std::string(),
-          what, *limit, tolerance.late_ms, how));
+          what, *limit, LateRoom(tolerance), how));
     }
   }
   if (!judged)
@@ -140,9 +140,9 @@ Verdict TimeTotalDeadline(const View& view) {
     }
     return Fail(
         fmt::format("call {} started at {:.1f} ms and {} at {:.1f} ms: {:.1f} ms, "
-                    "over the declared total deadline {:.0f} ms",
+                    "over the declared total deadline {:.0f} ms ({} tolerance)",
                     i, start, call.terminal ? "ended" : "was still running", end, end - start,
-                    *view.declared.total_ms()));
+                    *view.declared.total_ms(), LateRoom(view.tolerance)));
   }
   if (!judged && unjudged) return NotApplicable(*unjudged);
   return Pass();
@@ -170,8 +170,8 @@ Verdict CancelEndsPromptly(const View& view) {
     if (late > view.tolerance.late_ms) {
       return Fail(
           fmt::format("cancel sent at {:.1f} ms; call {} ended ABORTED only {:.1f} "
-                      "ms later (tolerance {:.0f} ms)",
-                      cancel, i, late, view.tolerance.late_ms));
+                      "ms later (tolerance {})",
+                      cancel, i, late, LateRoom(view.tolerance)));
     }
   }
   if (!judged) return NotApplicable("every call had ended before the cancel");

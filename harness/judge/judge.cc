@@ -354,6 +354,29 @@ Verdict AcrossCalls(const std::vector<View>& calls, Check check) {
 
 Tolerance VirtualTolerance() { return {1, 0}; }
 Tolerance RealTolerance() { return {750, 25}; }
+Tolerance RealTolerance(Duration lateness) {
+  Tolerance tolerance = RealTolerance();
+  tolerance.lateness_ms = Ms(lateness);
+  tolerance.late_ms += 3 * tolerance.lateness_ms;
+  tolerance.early_ms += tolerance.lateness_ms;
+  return tolerance;
+}
+
+std::string EarlyRoom(const Tolerance& tolerance) {
+  if (tolerance.lateness_ms <= 0) return fmt::format("-{:.0f} ms", tolerance.early_ms);
+  return fmt::format(
+      "-{:.0f} ms: {:.0f} ms and {:.0f} ms of scheduling lateness measured during "
+      "the run",
+      tolerance.early_ms, tolerance.early_ms - tolerance.lateness_ms, tolerance.lateness_ms);
+}
+
+std::string LateRoom(const Tolerance& tolerance) {
+  if (tolerance.lateness_ms <= 0) return fmt::format("+{:.0f} ms", tolerance.late_ms);
+  return fmt::format(
+      "+{:.0f} ms: {:.0f} ms and 3 x {:.0f} ms of scheduling lateness measured "
+      "during the run",
+      tolerance.late_ms, tolerance.late_ms - 3 * tolerance.lateness_ms, tolerance.lateness_ms);
+}
 
 std::span<const InvariantInfo> InvariantCatalog() {
   static constexpr auto kInfo = [] {

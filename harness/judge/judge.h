@@ -17,6 +17,7 @@
 #pragma once
 
 #include <span>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,14 +28,28 @@
 
 namespace faultline::harness {
 
-// How far measured times may stray from the declared ones. Real sockets on a loaded 2-core
-// machine need generous lateness; the virtual world is exact.
+// How far measured times may stray from the declared ones. The virtual world is exact. Over real
+// sockets a loaded machine makes things late: upper bounds get a fixed room and, on top, three
+// times the scheduling lateness the world measured during the run (a retry wakes from its sleep,
+// connects and is read by the provider: each can be that late; worlds/scheduling_probe.h). A gap
+// measured at the provider can also look short, by one such lateness, when the provider noted
+// the end of the previous attempt late (seen: a 2 s Retry-After waited out, measured as 1599 ms
+// at load 40), so lower bounds get that much room: a client that retries at once after a 2 s
+// Retry-After still fails unless the machine ran 2 s late, and the evidence says how much room
+// the load bought.
 struct Tolerance {
-  double late_ms = 0;   // added to upper bounds (timeouts, backoff caps, cancel promptness)
-  double early_ms = 0;  // subtracted from lower bounds (Retry-After floors, backoff minimums)
+  double late_ms = 0;      // added to upper bounds (timeouts, backoff caps, cancel promptness)
+  double early_ms = 0;     // subtracted from lower bounds (Retry-After floors, backoff minimums)
+  double lateness_ms = 0;  // the measured lateness: 3x of it is in late_ms, 1x in early_ms
 };
 Tolerance VirtualTolerance();  // {1, 0}
 Tolerance RealTolerance();     // {750, 25}
+// RealTolerance widened for a run during which the machine ran up to `lateness` late.
+Tolerance RealTolerance(Duration lateness);
+// The late room in words, for evidence: "+750 ms", or "+2010 ms: 750 ms and 3 x 420 ms of
+// scheduling lateness measured during the run".
+std::string LateRoom(const Tolerance& tolerance);
+std::string EarlyRoom(const Tolerance& tolerance);  // "-25 ms", or "-711 ms: 25 ms and ..."
 
 struct InvariantInfo {
   std::string_view id;

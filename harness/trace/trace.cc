@@ -75,6 +75,9 @@ json ToJson(const Trace& trace, bool with_volatile) {
   if (trace.subject_timed_out) out["subject_timed_out"] = true;
   if (trace.subject_stopped_at) out["subject_stopped_ms"] = Ms(*trace.subject_stopped_at);
   if (with_volatile && !trace.subject_stderr.empty()) out["stderr"] = trace.subject_stderr;
+  if (with_volatile && trace.scheduling_lateness) {
+    out["scheduling_lateness_ms"] = Ms(*trace.scheduling_lateness);
+  }
   if (!trace.protocol_errors.empty()) out["protocol_errors"] = trace.protocol_errors;
   return out;
 }
@@ -127,6 +130,16 @@ Duration FirstRequestAt(const Trace& trace) {
   });
   if (first_start != trace.client.end()) return first_start->at;
   return first_arrival.value_or(Duration{0});
+}
+
+Duration ProviderWriteLateness(const Trace& trace) {
+  Duration worst{0};
+  for (const provider::JournalEntry& entry : trace.journal) {
+    for (const provider::WriteRecord& write : entry.writes) {
+      worst = std::max(worst, write.at - write.planned);
+    }
+  }
+  return worst;
 }
 
 void ShiftTimes(Trace& trace, Duration zero) {

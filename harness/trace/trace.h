@@ -55,6 +55,10 @@ struct Trace {
   std::vector<std::string> protocol_errors;     // lines that were not valid protocol JSON
   std::optional<SubjectFault> subject_fault;    // the first protocol break, if any
   bool interrupted = false;  // the run was stopped by a stop request (Ctrl-C): not judged
+  // Over real sockets: how late the machine ran things during the run (the worst wake-up of the
+  // world's scheduling probe, or of the provider's planned writes); the judge's upper tolerances
+  // grow with it (judge.h Tolerance).
+  std::optional<Duration> scheduling_lateness;
 };
 
 // The trace as the run result stores it (times in ms; see reports/run_result.h).
@@ -81,6 +85,9 @@ Duration FirstRequestAt(const Trace& trace);
 // Moves every time of the trace (client records, journal arrivals, writes and ends, the cancel,
 // the stop and the end) by -`zero`, so that `zero` becomes time zero.
 void ShiftTimes(Trace& trace, Duration zero);
+
+// The worst lateness the trace itself shows: a planned provider write that went out late.
+Duration ProviderWriteLateness(const Trace& trace);
 
 // One trace per call of a scenario with several concurrent calls, when the journal says which
 // call sent every request that counted (each call has its own base URL onto the shared session,

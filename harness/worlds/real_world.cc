@@ -177,6 +177,8 @@ void RealWorld::Close(Session& session, Trace& trace) {
   }
   trace.ended = Since(session.start);
   server_->RemoveSession(session.id);
+  trace.scheduling_lateness =
+      std::max(probe_.WorstBetween(session.start, Clock::now()), ProviderWriteLateness(trace));
   // Time zero is the first request at the provider, not the subject's launch.
   ShiftTimes(trace, FirstRequestAt(trace));
 }

@@ -4,7 +4,8 @@
 // One RealWorld hosts one provider Server for a whole run; each scenario run gets its own
 // session (own base URL, attempt counter, journal), so runs can proceed concurrently from
 // several threads. After the subject finishes, the world waits (bounded) for the provider to see
-// every connection end, then snapshots the session's journal into the trace.
+// every connection end, then snapshots the session's journal into the trace, with how late the
+// machine ran things meanwhile (Trace::scheduling_lateness).
 //
 // Thread-safety: RunReference and RunAdapterSubject may be called concurrently.
 #pragma once
@@ -19,6 +20,7 @@
 
 #include "fake_provider/server/server.h"
 #include "harness/trace/trace.h"
+#include "harness/worlds/scheduling_probe.h"
 #include "reference_impl/policy.h"
 #include "scenarios/scenario.h"
 
@@ -61,6 +63,7 @@ class RealWorld {
 
   std::unique_ptr<provider::Server> server_;
   std::thread thread_;
+  SchedulingProbe probe_;  // how late the machine runs things, run by run
   std::atomic<std::uint64_t> next_session_{1};
 };
 
