@@ -164,7 +164,7 @@ ResponsePlan ProviderSession::Respond(const RequestInfo& request, WallTime now) 
   }
   plan_request.attempt = ++attempts_;
   if (scenario.health &&
-      HealthFails(*scenario.health, now - outage_start_, seed_, plan_request.attempt)) {
+      HealthFails(*scenario.health, ScriptedNow(now), seed_, plan_request.attempt)) {
     return compiled_->Plan(scenario.health->failure_response, plan_request);
   }
   const scenario::ResponseSpec& response = ChooseResponse(scenario, seed_, plan_request.attempt);
@@ -177,15 +177,20 @@ ResponsePlan ProviderSession::Respond(const RequestInfo& request, WallTime now) 
   return compiled_->Plan(response, plan_request);
 }
 
+Duration ProviderSession::ScriptedNow(WallTime now) const {
+  return armed_ ? Duration{0} : std::chrono::duration_cast<Duration>(now - outage_start_);
+}
+
 bool ProviderSession::ListenerDown(WallTime now) const {
+  const Duration t = ScriptedNow(now);
   for (const scenario::ListenerOutage& outage : compiled_->scenario().listener_outages) {
-    const WallTime from = outage_start_ + outage.from;
-    if (now >= from && now < from + outage.length) return true;
+    if (t >= outage.from && t < outage.from + outage.length) return true;
   }
   return false;
 }
 
 std::optional<WallTime> ProviderSession::NextListenerChange(WallTime now) const {
+  if (armed_) return std::nullopt;  // nothing changes before scripted time starts
   std::vector<WallTime> edges;
   for (const scenario::ListenerOutage& outage : compiled_->scenario().listener_outages) {
     if (outage.length.count() <= 0) continue;
@@ -212,6 +217,7 @@ bool ProviderSession::HasListenerOutages() const {
 void ProviderSession::Reset(WallTime start) {
   start_ = start;
   outage_start_ = start;
+  armed_ = false;
   attempts_ = 0;
   rate_ = std::make_unique<RateState>();
 }

@@ -53,10 +53,22 @@ class ProviderSession {
   bool ListenerDown(WallTime now) const;
   std::optional<WallTime> NextListenerChange(WallTime now) const;
   bool HasListenerOutages() const;
-  // Outage windows count from `at` from now on (default: the session's start). Over sockets the
-  // runner anchors them when an adapter announces itself, so interpreter start-up never eats
-  // into a scripted outage.
-  void AnchorOutages(WallTime at) { outage_start_ = at; }
+  // Scripted time (listener outages, route health) counts from `at` from now on (default: the
+  // session's start).
+  void AnchorOutages(WallTime at) {
+    outage_start_ = at;
+    armed_ = false;
+  }
+  // Scripted time waits at its zero until AnchorOutages: the runner arms it when an adapter says
+  // hello and anchors it at the adapter's first attempt (its first request here, or its first
+  // response/start), so that interpreter start-up never eats into a scripted outage and an
+  // outage at 0 is met by the first connection. While armed, the listener is as it is at 0.
+  void ArmOutages() { armed_ = true; }
+  bool armed() const { return armed_; }
+  // When scripted time started; nullopt while armed.
+  std::optional<WallTime> scripted_start() const {
+    return armed_ ? std::nullopt : std::optional<WallTime>(outage_start_);
+  }
 
   int attempts() const { return attempts_; }
   const scenario::Scenario& scenario() const;
@@ -66,10 +78,12 @@ class ProviderSession {
 
  private:
   struct RateState;
+  Duration ScriptedNow(WallTime now) const;  // how far scripted time has run at `now`
   std::shared_ptr<const CompiledScenario> compiled_;
   std::uint64_t seed_ = 0;
   WallTime start_;
   WallTime outage_start_;
+  bool armed_ = false;
   int attempts_ = 0;
   std::unique_ptr<RateState> rate_;
 };

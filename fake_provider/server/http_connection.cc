@@ -264,6 +264,10 @@ asio::awaitable<bool> ServeSessionRequest(Connection& conn, SessionState& sessio
   engine.counters().session_requests.fetch_add(1, std::memory_order_relaxed);
   const Admission admission =
       session.Admit(request, path, conn.id, engine.options().journal_secrets, engine.clock().Now());
+  if (admission.started_scripted_time) {
+    const std::shared_ptr<SessionState> parent = session.parent();
+    engine.ScriptedTimeStarted(parent ? *parent : session);
+  }
   const ExchangeContext context{engine,
                                 conn.socket,
                                 conn.buffer,

@@ -500,6 +500,37 @@ bool Engine::AnchorOutages(std::string_view id) {
   return true;
 }
 
+bool Engine::ArmOutages(std::string_view id) {
+  std::lock_guard lock(sessions_mu_);
+  const auto it = sessions_.find(id);
+  if (it == sessions_.end()) return false;
+  it->second->ArmOutages();
+  WakeListeners(*it->second);
+  return true;
+}
+
+bool Engine::StartArmedOutages(std::string_view id) {
+  std::lock_guard lock(sessions_mu_);
+  const auto it = sessions_.find(id);
+  if (it == sessions_.end() || !it->second->AnchorIfArmed(clock_.Now())) return false;
+  WakeListeners(*it->second);
+  return true;
+}
+
+std::optional<Duration> Engine::ScriptedStart(std::string_view id) const {
+  std::lock_guard lock(sessions_mu_);
+  const auto it = sessions_.find(id);
+  if (it == sessions_.end()) return std::nullopt;
+  const std::optional<WallTime> started = it->second->scripted_start();
+  if (!started) return std::nullopt;
+  return std::chrono::duration_cast<Duration>(*started - it->second->start());
+}
+
+void Engine::ScriptedTimeStarted(const SessionState& root) {
+  std::lock_guard lock(sessions_mu_);
+  WakeListeners(root);
+}
+
 void Engine::WakeListeners(const SessionState& session) {
   std::vector<std::string> ids = {session.id()};
   for (const auto& route : session.routes()) ids.push_back(route->id());
@@ -617,6 +648,11 @@ std::optional<std::vector<JournalEntry>> Server::JournalOf(std::string_view id) 
 
 bool Server::ResetSession(std::string_view id) { return impl_->engine.ResetSession(id) != nullptr; }
 bool Server::AnchorOutages(std::string_view id) { return impl_->engine.AnchorOutages(id); }
+bool Server::ArmOutages(std::string_view id) { return impl_->engine.ArmOutages(id); }
+bool Server::StartArmedOutages(std::string_view id) { return impl_->engine.StartArmedOutages(id); }
+std::optional<Duration> Server::ScriptedStart(std::string_view id) const {
+  return impl_->engine.ScriptedStart(id);
+}
 
 bool Server::RemoveSession(std::string_view id) { return impl_->engine.DeleteSession(id); }
 

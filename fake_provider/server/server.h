@@ -119,9 +119,18 @@ class Server {
   std::optional<std::vector<JournalEntry>> JournalOf(std::string_view id) const;
   // Forgets the session's attempts, journal and rate state (as POST .../reset); false: unknown.
   bool ResetSession(std::string_view id);
-  // Outage windows of session `id` count from now on (the runner calls it when an adapter says
-  // hello); the journal keeps its time axis. False: unknown.
+  // Scripted time of session `id` (listener outages, route health) counts from now on; the
+  // journal keeps its time axis. False: unknown.
   bool AnchorOutages(std::string_view id);
+  // Scripted time waits at its zero (the listener as it is at 0) until the session's first
+  // attempt arrives, or until StartArmedOutages (the runner calls it at an adapter's first
+  // response/start, since a refused connection never arrives). False: unknown, or (Start) no
+  // longer armed.
+  bool ArmOutages(std::string_view id);
+  bool StartArmedOutages(std::string_view id);
+  // When scripted time started, on the session's journal axis (an offset from its start, like
+  // JournalEntry::arrived); nullopt: still armed, or no such session.
+  std::optional<Duration> ScriptedStart(std::string_view id) const;
   // Removes the session (as DELETE); exchanges in progress finish. False: unknown.
   bool RemoveSession(std::string_view id);
 

@@ -95,6 +95,8 @@ Admission SessionState::Admit(const HttpRequest& request, std::string_view path,
   // A route journals into its parent's journal, on its parent's time axis (the parent's lock is
   // taken and released first: locks are only ever taken parent before route).
   const std::shared_ptr<SessionState> parent = parent_.lock();
+  // The first attempt of an armed session starts its scripted time, on every route.
+  const bool started = parent ? parent->AnchorIfArmed(now) : AnchorIfArmed(now);
   std::shared_ptr<Journal> shared = parent ? parent->journal() : nullptr;
   const std::optional<WallTime> shared_start =
       parent ? std::optional<WallTime>(parent->start()) : std::nullopt;
@@ -108,7 +110,7 @@ Admission SessionState::Admit(const HttpRequest& request, std::string_view path,
                                        .keep_secrets = keep_secrets,
                                        .now = now,
                                        .session_start = start});
-  return Admission{std::move(admitted.plan), journal, admitted.entry_index, start, now};
+  return Admission{std::move(admitted.plan), journal, admitted.entry_index, start, now, started};
 }
 
 // A fresh Journal rather than Clear(): exchanges still running keep writing into the old one,
@@ -125,6 +127,26 @@ void SessionState::AnchorOutages(WallTime now) {
   for (const auto& route : routes()) route->AnchorOutages(now);
   std::lock_guard lock(mu_);
   provider_.AnchorOutages(now);
+}
+
+void SessionState::ArmOutages() {
+  for (const auto& route : routes()) route->ArmOutages();
+  std::lock_guard lock(mu_);
+  provider_.ArmOutages();
+}
+
+bool SessionState::AnchorIfArmed(WallTime now) {
+  {
+    std::lock_guard lock(mu_);
+    if (!provider_.armed()) return false;
+  }
+  AnchorOutages(now);
+  return true;
+}
+
+std::optional<WallTime> SessionState::scripted_start() const {
+  std::lock_guard lock(mu_);
+  return provider_.scripted_start();
 }
 
 void SessionState::AddRoute(std::shared_ptr<SessionState> route) {

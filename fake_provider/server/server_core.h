@@ -134,6 +134,7 @@ struct Admission {
   std::uint64_t entry_index = 0;
   WallTime session_start;
   WallTime arrived;
+  bool started_scripted_time = false;  // this request was the armed session's first attempt
 };
 
 // One hosted scenario session. ProviderSession is not thread-safe: `mu_` serialises it and is
@@ -162,7 +163,13 @@ class SessionState {
   Admission Admit(const HttpRequest& request, std::string_view path, std::uint64_t connection,
                   bool keep_secrets, WallTime now);
   void Reset(WallTime now);
-  void AnchorOutages(WallTime now);  // ProviderSession::AnchorOutages
+  // Scripted time of this session and its routes (ProviderSession::AnchorOutages, ArmOutages).
+  // A request admitted while armed starts it at its arrival (Admission::started_scripted_time).
+  void AnchorOutages(WallTime now);
+  void ArmOutages();
+  bool AnchorIfArmed(WallTime now);  // true: it was armed and now starts at `now`
+  std::optional<WallTime> scripted_start() const;
+  std::shared_ptr<SessionState> parent() const { return parent_.lock(); }  // null: none
 
   bool ListenerDown(WallTime now) const;
   std::optional<WallTime> NextListenerChange(WallTime now) const;

@@ -65,6 +65,13 @@ class Engine final : public SessionHost {
   bool DeleteSession(std::string_view id) override;
   std::shared_ptr<SessionState> ResetSession(std::string_view id) override;
   bool AnchorOutages(std::string_view id) override;
+  // Server::ArmOutages, StartArmedOutages, ScriptedStart.
+  bool ArmOutages(std::string_view id);
+  bool StartArmedOutages(std::string_view id);
+  std::optional<Duration> ScriptedStart(std::string_view id) const;
+  // A request started the scripted time of `root` (Admission::started_scripted_time): its
+  // listeners and its routes' follow the schedule from now on.
+  void ScriptedTimeStarted(const SessionState& root);
   std::shared_ptr<SessionState> FindSession(std::string_view id) const override;
   std::vector<std::shared_ptr<SessionState>> ListSessions() const override;
   StatsSnapshot Stats() const override;

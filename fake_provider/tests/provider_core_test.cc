@@ -190,6 +190,25 @@ TEST_F(ProviderSessionTest, ListenerOutagesFollowTheSessionStart) {
   EXPECT_FALSE(Session(scenario::Scenario{}).HasListenerOutages());
 }
 
+// Issue 26: an adapter that loads for seconds after its hello never met a 0-100 ms outage. Armed,
+// scripted time waits at its zero (down, for an outage at 0) until the first attempt anchors it.
+TEST_F(ProviderSessionTest, ArmedScriptedTimeWaitsAtZeroUntilTheFirstAttempt) {
+  scenario::Scenario scenario;
+  scenario.listener_outages = {{0s, 100ms}, {5s, 1s}};
+  ProviderSession session = Session(scenario);
+  session.ArmOutages();
+  EXPECT_TRUE(session.armed());
+  EXPECT_EQ(session.scripted_start(), std::nullopt);
+  EXPECT_TRUE(session.ListenerDown(start_ + 7s)) << "as at 0, however long the adapter loads";
+  EXPECT_EQ(session.NextListenerChange(start_ + 7s), std::nullopt);
+  session.AnchorOutages(start_ + 7s);
+  EXPECT_EQ(session.scripted_start(), start_ + 7s);
+  EXPECT_TRUE(session.ListenerDown(start_ + 7s + 50ms));
+  EXPECT_FALSE(session.ListenerDown(start_ + 7s + 100ms));
+  EXPECT_EQ(session.NextListenerChange(start_ + 7s), start_ + 7s + 100ms);
+  EXPECT_TRUE(session.ListenerDown(start_ + 12s + 500ms));
+}
+
 TEST_F(ProviderSessionTest, ResetForgetsAttemptsAndTheRateWindow) {
   scenario::Scenario scenario;
   scenario.responses = {Status(500), Status(200)};

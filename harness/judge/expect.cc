@@ -223,10 +223,22 @@ std::string DeadlineNotApplied(const View& view) {
       wanted.dump(), declared ? fmt::format("{:.0f} ms", *declared) : std::string("none"));
 }
 
+// Scripted time (listener outages, route health) starts at the subject's first attempt; when the
+// runner could not see it (no response/start, nothing arrived), it started on a fallback timer
+// and the windows the expectations assume may not be the ones the subject met.
+std::string ScriptedTimeUnanchored(const View& view) {
+  if (!view.trace.scripted_by_fallback) return {};
+  return "the subject reported no attempt and none reached the provider, so the scenario's "
+         "scripted time (outages, route health) could not start at its first attempt; it "
+         "started on the runner's fallback, after the subject's hello";
+}
+
 }  // namespace
 
 std::vector<CheckResult> ExpectChecks(const View& view) {
-  if (const std::string why = DeadlineNotApplied(view); !why.empty()) {
+  std::string why = DeadlineNotApplied(view);
+  if (why.empty()) why = ScriptedTimeUnanchored(view);
+  if (!why.empty()) {
     std::vector<CheckResult> out = Literal(view);
     for (CheckResult& check : ExpectFactChecks(view, nullptr)) out.push_back(std::move(check));
     for (CheckResult& check : out) check = Named(check.id, check.statement, NotApplicable(why));

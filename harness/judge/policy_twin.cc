@@ -43,8 +43,10 @@ ref::RetryPolicy Shifted(ref::RetryPolicy policy, std::chrono::milliseconds shif
 
 Duration LeadOfFirstAttempt(const Trace& trace) {
   if (trace.client.empty()) return Duration{0};
-  // Scripted time starts at the subject's first line, its hello (worlds/real_world.h).
-  return std::max(Duration{0}, FirstRequestAt(trace) - trace.client.front().at);
+  // Scripted time starts at the subject's first attempt (worlds/real_world.h): the lead is what
+  // lies between the two accounts of it (its response/start line and its request's arrival).
+  const Duration scripted = trace.scripted_from.value_or(trace.client.front().at);
+  return std::max(Duration{0}, FirstRequestAt(trace) - scripted);
 }
 
 PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolicy& policy,

@@ -49,10 +49,10 @@ struct PolicyTwin {
 };
 
 // How far into the scenario's scripted time (listener outages, route health) a subject over
-// real sockets made its first attempt: the real world anchors that time when the subject's first
-// line arrives (RealWorld), and an adapter may make its first attempt a while later (loading its
-// library). The twin, whose t = 0 is the first attempt, starts that far in: from the hello to
-// FirstRequestAt (trace.h).
+// real sockets made its first attempt: the real world starts that time at the subject's first
+// attempt as the runner first saw it (Trace::scripted_from: its response/start line, or its
+// request's arrival), and the twin, whose t = 0 is the first attempt, starts that far in: from
+// scripted_from (else the hello) to FirstRequestAt (trace.h).
 Duration LeadOfFirstAttempt(const Trace& trace);
 
 // How the twin runs, to run as the subject's run did.

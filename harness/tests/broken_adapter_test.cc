@@ -140,6 +140,35 @@ TEST(BrokenAdapterTest, TheCataloguesDeadlineScenariosCatchADeadlineThatIgnoresS
   }
 }
 
+// Issue 26: connection/openai-chat-refused-briefly (nothing listens for 100 ms) refused no
+// connection for any adapter, whose first attempt came long after its hello. Scripted time now
+// starts at the first attempt: an adapter that loads for 700 ms meets the outage.
+TEST(BrokenAdapterTest, AnOutageAtZeroIsMetByASlowStartingAdapter) {
+  auto catalogue = scenario::LoadBuiltinCatalog();
+  ASSERT_TRUE(catalogue.has_value());
+  std::erase_if(*catalogue, [](const scenario::Scenario& s) {
+    return s.name != "connection/openai-chat-refused-briefly";
+  });
+  ASSERT_EQ(catalogue->size(), 1u);
+  RunnerOptions options;
+  options.world = WorldChoice::kReal;
+  options.adapter =
+      "python3 " + (kAdapters / "broken_adapter.py").string() + " --bug none --startup-ms 700";
+  auto result = RunAll(*catalogue, options, {});
+  ASSERT_TRUE(result.has_value());
+  const report::ScenarioResult& run = result->scenarios.at(0);
+  EXPECT_EQ(run.verdict, report::Verdict::kPass) << run.error;
+  const nlohmann::json& client = run.trace["client"];
+  const auto refused = std::ranges::find_if(client, [](const nlohmann::json& line) {
+    return line["event"].value("type", "") == "response/interrupted" &&
+           line["event"]["failure"].value("phase", "") == "connect";
+  });
+  EXPECT_NE(refused, client.end()) << "the first connection must be refused: " << client.dump();
+  const auto class_check = std::ranges::find(run.checks, "CLASS-001", &report::CheckResult::id);
+  ASSERT_NE(class_check, run.checks.end());
+  EXPECT_EQ(class_check->status, report::CheckStatus::kPass) << class_check->evidence;
+}
+
 TEST(BrokenAdapterTest, TheReferenceClientAsAnAdapterPassesThemToo) {
   const std::vector<std::filesystem::path> paths{kAdapters / "scenarios"};
   auto scenarios = scenario::LoadScenarios(paths);

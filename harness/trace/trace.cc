@@ -74,6 +74,10 @@ json ToJson(const Trace& trace, bool with_volatile) {
   if (trace.cancel_at) out["cancel_ms"] = Ms(*trace.cancel_at);
   if (trace.subject_timed_out) out["subject_timed_out"] = true;
   if (trace.subject_stopped_at) out["subject_stopped_ms"] = Ms(*trace.subject_stopped_at);
+  if (with_volatile && trace.scripted_from) {
+    out["scripted_from_ms"] = Ms(*trace.scripted_from);
+    if (trace.scripted_by_fallback) out["scripted_by_fallback"] = true;
+  }
   if (with_volatile && !trace.subject_stderr.empty()) out["stderr"] = trace.subject_stderr;
   if (with_volatile && trace.scheduling_lateness) {
     out["scheduling_lateness_ms"] = Ms(*trace.scheduling_lateness);
@@ -154,6 +158,7 @@ void ShiftTimes(Trace& trace, Duration zero) {
   }
   if (trace.cancel_at) *trace.cancel_at -= zero;
   if (trace.subject_stopped_at) *trace.subject_stopped_at -= zero;
+  if (trace.scripted_from) *trace.scripted_from -= zero;
   trace.ended -= zero;
 }
 

@@ -59,6 +59,11 @@ struct Trace {
   // world's scheduling probe, or of the provider's planned writes); the judge's upper tolerances
   // grow with it (judge.h Tolerance).
   std::optional<Duration> scheduling_lateness;
+  // When the scenario's scripted time (listener outages, route health) started: the subject's
+  // first attempt over real sockets (worlds/real_world.h); nullopt: with the session. Started by
+  // the runner's fallback, it says nothing of the subject's first attempt.
+  std::optional<Duration> scripted_from;
+  bool scripted_by_fallback = false;
 };
 
 // The trace as the run result stores it (times in ms; see reports/run_result.h).

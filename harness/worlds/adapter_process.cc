@@ -130,6 +130,7 @@ void Collector::ReadOut() {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.size() > launch_.max_line_bytes) return Overflow("line-too-long");
     if (run_.lines.empty() && launch_.on_first_line) launch_.on_first_line();
+    if (launch_.on_line) launch_.on_line(line);
     run_.lines.push_back({now, std::move(line)});
     if (run_.lines.size() > launch_.max_lines) return Overflow("output-too-large");
   }

@@ -63,6 +63,8 @@ struct AdapterLaunch {
   // Called once, on the reader's thread, when the adapter's first stdout line arrives (its
   // hello: it is about to make its call).
   std::function<void()> on_first_line;
+  // Called on the reader's thread with every stdout line as it arrives (after on_first_line).
+  std::function<void(std::string_view line)> on_line;
   std::chrono::microseconds timeout{std::chrono::minutes(5)};
   // Flood limits: past any of them the adapter is killed and the run records why.
   std::size_t max_line_bytes = kDefaultMaxLine;

@@ -176,6 +176,7 @@ void RealWorld::Close(Session& session, Trace& trace) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   trace.ended = Since(session.start);
+  trace.scripted_from = server_->ScriptedStart(session.id);
   server_->RemoveSession(session.id);
   trace.scheduling_lateness =
       std::max(probe_.WorstBetween(session.start, Clock::now()), ProviderWriteLateness(trace));
@@ -327,21 +328,39 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
   if (scenario.policy) call.policy = nlohmann::json::parse(scenario.policy->json);
   call.limits = protocol::CallLimits(scenario);
   std::vector<std::expected<AdapterRun, std::string>> runs(static_cast<std::size_t>(trace.calls));
-  // Scripted time (listener outages, every route's health) counts from the first adapter's
-  // hello, not from the session's creation: an interpreter may take seconds to start and would
-  // otherwise miss an outage, or meet a route that had already recovered.
+  // Scripted time (listener outages, every route's health) starts at the subject's first
+  // attempt, not at the session's creation nor at its hello: an interpreter may take seconds to
+  // load its library and would otherwise miss an outage, or meet a route that had already
+  // recovered. The hello arms it (the listener stays as it is at 0); the first request's
+  // arrival, or the first response/start (a refused connection never arrives), starts it; a
+  // subject that reports no attempt and reaches nothing starts it kScriptedFallback after its
+  // hello, and the judge is told (Trace::scripted_by_fallback).
   std::once_flag anchored;
   std::mutex anchor_mutex;
   std::condition_variable_any anchor_set;
-  std::optional<Clock::time_point> anchored_at;  // guarded by anchor_mutex
+  std::optional<Clock::time_point> anchored_at;  // guarded by anchor_mutex: the first hello
   const auto anchor = [&] {
     std::call_once(anchored, [&] {
-      server_->AnchorOutages(session->id);
+      server_->ArmOutages(session->id);
       std::lock_guard lock(anchor_mutex);
       anchored_at = Clock::now();
       anchor_set.notify_all();
     });
   };
+  const auto on_line = [&](std::string_view line) {
+    const auto event = protocol::ParseLine(line);
+    if (event && event->kind == EventKind::kStart) server_->StartArmedOutages(session->id);
+  };
+  std::atomic<bool> fallback_started = false;
+  std::jthread fallback([&](std::stop_token stop) {
+    std::unique_lock lock(anchor_mutex);
+    if (!anchor_set.wait(lock, stop, [&] { return anchored_at.has_value(); })) return;
+    const auto due = *anchored_at + kScriptedFallback;
+    if (anchor_set.wait_until(lock, stop, due, [] { return false; }) || stop.stop_requested()) {
+      return;
+    }
+    fallback_started = server_->StartArmedOutages(session->id);
+  });
   // Call i starts i x call_interval after that anchor (at once on a stop request, or when the
   // run's timeout passes first).
   const auto wait_for_start = [&](std::size_t i) {
@@ -369,6 +388,7 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
                              .cancel_at = scenario.cancel_at,
                              .first_request = [&]() { return FirstArrival(session->id); },
                              .on_first_line = anchor,
+                             .on_line = on_line,
                              .timeout = options.timeout,
                              .max_line_bytes = options.max_line_bytes,
                              .stop = options.stop,
@@ -400,6 +420,9 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
                               protocol::ValidUtf8(run.stderr_text);
     }
   }
+  fallback.request_stop();
+  fallback.join();
+  trace.scripted_by_fallback = fallback_started;
   std::ranges::stable_sort(trace.client, {}, &ClientRecord::at);
   Close(*session, trace);
   return trace;

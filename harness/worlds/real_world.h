@@ -36,6 +36,10 @@ struct RealRunOptions {
   std::stop_token stop;
 };
 
+// How long after an adapter's hello scripted time starts when its first attempt cannot be seen
+// (it reports none, and reaches nothing: the listener refuses).
+inline constexpr std::chrono::seconds kScriptedFallback{5};
+
 class RealWorld {
  public:
   // Starts the provider on 127.0.0.1 (an ephemeral port) with its own thread.
