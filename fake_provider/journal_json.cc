@@ -15,6 +15,7 @@ nlohmann::json TruthToJson(const PlanTruth& truth) {
   if (!truth.tool_arguments.empty()) json["tool_arguments"] = truth.tool_arguments;
   if (!truth.failure_class.empty()) json["failure_class"] = truth.failure_class;
   json["retryable"] = truth.retryable;
+  if (truth.failure_in_head) json["failure_in_head"] = true;
   if (truth.retry_after) json["retry_after_us"] = truth.retry_after->count();
   json["hinted"] = truth.hinted;
   nlohmann::json hints = nlohmann::json::array();

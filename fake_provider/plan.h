@@ -71,6 +71,9 @@ struct PlanTruth {
   // overrides the body so that no class can be promised.
   std::string failure_class;
   bool retryable = false;
+  // The failure shows in the response's head although its status is 2xx (the wrong content type
+  // for what was asked): a client reports it in the response-headers phase.
+  bool failure_in_head = false;
   // The same verdict for a client that ignores `x-should-retry` (a policy may say so), and the
   // header itself when the response sends one.
   bool retryable_ignoring_header = false;

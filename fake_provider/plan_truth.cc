@@ -331,6 +331,7 @@ PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& prog
                               : ClassOfError(spec.error.value_or(scenario::ErrorSpec{}).kind));
   } else if (!HasContentType(content_type, stream || stream_requested)) {
     SetClass(truth, {"protocol", true});  // whatever the body: the wrong kind of answer
+    truth.failure_in_head = true;
   } else if (spec.body) {
     // A verbatim stream promises nothing; a verbatim JSON answer only that it is JSON.
     SetClass(truth, HasContentType(content_type, true) ? ClassOf{"", false}

@@ -299,8 +299,9 @@ std::optional<ref::Failure> TruthFailure(const View& view, const provider::Journ
       !std::ranges::any_of(entry.truth.silences, [&](const provider::Silence& s) {
         return s.before_headers && failure_class == "timeout" && !s.to;
       });
-  failure.phase =
-      error_status || !headers_came ? ref::Phase::kResponseHeaders : ref::Phase::kStream;
+  failure.phase = error_status || !headers_came || entry.truth.failure_in_head
+                      ? ref::Phase::kResponseHeaders
+                      : ref::Phase::kStream;
   if (failure.phase == ref::Phase::kStream && entry.truth.streamed) {
     // What the caller had seen when the stream failed: output went out before the silence it
     // times out in, or before the failure the response itself ends in.

@@ -16,6 +16,7 @@ json TruthToJson(const provider::PlanTruth& truth) {
   if (truth.answer) out["answer"] = *truth.answer;
   if (!truth.failure_class.empty()) out["failure_class"] = truth.failure_class;
   out["retryable"] = truth.retryable;
+  if (truth.failure_in_head) out["failure_in_head"] = true;
   if (truth.retry_after) out["retry_after_ms"] = Ms(*truth.retry_after);
   if (truth.hinted) out["hinted"] = true;
   json silences = json::array();
