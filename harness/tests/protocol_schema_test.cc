@@ -60,11 +60,12 @@ TEST(ProtocolSchemaTest, NamesEveryEventTheRunnerReads) {
   for (auto kind : {EventKind::kHello, EventKind::kStart, EventKind::kChunk,
                     EventKind::kInterrupted, EventKind::kCommitted, EventKind::kFailed}) {
     kinds.emplace_back(ToString(kind));
-    EXPECT_TRUE(protocol::Schema().Has(protocol::DefinitionOf(ToString(kind)))) << kinds.back();
+    EXPECT_TRUE(protocol::Schema().Has(JsonSchema::DefinitionPointer(ToString(kind))))
+        << kinds.back();
   }
   EXPECT_EQ(names.get<std::vector<std::string>>(), kinds);
   for (const char* line : {"call", "cancel"}) {
-    EXPECT_TRUE(protocol::Schema().Has(protocol::DefinitionOf(line))) << line;
+    EXPECT_TRUE(protocol::Schema().Has(JsonSchema::DefinitionPointer(line))) << line;
   }
 }
 
@@ -168,13 +169,14 @@ TEST(ProtocolSchemaTest, WhatTheRunnerWritesValidates) {
                          .capabilities = ref::CapabilitiesToJson(ref::RouteCapabilities{}),
                          .group = "anthropic"});
   const JsonSchema& schema = protocol::Schema();
-  EXPECT_THAT(Messages(schema.Validate(ToJson(call), protocol::DefinitionOf("call"))),
+  EXPECT_THAT(Messages(schema.Validate(ToJson(call), JsonSchema::DefinitionPointer("call"))),
               ::testing::ElementsAre());
-  EXPECT_THAT(Messages(schema.Validate(json{{"type", "cancel"}}, protocol::DefinitionOf("cancel"))),
-              ::testing::ElementsAre());
+  EXPECT_THAT(
+      Messages(schema.Validate(json{{"type", "cancel"}}, JsonSchema::DefinitionPointer("cancel"))),
+      ::testing::ElementsAre());
   json unknown = ToJson(call);
   unknown["routes"][0]["capabilities"]["teleport"] = true;
-  EXPECT_THAT(Messages(schema.Validate(unknown, protocol::DefinitionOf("call"))),
+  EXPECT_THAT(Messages(schema.Validate(unknown, JsonSchema::DefinitionPointer("call"))),
               ::testing::ElementsAre("at routes[0].capabilities: unknown field \"teleport\""));
 }
 

@@ -342,6 +342,10 @@ std::expected<JsonSchema, std::string> JsonSchema::Compile(const json& document)
   return schema;
 }
 
+std::string JsonSchema::DefinitionPointer(std::string_view name) {
+  return "/$defs/" + PointerToken(name);
+}
+
 bool JsonSchema::Has(std::string_view pointer) const { return by_pointer_.contains(pointer); }
 
 // ---- validating -----------------------------------------------------------------------------

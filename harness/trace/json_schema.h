@@ -52,6 +52,9 @@ class JsonSchema {
   JsonSchema& operator=(JsonSchema&&) noexcept;
   ~JsonSchema();
 
+  // The JSON pointer of the definition called `name`: "/$defs/adapter~1hello".
+  static std::string DefinitionPointer(std::string_view name);
+
   // Whether `pointer` ("" the root, "/$defs/adapter~1hello") names a subschema.
   bool Has(std::string_view pointer) const;
 

@@ -87,12 +87,6 @@ const JsonSchema& Schema() {
   return schema;
 }
 
-std::string DefinitionOf(std::string_view type) {
-  std::string pointer = "/$defs/";
-  for (char c : type) pointer += c == '/' ? std::string("~1") : std::string(1, c);
-  return pointer;
-}
-
 std::expected<ClientEvent, LineError> ParseLine(std::string_view line) {
   if (NestsDeeperThan(line, kMaxLineDepth)) {
     return NotProtocol(fmt::format("arrays and objects nest deeper than {} levels: {}",
@@ -109,7 +103,8 @@ std::expected<ClientEvent, LineError> ParseLine(std::string_view line) {
   const auto kind = KindOf(event, line);
   if (!kind) return std::unexpected(kind.error());
   const std::string_view name = ToString(*kind);
-  const auto violations = Schema().Validate(event, DefinitionOf(name), kShownViolations);
+  const auto violations =
+      Schema().Validate(event, JsonSchema::DefinitionPointer(name), kShownViolations);
   if (!violations.empty()) {
     std::vector<std::string> shown;
     for (const SchemaViolation& violation : violations) shown.push_back(violation.ToString());

@@ -55,11 +55,9 @@ struct LineError {
 // line costs one scan, never a deep tree (nlohmann's dump and destructor recurse).
 inline constexpr int kMaxLineDepth = scenario::ParseLimits{}.max_depth;
 
-// The adapter protocol's JSON Schema (harness/schema/adapter-protocol.schema.json), compiled.
+// The adapter protocol's JSON Schema (harness/schema/adapter-protocol.schema.json), compiled; an
+// event's or line's definition is JsonSchema::DefinitionPointer("response/committed").
 const JsonSchema& Schema();
-
-// The JSON pointer of an event's or line's definition in Schema(): "/$defs/adapter~1hello".
-std::string DefinitionOf(std::string_view type);
 
 // Parses one stdout line into its event: at most kMaxLineDepth deep, JSON, an object whose
 // `type` is an event, valid against that event's definition in Schema().
