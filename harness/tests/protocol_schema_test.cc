@@ -16,10 +16,12 @@
 #include "harness/trace/embedded_schemas.h"
 #include "harness/trace/json_schema.h"
 #include "harness/trace/protocol.h"
+#include "harness/worlds/request_body.h"
 #include "reference_impl/call_event.h"
 #include "reference_impl/policy_json.h"
 #include "reference_impl/retry_after.h"
 #include "reference_impl/route_json.h"
+#include "scenarios/loader.h"
 
 namespace faultline::harness {
 namespace {
@@ -160,7 +162,9 @@ TEST(ProtocolSchemaTest, WhatTheRunnerWritesValidates) {
   call.request = {{"model", "gpt-4o-mini"}, {"stream", true}};
   call.scenario = "x";
   call.seed = 18446744073709551615ULL;
-  call.policy = json{{"max_attempts", 2}};
+  call.policy = json{{"max_attempts", 2}, {"timeouts", {{"total_ms", 4500}}}};
+  call.limits =
+      json{{"max_attempts", "unbounded"}, {"timeouts", {{"total_ms", 4500}, {"idle_ms", nullptr}}}};
   call.routes.push_back({.id = "primary",
                          .base_url = call.base_url + "/route/primary",
                          .dialect = "anthropic-messages",
@@ -178,6 +182,34 @@ TEST(ProtocolSchemaTest, WhatTheRunnerWritesValidates) {
   unknown["routes"][0]["capabilities"]["teleport"] = true;
   EXPECT_THAT(Messages(schema.Validate(unknown, JsonSchema::DefinitionPointer("call"))),
               ::testing::ElementsAre("at routes[0].capabilities: unknown field \"teleport\""));
+}
+
+// Every scenario of the catalogue gives the call line its own request, routes, policy and limits.
+TEST(ProtocolSchemaTest, TheCallLineOfEveryCatalogueScenarioValidates) {
+  const auto catalogue = scenario::LoadBuiltinCatalog();
+  ASSERT_TRUE(catalogue.has_value());
+  int with_limits = 0;
+  for (const scenario::Scenario& each : *catalogue) {
+    const CallTarget target = PrimaryTarget(each);
+    protocol::CallLine call{.base_url = "http://127.0.0.1:1/s/x",
+                            .api_key = "sk-faultline-test",
+                            .dialect = std::string(scenario::ToString(target.dialect)),
+                            .request = target.body,
+                            .scenario = each.name,
+                            .seed = 7,
+                            .policy = std::nullopt,
+                            .limits = protocol::CallLimits(each),
+                            .routes = RouteLines(each, [](std::string_view id) {
+                              return "http://127.0.0.1:1/s/x/route/" + std::string(id);
+                            })};
+    if (each.policy) call.policy = json::parse(each.policy->json);
+    with_limits += call.limits.has_value();
+    EXPECT_THAT(
+        Messages(protocol::Schema().Validate(ToJson(call), JsonSchema::DefinitionPointer("call"))),
+        ::testing::ElementsAre())
+        << each.name;
+  }
+  EXPECT_GT(with_limits, 0);
 }
 
 TEST(ProtocolSchemaTest, EverySharedCaseHasTheRunnersVerdictAndMessage) {
