@@ -24,6 +24,7 @@ packages=(
   python3-simpy3  # fleet/bench/compare_simpy.sh: the SimPy model the simulator is measured against
   libxml2-utils  # xmllint: the JUnit XSD test (reports/tests/junit_xsd_test.cc)
   python3-yaml  # the CI examples' test parses docs/ci/*.yml (tools/test_ci_examples.sh)
+  python3-jsonschema  # the adapter kits' tests check their lines against the protocol's schema
 )
 # Debian 12 ships clang 19 in bookworm itself; libclang-rt-19-dev holds libFuzzer and the
 # sanitizer runtimes that -fsanitize=fuzzer,address,undefined links.

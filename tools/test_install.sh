@@ -14,7 +14,8 @@ unset FAULTLINE_ADAPTERS_DIR
 "$prefix/bin/faultline" run --time virtual --out reports
 test -s reports/result.json && test -s reports/junit.xml && test -s reports/summary.md
 "$prefix/bin/faultline" schema scenario | grep -q '"\$schema"'
-for schema in scenario policy run-result; do
+"$prefix/bin/faultline" schema protocol | grep -q '"urn:faultline:schema:adapter-protocol:1"'
+for schema in scenario policy run-result adapter-protocol; do
   test -s "$prefix/share/faultline/schema/$schema.schema.json"
 done
 test -s "$prefix/share/doc/faultline/README.md"

@@ -44,7 +44,9 @@ constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kFixes{{
     {"killed", "the process died by a signal before its terminal event; see its stderr"},
     {"not-json", "write only JSON lines to stdout; send logs and tracebacks to stderr"},
     {"not-protocol",
-     "every line needs a known \"type\" and that event's fields (docs/adapter-protocol.md)"},
+     "every line is an event of the protocol's schema (`faultline schema protocol`, "
+     "docs/adapter-protocol.md): a known \"type\", that event's required fields with their "
+     "types, nothing else; leave an optional field out rather than null"},
     {"no-hello",
      "write adapter/hello first: {\"type\":\"adapter/hello\",\"name\",\"version\","
      "\"policy\"}"},

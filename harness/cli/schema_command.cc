@@ -2,22 +2,27 @@
 
 #include <ostream>
 
+#include "harness/trace/embedded_schemas.h"
+
 namespace faultline::cli {
 
 CLI::App* AddSchemaCommand(CLI::App& app, SchemaOptions& options) {
   CLI::App* schema = app.add_subcommand(
-      "schema", "Print a JSON Schema (draft 2020-12): scenario files, policy files, run results.");
-  schema->add_option("which", options.which, "scenario | policy | result")
+      "schema",
+      "Print a JSON Schema (draft 2020-12): scenario files, policy files, run results, the "
+      "adapter protocol's lines.");
+  schema->add_option("which", options.which, "scenario | policy | result | protocol")
       ->required()
-      ->check(CLI::IsMember({"scenario", "policy", "result"}));
+      ->check(CLI::IsMember({"scenario", "policy", "result", "protocol"}));
   schema->footer(
       "e.g. faultline schema scenario > scenario.schema.json, then point your editor's YAML/JSON "
-      "language server at it.");
+      "language server at it; faultline schema protocol describes every line an adapter writes "
+      "(docs/adapter-protocol.md).");
   return schema;
 }
 
 ExitCode RunSchema(const SchemaOptions& options, std::ostream& out, std::ostream& err) {
-  const std::string_view schema = EmbeddedSchema(options.which);
+  const std::string_view schema = harness::EmbeddedSchema(options.which);
   if (schema.empty()) {
     err << "faultline schema: no schema called '" << options.which << "'\n";
     return ExitCode::kUsageError;

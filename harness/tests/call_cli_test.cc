@@ -142,14 +142,15 @@ TEST(CallCliTest, AtMsIsParsedInOnePlaceForEveryEvent) {
   using harness::protocol::ParseLine;
   EXPECT_TRUE(ParseLine(R"({"type":"response/start","response_id":"a","attempt":1,"at_ms":0})")
                   .has_value());
-  EXPECT_TRUE(ParseLine(R"({"type":"adapter/hello","name":"x","at_ms":12.5})").has_value());
-  for (const char* bad : {R"({"type":"response/start","attempt":1,"at_ms":-1})",
-                          R"({"type":"response/start","attempt":1,"at_ms":"5"})",
-                          R"({"type":"adapter/hello","name":"x","at_ms":null})"}) {
+  EXPECT_TRUE(
+      ParseLine(R"({"type":"adapter/hello","name":"x","version":"1","at_ms":12.5})").has_value());
+  for (const char* bad : {R"({"type":"response/start","response_id":"a","attempt":1,"at_ms":-1})",
+                          R"({"type":"response/start","response_id":"a","attempt":1,"at_ms":"5"})",
+                          R"({"type":"adapter/hello","name":"x","version":"1","at_ms":null})"}) {
     auto parsed = ParseLine(bad);
     ASSERT_FALSE(parsed.has_value()) << bad;
     EXPECT_EQ(parsed.error().kind, "not-protocol");
-    EXPECT_THAT(parsed.error().message, HasSubstr("\"at_ms\""));
+    EXPECT_THAT(parsed.error().message, HasSubstr("at at_ms: expected"));
   }
 }
 

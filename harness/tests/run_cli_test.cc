@@ -369,6 +369,34 @@ TEST(AdapterCheckCliTest, ExplainsEachMistakeAndPassesACorrectAdapter) {
   EXPECT_NE(bad.out.find("fix: write adapter/hello first"), std::string::npos) << bad.out;
 }
 
+// `adapter check` refuses each protocol mistake with the event and the field, and how to fix it.
+TEST(AdapterCheckCliTest, NamesTheFieldOfEachProtocolMistake) {
+  const std::string adapter =
+      "python3 " FAULTLINE_SOURCE_DIR "/harness/tests/adapters/protocol_mistakes.py --mistake ";
+  const std::pair<std::string, std::string> mistakes[] = {
+      {"unknown-field", "response/start: unknown field \"zz\""},
+      {"missing-commitment", "assistant/chunk: missing required field \"commitment\""},
+      {"missing-response-id", "response/start: missing required field \"response_id\""},
+      {"string-attempt",
+       "response/committed: at attempt: expected an integer, got the string \"1\""},
+      {"null-usage", "response/committed: at usage: expected an object, got null"},
+      {"deep-field", "arrays and objects nest deeper than 64 levels"},
+  };
+  for (const auto& [mistake, message] : mistakes) {
+    const Ran ran = RunFaultline({"adapter", "check", adapter + mistake});
+    EXPECT_EQ(ran.code, 1) << mistake << "\n" << ran.out << ran.err;
+    EXPECT_NE(ran.out.find("subject error not-protocol: call 0: " + message), std::string::npos)
+        << mistake << "\n"
+        << ran.out;
+    EXPECT_NE(ran.out.find("fix: every line is an event of the protocol's schema"),
+              std::string::npos)
+        << ran.out;
+    EXPECT_EQ(ran.out.find("no protocol mistake"), std::string::npos) << ran.out;
+  }
+  const Ran none = RunFaultline({"adapter", "check", adapter + "none"});
+  EXPECT_EQ(none.out.find("subject error"), std::string::npos) << none.out;
+}
+
 TEST(RunCliSubjectErrorTest, ExitCodeThreeAndTheStderrOnTheConsole) {
   const Ran ran = RunFaultline({"run", "--adapter", "echo 'it broke' >&2; exit 3", "--filter",
                                 "demo/hello-openai-chat", "--no-reports"});

@@ -1,6 +1,7 @@
 // Subject errors are their own verdict: an adapter that cannot start, crashes, floods, speaks
 // something else than the protocol or declares a policy with a typo gets verdict "error" with
 // the kind, its exit status or signal and its stderr; never an invariant failure.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <thread>
@@ -80,11 +81,44 @@ INSTANTIATE_TEST_SUITE_P(
         Case{"nohello", Echo(R"({"type":"response/committed","text":"Hello"})"), "no-hello",
              "not adapter/hello"},
         Case{"flood", "head -c 200000 /dev/zero | tr '\\0' x", "line-too-long", "line limit"},
-        Case{"typo",
-             Echo(R"({"type":"adapter/hello","name":"t","policy":{"max_atempts":3}})") + "; " +
-                 Echo(R"({"type":"response/committed","text":"Hello"})"),
-             "bad-policy", "did you mean 'max_attempts'?"}),
+        Case{
+            "typo",
+            Echo(
+                R"({"type":"adapter/hello","name":"t","version":"1","policy":{"max_atempts":3}})") +
+                "; " + Echo(R"({"type":"response/committed","text":"Hello"})"),
+            "bad-policy", "did you mean 'max_attempts'?"}),
     [](const auto& info) { return info.param.name; });
+
+// Each protocol mistake, made by a tiny adapter that otherwise makes the call correctly, is a
+// subject error naming the event and the field (harness/tests/adapters/protocol_mistakes.py).
+std::string Mistake(std::string_view name) {
+  return std::string("python3 " FAULTLINE_SOURCE_DIR
+                     "/harness/tests/adapters/protocol_mistakes.py --mistake ") +
+         std::string(name);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    ProtocolMistakes, SubjectErrorTest,
+    ::testing::Values(
+        Case{"unknown_field", Mistake("unknown-field"), "not-protocol",
+             "response/start: unknown field \"zz\""},
+        Case{"missing_commitment", Mistake("missing-commitment"), "not-protocol",
+             "assistant/chunk: missing required field \"commitment\""},
+        Case{"missing_response_id", Mistake("missing-response-id"), "not-protocol",
+             "response/start: missing required field \"response_id\""},
+        Case{"string_attempt", Mistake("string-attempt"), "not-protocol",
+             "response/committed: at attempt: expected an integer, got the string \"1\""},
+        Case{"null_usage", Mistake("null-usage"), "not-protocol",
+             "response/committed: at usage: expected an object, got null"},
+        Case{"deep_field", Mistake("deep-field"), "not-protocol",
+             "arrays and objects nest deeper than 64 levels: {\"type\": \"response/committed\""}),
+    [](const auto& info) { return info.param.name; });
+
+TEST(ProtocolMistakesAdapterTest, WithoutTheMistakeItIsNoError) {
+  const report::ScenarioResult result = RunCommand(Mistake("none"));
+  EXPECT_NE(result.verdict, report::Verdict::kError) << result.error;
+  EXPECT_FALSE(result.subject_error.has_value());
+}
 
 TEST(SubjectErrorTest, ExitStatusAndStderrAreKept) {
   const report::ScenarioResult result = RunCommand("echo 'Traceback: it broke' >&2; exit 3");

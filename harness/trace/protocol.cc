@@ -3,18 +3,18 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 
-#include "reference_impl/failure.h"
+#include "harness/trace/embedded_schemas.h"
 
 namespace faultline::harness::protocol {
 namespace {
 
 using nlohmann::json;
 
-constexpr std::array<std::string_view, 6> kEvents{kHello,       kStart,     kChunk,
-                                                  kInterrupted, kCommitted, kFailed};
+constexpr std::size_t kShownViolations = 3;
 
 std::string Shown(std::string_view line) {
   constexpr std::size_t kMax = 120;
@@ -23,94 +23,92 @@ std::string Shown(std::string_view line) {
   return shown;
 }
 
-std::optional<std::string> Expect(const json& event, const char* key, json::value_t type,
-                                  bool required) {
-  const auto found = event.find(key);
-  if (found == event.end()) {
-    if (!required) return std::nullopt;
-    return fmt::format("missing field \"{}\"", key);
-  }
-  const bool numeric = type == json::value_t::number_integer && found->is_number_integer();
-  if (found->type() == type || numeric) return std::nullopt;
-  if (type == json::value_t::object && found->is_null() && !required) return std::nullopt;
-  return fmt::format("field \"{}\" is {}, expected {}", key, found->type_name(),
-                     json(type).type_name());
-}
-
-std::optional<std::string> CheckFailure(const json& event, bool required) {
-  if (auto bad = Expect(event, "failure", json::value_t::object, required)) return bad;
-  const auto found = event.find("failure");
-  if (found == event.end() || !found->is_object()) return std::nullopt;
-  const auto cls = found->find("class");
-  if (cls == found->end() || !cls->is_string()) return "failure has no string \"class\"";
-  if (!ref::ParseFailureClass(cls->get<std::string>())) {
-    return fmt::format("failure class \"{}\" is not one of DESIGN §6's classes",
-                       ValidUtf8(cls->get<std::string>()));
-  }
-  const auto code = found->find("code");
-  if (code == found->end() || !code->is_string() || code->get_ref<const std::string&>().empty()) {
-    return "failure has no string \"code\"";
-  }
-  return std::nullopt;
-}
-
-// What every event may carry, whatever its type: its route and its adapter-side time.
-std::optional<std::string> CheckCommonFields(const json& event) {
-  if (auto bad = Expect(event, "route_id", json::value_t::string, false)) return bad;
-  const auto at = event.find(kAtMs);
-  if (at == event.end()) return std::nullopt;
-  if (!at->is_number() || !std::isfinite(at->get<double>()) || at->get<double>() < 0) {
-    return fmt::format("field \"{}\" is {}, expected a number of milliseconds >= 0", kAtMs,
-                       at->dump());
-  }
-  return std::nullopt;
-}
-
-std::optional<std::string> CheckFields(std::string_view type, const json& event) {
-  using T = json::value_t;
-  if (auto bad = CheckCommonFields(event)) return bad;
-  if (type == kHello) {
-    if (auto bad = Expect(event, "name", T::string, true)) return bad;
-    return Expect(event, "policy", T::object, false);
-  }
-  if (type == kStart) return Expect(event, "attempt", T::number_integer, false);
-  if (type == kChunk) {
-    if (!event.contains("text") && !event.contains("tool_call")) {
-      return std::string("a chunk carries \"text\" or \"tool_call\"");
+// Whether the arrays and objects of JSON text nest deeper than `limit`, from its bytes alone
+// (brackets inside strings do not count). One pass, no allocation; the text need not be JSON.
+bool NestsDeeperThan(std::string_view text, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') {
+        ++i;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '{' || c == '[') {
+      if (++depth > limit) return true;
+    } else if ((c == '}' || c == ']') && depth > 0) {
+      --depth;
     }
-    return Expect(event, "text", T::string, false);
   }
-  if (type == kInterrupted) return CheckFailure(event, true);
-  if (type == kCommitted) return Expect(event, "text", T::string, true);
-  return CheckFailure(event, true);  // kFailed
+  return false;
+}
+
+std::unexpected<LineError> NotProtocol(std::string message) {
+  return std::unexpected(LineError{"not-protocol", std::move(message)});
+}
+
+std::string Quoted(const std::string& text) {
+  return json(text).dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+// The event of a line's `type`, which the schema lists.
+std::expected<EventKind, LineError> KindOf(const json& event, std::string_view line) {
+  const auto type = event.find("type");
+  if (type == event.end() || !type->is_string()) {
+    return NotProtocol("no string \"type\": " + Shown(line));
+  }
+  const auto listed = Schema().Validate(*type, "/properties/type", 1);
+  const auto kind = ParseEventKind(type->get_ref<const std::string&>());
+  if (!listed.empty() || !kind) {
+    return NotProtocol(fmt::format(
+        "unknown event type: {}",
+        listed.empty() ? Quoted(type->get<std::string>()) + " is not an event the runner reads"
+                       : listed.front().message));
+  }
+  return *kind;
 }
 
 }  // namespace
 
+const JsonSchema& Schema() {
+  static const JsonSchema schema = [] {
+    auto compiled = JsonSchema::Compile(json::parse(EmbeddedSchema("protocol"), nullptr, false));
+    if (!compiled) {  // the embedded file is checked by a test: this is a broken build
+      std::fprintf(stderr, "faultline: the adapter protocol schema does not compile: %s\n",
+                   compiled.error().c_str());
+      std::abort();
+    }
+    return std::move(*compiled);
+  }();
+  return schema;
+}
+
 std::expected<ClientEvent, LineError> ParseLine(std::string_view line) {
+  if (NestsDeeperThan(line, kMaxLineDepth)) {
+    return NotProtocol(fmt::format("arrays and objects nest deeper than {} levels: {}",
+                                   kMaxLineDepth, Shown(line)));
+  }
   json event = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (event.is_discarded()) {
     return std::unexpected(LineError{"not-json", "not a JSON line: " + Shown(line)});
   }
   if (!event.is_object()) {
-    return std::unexpected(LineError{
-        "not-protocol",
-        fmt::format("a JSON {}, not an event object: {}", event.type_name(), Shown(line))});
+    return NotProtocol(
+        fmt::format("a JSON {}, not an event object: {}", event.type_name(), Shown(line)));
   }
-  const auto type = event.find("type");
-  if (type == event.end() || !type->is_string()) {
-    return std::unexpected(LineError{"not-protocol", "no string \"type\": " + Shown(line)});
-  }
-  const std::string& name = type->get_ref<const std::string&>();
-  if (std::ranges::find(kEvents, name) == kEvents.end()) {
-    return std::unexpected(LineError{
-        "not-protocol", fmt::format("unknown event type \"{}\" (expected adapter/hello, "
-                                    "response/start, assistant/chunk, response/interrupted, "
-                                    "response/committed or response/failed)",
-                                    ValidUtf8(name))});
-  }
-  if (auto bad = CheckFields(name, event)) {
-    return std::unexpected(LineError{"not-protocol", fmt::format("{}: {}", name, *bad)});
+  const auto kind = KindOf(event, line);
+  if (!kind) return std::unexpected(kind.error());
+  const std::string_view name = ToString(*kind);
+  const auto violations =
+      Schema().Validate(event, JsonSchema::DefinitionPointer(name), kShownViolations);
+  if (!violations.empty()) {
+    std::vector<std::string> shown;
+    for (const SchemaViolation& violation : violations) shown.push_back(violation.ToString());
+    return NotProtocol(fmt::format("{}: {}", name, fmt::join(shown, "; ")));
   }
   return EventFromJson(event);
 }

@@ -2,11 +2,12 @@
 // vocabulary, the call line, and the validation of every line a subject writes.
 //
 // One home for the protocol's names: the judge, the worlds, the metrics and the reports read
-// events by these constants, never by string literals of their own. Each stdout line is parsed
-// and validated once, at receipt; a line that is not JSON, or not a protocol event, is a subject
-// error (its own verdict), never an invariant failure.
+// events by these constants, never by string literals of their own. One home for the lines'
+// shapes: harness/schema/adapter-protocol.schema.json (`faultline schema protocol`), embedded in
+// the binary, against which each stdout line is validated once, at receipt. A line that is not
+// JSON, or not a protocol event, is a subject error (its own verdict), never an invariant failure.
 //
-// Pure functions; thread-safety: reentrant.
+// Pure functions; thread-safety: reentrant (the compiled schema is built once, then immutable).
 #pragma once
 
 #include <cstdint>
@@ -17,7 +18,9 @@
 #include <vector>
 
 #include "harness/trace/event.h"
+#include "harness/trace/json_schema.h"
 #include "nlohmann/json.hpp"
+#include "scenarios/parse_limits.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::harness::protocol {
@@ -39,14 +42,25 @@ inline constexpr std::string_view kAtMs = "at_ms";
 // `event` as one protocol line stamped with `at_ms` (to 0.1 ms).
 std::string StampedLine(nlohmann::json event, double at_ms);
 
-// Why a line was rejected: "not-json" or "not-protocol", and what exactly is wrong.
+// Why a line was rejected: "not-json" or "not-protocol", and what exactly is wrong: the event,
+// the field and the fault, e.g. `response/committed: at attempt: expected an integer, got the
+// string "1"` or `assistant/chunk: missing required field "commitment"`.
 struct LineError {
   std::string kind;
   std::string message;
 };
 
-// Parses one stdout line into its event, checking the type and the fields each event must carry
-// (with their JSON types).
+// How deep arrays and objects may nest in one line: the bound every JSON document from outside
+// has (scenario::ParseLimits). Checked on the raw bytes before the line is parsed, so a hostile
+// line costs one scan, never a deep tree (nlohmann's dump and destructor recurse).
+inline constexpr int kMaxLineDepth = scenario::ParseLimits{}.max_depth;
+
+// The adapter protocol's JSON Schema (harness/schema/adapter-protocol.schema.json), compiled; an
+// event's or line's definition is JsonSchema::DefinitionPointer("response/committed").
+const JsonSchema& Schema();
+
+// Parses one stdout line into its event: at most kMaxLineDepth deep, JSON, an object whose
+// `type` is an event, valid against that event's definition in Schema().
 std::expected<ClientEvent, LineError> ParseLine(std::string_view line);
 
 // One route of the logical model, as the call line carries it (docs/adapter-protocol.md; read

@@ -15,6 +15,12 @@
 // says (library knowledge: its own error types), or the kit's generic classifyThrown. A cancel
 // always ends the call ABORTED.
 //
+// A library that announces its own retries calls wire.retrying({delayMs, source, failure}) before
+// its wait (failure: its own classification, else the wire's); a client that discards a failed
+// attempt's output calls output.reset() as its new attempt begins (Output keeps what the caller
+// got, across attempts). Every event is checked against harness/schema/adapter-protocol.schema.json
+// before it is written.
+//
 // The pieces are exported for adapters that need them on their own. One call per process.
 import { DIALECTS, PROTOCOL, ProtocolMisuse, emit, guardStdout, note, readCall,
          terminalWritten } from './lib/protocol.mjs';

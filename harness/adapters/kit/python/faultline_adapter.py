@@ -11,14 +11,21 @@ request, and the previous attempt's response/interrupted before each new request
 Output that writes assistant/chunk and assembles the answer. It then writes exactly one
 terminal event and returns the exit code (0 committed, 1 failed, 2 bad call line).
 
+A client that announces its own retries calls ctx.wire.retrying(delay_ms=, source=, failure=)
+before its wait (failure: its own classification, else the wire's); a client that discards a
+failed attempt's output calls ctx.output.reset() as its new attempt begins (Output keeps what the
+caller got, across attempts).
+
 main() returning means the client delivered an answer: it is committed as assembled (or failed,
 when the stream announced an error event). main() raising means the client failed: the failure
 is, in order, an AdapterFailure's own, what the wire saw on the last attempt (an HTTP error
 status, a network error, a broken body), what classify_error(exc, ctx) says, or the kit's
 classify_exception. A cancel always ends the call ABORTED.
 
-The tables (event fields, codes, classes, the HTTP and provider-error classification) are data
-in ../protocol.json, shared with the Node kit; the classification is the reference client's
+Every event is checked against the protocol's JSON Schema (harness/schema/
+adapter-protocol.schema.json, which the runner applies too) before it is written. The
+classification tables (codes, the HTTP and provider-error classification) are data in
+../protocol.json, shared with the Node kit; the classification is the reference client's
 (reference_impl/classify.h). One call per process; emit() is safe from any thread.
 """
 import calendar
@@ -35,8 +42,10 @@ import urllib.parse
 import urllib.request
 from pathlib import Path
 
+from faultline_schema import EVENT_TYPES, definition_of, is_integer, schema_problems
+
 with open(Path(__file__).resolve().parent.parent / "protocol.json", encoding="utf-8") as _f:
-    PROTOCOL = json.load(_f)
+    PROTOCOL = json.load(_f)  # the classification tables and dialect facts
 DIALECTS = list(PROTOCOL["dialects"])
 _TERMINAL = ("response/committed", "response/failed")
 
@@ -71,76 +80,19 @@ def note(*parts):
     print(*parts, file=sys.stderr, flush=True)
 
 
-def _is_int(v):
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _failure_ok(v):
-    return isinstance(v, dict) and not _field_problems(v, PROTOCOL["failure"], "failure")
-
-
-_TYPES = {
-    "string": lambda v: isinstance(v, str),
-    "boolean": lambda v: isinstance(v, bool),
-    "object": lambda v: isinstance(v, dict),
-    "attempt": lambda v: _is_int(v) and v >= 1,
-    "status": lambda v: _is_int(v) and 100 <= v <= 599,
-    "duration": lambda v: (_is_int(v) or isinstance(v, float)) and math.isfinite(v) and v >= 0,
-    "uncommitted": lambda v: v == "uncommitted",
-    "string_or_null": lambda v: v is None or isinstance(v, str),
-    "code": lambda v: v in PROTOCOL["codes"],
-    "class": lambda v: v in PROTOCOL["classes"],
-    "phase": lambda v: v in PROTOCOL["phases"],
-    "partial_output": lambda v: v in PROTOCOL["partial_output"],
-    "delay_source": lambda v: v in PROTOCOL["delay_sources"],
-    "failure": _failure_ok,
-    "tool_call": lambda v: isinstance(v, dict) and _is_int(v.get("index")) and isinstance(
-        v.get("arguments"), str),
-    "tool_calls": lambda v: isinstance(v, list) and all(
-        isinstance(c, dict) and all(isinstance(c.get(k), str) for k in ("id", "name", "arguments"))
-        for c in v),
-    "usage": lambda v: isinstance(v, dict) and all(
-        v.get(k) is None or (_is_int(v[k]) and v[k] >= 0)
-        for k in ("input_tokens", "output_tokens")),
-}
-
-
-def _field_problems(obj, spec, where):
-    problems = []
-    for key, kind in spec["required"].items():
-        if key not in obj:
-            problems.append(f'{where}: missing "{key}"')
-        elif not _TYPES[kind](obj[key]):
-            problems.append(f"{where}.{key}: not a valid {kind}")
-    for key, value in obj.items():
-        if key == "type" or key in spec["required"]:
-            continue
-        kind = spec["optional"].get(key)
-        if kind is None:
-            problems.append(f'{where}: unknown field "{key}"')
-        elif not _TYPES[kind](value):
-            problems.append(f"{where}.{key}: not a valid {kind}")
-    if "one_of" in spec and sum(k in obj for k in spec["one_of"]) != 1:
-        problems.append(f"{where}: exactly one of {', '.join(spec['one_of'])}")
-    if "together" in spec and len({k in obj for k in spec["together"]}) > 1:
-        problems.append(f"{where}: {' and '.join(spec['together'])} go together")
-    return problems
-
-
 def event_problems(event):
-    """The problems of one event (an empty list when it is a valid protocol line)."""
-    spec = PROTOCOL["events"].get(event.get("type"))
-    if spec is None:
-        return [f"unknown event type {event.get('type')!r}"]
-    # Fields any event may carry (at_ms) join each event's own optional ones.
-    spec = {**spec, "optional": {**PROTOCOL["any_event"], **spec["optional"]}}
-    problems = _field_problems(event, spec, event["type"])
-    if event["type"] == "adapter/hello" and _channel["hello"]:
+    """The problems of one event (an empty list when it is a valid protocol line now): its shape
+    against the schema, then its place in the call."""
+    kind = event.get("type")
+    if kind not in EVENT_TYPES:
+        return [f"unknown event type {kind!r}"]
+    problems = [f"{kind}: {p}" for p in schema_problems(event, definition_of(kind))]
+    if kind == "adapter/hello" and _channel["hello"]:
         problems.append("adapter/hello written twice")
-    if event["type"] != "adapter/hello" and not _channel["hello"]:
+    if kind != "adapter/hello" and not _channel["hello"]:
         problems.append("adapter/hello must be first")
     if _channel["terminal"]:
-        problems.append(f"{event['type']} after the terminal {_channel['terminal']}")
+        problems.append(f"{kind} after the terminal {_channel['terminal']}")
     return problems
 
 
@@ -468,7 +420,9 @@ class Wire:
     """Observes every request made through its connections. Attempts begin at connect() or at
     the request, whichever comes first; the previous attempt's response/interrupted is written
     first when it failed and was not announced. A client that announces its retries itself
-    (before its wait) calls retrying()."""
+    (before its wait) calls retrying(), with its own classification of the failure when it has
+    one; the kit then writes that attempt's one response/interrupted (an adapter never writes it
+    itself)."""
 
     def __init__(self, cancel=None):
         self.attempts = []
@@ -487,10 +441,14 @@ class Wire:
         return {"response_id": response_id(n), "attempt": n} if n else {}
 
     def phase(self):
+        """Where the call is now: the phase a cancel or a client error happened in. An attempt
+        that got an HTTP error status is at response-headers (where its failure is) until the
+        client announces its retry; from then on the call is between attempts, which the
+        reference client calls connect (a cancel during backoff is ABORTED at connect)."""
         a = self.current
-        if a is None or a.error is not None or (a.status >= 300):
+        if a is None or a.announced or a.error is not None:
             return "connect"
-        if not a.status:
+        if not a.status or a.status >= 300:
             return "response-headers"
         return "finish" if a.body_done else "stream"
 
@@ -508,21 +466,24 @@ class Wire:
         emit("response/start", response_id=response_id(attempt.n), attempt=attempt.n)
         return attempt
 
-    def retrying(self, delay_ms=None, source=None, message=None):
-        """The client said it will retry the current attempt (call it before the wait); the delay
-        and its delay_source only when the client states them."""
+    def retrying(self, delay_ms=None, source=None, message=None, failure=None):
+        """The client said it will retry the current attempt (call it before the wait): writes
+        the attempt's response/interrupted now, and never again. The delay and its delay_source
+        only when the client states them. `failure`: the client's own classification of the
+        attempt (a whole failure object: failure(code, phase, message, ...)), used instead of
+        what the wire saw; its partial_output is filled in from the wire when left at none."""
         a = self.current
         if a is None or a.announced:
             return
         schedule = {} if delay_ms is None else {"scheduled_retry_ms": max(0, round(delay_ms)),
                                                 "delay_source": source or "backoff"}
-        self._announce(a, schedule, message)
+        self._announce(a, schedule, message, failure)
 
-    def _announce(self, a, schedule, why):
+    def _announce(self, a, schedule, why, classified=None):
         a.announced = True
-        failed = self._failure_of(a) or failure(
+        failed = dict(classified or self._failure_of(a) or failure(
             "UNKNOWN", "finish", "the client sent a new request after this response; the reason "
-            "is not visible on the wire")
+            "is not visible on the wire"))
         if a.chunks and failed["partial_output"] == "none":
             failed["partial_output"] = "uncommitted"
         if why:
@@ -780,7 +741,7 @@ def parse_event(event, data):
 # ---- assembly ----------------------------------------------------------------------------------
 
 def _count(v):
-    return v if _is_int(v) and v >= 0 else None
+    return v if is_integer(v) and v >= 0 else None
 
 
 def _need(ok, what):
@@ -803,22 +764,46 @@ class Output:
     """Assembles one call's answer from the dialect's events or a whole object, writing
     assistant/chunk for each text or tool-call delta (of the wire's current attempt). It reports;
     check() says whether the answer is whole, as the reference client decides. `strict`: an
-    event or object of an unexpected shape is MALFORMED_RESPONSE instead of being skipped."""
+    event or object of an unexpected shape is MALFORMED_RESPONSE instead of being skipped.
+
+    Output accumulates across attempts: it is what the caller got. A client that retries and
+    discards a failed attempt's output (its own retry loop, or a library that says so) calls
+    reset() when the new attempt begins, so the committed answer is the last attempt's alone. It
+    is not reset on a new response/start by itself: a library that hands its caller the output of
+    two attempts has spliced them, and the runner must see that (COMMIT-001). When an attempt adds
+    to another attempt's output without a reset, a note on stderr says so."""
 
     def __init__(self, dialect, wire=None, strict=False):
         self.dialect, self.wire, self.strict = dialect, wire, strict
+        self.reset()
+
+    def reset(self):
+        """Discards everything assembled so far: the output of an attempt the client threw away.
+        Call it when the client's new attempt begins (before its first output)."""
         self.text, self.reasoning, self.refusal, self.tools = "", "", "", {}
         self.finish, self.usage = None, {"input_tokens": None, "output_tokens": None}
         self.chunks, self.terminated, self.stream_failure = 0, False, None
         self.last_sequence = None  # of a Responses stream, checked when strict
+        self.attempt = None  # of the output held (the wire's attempt number), None while none
+        self.splice_noted = False
 
     def _chunk(self, **fields):
         self.chunks += 1
         ids = self.wire.ids() if self.wire else {}
         if self.wire:
             self.wire.saw_output()
+        self._note_splice(ids.get("attempt"))
         emit("assistant/chunk", **{"response_id": response_id(1), **ids}, **fields,
              commitment="uncommitted")
+
+    def _note_splice(self, attempt):
+        """Output of `attempt` joins what another attempt left: said once, on stderr."""
+        if self.attempt is not None and attempt != self.attempt and not self.splice_noted:
+            self.splice_noted = True
+            note(f"faultline-adapter: attempt {attempt} adds to the output of attempt "
+                 f"{self.attempt}; a client that discards a failed attempt's output calls "
+                 "output.reset() as its new attempt begins (committed as the caller got it)")
+        self.attempt = attempt
 
     def add_text(self, text):
         if isinstance(text, str) and text:
@@ -831,7 +816,7 @@ class Output:
         entry["name"] = entry["name"] or name or ""
         if args:
             entry["arguments"] += args
-            index = key if _is_int(key) else list(self.tools).index(key)
+            index = key if is_integer(key) else list(self.tools).index(key)
             fragment = {"index": index, "arguments": args}
             fragment.update({k: entry[k] for k in ("id", "name") if entry[k]})
             self._chunk(tool_call=fragment)
@@ -913,7 +898,7 @@ class Output:
 
     def _openai_responses(self, obj):
         kind, number = obj.get("type"), obj.get("sequence_number")
-        if self.strict and _is_int(number):  # only a strict reader judges
+        if self.strict and is_integer(number):  # only a strict reader judges
             last = self.last_sequence
             _need(last is None or number == last + 1, f"sequence_number {number} after {last}")
             self.last_sequence = number

@@ -1,9 +1,12 @@
 // Tests of the Node adapter kit: classification against the cases both kits share
-// (cases.json, taken from the reference client's tests), event validation, SSE framing,
-// assembly, and whole adapters (the example, a retrying fixture) run as subprocesses against a
-// loopback server.   node --test harness/adapters/kit/tests/kit_node.test.mjs
+// (cases.json, taken from the reference client's tests), event validation against the
+// protocol's schema (protocol_cases.json, shared with the runner and the Python kit), SSE
+// framing, assembly, and whole adapters (the example, a retrying fixture) run as subprocesses
+// against a loopback server; every line they write is then checked by an independent validator
+// (validate_lines.py: the jsonschema package).
+//   node --test harness/adapters/kit/tests/kit_node.test.mjs
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { test } from 'node:test';
@@ -14,6 +17,7 @@ import { classifyHttp, classifyNetworkError, classifyStreamError, parseHttpDate,
   from '../node/lib/classify.mjs';
 
 const CASES = JSON.parse(readFileSync(new URL('cases.json', import.meta.url)));
+const LINES = JSON.parse(readFileSync(new URL('protocol_cases.json', import.meta.url)));
 const NOW_MS = CASES.now_s * 1000;
 const HERE = new URL('.', import.meta.url).pathname;
 
@@ -105,6 +109,14 @@ test('events are checked against the protocol before they are written', () => {
     { type: 'response/done' },
   ];
   for (const event of bad) assert.notDeepEqual(problems(event), [], JSON.stringify(event));
+});
+
+test('the shared protocol cases: valid lines pass, each mistake has the runner\'s message', () => {
+  const problems = (event) => eventProblems(event).filter((p) => !p.includes('adapter/hello '));
+  for (const line of LINES.valid) assert.deepEqual(problems(line), [], JSON.stringify(line));
+  for (const { line, message } of LINES.invalid) {
+    assert.deepEqual(problems(line), [message], JSON.stringify(line));
+  }
 });
 
 // ---- SSE and assembly ----------------------------------------------------------------------
@@ -201,6 +213,9 @@ const status = (code, body, headers = {}) => (req, res) => {
 };
 const reset = (req) => req.socket.destroy();
 
+// Every line the adapters of these tests wrote, for the independent validator at the end.
+const written = [];
+
 // Runs an adapter command on one call; resolves {events, stderr, code}. `onEvent(event, stdin)`
 // may write to the adapter's stdin (a cancel); `extra` adds fields to the call line.
 function runAdapter(args, baseUrl, onEvent = () => {}, extra = {}) {
@@ -222,8 +237,10 @@ function runAdapter(args, baseUrl, onEvent = () => {}, extra = {}) {
       }
     });
     child.stderr.on('data', (data) => (stderr += data));
-    child.on('close', (code) => resolve({ lines, times, events: lines.map((l) => JSON.parse(l)),
-                                          stderr, code, rest: stdout }));
+    child.on('close', (code) => {
+      written.push(...lines);
+      resolve({ lines, times, events: lines.map((l) => JSON.parse(l)), stderr, code, rest: stdout });
+    });
     child.stdin.write(`${JSON.stringify({
       type: 'call', base_url: baseUrl, api_key: 'sk-test', dialect: 'openai-chat',
       request: { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true },
@@ -343,6 +360,57 @@ test('a cancel mid-stream ends the call ABORTED with its partial output', async 
   }
 });
 
+test('a library\'s own classification announces its retry, once; the phase follows', async () => {
+  const server = await serve([status(503, { error: { type: 'server_error', message: 'down' } }),
+                              ok()]);
+  try {
+    const run = await runAdapter([...RETRY_LOOP, '--classify'], server.url);
+    assert.deepEqual(types(run.events), [
+      'adapter/hello', 'response/start', 'response/interrupted', 'response/start',
+      'assistant/chunk', 'assistant/chunk', 'response/committed']);
+    const interrupted = run.events[2];
+    assert.deepEqual(
+      [interrupted.failure.code, interrupted.failure.class, interrupted.failure.status,
+       interrupted.failure.message, interrupted.scheduled_retry_ms, interrupted.delay_source],
+      ['OVERLOADED', 'provider-overloaded', 503, 'the library says: overloaded', 50, 'backoff'],
+      'the library\'s classification, not the wire\'s UNAVAILABLE');
+    assert.equal(interrupted.failure.phase, 'response-headers', 'an error status, not connect');
+    assert.match(run.stderr, /phase before the announcement: response-headers/);
+    assert.match(run.stderr, /phase after the announcement: connect/);
+  } finally {
+    await server.close();
+  }
+});
+
+test('a client that retries a broken stream resets its output; one that does not is noted',
+     async () => {
+  const brokenMidStream = (req, res) => {
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.write(chatChunk('Hel'));
+    setTimeout(() => req.socket.destroy(), 50);
+  };
+  const server = await serve([brokenMidStream, ok()]);
+  try {
+    const reset = await runAdapter([...RETRY_LOOP, '--mid-stream'], server.url);
+    assert.deepEqual(types(reset.events), [
+      'adapter/hello', 'response/start', 'assistant/chunk', 'response/interrupted',
+      'response/start', 'assistant/chunk', 'assistant/chunk', 'response/committed']);
+    assert.equal(reset.events[3].failure.partial_output, 'uncommitted');
+    assert.equal(reset.events.at(-1).text, 'Hello', 'the last attempt alone');
+    assert.doesNotMatch(reset.stderr, /adds to the output/);
+  } finally {
+    await server.close();
+  }
+  const again = await serve([brokenMidStream, ok()]);
+  try {
+    const kept = await runAdapter([...RETRY_LOOP, '--mid-stream', '--keep-output'], again.url);
+    assert.equal(kept.events.at(-1).text, 'HelHello', 'committed as the caller got it');
+    assert.match(kept.stderr, /attempt 2 adds to the output of attempt 1/);
+  } finally {
+    await again.close();
+  }
+});
+
 test('a bad call line: exit 2, nothing on stdout', async () => {
   const child = spawn('node', [EXAMPLE[1]], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
@@ -351,4 +419,18 @@ test('a bad call line: exit 2, nothing on stdout', async () => {
   const code = await new Promise((resolve) => child.on('close', resolve));
   assert.equal(code, 2);
   assert.equal(stdout, '');
+});
+
+// Last: what every adapter above wrote, through a validator nobody here wrote (the jsonschema
+// package, via validate_lines.py), so that the kit's own schema validator cannot drift from the
+// schema unnoticed. Python rather than a second validator in JavaScript: the kit's validator is
+// already JavaScript, and checking it with a twin written by the same hands proves little.
+test('every line the adapters wrote validates against the schema (jsonschema)', (t) => {
+  assert.ok(written.length > 30, `${written.length} lines`);
+  const run = spawnSync('python3', [`${HERE}validate_lines.py`], { input: written.join('\n') });
+  if (run.error?.code === 'ENOENT' || run.status === 77) {
+    t.skip(`not checked: ${run.error ? 'python3 is not installed' : run.stderr.toString().trim()}`);
+    return;
+  }
+  assert.equal(run.status, 0, run.stdout.toString() + run.stderr.toString());
 });

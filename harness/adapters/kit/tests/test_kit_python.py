@@ -1,10 +1,14 @@
 """Tests of the Python adapter kit: classification against the cases both kits share (cases.json,
-taken from the reference client's tests), event validation, SSE framing, assembly, and whole
+taken from the reference client's tests), event validation against the protocol's schema
+(protocol_cases.json, shared with the runner and the Node kit), SSE framing, assembly, and whole
 adapters (the example, a retrying fixture, the baseline) run as subprocesses against a loopback
-server.     python3 -m unittest discover -s harness/adapters/kit/tests -p 'test_*.py'
+server, every line they write checked by an independent validator (the jsonschema package, when
+installed: validate_lines.py).
+    python3 -m unittest discover -s harness/adapters/kit/tests -p 'test_*.py'
 """
 import http.server
 import json
+import socket
 import subprocess
 import sys
 import threading
@@ -14,10 +18,14 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "python"))
+sys.path.insert(0, str(HERE))
 import faultline_adapter as kit  # noqa: E402
+import validate_lines  # noqa: E402
 
 CASES = json.loads((HERE / "cases.json").read_text(encoding="utf-8"))
+LINES = json.loads((HERE / "protocol_cases.json").read_text(encoding="utf-8"))
 ADAPTERS = HERE.parents[1]
+JSONSCHEMA = validate_lines.validator()  # None without the jsonschema package
 
 
 class ClassificationTest(unittest.TestCase):
@@ -68,7 +76,8 @@ class ClassificationTest(unittest.TestCase):
 
 class EventTest(unittest.TestCase):
     def problems(self, event):
-        return [p for p in kit.event_problems(event) if "adapter/hello" not in p]
+        # Its shape only: not its place in the call (no hello was written in this process).
+        return [p for p in kit.event_problems(event) if not p.startswith("adapter/hello ")]
 
     def test_valid_and_invalid_events(self):
         fail = {"code": "RATE_LIMIT", "class": "rate-limit", "phase": "response-headers",
@@ -97,6 +106,41 @@ class EventTest(unittest.TestCase):
         for event in bad:
             with self.subTest(json.dumps(event)):
                 self.assertNotEqual(self.problems(event), [])
+
+
+    def test_shared_protocol_cases_with_the_runners_messages(self):
+        for line in LINES["valid"]:
+            with self.subTest(json.dumps(line)):
+                self.assertEqual(self.problems(line), [])
+        for case in LINES["invalid"]:
+            with self.subTest(json.dumps(case["line"])):
+                self.assertEqual(self.problems(case["line"]), [case["message"]])
+
+
+@unittest.skipIf(JSONSCHEMA is None, validate_lines.MISSING)
+class JsonschemaTest(unittest.TestCase):
+    """The schema under a validator nobody here wrote: what it accepts and refuses is what the
+    runner and the kits accept and refuse (the shared cases)."""
+
+    def test_shared_protocol_cases(self):
+        for line in LINES["valid"]:
+            with self.subTest(json.dumps(line)):
+                self.assertEqual(validate_lines.problems(JSONSCHEMA, [line]), [])
+        for case in LINES["invalid"]:
+            with self.subTest(json.dumps(case["line"])):
+                errors = list(JSONSCHEMA.iter_errors(case["line"]))
+                self.assertTrue(errors)
+                self.assertTrue(any(self.names(e, case["field"]) for e in errors),
+                                [e.message for e in errors])
+
+    @staticmethod
+    def names(error, field):
+        """Whether a jsonschema error is about `field`: its path or message, or for the
+        keywords that relate fields (oneOf, dependentRequired) the fields they relate."""
+        related = json.dumps(error.validator_value) if error.validator in (
+            "oneOf", "dependentRequired") else ""
+        return field in ".".join(map(str, error.absolute_path)) or field in error.message or \
+            f'"{field}"' in related
 
 
 class SseAndOutputTest(unittest.TestCase):
@@ -179,6 +223,20 @@ def reset(handler):
     handler.connection.shutdown(2)
 
 
+def broken_mid_stream(handler):
+    """One chunk of a chunked event stream, then the connection ends mid-body."""
+    handler.send_response(200)
+    handler.send_header("content-type", "text/event-stream")
+    handler.send_header("transfer-encoding", "chunked")
+    handler.end_headers()
+    data = chat_chunk("Hel").encode()
+    handler.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+    handler.wfile.flush()
+    time.sleep(0.05)
+    handler.close_connection = True
+    handler.connection.shutdown(socket.SHUT_RDWR)
+
+
 def stall_after_one_chunk(handler):
     handler.send_response(200)
     handler.send_header("content-type", "text/event-stream")
@@ -238,7 +296,23 @@ def run(command, base_url, cancel_after_chunk=False, cancelled=None):
     stderr = proc.stderr.read()
     for pipe in (proc.stdin, proc.stdout, proc.stderr):
         pipe.close()
+    if JSONSCHEMA is not None:  # every line the kit wrote, by an independent validator
+        written = [{k: v for k, v in e.items() if k != "received"} for e in events]
+        problems = validate_lines.problems(JSONSCHEMA, written)
+        if problems:
+            raise AssertionError("lines the schema refuses: " + "\n".join(problems))
     return events, stderr, proc.wait(timeout=30)
+
+
+def run_against(plan, command):
+    """`command` on one call against a Server answering `plan`: (events, stderr, exit code,
+    requests the server saw)."""
+    server = Server(plan)
+    try:
+        events, stderr, code = run(command, server.url)
+    finally:
+        server.close()
+    return events, stderr, code, server.arrivals
 
 
 def types(events):
@@ -268,13 +342,10 @@ class AdapterTest(unittest.TestCase):
             server.close()
 
     def test_retries_without_a_hook_are_announced_before_the_next_request(self):
-        server = Server([status(429, {"error": {"type": "insufficient_quota",
-                                                "message": "You exceeded your current quota"}}),
-                         reset, ok])
-        try:
-            events, stderr, code = run(RETRY_LOOP + ["--noisy"], server.url)
-        finally:
-            server.close()
+        events, stderr, code, arrivals = run_against(
+            [status(429, {"error": {"type": "insufficient_quota",
+                                    "message": "You exceeded your current quota"}}), reset, ok],
+            RETRY_LOOP + ["--noisy"])
         self.assertEqual(types(events), [
             "adapter/hello", "response/start", "response/interrupted", "response/start",
             "response/interrupted", "response/start", "assistant/chunk", "assistant/chunk",
@@ -284,8 +355,39 @@ class AdapterTest(unittest.TestCase):
                          (1, "QUOTA", 429))
         self.assertEqual((second["attempt"], second["failure"]["code"]), (2, "TRANSPORT"))
         self.assertNotIn("scheduled_retry_ms", first)
-        self.assertEqual((events[-1]["attempt"], server.arrivals, code), (3, 3, 0))
+        self.assertEqual((events[-1]["attempt"], arrivals, code), (3, 3, 0))
         self.assertIn("a library printing to stdout", stderr)
+
+    def test_a_clients_own_classification_announces_its_retry_once(self):
+        events, stderr, code, _ = run_against(
+            [status(503, {"error": {"type": "server_error", "message": "down"}}), ok],
+            RETRY_LOOP + ["--classify"])
+        self.assertEqual(types(events), [
+            "adapter/hello", "response/start", "response/interrupted", "response/start",
+            "assistant/chunk", "assistant/chunk", "response/committed"])
+        interrupted = events[2]
+        failure = interrupted["failure"]
+        self.assertEqual((failure["code"], failure["class"], failure["status"], failure["message"],
+                          interrupted["scheduled_retry_ms"], interrupted["delay_source"]),
+                         ("OVERLOADED", "provider-overloaded", 503, "the library says: overloaded",
+                          50, "backoff"), "the client's classification, not the wire's")
+        self.assertEqual(failure["phase"], "response-headers", "an error status, not connect")
+        self.assertIn("phase before the announcement: response-headers", stderr)
+        self.assertIn("phase after the announcement: connect", stderr)
+        self.assertEqual(code, 0)
+
+    def test_a_client_that_retries_a_broken_stream_resets_its_output(self):
+        events, stderr, _, _ = run_against([broken_mid_stream, ok], RETRY_LOOP + ["--mid-stream"])
+        self.assertEqual(types(events), [
+            "adapter/hello", "response/start", "assistant/chunk", "response/interrupted",
+            "response/start", "assistant/chunk", "assistant/chunk", "response/committed"])
+        self.assertEqual(events[3]["failure"]["partial_output"], "uncommitted")
+        self.assertEqual(events[-1]["text"], "Hello", "the last attempt alone")
+        self.assertNotIn("adds to the output", stderr)
+        events, stderr, _, _ = run_against([broken_mid_stream, ok],
+                                           RETRY_LOOP + ["--mid-stream", "--keep-output"])
+        self.assertEqual(events[-1]["text"], "HelHello", "committed as the caller got it")
+        self.assertIn("attempt 2 adds to the output of attempt 1", stderr)
 
     def test_cancel_mid_stream_is_aborted_with_partial_output(self):
         for command in (EXAMPLE, BASELINE):

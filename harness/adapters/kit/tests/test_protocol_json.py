@@ -1,7 +1,7 @@
-"""The kits' protocol.json must say what the reference client says: its classification tables
-(reference_impl/classify.cc, stream_error_class.cc), its taxonomy names (failure.cc) and its
-delay sources (retry_after.cc) are read from the C++ sources and compared, so that a change on
-either side that the other does not follow fails here.
+"""The kits' protocol.json and the protocol's JSON Schema must say what the reference client
+says: its classification tables (reference_impl/classify.cc, stream_error_class.cc), its taxonomy
+names (failure.cc) and its delay sources (retry_after.cc) are read from the C++ sources and
+compared, so that a change on either side that the other does not follow fails here.
     python3 -m unittest discover -s harness/adapters/kit/tests -p 'test_*.py'
 """
 import json
@@ -12,6 +12,9 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[4]
 REF = REPO / "reference_impl"
 PROTOCOL = json.loads((REPO / "harness/adapters/kit/protocol.json").read_text(encoding="utf-8"))
+SCHEMA = json.loads((REPO / "harness/schema/adapter-protocol.schema.json").read_text(
+    encoding="utf-8"))
+FAILURE = SCHEMA["$defs"]["failure"]["properties"]
 
 
 def source(name):
@@ -32,14 +35,17 @@ def function_body(text, signature):
 class ProtocolJsonTest(unittest.TestCase):
     def test_names_of_the_taxonomy(self):
         failure_cc = source("failure.cc")
-        self.assertEqual(PROTOCOL["classes"],
+        self.assertEqual(FAILURE["class"]["enum"],
                          re.findall(r"\{FailureClass::k\w+, \"([a-z-]+)\"\}", failure_cc))
-        self.assertEqual(sorted(PROTOCOL["codes"]),
-                         sorted(re.findall(r"\{FailureCode::k\w+, \"(\w+)\"\}", failure_cc)))
+        codes = re.findall(r"\{FailureCode::k\w+, \"(\w+)\"\}", failure_cc)
+        self.assertEqual(sorted(PROTOCOL["codes"]), sorted(codes))
+        self.assertEqual(sorted(FAILURE["code"]["enum"]), sorted(codes))
         phases = re.findall(r"case Phase::k\w+:\s+return \"([a-z-]+)\";", failure_cc)
-        self.assertEqual(PROTOCOL["phases"], phases)
+        self.assertEqual(FAILURE["phase"]["enum"], phases)
+        partial = re.findall(r"case PartialOutput::k\w+:\s+return \"([a-z-]+)\";", failure_cc)
+        self.assertEqual(FAILURE["partial_output"]["enum"], partial)
         sources = re.findall(r"\{DelaySource::k\w+, \"([a-z-]+)\"\}", source("retry_after.cc"))
-        self.assertEqual(PROTOCOL["delay_sources"], sources)
+        self.assertEqual(SCHEMA["$defs"]["delay_source"]["enum"], sources)
 
     def test_status_table(self):
         rows = re.findall(r"\{(\d{3}), FailureCode::(k\w+), FailureClass::k\w+, (true|false)\}",

@@ -6,6 +6,13 @@
 // Output reports; it does not judge. An SDK adapter feeds it whatever the SDK yielded and
 // commits it (so the runner can catch an SDK that accepts a truncated stream); a client of its
 // own can ask check() whether the answer is whole, the way the reference client decides.
+//
+// Output accumulates across attempts: it is what the caller got. A client that retries and
+// discards a failed attempt's output (its own retry loop, or a library that says so) calls
+// reset() when the new attempt begins, so the committed answer is the last attempt's alone. It is
+// not reset on a new response/start by itself: a library that hands its caller the output of
+// two attempts has spliced them, and the runner must see that (COMMIT-001). When an attempt adds
+// to another attempt's output without a reset, a note on stderr says so.
 import { PROTOCOL, emit, note } from './protocol.mjs';
 import { AdapterFailure, classifyStreamError, failure } from './classify.mjs';
 import { isErrorEvent } from './sse.mjs';
@@ -61,6 +68,12 @@ export class Output {
     this.dialect = dialect;
     this.wire = wire;
     this.strict = strict;
+    this.reset();
+  }
+
+  // Discards everything assembled so far: the output of an attempt the client threw away. Call it
+  // when the client's new attempt begins (before its first output).
+  reset() {
     this.text = '';
     this.reasoning = '';
     this.refusal = '';
@@ -71,6 +84,8 @@ export class Output {
     this.terminated = false;   // the dialect's terminator was seen
     this.streamFailure = null;  // an error the stream announced (an error event)
     this.lastSequence = undefined;  // of a Responses stream, checked when strict
+    this.attempt = null;  // of the output held (the wire's attempt number), null while none
+    this.spliceNoted = false;
   }
 
   addText(text) {
@@ -95,8 +110,20 @@ export class Output {
     this.chunks++;
     this.wire?.sawOutput();
     const ids = this.wire?.ids() ?? {};
+    this.#noteSplice(ids.attempt ?? null);
     emit('assistant/chunk', { response_id: ids.response_id ?? responseId(1), ...ids, ...fields,
                               commitment: 'uncommitted' });
+  }
+
+  // Output of attempt `attempt` joins what another attempt left: said once, on stderr.
+  #noteSplice(attempt) {
+    if (this.attempt !== null && attempt !== this.attempt && !this.spliceNoted) {
+      this.spliceNoted = true;
+      note(`faultline-adapter: attempt ${attempt} adds to the output of attempt ${this.attempt}; ` +
+           'a client that discards a failed attempt\'s output calls output.reset() as its new ' +
+           'attempt begins (committed as the caller got it)');
+    }
+    this.attempt = attempt;
   }
 
   // One parsed event of the dialect (null: `[DONE]`). Returns true at the dialect's terminator.

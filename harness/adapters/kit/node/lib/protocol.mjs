@@ -4,12 +4,15 @@
 // stdout belongs to the protocol. Once guardStdout() ran, anything else written to
 // process.stdout (console.log of a library, a stray debug print) goes to stderr instead, so the
 // runner never sees a line that is not an event. Every event is checked against the protocol's
-// field table (../protocol.json) before it is written; a bad one throws ProtocolMisuse and is
-// never written. At most one terminal event is written; nothing after it.
+// JSON Schema (schema.mjs: harness/schema/adapter-protocol.schema.json, which the runner applies
+// too) before it is written; a bad one throws ProtocolMisuse and is never written. At most one
+// terminal event is written; nothing after it.
 // One process per call: the module keeps the channel's state. Not reentrant across calls.
 import { createInterface } from 'node:readline';
 import { readFileSync } from 'node:fs';
+import { EVENT_TYPES, definitionOf, schemaProblems } from './schema.mjs';
 
+// The classification tables and dialect facts both kits share (the lines' shapes are the schema's).
 export const PROTOCOL = JSON.parse(readFileSync(new URL('../../protocol.json', import.meta.url)));
 export const DIALECTS = Object.keys(PROTOCOL.dialects);
 const TERMINAL = new Set(['response/committed', 'response/failed']);
@@ -47,60 +50,15 @@ function describe(value) {
 
 // ---- validation --------------------------------------------------------------------------
 
-const isInt = (v) => Number.isInteger(v);
-const TYPES = {
-  string: (v) => typeof v === 'string',
-  boolean: (v) => typeof v === 'boolean',
-  object: (v) => v !== null && typeof v === 'object' && !Array.isArray(v),
-  attempt: (v) => isInt(v) && v >= 1,
-  status: (v) => isInt(v) && v >= 100 && v <= 599,
-  duration: (v) => typeof v === 'number' && Number.isFinite(v) && v >= 0,
-  uncommitted: (v) => v === 'uncommitted',
-  string_or_null: (v) => v === null || typeof v === 'string',
-  code: (v) => Object.hasOwn(PROTOCOL.codes, v),
-  class: (v) => PROTOCOL.classes.includes(v),
-  phase: (v) => PROTOCOL.phases.includes(v),
-  partial_output: (v) => PROTOCOL.partial_output.includes(v),
-  delay_source: (v) => PROTOCOL.delay_sources.includes(v),
-  failure: (v) => TYPES.object(v) && fieldProblems(v, PROTOCOL.failure, 'failure').length === 0,
-  tool_call: (v) => TYPES.object(v) && isInt(v.index) && typeof v.arguments === 'string',
-  tool_calls: (v) => Array.isArray(v) && v.every((c) => TYPES.object(c) &&
-      ['id', 'name', 'arguments'].every((k) => typeof c[k] === 'string')),
-  usage: (v) => TYPES.object(v) && ['input_tokens', 'output_tokens'].every(
-      (k) => v[k] === null || v[k] === undefined || (isInt(v[k]) && v[k] >= 0)),
-};
-
-function fieldProblems(object, spec, where) {
-  const problems = [];
-  for (const [key, type] of Object.entries(spec.required)) {
-    if (!(key in object)) problems.push(`${where}: missing "${key}"`);
-    else if (!TYPES[type](object[key])) problems.push(`${where}.${key}: not a valid ${type}`);
-  }
-  for (const [key, value] of Object.entries(object)) {
-    if (key === 'type' || key in spec.required) continue;
-    const type = spec.optional[key];
-    if (!type) problems.push(`${where}: unknown field "${key}"`);
-    else if (!TYPES[type](value)) problems.push(`${where}.${key}: not a valid ${type}`);
-  }
-  if (spec.one_of && spec.one_of.filter((k) => k in object).length !== 1) {
-    problems.push(`${where}: exactly one of ${spec.one_of.join(', ')}`);
-  }
-  if (spec.together && new Set(spec.together.map((k) => k in object)).size > 1) {
-    problems.push(`${where}: ${spec.together.join(' and ')} go together`);
-  }
-  return problems;
-}
-
-// The problems of one event (an empty list when it is a valid protocol line).
+// The problems of one event (an empty list when it is a valid protocol line now): its shape
+// against the schema, then its place in the call.
 export function eventProblems(event) {
-  const spec = PROTOCOL.events[event?.type];
-  if (!spec) return [`unknown event type ${JSON.stringify(event?.type)}`];
-  // Fields any event may carry (at_ms) join each event's own optional ones.
-  const withCommon = { ...spec, optional: { ...PROTOCOL.any_event, ...spec.optional } };
-  const problems = fieldProblems(event, withCommon, event.type);
-  if (event.type === 'adapter/hello' && state.hello) problems.push('adapter/hello written twice');
-  if (event.type !== 'adapter/hello' && !state.hello) problems.push('adapter/hello must be first');
-  if (state.terminal) problems.push(`${event.type} after the terminal ${state.terminal}`);
+  const type = event?.type;
+  if (!EVENT_TYPES.includes(type)) return [`unknown event type ${JSON.stringify(type)}`];
+  const problems = schemaProblems(event, definitionOf(type)).map((p) => `${type}: ${p}`);
+  if (type === 'adapter/hello' && state.hello) problems.push('adapter/hello written twice');
+  if (type !== 'adapter/hello' && !state.hello) problems.push('adapter/hello must be first');
+  if (state.terminal) problems.push(`${type} after the terminal ${state.terminal}`);
   return problems;
 }
 
@@ -124,7 +82,9 @@ export const terminalWritten = () => state.terminal;
 
 // What is wrong with a call line (an empty list when it is usable by an adapter of `dialects`).
 export function callProblems(call, dialects = DIALECTS) {
-  if (!TYPES.object(call) || call.type !== 'call') return ['not a {"type":"call"} object'];
+  if (!call || typeof call !== 'object' || Array.isArray(call) || call.type !== 'call') {
+    return ['not a {"type":"call"} object'];
+  }
   const problems = [];
   try {
     if (!new URL(call.base_url).host) problems.push('base_url has no host');
@@ -135,7 +95,10 @@ export function callProblems(call, dialects = DIALECTS) {
   if (!dialects.includes(call.dialect)) {
     problems.push(`dialect ${JSON.stringify(call.dialect)} is not one of ${dialects.join(', ')}`);
   }
-  if (!TYPES.object(call.request)) problems.push('request is not an object');
+  const { request } = call;
+  if (!request || typeof request !== 'object' || Array.isArray(request)) {
+    problems.push('request is not an object');
+  }
   return problems;
 }
 

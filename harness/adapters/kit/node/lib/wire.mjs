@@ -14,7 +14,9 @@
 //     response/interrupted (its classified failure) is written BEFORE the new request goes out,
 //     so libraries without a retry hook still announce retries in the right order. A library
 //     that does announce its retries (a log line, a callback) calls retrying() at that moment
-//     instead, with the delay when it is known: scheduled_retry_ms is never guessed.
+//     instead, with the delay when it is known (scheduled_retry_ms is never guessed) and, when
+//     the library classified the failure itself, that classification: retrying({failure}). The
+//     kit then writes that attempt's one response/interrupted; an adapter never writes it itself.
 //
 // One Wire per call; single-threaded like the rest of Node.
 import { emit } from './protocol.mjs';
@@ -57,11 +59,14 @@ export class Wire {
     return this.routes.find((r) => url.startsWith(r.prefix))?.id ?? null;
   }
 
-  // Where the call is now: the phase a cancel or a library error happened in.
+  // Where the call is now: the phase a cancel or a library error happened in. An attempt that
+  // got an HTTP error status is at response-headers (where its failure is) until the library
+  // announces its retry; from then on the call is between attempts, which the reference client
+  // calls connect (a cancel during backoff is ABORTED at connect).
   phase() {
     const a = this.current;
-    if (!a || a.error || (a.status && !a.ok)) return 'connect';  // none yet, or between attempts
-    if (!a.status) return 'response-headers';
+    if (!a || a.announced || a.error) return 'connect';
+    if (!a.status || !a.ok) return 'response-headers';
     return a.bodyDone ? 'finish' : 'stream';
   }
 
@@ -70,9 +75,13 @@ export class Wire {
     if (this.current) this.current.chunks++;
   }
 
-  // The library said it will retry the current attempt (before its wait). `delayMs` and
-  // `source` (a delay_source) only when the library states them.
-  retrying({ delayMs, source, message } = {}) {
+  // The library said it will retry the current attempt (before its wait): writes the attempt's
+  // response/interrupted now, and never again. `delayMs` and `source` (a delay_source) only when
+  // the library states them. `failure`: the library's own classification of the attempt (a whole
+  // failure object: failure(code, phase, message, extra)), used instead of what the wire saw;
+  // its partial_output and route_id are filled in from the wire when it leaves them at their
+  // defaults.
+  retrying({ delayMs, source, message, failure: classified } = {}) {
     const a = this.current;
     if (!a || a.announced) return this.pending;
     a.announced = true;
@@ -80,7 +89,7 @@ export class Wire {
       scheduled_retry_ms: Math.max(0, Math.round(delayMs)),
       delay_source: source ?? 'backoff',
     };
-    this.pending = this.#announce(a, schedule, message);
+    this.pending = this.#announce(a, schedule, message, classified);
     return this.pending;
   }
 
@@ -124,8 +133,8 @@ export class Wire {
     return observeBody(response, a);
   }
 
-  async #announce(a, schedule, why) {
-    let failed = wireFailure(a, await a.bodyText) ??
+  async #announce(a, schedule, why, classified = null) {
+    let failed = classified ?? wireFailure(a, await a.bodyText) ??
         failure('UNKNOWN', 'finish', 'the library sent a new request after this response; ' +
                 'the reason is not visible on the wire');
     if (a.chunks > 0 && failed.partial_output === 'none') {
