@@ -408,9 +408,11 @@ std::uint64_t RunSeed(std::uint64_t seed, std::string_view name, int repetition)
   return hash & 0x7fffffffffffffffULL;  // JSON readers without uint64 keep it exact-ish
 }
 
-std::expected<report::RunResult, std::string> RunAll(
-    const std::vector<scenario::Scenario>& scenarios, const RunnerOptions& options,
-    const std::function<void(const RunProgress&)>& progress) {
+namespace {
+
+// Every run of the plan: each scenario, each repetition, in each world asked for.
+std::vector<Job> PlanJobs(const std::vector<scenario::Scenario>& scenarios,
+                          const RunnerOptions& options) {
   std::vector<Job> jobs;
   for (const scenario::Scenario& scenario : scenarios) {
     for (int repetition = 0; repetition < std::max(1, options.repeat); ++repetition) {
@@ -418,12 +420,11 @@ std::expected<report::RunResult, std::string> RunAll(
       if (options.world != WorldChoice::kVirtual) jobs.push_back({&scenario, true, repetition});
     }
   }
-  std::unique_ptr<RealWorld> real;
-  if (options.world != WorldChoice::kVirtual) {
-    auto started = RealWorld::Start();
-    if (!started) return std::unexpected(started.error());
-    real = std::move(*started);
-  }
+  return jobs;
+}
+
+// The result's heading, before any run.
+report::RunResult ResultHeading(const RunnerOptions& options) {
   report::RunResult result;
   result.tool_version = fmt::format("faultline {}", kVersion);
   result.started_at = UtcNow();
@@ -432,30 +433,52 @@ std::expected<report::RunResult, std::string> RunAll(
                  : options.world == WorldChoice::kReal ? "real"
                                                        : "virtual";
   result.seed = options.seed;
+  return result;
+}
+
+// Runs the jobs on options.jobs threads, the longest first, until all ran or a stop request:
+// one slot per job, empty for a job that never ran.
+std::vector<std::optional<report::ScenarioResult>> RunJobs(const std::vector<Job>& jobs,
+                                                           const RunnerOptions& options,
+                                                           Runner& runner) {
   std::vector<std::optional<report::ScenarioResult>> finished(jobs.size());
-  const auto started = Clock::now();
-  Runner runner(options, real.get(), progress, static_cast<int>(jobs.size()));
   const std::vector<std::size_t> order = LongestFirst(jobs, options);
   std::atomic<std::size_t> next{0};
-  {
-    std::vector<std::jthread> workers;
-    const int threads = std::clamp(options.jobs, 1, std::max(1, static_cast<int>(jobs.size())));
-    for (int t = 0; t < threads; ++t) {
-      workers.emplace_back([&] {
-        for (std::size_t k = next++; k < order.size() && !options.stop.stop_requested();
-             k = next++) {
-          const std::size_t i = order[k];
-          runner.Started(i, jobs[i].scenario->name);
-          finished[i] = runner.RunOne(jobs[i]);
-          runner.Finished(finished[i] ? &*finished[i] : nullptr, i);
-        }
-      });
-    }
+  std::vector<std::jthread> workers;
+  const int threads = std::clamp(options.jobs, 1, std::max(1, static_cast<int>(jobs.size())));
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&] {
+      for (std::size_t k = next++; k < order.size() && !options.stop.stop_requested(); k = next++) {
+        const std::size_t i = order[k];
+        runner.Started(i, jobs[i].scenario->name);
+        finished[i] = runner.RunOne(jobs[i]);
+        runner.Finished(finished[i] ? &*finished[i] : nullptr, i);
+      }
+    });
   }
-  result.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
-  for (auto& run : finished) {
+  workers.clear();  // joins
+  return finished;
+}
+
+}  // namespace
+
+std::expected<report::RunResult, std::string> RunAll(
+    const std::vector<scenario::Scenario>& scenarios, const RunnerOptions& options,
+    const std::function<void(const RunProgress&)>& progress) {
+  const std::vector<Job> jobs = PlanJobs(scenarios, options);
+  std::unique_ptr<RealWorld> real;
+  if (options.world != WorldChoice::kVirtual) {
+    auto started = RealWorld::Start();
+    if (!started) return std::unexpected(started.error());
+    real = std::move(*started);
+  }
+  report::RunResult result = ResultHeading(options);
+  const auto started = Clock::now();
+  Runner runner(options, real.get(), progress, static_cast<int>(jobs.size()));
+  for (auto& run : RunJobs(jobs, options, runner)) {
     if (run) result.scenarios.push_back(std::move(*run));
   }
+  result.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   if (result.scenarios.size() < jobs.size()) {
     result.interrupted =
         report::Interruption{.reason = "stopped", .planned_runs = static_cast<int>(jobs.size())};

@@ -159,7 +159,8 @@ void AddSecurityOptions(CLI::App& serve, provider::ServerOptions& options) {
                  "Journal Authorization, x-api-key and other credentials in clear (debugging)");
 }
 
-void AddLimitOptions(CLI::App& serve, provider::ServerOptions& options) {
+// What one request and one scenario document may be.
+void AddRequestLimitOptions(CLI::App& serve, provider::ServerOptions& options) {
   const auto positive = CLI::Range(std::size_t{1}, std::size_t{1} << 32);
   serve
       .add_option("--max-header-bytes", options.max_header_bytes,
@@ -187,6 +188,12 @@ void AddLimitOptions(CLI::App& serve, provider::ServerOptions& options) {
                   "(more: 413)")
       ->check(CLI::Range(std::size_t{16}, std::size_t{10'000'000}))
       ->capture_default_str();
+}
+
+// What the server holds at once: sessions, listeners, connections, and how long a request may
+// take to arrive.
+void AddCapacityOptions(CLI::App& serve, provider::ServerOptions& options) {
+  const auto positive = CLI::Range(std::size_t{1}, std::size_t{1} << 32);
   serve.add_option("--max-sessions", options.max_sessions, "Sessions held at once (more: 429)")
       ->check(positive)
       ->capture_default_str();
@@ -212,6 +219,11 @@ void AddLimitOptions(CLI::App& serve, provider::ServerOptions& options) {
           "idle time of a kept-alive connection")
       ->check(CLI::Range(100, 3'600'000))
       ->default_str(std::to_string(options.request_timeout.count()));
+}
+
+void AddLimitOptions(CLI::App& serve, provider::ServerOptions& options) {
+  AddRequestLimitOptions(serve, options);
+  AddCapacityOptions(serve, options);
 }
 
 }  // namespace

@@ -191,6 +191,35 @@ std::expected<fleet::Experiment, std::string> Simulate(const SimulateOptions& op
   return fleet::RunExperiment(input);
 }
 
+// The fleet of a run without a scenario file, from flags.
+void AddFleetFlags(CLI::App& sim, SimulateOptions& options) {
+  auto* flags = "Fleet from flags (without a scenario)";
+  sim.add_option("--clients", options.clients, "clients")->group(flags)->capture_default_str();
+  sim.add_option("--rate", options.rate, "calls per second (Poisson)")
+      ->group(flags)
+      ->capture_default_str();
+  sim.add_option("--horizon", options.horizon, "simulated time")
+      ->group(flags)
+      ->capture_default_str();
+  sim.add_option("--concurrency", options.concurrency, "provider slots (0: unlimited)")
+      ->group(flags)
+      ->capture_default_str();
+  sim.add_option("--provider-rate", options.provider_rate, "requests/s the provider admits")
+      ->group(flags)
+      ->capture_default_str();
+  sim.add_option("--queue", options.queue, "provider queue length")
+      ->group(flags)
+      ->capture_default_str();
+  sim.add_option("--service", options.service, "mean service time (exponential)")
+      ->group(flags)
+      ->capture_default_str();
+  sim.add_option("--timeout", options.timeout, "per-attempt client timeout")->group(flags);
+  sim.add_option("--overload-status", options.overload_status, "429, 503 or 529")
+      ->check(CLI::IsMember({429, 503, 529}))
+      ->group(flags)
+      ->capture_default_str();
+}
+
 }  // namespace
 
 CLI::App* AddSimulateCommand(CLI::App& app, SimulateOptions& options) {
@@ -220,31 +249,7 @@ CLI::App* AddSimulateCommand(CLI::App& app, SimulateOptions& options) {
       ->capture_default_str();
   sim->add_flag("--no-reports", options.no_reports, "print the table only");
   sim->add_flag("--quiet,-q", options.quiet, "no progress lines");
-  auto* flags = "Fleet from flags (without a scenario)";
-  sim->add_option("--clients", options.clients, "clients")->group(flags)->capture_default_str();
-  sim->add_option("--rate", options.rate, "calls per second (Poisson)")
-      ->group(flags)
-      ->capture_default_str();
-  sim->add_option("--horizon", options.horizon, "simulated time")
-      ->group(flags)
-      ->capture_default_str();
-  sim->add_option("--concurrency", options.concurrency, "provider slots (0: unlimited)")
-      ->group(flags)
-      ->capture_default_str();
-  sim->add_option("--provider-rate", options.provider_rate, "requests/s the provider admits")
-      ->group(flags)
-      ->capture_default_str();
-  sim->add_option("--queue", options.queue, "provider queue length")
-      ->group(flags)
-      ->capture_default_str();
-  sim->add_option("--service", options.service, "mean service time (exponential)")
-      ->group(flags)
-      ->capture_default_str();
-  sim->add_option("--timeout", options.timeout, "per-attempt client timeout")->group(flags);
-  sim->add_option("--overload-status", options.overload_status, "429, 503 or 529")
-      ->check(CLI::IsMember({429, 503, 529}))
-      ->group(flags)
-      ->capture_default_str();
+  AddFleetFlags(*sim, options);
   sim->footer(
       "Each call is run by the reference client's own retry code (reference_impl: Decide, "
       "backoff, Retry-After, budget) with the policy named. Reports (in --out): result.json, "

@@ -83,6 +83,10 @@ class World {
     const auto found = sessions_.find(destination.session_id);
     return found == sessions_.end() ? nullptr : &found->second;
   }
+  // Run's steps: one reference call per call of the scenario (each its own client, or all one
+  // client's); then every instant until the calls end, or never will (false: an error).
+  std::expected<void, std::string> CreateCalls();
+  bool StepUntilDone();
   void Apply(VirtualCall& vc, std::vector<ref::Action> actions);
   void Send(VirtualCall& vc, std::string_view bytes);
   void Close(VirtualCall& vc);
@@ -247,13 +251,11 @@ void World::Step(Duration at) {
   }
 }
 
-std::expected<Trace, std::string> World::Run() {
+std::expected<void, std::string> World::CreateCalls() {
   const CallTarget target = PrimaryTarget(scenario_);
   const std::string body = target.body.dump();
-  trace_.client.push_back({now_, 0, EventFromJson(ref::HelloEvent(options_.policy).ToJson())});
   const int calls = std::max(1, scenario_.request.calls);
   calls_.resize(static_cast<std::size_t>(calls));
-  trace_.one_client = options_.one_client;
   const std::size_t clients = options_.one_client ? 1 : calls_.size();
   for (std::size_t i = 0; i < clients; ++i) clients_.emplace_back(options_.policy);
   for (std::size_t i = 0; i < calls_.size(); ++i) {
@@ -280,15 +282,17 @@ std::expected<Trace, std::string> World::Run() {
         clients_[options_.one_client ? 0 : i].Share(
             {.call_id = fmt::format("call{}", i), .seed = options_.seed + i}));
   }
-  cancel_pending_ = scenario_.cancel_at.has_value();
-  StartDueCalls();
+  return {};
+}
+
+bool World::StepUntilDone() {
   for (std::uint64_t steps = 0;; ++steps) {
     const std::optional<Duration> next = NextInstant();
-    if (!error_.empty()) break;
+    if (!error_.empty()) return false;
     const bool waits_forever = !next && std::ranges::any_of(calls_, [](const VirtualCall& vc) {
       return !vc.call->done();
     });
-    if (!next && !waits_forever) break;
+    if (!next && !waits_forever) return true;
     // Nothing will ever happen again while a call is still waiting (a dead stream and no
     // timeout at all), or the subject is still busy at the horizon: it never ends.
     if (waits_forever || *next > options_.horizon || steps >= options_.max_steps) {
@@ -297,11 +301,19 @@ std::expected<Trace, std::string> World::Run() {
       trace_.subject_timed_out = true;
       trace_.subject_stopped_at = now_;
       for (VirtualCall& vc : calls_) Close(vc);
-      break;
+      return true;
     }
     Step(*next);
   }
-  if (!error_.empty()) return std::unexpected(error_);
+}
+
+std::expected<Trace, std::string> World::Run() {
+  trace_.client.push_back({now_, 0, EventFromJson(ref::HelloEvent(options_.policy).ToJson())});
+  trace_.one_client = options_.one_client;
+  if (auto created = CreateCalls(); !created) return std::unexpected(created.error());
+  cancel_pending_ = scenario_.cancel_at.has_value();
+  StartDueCalls();
+  if (!StepUntilDone()) return std::unexpected(error_);
   trace_.ended = now_;
   trace_.journal = journal_.Snapshot();
   ShiftTimes(trace_, FirstRequestAt(trace_));  // as the real world does (trace.h)
