@@ -65,13 +65,11 @@ Duration ScriptedLength(const provider::JournalEntry& entry) {
   return last - entry.arrived;
 }
 
-}  // namespace
-
-report::Metrics ComputeMetrics(const Trace& trace) {
-  report::Metrics metrics;
-  // Each call's requests (every request, for a single call), in arrival order.
-  std::vector<std::vector<const provider::JournalEntry*>> attempts(
-      static_cast<std::size_t>(std::max(trace.calls, 1)));
+// Each call's requests (every request, for a single call), in arrival order; requests credited
+// to no call count as waste at once.
+using AttemptsByCall = std::vector<std::vector<const provider::JournalEntry*>>;
+AttemptsByCall AttemptsOfEachCall(const Trace& trace, report::Metrics& metrics) {
+  AttemptsByCall attempts(static_cast<std::size_t>(std::max(trace.calls, 1)));
   for (const provider::JournalEntry& entry : trace.journal) {
     if (entry.attempt <= 0) continue;
     ++metrics.attempts;
@@ -82,14 +80,14 @@ report::Metrics ComputeMetrics(const Trace& trace) {
       metrics.wasted_bytes += entry.bytes_sent;  // no call to credit it to
     }
   }
-  const ClientRecord* terminal = Terminal(trace, 0);
-  // Time zero is the call's first request at the provider: an adapter's start-up never counts.
-  const Duration zero = CallZero(trace, 0);
-  if (terminal) metrics.terminal_ms = Ms(terminal->at - zero);
-  if (const auto token = FirstToken(trace, terminal)) metrics.first_token_ms = Ms(*token - zero);
-  metrics.calls = PerCall(trace);
-  // Every call's discarded attempts are wasted (a call's last attempt is not, when it committed);
-  // the forced minimum and the overhead are call 0's, like its terminal time.
+  return attempts;
+}
+
+// Every call's discarded attempts are wasted (a call's last attempt is not, when it committed);
+// the forced minimum (the waits the provider asked for, and the scripted length of the answer)
+// and the overhead beyond it are call 0's, like its terminal time.
+void AddWasteAndForcedMinimum(const Trace& trace, const AttemptsByCall& attempts,
+                              report::Metrics& metrics) {
   Duration forced{0};
   for (std::size_t call = 0; call < attempts.size(); ++call) {
     const ClientRecord* ending = Terminal(trace, static_cast<int>(call));
@@ -105,6 +103,7 @@ report::Metrics ComputeMetrics(const Trace& trace) {
       }
     }
   }
+  const ClientRecord* terminal = Terminal(trace, 0);
   const bool committed = terminal && terminal->event.kind == EventKind::kCommitted;
   if (committed || !attempts[0].empty()) {
     metrics.forced_minimum_ms = Ms(forced);
@@ -112,7 +111,10 @@ report::Metrics ComputeMetrics(const Trace& trace) {
       metrics.recovery_overhead_ms = std::max(0.0, *metrics.terminal_ms - Ms(forced));
     }
   }
-  // The subject's own count where its terminal events give one (every call's), else bytes / 4.
+}
+
+// The subject's own count where its terminal events give one (every call's), else bytes / 4.
+std::uint64_t WastedTokens(const Trace& trace, std::uint64_t wasted_bytes) {
   std::optional<std::uint64_t> reported;
   for (int call = 0; call < std::max(trace.calls, 1); ++call) {
     const ClientRecord* ending = Terminal(trace, call);
@@ -120,7 +122,22 @@ report::Metrics ComputeMetrics(const Trace& trace) {
     reported =
         reported.value_or(0) + static_cast<std::uint64_t>(ending->event.wasted->approx_tokens);
   }
-  metrics.wasted_tokens = reported.value_or(metrics.wasted_bytes / 4);
+  return reported.value_or(wasted_bytes / 4);
+}
+
+}  // namespace
+
+report::Metrics ComputeMetrics(const Trace& trace) {
+  report::Metrics metrics;
+  const AttemptsByCall attempts = AttemptsOfEachCall(trace, metrics);
+  const ClientRecord* terminal = Terminal(trace, 0);
+  // Time zero is the call's first request at the provider: an adapter's start-up never counts.
+  const Duration zero = CallZero(trace, 0);
+  if (terminal) metrics.terminal_ms = Ms(terminal->at - zero);
+  if (const auto token = FirstToken(trace, terminal)) metrics.first_token_ms = Ms(*token - zero);
+  metrics.calls = PerCall(trace);
+  AddWasteAndForcedMinimum(trace, attempts, metrics);
+  metrics.wasted_tokens = WastedTokens(trace, metrics.wasted_bytes);
   return metrics;
 }
 
