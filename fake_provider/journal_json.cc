@@ -16,13 +16,9 @@ nlohmann::json TruthToJson(const PlanTruth& truth) {
   if (!truth.failure_class.empty()) json["failure_class"] = truth.failure_class;
   json["retryable"] = truth.retryable;
   if (truth.failure_in_head) json["failure_in_head"] = true;
-  if (truth.retry_after) json["retry_after_us"] = truth.retry_after->count();
-  json["hinted"] = truth.hinted;
-  nlohmann::json hints = nlohmann::json::array();
-  for (const HintValue& hint : truth.hints) {
-    hints.push_back({{"source", hint.source}, {"delay_us", hint.delay.count()}});
-  }
-  json["hints"] = std::move(hints);
+  nlohmann::json hint_fields = nlohmann::json::array();
+  for (const HintField& field : truth.hint_fields) hint_fields.push_back({field.name, field.value});
+  json["hint_fields"] = std::move(hint_fields);
   nlohmann::json silences = nlohmann::json::array();
   for (const Silence& silence : truth.silences) {
     nlohmann::json item = {{"from_us", silence.from.count()},

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <vector>
@@ -47,20 +48,24 @@ struct Silence {
   friend bool operator==(const Silence&, const Silence&) = default;
 };
 
+// A response field a client may read a retry hint from, exactly as it went on the wire: a header
+// (`retry-after`, `retry-after-ms`, `x-ratelimit-*`, `anthropic-ratelimit-*`, and `date`, which
+// an HTTP-date is measured from), or `body`: the body of an error status, up to kHintBodyBytes.
+// The provider records these and values none of them: the runner reads them with the reference
+// client's own parsers (reference_impl/retry_after.h), the one home of those rules, and each
+// hint it finds there carries its source.
+struct HintField {
+  std::string name;  // lowercase header name, or "body"
+  std::string value;
+  friend bool operator==(const HintField&, const HintField&) = default;
+};
+
+// The error body's bytes a hint field keeps: a provider's error body is far shorter.
+inline constexpr std::size_t kHintBodyBytes = 16 * 1024;
+
 // The ground truth of one response, for the runner's judges: what a correct client must conclude
 // from it if it waits it out. Derived from the scenario entry when the plan is compiled (never
 // from the client), so judging never trusts the subject's own classification.
-// One delay a client may read as a retry hint, and where it sits: "retry-after-ms",
-// "retry-after" (delay-seconds, fractions and all), "retry-after-date" (measured from the
-// response's Date header), "body" (a "try again in 1.5s" message) or "ratelimit-reset" (the
-// x-ratelimit-reset-* / anthropic-ratelimit-*-reset headers of a 429). The names are the
-// sources of the policy format (docs/policy.md).
-struct HintValue {
-  std::string source;
-  Duration delay{0};
-  friend bool operator==(const HintValue&, const HintValue&) = default;
-};
-
 struct PlanTruth {
   // The text (and tool-call arguments) a correct client commits when this response arrives;
   // nullopt when it is not a committable answer (error status, connection fault, truncated,
@@ -78,15 +83,8 @@ struct PlanTruth {
   // header itself when the response sends one.
   bool retryable_ignoring_header = false;
   std::optional<bool> should_retry;
-  // The least wait the response asks for before the next attempt (the smallest valid
-  // Retry-After / retry-after-ms value); nullopt when it carries no valid hint.
-  std::optional<Duration> retry_after;
-  // Anything a client may read as a retry hint, valid or not (fractional or garbage Retry-After,
-  // rate-limit reset headers, a "try again in 2s" message): the delay may exceed the backoff.
-  bool hinted = false;
-  // Every hint value on the wire, valid by RFC 9110 or not (a client may read "1.5" or a
-  // message), in no particular order; huge values saturate at 24 h.
-  std::vector<HintValue> hints;
+  // Every field an error response carries a retry hint in, in wire order, duplicates kept.
+  std::vector<HintField> hint_fields;
   std::vector<Silence> silences;  // longer than kSilenceThreshold
   // A 2xx event stream: its failures after the headers are stream failures, which a policy may
   // retry only before any output (`stream_retries`). Output is a text delta or the start of a

@@ -159,8 +159,7 @@ ResponsePlan CompiledScenario::Plan(const scenario::ResponseSpec& response,
       plan_internal::EntryTruth(spec, program, use_stream, head.content_type, request.stream);
   if (plan.truth.streamed) plan.truth.output_from = output_from;
   plan.truth.silences = plan_internal::SilencesOf(plan.steps);
-  plan.truth.hints = plan_internal::HintValuesOf(spec, plan.steps);
-  if (!plan.truth.hints.empty()) plan.truth.hinted = true;
+  plan.truth.hint_fields = plan_internal::HintFieldsOf(spec.status, plan.steps);
   return plan;
 }
 
@@ -202,17 +201,8 @@ ResponsePlan CompiledScenario::ErrorPlan(int status, scenario::ErrorKind kind, s
   PlanStep send = plan_internal::StepAt(PlanStep::Kind::kSend, Duration{0});
   send.bytes = plan_internal::Head(status, head) + body.bytes;
   plan.steps.push_back(std::move(send));
-  plan.truth = plan_internal::ErrorTruth(kind, retry_after);
-  if (retry_after) {  // the header carries whole seconds, rounded up
-    plan.truth.retry_after = std::chrono::seconds((retry_after->count() + 999'999) / 1'000'000);
-    plan.truth.hints.push_back({"retry-after", *plan.truth.retry_after});
-  }
-  scenario::ResponseSpec none;
-  none.status = status;
-  for (HintValue& hint : plan_internal::HintValuesOf(none, plan.steps)) {
-    plan.truth.hints.push_back(std::move(hint));
-  }
-  if (!plan.truth.hints.empty()) plan.truth.hinted = true;
+  plan.truth = plan_internal::ErrorTruth(kind);
+  plan.truth.hint_fields = plan_internal::HintFieldsOf(status, plan.steps);
   return plan;
 }
 

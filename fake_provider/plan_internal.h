@@ -103,11 +103,10 @@ bool KeepsAlive(const BodyProgram& program);
 // answer of another content type is then malformed, whatever its body).
 PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& program, bool stream,
                      std::string_view content_type, bool stream_requested = false);
-PlanTruth ErrorTruth(scenario::ErrorKind kind, std::optional<Duration> retry_after);
-std::optional<Duration> RetryAfterFloor(const scenario::ResponseSpec& spec);
-// Every hint value a client may read from the response `steps` send for `spec` (plan.h).
-std::vector<HintValue> HintValuesOf(const scenario::ResponseSpec& spec,
-                                    const std::vector<PlanStep>& steps);
+PlanTruth ErrorTruth(scenario::ErrorKind kind);
+// Every field a client may read a retry hint from in what `steps` send (plan.h's HintField):
+// none for a 2xx answer, which no client reads a hint from.
+std::vector<HintField> HintFieldsOf(int status, const std::vector<PlanStep>& steps);
 std::vector<Silence> SilencesOf(const std::vector<PlanStep>& steps);
 
 // Collects plan steps: coalesces sends at the same instant, drips body bytes when asked.

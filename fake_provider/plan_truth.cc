@@ -2,10 +2,10 @@
 //
 // This is the runner's oracle, so it is written from the scenario's point of view (which fault
 // was injected) and never shares code with the reference client's classifier: a bug common to
-// both would otherwise pass unnoticed.
+// both would otherwise pass unnoticed. Retry hints are the exception, on purpose: the truth
+// records the fields that carry them as sent (HintFieldsOf), and the runner values them with
+// the reference client's parsers, whose rules are the policy format's own (docs/policy.md).
 #include <algorithm>
-#include <charconv>
-#include <cmath>
 
 #include "fake_provider/plan_internal.h"
 #include "nlohmann/json.hpp"
@@ -140,92 +140,15 @@ bool HasContentType(std::string_view type, bool stream) {
   return type.find(stream ? "text/event-stream" : "json") != std::string_view::npos;
 }
 
-bool NameIs(std::string_view name, std::string_view wanted) {
-  return std::ranges::equal(
-      name, wanted, [](char a, char b) { return (a >= 'A' && a <= 'Z' ? a - 'A' + 'a' : a) == b; });
-}
+// More than any response head the provider writes.
+constexpr std::size_t kLongestHead = 64 * 1024;
 
-// Valid hints longer than this mean "stay away": they count as this long (over any cap).
-constexpr Duration kLongestHint = std::chrono::hours(24);
-
-// delay-seconds (1*DIGIT) as RFC 9110 defines it, of any size; anything else is no hint.
-std::optional<Duration> DelaySeconds(std::string_view text) {
-  if (text.empty() || !std::ranges::all_of(text, [](char c) { return c >= '0' && c <= '9'; })) {
-    return std::nullopt;
-  }
-  long long seconds = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seconds);
-  if (error != std::errc{} || seconds > 86'400) return kLongestHint;  // only overflow is left
-  return std::chrono::seconds(seconds);
-}
-
-std::optional<Duration> Milliseconds(std::string_view text) {
-  double ms = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), ms);
-  if (error != std::errc{} || end != text.data() + text.size() || !std::isfinite(ms) || ms < 0 ||
-      ms > 1e12) {
-    return std::nullopt;
-  }
-  return std::min(kLongestHint, Duration{static_cast<Duration::rep>(ms * 1000)});
-}
-
-// A non-negative decimal number of `unit`s, fractions allowed ("1.5"); saturating.
-std::optional<Duration> Decimal(std::string_view text, double unit_us) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  if (text.empty() ||
-      !std::ranges::all_of(text, [](char c) { return (c >= '0' && c <= '9') || c == '.'; })) {
-    return std::nullopt;
-  }
-  double value = 0;
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (end != text.data() + text.size()) return std::nullopt;
-  if (error == std::errc::result_out_of_range || value * unit_us > 8.64e10) return kLongestHint;
-  if (error != std::errc{}) return std::nullopt;
-  return Duration{static_cast<Duration::rep>(std::ceil(value * unit_us))};
-}
-
-// "1.5s", "6m0s", "250ms", "20 seconds": a message's duration after "try again in".
-std::optional<Duration> MessageDuration(std::string_view text) {
-  Duration total{0};
-  bool any = false;
-  for (;;) {
-    std::size_t digits = 0;
-    while (digits < text.size() &&
-           ((text[digits] >= '0' && text[digits] <= '9') || text[digits] == '.')) {
-      ++digits;
-    }
-    if (digits == 0) break;
-    const std::string_view number = text.substr(0, digits);
-    text.remove_prefix(digits);
-    while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
-    double unit = 1e6;
-    if (text.starts_with("ms")) {
-      unit = 1e3;
-      text.remove_prefix(2);
-    } else if (text.starts_with("m") && !text.starts_with("min")) {
-      unit = 60e6;
-      text.remove_prefix(1);
-    } else if (text.starts_with("s")) {
-      text.remove_prefix(text.starts_with("seconds") ? 7 : 1);
-    } else {
-      return std::nullopt;
-    }
-    const auto part = Decimal(number, unit);
-    if (!part) return std::nullopt;
-    total = std::min(kLongestHint, total + *part);
-    any = true;
-  }
-  if (!any) return std::nullopt;
-  return total;
-}
-
-// The bytes of the response head and what follows in the same instant's writes.
+// The bytes the plan sends, as far as a hint may be found in them.
 std::string WireText(const std::vector<PlanStep>& steps) {
   std::string text;
   for (const PlanStep& step : steps) {
     if (step.kind == PlanStep::Kind::kSend) text += step.bytes;
-    if (text.size() > 64 * 1024) break;
+    if (text.size() > kLongestHead + kHintBodyBytes) break;
   }
   return text;
 }
@@ -236,92 +159,45 @@ std::string Lower(std::string_view text) {
   return out;
 }
 
-void AddMessageHints(std::string_view wire, std::vector<HintValue>& hints) {
-  const std::string lower = Lower(wire.substr(0, 64 * 1024));
-  for (std::size_t at = lower.find("try again in "); at != std::string::npos;
-       at = lower.find("try again in ", at + 1)) {
-    if (auto value = MessageDuration(std::string_view(lower).substr(at + 13))) {
-      hints.push_back({"body", *value});
-    }
-  }
+bool HintHeader(std::string_view name) {
+  return name == "retry-after" || name == "retry-after-ms" || name == "date" ||
+         name.starts_with("x-ratelimit-") || name.starts_with("anthropic-ratelimit-");
 }
 
-void KeepLeast(std::optional<Duration>& least, std::optional<Duration> value) {
-  if (value && (!least || *value < *least)) least = value;
+std::string_view TrimSpace(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
 }
 
 }  // namespace
 
-std::optional<Duration> RetryAfterFloor(const scenario::ResponseSpec& spec) {
-  std::optional<Duration> least;
-  if (spec.retry_after) {
-    using Form = scenario::RetryAfter::Form;
-    const scenario::RetryAfter& hint = *spec.retry_after;
-    if (hint.form == Form::kSeconds) {
-      KeepLeast(least, DelaySeconds(hint.text));
-    } else if (hint.form != Form::kRaw) {
-      // A date, relative to the response's own Date header. Dates have whole seconds, so a
-      // client measuring from its own clock may be up to a second early and still be right.
-      KeepLeast(least,
-                std::clamp(hint.date_offset - std::chrono::seconds(1), Duration{0}, kLongestHint));
-    }
-  }
-  if (spec.retry_after_ms) KeepLeast(least, Milliseconds(*spec.retry_after_ms));
-  for (const scenario::Header& header : spec.headers) {
-    if (NameIs(header.name, "retry-after")) KeepLeast(least, DelaySeconds(header.value));
-    if (NameIs(header.name, "retry-after-ms")) KeepLeast(least, Milliseconds(header.value));
-  }
-  return least;
-}
-
-std::vector<HintValue> HintValuesOf(const scenario::ResponseSpec& spec,
-                                    const std::vector<PlanStep>& steps) {
-  std::vector<HintValue> hints;
-  const auto add = [&](std::string source, std::optional<Duration> value) {
-    if (value) hints.push_back({std::move(source), *value});
-  };
-  if (spec.retry_after) {
-    using Form = scenario::RetryAfter::Form;
-    const scenario::RetryAfter& hint = *spec.retry_after;
-    if (hint.form == Form::kSeconds || hint.form == Form::kRaw) {
-      add("retry-after", Decimal(hint.text, 1e6));
-    } else {
-      add("retry-after-date", std::clamp(hint.date_offset, Duration{0}, kLongestHint));
-    }
-  }
-  if (spec.retry_after_ms) add("retry-after-ms", Decimal(*spec.retry_after_ms, 1e3));
-  for (const scenario::Header& header : spec.headers) {
-    if (NameIs(header.name, "retry-after")) add("retry-after", Decimal(header.value, 1e6));
-    if (NameIs(header.name, "retry-after-ms")) add("retry-after-ms", Decimal(header.value, 1e3));
-  }
-  if (spec.rate_limit_headers && spec.status == 429) {
-    add("ratelimit-reset", spec.rate_limit_headers->requests_reset);
-    add("ratelimit-reset", spec.rate_limit_headers->tokens_reset);
-  }
+std::vector<HintField> HintFieldsOf(int status, const std::vector<PlanStep>& steps) {
+  std::vector<HintField> fields;
+  if (status < 300) return fields;  // a client reads hints from an error, never from an answer
   const std::string wire = WireText(steps);
   const std::size_t head_end = wire.find("\r\n\r\n");
-  AddMessageHints(head_end == std::string::npos ? std::string_view()
-                                                : std::string_view(wire).substr(head_end + 4),
-                  hints);
-  return hints;
-}
-
-// Whether the response carries anything a client may take as a retry hint, valid or not (so its
-// delay may exceed the local backoff).
-bool Hinted(const scenario::ResponseSpec& spec) {
-  if (spec.retry_after || spec.retry_after_ms || spec.rate_limit_headers) return true;
-  if (spec.error && spec.error->message) return true;  // "Please try again in 1.5s."
-  return std::ranges::any_of(spec.headers, [](const scenario::Header& header) {
-    return NameIs(header.name, "retry-after") || NameIs(header.name, "retry-after-ms") ||
-           (header.name.size() > 12 && NameIs(header.name.substr(0, 12), "x-ratelimit-"));
-  });
+  if (head_end == std::string::npos) return fields;
+  const std::string_view head = std::string_view(wire).substr(0, head_end);
+  // The status line first, then one field per line.
+  for (std::size_t at = head.find("\r\n"); at != std::string_view::npos;) {
+    const std::size_t from = at + 2;
+    at = head.find("\r\n", from);
+    const std::string_view line = head.substr(from, at == std::string_view::npos ? at : at - from);
+    const std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string name = Lower(TrimSpace(line.substr(0, colon)));
+    if (HintHeader(name)) {
+      fields.push_back({std::move(name), std::string(TrimSpace(line.substr(colon + 1)))});
+    }
+  }
+  fields.push_back({"body", wire.substr(head_end + 4, kHintBodyBytes)});
+  return fields;
 }
 
 PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& program, bool stream,
                      std::string_view content_type, bool stream_requested) {
   PlanTruth truth;
-  truth.retry_after = RetryAfterFloor(spec);
-  truth.hinted = Hinted(spec) || spec.body.has_value();
   if (spec.connection != scenario::ConnectionFault::kNone) {
     SetClass(truth, {"transport", true});
   } else if (spec.headers_stall && spec.headers_stall->forever) {
@@ -362,12 +238,10 @@ PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& prog
   return truth;
 }
 
-PlanTruth ErrorTruth(ErrorKind kind, std::optional<Duration> retry_after) {
+PlanTruth ErrorTruth(ErrorKind kind) {
   PlanTruth truth;
   SetClass(truth, ClassOfError(kind));
   truth.retryable_ignoring_header = truth.retryable;
-  truth.retry_after = retry_after;
-  truth.hinted = retry_after.has_value();
   return truth;
 }
 

@@ -246,21 +246,39 @@ std::optional<RetryHint> RetryAfterHint(const RetryHintInput& input) {
                      });
 }
 
-std::optional<RetryHint> RatelimitResetHint(const HttpHeaders& headers) {
-  std::optional<milliseconds> exhausted;
-  std::optional<milliseconds> latest;
+// The latest reset of the resources that are used up, else of all (retry_after.h, source 4).
+struct ResetChoice {
+  std::optional<milliseconds> exhausted, latest;
+  void Add(milliseconds delay, std::optional<std::string_view> remaining) {
+    if (!latest || delay > *latest) latest = delay;
+    if (remaining && Trim(*remaining) == "0" && (!exhausted || delay > *exhausted)) {
+      exhausted = delay;
+    }
+  }
+};
+
+std::optional<RetryHint> RatelimitResetHint(const RetryHintInput& input) {
+  const HttpHeaders& headers = input.headers;
+  ResetChoice choice;
   for (std::string_view resource : {"requests", "tokens"}) {
     const std::string suffix(resource);
     auto reset = headers.Find("x-ratelimit-reset-" + suffix);
     if (!reset) continue;
-    auto delay = ParseGoDuration(*reset);
-    if (!delay) continue;
-    if (!latest || *delay > *latest) latest = delay;
-    auto remaining = headers.Find("x-ratelimit-remaining-" + suffix);
-    if (remaining && Trim(*remaining) == "0" && (!exhausted || *delay > *exhausted))
-      exhausted = delay;
+    if (auto delay = ParseGoDuration(*reset)) {
+      choice.Add(*delay, headers.Find("x-ratelimit-remaining-" + suffix));
+    }
   }
-  std::optional<milliseconds> chosen = exhausted ? exhausted : latest;
+  const UnixMs reference = DateReference(input);
+  for (std::string_view resource : {"requests", "tokens", "input-tokens", "output-tokens"}) {
+    const std::string prefix = "anthropic-ratelimit-" + std::string(resource);
+    auto reset = headers.Find(prefix + "-reset");
+    if (!reset) continue;
+    if (auto instant = ParseRfc3339(*reset)) {
+      const milliseconds delay = std::clamp(*instant - reference, milliseconds(0), kMaxRetryHint);
+      choice.Add(delay, headers.Find(prefix + "-remaining"));
+    }
+  }
+  std::optional<milliseconds> chosen = choice.exhausted ? choice.exhausted : choice.latest;
   if (!chosen) return std::nullopt;
   return RetryHint{*chosen, DelaySource::kRatelimitReset};
 }
@@ -323,7 +341,7 @@ std::vector<RetryHint> FindRetryHints(const RetryHintInput& input) {
     hints.push_back(RetryHint{*from_body, DelaySource::kBody});
   }
   if (input.status == 429) {
-    if (auto reset = RatelimitResetHint(input.headers)) hints.push_back(*reset);
+    if (auto reset = RatelimitResetHint(input)) hints.push_back(*reset);
   }
   return hints;
 }

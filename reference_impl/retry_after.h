@@ -12,10 +12,12 @@
 //      cancels out; otherwise from `now`. A date in the past means "now" (a zero delay).
 //   3. The JSON error body: OpenAI's "Please try again in 1.5s" / "6m0s" / "20ms", Azure's "retry
 //      after 20 seconds", Google's `error.details[].retryDelay` ("30s").
-//   4. `x-ratelimit-reset-requests` / `x-ratelimit-reset-tokens` (Go-style durations such as "1s",
-//      "6m0s", "59.6s", "1h2m3.5s", "250ms"): a weaker hint, used only on a 429 (on other
-//      statuses it describes a window we are not blocked by). When both are present, the one whose
-//      `x-ratelimit-remaining-*` is 0 is used; otherwise the later of the two.
+//   4. `x-ratelimit-reset-requests` / `x-ratelimit-reset-tokens` (OpenAI: Go-style durations such
+//      as "1s", "6m0s", "59.6s", "1h2m3.5s", "250ms") and `anthropic-ratelimit-{requests,tokens,
+//      input-tokens,output-tokens}-reset` (Anthropic: RFC 3339 instants, measured from the
+//      response's Date header like an HTTP-date): a weaker hint, used only on a 429 (on other
+//      statuses it describes a window we are not blocked by). When several are present, the
+//      latest of those whose `*-remaining` is 0 is used; without one at 0, the latest of all.
 //
 // Invalid values are dropped as if absent: garbage, a sign, NaN, infinity, an unknown date form.
 // A valid value above kMaxRetryHint (one day; "Retry-After: 4294967297" included) saturates at
@@ -87,6 +89,11 @@ std::optional<std::chrono::milliseconds> ParseDelaySeconds(std::string_view valu
 // "UTC"); the weekday name must be well-formed but is not cross-checked against the date.
 std::optional<std::chrono::sys_seconds> ParseHttpDate(std::string_view value,
                                                       std::chrono::system_clock::time_point now);
+
+// An RFC 3339 date-time ("2024-11-29T12:00:02Z", "2024-11-29T13:00:02.5+01:00"), fractions
+// rounded up to the millisecond.
+std::optional<std::chrono::sys_time<std::chrono::milliseconds>> ParseRfc3339(
+    std::string_view value);
 
 // A Go time.Duration string: "1s", "6m0s", "59.6s", "1h2m3.5s", "250ms", "10us", "0".
 // Units h, m, s, ms, us (or µs), ns; no sign. Rounded up to milliseconds.

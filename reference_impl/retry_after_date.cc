@@ -1,4 +1,5 @@
 // ParseHttpDate (declared in retry_after.h): the three HTTP-date forms of RFC 9110 §5.6.7.
+// ParseRfc3339 (likewise): an RFC 3339 date-time, Anthropic's rate-limit reset instants.
 //
 //   IMF-fixdate  Sun, 06 Nov 1994 08:49:37 GMT
 //   RFC 850      Sunday, 06-Nov-94 08:49:37 GMT
@@ -127,6 +128,27 @@ std::optional<sys_seconds> Rfc850(const std::vector<std::string_view>& t,
   return Assemble({t[1].substr(0, 2), t[1].substr(3, 3), ResolveTwoDigitYear(*year, now), t[2]});
 }
 
+// "+HH:MM" / "-HH:MM" / "Z" as the offset to subtract from local time; nullopt when invalid.
+std::optional<minutes> ZoneOffset(std::string_view zone) {
+  if (zone == "Z" || zone == "z") return minutes(0);
+  if (zone.size() != 6 || (zone[0] != '+' && zone[0] != '-') || zone[3] != ':') return std::nullopt;
+  auto hour = Number(zone.substr(1, 2), 2, 2);
+  auto minute = Number(zone.substr(4, 2), 2, 2);
+  if (!hour || !minute || *hour > 23 || *minute > 59) return std::nullopt;
+  const minutes offset = hours(*hour) + minutes(*minute);
+  return zone[0] == '-' ? -offset : offset;
+}
+
+// ".5", ".123456": a fraction of a second, rounded up to whole milliseconds (never early).
+std::optional<milliseconds> Fraction(std::string_view digits) {
+  if (digits.empty() || digits.size() > 9) return std::nullopt;
+  auto value = Number(digits, 1, 9);
+  if (!value) return std::nullopt;
+  long long ns = *value;
+  for (std::size_t i = digits.size(); i < 9; ++i) ns *= 10;
+  return milliseconds((ns + 999'999) / 1'000'000);
+}
+
 // Sun Nov  6 08:49:37 1994
 std::optional<sys_seconds> Asctime(const std::vector<std::string_view>& t) {
   if (t.size() != 5 || !IsWeekday(t[0])) return std::nullopt;
@@ -147,6 +169,35 @@ std::optional<sys_seconds> ParseHttpDate(std::string_view value, system_clock::t
   if (auto date = ImfFixdate(tokens)) return date;
   if (auto date = Rfc850(tokens, now)) return date;
   return Asctime(tokens);
+}
+
+std::optional<sys_time<milliseconds>> ParseRfc3339(std::string_view value) {
+  // 2024-11-29T12:00:02Z, 2024-11-29t12:00:02.5+01:00
+  if (value.size() < 20 || value[4] != '-' || value[7] != '-' ||
+      (value[10] != 'T' && value[10] != 't')) {
+    return std::nullopt;
+  }
+  auto year = Number(value.substr(0, 4), 4, 4);
+  auto month = Number(value.substr(5, 2), 2, 2);
+  auto day = Number(value.substr(8, 2), 2, 2);
+  auto time = TimeOfDay(value.substr(11, 8));
+  if (!year || !month || !day || !time) return std::nullopt;
+  const year_month_day date{std::chrono::year(*year),
+                            std::chrono::month(static_cast<unsigned>(*month)),
+                            std::chrono::day(static_cast<unsigned>(*day))};
+  if (!date.ok()) return std::nullopt;
+  std::string_view rest = value.substr(19);
+  milliseconds fraction{0};
+  if (rest.starts_with('.')) {
+    const std::size_t digits = std::min(rest.find_first_not_of("0123456789", 1), rest.size());
+    auto parsed = Fraction(rest.substr(1, digits - 1));
+    if (!parsed) return std::nullopt;
+    fraction = *parsed;
+    rest.remove_prefix(digits);
+  }
+  auto offset = ZoneOffset(rest);
+  if (!offset) return std::nullopt;
+  return sys_days(date) + *time + fraction - *offset;
 }
 
 }  // namespace faultline::ref

@@ -4,8 +4,11 @@
 // reads the writer's raw event data, not the compiler's bookkeeping.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "fake_provider/dialect.h"
 #include "fake_provider/plan_compiler.h"
@@ -156,6 +159,50 @@ TEST(PlanTruthTest, AVerbatimBodyStillHasTheClassItsFaultFixes) {
   EXPECT_EQ(VerbatimTruth(429, "text/plain", "exceeded your current quota", true).failure_class,
             "");
   EXPECT_EQ(VerbatimTruth(429, "text/plain", "slow down", true).failure_class, "rate-limit");
+}
+
+// The fields a 429 in `dialect` carries its retry hints in, as the provider records them.
+std::vector<HintField> RateLimitedFields(Dialect dialect, scenario::ResponseSpec spec) {
+  scenario::Scenario scenario;
+  scenario.dialect = dialect;
+  spec.status = 429;
+  spec.error.emplace().kind = scenario::ErrorKind::kRateLimit;
+  scenario.responses = {spec};
+  const CompiledScenario compiled(scenario);
+  return compiled.Plan(compiled.scenario().responses[0], StreamRequest()).truth.hint_fields;
+}
+
+std::optional<std::string> FieldValue(const std::vector<HintField>& fields, std::string_view name) {
+  const auto found = std::ranges::find(fields, name, &HintField::name);
+  if (found == fields.end()) return std::nullopt;
+  return found->value;
+}
+
+// The truth carries every hint the response carries, as sent: the default body's "try again in"
+// (which the truth's own parser used to lose at the sentence's full stop), a raw value as
+// written, each rate-limit header, and the Date a date is measured from.
+TEST(PlanTruthTest, EveryFieldAHintMaySitInIsRecordedAsSent) {
+  const auto openai = RateLimitedFields(Dialect::kOpenAiChat, {});
+  ASSERT_TRUE(FieldValue(openai, "body"));
+  EXPECT_NE(FieldValue(openai, "body")->find("Please try again in 1s."), std::string::npos);
+  EXPECT_TRUE(FieldValue(openai, "date"));
+  scenario::ResponseSpec raw;
+  raw.retry_after = scenario::RetryAfter{scenario::RetryAfter::Form::kRaw, std::string(400, '9')};
+  EXPECT_EQ(FieldValue(RateLimitedFields(Dialect::kOpenAiChat, raw), "retry-after"),
+            std::string(400, '9'));
+  scenario::ResponseSpec limited;
+  limited.rate_limit_headers = scenario::RateLimitHeaders{};
+  limited.retry_after_ms = "1500";
+  limited.headers = {{"Retry-After", "2"}, {"X-Unrelated", "1"}};
+  const auto anthropic = RateLimitedFields(Dialect::kAnthropicMessages, limited);
+  EXPECT_TRUE(FieldValue(anthropic, "anthropic-ratelimit-requests-reset"));
+  EXPECT_EQ(FieldValue(anthropic, "retry-after-ms"), "1500");
+  EXPECT_EQ(FieldValue(anthropic, "retry-after"), "2");  // names lowercased, values as sent
+  EXPECT_FALSE(FieldValue(anthropic, "x-unrelated"));
+  EXPECT_TRUE(FieldValue(RateLimitedFields(Dialect::kOpenAiResponses, limited),
+                         "x-ratelimit-reset-tokens"));
+  // An answer is no error body: nothing of a 200 is a hint.
+  EXPECT_TRUE(VerbatimTruth(200, "application/json", R"({"ok":1})", false).hint_fields.empty());
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // ADV-*: what the declared policy allows but harms the user or the provider. Each advisory needs
 // evidence in the trace (a retry that happened, a silence that came); without it, n/a.
 #include "harness/judge/judge_internal.h"
+#include "harness/trace/response_hints.h"
 
 namespace faultline::harness::judge_internal {
 namespace {
@@ -26,12 +27,13 @@ Verdict AdviseRetryAfterPreempted(const View& view) {
   bool judged = false;
   for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {
     const provider::JournalEntry& entry = *view.attempts[k];
-    if (!entry.truth.retry_after || entry.truth.retry_after->count() == 0) continue;
+    const auto floor = RetryAfterHeaderFloor(ReadHints(entry));
+    if (!floor || floor->count() == 0) continue;
     // With routes the wait is the route's own: another route may take the next attempt at once.
     const provider::JournalEntry* following = NextOnRoute(view, k);
     if (following == nullptr) continue;
     judged = true;
-    const double hint = Ms(*entry.truth.retry_after);
+    const double hint = Ms(*floor);
     const provider::JournalEntry& next = *following;
     const double gap = ArrivedMs(next) - EndedMs(entry);
     if (gap + view.tolerance.early_ms >= hint) continue;
@@ -119,8 +121,13 @@ Verdict AdviseTransientRetried(const View& view) {
   const provider::JournalEntry& last = *view.attempts.back();
   const std::string failure_class = ExpectedClass(view, last);
   if (!Transient(failure_class)) return NotApplicable("the last failure is not transient");
-  const bool short_hint = !last.truth.retry_after || Ms(*last.truth.retry_after) <= kShortHintMs;
-  if (!short_hint) return NotApplicable("the server asked for a long wait");
+  if (last.truth.should_retry == false) {
+    return NotApplicable("the server said x-should-retry: false, and not retrying obeys it");
+  }
+  const auto floor = RetryAfterHeaderFloor(ReadHints(last));
+  if (floor && Ms(*floor) > kShortHintMs) {
+    return NotApplicable("the server asked for a long wait");
+  }
   if (view.attempts.size() > 1) return Pass();
   return Fail(fmt::format("the call gave up after its only attempt, a transient {} ({}){}",
                           failure_class, last.plan_summary,
@@ -145,6 +152,30 @@ Verdict AdviseNonRetryable(const View& view) {
         entry.attempt, failure_class, entry.plan_summary, next->attempt, ArrivedMs(*next)));
   }
   if (!judged) return NotApplicable("no failure that a retry cannot fix");
+  return Pass();
+}
+
+// Only where the declared policy ignores the header: one that honours it breaks its contract by
+// retrying (RETRY-001).
+Verdict AdviseShouldRetryFalseObeyed(const View& view) {
+  if (!view.has_policy()) return NotApplicable(NoPolicy(view));
+  if (view.policy().should_retry_header) {
+    return NotApplicable("the declared policy honours x-should-retry (RETRY-001 judges it)");
+  }
+  bool judged = false;
+  for (std::size_t k = 0; k < view.attempts.size(); ++k) {
+    const provider::JournalEntry& entry = *view.attempts[k];
+    if (entry.truth.should_retry != false) continue;
+    judged = true;
+    const provider::JournalEntry* next = NextOnRoute(view, k);  // failing over is no retry
+    if (next == nullptr) continue;
+    return Fail(fmt::format(
+        "attempt {} ({}) said x-should-retry: false, and attempt {} followed at {:.1f} ms: "
+        "the declared policy ignores the header (should_retry_header: false), so the server's "
+        "\"do not retry\" goes unheard",
+        entry.attempt, entry.plan_summary, next->attempt, ArrivedMs(*next)));
+  }
+  if (!judged) return NotApplicable("no response said x-should-retry: false");
   return Pass();
 }
 

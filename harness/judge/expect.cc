@@ -67,10 +67,18 @@ std::vector<CheckResult> Literal(const View& view) {
                 return fmt::format("{} with text {}", terminal.event.kind, Quote(text));
               })));
   }
+  // The call's last request tells what retryability a correct client gives its failure.
+  const std::optional<bool> last_retryable =
+      view.attempts.empty() ? std::nullopt : TruthRetryable(view, view.attempts.size() - 1);
   const auto failure_check = [&](const char* field, const std::string& wanted) {
     return EveryCall(view, [&, field](const ClientRecord& terminal) -> std::string {
       const std::string got = FailureNamed(terminal.event, field);
-      if (terminal.event.kind == EventKind::kFailed && got == wanted) return {};
+      const bool failed = terminal.event.kind == EventKind::kFailed;
+      if (failed && got == wanted) return {};
+      if (failed && std::string_view(field) == "code" &&
+          CodeMatches(FailureOf(terminal.event), wanted, last_retryable)) {
+        return {};
+      }
       return fmt::format("{} with failure {} {}", terminal.event.kind, field,
                          got.empty() ? "(none)" : Quote(got));
     });
@@ -180,6 +188,11 @@ std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin
       const std::string got = FailureNamed(terminal.event, field);
       for (const TwinOutcome* outcome : same_type(terminal)) {
         if (outcome->*member == got) return {};
+        // A code of the same class and retryability as the twin's behaves as the twin's does.
+        if (member == &TwinOutcome::failure_code &&
+            CodeMatches(FailureOf(terminal.event), outcome->failure_code, outcome->retryable)) {
+          return {};
+        }
       }
       return fmt::format("failed with {} {}{}", field, got.empty() ? "(none)" : Quote(got), suffix);
     });

@@ -32,43 +32,80 @@ std::vector<const ReportedFailure*> ReportedFailures(const CallView& call) {
 // A number of milliseconds as a subject's line wrote it.
 std::string ShownMs(double ms) { return nlohmann::json(ms).dump(); }
 
-std::string MismatchedFact(const scenario::ExpectFailure& facts, const ReportedFailure& failure) {
+// What the stated facts make of one reported failure. `status`, `retry_after_ms` and
+// `request_id` are optional in the protocol: a fact about a field the subject does not report
+// has no evidence either way, so it is not judged (DESIGN: no evidence, no pass).
+struct FactVerdict {
+  std::string mismatch;  // "" when every judged fact holds
+  bool judged = false;   // some stated fact had its field reported
+};
+
+FactVerdict CompareFacts(const scenario::ExpectFailure& facts, const ReportedFailure& failure) {
+  FactVerdict out;
   const std::optional<int> status = failure.status;
-  if (facts.status && status != facts.status) {
-    return fmt::format("failure status {}, expected {}", status ? std::to_string(*status) : "none",
-                       *facts.status);
-  }
-  const std::optional<double> hint = failure.retry_after_ms;
-  if (facts.no_retry_after && hint) {
-    return fmt::format("failure carries retry_after_ms {}, expected no hint", ShownMs(*hint));
-  }
-  if (facts.retry_after) {
-    const double wanted = Ms(*facts.retry_after);
-    if (!hint || std::abs(*hint - wanted) > 1) {
-      return fmt::format("failure retry_after_ms {}, expected {:.0f}",
-                         hint ? ShownMs(*hint) : "none", wanted);
+  if (facts.status && status) {
+    out.judged = true;
+    if (*status != *facts.status) {
+      out.mismatch = fmt::format("failure status {}, expected {}", *status, *facts.status);
+      return out;
     }
   }
-  if (facts.request_id && failure.request_id.value_or("").empty() == *facts.request_id) {
-    return *facts.request_id ? "failure carries no request_id" : "failure carries a request_id";
+  const std::optional<double> hint = failure.retry_after_ms;
+  if ((facts.no_retry_after || facts.retry_after) && hint) {
+    out.judged = true;
+    if (facts.no_retry_after) {
+      out.mismatch =
+          fmt::format("failure carries retry_after_ms {}, expected no hint", ShownMs(*hint));
+      return out;
+    }
+    const double wanted = Ms(*facts.retry_after);
+    if (std::abs(*hint - wanted) > 1) {
+      out.mismatch =
+          fmt::format("failure retry_after_ms {}, expected {:.0f}", ShownMs(*hint), wanted);
+      return out;
+    }
   }
-  return {};
+  if (facts.request_id && failure.request_id) {
+    out.judged = true;
+    if (failure.request_id->empty() == *facts.request_id) {
+      out.mismatch = *facts.request_id ? "failure carries an empty request_id"
+                                       : "failure carries a request_id";
+    }
+  }
+  return out;
 }
 
 Verdict FailureFacts(const View& view, bool literal) {
   const scenario::Expect& expect = view.scenario.expect;
-  return EachCall(view, [&](const CallView& call) -> std::string {
-    if (call.terminal == nullptr) return "no terminal event";
-    const ClientEvent& event = call.terminal->event;
-    if (event.kind != EventKind::kFailed) {
-      return literal ? fmt::format("ended with {}, not a failure", ToString(event.kind))
-                     : std::string();  // EXPECT-OUTCOME judges the ending
+  bool judged = false;
+  for (std::size_t i = 0; i < view.calls.size(); ++i) {
+    const ClientRecord* terminal = view.calls[i].terminal;
+    std::string mismatch;
+    if (terminal == nullptr) {
+      mismatch = "no terminal event";
+    } else if (terminal->event.kind != EventKind::kFailed) {
+      // Without a twin the ending is part of the facts; with one, EXPECT-OUTCOME judges it.
+      if (literal) mismatch = fmt::format("ended with {}, not a failure", terminal->event.kind);
+    } else if (!literal && expect.failure_code &&
+               !CodeMatches(FailureOf(terminal->event), *expect.failure_code, std::nullopt)) {
+      continue;  // facts of another ending's failure
+    } else if (!terminal->event.failure) {
+      mismatch = "the failure has no fields";
+    } else {
+      const FactVerdict facts = CompareFacts(*expect.failure, *terminal->event.failure);
+      judged = judged || facts.judged;
+      mismatch = facts.mismatch;
     }
-    const std::string code = FailureOf(event).code;
-    if (!literal && expect.failure_code && code != *expect.failure_code) return {};
-    if (!event.failure) return "the failure has no fields";
-    return MismatchedFact(*expect.failure, *event.failure);
-  });
+    if (!mismatch.empty()) {
+      return Fail(view.calls.size() > 1 ? fmt::format("call {}: {}", i, mismatch) : mismatch);
+    }
+  }
+  if (!judged) {
+    return NotApplicable(
+        "the subject reports none of the stated facts' fields (status, retry_after_ms and "
+        "request_id are optional)");
+  }
+  return Pass();
 }
 
 Verdict AttemptFailures(const View& view, bool literal) {
@@ -83,7 +120,8 @@ Verdict AttemptFailures(const View& view, bool literal) {
       const std::string& code = got[i]->code;
       const auto& expected = wanted[i];
       if ((expected.failure_class && failure_class != *expected.failure_class) ||
-          (expected.failure_code && code != *expected.failure_code)) {
+          (expected.failure_code &&
+           !CodeMatches(*got[i], *expected.failure_code, TruthRetryable(view, i)))) {
         return fmt::format("failed attempt {} was {} {}, expected {} {}", i + 1, failure_class,
                            code, expected.failure_class.value_or("(any class)"),
                            expected.failure_code.value_or("(any code)"));
@@ -184,6 +222,22 @@ Verdict RequestHeaders(const View& view) {
 }
 
 }  // namespace
+
+bool CodeMatches(const ReportedFailure& got, std::string_view wanted_code,
+                 std::optional<bool> wanted_retryable) {
+  if (got.code == wanted_code) return true;
+  const auto code = ref::ParseFailureCode(got.code);
+  const auto wanted = ref::ParseFailureCode(wanted_code);
+  return code && wanted && wanted_retryable && ref::ClassOf(*code) == ref::ClassOf(*wanted) &&
+         got.retryable == *wanted_retryable;
+}
+
+std::optional<bool> TruthRetryable(const View& view, std::size_t k) {
+  if (!view.single_call() || view.refusals() || k >= view.attempts.size()) return std::nullopt;
+  const std::optional<ref::Failure> failure = TruthFailure(view, *view.attempts[k]);
+  if (!failure) return std::nullopt;
+  return failure->retryable;
+}
 
 std::vector<CheckResult> ExpectFactChecks(const View& view, const PolicyTwin* twin) {
   const scenario::Expect& expect = view.scenario.expect;

@@ -1,17 +1,12 @@
 // RETRY-*: which failures are retried, how many times, how long after, with what body; judged
 // against the subject's declared policy with the reference client's own rules (policy.h).
 #include "harness/judge/judge_internal.h"
+#include "harness/trace/response_hints.h"
 #include "reference_impl/budget.h"
 
 namespace faultline::harness::judge_internal {
 
 namespace {
-
-bool SourceRead(const ref::RetryPolicy& policy, std::string_view source) {
-  const auto parsed = ref::ParseDelaySource(source);
-  return parsed &&
-         std::ranges::find(policy.retry_after.sources, *parsed) != policy.retry_after.sources.end();
-}
 
 bool StatusRead(const ref::RetryPolicy& policy, int status) {
   const auto& statuses = policy.retry_after.statuses;
@@ -24,45 +19,74 @@ double GapMs(const View& view, std::size_t k) {
   return ArrivedMs(*view.attempts[k + 1]) - EndedMs(*view.attempts[k]);
 }
 
-bool ReadsRetryAfter(const View& view, const provider::JournalEntry& entry) {
-  if (!view.has_policy()) return true;
-  const ref::RetryPolicy& policy = view.policy();
-  if (!policy.retry_after.honor || !StatusRead(policy, entry.status)) return false;
-  bool any_header = false;
-  for (const provider::HintValue& hint : entry.truth.hints) {
-    if (hint.source == "body" || hint.source == "ratelimit-reset") continue;
-    any_header = true;
-    if (SourceRead(policy, hint.source)) return true;
+HintsRead ReadHintsOf(const provider::JournalEntry& entry, const ref::RetryPolicy* policy) {
+  HintsRead read;
+  if (policy != nullptr && (!policy->retry_after.honor || !StatusRead(*policy, entry.status))) {
+    return read;
   }
-  return !any_header;  // a hint the truth knows but cannot place: assume it is read
+  const ResponseHints hints = ReadHints(entry);
+  const auto reads = [&](ref::DelaySource source) {
+    return policy == nullptr ? std::ranges::find(kRetryAfterHeaderSources, source) !=
+                                   kRetryAfterHeaderSources.end()
+                             : std::ranges::find(policy->retry_after.sources, source) !=
+                                   policy->retry_after.sources.end();
+  };
+  for (const ref::RetryHint& hint : hints.values) {
+    if (reads(hint.source)) read.values.push_back(hint);
+  }
+  read.unreadable = std::ranges::any_of(hints.unreadable, reads);
+  return read;
+}
+
+HintsRead ReadHintsOf(const View& view, const provider::JournalEntry& entry) {
+  return ReadHintsOf(entry, view.has_policy() ? &view.policy() : nullptr);
+}
+
+HintDemand DemandOf(const View& view, const provider::JournalEntry& entry) {
+  HintDemand demand;
+  const auto cap = view.has_policy() ? view.declared.retry_after_cap_ms() : std::nullopt;
+  for (const ref::RetryHint& hint : ReadHintsOf(view, entry).values) {
+    const double ms = Ms(hint.delay);
+    if (cap && ms > *cap) {
+      // The weak ratelimit-reset is ignored over the cap; another hint is, or makes it give up.
+      if (hint.source == ref::DelaySource::kRatelimitReset ||
+          view.policy().retry_after.over_cap == ref::OverCapMode::kBackoff) {
+        demand.backoff_allowed = true;
+      } else if (!demand.over_cap_ms || ms < *demand.over_cap_ms) {
+        demand.over_cap_ms = ms;
+      }
+      continue;
+    }
+    const double owed = hint.source == ref::DelaySource::kRetryAfterDate
+                            ? std::max(0.0, ms - Ms(kHttpDateLenience))
+                            : ms;
+    if (!demand.floor_ms || owed < *demand.floor_ms) {
+      demand.floor_ms = owed;
+      demand.floor_source = ref::ToString(hint.source);
+    }
+    demand.longest_ms = std::max(demand.longest_ms.value_or(0), ms);
+  }
+  if (demand.backoff_allowed) demand.floor_ms = 0.0;
+  return demand;
 }
 
 std::vector<Window> AllowedGaps(const View& view, std::size_t k) {
   const ref::RetryPolicy& policy = view.policy();
   const provider::JournalEntry& entry = *view.attempts[k];
   const DelayBounds bounds = BackoffBounds(policy.backoff, static_cast<int>(k));
-  // Some hint the runner cannot value (garbage, a verbatim body) may be waited out for longer.
-  const bool opaque_hint = entry.truth.hinted && entry.truth.hints.empty();
-  std::vector<Window> windows{{bounds.lower_ms, opaque_hint ? 1e300 : bounds.upper_ms}};
+  const HintsRead hints = ReadHintsOf(view, entry);
+  // A hint field that holds nothing the runner can value (garbage) may be waited out for longer.
+  std::vector<Window> windows{{bounds.lower_ms, hints.unreadable ? 1e300 : bounds.upper_ms}};
   const double jitter = policy.retry_after.jitter;
   const auto cap = view.declared.retry_after_cap_ms();
-  // An HTTP-date has whole seconds: a client reading it against its own clock may wait up to a
-  // second less than the Date header implies, and still be right.
-  struct Candidate {
-    double ms, lenience_ms;
-  };
-  std::vector<Candidate> hints;
-  for (const provider::HintValue& hint : entry.truth.hints) {
-    hints.push_back({Ms(hint.delay), hint.source == "retry-after-date" ? 1000.0 : 0.0});
-  }
-  if (entry.truth.retry_after) hints.push_back({Ms(*entry.truth.retry_after), 0});
-  for (const Candidate& hint : hints) {
-    const double h = hint.ms;
+  for (const ref::RetryHint& hint : hints.values) {
+    const double h = Ms(hint.delay);
+    const double lenience =
+        hint.source == ref::DelaySource::kRetryAfterDate ? Ms(kHttpDateLenience) : 0.0;
     if (h == 0) {
       windows.push_back({0, bounds.upper_ms});
     } else if (!cap || h <= *cap) {
-      windows.push_back(
-          {std::max(0.0, h - hint.lenience_ms), std::max(bounds.upper_ms, h * (1 + jitter))});
+      windows.push_back({std::max(0.0, h - lenience), std::max(bounds.upper_ms, h * (1 + jitter))});
     }
   }
   return windows;
@@ -191,29 +215,32 @@ Verdict RetryAfterPerRoute(const View& view) {
   bool judged = false;
   for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {
     const provider::JournalEntry& entry = *view.attempts[k];
-    if (!entry.truth.retry_after || entry.truth.retry_after->count() == 0) continue;
-    if (!ReadsRetryAfter(view, entry)) continue;
     const provider::JournalEntry* following = NextOnRoute(view, k);
     if (following == nullptr) continue;
-    judged = true;
-    const double hint = Ms(*entry.truth.retry_after);
+    const HintDemand demand = DemandOf(view, entry);
     const provider::JournalEntry& next = *following;
-    const auto cap = view.has_policy() ? view.declared.retry_after_cap_ms() : std::nullopt;
-    if (cap && hint > *cap) {
-      if (view.policy().retry_after.over_cap == ref::OverCapMode::kBackoff) continue;
+    if (demand.backoff_allowed) {  // a hint over the cap it may answer with its backoff
+      judged = true;
+      continue;
+    }
+    if (!demand.floor_ms && demand.over_cap_ms) {  // every hint it reads makes it give up
       return Fail(
           fmt::format("attempt {} asked for {:.0f} ms, over the declared cap {:.0f} "
                       "ms with over_cap \"give-up\", yet attempt {} arrived at {:.1f} "
                       "ms",
-                      entry.attempt, hint, *cap, next.attempt, ArrivedMs(next)));
+                      entry.attempt, *demand.over_cap_ms, *view.declared.retry_after_cap_ms(),
+                      next.attempt, ArrivedMs(next)));
     }
+    if (!demand.floor_ms || *demand.floor_ms == 0) continue;
+    judged = true;
     const double gap = ArrivedMs(next) - EndedMs(entry);
-    if (gap + view.tolerance.early_ms < hint) {
-      return Fail(fmt::format(
-          "attempt {}{} ({}) asked to wait {:.0f} ms; attempt {} arrived "
-          "{:.1f} ms after it ended (at {:.1f} ms; tolerance {})",
-          entry.attempt, entry.route.empty() ? "" : " on route " + entry.route, entry.plan_summary,
-          hint, next.attempt, gap, ArrivedMs(next), EarlyRoom(view.tolerance)));
+    if (gap + view.tolerance.early_ms < *demand.floor_ms) {
+      return Fail(
+          fmt::format("attempt {}{} ({}) asked to wait {:.0f} ms ({}); attempt {} arrived "
+                      "{:.1f} ms after it ended (at {:.1f} ms; tolerance {})",
+                      entry.attempt, entry.route.empty() ? "" : " on route " + entry.route,
+                      entry.plan_summary, *demand.floor_ms, demand.floor_source, next.attempt, gap,
+                      ArrivedMs(next), EarlyRoom(view.tolerance)));
     }
   }
   if (!judged) return NotApplicable("no retry followed a Retry-After the subject reads");
@@ -295,24 +322,21 @@ Verdict RetryWhileAllowed(const View& view) {
   // A client may give up for the deadline when its LATEST allowed retry would not fit (it drew
   // a long delay); it must retry when even that would.
   // A policy that gives up when a failure it reads hints for carries none (retry_after.missing).
-  const bool hint_read = last.truth.retry_after && ReadsRetryAfter(view, last);
-  if (!hint_read && policy.retry_after.missing == ref::OverCapMode::kGiveUp &&
-      policy.retry_after.honor && StatusRead(policy, last.status)) {
+  if (ReadHintsOf(view, last).values.empty() &&
+      policy.retry_after.missing == ref::OverCapMode::kGiveUp && policy.retry_after.honor &&
+      StatusRead(policy, last.status)) {
     return Pass();
+  }
+  const HintDemand demand = DemandOf(view, last);
+  if (demand.over_cap_ms && policy.retry_after.over_cap == ref::OverCapMode::kGiveUp) {
+    return Pass();  // it may have read the hint over its cap, and gives up on it as declared
   }
   const DelayBounds bounds = BackoffBounds(policy.backoff, made - 1);
   double earliest = bounds.lower_ms;
   double latest = bounds.upper_ms;
-  if (last.truth.retry_after && ReadsRetryAfter(view, last)) {
-    const double hint = Ms(*last.truth.retry_after);
-    const auto cap = view.declared.retry_after_cap_ms();
-    if (cap && hint > *cap && policy.retry_after.over_cap == ref::OverCapMode::kGiveUp) {
-      return Pass();
-    }
-    if (!cap || hint <= *cap) {
-      earliest = std::max(earliest, hint);
-      latest = std::max(latest, hint * (1 + policy.retry_after.jitter));
-    }
+  if (demand.floor_ms) {
+    earliest = std::max(earliest, *demand.floor_ms);
+    latest = std::max(latest, *demand.longest_ms * (1 + policy.retry_after.jitter));
   }
   const double retry_at = EndedMs(last) + earliest;
   if (const auto total = view.declared.total_ms()) {

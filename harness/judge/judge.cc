@@ -22,7 +22,7 @@ struct CatalogEntry {
 };
 
 // The catalogue, in its order: each invariant and advisory with its check, in one table.
-constexpr std::array<CatalogEntry, 40> kCatalog{{
+constexpr std::array<CatalogEntry, 41> kCatalog{{
     {"LIFE-001",
      "Each call ends with exactly one terminal event (response/committed or "
      "response/failed).",
@@ -124,7 +124,7 @@ constexpr std::array<CatalogEntry, 40> kCatalog{{
      AdviseIdleTimeout, kAdvisory},
     {"ADV-004",
      "Transient failures (a 429 with a short hint, a 503, a 529) are retried, not given up "
-     "at once.",
+     "at once, unless the server said x-should-retry: false.",
      AdviseTransientRetried, kAdvisory},
     {"ADV-005",
      "Failures that cannot succeed on a retry (quota, auth, invalid request, context "
@@ -148,6 +148,10 @@ constexpr std::array<CatalogEntry, 40> kCatalog{{
      "itself causes (invalid request, safety refusal) goes to no other route, a broken stream "
      "(truncated, malformed, empty) only to a route serving the same wire model.",
      AdviseFailoverAsTheTaxonomySays, kAdvisory},
+    {"ADV-010",
+     "A server's x-should-retry: false is obeyed: no retry follows it, even from a client whose "
+     "declared policy ignores the header.",
+     AdviseShouldRetryFalseObeyed, kAdvisory},
 }};
 
 }  // namespace
@@ -313,8 +317,6 @@ std::optional<ref::Failure> TruthFailure(const View& view, const provider::Journ
     failure.partial_output =
         output_seen ? ref::PartialOutput::kUncommitted : ref::PartialOutput::kNone;
   }
-  if (failure.retryable && entry.truth.retry_after)
-    failure.retry_after = std::chrono::ceil<std::chrono::milliseconds>(*entry.truth.retry_after);
   return failure;
 }
 

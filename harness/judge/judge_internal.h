@@ -114,6 +114,7 @@ Verdict AdviseIdleTimeout(const View& view);
 Verdict AdviseTransientRetried(const View& view);
 Verdict AdviseNonRetryable(const View& view);
 Verdict AdviseBoundedWaits(const View& view);
+Verdict AdviseShouldRetryFalseObeyed(const View& view);
 Verdict TimeStallDetected(const View& view);
 Verdict TimeHeadersDeadline(const View& view);
 Verdict TimeTotalDeadline(const View& view);
@@ -146,11 +147,44 @@ std::vector<CheckResult> ExpectChecks(const View& view);
 // under the subject's declared policy.
 std::vector<CheckResult> ExpectFactChecks(const View& view, const PolicyTwin* twin);
 
+// Whether a reported failure's code stands for `wanted_code`: the same code, or another of the
+// same class (ref::ClassOf) reported with the retryability a correct client gives the wanted
+// one (`wanted_retryable`; nullopt: unknown, so only the same code will do). SERVER for a 503
+// that a client calls UNAVAILABLE is such a pair: nothing a policy or a check does tells them
+// apart.
+bool CodeMatches(const ReportedFailure& got, std::string_view wanted_code,
+                 std::optional<bool> wanted_retryable);
+// The retryability a correct client gives the failure of attempt `k` (view.attempts[k]) under
+// the declared policy's reading of x-should-retry; nullopt when the journal cannot say which
+// attempt that is (several calls, refused connections) or the provider promises nothing.
+std::optional<bool> TruthRetryable(const View& view, std::size_t k);
+
 // The gap the client waited between the end of attempt k and the arrival of attempt k+1.
 double GapMs(const View& view, std::size_t k);
 
-// Whether the declared policy reads the valid Retry-After of `entry` at all (true without one).
-bool ReadsRetryAfter(const View& view, const provider::JournalEntry& entry);
+// The retry hints of `entry` that a client reads as `policy` declares: from its retry_after
+// sources, on a status it reads them on, when it honours hints at all. Without a declaration
+// (nullptr), the Retry-After headers (kRetryAfterHeaderSources).
+struct HintsRead {
+  std::vector<ref::RetryHint> values;  // strongest first
+  bool unreadable = false;  // a field of a source it reads holds nothing the parsers can value
+};
+HintsRead ReadHintsOf(const provider::JournalEntry& entry, const ref::RetryPolicy* policy);
+HintsRead ReadHintsOf(const View& view, const provider::JournalEntry& entry);
+
+// What the hints read ask of the next attempt under the declared cap. A client that reads
+// several sources may act on any of them (the policy format cannot say which it prefers): it owes
+// the least wait they ask within the cap (none when acting on one means its backoff: a hint over
+// the cap with over_cap "backoff", or the weak ratelimit-reset over it), may take the longest
+// within the cap, and may give up on a hint over the cap with over_cap "give-up".
+struct HintDemand {
+  std::optional<double> floor_ms;     // the least wait owed (0: none); nullopt: no hint within
+  std::string floor_source;           // the source of the least hint within the cap
+  std::optional<double> longest_ms;   // the longest read hint within the cap
+  std::optional<double> over_cap_ms;  // the least read hint over the cap it gives up on
+  bool backoff_allowed = false;       // acting on some read hint means its backoff
+};
+HintDemand DemandOf(const View& view, const provider::JournalEntry& entry);
 
 // A delay range in milliseconds; an upper bound >= 1e299 means "any".
 struct Window {

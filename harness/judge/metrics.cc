@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "harness/trace/protocol.h"
+#include "harness/trace/response_hints.h"
 
 namespace faultline::harness {
 namespace {
@@ -95,7 +96,8 @@ void AddWasteAndForcedMinimum(const Trace& trace, const AttemptsByCall& attempts
     for (std::size_t k = 0; k < attempts[call].size(); ++k) {
       const provider::JournalEntry& entry = *attempts[call][k];
       const bool last = k + 1 == attempts[call].size();
-      if (call == 0 && !last && entry.truth.retry_after) forced += *entry.truth.retry_after;
+      if (call == 0 && !last)
+        forced += RetryAfterHeaderFloor(ReadHints(entry)).value_or(std::chrono::milliseconds{0});
       if (!(last && committed)) {
         metrics.wasted_bytes += entry.bytes_sent;
       } else if (call == 0) {

@@ -22,6 +22,7 @@ TwinOutcome OutcomeOf(const ClientRecord& terminal) {
   if (event.failure) {
     outcome.failure_class = event.failure->failure_class;
     outcome.failure_code = event.failure->code;
+    outcome.retryable = event.failure->retryable;
   }
   outcome.give_up = event.give_up;
   return outcome;

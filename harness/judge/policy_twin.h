@@ -27,6 +27,7 @@ struct TwinOutcome {
   int attempts = 0;
   int requests = 0;  // requests that reached the provider in the run (all calls)
   std::string failure_class, failure_code;  // response/failed
+  bool retryable = false;                   // response/failed: the failure's `retryable`
   std::string give_up;                      // why the policy gave up ("deadline", ...)
   std::string text;                         // response/committed
   double ended_ms = 0;                      // virtual time of the terminal event

@@ -29,14 +29,12 @@ void RetryBands(const View& view, std::size_t k, json& out) {
   const provider::JournalEntry& next = *view.attempts[k + 1];
   const double ended = judge_internal::EndedMs(entry);
   const double arrived = judge_internal::ArrivedMs(next);
-  const auto cap = view.declared.retry_after_cap_ms();
-  if (entry.truth.retry_after && entry.truth.retry_after->count() > 0 &&
-      judge_internal::ReadsRetryAfter(view, entry) && view.policy().retry_after.honor) {
-    const double hint = Ms(*entry.truth.retry_after);
-    if (!cap || hint <= *cap) {
-      out.push_back(Band("retry-after", next.attempt, ended + hint - view.tolerance.early_ms,
-                         std::nullopt, arrived, fmt::format("Retry-After floor {:.0f} ms", hint)));
-    }
+  const judge_internal::HintDemand demand = judge_internal::DemandOf(view, entry);
+  if (demand.floor_ms && *demand.floor_ms > 0) {
+    const double hint = *demand.floor_ms;
+    out.push_back(Band("retry-after", next.attempt, ended + hint - view.tolerance.early_ms,
+                       std::nullopt, arrived,
+                       fmt::format("Retry-After floor {:.0f} ms ({})", hint, demand.floor_source)));
   }
   const std::vector<judge_internal::Window> windows = judge_internal::AllowedGaps(view, k);
   double lower = kAny, upper = 0;

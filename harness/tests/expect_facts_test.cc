@@ -128,17 +128,82 @@ TEST(ExpectFactsTest, FailureFactsAreTheFinalFailures) {
   EXPECT_EQ(Check(RateLimitedAndFailed(good), "EXPECT-FAILURE", scenario).status,
             CheckStatus::kPass);
   for (const char* key : {"status", "retry_after_ms", "request_id"}) {
-    nlohmann::json missing = good;
-    missing.erase(key);
-    EXPECT_EQ(Check(RateLimitedAndFailed(missing), "EXPECT-FAILURE", scenario).status,
+    nlohmann::json wrong = good;
+    wrong[key] = key == std::string_view("request_id") ? nlohmann::json("") : nlohmann::json(1);
+    EXPECT_EQ(Check(RateLimitedAndFailed(wrong), "EXPECT-FAILURE", scenario).status,
               CheckStatus::kFail)
-        << "without " << key;
+        << "with a wrong " << key;
   }
   scenario.expect.failure = scenario::ExpectFailure{std::nullopt, std::nullopt, true, {}};
   EXPECT_EQ(Check(RateLimitedAndFailed(good), "EXPECT-FAILURE", scenario).status,
             CheckStatus::kFail);  // it carried a hint; none was expected
   EXPECT_EQ(Check(RateLimitedThenCommitted().Build(), "EXPECT-FAILURE", scenario).status,
             CheckStatus::kFail);  // it committed
+}
+
+// timeout/openai-chat-deadline-spans-retry-after-waits states {status: 503, retry_after: 2s}:
+// a client that does not report the optional retry_after_ms failed on "retry_after_ms none".
+// An optional field the subject leaves out is no evidence: the facts it reports are judged, and
+// with none reported the check is n/a.
+TEST(ExpectFactsTest, AnOptionalFieldTheSubjectDoesNotReportIsNotJudged) {
+  scenario::Scenario scenario;
+  scenario.expect.failure =
+      scenario::ExpectFailure{503, std::chrono::seconds(2), false, /*request_id=*/true};
+  const nlohmann::json bare = {{"class", "provider-unavailable"}, {"code", "UNAVAILABLE"}};
+  nlohmann::json with_status = bare;
+  with_status["status"] = 503;
+  EXPECT_EQ(Check(RateLimitedAndFailed(with_status), "EXPECT-FAILURE", scenario).status,
+            CheckStatus::kPass);
+  const auto none = Check(RateLimitedAndFailed(bare), "EXPECT-FAILURE", scenario);
+  EXPECT_EQ(none.status, CheckStatus::kNotApplicable) << none.evidence;
+  nlohmann::json wrong_hint = with_status;
+  wrong_hint["retry_after_ms"] = 0;
+  EXPECT_EQ(Check(RateLimitedAndFailed(wrong_hint), "EXPECT-FAILURE", scenario).status,
+            CheckStatus::kFail);
+  scenario.expect.failure = scenario::ExpectFailure{std::nullopt, std::nullopt, true, {}};
+  EXPECT_EQ(Check(RateLimitedAndFailed(bare), "EXPECT-FAILURE", scenario).status,
+            CheckStatus::kNotApplicable);  // "no hint": not reporting one is no evidence of it
+}
+
+// EXPECT-CODE wanted UNAVAILABLE for a 503 and a subject said SERVER: the same class and the
+// same retryability, so nothing it or its policy does differs. Another class, or the same class
+// called non-retryable, still fails.
+TEST(ExpectFactsTest, ACodeOfTheSameClassAndRetryabilityIsTheSameCode) {
+  scenario::Scenario scenario;
+  scenario.expect.failure_code = "UNAVAILABLE";
+  const auto code_check = [&](const char* failure_class, const char* code, bool retryable) {
+    TraceBuilder b;
+    b.Start(0, 1);
+    b.Error(1, 2, "provider-unavailable", true).status = 503;
+    b.Event(3, {{"type", "response/failed"},
+                {"attempt", 1},
+                {"failure", {{"class", failure_class}, {"code", code}, {"retryable", retryable}}}});
+    return Check(b.Build(), "EXPECT-CODE", scenario).status;
+  };
+  EXPECT_EQ(code_check("provider-unavailable", "UNAVAILABLE", true), CheckStatus::kPass);
+  EXPECT_EQ(code_check("provider-unavailable", "SERVER", true), CheckStatus::kPass);
+  EXPECT_EQ(code_check("provider-unavailable", "SERVER", false), CheckStatus::kFail);
+  EXPECT_EQ(code_check("provider-overloaded", "OVERLOADED", true), CheckStatus::kFail);
+  // Against a twin: the twin's own code and retryability decide.
+  PolicyTwin twin;
+  twin.seeds = 1;
+  TwinOutcome failed;
+  failed.attempts = 1;
+  failed.requests = 1;
+  failed.failure_class = "provider-unavailable";
+  failed.failure_code = "UNAVAILABLE";
+  failed.retryable = true;
+  twin.outcomes.push_back(failed);
+  TraceBuilder b;
+  b.Start(0, 1);
+  b.Error(1, 2, "provider-unavailable", true).status = 503;
+  b.Event(3, {{"type", "response/failed"},
+              {"attempt", 1},
+              {"failure",
+               {{"class", "provider-unavailable"}, {"code", "SERVER"}, {"retryable", true}}}});
+  const auto checks = Judge(scenario, b.Build(), VirtualTolerance(), &twin);
+  const auto code = *std::ranges::find(checks, "EXPECT-CODE", &report::CheckResult::id);
+  EXPECT_EQ(code.status, CheckStatus::kPass) << code.evidence;
 }
 
 TEST(ExpectFactsTest, UnderAnotherDeclaredPolicyTheDelaysAreNotTheScenarios) {

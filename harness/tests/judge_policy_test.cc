@@ -1,10 +1,13 @@
 // The judge against the subject's own declared policy: each false positive and false negative
 // found by third-party adapters, as the trace that showed it.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <map>
 
 #include "harness/tests/judge_test_support.h"
+#include "harness/worlds/virtual_world.h"
+#include "scenarios/loader.h"
 
 namespace faultline::harness {
 namespace {
@@ -14,14 +17,11 @@ using provider::EndKind;
 using report::CheckStatus;
 using testing::CheckOf;
 using testing::TraceBuilder;
+using testing::WithHint;
 
 void ExpectStatus(const Trace& trace, std::string_view id, CheckStatus status) {
   const report::CheckResult check = CheckOf(trace, id);
   EXPECT_EQ(check.status, status) << id << ": " << check.evidence;
-}
-
-provider::HintValue Hint(std::string source, double ms) {
-  return {std::move(source), testing::Ms(ms)};
 }
 
 // The Vercel AI SDK's defaults: 2 s x 2^n, no jitter, a hint honoured when under 60 s.
@@ -35,9 +35,7 @@ json VercelPolicy() {
 
 TEST(JudgePolicyTest, Retry003AcceptsARetryAtOnceAfterRetryAfterZero) {
   TraceBuilder b(VercelPolicy());
-  provider::JournalEntry& entry = b.Error(0, 10, "rate-limit", true);
-  entry.truth.retry_after = testing::Ms(0);
-  entry.truth.hints = {Hint("retry-after", 0)};
+  WithHint(b.Error(0, 10, "rate-limit", true), "retry-after", "0");
   b.Answer(12, 20, "Hi");
   b.Committed(20, 2, "Hi");
   ExpectStatus(b.Build(), "RETRY-003", CheckStatus::kPass);
@@ -45,15 +43,12 @@ TEST(JudgePolicyTest, Retry003AcceptsARetryAtOnceAfterRetryAfterZero) {
 
 TEST(JudgePolicyTest, Retry003AcceptsAFractionalHintBelowTheBackoff) {
   TraceBuilder b(VercelPolicy());  // backoff 2 s; the server said 1.5 s and the client obeyed
-  provider::JournalEntry& entry = b.Error(0, 10, "rate-limit", true);
-  entry.truth.hinted = true;
-  entry.truth.hints = {Hint("retry-after", 1500)};
+  WithHint(b.Error(0, 10, "rate-limit", true), "retry-after", "1.5");
   b.Answer(1512, 1520, "Hi");
   b.Committed(1520, 2, "Hi");
   ExpectStatus(b.Build(), "RETRY-003", CheckStatus::kPass);
   TraceBuilder early(VercelPolicy());  // neither the hint nor the backoff: 300 ms
-  provider::JournalEntry& first = early.Error(0, 10, "rate-limit", true);
-  first.truth.hints = {Hint("retry-after", 1500)};
+  WithHint(early.Error(0, 10, "rate-limit", true), "retry-after", "1.5");
   early.Answer(310, 320, "Hi");
   early.Committed(320, 2, "Hi");
   ExpectStatus(early.Build(), "RETRY-003", CheckStatus::kFail);
@@ -61,9 +56,8 @@ TEST(JudgePolicyTest, Retry003AcceptsAFractionalHintBelowTheBackoff) {
 
 TEST(JudgePolicyTest, Retry003AcceptsTheOpenAiDefaultMessageHint) {
   TraceBuilder b;  // full jitter [0, 100] ms; "Please try again in 1s." in the body
-  provider::JournalEntry& entry = b.Error(0, 10, "rate-limit", true);
-  entry.truth.hinted = true;
-  entry.truth.hints = {Hint("body", 1000)};
+  WithHint(b.Error(0, 10, "rate-limit", true), "body",
+           R"({"error":{"message":"Rate limit reached. Please try again in 1s. Visit ..."}})");
   b.Answer(1060, 1070, "Hi");
   b.Committed(1070, 2, "Hi");
   ExpectStatus(b.Build(), "RETRY-003", CheckStatus::kPass);
@@ -72,9 +66,7 @@ TEST(JudgePolicyTest, Retry003AcceptsTheOpenAiDefaultMessageHint) {
 TEST(JudgePolicyTest, AHintOverTheCapFallingBackToBackoffIsAnAdvisory) {
   json policy = VercelPolicy();
   TraceBuilder b(policy);  // 90 s asked, 2 s waited: legal as declared, harmful all the same
-  provider::JournalEntry& entry = b.Error(0, 10, "rate-limit", true);
-  entry.truth.retry_after = testing::Ms(90'000);
-  entry.truth.hints = {Hint("retry-after", 90'000)};
+  WithHint(b.Error(0, 10, "rate-limit", true), "retry-after", "90");
   b.Answer(2010, 2020, "Hi");
   b.Committed(2020, 2, "Hi");
   const Trace trace = b.Build();
@@ -114,7 +106,7 @@ TEST(JudgePolicyTest, Retry006AcceptsGivingUpOnAHintlessFailureWhenDeclared) {
     b.Start(0, 1);
     provider::JournalEntry& entry = b.Error(1, 10, "rate-limit", true);
     entry.status = 429;
-    if (hint_ms) entry.truth.retry_after = testing::Ms(*hint_ms);
+    if (hint_ms) WithHint(entry, "retry-after-ms", fmt::format("{}", *hint_ms));
     b.Failed(11, 1, "rate-limit", "RATE_LIMIT");
     return b.Build();
   };
@@ -212,14 +204,58 @@ TEST(JudgePolicyTest, Retry001FollowsTheDeclaredPhasesAndStatuses) {
   ExpectStatus(trace, "ADV-005", CheckStatus::kFail);  // ...but a retry that cannot succeed
 }
 
-TEST(JudgePolicyTest, ShouldRetryHeaderIgnoredWhenDeclared) {
-  TraceBuilder b(json{{"should_retry_header", false}});
-  provider::JournalEntry& entry = b.Error(0, 10, "provider-unavailable", false);  // header: false
+// A 503 that says x-should-retry: false, then the answer `retried_at` (nullopt: the call gives
+// up after it), from a subject declaring `policy`.
+Trace ShouldRetryFalse(json policy, std::optional<double> retried_at) {
+  TraceBuilder b(std::move(policy));
+  b.Start(0, 1);
+  provider::JournalEntry& entry = b.Error(1, 10, "provider-unavailable", false);
   entry.truth.retryable_ignoring_header = true;
+  entry.truth.should_retry = false;
   entry.status = 503;
-  b.Answer(50, 60, "Hi");
-  b.Committed(60, 2, "Hi");
-  ExpectStatus(b.Build(), "RETRY-001", CheckStatus::kPass);
+  if (retried_at) {
+    b.Answer(*retried_at, *retried_at + 10, "Hi");
+    b.Committed(*retried_at + 10, 2, "Hi");
+  } else {
+    b.Failed(11, 1, "provider-unavailable", "UNAVAILABLE");
+  }
+  return b.Build();
+}
+
+// Ignoring x-should-retry is legal under a policy that declares it (no violation), and was
+// silent: the server's explicit "do not retry" is an advisory's business (ADV-010).
+TEST(JudgePolicyTest, ShouldRetryHeaderIgnoredWhenDeclared) {
+  const Trace retried = ShouldRetryFalse(json{{"should_retry_header", false}}, 50);
+  ExpectStatus(retried, "RETRY-001", CheckStatus::kPass);
+  const report::CheckResult advisory = CheckOf(retried, "ADV-010");
+  EXPECT_EQ(advisory.status, CheckStatus::kFail);
+  EXPECT_EQ(advisory.severity, report::Severity::kAdvisory);
+  EXPECT_NE(advisory.evidence.find("x-should-retry: false"), std::string::npos)
+      << advisory.evidence;
+  ExpectStatus(ShouldRetryFalse(json{{"should_retry_header", false}}, std::nullopt), "ADV-010",
+               CheckStatus::kPass);
+  // A policy that honours the header breaks its contract by retrying: RETRY-001, not ADV-010.
+  const Trace honoured = ShouldRetryFalse(testing::TestPolicy(), 50);
+  ExpectStatus(honoured, "RETRY-001", CheckStatus::kFail);
+  ExpectStatus(honoured, "ADV-010", CheckStatus::kNotApplicable);
+}
+
+// The reference obeyed x-should-retry: false on a 429 and ADV-004 advised it to retry the
+// transient failure: obeying the server's explicit "do not retry" is right.
+TEST(JudgePolicyTest, Adv004LeavesAnObeyedShouldRetryFalseAlone) {
+  const Trace obeyed = ShouldRetryFalse(testing::TestPolicy(), std::nullopt);
+  ExpectStatus(obeyed, "ADV-004", CheckStatus::kNotApplicable);
+  ExpectStatus(obeyed, "RETRY-006", CheckStatus::kPass);
+  auto catalog = scenario::LoadBuiltinCatalog();
+  ASSERT_TRUE(catalog);
+  const auto scenario = std::ranges::find(*catalog, "rate-limit/openai-chat-429-should-retry-false",
+                                          &scenario::Scenario::name);
+  ASSERT_NE(scenario, catalog->end());
+  auto trace = RunVirtual(*scenario, {});
+  ASSERT_TRUE(trace) << trace.error();
+  for (const report::CheckResult& check : Judge(*scenario, *trace, VirtualTolerance())) {
+    EXPECT_NE(check.status, CheckStatus::kFail) << check.id << ": " << check.evidence;
+  }
 }
 
 TEST(JudgePolicyTest, Life004JudgesTheSubjectsOwnOrderNotThePipe) {

@@ -191,7 +191,7 @@ TEST(JudgeRouteTest, Route004EachRoutesOwnRetryAfter) {
     TraceBuilder builder;
     auto& limited = On(builder.Error(0, 10, "rate-limit", true), "primary");
     limited.status = 429;
-    limited.truth.retry_after = std::chrono::seconds(1);
+    testing::WithHint(limited, "retry-after", "1");
     On(builder.Error(11, 20, "provider-unavailable", true), "secondary").status = 503;
     On(builder.Answer(back_on_primary, back_on_primary + 10, "hi"), "primary");
     return builder.Build();

@@ -16,7 +16,7 @@ using EndKind = provider::EndKind;
 TraceBuilder Recovered() {
   TraceBuilder b;
   b.Start(0, 1);
-  b.Error(1, 2, "rate-limit", true).truth.retry_after = testing::Ms(500);
+  testing::WithHint(b.Error(1, 2, "rate-limit", true), "retry-after-ms", "500");
   b.Interrupted(3, 1, "rate-limit", "RATE_LIMIT");
   b.Start(540, 2);  // the 500 ms hint plus some of its declared 10 % jitter
   b.Answer(541, 650, "Hello");
@@ -36,8 +36,9 @@ TEST(JudgeTest, CatalogueIdsAreUniqueAndStable) {
     EXPECT_TRUE(ids.insert(info.id).second) << info.id;
     EXPECT_FALSE(info.statement.empty());
   }
-  EXPECT_EQ(ids.size(),
-            40u);  // ROUTE-001..009, ADV-006, ADV-007, ADV-009 (issue 12) and ADV-008 joined the 27
+  // ROUTE-001..009, ADV-006, ADV-007, ADV-009 (issue 12) and ADV-008 joined the 27; ADV-010
+  // (issue 26) after them.
+  EXPECT_EQ(ids.size(), 41u);
   EXPECT_EQ(InvariantCatalog().front().id, "LIFE-001");
 }
 
@@ -171,14 +172,14 @@ TEST(JudgeTest, Retry003BackoffBounds) {
 
 TEST(JudgeTest, Retry004RetryAfterHonoured) {
   TraceBuilder early;
-  early.Error(0, 10, "rate-limit", true).truth.retry_after = testing::Ms(2000);
+  testing::WithHint(early.Error(0, 10, "rate-limit", true), "retry-after", "2");
   early.Answer(110, 120, "Hi");
   early.Committed(120, 2, "Hi");
   const auto check = testing::CheckOf(early.Build(), "RETRY-004");
   EXPECT_EQ(check.status, CheckStatus::kFail);
   EXPECT_NE(check.evidence.find("asked to wait 2000 ms"), std::string::npos) << check.evidence;
   TraceBuilder over_cap;  // 20 s over the declared 10 s cap, declared give-up: no retry allowed
-  over_cap.Error(0, 10, "rate-limit", true).truth.retry_after = testing::Ms(20000);
+  testing::WithHint(over_cap.Error(0, 10, "rate-limit", true), "retry-after", "20");
   over_cap.Answer(20010, 20020, "Hi");
   over_cap.Committed(20020, 2, "Hi");
   ExpectStatus(over_cap.Build(), "RETRY-004", CheckStatus::kFail);
@@ -393,7 +394,7 @@ TEST(JudgeTest, EveryCallOfSeveralIsJudgedOnItsOwnRequests) {
     b.Calls(2);
     const auto limited = [&](double at, int call) {
       provider::JournalEntry& entry = b.Error(at, at + 10, "rate-limit", true);
-      entry.truth.retry_after = testing::Ms(2000);
+      testing::WithHint(entry, "retry-after", "2");
       entry.call = attributed ? call : -1;
     };
     limited(0, 0);

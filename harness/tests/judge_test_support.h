@@ -122,6 +122,15 @@ class TraceBuilder {
   Trace trace_;
 };
 
+// Gives `entry` a field a client may read a retry hint from, as the provider records it as sent
+// ("retry-after", "2"; "body" for an error body). The judge reads it with the reference
+// client's parsers.
+inline provider::JournalEntry& WithHint(provider::JournalEntry& entry, std::string name,
+                                        std::string value) {
+  entry.truth.hint_fields.push_back({std::move(name), std::move(value)});
+  return entry;
+}
+
 // The status of check `id` when `trace` is judged against `scenario` in virtual tolerance.
 inline report::CheckResult CheckOf(const Trace& trace, std::string_view id,
                                    const scenario::Scenario& scenario = {}) {

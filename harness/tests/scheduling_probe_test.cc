@@ -2,6 +2,7 @@
 // judge widens only its upper tolerances by what was measured.
 #include "harness/worlds/scheduling_probe.h"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "harness/tests/judge_test_support.h"
@@ -65,7 +66,7 @@ TEST(ToleranceTest, AnHonestClientPassesUnderLoadAndAnEarlyRetryStillFails) {
     TraceBuilder b(policy);
     b.Start(0, 1);
     provider::JournalEntry& failed = b.Error(1, 10, "provider-unavailable", true);
-    if (hint_ms > 0) failed.truth.retry_after = testing::Ms(hint_ms);
+    if (hint_ms > 0) testing::WithHint(failed, "retry-after-ms", fmt::format("{}", hint_ms));
     b.Interrupted(11, 1, "provider-unavailable");
     b.Start(retry_at - 1, 2);
     b.Answer(retry_at, retry_at + 10, "Hi");

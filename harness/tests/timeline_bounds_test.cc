@@ -17,7 +17,7 @@ Trace TwoCallsLimited(double call1_retry_at, bool attributed) {
   b.Calls(2);
   for (const auto& [at, call] : {std::pair{0.0, 0}, std::pair{5.0, 1}}) {
     provider::JournalEntry& entry = b.Error(at, at + 10, "rate-limit", true);
-    entry.truth.retry_after = testing::Ms(2000);
+    testing::WithHint(entry, "retry-after", "2");
     entry.call = attributed ? call : -1;
   }
   b.Answer(call1_retry_at, call1_retry_at + 10, "Hi").call = attributed ? 1 : -1;

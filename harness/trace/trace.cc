@@ -5,20 +5,39 @@
 #include <cstdint>
 
 #include "harness/trace/protocol.h"
+#include "harness/trace/response_hints.h"
 
 namespace faultline::harness {
 namespace {
 
 using nlohmann::json;
 
-json TruthToJson(const provider::PlanTruth& truth) {
+// The response's retry hints as the runner reads them (its fields themselves hold wall-clock
+// dates, which would make a real run's fingerprint differ from run to run).
+void HintsToJson(const provider::JournalEntry& entry, json& out) {
+  const ResponseHints hints = ReadHints(entry);
+  if (!hints.values.empty()) {
+    json values = json::array();
+    for (const ref::RetryHint& hint : hints.values) {
+      values.push_back({{"source", ref::ToString(hint.source)}, {"ms", hint.delay.count()}});
+    }
+    out["hints"] = std::move(values);
+  }
+  if (!hints.unreadable.empty()) {
+    json sources = json::array();
+    for (const ref::DelaySource source : hints.unreadable) sources.push_back(ref::ToString(source));
+    out["unreadable_hints"] = std::move(sources);
+  }
+}
+
+json TruthToJson(const provider::JournalEntry& entry) {
+  const provider::PlanTruth& truth = entry.truth;
   json out = json::object();
   if (truth.answer) out["answer"] = *truth.answer;
   if (!truth.failure_class.empty()) out["failure_class"] = truth.failure_class;
   out["retryable"] = truth.retryable;
   if (truth.failure_in_head) out["failure_in_head"] = true;
-  if (truth.retry_after) out["retry_after_ms"] = Ms(*truth.retry_after);
-  if (truth.hinted) out["hinted"] = true;
+  HintsToJson(entry, out);
   json silences = json::array();
   for (const provider::Silence& silence : truth.silences) {
     json item = {{"from_ms", Ms(silence.from)},
@@ -46,7 +65,7 @@ json EntryToJson(const provider::JournalEntry& entry, bool with_volatile) {
               {"ended_ms", Ms(entry.ended)},
               {"writes", std::move(writes)},
               {"body_bytes", entry.body.size()},
-              {"truth", TruthToJson(entry.truth)}};
+              {"truth", TruthToJson(entry)}};
   // Only with routes, so that the fingerprints of scenarios without them stay what they were.
   if (!entry.route.empty()) out["route"] = entry.route;
   if (entry.call >= 0) out["call"] = entry.call;  // only with several calls, likewise
@@ -112,7 +131,7 @@ std::string Fingerprint(const Trace& trace) {
 std::string SeededFingerprint(const Trace& trace, std::string_view verdicts) {
   json plans = json::array();
   for (const provider::JournalEntry& entry : trace.journal) {
-    plans.push_back({entry.attempt, entry.status, entry.plan_summary, TruthToJson(entry.truth)});
+    plans.push_back({entry.attempt, entry.status, entry.plan_summary, TruthToJson(entry)});
   }
   return Digest(plans.dump(-1, ' ', false, json::error_handler_t::replace) + "|" +
                 std::string(verdicts));

@@ -307,6 +307,39 @@ TEST(FindRetryHintTest, RatelimitResetOnlyOn429) {
   EXPECT_EQ(Find({{"x-ratelimit-reset-tokens", "bogus"}}), std::nullopt);
 }
 
+// Anthropic's reset instants (RFC 3339), measured from the response's Date like an HTTP-date.
+TEST(FindRetryHintTest, AnthropicRatelimitResetInstants) {
+  const Fields fields = {{"date", "Fri, 29 Nov 2024 11:00:00 GMT"},  // its clock, an hour behind
+                         {"anthropic-ratelimit-requests-remaining", "0"},
+                         {"anthropic-ratelimit-requests-reset", "2024-11-29T11:00:02Z"},
+                         {"anthropic-ratelimit-tokens-remaining", "9000"},
+                         {"anthropic-ratelimit-tokens-reset", "2024-11-29T11:01:00Z"}};
+  EXPECT_EQ(Find(fields), Hint(2000, DelaySource::kRatelimitReset));  // the exhausted one
+  EXPECT_EQ(Find(fields, "", 503), std::nullopt);
+  EXPECT_EQ(Find({{"anthropic-ratelimit-input-tokens-reset", "2024-11-29T13:00:01.5+01:00"}}),
+            Hint(1500, DelaySource::kRatelimitReset));  // from now: no Date header
+  EXPECT_EQ(Find({{"anthropic-ratelimit-requests-reset", "2024-11-29T11:00:00Z"}}),
+            Hint(0, DelaySource::kRatelimitReset));  // already past
+  EXPECT_EQ(Find({{"anthropic-ratelimit-requests-reset", "in a second"}}), std::nullopt);
+}
+
+TEST(Rfc3339Test, ValidAndInvalid) {
+  const auto at = [](int h, int m, int s, int ms = 0) {
+    return sys_days(year(2024) / 11 / 29) + hours(h) + minutes(m) + seconds(s) + milliseconds(ms);
+  };
+  EXPECT_EQ(ParseRfc3339("2024-11-29T12:00:02Z"), at(12, 0, 2));
+  EXPECT_EQ(ParseRfc3339("2024-11-29t12:00:02z"), at(12, 0, 2));
+  EXPECT_EQ(ParseRfc3339("2024-11-29T12:00:02.0001Z"), at(12, 0, 2, 1));  // rounded up
+  EXPECT_EQ(ParseRfc3339("2024-11-29T14:30:02+02:30"), at(12, 0, 2));
+  EXPECT_EQ(ParseRfc3339("2024-11-29T10:00:02-02:00"), at(12, 0, 2));
+  for (std::string_view bad :
+       {"", "2024-11-29", "2024-11-29 12:00:02Z", "2024-11-29T12:00:02", "2024-02-30T12:00:02Z",
+        "2024-11-29T24:00:00Z", "2024-11-29T12:00:02.Z", "2024-11-29T12:00:02+0200",
+        "Fri, 29 Nov 2024 12:00:02 GMT"}) {
+    EXPECT_EQ(ParseRfc3339(bad), std::nullopt) << "'" << bad << "'";
+  }
+}
+
 TEST(DelaySourceTest, NamesRoundTrip) {
   for (DelaySource source :
        {DelaySource::kRetryAfterMs, DelaySource::kRetryAfter, DelaySource::kRetryAfterDate,
