@@ -284,15 +284,16 @@ TEST(RunnerTest, ReferencePassesInTheRealWorld) {
   EXPECT_EQ(result->passed(), static_cast<int>(result->scenarios.size())) << Failures(*result);
 }
 
-// The scripted cancel counts from the call's first request at the provider, not from the
-// launch: here nothing listens for the first 800 ms, so the first request arrives after that
-// and the cancel must come 300 ms after it (a launch-anchored cancel would fire at 300 ms, into
-// the outage, before any request existed).
-TEST(RealWorldTest, TheInProcessCancelCountsFromTheFirstRequest) {
+// The scripted cancel counts from the call's first attempt in both worlds. Here nothing listens
+// for the first 800 ms: the first attempt is refused at once, so the cancel comes 300 ms after
+// its response/start, into the outage, as at t = 300 ms in virtual time, and no request ever
+// reaches the provider. (It used to wait for the first request to arrive, 300 ms after the
+// outage, which the virtual world never does.)
+TEST(RealWorldTest, TheInProcessCancelCountsFromTheFirstAttempt) {
   auto scenario = scenario::ParseScenario(R"(
 faultline: 1
-name: cancel/anchored-at-first-request
-description: The listener is down for 800 ms; the call is cancelled 300 ms after its first request.
+name: cancel/anchored-at-first-attempt
+description: The listener is down for 800 ms; the call is cancelled 300 ms after its first attempt.
 dialect: openai-chat
 listener_outages: [{from: 0s, for: 800ms}]
 cancel_at: 300ms
@@ -303,21 +304,59 @@ responses:
   ASSERT_TRUE(scenario) << scenario.error().ToString();
   auto world = RealWorld::Start();
   ASSERT_TRUE(world) << world.error();
-  ref::RetryPolicy policy;  // retry the refused connections every 300 ms until one gets through
+  ref::RetryPolicy policy;  // retry the refused connections every 200 ms
   policy.max_attempts = 10;
   policy.backoff.strategy = ref::BackoffStrategy::kExponential;
-  policy.backoff.base = std::chrono::milliseconds(300);
+  policy.backoff.base = std::chrono::milliseconds(200);
   policy.backoff.multiplier = 1;
   policy.backoff.jitter = 0;
   auto trace = (*world)->RunReference(*scenario, policy, RealRunOptions{});
   ASSERT_TRUE(trace) << trace.error();
-  ASSERT_FALSE(trace->journal.empty());
   ASSERT_TRUE(trace->cancel_at.has_value());
-  const double first_ms = Ms(trace->journal.front().arrived);
-  const double cancel_ms = Ms(*trace->cancel_at);
-  EXPECT_GE(first_ms, 800 - 25) << "the first request arrived during the outage";
-  EXPECT_GE(cancel_ms - first_ms, 300 - 25) << "cancel at " << cancel_ms << " ms";
-  EXPECT_LE(cancel_ms - first_ms, 300 + RealTolerance().late_ms) << "cancel at " << cancel_ms;
+  const auto start = std::ranges::find(trace->client, EventKind::kStart,
+                                       [](const ClientRecord& r) { return r.event.kind; });
+  ASSERT_NE(start, trace->client.end());
+  const double cancel_ms = Ms(*trace->cancel_at) - Ms(start->at);
+  EXPECT_GE(cancel_ms, 300 - 25);
+  EXPECT_LE(cancel_ms, 300 + RealTolerance().late_ms);
+  EXPECT_TRUE(trace->journal.empty()) << "a request arrived after the outage";
+  ASSERT_FALSE(trace->client.empty());
+  ASSERT_TRUE(trace->client.back().event.failure.has_value());
+  EXPECT_EQ(trace->client.back().event.failure->code, "ABORTED");
+}
+
+// Issue 26: nothing listens for the whole run and cancel_at is 0 s. The virtual world cancelled
+// at 0 ms (ABORTED); the real one waited for a request that never came, cancelled 5 s after the
+// subject's first line, and the reference had given up by then (TRANSPORT). Both end ABORTED
+// now, and every check passes in both.
+TEST(RealWorldTest, ACancelAtZeroAgainstARefusedListenerAbortsInBothWorlds) {
+  auto scenario = scenario::ParseScenario(R"(
+faultline: 1
+name: cancel/at-zero-nothing-listening
+description: Nothing listens for the whole run; the caller cancels at once.
+dialect: openai-chat
+listener_outages: [{from: 0s, for: 1h}]
+cancel_at: 0s
+responses:
+  - content: {text: "never"}
+expect: {outcome: failed, failure_class: aborted, failure_code: ABORTED}
+)",
+                                          "test");
+  ASSERT_TRUE(scenario) << scenario.error().ToString();
+  auto world = RealWorld::Start();
+  ASSERT_TRUE(world) << world.error();
+  auto real = (*world)->RunReference(*scenario, ref::RetryPolicy{}, RealRunOptions{});
+  ASSERT_TRUE(real) << real.error();
+  auto virtual_trace = RunVirtual(*scenario, {});
+  ASSERT_TRUE(virtual_trace) << virtual_trace.error();
+  for (const auto& [world_name, trace, tolerance] :
+       {std::tuple{"real", &*real, RealTolerance()},
+        std::tuple{"virtual", &*virtual_trace, VirtualTolerance()}}) {
+    for (const report::CheckResult& check : Judge(*scenario, *trace, tolerance)) {
+      EXPECT_NE(check.status, report::CheckStatus::kFail)
+          << world_name << " " << check.id << ": " << check.evidence;
+    }
+  }
 }
 
 }  // namespace

@@ -91,8 +91,8 @@ class Collector {
   // When the cancel is due (see AdapterLaunch); nullopt while that is not known yet.
   std::optional<microseconds> CancelDue() const {
     if (!launch_.cancel_at || run_.cancel_sent || run_.lines.empty()) return std::nullopt;
-    if (launch_.first_request) {
-      if (const auto first = launch_.first_request()) return *first + *launch_.cancel_at;
+    if (launch_.first_attempt) {
+      if (const auto first = launch_.first_attempt(run_.lines)) return *first + *launch_.cancel_at;
     }
     return run_.lines.front().at + *launch_.cancel_at + kCancelFallback;
   }
@@ -157,7 +157,7 @@ void Collector::ReadErr() {
 int Collector::PollTimeoutMs() const {
   microseconds until = launch_.timeout - Now();
   if (const auto cancel = CancelDue()) until = std::min(until, *cancel - Now());
-  // Waiting for the first request to reach the provider: look again soon.
+  // Waiting to learn when the first attempt began: look again soon.
   if (launch_.cancel_at && !run_.cancel_sent) until = std::min(until, microseconds{10'000});
   // A stop request has no descriptor to wake poll(): look at it every 50 ms.
   if (launch_.stop.stop_possible()) until = std::min(until, microseconds{50'000});

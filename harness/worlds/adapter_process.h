@@ -2,11 +2,13 @@
 //
 // RunAdapter starts `/bin/sh -c COMMAND` in its own process group, writes the call line, and
 // collects every stdout line with the time it was received (the runner's monotonic clock, as an
-// offset from the launch). It writes {"type":"cancel"} `cancel_at` after the call's first request
-// reached the provider (`first_request`), as in the virtual world where that is t = 0:
-// interpreters take anything from 50 ms to seconds to start and import an SDK on a busy machine,
-// and a scripted cancel is about the call, not the start-up. When no request arrives, the cancel
-// goes `cancel_at` + kCancelFallback after the adapter's first line. When the process has
+// offset from the launch). It writes {"type":"cancel"} `cancel_at` after the call's first attempt
+// began (`first_attempt`: its request's arrival at the provider, or the adapter's own account of
+// an attempt that never arrived), as in the virtual world where that is t = 0: interpreters take
+// anything from 50 ms to seconds to start and import an SDK on a busy machine, and a scripted
+// cancel is about the call, not the start-up. When neither is ever known (nothing arrives and
+// the adapter reports no attempt), the cancel goes `cancel_at` + kCancelFallback after the
+// adapter's first line. When the process has
 // not exited by `timeout` it kills the whole group (SIGKILL) and says so; on a stop request it
 // ends the group (SIGTERM, then SIGKILL). stderr is kept, capped.
 // Nothing blocks forever: every wait is bounded by the timeout.
@@ -57,9 +59,11 @@ inline constexpr std::chrono::seconds kStopGrace{1};
 struct AdapterLaunch {
   std::string command;                                 // run with /bin/sh -c
   std::string call_line;                               // the {"type":"call",...} line (no newline)
-  std::optional<std::chrono::microseconds> cancel_at;  // after the first request arrived
-  // When the call's first request reached the provider (an offset like the lines'), if it has.
-  std::function<std::optional<std::chrono::microseconds>()> first_request;
+  std::optional<std::chrono::microseconds> cancel_at;  // after the first attempt began
+  // When the call's first attempt began (an offset like the lines'), given the lines so far;
+  // nullopt while that is not known.
+  std::function<std::optional<std::chrono::microseconds>(const std::vector<AdapterLine>&)>
+      first_attempt;
   // Called once, on the reader's thread, when the adapter's first stdout line arrives (its
   // hello: it is about to make its call).
   std::function<void()> on_first_line;

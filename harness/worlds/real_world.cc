@@ -99,6 +99,30 @@ void CollectLines(const AdapterRun& run, int call, Trace& trace) {
   }
 }
 
+// When a call's first attempt began, from what the subject said so far (`kinds` with their
+// times, in order): its response/start, once it reported that attempt over (response/interrupted
+// or response/failed) while no request had reached the provider, as when nothing listens. The
+// virtual world's t = 0 is that instant, and a scripted cancel counts from it there too.
+template <typename Records>
+std::optional<Duration> UnarrivedAttemptStart(const Records& records) {
+  std::optional<Duration> start;
+  for (const auto& [kind, at] : records) {
+    if (kind == EventKind::kStart && !start) start = at;
+    if (start && (kind == EventKind::kInterrupted || kind == EventKind::kFailed)) return start;
+  }
+  return std::nullopt;
+}
+
+// The kinds and times of an adapter's lines so far (lines that do not parse are skipped: the
+// protocol check reports them).
+std::vector<std::pair<EventKind, Duration>> LineKinds(const std::vector<AdapterLine>& lines) {
+  std::vector<std::pair<EventKind, Duration>> kinds;
+  for (const AdapterLine& line : lines) {
+    if (auto event = protocol::ParseLine(line.text)) kinds.emplace_back(event->kind, line.at);
+  }
+  return kinds;
+}
+
 // The call line's routes as call `call` of `calls` gets them: each under that call's own base URL
 // (provider::CallBaseUrl), as the primary's base URL is.
 std::vector<protocol::RouteLine> RoutesOfCall(std::vector<protocol::RouteLine> routes, int call,
@@ -254,13 +278,22 @@ std::expected<Trace, std::string> RealWorld::RunReference(const scenario::Scenar
     }
     for (auto& timer : start_timers) timer->cancel();
   };
-  // The scripted cancel counts from the call's first request at the provider, as an adapter's
-  // does (adapter_process.h) and as t = 0 is in the virtual world: on a loaded machine the
-  // request may leave well after the session opened. Until it arrives, look again every 5 ms
-  // (and cancel anyway kCancelFallback later when nothing ever arrives: a refused listener).
+  // The scripted cancel counts from the call's first attempt, as an adapter's does
+  // (adapter_process.h) and as t = 0 is in the virtual world: its request's arrival at the
+  // provider (on a loaded machine the request may leave well after the session opened), or,
+  // when that attempt ended without reaching it (a refused connection), its response/start.
+  // Until one is known, look again every 5 ms (and cancel anyway kCancelFallback later).
+  const auto first_attempt = [&]() -> std::optional<Duration> {
+    if (const auto first = FirstArrival(session->id)) return first;
+    std::lock_guard lock(mutex);
+    std::vector<std::pair<EventKind, Duration>> kinds;
+    for (const ClientRecord& record : trace.client)
+      kinds.emplace_back(record.event.kind, record.at);
+    return UnarrivedAttemptStart(kinds);
+  };
   std::function<void(boost::system::error_code)> arm_cancel = [&](boost::system::error_code error) {
     if (error) return;
-    if (const auto first = FirstArrival(session->id)) {
+    if (const auto first = first_attempt()) {
       cancel_timer.expires_at(session->start + *first + *scenario.cancel_at);
       cancel_timer.async_wait([&](boost::system::error_code fired) {
         if (fired) return;
@@ -386,7 +419,11 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
                              .call_line = protocol::ToJson(call).dump(
                                  -1, ' ', false, nlohmann::json::error_handler_t::replace),
                              .cancel_at = scenario.cancel_at,
-                             .first_request = [&]() { return FirstArrival(session->id); },
+                             .first_attempt =
+                                 [&](const std::vector<AdapterLine>& lines) {
+                                   if (const auto first = FirstArrival(session->id)) return first;
+                                   return UnarrivedAttemptStart(LineKinds(lines));
+                                 },
                              .on_first_line = anchor,
                              .on_line = on_line,
                              .timeout = options.timeout,
