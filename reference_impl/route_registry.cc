@@ -117,12 +117,12 @@ std::optional<RouteRegistry::Time> RouteRegistry::ReadyAt(const Entry& entry, Ti
   return breakers_->ReadyAt(entry.traits.id, std::max(now, entry.hold.value_or(now)));
 }
 
-// The candidate ready soonest; then one outside `avoid_group`; then the lowest priority; then a
-// weighted draw.
+// The candidate ready soonest; then one outside the avoided group; then not the avoided route;
+// then the lowest priority; then a weighted draw.
 std::optional<RouteRegistry::Choice> RouteRegistry::Best(const std::vector<std::size_t>& candidates,
-                                                         Time now, std::string_view avoid_group) {
+                                                         Time now, const Avoid& avoid) {
   if (&candidates != &candidates_) candidates_ = candidates;
-  avoid_group_ = avoid_group;
+  if (&avoid != &avoid_) avoid_ = avoid;
   std::vector<std::pair<std::size_t, Time>> ready;
   for (std::size_t index : candidates) {
     if (auto at = ReadyAt(routes_[index], now)) ready.emplace_back(index, *at);
@@ -130,8 +130,8 @@ std::optional<RouteRegistry::Choice> RouteRegistry::Best(const std::vector<std::
   if (ready.empty()) return std::nullopt;
   const auto key = [&](const std::pair<std::size_t, Time>& r) {
     const RouteTraits& traits = routes_[r.first].traits;
-    const bool shared_fate = !avoid_group.empty() && traits.group == avoid_group;
-    return std::tuple(r.second, shared_fate, traits.priority);
+    const bool shared_fate = !avoid_.group.empty() && traits.group == avoid_.group;
+    return std::tuple(r.second, shared_fate, avoid_.route == r.first, traits.priority);
   };
   const auto best = key(*std::ranges::min_element(ready, {}, key));
   std::erase_if(ready, [&](const auto& r) { return key(r) != best; });
@@ -151,11 +151,11 @@ std::optional<RouteRegistry::Choice> RouteRegistry::First(Time now) {
     // The primary: the lowest priority, the first of those (the call line's base URL).
     const auto primary = std::ranges::min_element(
         routes_, {}, [](const Entry& entry) { return entry.traits.priority; });
-    return Best({static_cast<std::size_t>(primary - routes_.begin())}, now, {});
+    return Best({static_cast<std::size_t>(primary - routes_.begin())}, now, Avoid{});
   }
   std::vector<std::size_t> all(routes_.size());
   for (std::size_t i = 0; i < all.size(); ++i) all[i] = i;
-  return Best(all, now, {});
+  return Best(all, now, Avoid{});
 }
 
 std::optional<RouteRegistry::Choice> RouteRegistry::Next(std::size_t failed, Failover verdict,
@@ -168,7 +168,7 @@ std::optional<RouteRegistry::Choice> RouteRegistry::Next(std::size_t failed, Fai
     entry.retired = true;
   }
   // A fallback chain stays on its route while the route's share of attempts lasts.
-  if (route_attempts_ && !entry.retired) return Best({failed}, now, {});
+  if (route_attempts_ && !entry.retired) return Best({failed}, now, Avoid{});
   std::vector<std::size_t> candidates;
   for (std::size_t i = 0; i < routes_.size(); ++i) {
     const bool same_model = routes_[i].traits.model == entry.traits.model;
@@ -177,13 +177,14 @@ std::optional<RouteRegistry::Choice> RouteRegistry::Next(std::size_t failed, Fai
     if (allowed) candidates.push_back(i);
   }
   // Whatever took the failed route down may have taken its whole group (provider, account,
-  // region) down: among routes ready as soon, one outside the group goes first.
-  return Best(candidates, now, avoid_failed_group_ ? entry.traits.group : std::string_view{});
+  // region) down, and certainly the route itself: among routes ready as soon, one outside the
+  // group goes first, then any but the failed route.
+  if (!avoid_failed_group_) return Best(candidates, now, Avoid{});
+  return Best(candidates, now, Avoid{entry.traits.group, failed});
 }
 
 std::optional<RouteRegistry::Choice> RouteRegistry::Reselect(Time now) {
-  const std::string avoid = avoid_group_;
-  return Best(candidates_, now, avoid);
+  return Best(candidates_, now, avoid_);
 }
 
 bool RouteRegistry::Admits(std::size_t route, Time now) const {

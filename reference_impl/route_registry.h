@@ -10,8 +10,10 @@
 //   - it is not retired for the call (a failure its retry rules refuse there: quota, auth, ...).
 // It is ready at the latest of its hold (its own backoff or Retry-After) and, while its breaker
 // is open, the breaker's reopening. The route ready soonest wins; ties go to a route outside the
-// failed route's shared-fate group (unless `routing.avoid_failed_group` is false), then to the
-// lower priority, then to a weighted draw among the routes of that priority (seeded: runs
+// failed route's shared-fate group, then to a route other than the failed one (a zero backoff
+// draw makes the failed route ready at once, and it has just failed: a slow-failing primary must
+// not keep the call), both unless `routing.avoid_failed_group` is false; then to the lower
+// priority, then to a weighted draw among the routes of that priority (seeded: runs
 // reproduce). With `routing.route_attempts` the routes form
 // a fallback chain instead: the failed route takes the next attempt while its share lasts and
 // its own retry is granted; then it is retired and the call moves on. With `routing.failover`
@@ -140,8 +142,14 @@ class RouteRegistry {
   // endpoint and cannot choose.
   bool Fits(const Entry& entry) const;
   std::optional<Time> ReadyAt(const Entry& entry, Time now) const;
+  // What a choice after a failure puts last among the routes ready as soon: the failed route's
+  // group, and the failed route itself.
+  struct Avoid {
+    std::string group;
+    std::optional<std::size_t> route;
+  };
   std::optional<Choice> Best(const std::vector<std::size_t>& candidates, Time now,
-                             std::string_view avoid_group);
+                             const Avoid& avoid);
 
   std::vector<Entry> routes_;
   std::unique_ptr<BreakerBoard> own_breakers_;  // when the call shares none
@@ -149,7 +157,7 @@ class RouteRegistry {
   std::optional<std::size_t> begun_;            // the attempt begun and not yet recorded
   // What the last choice chose among (Reselect).
   std::vector<std::size_t> candidates_;
-  std::string avoid_group_;
+  Avoid avoid_;
   RequestNeeds needs_;
   std::optional<int> route_attempts_;
   bool avoid_failed_group_ = true;  // routing.avoid_failed_group

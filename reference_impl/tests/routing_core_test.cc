@@ -202,6 +202,25 @@ TEST(RouteRegistryTest, WithoutAChainAFailedAttemptMovesToTheRouteReadySoonest) 
   EXPECT_EQ(next->at, t0);
 }
 
+// routes/openai-responses-slow-fail-primary at --seed 291: a 0 ms full-jitter draw made the failed
+// primary ready as soon as the secondary, and its priority won the tie, so the call waited out
+// another slow failure there before failing over (3 attempts instead of 2).
+TEST(RouteRegistryTest, ATieAfterAFailureGoesToARouteThatDidNotJustFail) {
+  // The primary fails and its own retry is due at once: both routes are ready as soon.
+  const auto chosen_after_primary = [](RoutingConfig config) {
+    RouteRegistry routes({Route("primary", 0), Route("secondary", 1)}, RequestNeeds{}, config, 1);
+    routes.Begin(0, Time{});
+    routes.RecordFailure(0, Time{});
+    const auto next = routes.Next(0, Failover::kCompatibleModel, Time{}, Time{});
+    const auto again = routes.Reselect(Time{});  // a reselection keeps the same preference
+    return std::vector<std::size_t>{next ? next->route : 9, again ? again->route : 9};
+  };
+  EXPECT_EQ(chosen_after_primary(RoutingConfig{}), (std::vector<std::size_t>{1, 1}));
+  RoutingConfig in_order;  // a router that knows only its route order tries the primary again
+  in_order.avoid_failed_group = false;
+  EXPECT_EQ(chosen_after_primary(in_order), (std::vector<std::size_t>{0, 0}));
+}
+
 TEST(RouteRegistryTest, AFailedRoutesGroupGoesLastUnlessThePolicySaysGroupsPlayNoPart) {
   auto in_group = [](RouteTraits traits, std::string group) {
     traits.group = std::move(group);
