@@ -214,7 +214,8 @@ void Runner::JudgeInto(const Job& job, const Trace& trace, report::ScenarioResul
                         .seeds = seeds});
   };
   std::optional<PolicyTwin> twin;
-  if (declared.usable() && !DeclaresScenarioPolicy(declared, scenario)) {
+  // A partial declaration has no twin: the twin runs a whole policy (declared_policy.h).
+  if (declared.usable() && !declared.partial && !DeclaresScenarioPolicy(declared, scenario)) {
     twin = twin_over(TwinOptions{}.seeds);
   }
   result.checks = Judge(scenario, trace, tolerance, twin ? &*twin : nullptr);

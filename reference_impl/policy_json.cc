@@ -11,6 +11,7 @@
 
 #include "fmt/format.h"
 #include "fmt/ranges.h"
+#include "reference_impl/presets.h"
 
 namespace faultline::ref {
 namespace {
@@ -18,11 +19,22 @@ namespace {
 using Json = nlohmann::json;
 using std::chrono::milliseconds;
 
-constexpr std::array<std::string_view, 14> kTopKeys{
-    "mode",         "max_attempts",   "max_retries",    "retryable_classes",
-    "retry_phases", "stream_retries", "statuses",       "should_retry_header",
-    "backoff",      "retry_after",    "min_attempt_ms", "timeouts",
-    "budget",       "routing"};
+// "extends" is resolved before the keys are read (presets.h); it is listed for did-you-mean.
+constexpr std::array<std::string_view, 15> kTopKeys{"extends",
+                                                    "mode",
+                                                    "max_attempts",
+                                                    "max_retries",
+                                                    "retryable_classes",
+                                                    "retry_phases",
+                                                    "stream_retries",
+                                                    "statuses",
+                                                    "should_retry_header",
+                                                    "backoff",
+                                                    "retry_after",
+                                                    "min_attempt_ms",
+                                                    "timeouts",
+                                                    "budget",
+                                                    "routing"};
 constexpr std::array<std::string_view, 6> kBackoffKeys{"strategy",   "base_ms", "cap_ms",
                                                        "multiplier", "jitter",  "jitter_mode"};
 constexpr std::array<std::string_view, 9> kRetryAfterKeys{
@@ -531,9 +543,11 @@ std::string DidYouMean(std::string_view word, std::span<const std::string_view> 
 }
 
 std::expected<RetryPolicy, PolicyError> PolicyFromJson(const Json& json) {
+  auto resolved = ResolveExtends(json);
+  if (!resolved) return std::unexpected(std::move(resolved.error()));
   Reader reader;
   RetryPolicy policy;
-  ReadPolicy(reader, json, policy);
+  ReadPolicy(reader, *resolved, policy);
   if (auto error = reader.TakeError()) return std::unexpected(std::move(*error));
   if (auto valid = Validate(policy); !valid) return std::unexpected(valid.error());
   return policy;

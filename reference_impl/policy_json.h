@@ -2,9 +2,11 @@
 //
 // The format is documented key by key in docs/policy.md, with its JSON Schema in
 // reference_impl/schema/policy.schema.json (a test keeps the two in step with this loader). In
-// short, every key optional, omitted keys keeping the RetryPolicy defaults:
+// short, every key optional, omitted keys keeping the RetryPolicy defaults (or, with "extends",
+// the named preset's values: presets.h):
 //
 //   {
+//     "extends": "openai-node",               // a preset to start from; own keys override
 //     "mode": "standard",                     // standard | always
 //     "max_attempts": 3,                      // attempts in all, 1..1000, or "unbounded"
 //     "max_retries": 2,                       // alias: max_attempts - 1 (null: unbounded)

@@ -392,11 +392,15 @@ void FurtherErrors(const YAML::Node& document, std::string_view file, LoadError 
                  std::make_move_iterator(found.end()));
 }
 
-std::expected<ParsedScenario, LoadError> ParseDocuments(std::string_view text,
-                                                        std::string_view file,
-                                                        const ParseLimits& limits,
-                                                        std::vector<LoadError>* further,
-                                                        std::size_t max_errors) {
+// What a file of one kind holds, for the errors about an empty file or a second document.
+struct OneKind {
+  std::string_view expected;  // "a scenario (faultline: 1, name: ...)"
+  std::string_view holds;     // "a scenario file holds exactly one scenario"
+};
+
+// The one document of `text`: YAML, or JSON (YAML's flow subset).
+std::expected<YAML::Node, LoadError> OneDocument(std::string_view text, std::string_view file,
+                                                 const ParseLimits& limits, OneKind kind) {
   const std::string yaml = LooksLikeJson(text) ? JoinSurrogatePairs(text) : std::string(text);
   auto loaded = LoadDocuments(yaml, limits);
   if (!loaded) {
@@ -405,18 +409,45 @@ std::expected<ParsedScenario, LoadError> ParseDocuments(std::string_view text,
     return std::unexpected(std::move(error));
   }
   std::vector<YAML::Node>& documents = *loaded;
-  // Empty documents (a trailing "---") carry nothing; only a second scenario is an error.
+  // Empty documents (a trailing "---") carry nothing; only a second one is an error.
   std::erase_if(documents, [](const YAML::Node& document) { return document.IsNull(); });
   if (documents.empty()) {
     return std::unexpected(YamlError(file, YAML::Mark(),
-                                     "the file is empty; expected a scenario "
-                                     "(faultline: 1, name: ...)"));
+                                     fmt::format("the file is empty; expected {}", kind.expected)));
   }
   if (documents.size() > 1) {
-    return std::unexpected(YamlError(file, documents[1].Mark(),
-                                     "a second YAML document starts here; a scenario file holds "
-                                     "exactly one scenario"));
+    return std::unexpected(
+        YamlError(file, documents[1].Mark(),
+                  fmt::format("a second YAML document starts here; {}", kind.holds)));
   }
+  return std::move(documents[0]);
+}
+
+// `parse()`, with yaml-cpp's syntax errors (it reports them by throwing) stopped here.
+template <typename Parse>
+auto CatchingYamlErrors(std::string_view file, Parse parse) -> decltype(parse()) {
+  try {
+    return parse();
+  } catch (const YAML::DeepRecursion& e) {
+    return std::unexpected(YamlError(file, e.mark, "invalid YAML: nesting is too deep"));
+  } catch (const YAML::Exception& e) {
+    return std::unexpected(YamlError(file, e.mark, "invalid YAML: " + e.msg));
+  } catch (const std::exception& e) {
+    return std::unexpected(
+        YamlError(file, YAML::Mark::null_mark(), fmt::format("cannot read: {}", e.what())));
+  }
+}
+
+std::expected<ParsedScenario, LoadError> ParseDocuments(std::string_view text,
+                                                        std::string_view file,
+                                                        const ParseLimits& limits,
+                                                        std::vector<LoadError>* further,
+                                                        std::size_t max_errors) {
+  auto document = OneDocument(
+      text, file, limits,
+      {"a scenario (faultline: 1, name: ...)", "a scenario file holds exactly one scenario"});
+  if (!document) return std::unexpected(std::move(document.error()));
+  const std::vector<YAML::Node> documents{std::move(*document)};
   Reader reader(file);
   ParsedScenario parsed;
   YAML::Mark name_mark = YAML::Mark::null_mark();
@@ -460,17 +491,8 @@ std::expected<ParsedScenario, LoadError> ParseScenarioWithPosition(std::string_v
                                                                    const ParseLimits& limits,
                                                                    std::vector<LoadError>* further,
                                                                    std::size_t max_errors) {
-  // yaml-cpp reports syntax errors by throwing; they stop here.
-  try {
-    return ParseDocuments(text, file, limits, further, max_errors);
-  } catch (const YAML::DeepRecursion& e) {
-    return std::unexpected(YamlError(file, e.mark, "invalid YAML: nesting is too deep"));
-  } catch (const YAML::Exception& e) {
-    return std::unexpected(YamlError(file, e.mark, "invalid YAML: " + e.msg));
-  } catch (const std::exception& e) {
-    return std::unexpected(
-        YamlError(file, YAML::Mark::null_mark(), fmt::format("cannot read: {}", e.what())));
-  }
+  return CatchingYamlErrors(
+      file, [&] { return ParseDocuments(text, file, limits, further, max_errors); });
 }
 
 }  // namespace internal
@@ -480,6 +502,22 @@ std::expected<Scenario, LoadError> ParseScenario(std::string_view text, std::str
   auto parsed = internal::ParseScenarioWithPosition(text, file, limits);
   if (!parsed) return std::unexpected(std::move(parsed.error()));
   return std::move(parsed->scenario);
+}
+
+std::expected<PolicySpec, LoadError> ParsePolicyDocument(std::string_view text,
+                                                         std::string_view file,
+                                                         const ParseLimits& limits) {
+  return internal::CatchingYamlErrors(file, [&]() -> std::expected<PolicySpec, LoadError> {
+    auto document = internal::OneDocument(
+        text, file, limits,
+        {"a retry policy (docs/policy.md)", "a policy file holds exactly one policy"});
+    if (!document) return std::unexpected(std::move(document.error()));
+    internal::Reader reader(file);
+    std::optional<PolicySpec> spec =
+        internal::ReadPolicy(reader, internal::Field{*document, "", document->Mark()});
+    if (!reader.ok()) return std::unexpected(*reader.error());
+    return std::move(*spec);
+  });
 }
 
 }  // namespace faultline::scenario

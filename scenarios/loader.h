@@ -45,6 +45,15 @@ inline constexpr std::size_t kMaxErrorsPerFile = 50;
 std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadScenarios(
     std::span<const std::filesystem::path> paths, std::size_t max_errors_per_file);
 
+// A retry policy document (docs/policy.md) in YAML or JSON: `faultline call/run --policy FILE` and
+// a fleet's policy files. Read like a scenario's `policy:` block, into its JSON text with every
+// value's position (this library knows nothing of retry policies: the caller parses the JSON and
+// places its errors with PolicySpec::ErrorAt). One document, a mapping, within `limits`.
+std::expected<PolicySpec, LoadError> ParsePolicyDocument(std::string_view text,
+                                                         std::string_view file,
+                                                         const ParseLimits& limits = {});
+std::expected<PolicySpec, LoadError> LoadPolicyDocument(const std::filesystem::path& file);
+
 // The catalogue embedded in the binary at build time (scenarios/catalog/**), parsed.
 // Its files are valid by construction (a test loads them); this still returns errors, not asserts.
 std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadBuiltinCatalog();

@@ -152,10 +152,12 @@ void ReadExpectExtensions(Reader& reader, const Map& map, Expect* out) {
 
 // A YAML value as JSON, recording each value's position by its JSON path. Scalars resolve by
 // the YAML 1.2 core schema, as everywhere in the loader (quoted scalars stay strings).
-// `field.path` is the document's ("policy.backoff"); positions are keyed inside the policy.
-std::optional<nlohmann::json> ToJson(Reader& reader, const Field& field, PolicySpec* spec) {
+// `field.path` is the document's ("policy.backoff"); positions are keyed inside the policy, whose
+// own path is `root` ("policy" in a scenario, "" in a policy file).
+std::optional<nlohmann::json> ToJson(Reader& reader, const Field& field, std::string_view root,
+                                     PolicySpec* spec) {
   std::string_view inside = field.path;
-  inside.remove_prefix(std::min(inside.size(), std::string_view("policy").size()));
+  inside.remove_prefix(std::min(inside.size(), root.size()));
   if (inside.starts_with('.')) inside.remove_prefix(1);
   spec->positions.push_back({std::string(inside), field.mark.line + 1, field.mark.column + 1});
   const YAML::Node& node = field.node;
@@ -171,7 +173,7 @@ std::optional<nlohmann::json> ToJson(Reader& reader, const Field& field, PolicyS
       }
       const std::string path = ChildPath(field.path, *name);
       const Field value{it->second, path, it->second.IsNull() ? key.mark : it->second.Mark()};
-      std::optional<nlohmann::json> converted = ToJson(reader, value, spec);
+      std::optional<nlohmann::json> converted = ToJson(reader, value, root, spec);
       if (!converted) return std::nullopt;
       object[*name] = std::move(*converted);
     }
@@ -181,7 +183,7 @@ std::optional<nlohmann::json> ToJson(Reader& reader, const Field& field, PolicyS
     nlohmann::json array = nlohmann::json::array();
     for (std::size_t i = 0; i < node.size() && reader.ok(); ++i) {
       std::optional<nlohmann::json> item =
-          ToJson(reader, Field{node[i], ItemPath(field.path, i), node[i].Mark()}, spec);
+          ToJson(reader, Field{node[i], ItemPath(field.path, i), node[i].Mark()}, root, spec);
       if (!item) return std::nullopt;
       array.push_back(std::move(*item));
     }
@@ -237,7 +239,7 @@ std::optional<PolicySpec> ReadPolicy(Reader& reader, const Field& field) {
     return std::nullopt;
   }
   PolicySpec spec;
-  std::optional<nlohmann::json> json = ToJson(reader, field, &spec);
+  std::optional<nlohmann::json> json = ToJson(reader, field, field.path, &spec);
   if (!json) return std::nullopt;
   spec.json = json->dump();
   return spec;

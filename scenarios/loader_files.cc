@@ -130,6 +130,12 @@ std::expected<Scenario, LoadError> LoadScenarioFile(const fs::path& file) {
   return std::move(parsed->scenario);
 }
 
+std::expected<PolicySpec, LoadError> LoadPolicyDocument(const fs::path& file) {
+  std::expected<std::string, LoadError> text = ReadFile(file);
+  if (!text) return std::unexpected(std::move(text.error()));
+  return ParsePolicyDocument(*text, file.string());
+}
+
 std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadScenarios(
     std::span<const fs::path> paths) {
   return LoadScenarios(paths, 1);

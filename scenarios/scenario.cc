@@ -1,8 +1,11 @@
 #include "scenarios/scenario.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <utility>
+
+#include "fmt/format.h"
 
 namespace faultline::scenario {
 namespace {
@@ -98,6 +101,28 @@ const ResponseSpec& ResponseForAttempt(const Scenario& scenario, int attempt) {
     first_attempt += entry.repeat;
   }
   return scenario.responses.back();
+}
+
+LoadError PolicySpec::ErrorAt(std::string_view file, std::string_view root, std::string_view path,
+                              std::string message) const {
+  const std::string shown = root.empty()   ? std::string(path)
+                            : path.empty() ? std::string(root)
+                                           : fmt::format("{}.{}", root, path);
+  std::string place(path);
+  for (;;) {
+    const auto found = std::ranges::find(positions, place, &Position::path);
+    if (found != positions.end()) {
+      return LoadError{.file = std::string(file),
+                       .line = found->line,
+                       .column = found->column,
+                       .path = shown,
+                       .message = std::move(message)};
+    }
+    if (place.empty()) break;
+    const std::size_t cut = place.find_last_of(".[");
+    place.resize(cut == std::string::npos ? 0 : cut);
+  }
+  return LoadError{.file = std::string(file), .path = shown, .message = std::move(message)};
 }
 
 }  // namespace faultline::scenario

@@ -17,6 +17,7 @@
 
 #include "scenarios/duration.h"
 #include "scenarios/fleet_spec.h"
+#include "scenarios/load_error.h"
 #include "scenarios/threshold.h"
 
 namespace faultline::scenario {
@@ -418,6 +419,12 @@ struct PolicySpec {
     friend bool operator==(const Position&, const Position&) = default;
   };
   std::vector<Position> positions;
+  // An error about the value at `path` inside the policy, placed at that value's position, or at
+  // its nearest recorded parent's (a missing key is reported at the object that lacks it). The
+  // error's path is `path` below `root`, the policy's own path ("policy" in a scenario, "" in a
+  // policy file).
+  LoadError ErrorAt(std::string_view file, std::string_view root, std::string_view path,
+                    std::string message) const;
   friend bool operator==(const PolicySpec&, const PolicySpec&) = default;
 };
 

@@ -26,7 +26,7 @@
 import { classifyNetworkError, classifyStreamError, runAdapter }
   from './kit/node/faultline-adapter.mjs';
 import { conversation, loadPinned, stopSequences } from './sdk-common.mjs';
-import { LANGCHAIN_POLICY } from './policies.mjs';
+import { LANGCHAIN_POLICY, langchainFallbacksPolicy } from './policies.mjs';
 
 const { modules: [langchainOpenai, langchainAnthropic], version } =
     await loadPinned('frameworks', ['@langchain/openai', '@langchain/anthropic']);
@@ -98,16 +98,10 @@ function routedModel(call, fetch) {
 }
 
 // LangChain's defaults, and withFallbacks' own (@langchain/core runnables/base.js,
-// RunnableWithFallbacks): a chain in route order, each route's model spending its own retries
-// first (up to 7 attempts per route: route_attempts), then the next route on any error its model
-// throws (an invalid request included: failover_on any-failure), in the order given (no
-// shared-fate groups); no breaker.
+// RunnableWithFallbacks): the langchain-js-fallbacks preset, which cites them.
 function policyOf(call) {
   const routes = withFallbacks ? (call.routes ?? []).length : 0;
-  if (routes < 2) return LANGCHAIN_POLICY;
-  return { ...LANGCHAIN_POLICY, max_attempts: LANGCHAIN_POLICY.max_attempts * routes,
-           routing: { failover: true, breaker: null, avoid_failed_group: false,
-                      failover_on: 'any-failure', route_attempts: LANGCHAIN_POLICY.max_attempts } };
+  return routes < 2 ? LANGCHAIN_POLICY : langchainFallbacksPolicy(routes);
 }
 
 async function main({ call, fetch, signal, output }) {

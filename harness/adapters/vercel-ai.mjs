@@ -25,7 +25,7 @@
 import { causeText, classifyNetworkError, classifyStreamError, failure, runAdapter }
   from './kit/node/faultline-adapter.mjs';
 import { conversation, loadPinned, stopSequences } from './sdk-common.mjs';
-import { VERCEL_AI_POLICY } from './policies.mjs';
+import { VERCEL_AI_POLICY, vercelAiFallbackPolicy } from './policies.mjs';
 
 const withFallbacks = process.argv.includes('--with-fallbacks');
 const { modules: [ai, openaiProvider, anthropicProvider, aiFallback], version } =
@@ -68,12 +68,11 @@ function routedModel(call, fetch) {
 }
 
 // The SDK's own retries (3 streamText attempts), each of which may try every route once, in the
-// order given (ai-fallback knows no shared-fate groups); no breaker.
+// order given (ai-fallback knows no shared-fate groups); no breaker: the vercel-ai-fallback
+// preset.
 function policyOf(call) {
   const routes = withFallbacks ? (call.routes ?? []).length : 0;
-  if (routes < 2) return VERCEL_AI_POLICY;
-  return { ...VERCEL_AI_POLICY, max_attempts: VERCEL_AI_POLICY.max_attempts * routes,
-           routing: { failover: true, breaker: null, avoid_failed_group: false } };
+  return routes < 2 ? VERCEL_AI_POLICY : vercelAiFallbackPolicy(routes);
 }
 
 function callOptions(call, fetch, signal) {

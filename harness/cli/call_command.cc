@@ -16,7 +16,7 @@
 #include <thread>
 
 #include "fake_provider/journal_json.h"
-#include "harness/cli/policy_file.h"
+#include "fleet/policy_file.h"
 #include "harness/trace/protocol.h"
 #include "harness/worlds/request_body.h"
 #include "reference_impl/call.h"
@@ -215,7 +215,7 @@ Outcome Execute(ref::CallRequest request, ref::RetryPolicy policy, ref::CallOpti
 
 ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::ostream& out,
                     std::ostream& err) {
-  auto policy = LoadPolicyFile(options.policy_file);
+  auto policy = fleet::PolicyOption(options.policy_file);
   if (!policy) {
     err << "faultline call: " << policy.error() << "\n";
     return ExitCode::kUsageError;
@@ -301,7 +301,8 @@ CLI::App* AddCallCommand(CLI::App& app, CallCommandOptions& options) {
   call->add_option("--model", options.model, "model name (default: per dialect)");
   call->add_option("--api-key", options.api_key, "API key sent in the dialect's header");
   call->add_flag("--no-stream", options.no_stream, "ask for a whole JSON body, not a stream");
-  call->add_option("--policy", options.policy_file, "retry policy JSON file");
+  call->add_option("--policy", options.policy_file,
+                   "retry policy: a preset's name or a JSON or YAML file (docs/policy.md)");
   call->add_option("--seed", options.seed,
                    "seed of the retry RNG (default: random, so that concurrent calls spread "
                    "their retries)");
@@ -335,7 +336,7 @@ ExitCode RunCall(const CallCommandOptions& options, std::istream& in, std::ostre
     return ExitCode::kUsageError;
   }
   auto url = ref::ParseBaseUrl(options.base_url);
-  auto policy = LoadPolicyFile(options.policy_file);
+  auto policy = fleet::PolicyOption(options.policy_file);
   if (!url || !policy) {
     err << "faultline call: " << (url ? policy.error() : url.error()) << "\n";
     return ExitCode::kUsageError;

@@ -12,9 +12,9 @@
 #include <set>
 #include <sstream>
 
+#include "fleet/policy_file.h"
 #include "harness/cli/adapter_shortcuts.h"
 #include "harness/cli/interrupt.h"
-#include "harness/cli/policy_file.h"
 #include "harness/cli/progress.h"
 #include "harness/judge/scenario_policy.h"
 #include "harness/runner.h"
@@ -254,7 +254,9 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
       ->delimiter(',')
       ->capture_default_str();
   run->add_flag("--no-reports", options.no_reports, "write no report files");
-  run->add_option("--policy", options.policy_file, "retry policy JSON for the reference client");
+  run->add_option("--policy", options.policy_file,
+                  "the reference client's retry policy: a preset's name or a JSON or YAML "
+                  "file (docs/policy.md)");
   run->add_option("--timeout", options.timeout_s,
                   "seconds after which a real-world run's subject is stopped")
       ->check(CLI::Range(0.001, 86400.0))
@@ -293,7 +295,7 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
 
 ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostream& err) {
   auto scenarios = LoadAll(options.paths);
-  auto policy = LoadPolicyFile(options.policy_file);
+  auto policy = fleet::PolicyOption(options.policy_file);
   auto world = ChooseWorld(options);
   auto thresholds = ParseThresholds(options.thresholds);
   if (!thresholds) {

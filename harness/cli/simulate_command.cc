@@ -91,7 +91,7 @@ ExitCode ListPolicies(std::ostream& out) {
     out << fmt::format("{}\n  {}\n  {}\n  source: {}\n", profile.name, profile.summary,
                        policy ? fleet::DescribePolicy(*policy) : policy.error(), profile.source);
   }
-  out << "\nAny policy JSON file (docs/policy.md) may be given in place of a name.\n";
+  out << "\nAny policy file, JSON or YAML (docs/policy.md), may be given in place of a name.\n";
   return ExitCode::kSuccess;
 }
 

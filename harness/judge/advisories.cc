@@ -1,5 +1,7 @@
 // ADV-*: what the declared policy allows but harms the user or the provider. Each advisory needs
 // evidence in the trace (a retry that happened, a silence that came); without it, n/a.
+#include <fmt/ranges.h>
+
 #include "harness/judge/judge_internal.h"
 #include "harness/trace/response_hints.h"
 
@@ -38,7 +40,8 @@ Verdict AdviseRetryAfterPreempted(const View& view) {
     const double gap = ArrivedMs(next) - EndedMs(entry);
     if (gap + view.tolerance.early_ms >= hint) continue;
     std::string why = "its declared policy does not wait for it";
-    if (view.has_policy()) {
+    if (view.has_policy() &&
+        Undeclared(view, {"retry_after.honor", "retry_after.cap_ms"}).empty()) {
       const ref::RetryAfterConfig& config = view.policy().retry_after;
       if (!config.honor) {
         why = "its declared policy ignores Retry-After";
@@ -69,6 +72,10 @@ Verdict AdviseJitter(const View& view) {
       // The wait for another route or for a breaker's probe, not a retry's delay.
       if (source == "failover" || source == "breaker") continue;
       const bool hinted = !source.empty() && source != "backoff";
+      if (auto unstated = hinted ? UnlessDeclared(view, {"retry_after.jitter"})
+                                 : UnlessDeclared(view, {"backoff.strategy", "backoff.jitter"})) {
+        return *unstated;
+      }
       if (hinted && policy.retry_after.jitter == 0) {
         return Fail(
             fmt::format("{} at {:.1f} ms waits exactly the server's hint ({}): "
@@ -101,6 +108,7 @@ Verdict AdviseIdleTimeout(const View& view) {
     }
   }
   if (longest < kLongSilenceMs) return NotApplicable("no long silence in the stream");
+  if (auto unstated = UnlessDeclared(view, {"timeouts.idle_ms"})) return *unstated;
   const auto idle = view.declared.idle_ms();
   if (idle && *idle < kUndiciBodyTimeoutMs) return Pass();
   return Fail(
@@ -129,11 +137,12 @@ Verdict AdviseTransientRetried(const View& view) {
     return NotApplicable("the server asked for a long wait");
   }
   if (view.attempts.size() > 1) return Pass();
-  return Fail(fmt::format("the call gave up after its only attempt, a transient {} ({}){}",
-                          failure_class, last.plan_summary,
-                          view.has_policy() && view.policy().max_attempts == 1
-                              ? ": the declared policy makes a single attempt"
-                              : ": the declared policy does not retry it"));
+  return Fail(fmt::format(
+      "the call gave up after its only attempt, a transient {} ({}){}", failure_class,
+      last.plan_summary,
+      view.has_policy() && view.declared.States("max_attempts") && view.policy().max_attempts == 1
+          ? ": the declared policy makes a single attempt"
+          : ": the declared policy does not retry it"));
 }
 
 Verdict AdviseNonRetryable(const View& view) {
@@ -218,6 +227,21 @@ Verdict AdviseBoundedWaits(const View& view) {
   }
   if (!judged) return NotApplicable("no attempt was made");
   return Pass();
+}
+
+// ADV-010: the keys a partial declaration left out that some check or expectation of this run
+// needed (view.unstated, noted by UnlessDeclared and TwinNeedsWholePolicy).
+Verdict AdviseStateEveryKey(const View& view) {
+  if (!view.has_policy()) return NotApplicable(NoPolicy(view));
+  if (!view.declared.partial) {
+    return NotApplicable("the declaration is whole: it extends a preset or states every key");
+  }
+  if (view.unstated == nullptr || view.unstated->empty()) return Pass();
+  return Fail(fmt::format(
+      "the declaration has no extends and leaves out {}, which this run's checks needed: they were "
+      "not applicable. State them, or start from a preset (\"extends\": \"one-endpoint\", "
+      "\"no-retry\", \"openai-node\", ...: docs/policy.md) and override what differs",
+      fmt::join(*view.unstated, ", ")));
 }
 
 }  // namespace faultline::harness::judge_internal

@@ -3,7 +3,10 @@
 // An `expect:` block states what the reference client does with the scenario's policy. A subject
 // that declares a policy of its own is held to what THAT policy allows, computed by its policy
 // twin (policy_twin.h): the same fields, each compared with the twin's outcomes. Without a usable
-// declaration (or twin) the block is judged literally.
+// declaration (or twin) the block is judged literally. A partial declaration (declared_policy.h)
+// gets no twin, which runs a whole policy: what only the twin can judge (the ending, attempts,
+// text, class and code, chunks, requests) is n/a naming the keys it leaves out, and the facts
+// that hold whatever the policy are judged as for any declared policy (expect_facts.cc).
 #include <algorithm>
 
 #include "harness/judge/judge_internal.h"
@@ -118,6 +121,14 @@ bool WithinTwinRange(const PolicyTwin& twin, const std::vector<const TwinOutcome
   return made >= fewest && made <= most;
 }
 
+// The statements of the expectations a declared policy's twin judges.
+constexpr const char* kOutcomeAllowed = "The call ends as its declared policy allows.";
+constexpr const char* kAttemptsAllowed =
+    "The call makes as many attempts as its declared policy allows.";
+constexpr const char* kTextAllowed = "A committed text is one the declared policy can commit.";
+constexpr const char* kClassAllowed = "A failure has a class the declared policy can end with.";
+constexpr const char* kCodeAllowed = "A failure has a code the declared policy can end with.";
+
 std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin) {
   const scenario::Expect& expect = view.scenario.expect;
   const bool exact = view.tolerance.late_ms <= VirtualTolerance().late_ms;
@@ -135,7 +146,7 @@ std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin
   };
   std::vector<CheckResult> out;
   if (expect.outcome) {
-    out.push_back(Named("EXPECT-OUTCOME", "The call ends as its declared policy allows.",
+    out.push_back(Named("EXPECT-OUTCOME", kOutcomeAllowed,
                         EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
                           if (!same_type(terminal).empty()) return {};
                           return fmt::format(
@@ -145,24 +156,24 @@ std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin
                         })));
   }
   if (expect.attempts) {
-    out.push_back(Named(
-        "EXPECT-ATTEMPTS", "The call makes as many attempts as its declared policy allows.",
-        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
-          const int made = AttemptsMade(view, terminal);
-          auto candidates = same_type(terminal);
-          if (candidates.empty()) return {};  // EXPECT-OUTCOME reports it
-          if (std::ranges::any_of(candidates, [&](const TwinOutcome* outcome) {
-                return AttemptsFit(*outcome, made, exact);
-              })) {
-            return {};
-          }
-          if (!exact && WithinTwinRange(twin, candidates, made)) return {};
-          return fmt::format("made {} attempt(s) ({} request(s) reached the provider) and {}{}",
-                             made, view.attempts.size(), terminal.event.kind, suffix);
-        })));
+    out.push_back(Named("EXPECT-ATTEMPTS", kAttemptsAllowed,
+                        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
+                          const int made = AttemptsMade(view, terminal);
+                          auto candidates = same_type(terminal);
+                          if (candidates.empty()) return {};  // EXPECT-OUTCOME reports it
+                          if (std::ranges::any_of(candidates, [&](const TwinOutcome* outcome) {
+                                return AttemptsFit(*outcome, made, exact);
+                              })) {
+                            return {};
+                          }
+                          if (!exact && WithinTwinRange(twin, candidates, made)) return {};
+                          return fmt::format(
+                              "made {} attempt(s) ({} request(s) reached the provider) and {}{}",
+                              made, view.attempts.size(), terminal.event.kind, suffix);
+                        })));
   }
   if (expect.text) {
-    out.push_back(Named("EXPECT-TEXT", "A committed text is one the declared policy can commit.",
+    out.push_back(Named("EXPECT-TEXT", kTextAllowed,
                         EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
                           if (terminal.event.kind != EventKind::kCommitted) return {};
                           const std::string text = terminal.event.text.value_or("");
@@ -198,12 +209,12 @@ std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin
     });
   };
   if (expect.failure_class) {
-    out.push_back(Named("EXPECT-CLASS", "A failure has a class the declared policy can end with.",
-                        failure_check("class", &TwinOutcome::failure_class)));
+    out.push_back(
+        Named("EXPECT-CLASS", kClassAllowed, failure_check("class", &TwinOutcome::failure_class)));
   }
   if (expect.failure_code) {
-    out.push_back(Named("EXPECT-CODE", "A failure has a code the declared policy can end with.",
-                        failure_check("code", &TwinOutcome::failure_code)));
+    out.push_back(
+        Named("EXPECT-CODE", kCodeAllowed, failure_check("code", &TwinOutcome::failure_code)));
   }
   // Stopped by the runner before its policy would end the call: no ending to compare.
   const bool none_ended =
@@ -211,6 +222,22 @@ std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin
   if (const std::string why = StoppedBeforeThePolicyEnds(view); !why.empty() && none_ended) {
     for (CheckResult& check : out) check = Named(check.id, check.statement, NotApplicable(why));
   }
+  return out;
+}
+
+// A partial declaration: the twin's expectations n/a, the facts judged as for any policy.
+std::vector<CheckResult> WithoutTwin(const View& view) {
+  const scenario::Expect& expect = view.scenario.expect;
+  std::vector<CheckResult> out;
+  const auto unjudged = [&](const char* id, const char* statement) {
+    out.push_back(Named(id, statement, NotApplicable(TwinNeedsWholePolicy(view))));
+  };
+  if (expect.outcome) unjudged("EXPECT-OUTCOME", kOutcomeAllowed);
+  if (expect.attempts) unjudged("EXPECT-ATTEMPTS", kAttemptsAllowed);
+  if (expect.text) unjudged("EXPECT-TEXT", kTextAllowed);
+  if (expect.failure_class) unjudged("EXPECT-CLASS", kClassAllowed);
+  if (expect.failure_code) unjudged("EXPECT-CODE", kCodeAllowed);
+  for (CheckResult& check : ExpectFactChecks(view, nullptr)) out.push_back(std::move(check));
   return out;
 }
 
@@ -228,12 +255,16 @@ std::string DeadlineNotApplied(const View& view) {
   }
   const nlohmann::json& wanted = (*limits)["timeouts"]["total_ms"];
   if (!view.has_policy()) return {};  // judged literally, or n/a, as for any scenario
-  const std::optional<double> declared = view.declared.total_ms();
+  const bool stated = view.declared.States("timeouts.total_ms");  // a partial one may not
+  const std::optional<double> declared = stated ? view.declared.total_ms() : std::nullopt;
   if (declared && wanted.is_number() && *declared == wanted.get<double>()) return {};
   return fmt::format(
       "the scenario is written for a client that applies the call's total deadline of {} ms "
       "(the call line's limits.timeouts.total_ms), and the subject declares {}",
-      wanted.dump(), declared ? fmt::format("{:.0f} ms", *declared) : std::string("none"));
+      wanted.dump(),
+      declared ? fmt::format("{:.0f} ms", *declared)
+      : stated ? std::string("none")
+               : std::string("no timeouts.total_ms"));
 }
 
 // Scripted time (listener outages, route health) starts at the subject's first attempt; when the
@@ -257,6 +288,7 @@ std::vector<CheckResult> ExpectChecks(const View& view) {
     for (CheckResult& check : out) check = Named(check.id, check.statement, NotApplicable(why));
     return out;
   }
+  if (view.has_policy() && view.declared.partial) return WithoutTwin(view);
   // `expect:` is written for the scenario's policy (or the reference defaults): a subject declaring
   // exactly that gets no twin (Runner) and is held to it as written.
   if (view.twin != nullptr && view.twin->usable() && view.has_policy()) {

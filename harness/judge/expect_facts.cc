@@ -241,7 +241,9 @@ std::optional<bool> TruthRetryable(const View& view, std::size_t k) {
 
 std::vector<CheckResult> ExpectFactChecks(const View& view, const PolicyTwin* twin) {
   const scenario::Expect& expect = view.scenario.expect;
-  const bool literal = twin == nullptr;
+  // A partial declaration has no twin (expect.cc): only the facts that hold whatever the policy.
+  const bool partial = view.has_policy() && view.declared.partial;
+  const bool literal = twin == nullptr && !partial;
   std::vector<CheckResult> out;
   if (expect.failure) {
     out.push_back(Named("EXPECT-FAILURE", "The call's final failure carries the stated facts.",
@@ -260,12 +262,14 @@ std::vector<CheckResult> ExpectFactChecks(const View& view, const PolicyTwin* tw
                                                 "RETRY-003/004 judge the declared one")));
   }
   if (expect.chunks) {
-    out.push_back(Named("EXPECT-CHUNKS", "The subject emits the stated number of chunks.",
-                        Chunks(view, literal)));
+    out.push_back(
+        Named("EXPECT-CHUNKS", "The subject emits the stated number of chunks.",
+              partial ? NotApplicable(TwinNeedsWholePolicy(view)) : Chunks(view, literal)));
   }
   if (expect.requests) {
-    out.push_back(Named("EXPECT-REQUESTS", "The stated number of requests reaches the provider.",
-                        Requests(view, twin)));
+    out.push_back(
+        Named("EXPECT-REQUESTS", "The stated number of requests reaches the provider.",
+              partial ? NotApplicable(TwinNeedsWholePolicy(view)) : Requests(view, twin)));
   }
   if (!expect.headers_present.empty() || !expect.headers_same.empty()) {
     out.push_back(Named("EXPECT-REQUEST-HEADERS",

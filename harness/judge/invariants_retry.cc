@@ -13,6 +13,15 @@ bool StatusRead(const ref::RetryPolicy& policy, int status) {
   return !statuses || std::ranges::find(*statuses, status) != statuses->end();
 }
 
+// What RETRY-004 reads of a hint, and what RETRY-006 reads to know when a retry was due.
+constexpr std::array<std::string_view, 5> kHintReadingKeys{
+    "retry_after.honor", "retry_after.sources", "retry_after.statuses", "retry_after.cap_ms",
+    "retry_after.over_cap"};
+constexpr std::array<std::string_view, 12> kRetryWhileAllowedKeys{
+    "mode",     "retryable_classes",   "retry_phases",   "stream_retries",
+    "statuses", "should_retry_header", "max_attempts",   "budget",
+    "backoff",  "retry_after",         "min_attempt_ms", "timeouts.total_ms"};
+
 }  // namespace
 
 double GapMs(const View& view, std::size_t k) {
@@ -133,6 +142,7 @@ Verdict RetryNotRetryable(const View& view) {
     if (!failure) continue;
     std::optional<std::string> why;
     if (view.has_policy()) {
+      if (auto unstated = UnlessDeclared(view, kRetryRuleKeys)) return *unstated;
       if (const auto reason = PolicyForbids(view, entry)) why = ForbiddenText(*reason);
     } else if (!failure->retryable) {
       why = "not retryable";
@@ -151,6 +161,7 @@ Verdict RetryNotRetryable(const View& view) {
 
 Verdict RetryWithinBudget(const View& view) {
   if (!view.has_policy()) return NotApplicable(NoPolicy(view));
+  if (auto unstated = UnlessDeclared(view, {"max_attempts"})) return *unstated;
   if (!view.policy().max_attempts) return Pass();
   const int max = *view.policy().max_attempts;
   const int allowed = max * std::max(view.trace.calls, 1);
@@ -182,6 +193,10 @@ Verdict RetryBackoffBounds(const View& view) {
     return NotApplicable("refused connections never reach the journal, so gaps are unknown");
   }
   if (view.attempts.size() < 2) return NotApplicable("no retry reached the provider");
+  if (auto unstated =
+          UnlessDeclared(view, {"backoff", "retry_after.cap_ms", "retry_after.jitter"})) {
+    return *unstated;
+  }
   const Tolerance& tolerance = view.tolerance;
   for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {
     const double gap = GapMs(view, k);
@@ -209,6 +224,11 @@ namespace {
 // the one route without routes).
 Verdict RetryAfterPerRoute(const View& view) {
   if (!view.single_call()) return NotApplicable("several concurrent calls share the provider");
+  for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {  // a hint to judge: its reading
+    if (!view.attempts[k]->truth.retry_after || NextOnRoute(view, k) == nullptr) continue;
+    if (auto unstated = UnlessDeclared(view, kHintReadingKeys)) return *unstated;
+    break;
+  }
   if (view.has_policy() && !view.policy().retry_after.honor) {
     return NotApplicable("the subject declares that it ignores Retry-After (see ADV-001)");
   }
@@ -311,6 +331,7 @@ Verdict RetryWhileAllowed(const View& view) {
   if (view.refusals() || view.attempts.empty()) {
     return NotApplicable("the journal does not hold every attempt");
   }
+  if (auto unstated = UnlessDeclared(view, kRetryWhileAllowedKeys)) return *unstated;
   const provider::JournalEntry& last = *view.attempts.back();
   const std::optional<ref::Failure> failure = TruthFailure(view, last);
   if (!failure || PolicyForbids(view, last)) return Pass();

@@ -3,6 +3,7 @@
 // route_id of every attempt). ROUTE-004 is in invariants_retry.cc, beside the Retry-After rules it
 // shares. A check whose evidence is missing (no routes, no route_id, no declared policy) is n/a,
 // never a pass.
+#include <array>
 #include <map>
 #include <set>
 
@@ -19,6 +20,11 @@ namespace {
 using nlohmann::json;
 
 constexpr std::string_view kNoRoutes = "the scenario has no routes";
+
+// What replaying a route's breaker reads (ROUTE-005): the retry rules and the waits.
+constexpr std::array<std::string_view, 8> kBreakerReplayKeys{
+    "mode",     "retryable_classes",   "retry_phases", "stream_retries",
+    "statuses", "should_retry_header", "backoff",      "retry_after"};
 
 const scenario::Route* RouteNamed(const View& view, std::string_view id) {
   const auto found = std::ranges::find(view.scenario.routes, id, &scenario::Route::id);
@@ -338,6 +344,8 @@ Verdict RouteBreakerHonoured(const View& view) {
   if (!view.policy().routing.breaker) {
     return NotApplicable("the subject declares no breaker (routing.breaker null)");
   }
+  // Replaying the breaker asks when the declared policy would have retried each route.
+  if (auto unstated = UnlessDeclared(view, kBreakerReplayKeys)) return *unstated;
   bool closed_judged = false;
   if (std::string early = EarlyTrip(view, &closed_judged); !early.empty()) {
     return Fail(std::move(early));
@@ -378,6 +386,7 @@ Verdict RouteStreamErrorsFailOver(const View& view) {
   if (view.has_policy() && !view.policy().routing.failover) {
     return NotApplicable("the subject declares routing.failover false");
   }
+  if (auto unstated = UnlessDeclared(view, {"max_attempts"})) return *unstated;
   if (view.has_policy() && view.policy().max_attempts &&
       static_cast<int>(view.attempts.size()) >= *view.policy().max_attempts) {
     return Pass();  // the budget was spent
@@ -398,6 +407,7 @@ Verdict RouteStreamErrorsFailOver(const View& view) {
 Verdict RouteBudgetAndFastFailure(const View& view) {
   if (!view.has_routes()) return NotApplicable(std::string(kNoRoutes));
   if (!view.has_policy()) return NotApplicable(NoPolicy(view));
+  if (auto unstated = UnlessDeclared(view, {"max_attempts"})) return *unstated;
   const ref::RetryPolicy& policy = view.policy();
   if (policy.max_attempts && view.single_call() &&
       static_cast<int>(view.attempts.size()) > *policy.max_attempts) {
@@ -411,6 +421,7 @@ Verdict RouteBudgetAndFastFailure(const View& view) {
   }
   // Every route out: it lacks what the request needs, or its last answer was a failure the
   // declared policy never retries. From then on nothing may be sent, and the call ends at once.
+  if (auto unstated = UnlessDeclared(view, kRetryRuleKeys)) return *unstated;
   std::optional<std::size_t> all_out_at;
   std::map<std::string, bool> out;
   for (const scenario::Route& route : view.scenario.routes)

@@ -31,15 +31,21 @@ double ClientIdleFrom(const View& view, const provider::JournalEntry& entry, dou
   return latest;
 }
 
-// TIME-001 and TIME-002: every silence longer than the declared timeout must be cut short by
-// the client within that timeout.
+// TIME-001 and TIME-002: every silence longer than the declared timeout (`key`) must be cut
+// short by the client within that timeout.
 Verdict SilencesCutShort(const View& view, bool before_headers, std::optional<double> limit,
-                         std::string_view what) {
+                         std::string_view what, std::string_view key) {
   const Tolerance& tolerance = view.tolerance;
   bool judged = false;
   for (const provider::JournalEntry* entry : view.attempts) {
     for (const provider::Silence& silence : entry->truth.silences) {
       if (silence.before_headers != before_headers) continue;
+      if (auto unstated = UnlessDeclared(view, {key})) return *unstated;
+      if (silence.heartbeat && !before_headers) {
+        if (auto unstated = UnlessDeclared(view, {"timeouts.heartbeats_reset_idle"})) {
+          return *unstated;
+        }
+      }
       judged = true;
       if (silence.heartbeat && !before_headers && view.policy().timeouts.heartbeats_reset_idle) {
         continue;
@@ -109,16 +115,18 @@ double StartMs(const CallView& call) {
 
 Verdict TimeStallDetected(const View& view) {
   if (!view.has_policy()) return NotApplicable(NoPolicy(view));
-  return SilencesCutShort(view, false, view.declared.idle_ms(), "idle");
+  return SilencesCutShort(view, false, view.declared.idle_ms(), "idle", "timeouts.idle_ms");
 }
 
 Verdict TimeHeadersDeadline(const View& view) {
   if (!view.has_policy()) return NotApplicable(NoPolicy(view));
-  return SilencesCutShort(view, true, view.declared.response_headers_ms(), "response-headers");
+  return SilencesCutShort(view, true, view.declared.response_headers_ms(), "response-headers",
+                          "timeouts.response_headers_ms");
 }
 
 Verdict TimeTotalDeadline(const View& view) {
   if (!view.has_policy()) return NotApplicable(NoPolicy(view));
+  if (auto unstated = UnlessDeclared(view, {"timeouts.total_ms"})) return *unstated;
   if (!view.declared.total_ms()) return NotApplicable("the subject declares no total deadline");
   const double limit = *view.declared.total_ms() + view.tolerance.late_ms;
   std::optional<std::string> unjudged;

@@ -1,5 +1,7 @@
 #include "harness/judge/judge.h"
 
+#include <fmt/ranges.h>
+
 #include <array>
 
 #include "harness/judge/judge_internal.h"
@@ -22,7 +24,7 @@ struct CatalogEntry {
 };
 
 // The catalogue, in its order: each invariant and advisory with its check, in one table.
-constexpr std::array<CatalogEntry, 41> kCatalog{{
+constexpr std::array<CatalogEntry, 42> kCatalog{{
     {"LIFE-001",
      "Each call ends with exactly one terminal event (response/committed or "
      "response/failed).",
@@ -152,6 +154,13 @@ constexpr std::array<CatalogEntry, 41> kCatalog{{
      "A server's x-should-retry: false is obeyed: no retry follows it, even from a client whose "
      "declared policy ignores the header.",
      AdviseShouldRetryFalseObeyed, kAdvisory},
+    // Last: it names what the other checks (and the expectations, which Judge() runs first)
+    // found left out.
+    {"ADV-011",
+     "The declared policy states every key its checks need: a partial declaration (no extends) "
+     "is judged only on what it states, and every check that needs a key it leaves out is not "
+     "applicable.",
+     AdviseStateEveryKey, kAdvisory},
 }};
 
 }  // namespace
@@ -185,8 +194,9 @@ std::string Quote(std::string_view text) {
 }
 
 View MakeView(const scenario::Scenario& scenario, const Trace& trace, const Tolerance& tolerance,
-              const PolicyTwin* twin) {
-  View view{scenario, trace, tolerance, ReadDeclaredPolicy(trace), twin, IsBlackBox(trace), {}, {}};
+              const PolicyTwin* twin, std::set<std::string>* unstated) {
+  View view{scenario, trace, tolerance, ReadDeclaredPolicy(trace), twin, IsBlackBox(trace),
+            {},       {},    unstated};
   view.calls.resize(static_cast<std::size_t>(std::max(trace.calls, 1)));
   for (const ClientRecord& record : trace.client) {
     if (record.call < 0 || record.call >= static_cast<int>(view.calls.size())) continue;
@@ -223,6 +233,36 @@ Verdict JudgedPerRoute(std::string_view route_check) {
       fmt::format("the scenario has routes: {} judges this per route", route_check));
 }
 
+std::vector<std::string> Undeclared(const View& view, std::span<const std::string_view> needed) {
+  std::vector<std::string> missing;
+  if (!view.has_policy()) return missing;
+  for (std::string_view key : needed) {
+    if (view.declared.States(key)) continue;
+    missing.emplace_back(key);
+    if (view.unstated != nullptr) view.unstated->emplace(key);
+  }
+  return missing;
+}
+
+std::optional<Verdict> UnlessDeclared(const View& view, std::span<const std::string_view> needed) {
+  const std::vector<std::string> missing = Undeclared(view, needed);
+  if (missing.empty()) return std::nullopt;
+  return NotApplicable(fmt::format(
+      "the declared policy does not state {}: a declaration without extends is judged only on "
+      "the keys it states (ADV-010)",
+      fmt::join(missing, ", ")));
+}
+
+std::string TwinNeedsWholePolicy(const View& view) {
+  if (!view.has_policy() || !view.declared.partial) return {};
+  const std::vector<std::string> missing = view.declared.Unstated();
+  if (view.unstated != nullptr) view.unstated->insert(missing.begin(), missing.end());
+  return fmt::format(
+      "the policy twin runs a whole policy, and the declaration (without extends) leaves out {} "
+      "(ADV-010)",
+      fmt::join(missing, ", "));
+}
+
 std::string NoPolicy(const View& view) {
   if (view.declared.error)
     return "the subject's declared policy is invalid: " + *view.declared.error;
@@ -232,6 +272,12 @@ std::string NoPolicy(const View& view) {
 std::string StoppedBeforeThePolicyEnds(const View& view) {
   const std::optional<Duration>& stopped = view.trace.subject_stopped_at;
   if (!view.trace.subject_timed_out || !stopped) return {};
+  if (const std::string why = TwinNeedsWholePolicy(view); !why.empty()) {
+    return fmt::format(
+        "the runner stopped the subject at {:.1f} ms, and whether its policy would "
+        "have ended the call by then is unknown: {}",
+        Ms(*stopped), why);
+  }
   if (view.twin == nullptr || !view.twin->usable() || !view.has_policy()) return {};
   // The twin's t = 0 is the first attempt; the subject's is its first response/start.
   const auto first = std::ranges::find_if(view.trace.client, [](const ClientRecord& record) {
@@ -263,6 +309,15 @@ const provider::Silence* TimedOutSilence(const View& view, const provider::Journ
   if (!view.has_policy()) return nullptr;
   const ref::TimeoutConfig& timeouts = view.policy().timeouts;
   for (const provider::Silence& silence : entry.truth.silences) {
+    // A timeout the declaration leaves out may or may not cut the silence: either class goes.
+    const bool heartbeats = silence.heartbeat && !silence.before_headers;
+    const std::string_view key =
+        silence.before_headers ? "timeouts.response_headers_ms" : "timeouts.idle_ms";
+    if (!Undeclared(view, {key}).empty() ||
+        (heartbeats && !Undeclared(view, {"timeouts.heartbeats_reset_idle"}).empty())) {
+      if (ambiguous != nullptr) *ambiguous = true;
+      continue;
+    }
     const auto limit = silence.before_headers ? timeouts.response_headers : timeouts.idle;
     if (!limit) continue;
     if (silence.heartbeat && timeouts.heartbeats_reset_idle && !silence.before_headers) continue;
@@ -406,16 +461,19 @@ bool IsBlackBox(const Trace& trace) {
 std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const Trace& trace,
                                        const Tolerance& tolerance, const PolicyTwin* twin) {
   using namespace judge_internal;
-  const View view = MakeView(scenario, trace, tolerance, twin);
+  std::set<std::string> unstated;  // ADV-010's evidence, noted by every check
+  const View view = MakeView(scenario, trace, tolerance, twin, &unstated);
   // With several calls, each call is judged on its own requests when the journal attributes
   // them; the checks see a single call then.
   const std::optional<std::vector<Trace>> per_call = SplitByCall(trace);
   std::vector<View> call_views;
   if (per_call) {
     for (const Trace& call : *per_call) {
-      call_views.push_back(MakeView(scenario, call, tolerance, twin));
+      call_views.push_back(MakeView(scenario, call, tolerance, twin, &unstated));
     }
   }
+  // The expectations run first, so that ADV-010, last of the catalogue, sees what they needed.
+  std::vector<CheckResult> expectations = ExpectChecks(view);
   std::vector<CheckResult> results;
   for (const CatalogEntry& entry : kCatalog) {
     // What the calls of one client share (its breakers) is judged over the whole run.
@@ -426,7 +484,7 @@ std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const
     result.severity = entry.severity;
     results.push_back(std::move(result));
   }
-  for (CheckResult& result : ExpectChecks(view)) results.push_back(std::move(result));
+  for (CheckResult& result : expectations) results.push_back(std::move(result));
   return results;
 }
 

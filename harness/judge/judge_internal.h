@@ -3,8 +3,13 @@
 
 #include <fmt/format.h>
 
+#include <array>
+#include <initializer_list>
 #include <optional>
+#include <set>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/judge/declared_policy.h"
@@ -42,13 +47,17 @@ struct View {
   // Some connection may be refused (a listener outage, a route that refuses): those attempts
   // never reach the journal.
   bool refusals() const;
-  // The declared policy; only valid when has_policy().
+  // The declared policy; only valid when has_policy(). A partial declaration's keys are read
+  // only after UnlessDeclared/Undeclared said it states them.
   const ref::RetryPolicy& policy() const { return declared.policy; }
   bool has_policy() const { return declared.usable(); }
+  // Where the checks note the keys a partial declaration left out that they needed (ADV-010
+  // names them); shared by the views of one Judge() call; null: not noted.
+  std::set<std::string>* unstated = nullptr;
 };
 
 View MakeView(const scenario::Scenario& scenario, const Trace& trace, const Tolerance& tolerance,
-              const PolicyTwin* twin);
+              const PolicyTwin* twin, std::set<std::string>* unstated = nullptr);
 
 // "the subject declares no policy" / "... an invalid policy: ..."; for n/a evidence.
 std::string NoPolicy(const View& view);
@@ -72,6 +81,29 @@ Verdict Fail(std::string evidence);
 Verdict NotApplicable(std::string why);
 // `verdict` under its id and statement (the EXPECT-* checks build their statements).
 CheckResult Named(std::string id, std::string statement, Verdict verdict);
+
+// A partial declaration (declared_policy.h) is judged only on the keys it states. The keys of
+// `needed` ("max_attempts", "backoff", "timeouts.idle_ms") it leaves out, each noted in
+// view.unstated; empty when it states them all, or is whole, or there is no declaration.
+std::vector<std::string> Undeclared(const View& view, std::span<const std::string_view> needed);
+inline std::vector<std::string> Undeclared(const View& view,
+                                           std::initializer_list<std::string_view> needed) {
+  return Undeclared(view, std::span(needed.begin(), needed.size()));
+}
+// n/a naming the keys of `needed` the declaration leaves out, or nullopt when it states them all:
+//   if (auto unstated = UnlessDeclared(view, {"max_attempts"})) return *unstated;
+std::optional<Verdict> UnlessDeclared(const View& view, std::span<const std::string_view> needed);
+inline std::optional<Verdict> UnlessDeclared(const View& view,
+                                             std::initializer_list<std::string_view> needed) {
+  return UnlessDeclared(view, std::span(needed.begin(), needed.size()));
+}
+// The keys of the retry rules (RetryForbidden, policy.h rules 3-4).
+inline constexpr std::array<std::string_view, 6> kRetryRuleKeys{
+    "mode",           "retryable_classes", "retry_phases",
+    "stream_retries", "statuses",          "should_retry_header"};
+// Why the policy twin cannot judge a partial declaration (it runs a whole policy): the keys it
+// leaves out, each noted; "" for a whole declaration.
+std::string TwinNeedsWholePolicy(const View& view);
 
 // The failure an event reports; an empty one (every field "") when it reports none.
 const ReportedFailure& FailureOf(const ClientEvent& event);
@@ -135,6 +167,8 @@ Verdict RouteConnectionsClosed(const View& view);
 Verdict AdviseSharedFateFailover(const View& view);
 Verdict AdviseFastFailingRouteShare(const View& view);
 Verdict AdviseFailoverAsTheTaxonomySays(const View& view);
+// ADV-010 reads view.unstated, so it runs after every other check (judge.cc).
+Verdict AdviseStateEveryKey(const View& view);
 // The first attempt after view.attempts[k] on the same route (every attempt, without routes),
 // or null.
 const provider::JournalEntry* NextOnRoute(const View& view, std::size_t k);

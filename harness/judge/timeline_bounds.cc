@@ -58,6 +58,7 @@ void RetryBands(const View& view, std::size_t k, json& out) {
 // A silence longer than the declared timeout must be cut short within it.
 void SilenceBands(const View& view, const provider::JournalEntry& entry, json& out) {
   for (const provider::Silence& silence : entry.truth.silences) {
+    if (!view.declared.States("timeouts")) return;  // a partial declaration's: not drawn
     const auto limit =
         silence.before_headers ? view.declared.response_headers_ms() : view.declared.idle_ms();
     if (!limit || (silence.to && Ms(*silence.to - silence.from) <= *limit)) continue;
@@ -99,11 +100,13 @@ json TimelineBounds(const scenario::Scenario& scenario, const Trace& trace,
   }
   const View view = judge_internal::MakeView(scenario, trace, tolerance, nullptr);
   if (!view.single_call() || !view.has_policy()) return out;
-  if (scenario.listener_outages.empty()) {  // refused connections leave gaps unknown
+  // Only what the declaration states is drawn (a partial one is judged only on that).
+  const bool waits_stated = view.declared.States("backoff") && view.declared.States("retry_after");
+  if (scenario.listener_outages.empty() && waits_stated) {  // refused connections: gaps unknown
     for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) RetryBands(view, k, out);
   }
   for (const provider::JournalEntry* entry : view.attempts) SilenceBands(view, *entry, out);
-  DeadlineBand(view, out);
+  if (view.declared.States("timeouts.total_ms")) DeadlineBand(view, out);
   return out;
 }
 

@@ -31,11 +31,18 @@ inline json TestPolicy() {
 class TraceBuilder {
  public:
   TraceBuilder() : TraceBuilder(TestPolicy()) {}
-  // A subject declaring `policy` (null: no policy at all).
+  // A subject declaring `policy` (null: no policy at all), whole: the keys it leaves out are the
+  // reference client's defaults ("extends": "reference" unless it extends another preset).
   explicit TraceBuilder(json policy) {
-    json hello = {{"type", "adapter/hello"}, {"name", "t"}};
-    if (!policy.is_null()) hello["policy"] = std::move(policy);
-    Event(0, std::move(hello));
+    if (policy.is_object() && !policy.contains("extends")) policy["extends"] = "reference";
+    Hello(std::move(policy));
+  }
+  // A subject declaring `policy` as written: without extends, a partial declaration, judged only
+  // on the keys it states (declared_policy.h).
+  static TraceBuilder Declaring(json policy) {
+    TraceBuilder builder(Unwritten{});
+    builder.Hello(std::move(policy));
+    return builder;
   }
 
   TraceBuilder& Event(double at, json event, int call = 0) {
@@ -118,6 +125,14 @@ class TraceBuilder {
   }
 
  private:
+  struct Unwritten {};
+  explicit TraceBuilder(Unwritten) {}
+  void Hello(json policy) {
+    json hello = {{"type", "adapter/hello"}, {"name", "t"}};
+    if (!policy.is_null()) hello["policy"] = std::move(policy);
+    Event(0, std::move(hello));
+  }
+
   static std::string Id(int attempt) { return "resp-" + std::to_string(attempt); }
   Trace trace_;
 };

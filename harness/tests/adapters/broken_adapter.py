@@ -58,6 +58,8 @@ BUGS = ("none", "retries-400", "splices-attempts", "ignores-retry-after", "no-id
 RETRYABLE = ["rate-limit", "timeout", "transport", "provider-overloaded",
              "provider-unavailable", "protocol", "truncated", "empty"]
 POLICY = {
+    # Whole: what it does not state is the reference client's (docs/policy.md, presets).
+    "extends": "reference",
     "max_attempts": 3,
     "retryable_classes": RETRYABLE,
     "backoff": {"strategy": "full-jitter", "base_ms": 100, "cap_ms": 2000, "multiplier": 2},

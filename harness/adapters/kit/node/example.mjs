@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // The smallest honest faultline adapter: one chat call with Node's plain fetch, in any dialect,
 // streamed when the runner's request says so. It makes ONE attempt and never retries, and its
-// hello says exactly that (PLAIN_FETCH_POLICY: max_attempts 1, undici's own timeouts). It
-// commits only a whole answer (the dialect's terminator seen, not empty) and fails otherwise.
+// hello says exactly that (PLAIN_FETCH_POLICY: the node-fetch preset, one attempt and undici's
+// own timeouts). It commits only a whole answer (the dialect's terminator seen, not empty) and
+// fails otherwise.
 //   faultline run --adapter "node harness/adapters/kit/node/example.mjs" --filter 'success/*'
 import { AdapterFailure, endpoint, parseEvent, requestHeaders, runAdapter, sseEvents }
   from './faultline-adapter.mjs';

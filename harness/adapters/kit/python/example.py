@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The smallest honest faultline adapter in Python: one chat call with plain urllib (any dialect,
 streamed when the request says so). ONE attempt, no retries, no timeout, and its hello says so
-(NO_RECOVERY_POLICY). It commits only a whole answer (terminator seen, not empty).
+(NO_RECOVERY_POLICY: the python-http-client preset). It commits only a whole answer (terminator
+seen, not empty).
     faultline run --adapter "python3 harness/adapters/kit/python/example.py" --filter 'success/*'
 """
 import json

@@ -262,7 +262,7 @@ test('the example commits a whole stream and fails a rate limit, classified', as
     assert.deepEqual(types(good.events), ['adapter/hello', 'response/start', 'assistant/chunk',
                                           'assistant/chunk', 'response/committed']);
     assert.equal(good.events.at(-1).text, 'Hello');
-    assert.equal(good.events[0].policy.max_attempts, 1);
+    assert.equal(good.events[0].policy.extends, 'node-fetch');
     assert.equal(good.code, 0);
     const limited = await runAdapter(EXAMPLE, server.url);
     const { failure } = limited.events.at(-1);

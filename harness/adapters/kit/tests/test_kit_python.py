@@ -333,7 +333,7 @@ class AdapterTest(unittest.TestCase):
             self.assertEqual(types(events), ["adapter/hello", "response/start", "assistant/chunk",
                                              "assistant/chunk", "response/committed"])
             self.assertEqual((events[-1]["text"], code), ("Hello", 0))
-            self.assertEqual(events[0]["policy"]["max_attempts"], 1)
+            self.assertEqual(events[0]["policy"]["extends"], "python-http-client")
             events, _, code = run(EXAMPLE, server.url)
             failure = events[-1]["failure"]
             self.assertEqual((failure["code"], failure["status"], failure["retry_after_ms"], code),
