@@ -32,6 +32,9 @@ nlohmann::json TruthToJson(const PlanTruth& truth) {
     json["streamed"] = true;
     json["output_before_failure"] = truth.output_before_failure;
     if (truth.output_from) json["output_from_us"] = truth.output_from->count();
+    if (truth.error_event) json["error_event"] = true;
+    if (truth.events_before_failure) json["events_before_failure"] = true;
+    if (truth.events_from) json["events_from_us"] = truth.events_from->count();
   }
   return json;
 }

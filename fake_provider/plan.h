@@ -93,6 +93,13 @@ struct PlanTruth {
   bool streamed = false;
   bool output_before_failure = false;
   std::optional<Duration> output_from;
+  // Of a stream, for `stream_retry_on` and `stream_retries: first-event`: the failure this truth
+  // names is the provider's own error event (an error envelope, `event: error`,
+  // `response.failed`), not a broken stream; some event went out before it; and when the first
+  // event was due, to place a silence against it.
+  bool error_event = false;
+  bool events_before_failure = false;
+  std::optional<Duration> events_from;
   friend bool operator==(const PlanTruth&, const PlanTruth&) = default;
 };
 

@@ -68,7 +68,7 @@ std::string_view ContentType(const CompiledEntry& entry, bool sse_body, bool str
 // The timed steps: an optional stall, the head, then the body's schedule.
 std::vector<PlanStep> Steps(const scenario::ResponseSpec& spec, const BodyProgram& program,
                             std::string head, const SlotValues& values,
-                            std::optional<Duration>* output_from) {
+                            plan_internal::BodyMarks* marks) {
   Timeline timeline(program.drip_bytes, program.drip_every);
   Duration at = spec.headers_delay;
   if (spec.headers_stall) {
@@ -80,7 +80,7 @@ std::vector<PlanStep> Steps(const scenario::ResponseSpec& spec, const BodyProgra
   std::string& first_write = timeline.SendBuffer(at);
   first_write = std::move(head);
   first_write.reserve(first_write.size() + program.size_hint);
-  plan_internal::EmitBody(program, values, at, timeline, output_from);
+  plan_internal::EmitBody(program, values, at, timeline, marks);
   return timeline.Take();
 }
 
@@ -153,11 +153,14 @@ ResponsePlan CompiledScenario::Plan(const scenario::ResponseSpec& response,
   head.writer = writer_;
   head.content_type = ContentType(*entry, use_stream, request.stream);
   if (!program.chunked) head.content_length = program.items.front().bytes.RenderedSize(values);
-  std::optional<Duration> output_from;
-  plan.steps = Steps(spec, program, plan_internal::Head(spec.status, head), values, &output_from);
+  plan_internal::BodyMarks marks;
+  plan.steps = Steps(spec, program, plan_internal::Head(spec.status, head), values, &marks);
   plan.truth =
       plan_internal::EntryTruth(spec, program, use_stream, head.content_type, request.stream);
-  if (plan.truth.streamed) plan.truth.output_from = output_from;
+  if (plan.truth.streamed) {
+    plan.truth.output_from = marks.first_output;
+    plan.truth.events_from = marks.first_event;
+  }
   plan.truth.silences = plan_internal::SilencesOf(plan.steps);
   plan.truth.hint_fields = plan_internal::HintFieldsOf(spec.status, plan.steps);
   return plan;

@@ -87,11 +87,15 @@ CompiledEntry CompileEntry(const scenario::ResponseSpec& spec, const DialectWrit
 
 // Appends the steps of `program`'s body starting at `start` (the instant the headers went out,
 // already added to `timeline`'s owner). Returns whether the connection stays usable.
-// `output_from`, when given, receives when the program's first output item goes out (nullopt:
-// never).
+// `marks`, when given, receives when the program's first item and first output item go out
+// (nullopt: never).
+struct BodyMarks {
+  std::optional<Duration> first_event;
+  std::optional<Duration> first_output;
+};
 class Timeline;
 bool EmitBody(const BodyProgram& program, const SlotValues& values, Duration start,
-              Timeline& timeline, std::optional<Duration>* output_from = nullptr);
+              Timeline& timeline, BodyMarks* marks = nullptr);
 // How many whole items go out before the termination's cut point.
 std::size_t CutPosition(const BodyProgram& program);
 // Whether a response with this body leaves the connection usable (decided before sending, for

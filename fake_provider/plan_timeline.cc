@@ -24,7 +24,7 @@ class BodyEmitter {
       : program_(program), values_(values), timeline_(timeline) {}
 
   bool Run(Duration start);
-  const std::optional<Duration>& output_from() const { return output_from_; }
+  const BodyMarks& marks() const { return marks_; }
 
  private:
   std::optional<Duration> ApplyFaults(std::size_t position, Duration at);
@@ -39,7 +39,7 @@ class BodyEmitter {
   const BodyProgram& program_;
   const SlotValues& values_;
   Timeline& timeline_;
-  std::optional<Duration> output_from_;
+  BodyMarks marks_;
 };
 
 bool BodyEmitter::Run(Duration start) {
@@ -51,7 +51,8 @@ bool BodyEmitter::Run(Duration start) {
     at = *after_faults;
     if (position == cut) break;
     if (position > 0) at += program_.gap;
-    if (position == program_.first_output) output_from_ = at;
+    if (position == 0) marks_.first_event = at;
+    if (position == program_.first_output) marks_.first_output = at;
     at = EmitItem(program_.items[position], at);
   }
   // The cut happens when the next item would have been due.
@@ -256,10 +257,10 @@ bool KeepsAlive(const BodyProgram& program) {
 }
 
 bool EmitBody(const BodyProgram& program, const SlotValues& values, Duration start,
-              Timeline& timeline, std::optional<Duration>* output_from) {
+              Timeline& timeline, BodyMarks* marks) {
   BodyEmitter emitter(program, values, timeline);
   const bool usable = emitter.Run(start);
-  if (output_from != nullptr) *output_from = emitter.output_from();
+  if (marks != nullptr) *marks = emitter.marks();
   return usable;
 }
 

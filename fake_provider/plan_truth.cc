@@ -228,6 +228,9 @@ PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& prog
           fault != nullptr ? static_cast<std::size_t>(std::max(fault->after_event, 0)) : cut;
       truth.output_before_failure =
           !truth.failure_class.empty() && program.first_output && *program.first_output < sent;
+      truth.events_before_failure = !truth.failure_class.empty() && sent > 0;
+      truth.error_event = fault != nullptr && (fault->kind == EventFault::Kind::kErrorEnvelope ||
+                                               fault->kind == EventFault::Kind::kProviderError);
     }
   }
   truth.retryable_ignoring_header = truth.retryable;

@@ -74,8 +74,10 @@ void AttemptAssembler::Apply(const Delta& delta) {
   } else if (const auto* error = std::get_if<ProviderErrorDelta>(&delta)) {
     const ProviderErrorClass kind =
         ClassifyProviderError(dialect_, error->type, error->code).value_or(ProviderErrorClass{});
-    Decide(MakeFailure(kind.code, kind.failure_class, Phase::kStream, kind.retryable,
-                       DescribeProviderError(*error)));
+    Failure failure = MakeFailure(kind.code, kind.failure_class, Phase::kStream, kind.retryable,
+                                  DescribeProviderError(*error));
+    failure.error_event = true;
+    Decide(std::move(failure));
   }
 }
 
@@ -134,6 +136,7 @@ const AttemptOutcome& AttemptAssembler::Interrupt(Failure failure) {
   if (!failure.request_id) failure.request_id = request_id_;
   failure.streamed =
       streamed_ && (failure.phase == Phase::kStream || failure.phase == Phase::kFinish);
+  failure.stream_events = events_;
   return Decide(std::move(failure));
 }
 
@@ -160,6 +163,7 @@ Failure AttemptAssembler::MakeFailure(FailureCode code, FailureClass failure_cla
   failure.retryable = retryable;
   failure.partial_output = has_output() ? PartialOutput::kUncommitted : PartialOutput::kNone;
   failure.streamed = streamed_;
+  failure.stream_events = events_;
   failure.status = status_;
   failure.request_id = request_id_;
   failure.message = std::move(message);

@@ -15,7 +15,9 @@
 // answer is whole and what happens to the connection afterwards does not matter.
 //
 // Every Failure reports partial_output = uncommitted when text or a tool-call fragment had been
-// decoded, and carries the response's status and request id when SetResponseInfo() was called.
+// decoded, carries the response's status and request id when SetResponseInfo() was called, and
+// of a stream says how many meaningful events went by before it (CountEvent) and whether the
+// provider's error event decided it (error_event).
 // The first outcome is final; later input is ignored. Wasted work (the bytes and approximate
 // tokens of an attempt that did not complete) is kept for the lifecycle report.
 //
@@ -77,6 +79,8 @@ class AttemptAssembler {
   void SetResponseInfo(int status, std::optional<std::string> request_id);
   // Raw bytes received by this attempt (head and body), for the wasted-work accounting.
   void CountBytes(std::uint64_t bytes) { bytes_ += bytes; }
+  // A meaningful stream event went by without deciding the attempt (Failure::stream_events).
+  void CountEvent() { ++events_; }
 
   // Feeds the deltas of one event or body. Returns the outcome once one is decided.
   const std::optional<AttemptOutcome>& Add(std::span<const Delta> deltas);
@@ -122,6 +126,7 @@ class AttemptAssembler {
   std::vector<PendingCall> calls_;
   std::string finish_reason_;
   bool finish_seen_ = false;
+  int events_ = 0;
   Usage usage_;
   std::optional<AttemptOutcome> outcome_;
 };

@@ -42,8 +42,10 @@ void BodyDecoder::DecodeEvents(std::span<const SseEventView> events, Progress& p
       assembler_.FailProtocol(weight.error().message);
       return;
     }
-    ++(*weight == EventWeight::kHeartbeat ? progress.heartbeats : progress.meaningful_events);
+    const bool meaningful = *weight != EventWeight::kHeartbeat;
+    ++(meaningful ? progress.meaningful_events : progress.heartbeats);
     if (assembler_.Add(std::span<const Delta>(deltas_).subspan(first))) return;
+    if (meaningful) assembler_.CountEvent();  // an event before whatever decides the attempt
   }
 }
 

@@ -463,11 +463,12 @@ void Call::AfterBody(bool complete, Time now, std::vector<Action>& out) {
 
 void Call::FinishErrorBody(Time now, std::vector<Action>& out) {
   const HttpResponseHead& head = parser_->head();
-  ClassifiedResponse classified = ClassifyHttpError({.status = head.status,
-                                                     .headers = head.headers,
-                                                     .body = error_body_,
-                                                     .dialect = routes_[route_].dialect},
-                                                    Wall(now), policy_.should_retry_header);
+  ClassifiedResponse classified =
+      ClassifyHttpError({.status = head.status,
+                         .headers = head.headers,
+                         .body = error_body_,
+                         .dialect = routes_[route_].dialect},
+                        Wall(now), policy_.should_retry_header, policy_.retry_after.parse);
   decoder_->assembler().CountBytes(error_body_.size());
   FailAttempt(std::move(classified.failure), std::move(classified.hints), now, out);
 }

@@ -192,7 +192,7 @@ std::string_view TransportText(TransportKind kind) {
 
 ClassifiedResponse ClassifyHttpError(const HttpErrorResponse& response,
                                      std::chrono::system_clock::time_point now,
-                                     bool honor_should_retry) {
+                                     bool honor_should_retry, RetryAfterParse parse) {
   const BodyError error = ReadBodyError(response.body);
   const StatusRow row = Refine(RowFor(response.status), error, response.dialect);
   ClassifiedResponse result;
@@ -206,7 +206,7 @@ ClassifiedResponse ClassifyHttpError(const HttpErrorResponse& response,
   failure.status = response.status;
   failure.request_id = RequestId(response.headers);
   failure.message = Summary(response.status, error);
-  result.hints = FindRetryHints({response.headers, response.body, response.status, now});
+  result.hints = FindRetryHints({response.headers, response.body, response.status, now, parse});
   if (!result.hints.empty()) result.hint = result.hints.front();
   if (result.hint) failure.retry_after = result.hint->delay;
   return result;

@@ -79,10 +79,12 @@ struct ClassifiedResponse {
 
 // Classifies an HTTP error response received at `now` (the wall clock, for HTTP-date hints).
 // The phase is kResponseHeaders, partial output kNone.
-// `honor_should_retry` false ignores `x-should-retry` (a policy may say so: policy.h).
+// `honor_should_retry` false ignores `x-should-retry` (a policy may say so: policy.h);
+// `parse` is how the policy reads `retry-after` (retry_after.h).
 ClassifiedResponse ClassifyHttpError(const HttpErrorResponse& response,
                                      std::chrono::system_clock::time_point now,
-                                     bool honor_should_retry = true);
+                                     bool honor_should_retry = true,
+                                     RetryAfterParse parse = RetryAfterParse::kRfc9110);
 
 // ---- Transport failures and timeouts ----
 

@@ -73,8 +73,13 @@ struct Failure {
   bool retryable = false;
   PartialOutput partial_output = PartialOutput::kNone;
   // The attempt failed after the headers of a streamed (SSE) response: RetryPolicy's
-  // stream_retries applies to it.
+  // stream_retries and stream_retry_on apply to it.
   bool streamed = false;
+  // Of a streamed failure: the provider's own error event in the stream failed it (an in-stream
+  // error frame), not a broken stream (a reset, a cut, a stall, bytes that do not read); and how
+  // many meaningful events the stream had delivered before the failure (heartbeats not counted).
+  bool error_event = false;
+  int stream_events = 0;
   std::optional<int> status;                             // HTTP status when there was one
   std::optional<std::chrono::milliseconds> retry_after;  // the server's hint, already parsed
   // The server's `x-should-retry: true|false`, when it sent one (already folded into

@@ -261,11 +261,36 @@ constexpr NameTable<RetryMode, 2> kRetryModeNames{{
     {RetryMode::kStandard, "standard"},
     {RetryMode::kAlways, "always"},
 }};
-constexpr NameTable<StreamRetries, 3> kStreamRetriesNames{{
+constexpr NameTable<StreamRetries, 4> kStreamRetriesNames{{
     {StreamRetries::kUntilCommit, "until-commit"},
     {StreamRetries::kBeforeOutput, "before-output"},
+    {StreamRetries::kFirstEvent, "first-event"},
     {StreamRetries::kNever, "never"},
 }};
+constexpr NameTable<StreamFailure, 2> kStreamFailureNames{{
+    {StreamFailure::kErrorEvent, "error-event"},
+    {StreamFailure::kTransport, "transport"},
+}};
+
+// Rule 3's stream part: whether `stream_retries` and `stream_retry_on` rule out retrying a
+// failure of a streamed response after its headers.
+bool StreamNotRetried(const RetryPolicy& policy, const Failure& failure) {
+  switch (policy.stream_retries) {
+    case StreamRetries::kNever:
+      return true;
+    case StreamRetries::kBeforeOutput:
+      if (failure.partial_output != PartialOutput::kNone) return true;
+      break;
+    case StreamRetries::kFirstEvent:
+      if (failure.stream_events > 0) return true;
+      break;
+    case StreamRetries::kUntilCommit:
+      break;
+  }
+  const StreamFailure kind =
+      failure.error_event ? StreamFailure::kErrorEvent : StreamFailure::kTransport;
+  return std::ranges::find(policy.stream_retry_on, kind) == policy.stream_retry_on.end();
+}
 
 }  // namespace
 
@@ -298,6 +323,16 @@ std::optional<StreamRetries> ParseStreamRetries(std::string_view text) {
   return ValueOf(kStreamRetriesNames, text);
 }
 
+std::string_view ToString(StreamFailure value) {
+  return NameOf(kStreamFailureNames, value, "transport");
+}
+std::optional<StreamFailure> ParseStreamFailure(std::string_view text) {
+  return ValueOf(kStreamFailureNames, text);
+}
+std::vector<StreamFailure> AllStreamFailures() {
+  return {StreamFailure::kErrorEvent, StreamFailure::kTransport};
+}
+
 std::vector<DelaySource> AllHintSources() {
   return {DelaySource::kRetryAfterMs, DelaySource::kRetryAfter, DelaySource::kRetryAfterDate,
           DelaySource::kBody, DelaySource::kRatelimitReset};
@@ -318,9 +353,7 @@ std::optional<GiveUpReason> RetryForbidden(const RetryPolicy& policy, const Fail
   if (std::ranges::find(policy.retry_phases, failure.phase) == policy.retry_phases.end()) {
     return GiveUpReason::kPhaseNotRetried;
   }
-  if (failure.streamed && (policy.stream_retries == StreamRetries::kNever ||
-                           (policy.stream_retries == StreamRetries::kBeforeOutput &&
-                            failure.partial_output != PartialOutput::kNone))) {
+  if (failure.streamed && StreamNotRetried(policy, failure)) {
     return GiveUpReason::kStreamNotRetried;
   }
   // The server's own instruction first, as the official SDKs read it.

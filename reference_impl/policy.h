@@ -11,7 +11,9 @@
 //   3. The failure's phase must be in `retry_phases` (the official SDKs, for one, never retry once
 //      the response headers are in): kPhaseNotRetried otherwise. A failure after the headers of
 //      a streamed response is further bound by `stream_retries` (kStreamNotRetried): retried
-//      until commit, only while the caller has seen no output, or never.
+//      until commit, only while the caller has seen no output, only while no event had come
+//      (the failure shows in the first one), or never; and by `stream_retry_on`: whether an
+//      error event of the provider's, and a broken stream, are retried at all.
 //   4. An `x-should-retry` header the policy honours decides first (as the official SDKs read
 //      it). Then status rules come before class rules: a status in `statuses.never` is not retried
 //      (kStatusNotRetried); a status in `statuses.retry` is retried whatever its class. Otherwise
@@ -98,6 +100,9 @@ std::vector<DelaySource> AllHintSources();
 struct RetryAfterConfig {
   bool honor = true;  // false: ignore every server hint (a baseline to compare)
   HintMode mode = HintMode::kFloor;
+  // How a `retry-after` value is read: as RFC 9110 says, or as JavaScript's Date.parse reads
+  // it (retry_after.h).
+  RetryAfterParse parse = RetryAfterParse::kRfc9110;
   // Longest hint we will wait for; nullopt: no cap (any valid hint is waited out).
   std::optional<std::chrono::milliseconds> cap = std::chrono::milliseconds(60'000);
   double jitter = 0.1;  // positive-only ratio added on top of the hint, 0..1
@@ -140,10 +145,23 @@ std::optional<RetryMode> ParseRetryMode(std::string_view text);
 enum class StreamRetries {
   kUntilCommit,   // "until-commit"
   kBeforeOutput,  // "before-output": no text delta or tool call had reached the caller
+  kFirstEvent,    // "first-event": the stream had delivered no event (a library that reads the
+                  // first one before it returns the stream, and retries only what fails there)
   kNever,         // "never"
 };
 std::string_view ToString(StreamRetries value);
 std::optional<StreamRetries> ParseStreamRetries(std::string_view text);
+
+// What failed a streamed response after its headers, for `stream_retry_on`: the provider's own
+// error event in the stream (an error frame, Failure::error_event), or the stream itself (the
+// connection reset or closed, a stall a timeout cut, a body cut short or unreadable).
+enum class StreamFailure {
+  kErrorEvent,  // "error-event"
+  kTransport,   // "transport"
+};
+std::string_view ToString(StreamFailure value);
+std::optional<StreamFailure> ParseStreamFailure(std::string_view text);
+std::vector<StreamFailure> AllStreamFailures();
 
 std::vector<Phase> AllPhases();
 
@@ -201,6 +219,7 @@ struct RetryPolicy {
   std::vector<FailureClass> retryable_classes = DefaultRetryableClasses();
   std::vector<Phase> retry_phases = AllPhases();  // phases whose failures may be retried
   StreamRetries stream_retries = StreamRetries::kUntilCommit;
+  std::vector<StreamFailure> stream_retry_on = AllStreamFailures();  // which stream failures
   StatusRules statuses;
   bool should_retry_header = true;  // honour `x-should-retry` (applied by the classifier)
   BackoffConfig backoff;

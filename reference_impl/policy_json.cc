@@ -20,25 +20,16 @@ using Json = nlohmann::json;
 using std::chrono::milliseconds;
 
 // "extends" is resolved before the keys are read (presets.h); it is listed for did-you-mean.
-constexpr std::array<std::string_view, 15> kTopKeys{"extends",
-                                                    "mode",
-                                                    "max_attempts",
-                                                    "max_retries",
-                                                    "retryable_classes",
-                                                    "retry_phases",
-                                                    "stream_retries",
-                                                    "statuses",
-                                                    "should_retry_header",
-                                                    "backoff",
-                                                    "retry_after",
-                                                    "min_attempt_ms",
-                                                    "timeouts",
-                                                    "budget",
-                                                    "routing"};
+constexpr std::array<std::string_view, 16> kTopKeys{
+    "extends",      "mode",           "max_attempts",    "max_retries", "retryable_classes",
+    "retry_phases", "stream_retries", "stream_retry_on", "statuses",    "should_retry_header",
+    "backoff",      "retry_after",    "min_attempt_ms",  "timeouts",    "budget",
+    "routing"};
 constexpr std::array<std::string_view, 6> kBackoffKeys{"strategy",   "base_ms", "cap_ms",
                                                        "multiplier", "jitter",  "jitter_mode"};
-constexpr std::array<std::string_view, 9> kRetryAfterKeys{
-    "honor", "mode", "cap_ms", "jitter", "over_cap", "missing", "zero", "sources", "statuses"};
+constexpr std::array<std::string_view, 10> kRetryAfterKeys{
+    "honor",    "mode",    "parse", "cap_ms",  "jitter",
+    "over_cap", "missing", "zero",  "sources", "statuses"};
 constexpr std::array<std::string_view, 2> kStatusRuleKeys{"retry", "never"};
 constexpr std::array<std::string_view, 5> kTimeoutKeys{
     "connect_ms", "response_headers_ms", "idle_ms", "heartbeats_reset_idle", "total_ms"};
@@ -193,8 +184,10 @@ constexpr std::array<std::string_view, 3> kJitterModeNames{"symmetric", "down", 
 constexpr std::array<std::string_view, 2> kHintModeNames{"floor", "replace"};
 constexpr std::array<std::string_view, 2> kZeroHintNames{"backoff", "immediate"};
 constexpr std::array<std::string_view, 2> kRetryModeNames{"standard", "always"};
-constexpr std::array<std::string_view, 3> kStreamRetriesNames{"until-commit", "before-output",
-                                                              "never"};
+constexpr std::array<std::string_view, 4> kStreamRetriesNames{"until-commit", "before-output",
+                                                              "first-event", "never"};
+constexpr std::array<std::string_view, 2> kStreamFailureNames{"error-event", "transport"};
+constexpr std::array<std::string_view, 2> kRetryAfterParseNames{"rfc9110", "date-parse"};
 constexpr std::array<std::string_view, 2> kFailoverRuleNames{"taxonomy", "any-failure"};
 constexpr std::array<std::string_view, 4> kPhaseNames{"connect", "response-headers", "stream",
                                                       "finish"};
@@ -338,6 +331,9 @@ void ReadRetryAfter(Reader& reader, const Json& json, std::string_view path,
         [&](const Json& v, const std::string& p) { reader.Bool(v, p, out.honor); });
   Field(json, path, "mode", [&](const Json& v, const std::string& p) {
     reader.Name(v, p, kHintModeNames, ParseHintMode, out.mode);
+  });
+  Field(json, path, "parse", [&](const Json& v, const std::string& p) {
+    reader.Name(v, p, kRetryAfterParseNames, ParseRetryAfterParse, out.parse);
   });
   Field(json, path, "cap_ms",
         [&](const Json& v, const std::string& p) { reader.OptionalMs(v, p, out.cap); });
@@ -494,6 +490,9 @@ void ReadPolicy(Reader& reader, const Json& json, RetryPolicy& policy) {
   Field(json, "", "stream_retries", [&](const Json& v, const std::string& p) {
     reader.Name(v, p, kStreamRetriesNames, ParseStreamRetries, policy.stream_retries);
   });
+  Field(json, "", "stream_retry_on", [&](const Json& v, const std::string& p) {
+    ReadNames(reader, v, p, kStreamFailureNames, ParseStreamFailure, policy.stream_retry_on);
+  });
   Field(json, "", "statuses", [&](const Json& v, const std::string& p) {
     ReadStatusRules(reader, v, p, policy.statuses);
   });
@@ -579,6 +578,9 @@ Json PolicyToJson(const RetryPolicy& policy) {
   json["retryable_classes"] = std::move(classes);
   json["retry_phases"] = std::move(phases);
   json["stream_retries"] = ToString(policy.stream_retries);
+  Json stream_retry_on = Json::array();
+  for (StreamFailure kind : policy.stream_retry_on) stream_retry_on.push_back(ToString(kind));
+  json["stream_retry_on"] = std::move(stream_retry_on);
   json["statuses"] = {{"retry", StatusSetJson(policy.statuses.retry)},
                       {"never", StatusSetJson(policy.statuses.never)}};
   json["should_retry_header"] = policy.should_retry_header;
@@ -591,6 +593,7 @@ Json PolicyToJson(const RetryPolicy& policy) {
   json["retry_after"] = {
       {"honor", retry_after.honor},
       {"mode", ToString(retry_after.mode)},
+      {"parse", ToString(retry_after.parse)},
       {"cap_ms", OptionalMsJson(retry_after.cap)},
       {"jitter", retry_after.jitter},
       {"over_cap", ToString(retry_after.over_cap)},

@@ -12,6 +12,8 @@
 //     "max_retries": 2,                       // alias: max_attempts - 1 (null: unbounded)
 //     "retryable_classes": ["rate-limit", "timeout", ...],      // DESIGN §6 class names
 //     "retry_phases": ["connect", "response-headers", "stream", "finish"],
+//     "stream_retries": "until-commit",       // before-output | first-event | never
+//     "stream_retry_on": ["error-event", "transport"],          // which stream failures
 //     "statuses": {"retry": [408, "5xx"], "never": [400]},     // before the class rules
 //     "should_retry_header": true,            // honour x-should-retry
 //     "backoff": {"strategy": "full-jitter",  // exponential | full-jitter | equal-jitter |
@@ -19,6 +21,7 @@
 //                 "cap_ms": 8000, "multiplier": 2, "jitter": 0.25,
 //                 "jitter_mode": "symmetric"},  // symmetric | down | up (exponential only)
 //     "retry_after": {"honor": true, "mode": "floor",   // floor | replace
+//                     "parse": "rfc9110",               // rfc9110 | date-parse
 //                     "cap_ms": 60000,                  // null: no cap
 //                     "jitter": 0.1, "over_cap": "give-up",  // give-up | backoff
 //                     "missing": "backoff",             // no hint: backoff | give-up

@@ -233,7 +233,20 @@ UnixMs DateReference(const RetryHintInput& input) {
   return std::chrono::floor<milliseconds>(input.now);
 }
 
+// `retry-after` as JavaScript's Date.parse reads it: a date against the receiver's own clock.
+std::optional<RetryHint> DateParseHint(const RetryHintInput& input) {
+  const UnixMs now = std::chrono::floor<milliseconds>(input.now);
+  return LongestHint(input.headers, "retry-after",
+                     [&](std::string_view value) -> std::optional<RetryHint> {
+                       auto date = ParseDateLikeJavaScript(value);
+                       if (!date) return std::nullopt;
+                       return RetryHint{std::clamp(*date - now, milliseconds(0), kMaxRetryHint),
+                                        DelaySource::kRetryAfterDate};
+                     });
+}
+
 std::optional<RetryHint> RetryAfterHint(const RetryHintInput& input) {
+  if (input.parse == RetryAfterParse::kDateParse) return DateParseHint(input);
   const auto reference = DateReference(input);
   return LongestHint(input.headers, "retry-after",
                      [&](std::string_view value) -> std::optional<RetryHint> {
@@ -284,6 +297,16 @@ std::optional<RetryHint> RatelimitResetHint(const RetryHintInput& input) {
 }
 
 }  // namespace
+
+std::string_view ToString(RetryAfterParse value) {
+  return value == RetryAfterParse::kDateParse ? "date-parse" : "rfc9110";
+}
+
+std::optional<RetryAfterParse> ParseRetryAfterParse(std::string_view text) {
+  if (text == "rfc9110") return RetryAfterParse::kRfc9110;
+  if (text == "date-parse") return RetryAfterParse::kDateParse;
+  return std::nullopt;
+}
 
 std::string_view ToString(DelaySource source) {
   for (const auto& [value, name] : kSourceNames) {

@@ -19,6 +19,11 @@
 //      statuses it describes a window we are not blocked by). When several are present, the
 //      latest of those whose `*-remaining` is 0 is used; without one at 0, the latest of all.
 //
+// A client may read `retry-after` otherwise (RetryHintInput::parse): JavaScript clients that
+// hand the value to Date.parse get a date for whatever V8 reads as one, a bare or negative
+// number included ("5" is 1 May 2001, "-5" the same, "32" is 2032), measured against their own
+// clock, never the response's Date header (ParseDateLikeJavaScript below).
+//
 // Invalid values are dropped as if absent: garbage, a sign, NaN, infinity, an unknown date form.
 // A valid value above kMaxRetryHint (one day; "Retry-After: 4294967297" included) saturates at
 // it: the server asked us to stay away, so it must be far over any cap and the policy's over-cap
@@ -53,6 +58,15 @@ enum class DelaySource {
 std::string_view ToString(DelaySource source);
 std::optional<DelaySource> ParseDelaySource(std::string_view text);
 
+// How a `retry-after` value is read (a policy's retry_after.parse, policy.h).
+enum class RetryAfterParse {
+  kRfc9110,    // "rfc9110": delay-seconds (fractions accepted) or an HTTP-date, as above
+  kDateParse,  // "date-parse": JavaScript's Date.parse, against the receiver's clock; a date in
+               // the past is a hint of 0, a value Date.parse cannot read no hint at all
+};
+std::string_view ToString(RetryAfterParse value);
+std::optional<RetryAfterParse> ParseRetryAfterParse(std::string_view text);
+
 // Valid hints above this saturate at it (see above).
 inline constexpr std::chrono::milliseconds kMaxRetryHint = std::chrono::hours(24);
 
@@ -66,7 +80,8 @@ struct RetryHintInput {
   const HttpHeaders& headers;  // the response's header fields, duplicates kept
   std::string_view body;       // the error body as received (may be empty or not JSON)
   int status = 0;              // the HTTP status; the ratelimit-reset hint is read only on 429
-  std::chrono::system_clock::time_point now;  // the receiver's wall clock
+  std::chrono::system_clock::time_point now;          // the receiver's wall clock
+  RetryAfterParse parse = RetryAfterParse::kRfc9110;  // how `retry-after` is read
 };
 
 // The strongest valid hint of the response, or nullopt when it gave none.
@@ -93,6 +108,18 @@ std::optional<std::chrono::sys_seconds> ParseHttpDate(std::string_view value,
 // An RFC 3339 date-time ("2024-11-29T12:00:02Z", "2024-11-29T13:00:02.5+01:00"), fractions
 // rounded up to the millisecond.
 std::optional<std::chrono::sys_time<std::chrono::milliseconds>> ParseRfc3339(
+    std::string_view value);
+
+// A date as JavaScript's Date.parse (V8, as in Node.js) reads `value`, or nullopt where it
+// gives NaN. Modelled: the three HTTP-date forms (RFC 850's two-digit year is 19xx from 50, 20xx
+// below); the ECMAScript date-time format ("2030", "2030-01-01", "2030-01-01T10:00:00Z",
+// "+010000-01-01"); and V8's legacy reading of a bare number or numbers apart by `.`, `,`, `-`,
+// `+`, `/` or spaces, signs ignored: one to three numbers are a month, day and year ("1.5" is
+// 5 January 2001, the year defaulting to 2001), or a year, month and day when the first is no
+// day of a month ("32.5" is May 2032; "0" is 2000); a two-digit year is 19xx from 50, 20xx below;
+// "13" is NaN; years past 275760 are NaN. A time without a zone is read as UTC (the client's own
+// zone is not known here). Other forms V8 also reads ("Jan 1 2030") are not modelled: nullopt.
+std::optional<std::chrono::sys_time<std::chrono::milliseconds>> ParseDateLikeJavaScript(
     std::string_view value);
 
 // A Go time.Duration string: "1s", "6m0s", "59.6s", "1h2m3.5s", "250ms", "10us", "0".

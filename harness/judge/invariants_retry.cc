@@ -14,13 +14,13 @@ bool StatusRead(const ref::RetryPolicy& policy, int status) {
 }
 
 // What RETRY-004 reads of a hint, and what RETRY-006 reads to know when a retry was due.
-constexpr std::array<std::string_view, 5> kHintReadingKeys{
-    "retry_after.honor", "retry_after.sources", "retry_after.statuses", "retry_after.cap_ms",
-    "retry_after.over_cap"};
-constexpr std::array<std::string_view, 12> kRetryWhileAllowedKeys{
-    "mode",     "retryable_classes",   "retry_phases",   "stream_retries",
-    "statuses", "should_retry_header", "max_attempts",   "budget",
-    "backoff",  "retry_after",         "min_attempt_ms", "timeouts.total_ms"};
+constexpr std::array<std::string_view, 6> kHintReadingKeys{
+    "retry_after.honor",    "retry_after.parse",  "retry_after.sources",
+    "retry_after.statuses", "retry_after.cap_ms", "retry_after.over_cap"};
+constexpr std::array<std::string_view, 13> kRetryWhileAllowedKeys{
+    "mode",        "retryable_classes",   "retry_phases",     "stream_retries", "stream_retry_on",
+    "statuses",    "should_retry_header", "max_attempts",     "budget",         "backoff",
+    "retry_after", "min_attempt_ms",      "timeouts.total_ms"};
 
 }  // namespace
 
@@ -28,12 +28,19 @@ double GapMs(const View& view, std::size_t k) {
   return ArrivedMs(*view.attempts[k + 1]) - EndedMs(*view.attempts[k]);
 }
 
-HintsRead ReadHintsOf(const provider::JournalEntry& entry, const ref::RetryPolicy* policy) {
+HintsRead ReadHintsOf(const provider::JournalEntry& entry, const ref::RetryPolicy* policy,
+                      std::chrono::system_clock::time_point wall_start) {
   HintsRead read;
   if (policy != nullptr && (!policy->retry_after.honor || !StatusRead(*policy, entry.status))) {
     return read;
   }
-  const ResponseHints hints = ReadHints(entry);
+  HintReading reading;
+  if (policy != nullptr) {
+    reading.parse = policy->retry_after.parse;
+    // The client's clock when the head reached it: the provider's first write of the response.
+    reading.client_wall = wall_start + (entry.writes.empty() ? entry.arrived : entry.writes[0].at);
+  }
+  const ResponseHints hints = ReadHints(entry, reading);
   const auto reads = [&](ref::DelaySource source) {
     return policy == nullptr ? std::ranges::find(kRetryAfterHeaderSources, source) !=
                                    kRetryAfterHeaderSources.end()
@@ -48,7 +55,7 @@ HintsRead ReadHintsOf(const provider::JournalEntry& entry, const ref::RetryPolic
 }
 
 HintsRead ReadHintsOf(const View& view, const provider::JournalEntry& entry) {
-  return ReadHintsOf(entry, view.has_policy() ? &view.policy() : nullptr);
+  return ReadHintsOf(entry, view.has_policy() ? &view.policy() : nullptr, view.trace.wall_start);
 }
 
 HintDemand DemandOf(const View& view, const provider::JournalEntry& entry) {
@@ -225,7 +232,7 @@ namespace {
 Verdict RetryAfterPerRoute(const View& view) {
   if (!view.single_call()) return NotApplicable("several concurrent calls share the provider");
   for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {  // a hint to judge: its reading
-    if (!view.attempts[k]->truth.retry_after || NextOnRoute(view, k) == nullptr) continue;
+    if (ReadHints(*view.attempts[k]).values.empty() || NextOnRoute(view, k) == nullptr) continue;
     if (auto unstated = UnlessDeclared(view, kHintReadingKeys)) return *unstated;
     break;
   }

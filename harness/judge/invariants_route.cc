@@ -22,8 +22,8 @@ using nlohmann::json;
 constexpr std::string_view kNoRoutes = "the scenario has no routes";
 
 // What replaying a route's breaker reads (ROUTE-005): the retry rules and the waits.
-constexpr std::array<std::string_view, 8> kBreakerReplayKeys{
-    "mode",     "retryable_classes",   "retry_phases", "stream_retries",
+constexpr std::array<std::string_view, 9> kBreakerReplayKeys{
+    "mode",     "retryable_classes",   "retry_phases", "stream_retries", "stream_retry_on",
     "statuses", "should_retry_header", "backoff",      "retry_after"};
 
 const scenario::Route* RouteNamed(const View& view, std::string_view id) {

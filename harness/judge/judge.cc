@@ -371,6 +371,12 @@ std::optional<ref::Failure> TruthFailure(const View& view, const provider::Journ
                            : entry.truth.output_before_failure;
     failure.partial_output =
         output_seen ? ref::PartialOutput::kUncommitted : ref::PartialOutput::kNone;
+    // `stream_retries: first-event` and `stream_retry_on` read which failure and how far in.
+    const bool event_seen =
+        silence != nullptr ? entry.truth.events_from && *entry.truth.events_from <= silence->from
+                           : entry.truth.events_before_failure;
+    failure.stream_events = event_seen ? 1 : 0;
+    failure.error_event = silence == nullptr && entry.truth.error_event;
   }
   return failure;
 }

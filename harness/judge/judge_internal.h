@@ -98,9 +98,9 @@ inline std::optional<Verdict> UnlessDeclared(const View& view,
   return UnlessDeclared(view, std::span(needed.begin(), needed.size()));
 }
 // The keys of the retry rules (RetryForbidden, policy.h rules 3-4).
-inline constexpr std::array<std::string_view, 6> kRetryRuleKeys{
-    "mode",           "retryable_classes", "retry_phases",
-    "stream_retries", "statuses",          "should_retry_header"};
+inline constexpr std::array<std::string_view, 7> kRetryRuleKeys{
+    "mode",     "retryable_classes",  "retry_phases", "stream_retries", "stream_retry_on",
+    "statuses", "should_retry_header"};
 // Why the policy twin cannot judge a partial declaration (it runs a whole policy): the keys it
 // leaves out, each noted; "" for a whole declaration.
 std::string TwinNeedsWholePolicy(const View& view);
@@ -203,7 +203,10 @@ struct HintsRead {
   std::vector<ref::RetryHint> values;  // strongest first
   bool unreadable = false;  // a field of a source it reads holds nothing the parsers can value
 };
-HintsRead ReadHintsOf(const provider::JournalEntry& entry, const ref::RetryPolicy* policy);
+// `wall_start`: the wall clock at the trace's time zero, which a Date.parse reading
+// (retry_after.parse: date-parse) measures a date against.
+HintsRead ReadHintsOf(const provider::JournalEntry& entry, const ref::RetryPolicy* policy,
+                      std::chrono::system_clock::time_point wall_start);
 HintsRead ReadHintsOf(const View& view, const provider::JournalEntry& entry);
 
 // What the hints read ask of the next attempt under the declared cap. A client that reads

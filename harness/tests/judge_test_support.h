@@ -128,6 +128,8 @@ class TraceBuilder {
   struct Unwritten {};
   explicit TraceBuilder(Unwritten) {}
   void Hello(json policy) {
+    // The wall clock a client reads dates against: 2026-01-01, as in the virtual world.
+    trace_.wall_start = std::chrono::sys_days(std::chrono::year(2026) / 1 / 1);
     json hello = {{"type", "adapter/hello"}, {"name", "t"}};
     if (!policy.is_null()) hello["policy"] = std::move(policy);
     Event(0, std::move(hello));

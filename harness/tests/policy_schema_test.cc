@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <fstream>
 #include <set>
+#include <sstream>
 
 #include "reference_impl/policy_json.h"
+#include "reference_impl/presets.h"
 
 namespace faultline::harness {
 namespace {
@@ -54,6 +56,20 @@ TEST(PolicySchemaTest, EveryDocumentedDefaultLoads) {
   auto loaded = ref::PolicyFromJson(policy);
   ASSERT_TRUE(loaded.has_value()) << loaded.error().ToString();
   EXPECT_EQ(*loaded, ref::RetryPolicy{}) << "the schema's defaults are the loader's";
+}
+
+// docs/policy.md lists every preset, with a declaration that uses it.
+TEST(PolicySchemaTest, TheDocsListEveryPreset) {
+  std::ifstream file(std::filesystem::path(FAULTLINE_SOURCE_DIR) / "docs/policy.md");
+  std::stringstream text;
+  text << file.rdbuf();
+  const std::string docs = text.str();
+  const std::size_t section = docs.find("## Presets");
+  ASSERT_NE(section, std::string::npos);
+  const std::string presets = docs.substr(section, docs.find("\n## ", section + 1) - section);
+  for (const ref::Preset& preset : ref::Presets()) {
+    EXPECT_NE(presets.find("`" + preset.name + "`"), std::string::npos) << preset.name;
+  }
 }
 
 }  // namespace

@@ -37,7 +37,7 @@ std::vector<DelaySource> Unreadable(const ref::HttpHeaders& headers, int status,
 
 }  // namespace
 
-ResponseHints ReadHints(const provider::JournalEntry& entry) {
+ResponseHints ReadHints(const provider::JournalEntry& entry, const HintReading& reading) {
   ResponseHints hints;
   const std::vector<provider::HintField>& fields = entry.truth.hint_fields;
   if (fields.empty()) return hints;
@@ -55,7 +55,8 @@ ResponseHints ReadHints(const provider::JournalEntry& entry) {
   if (const auto date = headers.Find("date")) {
     if (const auto parsed = ref::ParseHttpDate(*date, now)) now = *parsed;
   }
-  hints.values = ref::FindRetryHints({headers, body, entry.status, now});
+  if (reading.parse == ref::RetryAfterParse::kDateParse) now = reading.client_wall;
+  hints.values = ref::FindRetryHints({headers, body, entry.status, now, reading.parse});
   hints.unreadable = Unreadable(headers, entry.status, hints);
   return hints;
 }

@@ -25,7 +25,16 @@ struct ResponseHints {
   std::vector<ref::DelaySource> unreadable;
 };
 
-ResponseHints ReadHints(const provider::JournalEntry& entry);
+// How a client reads `retry-after` (a policy's retry_after.parse). Under RFC 9110 a date is
+// measured from the response's own Date header; a client that hands the value to JavaScript's
+// Date.parse measures whatever V8 reads as a date against its own clock, `client_wall`: the wall
+// time when the response's head reached it.
+struct HintReading {
+  ref::RetryAfterParse parse = ref::RetryAfterParse::kRfc9110;
+  std::chrono::system_clock::time_point client_wall{};
+};
+
+ResponseHints ReadHints(const provider::JournalEntry& entry, const HintReading& reading = {});
 
 // The sources any HTTP client may be expected to read: the Retry-After header in both its forms
 // and `retry-after-ms`. The judge holds a subject without a declared policy to these.

@@ -180,6 +180,7 @@ void ShiftTimes(Trace& trace, Duration zero) {
   if (trace.subject_stopped_at) *trace.subject_stopped_at -= zero;
   if (trace.scripted_from) *trace.scripted_from -= zero;
   trace.ended -= zero;
+  trace.wall_start += zero;
 }
 
 std::optional<std::vector<Trace>> SplitByCall(const Trace& trace) {
@@ -199,6 +200,7 @@ std::optional<std::vector<Trace>> SplitByCall(const Trace& trace) {
     Trace& call = out[static_cast<std::size_t>(i)];
     call.calls = 1;
     call.one_client = trace.one_client;
+    call.wall_start = trace.wall_start;
     call.cancel_at = trace.cancel_at;
     call.ended = trace.ended;
     call.subject_timed_out = trace.subject_timed_out;

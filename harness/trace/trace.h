@@ -48,12 +48,15 @@ struct Trace {
   std::vector<provider::JournalEntry> journal;  // in arrival order
   std::optional<Duration> cancel_at;            // when the runner sent the cancel
   Duration ended{0};                            // when the runner stopped watching
-  bool subject_timed_out = false;               // the runner had to stop the subject
-  std::optional<Duration> subject_stopped_at;   // when it did: connections closed from then on
-                                                // were closed by the runner, not the client
-  std::string subject_stderr;                   // free-form, kept for the report
-  std::vector<std::string> protocol_errors;     // lines that were not valid protocol JSON
-  std::optional<SubjectFault> subject_fault;    // the first protocol break, if any
+  // The wall clock at the trace's time zero (virtual: the virtual world's own), for what a client
+  // reads against its own clock (a Retry-After date that Date.parse reads). Not fingerprinted.
+  std::chrono::system_clock::time_point wall_start{};
+  bool subject_timed_out = false;              // the runner had to stop the subject
+  std::optional<Duration> subject_stopped_at;  // when it did: connections closed from then on
+                                               // were closed by the runner, not the client
+  std::string subject_stderr;                  // free-form, kept for the report
+  std::vector<std::string> protocol_errors;    // lines that were not valid protocol JSON
+  std::optional<SubjectFault> subject_fault;   // the first protocol break, if any
   bool interrupted = false;  // the run was stopped by a stop request (Ctrl-C): not judged
   // Over real sockets: how late the machine ran things during the run (the worst wake-up of the
   // world's scheduling probe, or of the provider's planned writes); the judge's upper tolerances

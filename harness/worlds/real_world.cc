@@ -201,6 +201,8 @@ void RealWorld::Close(Session& session, Trace& trace) {
   }
   trace.ended = Since(session.start);
   trace.scripted_from = server_->ScriptedStart(session.id);
+  trace.wall_start = std::chrono::time_point_cast<std::chrono::system_clock::duration>(
+      std::chrono::system_clock::now() - trace.ended);
   server_->RemoveSession(session.id);
   trace.scheduling_lateness =
       std::max(probe_.WorstBetween(session.start, Clock::now()), ProviderWriteLateness(trace));

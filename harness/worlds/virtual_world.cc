@@ -50,6 +50,7 @@ class World {
   World(const scenario::Scenario& scenario, const VirtualRunOptions& options)
       : scenario_(scenario), options_(options) {
     trace_.calls = scenario.request.calls;
+    trace_.wall_start = std::chrono::system_clock::time_point(kWallStart);
     if (scenario.routes.empty()) {
       AddSession(std::string(kSessionId), scenario);
     } else {
