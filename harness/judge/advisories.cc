@@ -229,7 +229,7 @@ Verdict AdviseBoundedWaits(const View& view) {
   return Pass();
 }
 
-// ADV-010: the keys a partial declaration left out that some check or expectation of this run
+// ADV-011: the keys a partial declaration left out that some check or expectation of this run
 // needed (view.unstated, noted by UnlessDeclared and TwinNeedsWholePolicy).
 Verdict AdviseStateEveryKey(const View& view) {
   if (!view.has_policy()) return NotApplicable(NoPolicy(view));

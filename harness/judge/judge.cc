@@ -249,7 +249,7 @@ std::optional<Verdict> UnlessDeclared(const View& view, std::span<const std::str
   if (missing.empty()) return std::nullopt;
   return NotApplicable(fmt::format(
       "the declared policy does not state {}: a declaration without extends is judged only on "
-      "the keys it states (ADV-010)",
+      "the keys it states (ADV-011)",
       fmt::join(missing, ", ")));
 }
 
@@ -259,7 +259,7 @@ std::string TwinNeedsWholePolicy(const View& view) {
   if (view.unstated != nullptr) view.unstated->insert(missing.begin(), missing.end());
   return fmt::format(
       "the policy twin runs a whole policy, and the declaration (without extends) leaves out {} "
-      "(ADV-010)",
+      "(ADV-011)",
       fmt::join(missing, ", "));
 }
 
@@ -467,7 +467,7 @@ bool IsBlackBox(const Trace& trace) {
 std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const Trace& trace,
                                        const Tolerance& tolerance, const PolicyTwin* twin) {
   using namespace judge_internal;
-  std::set<std::string> unstated;  // ADV-010's evidence, noted by every check
+  std::set<std::string> unstated;  // ADV-011's evidence, noted by every check
   const View view = MakeView(scenario, trace, tolerance, twin, &unstated);
   // With several calls, each call is judged on its own requests when the journal attributes
   // them; the checks see a single call then.
@@ -478,7 +478,7 @@ std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const
       call_views.push_back(MakeView(scenario, call, tolerance, twin, &unstated));
     }
   }
-  // The expectations run first, so that ADV-010, last of the catalogue, sees what they needed.
+  // The expectations run first, so that ADV-011, last of the catalogue, sees what they needed.
   std::vector<CheckResult> expectations = ExpectChecks(view);
   std::vector<CheckResult> results;
   for (const CatalogEntry& entry : kCatalog) {

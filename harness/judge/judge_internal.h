@@ -51,7 +51,7 @@ struct View {
   // only after UnlessDeclared/Undeclared said it states them.
   const ref::RetryPolicy& policy() const { return declared.policy; }
   bool has_policy() const { return declared.usable(); }
-  // Where the checks note the keys a partial declaration left out that they needed (ADV-010
+  // Where the checks note the keys a partial declaration left out that they needed (ADV-011
   // names them); shared by the views of one Judge() call; null: not noted.
   std::set<std::string>* unstated = nullptr;
 };
@@ -167,7 +167,7 @@ Verdict RouteConnectionsClosed(const View& view);
 Verdict AdviseSharedFateFailover(const View& view);
 Verdict AdviseFastFailingRouteShare(const View& view);
 Verdict AdviseFailoverAsTheTaxonomySays(const View& view);
-// ADV-010 reads view.unstated, so it runs after every other check (judge.cc).
+// ADV-011 reads view.unstated, so it runs after every other check (judge.cc).
 Verdict AdviseStateEveryKey(const View& view);
 // The first attempt after view.attempts[k] on the same route (every attempt, without routes),
 // or null.

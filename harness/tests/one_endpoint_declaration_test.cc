@@ -50,7 +50,7 @@ std::vector<std::string> FailedChecks(const std::string& policy, const std::stri
     for (const report::CheckResult& check : run.checks) {
       if (check.status != report::CheckStatus::kFail) continue;
       if (check.severity == report::Severity::kAdvisory) {
-        if (check.id == "ADV-010") ++*advised;
+        if (check.id == "ADV-011") ++*advised;
         continue;
       }
       failed.push_back(run.name + " " + check.id + ": " + check.evidence);
@@ -65,7 +65,7 @@ TEST(OneEndpointDeclarationTest, StatingOnlyItsAttemptsPassesEveryRoutesScenario
       FailedChecks("no-retry", R"({"max_attempts": 1})", &scenarios, &advised);
   EXPECT_GE(scenarios, 49u);
   EXPECT_TRUE(failed.empty()) << failed.size() << " failed, first: " << failed.front();
-  EXPECT_GT(advised, 0u) << "ADV-010 names the keys to declare";
+  EXPECT_GT(advised, 0u) << "ADV-011 names the keys to declare";
 }
 
 TEST(OneEndpointDeclarationTest, ExtendingThePresetPassesEveryRoutesScenario) {

@@ -1,5 +1,5 @@
 // A declaration without `extends` that leaves keys out is judged only on what it states
-// (declared_policy.h): a check that needs a key it leaves out is n/a naming the key, ADV-010
+// (declared_policy.h): a check that needs a key it leaves out is n/a naming the key, ADV-011
 // names them all, its routing is one endpoint unless stated, no twin judges its expectations,
 // and what it does state is judged as ever.
 #include <gtest/gtest.h>
@@ -78,14 +78,14 @@ TEST(PartialDeclarationTest, AChecksOmittedKeyMakesItNotApplicableAndAdv010Names
   const Trace partial = RetriedAfterFiveMs(json{{"max_attempts", 3}}, true);
   ExpectNotApplicableNaming(CheckOf(partial, "RETRY-003"), "backoff");
   EXPECT_EQ(CheckOf(partial, "RETRY-002").status, CheckStatus::kPass) << "max_attempts is stated";
-  const report::CheckResult advice = CheckOf(partial, "ADV-010");
+  const report::CheckResult advice = CheckOf(partial, "ADV-011");
   EXPECT_EQ(advice.status, CheckStatus::kFail);
   EXPECT_EQ(advice.severity, report::Severity::kAdvisory);
   EXPECT_NE(advice.evidence.find("backoff"), std::string::npos) << advice.evidence;
   // The same declaration, whole (the reference defaults for the rest): the gap is judged.
   const Trace whole = RetriedAfterFiveMs(json{{"max_attempts", 3}}, false);
   EXPECT_NE(CheckOf(whole, "RETRY-003").status, CheckStatus::kNotApplicable);
-  EXPECT_EQ(CheckOf(whole, "ADV-010").status, CheckStatus::kNotApplicable);
+  EXPECT_EQ(CheckOf(whole, "ADV-011").status, CheckStatus::kNotApplicable);
 }
 
 TEST(PartialDeclarationTest, WhatItStatesIsJudged) {
@@ -143,7 +143,7 @@ expect: {outcome: committed, attempts: 2, text: Hi, requests: 2}
   for (const char* id : {"EXPECT-OUTCOME", "EXPECT-ATTEMPTS", "EXPECT-TEXT", "EXPECT-REQUESTS"}) {
     ExpectNotApplicableNaming(CheckOf(trace, id, scenario), "timeouts");
   }
-  const report::CheckResult advice = CheckOf(trace, "ADV-010", scenario);
+  const report::CheckResult advice = CheckOf(trace, "ADV-011", scenario);
   EXPECT_EQ(advice.status, CheckStatus::kFail);
   EXPECT_NE(advice.evidence.find("retryable_classes"), std::string::npos) << advice.evidence;
 }
