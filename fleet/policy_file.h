@@ -23,7 +23,7 @@
 
 namespace faultline::fleet {
 
-// The policy of a YAML (.yaml, .yml) or JSON file, `extends` resolved.
+// The policy of a YAML or JSON file (either, whatever its name), `extends` resolved.
 std::expected<ref::RetryPolicy, std::string> LoadPolicyFile(const std::filesystem::path& file);
 
 struct LoadedPolicy {

@@ -74,7 +74,7 @@ Trace RetriedAfterFiveMs(const json& policy, bool partial) {
   return b.Build();
 }
 
-TEST(PartialDeclarationTest, AChecksOmittedKeyMakesItNotApplicableAndAdv010NamesIt) {
+TEST(PartialDeclarationTest, AChecksOmittedKeyMakesItNotApplicableAndAdv011NamesIt) {
   const Trace partial = RetriedAfterFiveMs(json{{"max_attempts", 3}}, true);
   ExpectNotApplicableNaming(CheckOf(partial, "RETRY-003"), "backoff");
   EXPECT_EQ(CheckOf(partial, "RETRY-002").status, CheckStatus::kPass) << "max_attempts is stated";
