@@ -21,6 +21,11 @@
 // got, across attempts). Every event is checked against harness/schema/adapter-protocol.schema.json
 // before it is written.
 //
+// The call line's `limits` (max_attempts and timeouts, when the scenario sets them) are what a
+// client is asked to be configured with: apply what the library can (its retry count, its
+// deadline) and declare what was applied, with `policy` a function of the call:
+//   policy: (call) => ({ extends: 'openai-node', max_attempts: call.limits?.max_attempts ?? 3 })
+//
 // The pieces are exported for adapters that need them on their own. One call per process.
 import { DIALECTS, PROTOCOL, ProtocolMisuse, emit, guardStdout, note, readCall,
          terminalWritten } from './lib/protocol.mjs';

@@ -22,6 +22,10 @@ is, in order, an AdapterFailure's own, what the wire saw on the last attempt (an
 status, a network error, a broken body), what classify_error(exc, ctx) says, or the kit's
 classify_exception. A cancel always ends the call ABORTED.
 
+The call's "limits" (max_attempts and timeouts, when the scenario sets them) are what the client
+is asked to be configured with: apply what it can and declare what was applied, with `policy` a
+function of the call: policy=lambda call: {"extends": "no-retry", **call.get("limits", {})}.
+
 Every event is checked against the protocol's JSON Schema (harness/schema/
 adapter-protocol.schema.json, which the runner applies too) before it is written. The
 classification tables (codes, the HTTP and provider-error classification) are data in
@@ -1036,7 +1040,9 @@ def run_adapter(name, version, policy, main, dialects=DIALECTS, classify_error=N
     guard_stdout()
     try:
         call = read_call(dialects)
-        emit("adapter/hello", name=name, version=version, policy=policy)
+        # A policy may depend on the call: the limits the client was set to (call["limits"]).
+        emit("adapter/hello", name=name, version=version,
+             policy=policy(call) if callable(policy) else policy)
     except (ValueError, ProtocolMisuse) as e:
         note(f"{name}: {e}")
         return 2
