@@ -17,6 +17,7 @@
 #include "fake_provider/dialect.h"
 #include "fake_provider/plan_compiler.h"
 #include "fake_provider/tests/plan_test_util.h"
+#include "harness/trace/event.h"
 #include "harness/worlds/virtual_world.h"
 #include "reference_impl/retry_log.h"
 #include "reference_impl/tests/wire_fixtures.h"
@@ -198,7 +199,9 @@ void AddAdapterLines(Corpus& corpus) {
     auto trace = harness::RunVirtual(scenario, harness::VirtualRunOptions{});
     if (!trace) continue;
     std::string lines;
-    for (const harness::ClientRecord& record : trace->client) lines += record.event.dump() + "\n";
+    for (const harness::ClientRecord& record : trace->client) {
+      lines += harness::EventToJson(record.event).dump() + "\n";
+    }
     corpus.Add("harness_adapter_lines_fuzz", scenario.name, lines);
     corpus.Add("harness_adapter_lines_fuzz", scenario.name + "-torn",
                lines.substr(0, lines.size() - std::min<std::size_t>(lines.size(), 15)));
