@@ -213,42 +213,19 @@ Outcome Execute(ref::CallRequest request, ref::RetryPolicy policy, ref::CallOpti
   return outcome;
 }
 
-ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::ostream& out,
-                    std::ostream& err) {
-  auto policy = fleet::PolicyOption(options.policy_file);
-  if (!policy) {
-    err << "faultline call: " << policy.error() << "\n";
-    return ExitCode::kUsageError;
-  }
-  std::string line;
-  if (!std::getline(in, line)) {
-    err << "faultline call --adapter: expected a {\"type\":\"call\",...} line on stdin\n";
-    return ExitCode::kUsageError;
-  }
-  const SteadyTime start = std::chrono::steady_clock::now();  // at_ms counts from the call line
-  const json call = json::parse(line, nullptr, false);
-  if (!call.is_object() || call.value("type", "") != "call" || !call.contains("request") ||
-      !call["request"].is_object() || !call.contains("base_url") || !call["base_url"].is_string()) {
-    err << "faultline call --adapter: the first line must be {\"type\":\"call\",\"base_url\":..,"
-           "\"dialect\":..,\"request\":{..}}\n";
-    return ExitCode::kUsageError;
-  }
-  // The scenario's policy, when the call line carries one and no --policy overrides it.
-  if (const auto asked = call.find("policy"); asked != call.end() && options.policy_file.empty()) {
-    auto scenario_policy = ref::PolicyFromJson(*asked);
-    if (!scenario_policy) {
-      err << "faultline call --adapter: the call line's policy is invalid "
-          << scenario_policy.error().ToString() << "\n";
-      return ExitCode::kUsageError;
-    }
-    policy = std::move(*scenario_policy);
-  }
+// Whether `call` has the shape of a call line: a base URL and a request object.
+bool IsCallLine(const json& call) {
+  return call.is_object() && call.value("type", "") == "call" && call.contains("request") &&
+         call["request"].is_object() && call.contains("base_url") && call["base_url"].is_string();
+}
+
+// The request the call line asks for, with every route of the logical model when it carries them
+// (the client fails over).
+std::expected<ref::CallRequest, std::string> CallLineRequest(const json& call,
+                                                             const CallCommandOptions& options) {
   const auto dialect = ref::ParseDialect(call.value("dialect", "openai-chat"));
   auto url = ref::ParseBaseUrl(call["base_url"].get<std::string>());
-  if (!dialect || !url) {
-    err << "faultline call --adapter: " << (url ? "unknown dialect" : url.error()) << "\n";
-    return ExitCode::kUsageError;
-  }
+  if (!dialect || !url) return std::unexpected(url ? "unknown dialect" : url.error());
   const json& body = call["request"];
   ref::CallRequest request{.dialect = *dialect,
                            .base_url = std::move(*url),
@@ -257,34 +234,81 @@ ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::os
                            .stream = body.value("stream", false),
                            .idempotency_key = std::nullopt,
                            .routes = {}};
-  // Every route of the logical model, when the call line carries them (the client fails over).
   if (const auto routes = call.find("routes"); routes != call.end()) {
     auto read = ref::RoutesFromJson(*routes);
-    if (!read) {
-      err << "faultline call --adapter: the call line's " << read.error() << "\n";
-      return ExitCode::kUsageError;
-    }
+    if (!read) return std::unexpected("the call line's " + read.error());
     request.routes = std::move(*read);
   }
-  // The runner's seed for this call, so that a run reproduces; else --seed or a random one.
+  return request;
+}
+
+// The call's id and seed: the runner's seed for this call, so that a run reproduces; else
+// --seed or a random one.
+ref::CallOptions CallLineOptions(const json& call, const CallCommandOptions& options) {
   const auto seed = call.find("seed");
-  ref::CallOptions call_options{.call_id = StringField(call, "call_id", options.call_id),
-                                .seed = seed != call.end() && seed->is_number_unsigned()
-                                            ? seed->get<std::uint64_t>()
-                                            : SeedOf(options)};
+  return ref::CallOptions{.call_id = StringField(call, "call_id", options.call_id),
+                          .seed = seed != call.end() && seed->is_number_unsigned()
+                                      ? seed->get<std::uint64_t>()
+                                      : SeedOf(options)};
+}
+
+// `faultline call --adapter`: reads the call line, runs the call with the policy of --policy,
+// else the call line's, else the defaults, and writes the events as protocol lines.
+ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::ostream& out,
+                    std::ostream& err) {
+  auto policy = fleet::PolicyOption(options.policy_file);
+  if (!policy) {
+    err << "faultline call: " << policy.error() << "\n";
+    return ExitCode::kUsageError;
+  }
+  const auto usage_error = [&err](const std::string& message) {
+    err << "faultline call --adapter: " << message << "\n";
+    return ExitCode::kUsageError;
+  };
+  std::string line;
+  if (!std::getline(in, line))
+    return usage_error("expected a {\"type\":\"call\",...} line on stdin");
+  const SteadyTime start = std::chrono::steady_clock::now();  // at_ms counts from the call line
+  const json call = json::parse(line, nullptr, false);
+  if (!IsCallLine(call)) {
+    return usage_error(
+        "the first line must be "
+        "{\"type\":\"call\",\"base_url\":..,\"dialect\":..,\"request\":{..}}");
+  }
+  if (const auto asked = call.find("policy"); asked != call.end() && options.policy_file.empty()) {
+    auto scenario_policy = ref::PolicyFromJson(*asked);
+    if (!scenario_policy) {
+      return usage_error("the call line's policy is invalid " + scenario_policy.error().ToString());
+    }
+    policy = std::move(*scenario_policy);
+  }
+  auto request = CallLineRequest(call, options);
+  if (!request) return usage_error(request.error());
+  ref::CallOptions call_options = CallLineOptions(call, options);
   std::unique_ptr<ref::RetryLog> log;
   if (auto attached =
           AttachRetryLog(StringField(call, "retry_log", options.retry_log), log, call_options);
       !attached) {
-    err << "faultline call --adapter: " << attached.error() << "\n";
-    return ExitCode::kUsageError;
+    return usage_error(attached.error());
   }
   WriteJsonLine(ref::HelloEvent(*policy), start, out);
   auto gate = std::make_shared<CancelGate>();
   WatchForCancel(in, gate);
-  const Outcome outcome = Execute(std::move(request), std::move(*policy), std::move(call_options),
+  const Outcome outcome = Execute(std::move(*request), std::move(*policy), std::move(call_options),
                                   /*json=*/true, start, out, gate);
   return outcome.committed ? ExitCode::kSuccess : ExitCode::kChecksFailed;
+}
+
+// The request the command line asks for.
+ref::CallRequest OptionsRequest(ref::Dialect dialect, ref::BaseUrl url,
+                                const CallCommandOptions& options) {
+  return ref::CallRequest{.dialect = dialect,
+                          .base_url = std::move(url),
+                          .api_key = options.api_key,
+                          .body = ref::DumpJson(RequestBody(dialect, options)),
+                          .stream = !options.no_stream,
+                          .idempotency_key = std::nullopt,
+                          .routes = {}};
 }
 
 }  // namespace
@@ -320,39 +344,26 @@ CLI::App* AddCallCommand(CLI::App& app, CallCommandOptions& options) {
 
 ExitCode RunCall(const CallCommandOptions& options, std::istream& in, std::ostream& out,
                  std::ostream& err) {
-  if (auto bad = NonUtf8Option(options)) {
-    err << "faultline call: " << *bad << "\n";
+  const auto usage_error = [&err](const std::string& message) {
+    err << "faultline call: " << message << "\n";
     return ExitCode::kUsageError;
-  }
+  };
+  if (auto bad = NonUtf8Option(options)) return usage_error(*bad);
   if (options.adapter) return RunAdapter(options, in, out, err);
-  if (options.base_url.empty()) {
-    err << "faultline call: --base-url is required (or --adapter)\n";
-    return ExitCode::kUsageError;
-  }
+  if (options.base_url.empty()) return usage_error("--base-url is required (or --adapter)");
   const auto dialect = ref::ParseDialect(options.dialect);
   if (!dialect) {
-    err << "faultline call: unknown dialect '" << options.dialect
-        << "' (openai-chat, anthropic-messages, openai-responses)\n";
-    return ExitCode::kUsageError;
+    return usage_error("unknown dialect '" + options.dialect +
+                       "' (openai-chat, anthropic-messages, openai-responses)");
   }
   auto url = ref::ParseBaseUrl(options.base_url);
   auto policy = fleet::PolicyOption(options.policy_file);
-  if (!url || !policy) {
-    err << "faultline call: " << (url ? policy.error() : url.error()) << "\n";
-    return ExitCode::kUsageError;
-  }
-  ref::CallRequest request{.dialect = *dialect,
-                           .base_url = std::move(*url),
-                           .api_key = options.api_key,
-                           .body = ref::DumpJson(RequestBody(*dialect, options)),
-                           .stream = !options.no_stream,
-                           .idempotency_key = std::nullopt,
-                           .routes = {}};
+  if (!url || !policy) return usage_error(url ? policy.error() : url.error());
+  ref::CallRequest request = OptionsRequest(*dialect, std::move(*url), options);
   ref::CallOptions call_options{.call_id = options.call_id, .seed = SeedOf(options)};
   std::unique_ptr<ref::RetryLog> log;
   if (auto attached = AttachRetryLog(options.retry_log, log, call_options); !attached) {
-    err << "faultline call: " << attached.error() << "\n";
-    return ExitCode::kUsageError;
+    return usage_error(attached.error());
   }
   const SteadyTime start = std::chrono::steady_clock::now();
   if (options.json) WriteJsonLine(ref::HelloEvent(*policy), start, out);

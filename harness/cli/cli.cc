@@ -13,43 +13,74 @@
 
 namespace faultline::cli {
 
+namespace {
+
+// Every subcommand's options, filled in by parsing, and its app (which says whether it was the
+// one given).
+struct Commands {
+  ServeOptions serve_options;
+  CallCommandOptions call_options;
+  RunCommandOptions run_options;
+  ValidateOptions validate_options;
+  ReportOptions render_options, merge_options;
+  AdapterCheckOptions adapter_options;
+  SimulateOptions simulate_options;
+  SchemaOptions schema_options;
+  CLI::App* serve = nullptr;
+  CLI::App* call = nullptr;
+  CLI::App* run = nullptr;
+  CLI::App* validate = nullptr;
+  CLI::App* report = nullptr;
+  CLI::App* adapter = nullptr;
+  CLI::App* simulate = nullptr;
+  CLI::App* schema = nullptr;
+};
+
+// In the order --help lists them.
+void AddCommands(CLI::App& app, Commands& c) {
+  c.serve = AddServeCommand(app, c.serve_options);
+  c.call = AddCallCommand(app, c.call_options);
+  c.run = AddRunCommand(app, c.run_options);
+  c.validate = AddValidateCommand(app, c.validate_options);
+  c.report = AddReportCommand(app, c.render_options, c.merge_options);
+  c.adapter = AddAdapterCommand(app, c.adapter_options);
+  c.simulate = AddSimulateCommand(app, c.simulate_options);
+  c.schema = AddSchemaCommand(app, c.schema_options);
+}
+
+ExitCode RunParsed(const Commands& c, std::ostream& out, std::ostream& err) {
+  if (c.serve->parsed()) return RunServe(c.serve_options, out, err);
+  if (c.call->parsed()) return RunCall(c.call_options, std::cin, out, err);
+  if (c.run->parsed()) return RunRun(c.run_options, out, err);
+  if (c.validate->parsed()) return RunValidate(c.validate_options, out, err);
+  if (c.report->get_subcommand("render")->parsed()) {
+    return RunReportRender(c.render_options, out, err);
+  }
+  if (c.report->get_subcommand("merge")->parsed()) return RunReportMerge(c.merge_options, out, err);
+  if (c.adapter->get_subcommand("check")->parsed()) {
+    return RunAdapterCheck(c.adapter_options, out, err);
+  }
+  if (c.simulate->parsed()) return RunSimulate(c.simulate_options, out, err);
+  if (c.schema->parsed()) return RunSchema(c.schema_options, out, err);
+  return ExitCode::kUsageError;
+}
+
+}  // namespace
+
 ExitCode Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"faultline: chaos testing and simulation for the recovery paths of LLM API clients.",
                "faultline"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "faultline " + std::string(kVersion));
-  ServeOptions serve_options;
-  CLI::App* serve = AddServeCommand(app, serve_options);
-  CallCommandOptions call_options;
-  CLI::App* call = AddCallCommand(app, call_options);
-  RunCommandOptions run_options;
-  CLI::App* run = AddRunCommand(app, run_options);
-  ValidateOptions validate_options;
-  CLI::App* validate = AddValidateCommand(app, validate_options);
-  ReportOptions render_options, merge_options;
-  CLI::App* report = AddReportCommand(app, render_options, merge_options);
-  AdapterCheckOptions adapter_options;
-  CLI::App* adapter = AddAdapterCommand(app, adapter_options);
-  SimulateOptions simulate_options;
-  CLI::App* simulate = AddSimulateCommand(app, simulate_options);
-  SchemaOptions schema_options;
-  CLI::App* schema = AddSchemaCommand(app, schema_options);
+  Commands commands;
+  AddCommands(app, commands);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
     const int code = app.exit(error, out, err);
     return code == 0 ? ExitCode::kSuccess : ExitCode::kUsageError;
   }
-  if (serve->parsed()) return RunServe(serve_options, out, err);
-  if (call->parsed()) return RunCall(call_options, std::cin, out, err);
-  if (run->parsed()) return RunRun(run_options, out, err);
-  if (validate->parsed()) return RunValidate(validate_options, out, err);
-  if (report->get_subcommand("render")->parsed()) return RunReportRender(render_options, out, err);
-  if (report->get_subcommand("merge")->parsed()) return RunReportMerge(merge_options, out, err);
-  if (adapter->get_subcommand("check")->parsed()) return RunAdapterCheck(adapter_options, out, err);
-  if (simulate->parsed()) return RunSimulate(simulate_options, out, err);
-  if (schema->parsed()) return RunSchema(schema_options, out, err);
-  return ExitCode::kUsageError;
+  return RunParsed(commands, out, err);
 }
 
 }  // namespace faultline::cli

@@ -188,6 +188,24 @@ std::expected<std::vector<scenario::Threshold>, std::string> ParseThresholds(
   return thresholds;
 }
 
+// With --repeat: the percentiles, here when they fit on a screen (always in summary.md).
+void PrintLatency(const report::RunResult& result, std::ostream& out) {
+  constexpr std::size_t kMaxLatencyLines = 20;
+  if (result.latency.empty() || result.latency.size() > kMaxLatencyLines) return;
+  const auto show = [](const std::optional<report::LatencySummary::Percentiles>& p) {
+    return p ? fmt::format("{:.0f}/{:.0f}/{:.0f}", p->p50, p->p95, p->p99) : std::string("-");
+  };
+  out << "  latency p50/p95/p99 ms: first token | terminal | recovery overhead\n";
+  for (const report::LatencySummary& latency : result.latency) {
+    const std::string count = latency.samples > latency.runs
+                                  ? fmt::format("x{}, {} calls", latency.runs, latency.samples)
+                                  : fmt::format("x{}", latency.runs);
+    out << fmt::format("    {} [{}] {}: {} | {} | {}\n", latency.name, latency.world, count,
+                       show(latency.first_token_ms), show(latency.terminal_ms),
+                       show(latency.recovery_overhead_ms));
+  }
+}
+
 void PrintSummary(const report::RunResult& result, std::ostream& out) {
   out << fmt::format("faultline run: {} run(s), world {}, subject {}, seed {}\n",
                      result.scenarios.size(), result.world, result.subject, result.seed);
@@ -205,148 +223,141 @@ void PrintSummary(const report::RunResult& result, std::ostream& out) {
     out << "  " << OneLine(scenario, result) << "\n";
   }
   PrintThresholds(result, out);
-  // With --repeat: the percentiles, here when they fit on a screen (always in summary.md).
-  constexpr std::size_t kMaxLatencyLines = 20;
-  if (result.latency.empty() || result.latency.size() > kMaxLatencyLines) return;
-  const auto show = [](const std::optional<report::LatencySummary::Percentiles>& p) {
-    return p ? fmt::format("{:.0f}/{:.0f}/{:.0f}", p->p50, p->p95, p->p99) : std::string("-");
-  };
-  out << "  latency p50/p95/p99 ms: first token | terminal | recovery overhead\n";
-  for (const report::LatencySummary& latency : result.latency) {
-    const std::string count = latency.samples > latency.runs
-                                  ? fmt::format("x{}, {} calls", latency.runs, latency.samples)
-                                  : fmt::format("x{}", latency.runs);
-    out << fmt::format("    {} [{}] {}: {} | {} | {}\n", latency.name, latency.world, count,
-                       show(latency.first_token_ms), show(latency.terminal_ms),
-                       show(latency.recovery_overhead_ms));
-  }
+  PrintLatency(result, out);
 }
 
-}  // namespace
-
-CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
-  CLI::App* run = app.add_subcommand(
-      "run", "Run scenarios against a client and judge it: invariants, expectations, latency.");
-  run->add_option("paths", options.paths,
-                  "scenario files, folders or globs (default: the built-in catalogue)");
-  run->add_option("--adapter", options.adapter,
-                  "a command speaking the adapter protocol, or a shipped adapter: " +
-                      AdapterShortcutNames() + " (default: the in-process reference client)");
-  run->add_option("--time", options.time,
-                  "real (sockets), virtual (virtual clock, reference client only), both, or auto "
-                  "(virtual for the reference client, real for an adapter)")
+// The scenarios to run and the subject to run them against.
+void AddRunSubjectOptions(CLI::App& run, RunCommandOptions& options) {
+  run.add_option("paths", options.paths,
+                 "scenario files, folders or globs (default: the built-in catalogue)");
+  run.add_option("--adapter", options.adapter,
+                 "a command speaking the adapter protocol, or a shipped adapter: " +
+                     AdapterShortcutNames() + " (default: the in-process reference client)");
+  run.add_option("--time", options.time,
+                 "real (sockets), virtual (virtual clock, reference client only), both, or auto "
+                 "(virtual for the reference client, real for an adapter)")
       ->capture_default_str();
-  run->add_option("--jobs,-j", options.jobs,
-                  "scenarios run at once (default: 2 virtual, 16 real: real runs mostly wait)")
+  run.add_option("--jobs,-j", options.jobs,
+                 "scenarios run at once (default: 2 virtual, 16 real: real runs mostly wait)")
       ->check(CLI::Range(1, 4096));
-  run->add_option("--seed", options.seed, "run seed (same seed, same virtual traces)")
+  run.add_option("--seed", options.seed, "run seed (same seed, same virtual traces)")
       ->capture_default_str();
-  run->add_option(
-      "--filter", options.filter,
-      "comma-separated name globs or tag:NAME, any of which keeps a scenario; A+B "
-      "needs both; !TERM excludes (\"rate-limit/*,tag:stall+tag:openai-chat,!*slow*\")");
-  run->add_option("--repeat", options.repeat, "run each scenario N times (p50/p95/p99 latency)")
+}
+
+// Which of the scenarios run, how often, and where the reports go.
+void AddRunSelectionOptions(CLI::App& run, RunCommandOptions& options) {
+  run.add_option("--filter", options.filter,
+                 "comma-separated name globs or tag:NAME, any of which keeps a scenario; A+B "
+                 "needs both; !TERM excludes (\"rate-limit/*,tag:stall+tag:openai-chat,!*slow*\")");
+  run.add_option("--repeat", options.repeat, "run each scenario N times (p50/p95/p99 latency)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
-  run->add_option("--shard", options.shard, "I/N: run every N-th scenario starting at I (CI)");
-  run->add_option("--out", options.out_dir, "folder for the reports")->capture_default_str();
-  run->add_option("--format", options.formats, "reports to write: json junit md html")
+  run.add_option("--shard", options.shard, "I/N: run every N-th scenario starting at I (CI)");
+  run.add_option("--out", options.out_dir, "folder for the reports")->capture_default_str();
+  run.add_option("--format", options.formats, "reports to write: json junit md html")
       ->delimiter(',')
       ->capture_default_str();
-  run->add_flag("--no-reports", options.no_reports, "write no report files");
-  run->add_option("--policy", options.policy_file,
-                  "the reference client's retry policy: a preset's name or a JSON or YAML "
-                  "file (docs/policy.md)");
-  run->add_option("--timeout", options.timeout_s,
-                  "seconds after which a real-world run's subject is stopped")
-      ->check(CLI::Range(0.001, 86400.0))
-      ->capture_default_str();
-  run->add_option("--fail-on", options.fail_on,
-                  "what fails the run: violation (contract breaks only) or advisory (also what "
-                  "the declared policy allows but harms: ADV-*)")
-      ->check(CLI::IsMember({"violation", "advisory"}))
-      ->capture_default_str();
-  run->add_option("--max-line", options.max_line,
-                  "longest adapter output line in bytes; longer is a subject error")
-      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30))
-      ->capture_default_str();
-  run->add_flag("--last-failed", options.last_failed,
-                "re-run only the scenarios that did not pass (or crossed a threshold) in --out's "
-                "result.json (all when there is none or nothing failed); --filter still applies");
-  run->add_option("--threshold", options.thresholds,
-                  "a bound on an aggregate over every run and call of each scenario, as k6's "
-                  "thresholds (repeatable): METRIC.AGG OP BOUND with metrics ttft, total, "
-                  "attempts, overhead, wasted_bytes and aggregations p50 p90 p95 p99 pN avg min "
-                  "max count, e.g. 'ttft.p99<2s', 'attempts.max<=3'; crossed: exit 99")
-      ->allow_extra_args(false);
-  run->add_flag("--verbose,-v", options.verbose, "a line per scenario");
-  run->footer(
-      "Subjects are judged against the policy they declare in adapter/hello (docs/policy.md): "
-      "violations break the contract, advisories (ADV-*) flag what that policy allows but harms.\n"
-      "Reports (in --out): result.json (the source of truth), junit.xml, summary.md, "
-      "report.html.\nExit code: 0 all passed, 1 a check failed, 2 bad usage or input, 3 a "
-      "subject error (the adapter could not start, crashed, flooded or broke the protocol) or "
-      "a broken run, with no check failed, 4 interrupted (the first Ctrl-C or SIGTERM starts no "
-      "further run, stops the running ones and writes the reports of what finished, marked "
-      "interrupted; a second one exits at once with 128 + signal), 99 every check passed but a "
-      "threshold (--threshold or a scenario's expect.thresholds) was crossed.");
-  return run;
+  run.add_flag("--no-reports", options.no_reports, "write no report files");
 }
 
-ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostream& err) {
+// The reference client's policy, the limits on a subject, and what fails the run.
+void AddRunJudgingOptions(CLI::App& run, RunCommandOptions& options) {
+  run.add_option("--policy", options.policy_file,
+                 "the reference client's retry policy: a preset's name or a JSON or YAML "
+                 "file (docs/policy.md)");
+  run.add_option("--timeout", options.timeout_s,
+                 "seconds after which a real-world run's subject is stopped")
+      ->check(CLI::Range(0.001, 86400.0))
+      ->capture_default_str();
+  run.add_option("--fail-on", options.fail_on,
+                 "what fails the run: violation (contract breaks only) or advisory (also what "
+                 "the declared policy allows but harms: ADV-*)")
+      ->check(CLI::IsMember({"violation", "advisory"}))
+      ->capture_default_str();
+  run.add_option("--max-line", options.max_line,
+                 "longest adapter output line in bytes; longer is a subject error")
+      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30))
+      ->capture_default_str();
+}
+
+constexpr std::string_view kRunFooter =
+    "Subjects are judged against the policy they declare in adapter/hello (docs/policy.md): "
+    "violations break the contract, advisories (ADV-*) flag what that policy allows but harms.\n"
+    "Reports (in --out): result.json (the source of truth), junit.xml, summary.md, "
+    "report.html.\nExit code: 0 all passed, 1 a check failed, 2 bad usage or input, 3 a "
+    "subject error (the adapter could not start, crashed, flooded or broke the protocol) or "
+    "a broken run, with no check failed, 4 interrupted (the first Ctrl-C or SIGTERM starts no "
+    "further run, stops the running ones and writes the reports of what finished, marked "
+    "interrupted; a second one exits at once with 128 + signal), 99 every check passed but a "
+    "threshold (--threshold or a scenario's expect.thresholds) was crossed.";
+
+// What the command line gives a run, each part read and checked before the first run.
+struct RunInputs {
+  std::vector<scenario::Scenario> scenarios;
+  ref::RetryPolicy policy;
+  WorldChoice world;
+  std::vector<scenario::Threshold> thresholds;
+  std::optional<harness::Shard> shard;
+  std::optional<ResolvedAdapter> adapter;
+};
+
+// The inputs, or the first usage error in the order a user fixes them.
+std::expected<RunInputs, std::string> ReadRunInputs(const RunCommandOptions& options) {
   auto scenarios = LoadAll(options.paths);
   auto policy = fleet::PolicyOption(options.policy_file);
   auto world = ChooseWorld(options);
   auto thresholds = ParseThresholds(options.thresholds);
-  if (!thresholds) {
-    err << "faultline run: " << thresholds.error() << "\n";
-    return ExitCode::kUsageError;
-  }
+  if (!thresholds) return std::unexpected(thresholds.error());
   std::optional<harness::Shard> shard;
   if (!options.shard.empty()) {
     auto parsed = harness::ParseShard(options.shard);
-    if (!parsed) {
-      err << "faultline run: " << parsed.error() << "\n";
-      return ExitCode::kUsageError;
-    }
+    if (!parsed) return std::unexpected(parsed.error());
     shard = *parsed;
   }
   if (!options.adapter.empty() && !options.policy_file.empty()) {
-    err << "faultline run: --policy configures the in-process reference client; an --adapter "
-           "declares its own policy in adapter/hello\n";
-    return ExitCode::kUsageError;
+    return std::unexpected(
+        "--policy configures the in-process reference client; an --adapter declares its own "
+        "policy in adapter/hello");
   }
-  if (!scenarios || !policy || !world) {
-    err << "faultline run: "
-        << (!scenarios ? scenarios.error()
-            : !policy  ? policy.error()
-                       : world.error())
-        << "\n";
-    return ExitCode::kUsageError;
-  }
+  if (!scenarios) return std::unexpected(scenarios.error());
+  if (!policy) return std::unexpected(policy.error());
+  if (!world) return std::unexpected(world.error());
   std::optional<ResolvedAdapter> adapter;
   if (!options.adapter.empty()) {
     auto resolved = ResolveAdapter(options.adapter);
-    if (!resolved) {
-      err << "faultline run: " << resolved.error() << "\n";
-      return ExitCode::kUsageError;
-    }
+    if (!resolved) return std::unexpected(resolved.error());
     adapter = std::move(*resolved);
   }
-  if (options.last_failed) {
-    std::string note;
-    auto failed = LastFailed(options.out_dir, note);
-    if (!failed) {
-      err << "faultline run: --last-failed: " << failed.error() << "\n";
-      return ExitCode::kUsageError;
-    }
-    err << "faultline run: --last-failed: " << note << "\n";
-    if (*failed) {
-      std::erase_if(*scenarios,
-                    [&](const scenario::Scenario& s) { return !(*failed)->contains(s.name); });
-    }
+  return RunInputs{std::move(*scenarios), std::move(*policy), *world, std::move(*thresholds), shard,
+                   std::move(adapter)};
+}
+
+// --last-failed: keeps only the scenarios that did not pass last time (saying so on `err`).
+std::expected<void, std::string> KeepLastFailed(const RunCommandOptions& options,
+                                                std::vector<scenario::Scenario>& scenarios,
+                                                std::ostream& err) {
+  if (!options.last_failed) return {};
+  std::string note;
+  auto failed = LastFailed(options.out_dir, note);
+  if (!failed) return std::unexpected("--last-failed: " + failed.error());
+  err << "faultline run: --last-failed: " << note << "\n";
+  if (*failed) {
+    std::erase_if(scenarios,
+                  [&](const scenario::Scenario& s) { return !(*failed)->contains(s.name); });
   }
-  auto selected = harness::SelectScenarios(std::move(*scenarios), options.filter, shard);
+  return {};
+}
+
+// The scenarios that run: --last-failed, --filter and --shard, then (saying so on `err`) only
+// the dialects the adapter speaks.
+std::expected<std::vector<scenario::Scenario>, std::string> SelectRuns(
+    const RunCommandOptions& options, RunInputs& inputs, std::ostream& err) {
+  if (auto kept = KeepLastFailed(options, inputs.scenarios, err); !kept) {
+    return std::unexpected(kept.error());
+  }
+  auto selected =
+      harness::SelectScenarios(std::move(inputs.scenarios), options.filter, inputs.shard);
+  const std::optional<ResolvedAdapter>& adapter = inputs.adapter;
   if (adapter && !adapter->dialects.empty()) {
     const auto before = selected.size();
     std::erase_if(selected, [&](const scenario::Scenario& s) {
@@ -358,29 +369,57 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
     }
   }
   if (selected.empty()) {
-    err << "faultline run: no scenario matches"
-        << (options.filter.empty() ? "" : " --filter '" + options.filter + "'") << "\n";
-    return ExitCode::kUsageError;
+    return std::unexpected("no scenario matches" +
+                           (options.filter.empty() ? "" : " --filter '" + options.filter + "'"));
   }
-  auto planned = PlanReports(options);
-  if (!planned) {
-    err << "faultline run: " << planned.error() << "\n";
-    return ExitCode::kUsageError;
-  }
+  return selected;
+}
+
+harness::RunnerOptions RunnerOptionsOf(const RunCommandOptions& options, RunInputs& inputs) {
   harness::RunnerOptions runner;
-  runner.world = *world;
-  if (adapter) {
-    runner.adapter = adapter->command;
-    runner.subject_label = adapter->label;
+  runner.world = inputs.world;
+  if (inputs.adapter) {
+    runner.adapter = inputs.adapter->command;
+    runner.subject_label = inputs.adapter->label;
   }
-  if (!options.policy_file.empty()) runner.policy = *policy;  // else each scenario's own
+  if (!options.policy_file.empty()) runner.policy = inputs.policy;  // else each scenario's own
   runner.seed = options.seed;
-  runner.jobs = options.jobs > 0 ? options.jobs : (*world == WorldChoice::kVirtual ? 2 : 16);
+  runner.jobs = options.jobs > 0 ? options.jobs : (inputs.world == WorldChoice::kVirtual ? 2 : 16);
   runner.repeat = options.repeat;
   runner.timeout = std::chrono::milliseconds(static_cast<long long>(options.timeout_s * 1000));
   runner.fail_on.advisories = options.fail_on == "advisory";
   runner.max_line_bytes = options.max_line;
-  runner.thresholds = std::move(*thresholds);
+  runner.thresholds = std::move(inputs.thresholds);
+  return runner;
+}
+
+// The summary on `out`, then the reports; the run's exit code.
+std::expected<ExitCode, std::string> Report(const report::RunResult& result,
+                                            const RunCommandOptions& options,
+                                            const std::vector<PlannedReport>& planned,
+                                            std::ostream& out) {
+  PrintSummary(result, out);
+  if (!options.no_reports) {
+    auto written = WriteReports(result, planned);
+    if (!written) return std::unexpected(written.error());
+    out << "  reports:";
+    for (const std::string& path : *written) out << " " << path;
+    out << "\n";
+  }
+  if (result.interrupted) return ExitCode::kInterrupted;
+  if (result.failed() > 0) return ExitCode::kChecksFailed;
+  if (result.errors() > 0) return ExitCode::kSubjectError;
+  if (result.thresholds_crossed() > 0) return ExitCode::kThresholdsCrossed;
+  return ExitCode::kSuccess;
+}
+
+// Runs `selected` with progress on `err`, then reports, all while the first Ctrl-C or SIGTERM
+// is a stop request (the reports of what finished are still written).
+std::expected<ExitCode, std::string> RunAndReport(const std::vector<scenario::Scenario>& selected,
+                                                  harness::RunnerOptions runner,
+                                                  const RunCommandOptions& options,
+                                                  const std::vector<PlannedReport>& planned,
+                                                  std::ostream& out, std::ostream& err) {
   report::RunResult context;  // what a reproduce command needs before the result exists
   context.seed = runner.seed;
   context.subject = harness::SubjectLabel(runner);
@@ -395,28 +434,51 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
   });
   runner.stop = interrupt.token();
   auto result = harness::RunAll(selected, runner, std::ref(printer));
-  if (!result) {
-    err << "faultline run: " << result.error() << "\n";
-    return ExitCode::kUsageError;
-  }
+  if (!result) return std::unexpected(result.error());
   result->shard = options.shard;
   if (result->interrupted) result->interrupted->reason = interrupt.signal_name().value_or("stop");
-  PrintSummary(*result, out);
-  if (!options.no_reports) {
-    auto written = WriteReports(*result, *planned);
-    if (!written) {
-      err << "faultline run: " << written.error() << "\n";
-      return ExitCode::kUsageError;
-    }
-    out << "  reports:";
-    for (const std::string& path : *written) out << " " << path;
-    out << "\n";
-  }
-  if (result->interrupted) return ExitCode::kInterrupted;
-  if (result->failed() > 0) return ExitCode::kChecksFailed;
-  if (result->errors() > 0) return ExitCode::kSubjectError;
-  if (result->thresholds_crossed() > 0) return ExitCode::kThresholdsCrossed;
-  return ExitCode::kSuccess;
+  return Report(*result, options, planned, out);
+}
+
+}  // namespace
+
+CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
+  CLI::App* run = app.add_subcommand(
+      "run", "Run scenarios against a client and judge it: invariants, expectations, latency.");
+  AddRunSubjectOptions(*run, options);
+  AddRunSelectionOptions(*run, options);
+  AddRunJudgingOptions(*run, options);
+  run->add_flag("--last-failed", options.last_failed,
+                "re-run only the scenarios that did not pass (or crossed a threshold) in --out's "
+                "result.json (all when there is none or nothing failed); --filter still applies");
+  run->add_option("--threshold", options.thresholds,
+                  "a bound on an aggregate over every run and call of each scenario, as k6's "
+                  "thresholds (repeatable): METRIC.AGG OP BOUND with metrics ttft, total, "
+                  "attempts, overhead, wasted_bytes and aggregations p50 p90 p95 p99 pN avg min "
+                  "max count, e.g. 'ttft.p99<2s', 'attempts.max<=3'; crossed: exit 99")
+      ->allow_extra_args(false);
+  run->add_flag("--verbose,-v", options.verbose, "a line per scenario");
+  run->footer(std::string(kRunFooter));
+  return run;
+}
+
+// Read and check the inputs, select the scenarios, plan the reports, then run and report; every
+// mistake of the command line is a usage error before the first run.
+ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostream& err) {
+  const auto usage_error = [&err](const std::string& message) {
+    err << "faultline run: " << message << "\n";
+    return ExitCode::kUsageError;
+  };
+  auto inputs = ReadRunInputs(options);
+  if (!inputs) return usage_error(inputs.error());
+  auto selected = SelectRuns(options, *inputs, err);
+  if (!selected) return usage_error(selected.error());
+  auto planned = PlanReports(options);
+  if (!planned) return usage_error(planned.error());
+  auto exit_code =
+      RunAndReport(*selected, RunnerOptionsOf(options, *inputs), options, *planned, out, err);
+  if (!exit_code) return usage_error(exit_code.error());
+  return *exit_code;
 }
 
 CLI::App* AddValidateCommand(CLI::App& app, ValidateOptions& options) {

@@ -183,44 +183,59 @@ void ShiftTimes(Trace& trace, Duration zero) {
   trace.wall_start += zero;
 }
 
+namespace {
+
+const ClientRecord* FirstHello(const Trace& trace) {
+  for (const ClientRecord& record : trace.client) {
+    if (record.event.kind == EventKind::kHello) return &record;
+  }
+  return nullptr;
+}
+
+// A one-call trace with what every call of `trace` shares, and none of its events.
+Trace SharedFacts(const Trace& trace) {
+  Trace call;
+  call.calls = 1;
+  call.one_client = trace.one_client;
+  call.wall_start = trace.wall_start;
+  call.cancel_at = trace.cancel_at;
+  call.ended = trace.ended;
+  call.subject_timed_out = trace.subject_timed_out;
+  call.subject_stopped_at = trace.subject_stopped_at;
+  call.subject_fault = trace.subject_fault;
+  call.interrupted = trace.interrupted;
+  return call;
+}
+
+// Call `i` of `trace` alone, as call 0 of a one-call trace.
+Trace OneCall(const Trace& trace, int i, const ClientRecord* first_hello) {
+  Trace call = SharedFacts(trace);
+  bool hello = false;
+  for (const ClientRecord& record : trace.client) {
+    if (record.call != i) continue;
+    hello = hello || record.event.kind == EventKind::kHello;
+    call.client.push_back({record.at, 0, record.event});
+  }
+  // An in-process subject says hello once, for all its calls.
+  if (!hello && first_hello != nullptr) {
+    call.client.insert(call.client.begin(), {first_hello->at, 0, first_hello->event});
+  }
+  for (const provider::JournalEntry& entry : trace.journal) {
+    if (entry.call == i) call.journal.push_back(entry);
+  }
+  return call;
+}
+
+}  // namespace
+
 std::optional<std::vector<Trace>> SplitByCall(const Trace& trace) {
   if (trace.calls <= 1) return std::nullopt;
   for (const provider::JournalEntry& entry : trace.journal) {
     if (entry.attempt > 0 && (entry.call < 0 || entry.call >= trace.calls)) return std::nullopt;
   }
-  const ClientRecord* first_hello = nullptr;
-  for (const ClientRecord& record : trace.client) {
-    if (record.event.kind == EventKind::kHello) {
-      first_hello = &record;
-      break;
-    }
-  }
-  std::vector<Trace> out(static_cast<std::size_t>(trace.calls));
-  for (int i = 0; i < trace.calls; ++i) {
-    Trace& call = out[static_cast<std::size_t>(i)];
-    call.calls = 1;
-    call.one_client = trace.one_client;
-    call.wall_start = trace.wall_start;
-    call.cancel_at = trace.cancel_at;
-    call.ended = trace.ended;
-    call.subject_timed_out = trace.subject_timed_out;
-    call.subject_stopped_at = trace.subject_stopped_at;
-    call.subject_fault = trace.subject_fault;
-    call.interrupted = trace.interrupted;
-    bool hello = false;
-    for (const ClientRecord& record : trace.client) {
-      if (record.call != i) continue;
-      hello = hello || record.event.kind == EventKind::kHello;
-      call.client.push_back({record.at, 0, record.event});
-    }
-    // An in-process subject says hello once, for all its calls.
-    if (!hello && first_hello != nullptr) {
-      call.client.insert(call.client.begin(), {first_hello->at, 0, first_hello->event});
-    }
-    for (const provider::JournalEntry& entry : trace.journal) {
-      if (entry.call == i) call.journal.push_back(entry);
-    }
-  }
+  const ClientRecord* first_hello = FirstHello(trace);
+  std::vector<Trace> out;
+  for (int i = 0; i < trace.calls; ++i) out.push_back(OneCall(trace, i, first_hello));
   return out;
 }
 

@@ -133,6 +133,326 @@ std::vector<protocol::RouteLine> RoutesOfCall(std::vector<protocol::RouteLine> r
   return routes;
 }
 
+// The reference client's request of each of `calls` calls: call i under its own base URL
+// (provider::CallBaseUrl), with its routes.
+std::expected<std::vector<ref::CallRequest>, std::string> ReferenceRequests(
+    const scenario::Scenario& scenario, const std::string& base_url,
+    const std::vector<protocol::RouteLine>& routes, int calls) {
+  const CallTarget target = PrimaryTarget(scenario);
+  const std::string body = target.body.dump();
+  std::vector<ref::CallRequest> requests;
+  for (int i = 0; i < calls; ++i) {
+    auto call_routes = ReferenceRoutes(RoutesOfCall(routes, i, calls));
+    if (!call_routes) return std::unexpected("the scenario's routes: " + call_routes.error());
+    auto url = ref::ParseBaseUrl(provider::CallBaseUrl(base_url, i, calls));
+    if (!url) return std::unexpected(url.error());
+    ref::CallRequest request;
+    request.routes = *call_routes;
+    request.dialect = *ref::ParseDialect(scenario::ToString(target.dialect));
+    request.base_url = *url;
+    request.api_key = "sk-faultline-test";
+    request.body = body;
+    request.stream = scenario.request.stream;
+    requests.push_back(std::move(request));
+  }
+  return requests;
+}
+
+// The in-process reference client's calls of one scenario run, on one io_context that Run drives
+// on the caller's thread: each call's launch when due, the scripted cancel, the run's timeout and
+// a stop request. Every call is one client's: they share its breakers and retry budget.
+class ReferenceCalls {
+ public:
+  // When the session's first request reached the provider, if one did yet.
+  using FirstArrival = std::function<std::optional<Duration>()>;
+
+  ReferenceCalls(const scenario::Scenario& scenario, const ref::RetryPolicy& policy,
+                 const RealRunOptions& options, Clock::time_point start, FirstArrival first_arrival,
+                 Trace& trace)
+      : scenario_(scenario),
+        policy_(policy),
+        options_(options),
+        start_(start),
+        first_arrival_(std::move(first_arrival)),
+        trace_(trace),
+        client_(policy) {}
+
+  // Runs call i as `requests[i]` until every call is done, recording its events in the trace.
+  void Run(std::vector<ref::CallRequest> requests) {
+    requests_ = std::move(requests);
+    drivers_.resize(requests_.size());
+    ScheduleLaunches();
+    if (scenario_.cancel_at) ArmCancel({});
+    ArmTimeout();
+    // A stop request (from another thread) is carried onto this loop; a call already over stays
+    // a finished run.
+    std::stop_callback on_stop(options_.stop,
+                               [this] { boost::asio::post(io_, [this] { StopRequested(); }); });
+    // Run until every call is done; then the timers are the only work left.
+    while (!AllDone() && !io_.stopped()) io_.run_one();
+    cancel_timer_.cancel();
+    timeout_timer_.cancel();
+    io_.run();  // let the drivers finish closing
+  }
+
+ private:
+  void Launch(int call) {
+    const auto i = static_cast<std::size_t>(call);
+    ref::DriverCallbacks callbacks;
+    // The callbacks run on this thread (io_.run_one), but on the drivers' strands: the lock
+    // keeps trace_.client safe whatever the executor does.
+    callbacks.on_event = [this, call](const ref::LifecycleEvent& event) {
+      std::lock_guard lock(mutex_);
+      trace_.client.push_back({Since(start_), call, EventFromJson(event.ToJson())});
+    };
+    drivers_[i] = ref::CallDriver::Launch(
+        io_, std::move(requests_[i]), policy_,
+        client_.Share({.call_id = fmt::format("call{}", call), .seed = options_.seed + call}),
+        std::move(callbacks));
+    if (cancelled_) drivers_[i]->Cancel();  // a call due after the cancel ends at once, ABORTED
+  }
+
+  // Call i starts i x call_interval after the first; a cancel starts the rest at once (and
+  // cancels them: Launch sees `cancelled_`).
+  void ScheduleLaunches() {
+    for (int i = 0; i < static_cast<int>(requests_.size()); ++i) {
+      const auto due = scenario_.request.call_interval * i;
+      if (due <= Duration{0}) {
+        Launch(i);
+        continue;
+      }
+      auto& timer = start_timers_.emplace_back(std::make_unique<boost::asio::steady_timer>(io_));
+      timer->expires_at(start_ + due);
+      timer->async_wait([this, i](boost::system::error_code) { Launch(i); });
+    }
+  }
+
+  // The scripted cancel counts from the call's first attempt, as an adapter's does
+  // (adapter_process.h) and as t = 0 is in the virtual world: its request's arrival at the
+  // provider (on a loaded machine the request may leave well after the session opened), or,
+  // when that attempt ended without reaching it (a refused connection), its response/start.
+  // Until one is known, look again every 5 ms (and cancel anyway kCancelFallback later).
+  void ArmCancel(boost::system::error_code error) {
+    if (error) return;
+    if (const auto first = FirstAttempt()) {
+      cancel_timer_.expires_at(start_ + *first + *scenario_.cancel_at);
+      cancel_timer_.async_wait([this](boost::system::error_code fired) {
+        if (fired) return;
+        trace_.cancel_at = Since(start_);
+        CancelAll();
+      });
+      return;
+    }
+    if (Since(start_) >= *scenario_.cancel_at + kCancelFallback) {  // nothing arrives
+      trace_.cancel_at = Since(start_);
+      CancelAll();
+      return;
+    }
+    cancel_timer_.expires_after(std::chrono::milliseconds(5));
+    cancel_timer_.async_wait([this](boost::system::error_code next) { ArmCancel(next); });
+  }
+
+  std::optional<Duration> FirstAttempt() {
+    if (const auto first = first_arrival_()) return first;
+    std::lock_guard lock(mutex_);
+    std::vector<std::pair<EventKind, Duration>> kinds;
+    for (const ClientRecord& record : trace_.client)
+      kinds.emplace_back(record.event.kind, record.at);
+    return UnarrivedAttemptStart(kinds);
+  }
+
+  void ArmTimeout() {
+    timeout_timer_.expires_at(start_ + options_.timeout);
+    timeout_timer_.async_wait([this](boost::system::error_code error) {
+      if (error) return;
+      trace_.subject_timed_out = true;
+      trace_.subject_stopped_at = Since(start_);
+      CancelAll();
+    });
+  }
+
+  void StopRequested() {
+    if (AllDone() || trace_.interrupted) return;
+    trace_.interrupted = true;
+    trace_.subject_stopped_at = Since(start_);
+    CancelAll();
+  }
+
+  void CancelAll() {
+    cancelled_ = true;
+    for (auto& driver : drivers_) {
+      if (driver) driver->Cancel();
+    }
+    for (auto& timer : start_timers_) timer->cancel();
+  }
+
+  bool AllDone() {
+    std::lock_guard lock(mutex_);
+    return std::ranges::count_if(trace_.client, IsTerminal) >= trace_.calls;
+  }
+
+  const scenario::Scenario& scenario_;
+  const ref::RetryPolicy& policy_;
+  const RealRunOptions& options_;
+  const Clock::time_point start_;
+  const FirstArrival first_arrival_;
+  Trace& trace_;
+  std::mutex mutex_;
+  // Before the io_context, so that it outlives any handler that still holds a call.
+  const ref::ClientState client_;
+  boost::asio::io_context io_;
+  std::vector<std::shared_ptr<ref::CallDriver>> drivers_;
+  std::vector<ref::CallRequest> requests_;  // call i's until it is launched
+  bool cancelled_ = false;
+  std::vector<std::unique_ptr<boost::asio::steady_timer>> start_timers_;
+  boost::asio::steady_timer cancel_timer_{io_};
+  boost::asio::steady_timer timeout_timer_{io_};
+};
+
+// When scripted time (listener outages, every route's health) starts for an adapter subject: at
+// its first attempt, not at the session's creation nor at its hello, since an interpreter may
+// take seconds to load its library and would otherwise miss an outage, or meet a route that had
+// already recovered. The first hello arms it (Anchor; the listener stays as it is at 0); the
+// first request's arrival, or the first response/start (OnLine: a refused connection never
+// arrives), starts it; for a subject that reports no attempt and reaches nothing, a thread
+// starts it kScriptedFallback after the hello, and the judge is told
+// (Trace::scripted_by_fallback).
+class ScriptedStart {
+ public:
+  ScriptedStart(provider::Server& server, std::string session_id)
+      : server_(server), session_id_(std::move(session_id)) {}
+
+  void Anchor() {
+    std::call_once(anchored_, [&] {
+      server_.ArmOutages(session_id_);
+      std::lock_guard lock(mutex_);
+      anchored_at_ = Clock::now();
+      anchor_set_.notify_all();
+    });
+  }
+
+  void OnLine(std::string_view line) {
+    const auto event = protocol::ParseLine(line);
+    if (event && event->kind == EventKind::kStart) server_.StartArmedOutages(session_id_);
+  }
+
+  // Waits until `due` after the anchor (not at all for a `due` of 0; at once on a stop request,
+  // or at `give_up` when that comes first).
+  void WaitPastAnchor(Duration due, Clock::time_point give_up, std::stop_token stop) {
+    if (due <= Duration{0}) return;
+    std::unique_lock lock(mutex_);
+    if (!anchor_set_.wait_until(lock, stop, give_up, [&] { return anchored_at_.has_value(); })) {
+      return;
+    }
+    anchor_set_.wait_until(lock, stop, std::min(give_up, *anchored_at_ + due),
+                           [] { return false; });
+  }
+
+  // Ends the fallback; whether it was what started scripted time.
+  bool StopFallback() {
+    fallback_.request_stop();
+    fallback_.join();
+    return fallback_started_;
+  }
+
+ private:
+  void Fallback(std::stop_token stop) {
+    std::unique_lock lock(mutex_);
+    if (!anchor_set_.wait(lock, stop, [&] { return anchored_at_.has_value(); })) return;
+    const auto due = *anchored_at_ + kScriptedFallback;
+    if (anchor_set_.wait_until(lock, stop, due, [] { return false; }) || stop.stop_requested()) {
+      return;
+    }
+    fallback_started_ = server_.StartArmedOutages(session_id_);
+  }
+
+  provider::Server& server_;
+  const std::string session_id_;
+  std::once_flag anchored_;
+  std::mutex mutex_;
+  std::condition_variable_any anchor_set_;
+  std::optional<Clock::time_point> anchored_at_;  // guarded by mutex_: the first hello
+  std::atomic<bool> fallback_started_ = false;
+  std::jthread fallback_{[this](std::stop_token stop) { Fallback(stop); }};  // last: uses the rest
+};
+
+// The call line every call of an adapter subject gets, but for what is each call's own
+// (CallLines).
+protocol::CallLine CallLineOf(const scenario::Scenario& scenario, const std::string& base_url,
+                              const std::vector<protocol::RouteLine>& routes) {
+  const CallTarget target = PrimaryTarget(scenario);
+  protocol::CallLine call{.base_url = base_url,
+                          .api_key = "sk-faultline-test",
+                          .dialect = std::string(scenario::ToString(target.dialect)),
+                          .request = target.body,
+                          .scenario = scenario.name,
+                          .seed = std::nullopt,
+                          .policy = std::nullopt,
+                          .limits = std::nullopt,
+                          .routes = routes};
+  if (scenario.policy) call.policy = nlohmann::json::parse(scenario.policy->json);
+  call.limits = protocol::CallLimits(scenario);
+  return call;
+}
+
+// Call i's line of `calls`: under its own base URL and routes, seeded as the in-process client
+// seeds call i.
+std::vector<std::string> CallLines(const protocol::CallLine& common, int calls,
+                                   std::uint64_t seed) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < calls; ++i) {
+    protocol::CallLine call = common;
+    call.seed = seed + i;
+    call.base_url = provider::CallBaseUrl(common.base_url, i, calls);
+    call.routes = RoutesOfCall(common.routes, i, calls);
+    lines.push_back(
+        protocol::ToJson(call).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+  }
+  return lines;
+}
+
+// One `launch` process per call line, all on their own threads; call i starts i x `interval`
+// after scripted time's anchor (at once on a stop request, or when the run's timeout passes
+// first).
+std::vector<std::expected<AdapterRun, std::string>> RunEachCall(
+    const AdapterLaunch& launch, const std::vector<std::string>& call_lines, Duration interval,
+    ScriptedStart& scripted) {
+  std::vector<std::expected<AdapterRun, std::string>> runs(call_lines.size());
+  {
+    std::vector<std::jthread> threads;
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      threads.emplace_back([&, i] {
+        scripted.WaitPastAnchor(interval * static_cast<int>(i), launch.start + launch.timeout,
+                                launch.stop);
+        AdapterLaunch own = launch;
+        own.call_line = call_lines[i];
+        runs[i] = RunAdapter(own);
+        scripted.Anchor();  // a first call that never wrote a line must not hold the others back
+      });
+    }
+  }  // every thread joined
+  return runs;
+}
+
+// What call `call`'s process (of `calls`) did, into the trace.
+void AddAdapterRun(const AdapterRun& run, std::size_t call, std::size_t calls, Trace& trace) {
+  CollectLines(run, static_cast<int>(call), trace);
+  if (run.cancel_sent && (!trace.cancel_at || *run.cancel_sent < *trace.cancel_at)) {
+    trace.cancel_at = run.cancel_sent;
+  }
+  trace.subject_timed_out = trace.subject_timed_out || run.timed_out;
+  trace.interrupted = trace.interrupted || run.interrupted;
+  // The moment the stop began, not the exit: a socket the kill closes is closed by the runner.
+  const auto stopped = run.stopped.value_or(run.ended);
+  if (run.timed_out && (!trace.subject_stopped_at || stopped < *trace.subject_stopped_at)) {
+    trace.subject_stopped_at = stopped;
+  }
+  if (!run.stderr_text.empty()) {
+    trace.subject_stderr +=
+        (calls > 1 ? fmt::format("[call {}] ", call) : "") + protocol::ValidUtf8(run.stderr_text);
+  }
+}
+
 }  // namespace
 
 struct RealWorld::Session {
@@ -215,130 +535,17 @@ std::expected<Trace, std::string> RealWorld::RunReference(const scenario::Scenar
                                                           const RealRunOptions& options) {
   auto session = Open(scenario, options.provider_seed);
   if (!session) return std::unexpected(session.error());
+  const int calls = std::max(1, scenario.request.calls);
+  auto requests = ReferenceRequests(scenario, session->base_url, session->routes, calls);
+  if (!requests) return std::unexpected(requests.error());
   Trace trace;
-  trace.calls = std::max(1, scenario.request.calls);
+  trace.calls = calls;
   trace.client.push_back({Duration{0}, 0, EventFromJson(ref::HelloEvent(policy).ToJson())});
-  // The callbacks run on this thread (io.run_one below), but on the drivers' strands: the lock
-  // keeps trace.client safe whatever the executor does.
-  std::mutex mutex;
-  // Every call is one client's: they share its breakers and retry budget. Declared before the
-  // io_context, so that it outlives any handler that still holds a call.
-  const ref::ClientState client(policy);
-  trace.one_client = true;
-  boost::asio::io_context io;
-  std::vector<std::shared_ptr<ref::CallDriver>> drivers(static_cast<std::size_t>(trace.calls));
-  std::vector<std::function<void()>> launches;
-  bool cancelled = false;
-  const CallTarget target = PrimaryTarget(scenario);
-  const std::string body = target.body.dump();
-  for (int i = 0; i < trace.calls; ++i) {
-    auto routes = ReferenceRoutes(RoutesOfCall(session->routes, i, trace.calls));
-    if (!routes) return std::unexpected("the scenario's routes: " + routes.error());
-    auto url = ref::ParseBaseUrl(provider::CallBaseUrl(session->base_url, i, trace.calls));
-    if (!url) return std::unexpected(url.error());
-    ref::CallRequest request;
-    request.routes = *routes;
-    request.dialect = *ref::ParseDialect(scenario::ToString(target.dialect));
-    request.base_url = *url;
-    request.api_key = "sk-faultline-test";
-    request.body = body;
-    request.stream = scenario.request.stream;
-    ref::DriverCallbacks callbacks;
-    callbacks.on_event = [&, i, start = session->start](const ref::LifecycleEvent& event) {
-      std::lock_guard lock(mutex);
-      trace.client.push_back({Since(start), i, EventFromJson(event.ToJson())});
-    };
-    launches.push_back(
-        [&, i, request = std::move(request), callbacks = std::move(callbacks)] mutable {
-          auto& driver = drivers[static_cast<std::size_t>(i)];
-          driver = ref::CallDriver::Launch(
-              io, std::move(request), policy,
-              client.Share({.call_id = fmt::format("call{}", i), .seed = options.seed + i}),
-              std::move(callbacks));
-          if (cancelled) driver->Cancel();  // a call due after the cancel ends at once, ABORTED
-        });
-  }
-  // Call i starts i x call_interval after the first; a cancel starts the rest at once (and
-  // cancels them: launches[i] sees `cancelled`).
-  std::vector<std::unique_ptr<boost::asio::steady_timer>> start_timers;
-  for (int i = 0; i < trace.calls; ++i) {
-    const auto due = scenario.request.call_interval * i;
-    if (due <= Duration{0}) {
-      launches[static_cast<std::size_t>(i)]();
-      continue;
-    }
-    auto& timer = start_timers.emplace_back(std::make_unique<boost::asio::steady_timer>(io));
-    timer->expires_at(session->start + due);
-    timer->async_wait(
-        [&, i](boost::system::error_code) { launches[static_cast<std::size_t>(i)](); });
-  }
-  boost::asio::steady_timer cancel_timer(io), timeout_timer(io);
-  const auto cancel_all = [&] {
-    cancelled = true;
-    for (auto& driver : drivers) {
-      if (driver) driver->Cancel();
-    }
-    for (auto& timer : start_timers) timer->cancel();
-  };
-  // The scripted cancel counts from the call's first attempt, as an adapter's does
-  // (adapter_process.h) and as t = 0 is in the virtual world: its request's arrival at the
-  // provider (on a loaded machine the request may leave well after the session opened), or,
-  // when that attempt ended without reaching it (a refused connection), its response/start.
-  // Until one is known, look again every 5 ms (and cancel anyway kCancelFallback later).
-  const auto first_attempt = [&]() -> std::optional<Duration> {
-    if (const auto first = FirstArrival(session->id)) return first;
-    std::lock_guard lock(mutex);
-    std::vector<std::pair<EventKind, Duration>> kinds;
-    for (const ClientRecord& record : trace.client)
-      kinds.emplace_back(record.event.kind, record.at);
-    return UnarrivedAttemptStart(kinds);
-  };
-  std::function<void(boost::system::error_code)> arm_cancel = [&](boost::system::error_code error) {
-    if (error) return;
-    if (const auto first = first_attempt()) {
-      cancel_timer.expires_at(session->start + *first + *scenario.cancel_at);
-      cancel_timer.async_wait([&](boost::system::error_code fired) {
-        if (fired) return;
-        trace.cancel_at = Since(session->start);
-        cancel_all();
-      });
-      return;
-    }
-    if (Since(session->start) >= *scenario.cancel_at + kCancelFallback) {  // nothing arrives
-      trace.cancel_at = Since(session->start);
-      cancel_all();
-      return;
-    }
-    cancel_timer.expires_after(std::chrono::milliseconds(5));
-    cancel_timer.async_wait(arm_cancel);
-  };
-  if (scenario.cancel_at) arm_cancel({});
-  timeout_timer.expires_at(session->start + options.timeout);
-  timeout_timer.async_wait([&](boost::system::error_code error) {
-    if (error) return;
-    trace.subject_timed_out = true;
-    trace.subject_stopped_at = Since(session->start);
-    cancel_all();
-  });
-  const auto all_done = [&] {
-    std::lock_guard lock(mutex);
-    return std::ranges::count_if(trace.client, IsTerminal) >= trace.calls;
-  };
-  // A stop request (from another thread) is carried onto this loop; a call already over stays a
-  // finished run.
-  std::stop_callback on_stop(options.stop, [&] {
-    boost::asio::post(io, [&] {
-      if (all_done() || trace.interrupted) return;
-      trace.interrupted = true;
-      trace.subject_stopped_at = Since(session->start);
-      cancel_all();
-    });
-  });
-  // Run until every call is done; then the timers are the only work left.
-  while (!all_done() && !io.stopped()) io.run_one();
-  cancel_timer.cancel();
-  timeout_timer.cancel();
-  io.run();  // let the drivers finish closing
+  trace.one_client = true;  // every call is one client's (ReferenceCalls)
+  ReferenceCalls run(
+      scenario, policy, options, session->start,
+      [this, id = session->id] { return FirstArrival(id); }, trace);
+  run.Run(std::move(*requests));
   Close(*session, trace);
   return trace;
 }
@@ -350,121 +557,45 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
   if (!session) return std::unexpected(session.error());
   Trace trace;
   trace.calls = std::max(1, scenario.request.calls);
-  const CallTarget target = PrimaryTarget(scenario);
-  protocol::CallLine call{.base_url = session->base_url,
-                          .api_key = "sk-faultline-test",
-                          .dialect = std::string(scenario::ToString(target.dialect)),
-                          .request = target.body,
-                          .scenario = scenario.name,
-                          .seed = std::nullopt,
-                          .policy = std::nullopt,
-                          .limits = std::nullopt,
-                          .routes = session->routes};
-  if (scenario.policy) call.policy = nlohmann::json::parse(scenario.policy->json);
-  call.limits = protocol::CallLimits(scenario);
-  std::vector<std::expected<AdapterRun, std::string>> runs(static_cast<std::size_t>(trace.calls));
-  // Scripted time (listener outages, every route's health) starts at the subject's first
-  // attempt, not at the session's creation nor at its hello: an interpreter may take seconds to
-  // load its library and would otherwise miss an outage, or meet a route that had already
-  // recovered. The hello arms it (the listener stays as it is at 0); the first request's
-  // arrival, or the first response/start (a refused connection never arrives), starts it; a
-  // subject that reports no attempt and reaches nothing starts it kScriptedFallback after its
-  // hello, and the judge is told (Trace::scripted_by_fallback).
-  std::once_flag anchored;
-  std::mutex anchor_mutex;
-  std::condition_variable_any anchor_set;
-  std::optional<Clock::time_point> anchored_at;  // guarded by anchor_mutex: the first hello
-  const auto anchor = [&] {
-    std::call_once(anchored, [&] {
-      server_->ArmOutages(session->id);
-      std::lock_guard lock(anchor_mutex);
-      anchored_at = Clock::now();
-      anchor_set.notify_all();
-    });
-  };
-  const auto on_line = [&](std::string_view line) {
-    const auto event = protocol::ParseLine(line);
-    if (event && event->kind == EventKind::kStart) server_->StartArmedOutages(session->id);
-  };
-  std::atomic<bool> fallback_started = false;
-  std::jthread fallback([&](std::stop_token stop) {
-    std::unique_lock lock(anchor_mutex);
-    if (!anchor_set.wait(lock, stop, [&] { return anchored_at.has_value(); })) return;
-    const auto due = *anchored_at + kScriptedFallback;
-    if (anchor_set.wait_until(lock, stop, due, [] { return false; }) || stop.stop_requested()) {
-      return;
-    }
-    fallback_started = server_->StartArmedOutages(session->id);
-  });
-  // Call i starts i x call_interval after that anchor (at once on a stop request, or when the
-  // run's timeout passes first).
-  const auto wait_for_start = [&](std::size_t i) {
-    const auto due = scenario.request.call_interval * static_cast<int>(i);
-    if (due <= Duration{0}) return;
-    std::stop_token stop = options.stop;
-    std::unique_lock lock(anchor_mutex);
-    const auto give_up = session->start + options.timeout;
-    if (!anchor_set.wait_until(lock, stop, give_up, [&] { return anchored_at.has_value(); })) {
-      return;
-    }
-    anchor_set.wait_until(lock, stop, std::min(give_up, *anchored_at + due), [] { return false; });
-  };
-  {
-    std::vector<std::jthread> threads;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-      threads.emplace_back([&, i, call] mutable {
-        wait_for_start(i);
-        call.seed = options.seed + i;  // as the in-process client seeds call i
-        call.base_url = provider::CallBaseUrl(session->base_url, static_cast<int>(i), trace.calls);
-        call.routes = RoutesOfCall(session->routes, static_cast<int>(i), trace.calls);
-        AdapterLaunch launch{.command = command,
-                             .call_line = protocol::ToJson(call).dump(
-                                 -1, ' ', false, nlohmann::json::error_handler_t::replace),
-                             .cancel_at = scenario.cancel_at,
-                             .first_attempt =
-                                 [&](const std::vector<AdapterLine>& lines) {
-                                   if (const auto first = FirstArrival(session->id)) return first;
-                                   return UnarrivedAttemptStart(LineKinds(lines));
-                                 },
-                             .on_first_line = anchor,
-                             .on_line = on_line,
-                             .timeout = options.timeout,
-                             .max_line_bytes = options.max_line_bytes,
-                             .stop = options.stop,
-                             .start = session->start};
-        runs[i] = RunAdapter(launch);
-        anchor();  // a first call that never wrote a line must not hold the others back
-      });
-    }
-  }
+  ScriptedStart scripted(*server_, session->id);
+  AdapterLaunch launch = AdapterLaunchOf(*session, scenario, command, options);
+  launch.on_first_line = [&scripted] { scripted.Anchor(); };
+  launch.on_line = [&scripted](std::string_view line) { scripted.OnLine(line); };
+  const auto call_lines = CallLines(CallLineOf(scenario, session->base_url, session->routes),
+                                    trace.calls, options.seed);
+  const auto runs = RunEachCall(launch, call_lines, scenario.request.call_interval, scripted);
   for (std::size_t i = 0; i < runs.size(); ++i) {
     if (!runs[i]) {
       Close(*session, trace);
       return std::unexpected(runs[i].error());
     }
-    const AdapterRun& run = *runs[i];
-    CollectLines(run, static_cast<int>(i), trace);
-    if (run.cancel_sent && (!trace.cancel_at || *run.cancel_sent < *trace.cancel_at)) {
-      trace.cancel_at = run.cancel_sent;
-    }
-    trace.subject_timed_out = trace.subject_timed_out || run.timed_out;
-    trace.interrupted = trace.interrupted || run.interrupted;
-    // The moment the stop began, not the exit: a socket the kill closes is closed by the runner.
-    const auto stopped = run.stopped.value_or(run.ended);
-    if (run.timed_out && (!trace.subject_stopped_at || stopped < *trace.subject_stopped_at)) {
-      trace.subject_stopped_at = stopped;
-    }
-    if (!run.stderr_text.empty()) {
-      trace.subject_stderr += (runs.size() > 1 ? fmt::format("[call {}] ", i) : "") +
-                              protocol::ValidUtf8(run.stderr_text);
-    }
+    AddAdapterRun(*runs[i], i, runs.size(), trace);
   }
-  fallback.request_stop();
-  fallback.join();
-  trace.scripted_by_fallback = fallback_started;
+  trace.scripted_by_fallback = scripted.StopFallback();
   std::ranges::stable_sort(trace.client, {}, &ClientRecord::at);
   Close(*session, trace);
   return trace;
+}
+
+// Everything but the hooks on scripted time: the call line, and when the first attempt began
+// (its request's arrival, or the adapter's own account of an attempt that never arrived).
+AdapterLaunch RealWorld::AdapterLaunchOf(const Session& session, const scenario::Scenario& scenario,
+                                         const std::string& command,
+                                         const RealRunOptions& options) const {
+  return AdapterLaunch{.command = command,
+                       .call_line = {},
+                       .cancel_at = scenario.cancel_at,
+                       .first_attempt =
+                           [this, id = session.id](const std::vector<AdapterLine>& lines) {
+                             if (const auto first = FirstArrival(id)) return first;
+                             return UnarrivedAttemptStart(LineKinds(lines));
+                           },
+                       .on_first_line = {},
+                       .on_line = {},
+                       .timeout = options.timeout,
+                       .max_line_bytes = options.max_line_bytes,
+                       .stop = options.stop,
+                       .start = session.start};
 }
 
 }  // namespace faultline::harness

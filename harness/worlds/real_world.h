@@ -26,6 +26,8 @@
 
 namespace faultline::harness {
 
+struct AdapterLaunch;
+
 struct RealRunOptions {
   std::uint64_t seed = 0;                     // the reference client's retry RNG
   std::uint64_t provider_seed = 0;            // the provider session (chaos draws, ids)
@@ -64,6 +66,8 @@ class RealWorld {
   std::expected<Session, std::string> Open(const scenario::Scenario& scenario, std::uint64_t seed);
   void Close(Session& session, Trace& trace);
   std::optional<Duration> FirstArrival(const std::string& session_id) const;
+  AdapterLaunch AdapterLaunchOf(const Session& session, const scenario::Scenario& scenario,
+                                const std::string& command, const RealRunOptions& options) const;
 
   std::unique_ptr<provider::Server> server_;
   std::thread thread_;
