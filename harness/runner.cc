@@ -109,6 +109,11 @@ class Runner {
 
  private:
   std::expected<Trace, std::string> Execute(const Job& job, std::uint64_t seed);
+  // The checks of a run that broke no protocol, against its declared policy's twin when it has
+  // one (`seed`: the run's own).
+  std::vector<report::CheckResult> Checks(const Job& job, const Trace& trace,
+                                          const DeclaredPolicy& declared,
+                                          const Tolerance& tolerance, std::uint64_t seed) const;
   // The provider's seed is the run seed itself (plus the repetition), not a per-scenario hash:
   // a chaos scenario documents its draws for a session seed, and --seed picks other draws.
   std::uint64_t ProviderSeed(const Job& job) const {
@@ -192,8 +197,13 @@ std::optional<report::ScenarioResult> Runner::RunOne(const Job& job) {
   return result;
 }
 
+bool AnExpectationFailed(const std::vector<report::CheckResult>& checks) {
+  return std::ranges::any_of(checks, [](const report::CheckResult& check) {
+    return check.id.starts_with("EXPECT-") && check.status == report::CheckStatus::kFail;
+  });
+}
+
 void Runner::JudgeInto(const Job& job, const Trace& trace, report::ScenarioResult& result) const {
-  const scenario::Scenario& scenario = *job.scenario;
   const DeclaredPolicy declared = ReadDeclaredPolicy(trace);
   if (std::optional<SubjectFault> fault = SubjectFaultOf(trace, declared)) {
     result.verdict = report::Verdict::kError;
@@ -205,33 +215,38 @@ void Runner::JudgeInto(const Job& job, const Trace& trace, report::ScenarioResul
   const Tolerance tolerance = job.real
                                   ? RealTolerance(trace.scheduling_lateness.value_or(Duration{0}))
                                   : VirtualTolerance();
+  result.checks = Checks(job, trace, declared, tolerance, result.seed);
+  result.trace["bounds"] = TimelineBounds(*job.scenario, trace, tolerance);
+  result.black_box = IsBlackBox(trace);
+  result.metrics = ComputeMetrics(trace);
+  result.verdict = report::VerdictOf(result.checks, options_.fail_on);
+}
+
+std::vector<report::CheckResult> Runner::Checks(const Job& job, const Trace& trace,
+                                                const DeclaredPolicy& declared,
+                                                const Tolerance& tolerance,
+                                                std::uint64_t seed) const {
+  const scenario::Scenario& scenario = *job.scenario;
   // The oracle is the subject's own declared policy: what its twin reaches, it may reach.
   const auto twin_over = [&](int seeds) {
-    return ComputeTwin(scenario, declared.policy, result.seed, ProviderSeed(job),
+    return ComputeTwin(scenario, declared.policy, seed, ProviderSeed(job),
                        {.timeout_tolerance_ms = job.real ? tolerance.late_ms : 0,
                         .scripted_lead = job.real ? LeadOfFirstAttempt(trace) : Duration{0},
                         .one_client = trace.one_client || trace.calls <= 1,
                         .seeds = seeds});
   };
-  std::optional<PolicyTwin> twin;
   // A partial declaration has no twin: the twin runs a whole policy (declared_policy.h).
-  if (declared.usable() && !declared.partial && !DeclaresScenarioPolicy(declared, scenario)) {
-    twin = twin_over(TwinOptions{}.seeds);
+  if (!declared.usable() || declared.partial || DeclaresScenarioPolicy(declared, scenario)) {
+    return Judge(scenario, trace, tolerance, nullptr);
   }
-  result.checks = Judge(scenario, trace, tolerance, twin ? &*twin : nullptr);
+  PolicyTwin twin = twin_over(TwinOptions{}.seeds);
+  auto checks = Judge(scenario, trace, tolerance, &twin);
   // Jitter makes some endings rare (every retry of a flapping route landing while it is down):
   // before an expectation calls the subject's ending one its policy cannot reach, the twin
   // looks for it over many more seeds.
-  if (twin && std::ranges::any_of(result.checks, [](const report::CheckResult& check) {
-        return check.id.starts_with("EXPECT-") && check.status == report::CheckStatus::kFail;
-      })) {
-    twin = twin_over(kWitnessSeeds);
-    result.checks = Judge(scenario, trace, tolerance, &*twin);
-  }
-  result.trace["bounds"] = TimelineBounds(scenario, trace, tolerance);
-  result.black_box = IsBlackBox(trace);
-  result.metrics = ComputeMetrics(trace);
-  result.verdict = report::VerdictOf(result.checks, options_.fail_on);
+  if (!AnExpectationFailed(checks)) return checks;
+  twin = twin_over(kWitnessSeeds);
+  return Judge(scenario, trace, tolerance, &twin);
 }
 
 void Runner::Started(std::size_t slot, const std::string& name) {
@@ -256,6 +271,20 @@ void Runner::Finished(const report::ScenarioResult* result, std::size_t slot) {
   progress_(progress);
 }
 
+// A real run's length as the same scenario takes with the reference client in virtual time
+// (within [1 us, the timeout]; 1 us when that run fails).
+Duration EstimatedLength(const scenario::Scenario& scenario, const RunnerOptions& options) {
+  VirtualRunOptions estimate;
+  estimate.policy =
+      options.policy ? *options.policy : ScenarioPolicy(scenario).value_or(ref::RetryPolicy{});
+  estimate.seed = RunSeed(options.seed, scenario.name, 0);
+  estimate.provider_seed = options.seed;
+  auto trace = RunVirtual(scenario, estimate);
+  if (!trace) return Duration{1};
+  return std::clamp(trace->ended, Duration{1},
+                    std::chrono::duration_cast<Duration>(options.timeout));
+}
+
 // The order to start the jobs in: real runs take about as long as their scenario forces, and one
 // long run started last ends alone, so the longest start first and the whole run takes about its
 // longest scenario. A real run's length is estimated by the same scenario with the reference
@@ -268,18 +297,7 @@ std::vector<std::size_t> LongestFirst(const std::vector<Job>& jobs, const Runner
     Duration length{0};
     if (jobs[i].real) {
       auto [it, fresh] = estimates.try_emplace(jobs[i].scenario, Duration{1});
-      if (fresh) {
-        VirtualRunOptions estimate;
-        estimate.policy = options.policy
-                              ? *options.policy
-                              : ScenarioPolicy(*jobs[i].scenario).value_or(ref::RetryPolicy{});
-        estimate.seed = RunSeed(options.seed, jobs[i].scenario->name, 0);
-        estimate.provider_seed = options.seed;
-        if (auto trace = RunVirtual(*jobs[i].scenario, estimate)) {
-          it->second = std::clamp(trace->ended, Duration{1},
-                                  std::chrono::duration_cast<Duration>(options.timeout));
-        }
-      }
+      if (fresh) it->second = EstimatedLength(*jobs[i].scenario, options);
       length = it->second;
     }
     order.emplace_back(length, i);

@@ -177,6 +177,17 @@ void WriteJsonLine(const ref::LifecycleEvent& event, SteadyTime start, std::ostr
   out << harness::protocol::StampedLine(event.ToJson(), at_ms) << std::endl;
 }
 
+// An event as it comes: a protocol line (`json`) or a line for people.
+void PrintEvent(const ref::LifecycleEvent& event, bool json, SteadyTime start, std::ostream& out) {
+  if (json) {
+    WriteJsonLine(event, start, out);
+    return;
+  }
+  const auto since = std::chrono::duration_cast<std::chrono::milliseconds>(
+      std::chrono::steady_clock::now() - start);
+  out << HumanLine(event, since) << std::endl;
+}
+
 // Runs the call on this thread, printing every event as it comes, timed from `start`. One
 // thread runs `io`, so the signal set may be cancelled from the call's strand.
 Outcome Execute(ref::CallRequest request, ref::RetryPolicy policy, ref::CallOptions options,
@@ -191,13 +202,7 @@ Outcome Execute(ref::CallRequest request, ref::RetryPolicy policy, ref::CallOpti
   ref::DriverCallbacks callbacks;
   callbacks.on_event = [&](const ref::LifecycleEvent& event) {
     if (event.type == ref::EventType::kCommitted) outcome.committed = true;
-    if (json) {
-      WriteJsonLine(event, start, out);
-    } else {
-      const auto since = std::chrono::duration_cast<std::chrono::milliseconds>(
-          std::chrono::steady_clock::now() - start);
-      out << HumanLine(event, since) << std::endl;
-    }
+    PrintEvent(event, json, start, out);
   };
   // Ctrl-C / SIGTERM cancel the call (it then ends with ABORTED, as a runner's cancel would).
   boost::asio::signal_set signals(io, SIGINT, SIGTERM);
@@ -252,60 +257,87 @@ ref::CallOptions CallLineOptions(const json& call, const CallCommandOptions& opt
                                       : SeedOf(options)};
 }
 
-// `faultline call --adapter`: reads the call line, runs the call with the policy of --policy,
-// else the call line's, else the defaults, and writes the events as protocol lines.
-ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::ostream& out,
-                    std::ostream& err) {
-  auto policy = fleet::PolicyOption(options.policy_file);
-  if (!policy) {
-    err << "faultline call: " << policy.error() << "\n";
-    return ExitCode::kUsageError;
-  }
-  const auto usage_error = [&err](const std::string& message) {
-    err << "faultline call --adapter: " << message << "\n";
-    return ExitCode::kUsageError;
-  };
-  std::string line;
-  if (!std::getline(in, line))
-    return usage_error("expected a {\"type\":\"call\",...} line on stdin");
-  const SteadyTime start = std::chrono::steady_clock::now();  // at_ms counts from the call line
-  const json call = json::parse(line, nullptr, false);
-  if (!IsCallLine(call)) {
-    return usage_error(
-        "the first line must be "
-        "{\"type\":\"call\",\"base_url\":..,\"dialect\":..,\"request\":{..}}");
-  }
+// What a call line asks for, with the retry log it names kept open for the call.
+struct AdapterCall {
+  ref::RetryPolicy policy;
+  ref::CallRequest request;
+  ref::CallOptions options;
+  std::unique_ptr<ref::RetryLog> log;
+};
+
+// The call line's call: with `policy` (--policy's, else the defaults) unless the line carries
+// the scenario's and no --policy overrides it.
+std::expected<AdapterCall, std::string> AdapterCallOf(const json& call,
+                                                      const CallCommandOptions& options,
+                                                      ref::RetryPolicy policy) {
   if (const auto asked = call.find("policy"); asked != call.end() && options.policy_file.empty()) {
     auto scenario_policy = ref::PolicyFromJson(*asked);
     if (!scenario_policy) {
-      return usage_error("the call line's policy is invalid " + scenario_policy.error().ToString());
+      return std::unexpected("the call line's policy is invalid " +
+                             scenario_policy.error().ToString());
     }
     policy = std::move(*scenario_policy);
   }
   auto request = CallLineRequest(call, options);
-  if (!request) return usage_error(request.error());
-  ref::CallOptions call_options = CallLineOptions(call, options);
-  std::unique_ptr<ref::RetryLog> log;
-  if (auto attached =
-          AttachRetryLog(StringField(call, "retry_log", options.retry_log), log, call_options);
+  if (!request) return std::unexpected(request.error());
+  AdapterCall adapter_call{std::move(policy), std::move(*request), CallLineOptions(call, options),
+                           nullptr};
+  if (auto attached = AttachRetryLog(StringField(call, "retry_log", options.retry_log),
+                                     adapter_call.log, adapter_call.options);
       !attached) {
-    return usage_error(attached.error());
+    return std::unexpected(attached.error());
   }
-  WriteJsonLine(ref::HelloEvent(*policy), start, out);
+  return adapter_call;
+}
+
+// Says `message` on `err` as `command`'s usage error.
+ExitCode UsageError(std::ostream& err, std::string_view command, std::string_view message) {
+  err << command << ": " << message << "\n";
+  return ExitCode::kUsageError;
+}
+
+// `faultline call --adapter`: reads the call line, runs its call and writes the events as
+// protocol lines (until a {"type":"cancel"} line on stdin cancels it).
+ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::ostream& out,
+                    std::ostream& err) {
+  auto policy = fleet::PolicyOption(options.policy_file);
+  if (!policy) return UsageError(err, "faultline call", policy.error());
+  constexpr std::string_view kCommand = "faultline call --adapter";
+  std::string line;
+  if (!std::getline(in, line)) {
+    return UsageError(err, kCommand, "expected a {\"type\":\"call\",...} line on stdin");
+  }
+  const SteadyTime start = std::chrono::steady_clock::now();  // at_ms counts from the call line
+  const json call = json::parse(line, nullptr, false);
+  if (!IsCallLine(call)) {
+    return UsageError(err, kCommand,
+                      "the first line must be "
+                      "{\"type\":\"call\",\"base_url\":..,\"dialect\":..,\"request\":{..}}");
+  }
+  auto adapter_call = AdapterCallOf(call, options, std::move(*policy));
+  if (!adapter_call) return UsageError(err, kCommand, adapter_call.error());
+  WriteJsonLine(ref::HelloEvent(adapter_call->policy), start, out);
   auto gate = std::make_shared<CancelGate>();
   WatchForCancel(in, gate);
-  const Outcome outcome = Execute(std::move(*request), std::move(*policy), std::move(call_options),
-                                  /*json=*/true, start, out, gate);
+  const Outcome outcome =
+      Execute(std::move(adapter_call->request), std::move(adapter_call->policy),
+              std::move(adapter_call->options), /*json=*/true, start, out, gate);
   return outcome.committed ? ExitCode::kSuccess : ExitCode::kChecksFailed;
 }
 
 // The request the command line asks for.
-ref::CallRequest OptionsRequest(ref::Dialect dialect, ref::BaseUrl url,
-                                const CallCommandOptions& options) {
-  return ref::CallRequest{.dialect = dialect,
-                          .base_url = std::move(url),
+std::expected<ref::CallRequest, std::string> OptionsRequest(const CallCommandOptions& options) {
+  const auto dialect = ref::ParseDialect(options.dialect);
+  if (!dialect) {
+    return std::unexpected("unknown dialect '" + options.dialect +
+                           "' (openai-chat, anthropic-messages, openai-responses)");
+  }
+  auto url = ref::ParseBaseUrl(options.base_url);
+  if (!url) return std::unexpected(url.error());
+  return ref::CallRequest{.dialect = *dialect,
+                          .base_url = std::move(*url),
                           .api_key = options.api_key,
-                          .body = ref::DumpJson(RequestBody(dialect, options)),
+                          .body = ref::DumpJson(RequestBody(*dialect, options)),
                           .stream = !options.no_stream,
                           .idempotency_key = std::nullopt,
                           .routes = {}};
@@ -344,30 +376,24 @@ CLI::App* AddCallCommand(CLI::App& app, CallCommandOptions& options) {
 
 ExitCode RunCall(const CallCommandOptions& options, std::istream& in, std::ostream& out,
                  std::ostream& err) {
-  const auto usage_error = [&err](const std::string& message) {
-    err << "faultline call: " << message << "\n";
-    return ExitCode::kUsageError;
-  };
-  if (auto bad = NonUtf8Option(options)) return usage_error(*bad);
+  constexpr std::string_view kCommand = "faultline call";
+  if (auto bad = NonUtf8Option(options)) return UsageError(err, kCommand, *bad);
   if (options.adapter) return RunAdapter(options, in, out, err);
-  if (options.base_url.empty()) return usage_error("--base-url is required (or --adapter)");
-  const auto dialect = ref::ParseDialect(options.dialect);
-  if (!dialect) {
-    return usage_error("unknown dialect '" + options.dialect +
-                       "' (openai-chat, anthropic-messages, openai-responses)");
+  if (options.base_url.empty()) {
+    return UsageError(err, kCommand, "--base-url is required (or --adapter)");
   }
-  auto url = ref::ParseBaseUrl(options.base_url);
+  auto request = OptionsRequest(options);
+  if (!request) return UsageError(err, kCommand, request.error());
   auto policy = fleet::PolicyOption(options.policy_file);
-  if (!url || !policy) return usage_error(url ? policy.error() : url.error());
-  ref::CallRequest request = OptionsRequest(*dialect, std::move(*url), options);
+  if (!policy) return UsageError(err, kCommand, policy.error());
   ref::CallOptions call_options{.call_id = options.call_id, .seed = SeedOf(options)};
   std::unique_ptr<ref::RetryLog> log;
   if (auto attached = AttachRetryLog(options.retry_log, log, call_options); !attached) {
-    return usage_error(attached.error());
+    return UsageError(err, kCommand, attached.error());
   }
   const SteadyTime start = std::chrono::steady_clock::now();
   if (options.json) WriteJsonLine(ref::HelloEvent(*policy), start, out);
-  const Outcome outcome = Execute(std::move(request), std::move(*policy), std::move(call_options),
+  const Outcome outcome = Execute(std::move(*request), std::move(*policy), std::move(call_options),
                                   options.json, start, out, nullptr);
   return outcome.committed ? ExitCode::kSuccess : ExitCode::kChecksFailed;
 }

@@ -116,6 +116,15 @@ struct PlannedReport {
   fs::path path;
 };
 
+// Where --out keeps the report of `format`.
+fs::path ReportPath(const std::string& out_dir, report::Format format) {
+  const std::string base = format == report::Format::kJson    ? "result"
+                           : format == report::Format::kJUnit ? "junit"
+                           : format == report::Format::kHtml  ? "report"
+                                                              : "summary";
+  return fs::path(out_dir) / (base + std::string(FileExtension(format)));
+}
+
 // The reports to write, checked before the first run so that a bad --format or an unwritable
 // --out never costs a whole run: every format parses, the folder exists (or is made) and a file
 // can be created in it.
@@ -126,12 +135,7 @@ std::expected<std::vector<PlannedReport>, std::string> PlanReports(
   for (const std::string& name : options.formats) {
     auto format = report::ParseFormat(name);
     if (!format) return std::unexpected("--format: " + format.error());
-    const std::string base = *format == report::Format::kJson    ? "result"
-                             : *format == report::Format::kJUnit ? "junit"
-                             : *format == report::Format::kHtml  ? "report"
-                                                                 : "summary";
-    planned.push_back(
-        {*format, fs::path(options.out_dir) / (base + std::string(FileExtension(*format)))});
+    planned.push_back({*format, ReportPath(options.out_dir, *format)});
   }
   std::error_code error;
   fs::create_directories(options.out_dir, error);
@@ -301,6 +305,18 @@ struct RunInputs {
   std::optional<ResolvedAdapter> adapter;
 };
 
+// --shard, when given.
+std::expected<std::optional<harness::Shard>, std::string> ShardOption(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  return harness::ParseShard(text);
+}
+
+// --adapter, when given.
+std::expected<std::optional<ResolvedAdapter>, std::string> AdapterOption(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  return ResolveAdapter(text);
+}
+
 // The inputs, or the first usage error in the order a user fixes them.
 std::expected<RunInputs, std::string> ReadRunInputs(const RunCommandOptions& options) {
   auto scenarios = LoadAll(options.paths);
@@ -308,12 +324,8 @@ std::expected<RunInputs, std::string> ReadRunInputs(const RunCommandOptions& opt
   auto world = ChooseWorld(options);
   auto thresholds = ParseThresholds(options.thresholds);
   if (!thresholds) return std::unexpected(thresholds.error());
-  std::optional<harness::Shard> shard;
-  if (!options.shard.empty()) {
-    auto parsed = harness::ParseShard(options.shard);
-    if (!parsed) return std::unexpected(parsed.error());
-    shard = *parsed;
-  }
+  auto shard = ShardOption(options.shard);
+  if (!shard) return std::unexpected(shard.error());
   if (!options.adapter.empty() && !options.policy_file.empty()) {
     return std::unexpected(
         "--policy configures the in-process reference client; an --adapter declares its own "
@@ -322,14 +334,11 @@ std::expected<RunInputs, std::string> ReadRunInputs(const RunCommandOptions& opt
   if (!scenarios) return std::unexpected(scenarios.error());
   if (!policy) return std::unexpected(policy.error());
   if (!world) return std::unexpected(world.error());
-  std::optional<ResolvedAdapter> adapter;
-  if (!options.adapter.empty()) {
-    auto resolved = ResolveAdapter(options.adapter);
-    if (!resolved) return std::unexpected(resolved.error());
-    adapter = std::move(*resolved);
-  }
-  return RunInputs{std::move(*scenarios), std::move(*policy), *world, std::move(*thresholds), shard,
-                   std::move(adapter)};
+  auto adapter = AdapterOption(options.adapter);
+  if (!adapter) return std::unexpected(adapter.error());
+  return RunInputs{
+      std::move(*scenarios), std::move(*policy), *world, std::move(*thresholds), *shard,
+      std::move(*adapter)};
 }
 
 // --last-failed: keeps only the scenarios that did not pass last time (saying so on `err`).

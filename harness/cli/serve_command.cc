@@ -285,6 +285,26 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& options) {
   return serve;
 }
 
+// The provider on `listen` with a session for every scenario, not serving yet.
+std::expected<std::unique_ptr<provider::Server>, std::string> CreateServer(
+    const ServeOptions& options, const ListenAddress& listen,
+    const std::vector<scenario::Scenario>& scenarios, std::ostream& out) {
+  provider::ServerOptions server_options = options.server;
+  server_options.listen_address = listen.host;
+  server_options.port = listen.port;
+  server_options.threads = options.threads;
+  server_options.seed = options.seed;
+  if (!options.quiet) server_options.request_log = RequestLogger(out);
+  auto server = provider::Server::Create(std::move(server_options));
+  if (!server) return std::unexpected(server.error());
+  for (const auto& scenario : scenarios) {
+    if (auto added = (*server)->AddSession(scenario); !added) {
+      return std::unexpected(scenario.source + ": " + added.error());
+    }
+  }
+  return std::move(*server);
+}
+
 ExitCode RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err) {
   auto listen = ParseListenAddress(options.listen);
   if (!listen) {
@@ -296,22 +316,10 @@ ExitCode RunServe(const ServeOptions& options, std::ostream& out, std::ostream& 
     err << scenarios.error();
     return ExitCode::kUsageError;
   }
-  provider::ServerOptions server_options = options.server;
-  server_options.listen_address = listen->host;
-  server_options.port = listen->port;
-  server_options.threads = options.threads;
-  server_options.seed = options.seed;
-  if (!options.quiet) server_options.request_log = RequestLogger(out);
-  auto server = provider::Server::Create(std::move(server_options));
+  auto server = CreateServer(options, *listen, *scenarios, out);
   if (!server) {
     err << "faultline serve: " << server.error() << "\n";
     return ExitCode::kUsageError;
-  }
-  for (const auto& scenario : *scenarios) {
-    if (auto added = (*server)->AddSession(scenario); !added) {
-      err << "faultline serve: " << scenario.source << ": " << added.error() << "\n";
-      return ExitCode::kUsageError;
-    }
   }
   SignalStopper stopper(**server);
   PrintSessions(**server, out);

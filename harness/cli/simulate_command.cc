@@ -220,6 +220,31 @@ void AddFleetFlags(CLI::App& sim, SimulateOptions& options) {
       ->capture_default_str();
 }
 
+// The experiment: its scenario, the policies compared, the seed, a sweep, and a shard of its jobs
+// (or the shards to merge).
+void AddExperimentOptions(CLI::App& sim, SimulateOptions& options) {
+  sim.add_option("scenario", options.scenario, "a scenario file with a 'fleet:' section");
+  sim.add_option("--compare,--policy", options.policies,
+                 "policies to run side by side on the same seed: profile names "
+                 "(--list-policies) or policy JSON files (default: the fleet section's)")
+      ->delimiter(',');
+  sim.add_option("--seed", options.seed, "run seed (default: the fleet section's, else 1)");
+  sim.add_option("--sweep", options.sweep,
+                 "KEY=FROM..TO[:STEP]: run every value, e.g. provider.rate=10..50:10 or "
+                 "policy.max_attempts=1..6 (keys: docs/fleet.md)");
+  sim.add_option("--shard", options.shard, "I/N: run every N-th job starting at I (CI matrix)");
+  sim.add_option("--merge", options.merge,
+                 "join shards' result.json files into one result and its reports (as "
+                 "`faultline report merge` does)")
+      ->delimiter(',');
+}
+
+constexpr std::string_view kSimulateFooter =
+    "Each call is run by the reference client's own retry code (reference_impl: Decide, "
+    "backoff, Retry-After, budget) with the policy named. Reports (in --out): result.json, "
+    "result.csv, summary.md, report.html. docs/fleet.md describes the fleet section, the "
+    "profiles and the measures.\nExit code: 0 done, 2 bad usage or input.";
+
 }  // namespace
 
 CLI::App* AddSimulateCommand(CLI::App& app, SimulateOptions& options) {
@@ -227,20 +252,7 @@ CLI::App* AddSimulateCommand(CLI::App& app, SimulateOptions& options) {
       app.add_subcommand("simulate",
                          "Simulate a fleet of clients and compare retry policies under contention, "
                          "overload and metastable failure, in virtual time.");
-  sim->add_option("scenario", options.scenario, "a scenario file with a 'fleet:' section");
-  sim->add_option("--compare,--policy", options.policies,
-                  "policies to run side by side on the same seed: profile names "
-                  "(--list-policies) or policy JSON files (default: the fleet section's)")
-      ->delimiter(',');
-  sim->add_option("--seed", options.seed, "run seed (default: the fleet section's, else 1)");
-  sim->add_option("--sweep", options.sweep,
-                  "KEY=FROM..TO[:STEP]: run every value, e.g. provider.rate=10..50:10 or "
-                  "policy.max_attempts=1..6 (keys: docs/fleet.md)");
-  sim->add_option("--shard", options.shard, "I/N: run every N-th job starting at I (CI matrix)");
-  sim->add_option("--merge", options.merge,
-                  "join shards' result.json files into one result and its reports (as "
-                  "`faultline report merge` does)")
-      ->delimiter(',');
+  AddExperimentOptions(*sim, options);
   sim->add_flag("--list-policies", options.list_policies,
                 "list the built-in profiles with their parameters and sources");
   sim->add_option("--out", options.out_dir, "folder for the reports")->capture_default_str();
@@ -250,11 +262,7 @@ CLI::App* AddSimulateCommand(CLI::App& app, SimulateOptions& options) {
   sim->add_flag("--no-reports", options.no_reports, "print the table only");
   sim->add_flag("--quiet,-q", options.quiet, "no progress lines");
   AddFleetFlags(*sim, options);
-  sim->footer(
-      "Each call is run by the reference client's own retry code (reference_impl: Decide, "
-      "backoff, Retry-After, budget) with the policy named. Reports (in --out): result.json, "
-      "result.csv, summary.md, report.html. docs/fleet.md describes the fleet section, the "
-      "profiles and the measures.\nExit code: 0 done, 2 bad usage or input.");
+  sim->footer(std::string(kSimulateFooter));
   return sim;
 }
 

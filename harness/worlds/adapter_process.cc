@@ -86,6 +86,11 @@ class Collector {
     ::kill(-pid_, SIGKILL);
   }
   int PollTimeoutMs() const;
+  // Reads stdout and stderr until the adapter closes both, sending the cancel when it is due;
+  // ends early on a stop request, the timeout or a poll() failure.
+  void Collect();
+  // Waits for the adapter to exit (killing its group if it lingers) and records how it ended.
+  void Reap();
   // On a stop request: SIGTERM once, SIGKILL after kStopGrace. True when the loop should end.
   bool Stopping();
   // When the cancel is due (see AdapterLaunch); nullopt while that is not known yet.
@@ -180,8 +185,18 @@ bool Collector::Stopping() {
 
 AdapterRun Collector::Run() {
   Write(launch_.call_line + "\n");
+  Collect();
+  in_.Close();
+  Reap();
+  if (run_.stderr_text.size() > kMaxStderr) {
+    run_.stderr_text.erase(0, run_.stderr_text.size() - kMaxStderr);
+  }
+  return std::move(run_);
+}
+
+void Collector::Collect() {
   while (out_.fd >= 0 || err_.fd >= 0) {
-    if (Stopping()) break;
+    if (Stopping()) return;
     if (const auto cancel = CancelDue(); cancel && Now() >= *cancel) {
       Write("{\"type\":\"cancel\"}\n");
       run_.cancel_sent = Now();
@@ -190,16 +205,18 @@ AdapterRun Collector::Run() {
       run_.timed_out = true;
       run_.stopped = Now();
       ::kill(-pid_, SIGKILL);
-      break;
+      return;
     }
     std::array<pollfd, 2> fds{{{out_.fd, POLLIN, 0}, {err_.fd, POLLIN, 0}}};
     const int ready = ::poll(fds.data(), fds.size(), PollTimeoutMs());
-    if (ready < 0 && errno != EINTR) break;
+    if (ready < 0 && errno != EINTR) return;
     if (ready <= 0) continue;
     if (fds[0].revents != 0) ReadOut();
     if (fds[1].revents != 0) ReadErr();
   }
-  in_.Close();
+}
+
+void Collector::Reap() {
   int status = 0;
   // Output closed: the adapter is exiting. Give it a moment, then make sure of it.
   for (int i = 0; i < 200 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) ::usleep(10'000);
@@ -210,10 +227,6 @@ AdapterRun Collector::Run() {
   run_.ended = Now();
   run_.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (WIFSIGNALED(status)) run_.signal = WTERMSIG(status);
-  if (run_.stderr_text.size() > kMaxStderr) {
-    run_.stderr_text.erase(0, run_.stderr_text.size() - kMaxStderr);
-  }
-  return std::move(run_);
 }
 
 }  // namespace

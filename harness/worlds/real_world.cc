@@ -29,42 +29,59 @@ Duration Since(Clock::time_point start) {
 // How long the provider may take to notice that the subject's connections are gone.
 constexpr auto kCloseGrace = std::chrono::seconds(2);
 
+// A fault of call `call`'s process, with how the process ended.
+SubjectFault ProcessFault(const AdapterRun& run, int call, std::string kind,
+                          std::string_view message) {
+  return SubjectFault{std::move(kind), fmt::format("call {}: {}", call, message),
+                      run.signal ? std::nullopt : std::optional<int>(run.exit_status), run.signal};
+}
+
+// Why the process left nothing to judge, as a fault's kind and message: it flooded, or it ended
+// without writing anything.
+std::optional<std::pair<std::string, std::string>> NothingToJudge(const AdapterRun& run) {
+  if (!run.overflow.empty()) {
+    return std::pair{run.overflow, std::string(run.overflow == "line-too-long"
+                                                   ? "the adapter wrote a line over the runner's "
+                                                     "line limit"
+                                                   : "the adapter wrote more output than the "
+                                                     "runner's limit")};
+  }
+  if (!run.lines.empty() || run.timed_out) return std::nullopt;
+  if (run.exit_status == 126 || run.exit_status == 127) {
+    return std::pair{
+        std::string("cannot-start"),
+        fmt::format("the command could not be started (exit status {})", run.exit_status)};
+  }
+  return std::pair{
+      std::string("exited"),
+      fmt::format("the adapter exited with status {} before writing anything", run.exit_status)};
+}
+
 // The first way the adapter broke the protocol on call `call`, if any.
 std::optional<SubjectFault> FaultOf(const AdapterRun& run, int call, bool saw_hello,
                                     bool saw_terminal, const std::optional<SubjectFault>& line) {
-  const auto fault = [&](std::string kind, std::string message) {
-    return SubjectFault{std::move(kind), fmt::format("call {}: {}", call, message),
-                        run.signal ? std::nullopt : std::optional<int>(run.exit_status),
-                        run.signal};
-  };
-  if (!run.overflow.empty()) {
-    return fault(run.overflow, run.overflow == "line-too-long"
-                                   ? "the adapter wrote a line over the runner's line limit"
-                                   : "the adapter wrote more output than the runner's limit");
-  }
-  if (run.lines.empty() && !run.timed_out) {
-    const bool not_found = run.exit_status == 126 || run.exit_status == 127;
-    return fault(not_found ? "cannot-start" : "exited",
-                 not_found ? fmt::format("the command could not be started (exit status {})",
-                                         run.exit_status)
-                           : fmt::format("the adapter exited with status {} before writing "
-                                         "anything",
-                                         run.exit_status));
+  if (auto nothing = NothingToJudge(run)) {
+    return ProcessFault(run, call, nothing->first, nothing->second);
   }
   if (line)
     return SubjectFault{line->kind, fmt::format("call {}: {}", call, line->message), std::nullopt,
                         std::nullopt};
-  if (!saw_hello) return fault("no-hello", "the first line was not adapter/hello");
-  if (!saw_terminal && !run.timed_out) {
-    return fault(run.signal ? "killed" : "exited",
-                 run.signal ? fmt::format("the adapter was killed by signal {} before its "
-                                          "terminal event",
-                                          *run.signal)
-                            : fmt::format("the adapter exited with status {} before its terminal "
-                                          "event",
-                                          run.exit_status));
+  if (!saw_hello)
+    return ProcessFault(run, call, "no-hello", "the first line was not adapter/hello");
+  if (saw_terminal || run.timed_out) return std::nullopt;
+  if (run.signal) {
+    return ProcessFault(
+        run, call, "killed",
+        fmt::format("the adapter was killed by signal {} before its terminal event", *run.signal));
   }
-  return std::nullopt;
+  return ProcessFault(
+      run, call, "exited",
+      fmt::format("the adapter exited with status {} before its terminal event", run.exit_status));
+}
+
+SubjectFault NotHelloFirst(EventKind first) {
+  return SubjectFault{
+      "no-hello", fmt::format("the first event is {}, not adapter/hello", ToString(first)), {}, {}};
 }
 
 // Validates and records the adapter's lines of call `call`; the first protocol break becomes the
@@ -82,13 +99,7 @@ void CollectLines(const AdapterRun& run, int call, Trace& trace) {
       continue;
     }
     const bool hello = event->kind == EventKind::kHello;
-    if (!saw_hello && !hello && !line_fault) {
-      line_fault = SubjectFault{
-          "no-hello",
-          fmt::format("the first event is {}, not adapter/hello", ToString(event->kind)),
-          {},
-          {}};
-    }
+    if (!saw_hello && !hello && !line_fault) line_fault = NotHelloFirst(event->kind);
     saw_hello = saw_hello || hello;
     ClientRecord record{line.at, call, std::move(*event)};
     saw_terminal = saw_terminal || record.event.terminal();
@@ -577,8 +588,9 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
   return trace;
 }
 
-// Everything but the hooks on scripted time: the call line, and when the first attempt began
-// (its request's arrival, or the adapter's own account of an attempt that never arrived).
+// The launch of every call but for its call line and the hooks on scripted time; its first
+// attempt began at its request's arrival, or by the adapter's own account of an attempt that
+// never arrived.
 AdapterLaunch RealWorld::AdapterLaunchOf(const Session& session, const scenario::Scenario& scenario,
                                          const std::string& command,
                                          const RealRunOptions& options) const {
