@@ -36,65 +36,69 @@ int AttemptsMade(const View& view, const ClientRecord& terminal) {
   return made > 0 ? made : static_cast<int>(view.attempts.size());
 }
 
-std::vector<CheckResult> Literal(const View& view) {
-  const scenario::Expect& expect = view.scenario.expect;
-  std::vector<CheckResult> out;
-  if (expect.outcome) {
-    const std::string wanted = "response/" + *expect.outcome;
-    out.push_back(Named("EXPECT-OUTCOME", fmt::format("The call ends {}.", *expect.outcome),
-                        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
-                          if (ToString(terminal.event.kind) == wanted) return {};
-                          return fmt::format("ended with {} {} at {:.1f} ms", terminal.event.kind,
-                                             FailureOf(terminal.event).code, Ms(terminal.at));
-                        })));
-  }
-  if (expect.attempts) {
-    const int wanted = *expect.attempts;
-    out.push_back(Named("EXPECT-ATTEMPTS", fmt::format("The call makes {} attempt(s).", wanted),
-                        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
-                          const int made = AttemptsMade(view, terminal);
-                          if (made == wanted) return {};
-                          return fmt::format(
-                              "made {} attempt(s); {} request(s) reached the provider", made,
-                              view.attempts.size());
-                        })));
-  }
-  if (expect.text) {
-    out.push_back(
-        Named("EXPECT-TEXT", fmt::format("The committed text is {}.", Quote(*expect.text)),
-              EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
-                const std::string text = terminal.event.text.value_or("");
-                if (terminal.event.kind == EventKind::kCommitted && text == *expect.text) {
-                  return {};
-                }
-                return fmt::format("{} with text {}", terminal.event.kind, Quote(text));
-              })));
-  }
+// EXPECT-OUTCOME as written: the call ends the way the scenario's reference client ends it.
+CheckResult LiteralOutcome(const View& view, const std::string& outcome) {
+  const std::string wanted = "response/" + outcome;
+  return Named("EXPECT-OUTCOME", fmt::format("The call ends {}.", outcome),
+               EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
+                 if (ToString(terminal.event.kind) == wanted) return {};
+                 return fmt::format("ended with {} {} at {:.1f} ms", terminal.event.kind,
+                                    FailureOf(terminal.event).code, Ms(terminal.at));
+               }));
+}
+
+CheckResult LiteralAttempts(const View& view, int wanted) {
+  return Named("EXPECT-ATTEMPTS", fmt::format("The call makes {} attempt(s).", wanted),
+               EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
+                 const int made = AttemptsMade(view, terminal);
+                 if (made == wanted) return {};
+                 return fmt::format("made {} attempt(s); {} request(s) reached the provider", made,
+                                    view.attempts.size());
+               }));
+}
+
+CheckResult LiteralText(const View& view, const std::string& wanted) {
+  return Named("EXPECT-TEXT", fmt::format("The committed text is {}.", Quote(wanted)),
+               EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
+                 const std::string text = terminal.event.text.value_or("");
+                 if (terminal.event.kind == EventKind::kCommitted && text == wanted) return {};
+                 return fmt::format("{} with text {}", terminal.event.kind, Quote(text));
+               }));
+}
+
+// EXPECT-CLASS or EXPECT-CODE as written (`field` "class" or "code"): the call fails so.
+Verdict LiteralFailure(const View& view, const char* field, const std::string& wanted) {
   // The call's last request tells what retryability a correct client gives its failure.
   const std::optional<bool> last_retryable =
       view.attempts.empty() ? std::nullopt : TruthRetryable(view, view.attempts.size() - 1);
-  const auto failure_check = [&](const char* field, const std::string& wanted) {
-    return EveryCall(view, [&, field](const ClientRecord& terminal) -> std::string {
-      const std::string got = FailureNamed(terminal.event, field);
-      const bool failed = terminal.event.kind == EventKind::kFailed;
-      if (failed && got == wanted) return {};
-      if (failed && std::string_view(field) == "code" &&
-          CodeMatches(FailureOf(terminal.event), wanted, last_retryable)) {
-        return {};
-      }
-      return fmt::format("{} with failure {} {}", terminal.event.kind, field,
-                         got.empty() ? "(none)" : Quote(got));
-    });
-  };
+  return EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
+    const std::string got = FailureNamed(terminal.event, field);
+    const bool failed = terminal.event.kind == EventKind::kFailed;
+    if (failed && got == wanted) return {};
+    if (failed && std::string_view(field) == "code" &&
+        CodeMatches(FailureOf(terminal.event), wanted, last_retryable)) {
+      return {};
+    }
+    return fmt::format("{} with failure {} {}", terminal.event.kind, field,
+                       got.empty() ? "(none)" : Quote(got));
+  });
+}
+
+std::vector<CheckResult> Literal(const View& view) {
+  const scenario::Expect& expect = view.scenario.expect;
+  std::vector<CheckResult> out;
+  if (expect.outcome) out.push_back(LiteralOutcome(view, *expect.outcome));
+  if (expect.attempts) out.push_back(LiteralAttempts(view, *expect.attempts));
+  if (expect.text) out.push_back(LiteralText(view, *expect.text));
   if (expect.failure_class) {
     out.push_back(Named("EXPECT-CLASS",
                         fmt::format("The call fails with class {}.", *expect.failure_class),
-                        failure_check("class", *expect.failure_class)));
+                        LiteralFailure(view, "class", *expect.failure_class)));
   }
   if (expect.failure_code) {
     out.push_back(Named("EXPECT-CODE",
                         fmt::format("The call fails with code {}.", *expect.failure_code),
-                        failure_check("code", *expect.failure_code)));
+                        LiteralFailure(view, "code", *expect.failure_code)));
   }
   return out;
 }
@@ -129,92 +133,121 @@ constexpr const char* kTextAllowed = "A committed text is one the declared polic
 constexpr const char* kClassAllowed = "A failure has a class the declared policy can end with.";
 constexpr const char* kCodeAllowed = "A failure has a code the declared policy can end with.";
 
-std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin) {
-  const scenario::Expect& expect = view.scenario.expect;
-  const bool exact = view.tolerance.late_ms <= VirtualTolerance().late_ms;
-  const std::string allowed = DescribeOutcomes(twin);
-  const std::string suffix = fmt::format(
-      " (what the declared policy allows, from its twin over "
-      "{} seeds: {})",
-      twin.seeds, allowed);
-  const auto same_type = [&](const ClientRecord& terminal) {
+// What every check against a declared policy's twin shares.
+struct TwinJudge {
+  TwinJudge(const View& view, const PolicyTwin& twin)
+      : view(view),
+        twin(twin),
+        exact(view.tolerance.late_ms <= VirtualTolerance().late_ms),
+        allowed(DescribeOutcomes(twin)),
+        suffix(fmt::format(" (what the declared policy allows, from its twin over "
+                           "{} seeds: {})",
+                           twin.seeds, allowed)) {}
+
+  // The twin's outcomes that end as the subject's call did.
+  std::vector<const TwinOutcome*> SameType(const ClientRecord& terminal) const {
     std::vector<const TwinOutcome*> out;
     for (const TwinOutcome& outcome : twin.outcomes) {
       if (outcome.type == terminal.event.kind) out.push_back(&outcome);
     }
     return out;
-  };
-  std::vector<CheckResult> out;
-  if (expect.outcome) {
-    out.push_back(Named("EXPECT-OUTCOME", kOutcomeAllowed,
-                        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
-                          if (!same_type(terminal).empty()) return {};
-                          return fmt::format(
-                              "ended with {} {} at {:.1f} ms; the declared policy allows {}",
-                              terminal.event.kind, FailureOf(terminal.event).code, Ms(terminal.at),
-                              allowed);
-                        })));
   }
-  if (expect.attempts) {
-    out.push_back(Named("EXPECT-ATTEMPTS", kAttemptsAllowed,
-                        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
-                          const int made = AttemptsMade(view, terminal);
-                          auto candidates = same_type(terminal);
-                          if (candidates.empty()) return {};  // EXPECT-OUTCOME reports it
-                          if (std::ranges::any_of(candidates, [&](const TwinOutcome* outcome) {
-                                return AttemptsFit(*outcome, made, exact);
-                              })) {
-                            return {};
-                          }
-                          if (!exact && WithinTwinRange(twin, candidates, made)) return {};
-                          return fmt::format(
-                              "made {} attempt(s) ({} request(s) reached the provider) and {}{}",
-                              made, view.attempts.size(), terminal.event.kind, suffix);
-                        })));
+
+  const View& view;
+  const PolicyTwin& twin;
+  const bool exact;  // virtual time: attempts match the twin's exactly
+  const std::string allowed;
+  const std::string suffix;  // closes the evidence: what the twin allows
+};
+
+Verdict TwinOutcomeFits(const TwinJudge& judge) {
+  return EveryCall(judge.view, [&](const ClientRecord& terminal) -> std::string {
+    if (!judge.SameType(terminal).empty()) return {};
+    return fmt::format("ended with {} {} at {:.1f} ms; the declared policy allows {}",
+                       terminal.event.kind, FailureOf(terminal.event).code, Ms(terminal.at),
+                       judge.allowed);
+  });
+}
+
+Verdict TwinAttemptsFit(const TwinJudge& judge) {
+  const View& view = judge.view;
+  return EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
+    const int made = AttemptsMade(view, terminal);
+    auto candidates = judge.SameType(terminal);
+    if (candidates.empty()) return {};  // EXPECT-OUTCOME reports it
+    if (std::ranges::any_of(candidates, [&](const TwinOutcome* outcome) {
+          return AttemptsFit(*outcome, made, judge.exact);
+        })) {
+      return {};
+    }
+    if (!judge.exact && WithinTwinRange(judge.twin, candidates, made)) return {};
+    return fmt::format("made {} attempt(s) ({} request(s) reached the provider) and {}{}", made,
+                       view.attempts.size(), terminal.event.kind, judge.suffix);
+  });
+}
+
+// The distinct texts of `outcomes`, quoted and joined by " or "; "" when none.
+std::string QuotedTexts(const std::vector<const TwinOutcome*>& outcomes) {
+  std::vector<std::string> texts;
+  for (const TwinOutcome* outcome : outcomes) {
+    if (std::ranges::find(texts, outcome->text) == texts.end()) texts.push_back(outcome->text);
   }
-  if (expect.text) {
-    out.push_back(Named("EXPECT-TEXT", kTextAllowed,
-                        EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
-                          if (terminal.event.kind != EventKind::kCommitted) return {};
-                          const std::string text = terminal.event.text.value_or("");
-                          std::vector<std::string> texts;  // the twin's, each once
-                          for (const TwinOutcome* outcome : same_type(terminal)) {
-                            if (outcome->text == text) return {};
-                            if (std::ranges::find(texts, outcome->text) == texts.end()) {
-                              texts.push_back(outcome->text);
-                            }
-                          }
-                          std::string wanted;
-                          for (const std::string& twin_text : texts) {
-                            wanted += (wanted.empty() ? "" : " or ") + Quote(twin_text);
-                          }
-                          return fmt::format("committed {}; the declared policy commits {}{}",
-                                             Quote(text), wanted.empty() ? "nothing" : wanted,
-                                             suffix);
-                        })));
-  }
-  const auto failure_check = [&](const char* field, auto member) {
-    return EveryCall(view, [&, field, member](const ClientRecord& terminal) -> std::string {
-      if (terminal.event.kind != EventKind::kFailed) return {};
-      const std::string got = FailureNamed(terminal.event, field);
-      for (const TwinOutcome* outcome : same_type(terminal)) {
-        if (outcome->*member == got) return {};
-        // A code of the same class and retryability as the twin's behaves as the twin's does.
-        if (member == &TwinOutcome::failure_code &&
-            CodeMatches(FailureOf(terminal.event), outcome->failure_code, outcome->retryable)) {
-          return {};
-        }
+  std::string quoted;
+  for (const std::string& text : texts) quoted += (quoted.empty() ? "" : " or ") + Quote(text);
+  return quoted;
+}
+
+Verdict TwinTextFits(const TwinJudge& judge) {
+  return EveryCall(judge.view, [&](const ClientRecord& terminal) -> std::string {
+    if (terminal.event.kind != EventKind::kCommitted) return {};
+    const std::string text = terminal.event.text.value_or("");
+    const std::vector<const TwinOutcome*> same_type = judge.SameType(terminal);
+    if (std::ranges::any_of(same_type,
+                            [&](const TwinOutcome* outcome) { return outcome->text == text; })) {
+      return {};
+    }
+    const std::string wanted = QuotedTexts(same_type);
+    return fmt::format("committed {}; the declared policy commits {}{}", Quote(text),
+                       wanted.empty() ? "nothing" : wanted, judge.suffix);
+  });
+}
+
+// EXPECT-CLASS or EXPECT-CODE (`field` "class" or "code", `member` the twin's matching field).
+Verdict TwinFailureFits(const TwinJudge& judge, const char* field,
+                        std::string TwinOutcome::*member) {
+  return EveryCall(judge.view, [&](const ClientRecord& terminal) -> std::string {
+    if (terminal.event.kind != EventKind::kFailed) return {};
+    const std::string got = FailureNamed(terminal.event, field);
+    for (const TwinOutcome* outcome : judge.SameType(terminal)) {
+      if (outcome->*member == got) return {};
+      // A code of the same class and retryability as the twin's behaves as the twin's does.
+      if (member == &TwinOutcome::failure_code &&
+          CodeMatches(FailureOf(terminal.event), outcome->failure_code, outcome->retryable)) {
+        return {};
       }
-      return fmt::format("failed with {} {}{}", field, got.empty() ? "(none)" : Quote(got), suffix);
-    });
-  };
+    }
+    return fmt::format("failed with {} {}{}", field, got.empty() ? "(none)" : Quote(got),
+                       judge.suffix);
+  });
+}
+
+std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin) {
+  const scenario::Expect& expect = view.scenario.expect;
+  const TwinJudge judge(view, twin);
+  std::vector<CheckResult> out;
+  if (expect.outcome)
+    out.push_back(Named("EXPECT-OUTCOME", kOutcomeAllowed, TwinOutcomeFits(judge)));
+  if (expect.attempts) {
+    out.push_back(Named("EXPECT-ATTEMPTS", kAttemptsAllowed, TwinAttemptsFit(judge)));
+  }
+  if (expect.text) out.push_back(Named("EXPECT-TEXT", kTextAllowed, TwinTextFits(judge)));
   if (expect.failure_class) {
-    out.push_back(
-        Named("EXPECT-CLASS", kClassAllowed, failure_check("class", &TwinOutcome::failure_class)));
+    out.push_back(Named("EXPECT-CLASS", kClassAllowed,
+                        TwinFailureFits(judge, "class", &TwinOutcome::failure_class)));
   }
   if (expect.failure_code) {
-    out.push_back(
-        Named("EXPECT-CODE", kCodeAllowed, failure_check("code", &TwinOutcome::failure_code)));
+    out.push_back(Named("EXPECT-CODE", kCodeAllowed,
+                        TwinFailureFits(judge, "code", &TwinOutcome::failure_code)));
   }
   // Stopped by the runner before its policy would end the call: no ending to compare.
   const bool none_ended =

@@ -40,62 +40,73 @@ struct FactVerdict {
   bool judged = false;   // some stated fact had its field reported
 };
 
+// Each stated fact alone: nullopt when it is not stated or its field not reported, else the
+// mismatch ("" when it holds).
+std::optional<std::string> StatusFact(const scenario::ExpectFailure& facts,
+                                      const ReportedFailure& failure) {
+  const std::optional<int> status = failure.status;
+  if (!facts.status || !status) return std::nullopt;
+  if (*status == *facts.status) return "";
+  return fmt::format("failure status {}, expected {}", *status, *facts.status);
+}
+
+std::optional<std::string> HintFact(const scenario::ExpectFailure& facts,
+                                    const ReportedFailure& failure) {
+  const std::optional<double> hint = failure.retry_after_ms;
+  if ((!facts.no_retry_after && !facts.retry_after) || !hint) return std::nullopt;
+  if (facts.no_retry_after) {
+    return fmt::format("failure carries retry_after_ms {}, expected no hint", ShownMs(*hint));
+  }
+  const double wanted = Ms(*facts.retry_after);
+  if (std::abs(*hint - wanted) <= 1) return "";
+  return fmt::format("failure retry_after_ms {}, expected {:.0f}", ShownMs(*hint), wanted);
+}
+
+std::optional<std::string> RequestIdFact(const scenario::ExpectFailure& facts,
+                                         const ReportedFailure& failure) {
+  if (!facts.request_id || !failure.request_id) return std::nullopt;
+  if (failure.request_id->empty() != *facts.request_id) return "";
+  return *facts.request_id ? "failure carries an empty request_id" : "failure carries a request_id";
+}
+
 FactVerdict CompareFacts(const scenario::ExpectFailure& facts, const ReportedFailure& failure) {
   FactVerdict out;
-  const std::optional<int> status = failure.status;
-  if (facts.status && status) {
+  for (const std::optional<std::string>& fact :
+       {StatusFact(facts, failure), HintFact(facts, failure), RequestIdFact(facts, failure)}) {
+    if (!fact) continue;
     out.judged = true;
-    if (*status != *facts.status) {
-      out.mismatch = fmt::format("failure status {}, expected {}", *status, *facts.status);
-      return out;
-    }
-  }
-  const std::optional<double> hint = failure.retry_after_ms;
-  if ((facts.no_retry_after || facts.retry_after) && hint) {
-    out.judged = true;
-    if (facts.no_retry_after) {
-      out.mismatch =
-          fmt::format("failure carries retry_after_ms {}, expected no hint", ShownMs(*hint));
-      return out;
-    }
-    const double wanted = Ms(*facts.retry_after);
-    if (std::abs(*hint - wanted) > 1) {
-      out.mismatch =
-          fmt::format("failure retry_after_ms {}, expected {:.0f}", ShownMs(*hint), wanted);
-      return out;
-    }
-  }
-  if (facts.request_id && failure.request_id) {
-    out.judged = true;
-    if (failure.request_id->empty() == *facts.request_id) {
-      out.mismatch = *facts.request_id ? "failure carries an empty request_id"
-                                       : "failure carries a request_id";
-    }
+    if (fact->empty()) continue;
+    out.mismatch = *fact;
+    return out;
   }
   return out;
 }
 
-Verdict FailureFacts(const View& view, bool literal) {
+// What the stated facts make of call `i`'s ending: the mismatch, or "" when they hold or do not
+// apply to it. `judged` is set when some fact had its field reported.
+std::string CallFactsMismatch(const View& view, std::size_t i, bool literal, bool* judged) {
   const scenario::Expect& expect = view.scenario.expect;
+  const ClientRecord* terminal = view.calls[i].terminal;
+  if (terminal == nullptr) return "no terminal event";
+  if (terminal->event.kind != EventKind::kFailed) {
+    // Without a twin the ending is part of the facts; with one, EXPECT-OUTCOME judges it.
+    if (!literal) return {};
+    return fmt::format("ended with {}, not a failure", terminal->event.kind);
+  }
+  if (!literal && expect.failure_code &&
+      !CodeMatches(FailureOf(terminal->event), *expect.failure_code, std::nullopt)) {
+    return {};  // facts of another ending's failure
+  }
+  if (!terminal->event.failure) return "the failure has no fields";
+  const FactVerdict facts = CompareFacts(*expect.failure, *terminal->event.failure);
+  *judged = *judged || facts.judged;
+  return facts.mismatch;
+}
+
+Verdict FailureFacts(const View& view, bool literal) {
   bool judged = false;
   for (std::size_t i = 0; i < view.calls.size(); ++i) {
-    const ClientRecord* terminal = view.calls[i].terminal;
-    std::string mismatch;
-    if (terminal == nullptr) {
-      mismatch = "no terminal event";
-    } else if (terminal->event.kind != EventKind::kFailed) {
-      // Without a twin the ending is part of the facts; with one, EXPECT-OUTCOME judges it.
-      if (literal) mismatch = fmt::format("ended with {}, not a failure", terminal->event.kind);
-    } else if (!literal && expect.failure_code &&
-               !CodeMatches(FailureOf(terminal->event), *expect.failure_code, std::nullopt)) {
-      continue;  // facts of another ending's failure
-    } else if (!terminal->event.failure) {
-      mismatch = "the failure has no fields";
-    } else {
-      const FactVerdict facts = CompareFacts(*expect.failure, *terminal->event.failure);
-      judged = judged || facts.judged;
-      mismatch = facts.mismatch;
-    }
+    const std::string mismatch = CallFactsMismatch(view, i, literal, &judged);
     if (!mismatch.empty()) {
       return Fail(view.calls.size() > 1 ? fmt::format("call {}: {}", i, mismatch) : mismatch);
     }
