@@ -134,6 +134,31 @@ Verdict RouteNoSplice(const View& view) {
   return Pass();
 }
 
+namespace {
+
+// The evidence that a request, or a response/start, went to `route`, which lacks `lacks`; "".
+std::string ReachedLackingRoute(const View& view, const scenario::Route& route,
+                                std::string_view lacks) {
+  for (const provider::JournalEntry* entry : view.attempts) {
+    if (entry->route != route.id) continue;
+    return fmt::format("{} reached route {}, which lacks {} the request needs", OnRoute(*entry),
+                       Quote(route.id), lacks);
+  }
+  for (const CallView& call : view.calls) {
+    for (const ClientRecord* record : call.records) {
+      if (record->event.kind != EventKind::kStart || std::string(record->event.route()) != route.id)
+        continue;
+      return fmt::format(
+          "response/start at {:.1f} ms went to route {}, which lacks "
+          "{} the request needs",
+          Ms(record->at), Quote(route.id), lacks);
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
 Verdict RouteCapabilitiesFit(const View& view) {
   if (!view.has_routes()) return NotApplicable(std::string(kNoRoutes));
   if (view.has_policy() && !view.policy().routing.failover) {
@@ -146,21 +171,8 @@ Verdict RouteCapabilitiesFit(const View& view) {
     const std::string_view lacks = Lacks(view, route);
     if (lacks.empty()) continue;
     judged = true;
-    for (const provider::JournalEntry* entry : view.attempts) {
-      if (entry->route != route.id) continue;
-      return Fail(fmt::format("{} reached route {}, which lacks {} the request needs",
-                              OnRoute(*entry), Quote(route.id), lacks));
-    }
-    for (const CallView& call : view.calls) {
-      for (const ClientRecord* record : call.records) {
-        if (record->event.kind != EventKind::kStart ||
-            std::string(record->event.route()) != route.id)
-          continue;
-        return Fail(
-            fmt::format("response/start at {:.1f} ms went to route {}, which lacks "
-                        "{} the request needs",
-                        Ms(record->at), Quote(route.id), lacks));
-      }
+    if (std::string reached = ReachedLackingRoute(view, route, lacks); !reached.empty()) {
+      return Fail(std::move(reached));
     }
   }
   if (!judged) return NotApplicable("every route has what the request needs");
@@ -182,6 +194,45 @@ struct RouteReplay {
   bool retired = false;                     // its last failure is one the policy never retries
 };
 
+// Whether the call, moving on from `entry`, could still go back to route `id` (`replay`):
+// it failed with a failure the policy retries, the call may fail over to it, and its breaker
+// stayed closed after that failure.
+bool StillRetriable(const View& view, const provider::JournalEntry& entry, const std::string& id,
+                    const RouteReplay& replay) {
+  const scenario::Route* route = RouteNamed(view, id);
+  if (route == nullptr || replay.retired || !replay.last_failure) return false;
+  if (id != entry.route && !MayGo(view, entry, *route)) return false;
+  const provider::JournalEntry& failed = *view.attempts[*replay.last_failure];
+  return replay.breaker.state(BreakerTime(failed.ended)) == ref::CircuitBreaker::State::kClosed;
+}
+
+// The evidence that the subject stayed silent on retriable route `id` until its cooldown ran
+// out, with `next` its next request; "". Judged (`judged` set) only where the cooldown is longer
+// than the latest retry the policy allows, so the two cannot be confused.
+std::string SilentPastCooldown(const View& view, const std::string& id, const RouteReplay& replay,
+                               const provider::JournalEntry& next, bool* judged) {
+  const ref::BreakerConfig& config = *view.policy().routing.breaker;
+  const auto cooldown_ms = static_cast<double>(config.cooldown.count());
+  const provider::JournalEntry& failed = *view.attempts[*replay.last_failure];
+  double latest = 0;
+  for (const Window& window : AllowedGaps(view, *replay.last_failure)) {
+    latest = std::max(latest, window.upper_ms);
+  }
+  if (latest >= 1e299 || cooldown_ms <= latest + view.tolerance.late_ms) return {};
+  *judged = true;
+  const double silent = ArrivedMs(next) - EndedMs(failed);
+  if (silent <= latest + view.tolerance.late_ms || silent + view.tolerance.early_ms < cooldown_ms) {
+    return {};
+  }
+  return fmt::format(
+      "{} left route {}'s breaker closed ({} consecutive failure(s), "
+      "threshold {}), so the declared policy could retry it within {:.1f} ms; "
+      "the next request, {}, came {:.1f} ms after it, past the {:.0f} ms "
+      "cooldown, as if the breaker had opened before its threshold",
+      OnRoute(failed), Quote(id), replay.breaker.consecutive_failures(), config.threshold, latest,
+      OnRoute(next), silent, cooldown_ms);
+}
+
 // "Not before its threshold", from the journal: each route's declared breaker replayed over the
 // requests it got. A route whose breaker is still closed may be retried as soon as the declared
 // backoff (or its response's hint) allows after its last failure, so a call that has moved on
@@ -195,7 +246,6 @@ struct RouteReplay {
 std::string EarlyTrip(const View& view, bool* judged) {
   if (!view.single_call() || view.scenario.request.calls > 1 || view.refusals()) return {};
   const ref::BreakerConfig& config = *view.policy().routing.breaker;
-  const auto cooldown_ms = static_cast<double>(config.cooldown.count());
   std::map<std::string, RouteReplay> routes;
   for (std::size_t k = 0; k < view.attempts.size(); ++k) {
     const provider::JournalEntry& entry = *view.attempts[k];
@@ -210,32 +260,10 @@ std::string EarlyTrip(const View& view, bool* judged) {
     replay.last_failure = k;
     replay.retired = PolicyForbids(view, entry).has_value();
     if (k + 1 == view.attempts.size()) break;
-    const provider::JournalEntry& next = *view.attempts[k + 1];
     for (const auto& [id, other] : routes) {
-      const scenario::Route* route = RouteNamed(view, id);
-      if (route == nullptr || other.retired || !other.last_failure) continue;
-      if (id != entry.route && !MayGo(view, entry, *route)) continue;
-      const provider::JournalEntry& failed = *view.attempts[*other.last_failure];
-      if (other.breaker.state(BreakerTime(failed.ended)) != ref::CircuitBreaker::State::kClosed)
-        continue;
-      double latest = 0;
-      for (const Window& window : AllowedGaps(view, *other.last_failure)) {
-        latest = std::max(latest, window.upper_ms);
-      }
-      if (latest >= 1e299 || cooldown_ms <= latest + view.tolerance.late_ms) continue;
-      *judged = true;
-      const double silent = ArrivedMs(next) - EndedMs(failed);
-      if (silent <= latest + view.tolerance.late_ms ||
-          silent + view.tolerance.early_ms < cooldown_ms) {
-        continue;
-      }
-      return fmt::format(
-          "{} left route {}'s breaker closed ({} consecutive failure(s), "
-          "threshold {}), so the declared policy could retry it within {:.1f} ms; "
-          "the next request, {}, came {:.1f} ms after it, past the {:.0f} ms "
-          "cooldown, as if the breaker had opened before its threshold",
-          OnRoute(failed), Quote(id), other.breaker.consecutive_failures(), config.threshold,
-          latest, OnRoute(next), silent, cooldown_ms);
+      if (!StillRetriable(view, entry, id, other)) continue;
+      std::string early = SilentPastCooldown(view, id, other, *view.attempts[k + 1], judged);
+      if (!early.empty()) return early;
     }
   }
   return {};
@@ -273,6 +301,84 @@ std::vector<std::vector<const ClientRecord*>> BreakerHistories(const View& view)
   return {std::move(merged)};
 }
 
+// One history's breakers replayed from the subject's own events (OpenBreakerUsed).
+struct EventReplay {
+  EventReplay(const View& view, const std::optional<std::string>& preferred, bool* opened)
+      : view(view), config(*view.policy().routing.breaker), preferred(preferred), opened(opened) {}
+
+  ref::CircuitBreaker& Of(const std::string& route) {
+    return breakers.try_emplace(route, config).first->second;
+  }
+
+  const View& view;
+  const ref::BreakerConfig& config;
+  const std::optional<std::string>& preferred;  // PreferredRoute
+  bool* opened;                                 // set when some breaker left the closed state
+  std::map<std::string, ref::CircuitBreaker> breakers;
+  std::map<std::string, double> reclosed_at;  // route -> when a good probe closed it again
+  std::set<int> started;                      // calls whose first attempt was seen
+};
+
+// "Re-closes after a good probe": the evidence when a call's first attempt went to `route`
+// although a good probe had closed the preferred route's breaker again, else "".
+std::string ReclosedRouteSkipped(EventReplay& replay, const ClientRecord& record,
+                                 const std::string& route, ref::CircuitBreaker::Time now,
+                                 std::string_view call) {
+  const bool first = replay.started.insert(record.call).second;
+  const std::optional<std::string>& preferred = replay.preferred;
+  if (!first || !replay.view.trace.one_client || !preferred || route == *preferred ||
+      !replay.reclosed_at.contains(*preferred) ||
+      replay.Of(*preferred).state(now) != ref::CircuitBreaker::State::kClosed) {
+    return {};
+  }
+  return fmt::format(
+      "{}the first attempt went to route {} at {:.1f} ms, though route {}'s breaker had "
+      "closed again after a good probe at {:.1f} ms: a closed breaker sends the route its "
+      "traffic",
+      call, Quote(route), Ms(record.at), Quote(*preferred), replay.reclosed_at[*preferred]);
+}
+
+// A response/start on `route`: the evidence when its breaker did not let it through, else "".
+std::string StartRefusedByBreaker(EventReplay& replay, const ClientRecord& record,
+                                  const std::string& route) {
+  const View& view = replay.view;
+  const std::string call =
+      view.calls.size() > 1 ? fmt::format("call {}: ", record.call) : std::string();
+  ref::CircuitBreaker& breaker = replay.Of(route);
+  const auto now = BreakerTime(record.at, view.tolerance.early_ms);
+  const auto state = breaker.state(now);
+  if (state != ref::CircuitBreaker::State::kClosed) *replay.opened = true;
+  std::string skipped = ReclosedRouteSkipped(replay, record, route, now, call);
+  if (!skipped.empty()) return skipped;
+  if (breaker.Allow(now)) return {};
+  const ref::BreakerConfig& config = replay.config;
+  return fmt::format(
+      "{}response/start on route {} at {:.1f} ms while its breaker "
+      "was {} ({} consecutive failures, threshold {}, cooldown {} ms, {} "
+      "probe(s))",
+      call, Quote(route), Ms(record.at), ref::ToString(state), breaker.consecutive_failures(),
+      config.threshold, config.cooldown.count(), config.half_open_probes);
+}
+
+// An attempt's ending on `route`, fed to its breaker: a failure counts (and may open it), a
+// commit closes it (noting when a good probe closed it again).
+void RecordEnding(EventReplay& replay, const ClientRecord& record, const std::string& route) {
+  ref::CircuitBreaker& breaker = replay.Of(route);
+  const EventKind type = record.event.kind;
+  if (type == EventKind::kInterrupted || type == EventKind::kFailed) {
+    if (!record.event.attempt.has_value()) return;
+    breaker.RecordFailure(BreakerTime(record.at));
+    if (breaker.state(BreakerTime(record.at)) != ref::CircuitBreaker::State::kClosed) {
+      *replay.opened = true;
+    }
+  } else if (type == EventKind::kCommitted) {
+    if (breaker.state(BreakerTime(record.at)) != ref::CircuitBreaker::State::kClosed) {
+      replay.reclosed_at[route] = Ms(record.at);
+    }
+    breaker.RecordSuccess();
+  }
+}
+
 // "No traffic while open", from the subject's own attempts: each route's breaker replayed from
 // response/start and the failure or commit of each attempt (their route_id), per call or across
 // the calls of one client; an attempt while it is open, or more than the declared probes while
@@ -280,54 +386,18 @@ std::vector<std::vector<const ClientRecord*>> BreakerHistories(const View& view)
 // probe's answer closed the preferred route's breaker again, a later call's first attempt goes
 // there, not to a fallback. `opened` is set when some breaker left the closed state.
 std::string OpenBreakerUsed(const View& view, bool* opened) {
-  const ref::BreakerConfig& config = *view.policy().routing.breaker;
   const std::optional<std::string> preferred = PreferredRoute(view);
   for (const auto& history : BreakerHistories(view)) {
-    std::map<std::string, ref::CircuitBreaker> breakers;
-    std::map<std::string, double> reclosed_at;  // route -> when a good probe closed it again
-    std::set<int> started;                      // calls whose first attempt was seen
+    EventReplay replay(view, preferred, opened);
     for (const ClientRecord* record : history) {
-      const EventKind type = record->event.kind;
       const std::string route = std::string(record->event.route());
       if (route.empty()) continue;
-      const std::string call =
-          view.calls.size() > 1 ? fmt::format("call {}: ", record->call) : std::string();
-      ref::CircuitBreaker& breaker = breakers.try_emplace(route, config).first->second;
-      if (type == EventKind::kStart) {
-        const auto now = BreakerTime(record->at, view.tolerance.early_ms);
-        const auto state = breaker.state(now);
-        if (state != ref::CircuitBreaker::State::kClosed) *opened = true;
-        const bool first = started.insert(record->call).second;
-        if (first && view.trace.one_client && preferred && route != *preferred &&
-            reclosed_at.contains(*preferred) &&
-            breakers.try_emplace(*preferred, config).first->second.state(now) ==
-                ref::CircuitBreaker::State::kClosed) {
-          return fmt::format(
-              "{}the first attempt went to route {} at {:.1f} ms, though route {}'s breaker had "
-              "closed again after a good probe at {:.1f} ms: a closed breaker sends the route its "
-              "traffic",
-              call, Quote(route), Ms(record->at), Quote(*preferred), reclosed_at[*preferred]);
-        }
-        if (breaker.Allow(now)) continue;
-        return fmt::format(
-            "{}response/start on route {} at {:.1f} ms while its breaker "
-            "was {} ({} consecutive failures, threshold {}, cooldown {} ms, {} "
-            "probe(s))",
-            call, Quote(route), Ms(record->at), ref::ToString(state),
-            breaker.consecutive_failures(), config.threshold, config.cooldown.count(),
-            config.half_open_probes);
+      if (record->event.kind != EventKind::kStart) {
+        RecordEnding(replay, *record, route);
+        continue;
       }
-      if (type == EventKind::kInterrupted || type == EventKind::kFailed) {
-        if (!record->event.attempt.has_value()) continue;
-        breaker.RecordFailure(BreakerTime(record->at));
-        if (breaker.state(BreakerTime(record->at)) != ref::CircuitBreaker::State::kClosed) {
-          *opened = true;
-        }
-      } else if (type == EventKind::kCommitted) {
-        if (breaker.state(BreakerTime(record->at)) != ref::CircuitBreaker::State::kClosed) {
-          reclosed_at[route] = Ms(record->at);
-        }
-        breaker.RecordSuccess();
+      if (std::string used = StartRefusedByBreaker(replay, *record, route); !used.empty()) {
+        return used;
       }
     }
   }
@@ -365,21 +435,72 @@ Verdict RouteBreakerHonoured(const View& view) {
   return Pass();
 }
 
+namespace {
+
+// A route the call may fail over to from `last` and never tried, or null.
+const scenario::Route* UntriedFailover(const View& view, const provider::JournalEntry& last) {
+  for (const scenario::Route& route : view.scenario.routes) {
+    if (!MayGo(view, last, route)) continue;
+    const bool tried = std::ranges::any_of(
+        view.attempts, [&](const provider::JournalEntry* e) { return e->route == route.id; });
+    if (!tried) return &route;
+  }
+  return nullptr;
+}
+
+// Whether the subject's attempt broke inside a 200 stream.
+bool BrokeMidStream(const provider::JournalEntry* e) {
+  return e->status >= 200 && e->status < 300 && !e->truth.answer && !e->truth.failure_class.empty();
+}
+
+// The first attempt after which every route was out: it lacks what the request needs, or its
+// last answer was a failure the declared policy never retries; nullopt when never.
+std::optional<std::size_t> AllRoutesOutAt(const View& view) {
+  std::map<std::string, bool> out;
+  for (const scenario::Route& route : view.scenario.routes)
+    out[route.id] = !Lacks(view, route).empty();
+  for (std::size_t k = 0; k < view.attempts.size(); ++k) {
+    const provider::JournalEntry& entry = *view.attempts[k];
+    out[entry.route] = TruthFailure(view, entry) && PolicyForbids(view, entry).has_value();
+    if (std::ranges::all_of(out, [](const auto& r) { return r.second; })) return k;
+  }
+  return std::nullopt;
+}
+
+// With every route out after attempt `all_out_at`, nothing may be sent and the call ends at once.
+Verdict EndsOnceEveryRouteIsOut(const View& view, std::size_t all_out_at) {
+  const provider::JournalEntry& last = *view.attempts[all_out_at];
+  if (all_out_at + 1 < view.attempts.size()) {
+    return Fail(
+        fmt::format("every route was out after {}, yet {} followed: cycling through "
+                    "routes that cannot answer",
+                    OnRoute(last), OnRoute(*view.attempts[all_out_at + 1])));
+  }
+  const ClientRecord* terminal = view.calls[0].terminal;
+  if (terminal == nullptr) return NotApplicable("the call never ended (LIFE-001)");
+  const double late = Ms(terminal->at) - EndedMs(last);
+  if (late > view.tolerance.late_ms + 50) {
+    return Fail(
+        fmt::format("every route was out after {}, which ended at {:.1f} ms; the call "
+                    "ended {:.1f} ms later instead of at once",
+                    OnRoute(last), EndedMs(last), late));
+  }
+  return Pass();
+}
+
+}  // namespace
+
 // An attempt that broke after its 200 (an in-stream error event, a cut, a truncation) is a
 // failure of its route like any other: the call must move on from it while it may.
 Verdict RouteStreamErrorsFailOver(const View& view) {
   if (!view.has_routes()) return NotApplicable(std::string(kNoRoutes));
   if (!view.single_call()) return NotApplicable("several concurrent calls share the routes");
   const ClientRecord* terminal = view.calls[0].terminal;
-  const auto broke = [](const provider::JournalEntry* e) {
-    return e->status >= 200 && e->status < 300 && !e->truth.answer &&
-           !e->truth.failure_class.empty();
-  };
-  if (std::ranges::none_of(view.attempts, broke)) {
+  if (std::ranges::none_of(view.attempts, BrokeMidStream)) {
     return NotApplicable("no attempt broke inside its stream");
   }
   const provider::JournalEntry& last = *view.attempts.back();
-  const bool gave_up_on_it = broke(&last) && terminal != nullptr &&
+  const bool gave_up_on_it = BrokeMidStream(&last) && terminal != nullptr &&
                              terminal->event.kind == EventKind::kFailed &&
                              !Cancelled(view, *terminal);
   if (!gave_up_on_it) return Pass();  // the call moved on from every broken stream
@@ -391,15 +512,11 @@ Verdict RouteStreamErrorsFailOver(const View& view) {
       static_cast<int>(view.attempts.size()) >= *view.policy().max_attempts) {
     return Pass();  // the budget was spent
   }
-  for (const scenario::Route& route : view.scenario.routes) {
-    if (!MayGo(view, last, route)) continue;
-    const bool tried = std::ranges::any_of(
-        view.attempts, [&](const provider::JournalEntry* e) { return e->route == route.id; });
-    if (tried) continue;
+  if (const scenario::Route* untried = UntriedFailover(view, last)) {
     return Fail(
         fmt::format("{} broke mid-stream ({}), and the call gave up at {:.1f} ms "
                     "without trying route {}, which that failure may go to",
-                    OnRoute(last), last.truth.failure_class, Ms(terminal->at), Quote(route.id)));
+                    OnRoute(last), last.truth.failure_class, Ms(terminal->at), Quote(untried->id)));
   }
   return Pass();
 }
@@ -419,72 +536,64 @@ Verdict RouteBudgetAndFastFailure(const View& view) {
   if (!view.single_call() || view.attempts.empty() || view.refusals()) {
     return policy.max_attempts ? Pass() : NotApplicable("no attempt budget declared");
   }
-  // Every route out: it lacks what the request needs, or its last answer was a failure the
-  // declared policy never retries. From then on nothing may be sent, and the call ends at once.
+  // Every route out (AllRoutesOutAt): from then on nothing may be sent.
   if (auto unstated = UnlessDeclared(view, kRetryRuleKeys)) return *unstated;
-  std::optional<std::size_t> all_out_at;
-  std::map<std::string, bool> out;
-  for (const scenario::Route& route : view.scenario.routes)
-    out[route.id] = !Lacks(view, route).empty();
-  for (std::size_t k = 0; k < view.attempts.size(); ++k) {
-    const provider::JournalEntry& entry = *view.attempts[k];
-    out[entry.route] = TruthFailure(view, entry) && PolicyForbids(view, entry).has_value();
-    if (!all_out_at && std::ranges::all_of(out, [](const auto& r) { return r.second; })) {
-      all_out_at = k;
-    }
-  }
+  const std::optional<std::size_t> all_out_at = AllRoutesOutAt(view);
   if (!all_out_at) {
     return policy.max_attempts ? Pass() : NotApplicable("no attempt budget declared");
   }
-  const provider::JournalEntry& last = *view.attempts[*all_out_at];
-  if (*all_out_at + 1 < view.attempts.size()) {
-    return Fail(
-        fmt::format("every route was out after {}, yet {} followed: cycling through "
-                    "routes that cannot answer",
-                    OnRoute(last), OnRoute(*view.attempts[*all_out_at + 1])));
-  }
-  const ClientRecord* terminal = view.calls[0].terminal;
-  if (terminal == nullptr) return NotApplicable("the call never ended (LIFE-001)");
-  const double late = Ms(terminal->at) - EndedMs(last);
-  if (late > view.tolerance.late_ms + 50) {
-    return Fail(
-        fmt::format("every route was out after {}, which ended at {:.1f} ms; the call "
-                    "ended {:.1f} ms later instead of at once",
-                    OnRoute(last), EndedMs(last), late));
-  }
-  return Pass();
+  return EndsOnceEveryRouteIsOut(view, *all_out_at);
 }
+
+namespace {
+
+// The request bodies seen so far (RouteBodiesDifferOnlyInModel): the first per route, and the
+// first per dialect without its model.
+struct BodiesSeen {
+  std::map<std::string, std::pair<const provider::JournalEntry*, json>> by_dialect;
+  std::map<std::string, const provider::JournalEntry*> by_route;
+};
+
+// What is wrong with the body `entry` sent to `route`, given the bodies before it; "".
+std::string BodyFault(const View& view, const provider::JournalEntry& entry,
+                      const scenario::Route& route, BodiesSeen& seen) {
+  json body = json::parse(entry.body, nullptr, /*allow_exceptions=*/false);
+  if (!body.is_object()) {
+    return fmt::format("{} sent a body that is not a JSON object", OnRoute(entry));
+  }
+  const std::string model = WireModel(view.scenario, route);
+  if (Str(body, "model") != model) {
+    return fmt::format("{} asked for model {}; the route's wire model is {}", OnRoute(entry),
+                       Quote(Str(body, "model")), Quote(model));
+  }
+  const auto [same, first_here] = seen.by_route.try_emplace(entry.route, &entry);
+  if (!first_here && same->second->body != entry.body) {
+    return fmt::format("{} sent a different body from the route's earlier {}", OnRoute(entry),
+                       OnRoute(*same->second));
+  }
+  body.erase("model");
+  const std::string dialect(scenario::ToString(route.dialect));
+  const auto [other, first_of_dialect] = seen.by_dialect.try_emplace(dialect, &entry, body);
+  if (!first_of_dialect && other->second.second != body) {
+    return fmt::format(
+        "{} and {} (both {}) sent bodies that differ in more than the "
+        "wire model",
+        OnRoute(*other->second.first), OnRoute(entry), dialect);
+  }
+  return {};
+}
+
+}  // namespace
 
 Verdict RouteBodiesDifferOnlyInModel(const View& view) {
   if (!view.has_routes()) return NotApplicable(std::string(kNoRoutes));
   if (view.attempts.empty()) return NotApplicable("no request reached a route");
-  std::map<std::string, std::pair<const provider::JournalEntry*, json>> by_dialect;
-  std::map<std::string, const provider::JournalEntry*> by_route;
+  BodiesSeen seen;
   for (const provider::JournalEntry* entry : view.attempts) {
     const scenario::Route* route = RouteNamed(view, entry->route);
     if (route == nullptr) continue;
-    json body = json::parse(entry->body, nullptr, /*allow_exceptions=*/false);
-    if (!body.is_object()) {
-      return Fail(fmt::format("{} sent a body that is not a JSON object", OnRoute(*entry)));
-    }
-    const std::string model = WireModel(view.scenario, *route);
-    if (Str(body, "model") != model) {
-      return Fail(fmt::format("{} asked for model {}; the route's wire model is {}",
-                              OnRoute(*entry), Quote(Str(body, "model")), Quote(model)));
-    }
-    const auto [same, first_here] = by_route.try_emplace(entry->route, entry);
-    if (!first_here && same->second->body != entry->body) {
-      return Fail(fmt::format("{} sent a different body from the route's earlier {}",
-                              OnRoute(*entry), OnRoute(*same->second)));
-    }
-    body.erase("model");
-    const std::string dialect(scenario::ToString(route->dialect));
-    const auto [other, first_of_dialect] = by_dialect.try_emplace(dialect, entry, body);
-    if (!first_of_dialect && other->second.second != body) {
-      return Fail(
-          fmt::format("{} and {} (both {}) sent bodies that differ in more than the "
-                      "wire model",
-                      OnRoute(*other->second.first), OnRoute(*entry), dialect));
+    if (std::string fault = BodyFault(view, *entry, *route, seen); !fault.empty()) {
+      return Fail(std::move(fault));
     }
   }
   return Pass();
@@ -531,6 +640,36 @@ Verdict AdviseSharedFateFailover(const View& view) {
   return Pass();
 }
 
+namespace {
+
+// Where the call went after attempt `k` failed with a failure the taxonomy keeps on its route
+// (or its wire model), if it broke that: the evidence, else "". `judged` is set for such a failure.
+std::string LeftAgainstTaxonomy(const View& view, std::size_t k, bool* judged) {
+  const provider::JournalEntry& entry = *view.attempts[k];
+  const scenario::Route* from = RouteNamed(view, entry.route);
+  const std::optional<ref::Failure> failure = TruthFailure(view, entry);
+  if (from == nullptr || !failure || DeliveredWhole(entry)) return {};  // after commit: ROUTE-001
+  const ref::Failover verdict = ref::FailoverOf(*failure);
+  if (verdict == ref::Failover::kCompatibleModel) return {};
+  *judged = true;
+  if (k + 1 == view.attempts.size()) return {};
+  const provider::JournalEntry& next = *view.attempts[k + 1];
+  const scenario::Route* to = RouteNamed(view, next.route);
+  if (to == nullptr || to->id == from->id) return {};
+  const std::string from_model = WireModel(view.scenario, *from);
+  const std::string to_model = WireModel(view.scenario, *to);
+  if (verdict == ref::Failover::kSameModel && from_model == to_model) return {};
+  return fmt::format(
+      "{} failed with {} (failover: {}), and the next request went to "
+      "{}{}",
+      OnRoute(entry), ref::ToString(failure->failure_class), ref::ToString(verdict), OnRoute(next),
+      verdict == ref::Failover::kSameModel
+          ? fmt::format(", model {} instead of {}", Quote(to_model), Quote(from_model))
+          : std::string());
+}
+
+}  // namespace
+
 // The taxonomy's table, whatever the subject declares (a router declaring failover_on:
 // any-failure is judged by it through its twin, and advised here): a failure the request itself
 // causes stays on its route, a broken stream goes only to a route of the same wire model.
@@ -542,28 +681,9 @@ Verdict AdviseFailoverAsTheTaxonomySays(const View& view) {
   }
   bool judged = false;
   for (std::size_t k = 0; k < view.attempts.size(); ++k) {
-    const provider::JournalEntry& entry = *view.attempts[k];
-    const scenario::Route* from = RouteNamed(view, entry.route);
-    const std::optional<ref::Failure> failure = TruthFailure(view, entry);
-    if (from == nullptr || !failure || DeliveredWhole(entry)) continue;  // after commit: ROUTE-001
-    const ref::Failover verdict = ref::FailoverOf(*failure);
-    if (verdict == ref::Failover::kCompatibleModel) continue;
-    judged = true;
-    if (k + 1 == view.attempts.size()) continue;
-    const provider::JournalEntry& next = *view.attempts[k + 1];
-    const scenario::Route* to = RouteNamed(view, next.route);
-    if (to == nullptr || to->id == from->id) continue;
-    const std::string from_model = WireModel(view.scenario, *from);
-    const std::string to_model = WireModel(view.scenario, *to);
-    if (verdict == ref::Failover::kSameModel && from_model == to_model) continue;
-    return Fail(fmt::format(
-        "{} failed with {} (failover: {}), and the next request went to "
-        "{}{}",
-        OnRoute(entry), ref::ToString(failure->failure_class), ref::ToString(verdict),
-        OnRoute(next),
-        verdict == ref::Failover::kSameModel
-            ? fmt::format(", model {} instead of {}", Quote(to_model), Quote(from_model))
-            : std::string()));
+    if (std::string left = LeftAgainstTaxonomy(view, k, &judged); !left.empty()) {
+      return Fail(std::move(left));
+    }
   }
   if (!judged) {
     return NotApplicable("no attempt failed in a way that keeps it on its route or model");
@@ -579,22 +699,18 @@ struct RouteAttempt {
   bool failed = true;
 };
 
-// The call's attempts with their routes and times: from the subject's own events when every
-// response/start names its route (refused connections included), else from the journal when it
-// holds every attempt; nullopt when neither.
-std::optional<std::vector<RouteAttempt>> AttemptsByRoute(const View& view) {
+// The call's attempts as the subject's own events tell them; nullopt when some response/start
+// names no route or attempt (or the subject is a black box).
+std::optional<std::vector<RouteAttempt>> AttemptsFromEvents(const View& view) {
+  if (view.black_box) return std::nullopt;
   std::vector<RouteAttempt> out;
   std::map<int, std::size_t> open;  // attempt number -> index in out
-  bool named = !view.black_box;
   for (const ClientRecord* record : view.calls[0].records) {
     const EventKind type = record->event.kind;
     const std::optional<int> attempt = record->event.attempt;
     if (type == EventKind::kStart) {
       const std::string route = std::string(record->event.route());
-      if (route.empty() || !attempt) {
-        named = false;
-        break;
-      }
+      if (route.empty() || !attempt) return std::nullopt;
       open[*attempt] = out.size();
       out.push_back({route, Ms(record->at), Ms(record->at), true});
     } else if (attempt && (type == EventKind::kInterrupted || type == EventKind::kCommitted ||
@@ -606,9 +722,17 @@ std::optional<std::vector<RouteAttempt>> AttemptsByRoute(const View& view) {
       open.erase(found);
     }
   }
-  if (named && !out.empty()) return out;
+  return out;
+}
+
+// The call's attempts with their routes and times: from the subject's own events when every
+// response/start names its route (refused connections included), else from the journal when it
+// holds every attempt; nullopt when neither.
+std::optional<std::vector<RouteAttempt>> AttemptsByRoute(const View& view) {
+  std::optional<std::vector<RouteAttempt>> named = AttemptsFromEvents(view);
+  if (named && !named->empty()) return named;
   if (view.refusals()) return std::nullopt;
-  out.clear();
+  std::vector<RouteAttempt> out;
   for (const provider::JournalEntry* entry : view.attempts) {
     out.push_back({entry->route, ArrivedMs(*entry), EndedMs(*entry), !entry->truth.answer});
   }
@@ -620,6 +744,55 @@ double Median(std::vector<double> values) {
   const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
   std::ranges::nth_element(values, middle);
   return *middle;
+}
+
+// One route's part in a call's attempts halved in order (AdviseFastFailingRouteShare).
+struct RouteShare {
+  std::vector<double> own, others;    // how long its attempts and the other routes' took, ms
+  std::size_t first = 0, second = 0;  // its attempts in the first and in the second half
+  bool all_failed = true;
+};
+
+RouteShare ShareOf(const std::vector<RouteAttempt>& attempts, const std::string& route,
+                   std::size_t half) {
+  RouteShare share;
+  for (std::size_t i = 0; i < attempts.size(); ++i) {
+    const RouteAttempt& attempt = attempts[i];
+    const double took = attempt.end_ms - attempt.start_ms;
+    if (attempt.route != route) {
+      share.others.push_back(took);
+      continue;
+    }
+    share.own.push_back(took);
+    share.all_failed = share.all_failed && attempt.failed;
+    ++(i < half ? share.first : share.second);
+  }
+  return share;
+}
+
+constexpr std::size_t kMinAttemptsForShare = 12;
+constexpr std::size_t kMinInSecondHalf = 6;
+
+// The evidence when `route`, failing every attempt fast, took a much larger share of the second
+// half of `total` attempts than of the first (`half`); "". `judged` is set for a fast route.
+std::string FastRouteShareGrew(const std::string& route, const RouteShare& share, std::size_t half,
+                               std::size_t total, bool* judged) {
+  if (share.own.empty() || share.others.empty() || !share.all_failed) return {};
+  const double slowest_own = std::ranges::max(share.own);
+  const double others_median = Median(share.others);
+  if (others_median < 50 || slowest_own * 4 > others_median) return {};
+  *judged = true;
+  const double share_first = static_cast<double>(share.first) / static_cast<double>(half);
+  const double share_second = static_cast<double>(share.second) / static_cast<double>(total - half);
+  if (share.second < kMinInSecondHalf || share_second < 0.75 || share_second < share_first + 0.25) {
+    return {};
+  }
+  return fmt::format(
+      "route {} failed every attempt fast (at most {:.1f} ms, the other "
+      "routes' attempts took {:.1f} ms in the median), yet its share "
+      "of the call's attempts grew from {} of the first {} to {} of "
+      "the last {}",
+      Quote(route), slowest_own, others_median, share.first, half, share.second, total - half);
 }
 
 }  // namespace
@@ -640,46 +813,16 @@ Verdict AdviseFastFailingRouteShare(const View& view) {
         "refused connections never reach the journal and the subject "
         "names no route on its attempts");
   }
-  constexpr std::size_t kMinAttempts = 12;
-  constexpr std::size_t kMinInSecondHalf = 6;
-  if (attempts->size() < kMinAttempts) {
-    return NotApplicable(
-        fmt::format("{} attempt(s); a share is judged from {}", attempts->size(), kMinAttempts));
+  if (attempts->size() < kMinAttemptsForShare) {
+    return NotApplicable(fmt::format("{} attempt(s); a share is judged from {}", attempts->size(),
+                                     kMinAttemptsForShare));
   }
   const std::size_t half = attempts->size() / 2;
   bool judged = false;
   for (const scenario::Route& route : view.scenario.routes) {
-    std::vector<double> own, others;
-    std::size_t first = 0, second = 0;
-    bool all_failed = true;
-    for (std::size_t i = 0; i < attempts->size(); ++i) {
-      const RouteAttempt& attempt = (*attempts)[i];
-      const double took = attempt.end_ms - attempt.start_ms;
-      if (attempt.route != route.id) {
-        others.push_back(took);
-        continue;
-      }
-      own.push_back(took);
-      all_failed = all_failed && attempt.failed;
-      ++(i < half ? first : second);
-    }
-    if (own.empty() || others.empty() || !all_failed) continue;
-    const double slowest_own = std::ranges::max(own);
-    const double others_median = Median(others);
-    if (others_median < 50 || slowest_own * 4 > others_median) continue;
-    judged = true;
-    const double share_first = static_cast<double>(first) / static_cast<double>(half);
-    const double share_second =
-        static_cast<double>(second) / static_cast<double>(attempts->size() - half);
-    if (second < kMinInSecondHalf || share_second < 0.75 || share_second < share_first + 0.25) {
-      continue;
-    }
-    return Fail(fmt::format(
-        "route {} failed every attempt fast (at most {:.1f} ms, the other "
-        "routes' attempts took {:.1f} ms in the median), yet its share "
-        "of the call's attempts grew from {} of the first {} to {} of "
-        "the last {}",
-        Quote(route.id), slowest_own, others_median, first, half, second, attempts->size() - half));
+    const std::string grew = FastRouteShareGrew(route.id, ShareOf(*attempts, route.id, half), half,
+                                                attempts->size(), &judged);
+    if (!grew.empty()) return Fail(grew);
   }
   if (!judged) return NotApplicable("no route failed fast beside slower ones");
   return Pass();
