@@ -22,41 +22,81 @@ bool NeverSucceeds(std::string_view failure_class) {
          failure_class == "invalid-request" || failure_class == "context-overflow";
 }
 
+// Why the subject did not wait for a Retry-After of `hint_ms`, as far as its declaration tells.
+std::string WhyHintNotWaited(const View& view, double hint_ms) {
+  if (!view.has_policy() ||
+      !Undeclared(view, {"retry_after.honor", "retry_after.cap_ms"}).empty()) {
+    return "its declared policy does not wait for it";
+  }
+  const ref::RetryAfterConfig& config = view.policy().retry_after;
+  if (!config.honor) return "its declared policy ignores Retry-After";
+  if (config.cap && hint_ms > static_cast<double>(config.cap->count())) {
+    return fmt::format(
+        "it exceeds the declared cap of {} ms, over which the policy falls back "
+        "to its own backoff",
+        config.cap->count());
+  }
+  return "its declared policy does not wait for it";
+}
+
+// ADV-001 on the retry after attempt `k`: the evidence when it came before the Retry-After
+// header asked, else "". `judged` is set when a header asked for a wait that a retry followed.
+std::string RetryAfterPreempted(const View& view, std::size_t k, bool* judged) {
+  const provider::JournalEntry& entry = *view.attempts[k];
+  const auto floor = RetryAfterHeaderFloor(ReadHints(entry));
+  if (!floor || floor->count() == 0) return {};
+  // With routes the wait is the route's own: another route may take the next attempt at once.
+  const provider::JournalEntry* next = NextOnRoute(view, k);
+  if (next == nullptr) return {};
+  *judged = true;
+  const double hint = Ms(*floor);
+  const double gap = ArrivedMs(*next) - EndedMs(entry);
+  if (gap + view.tolerance.early_ms >= hint) return {};
+  return fmt::format(
+      "attempt {} ({}) asked to wait {:.0f} ms; attempt {} came {:.1f} "
+      "ms later because {}: a server that is still unavailable sees "
+      "the retry anyway",
+      entry.attempt, entry.plan_summary, hint, next->attempt, gap, WhyHintNotWaited(view, hint));
+}
+
+// ADV-002 on one interruption: the evidence when its wait carries no jitter, else ""; when the
+// keys that tell are not declared, `unstated` gets the n/a.
+std::string WaitWithoutJitter(const View& view, const ClientRecord& record,
+                              std::optional<Verdict>* unstated) {
+  const ref::RetryPolicy& policy = view.policy();
+  const std::string source = record.event.delay_source;
+  // The wait for another route or for a breaker's probe, not a retry's delay.
+  if (source == "failover" || source == "breaker") return {};
+  const bool hinted = !source.empty() && source != "backoff";
+  *unstated = hinted ? UnlessDeclared(view, {"retry_after.jitter"})
+                     : UnlessDeclared(view, {"backoff.strategy", "backoff.jitter"});
+  if (*unstated) return {};
+  if (hinted && policy.retry_after.jitter == 0) {
+    return fmt::format(
+        "{} at {:.1f} ms waits exactly the server's hint ({}): "
+        "retry_after.jitter is 0, so every client told the same "
+        "time retries at once",
+        record.event.kind, Ms(record.at), source);
+  }
+  const bool plain =
+      policy.backoff.strategy == ref::BackoffStrategy::kExponential && policy.backoff.jitter == 0;
+  if (hinted || !plain) return {};
+  return fmt::format(
+      "{} at {:.1f} ms waits a plain exponential backoff "
+      "(backoff.jitter 0): clients that failed together retry "
+      "together",
+      record.event.kind, Ms(record.at));
+}
+
 }  // namespace
 
 Verdict AdviseRetryAfterPreempted(const View& view) {
   if (!view.single_call()) return NotApplicable("several concurrent calls share the provider");
   bool judged = false;
   for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {
-    const provider::JournalEntry& entry = *view.attempts[k];
-    const auto floor = RetryAfterHeaderFloor(ReadHints(entry));
-    if (!floor || floor->count() == 0) continue;
-    // With routes the wait is the route's own: another route may take the next attempt at once.
-    const provider::JournalEntry* following = NextOnRoute(view, k);
-    if (following == nullptr) continue;
-    judged = true;
-    const double hint = Ms(*floor);
-    const provider::JournalEntry& next = *following;
-    const double gap = ArrivedMs(next) - EndedMs(entry);
-    if (gap + view.tolerance.early_ms >= hint) continue;
-    std::string why = "its declared policy does not wait for it";
-    if (view.has_policy() &&
-        Undeclared(view, {"retry_after.honor", "retry_after.cap_ms"}).empty()) {
-      const ref::RetryAfterConfig& config = view.policy().retry_after;
-      if (!config.honor) {
-        why = "its declared policy ignores Retry-After";
-      } else if (config.cap && hint > static_cast<double>(config.cap->count())) {
-        why = fmt::format(
-            "it exceeds the declared cap of {} ms, over which the policy falls back "
-            "to its own backoff",
-            config.cap->count());
-      }
+    if (std::string early = RetryAfterPreempted(view, k, &judged); !early.empty()) {
+      return Fail(std::move(early));
     }
-    return Fail(
-        fmt::format("attempt {} ({}) asked to wait {:.0f} ms; attempt {} came {:.1f} "
-                    "ms later because {}: a server that is still unavailable sees "
-                    "the retry anyway",
-                    entry.attempt, entry.plan_summary, hint, next.attempt, gap, why));
   }
   if (!judged) return NotApplicable("no retry followed a Retry-After");
   return Pass();
@@ -64,34 +104,13 @@ Verdict AdviseRetryAfterPreempted(const View& view) {
 
 Verdict AdviseJitter(const View& view) {
   if (!view.has_policy()) return NotApplicable(NoPolicy(view));
-  const ref::RetryPolicy& policy = view.policy();
   for (const CallView& call : view.calls) {
     for (const ClientRecord* record : call.records) {
       if (record->event.kind != EventKind::kInterrupted) continue;
-      const std::string source = record->event.delay_source;
-      // The wait for another route or for a breaker's probe, not a retry's delay.
-      if (source == "failover" || source == "breaker") continue;
-      const bool hinted = !source.empty() && source != "backoff";
-      if (auto unstated = hinted ? UnlessDeclared(view, {"retry_after.jitter"})
-                                 : UnlessDeclared(view, {"backoff.strategy", "backoff.jitter"})) {
-        return *unstated;
-      }
-      if (hinted && policy.retry_after.jitter == 0) {
-        return Fail(
-            fmt::format("{} at {:.1f} ms waits exactly the server's hint ({}): "
-                        "retry_after.jitter is 0, so every client told the same "
-                        "time retries at once",
-                        record->event.kind, Ms(record->at), source));
-      }
-      const bool plain = policy.backoff.strategy == ref::BackoffStrategy::kExponential &&
-                         policy.backoff.jitter == 0;
-      if (!hinted && plain) {
-        return Fail(
-            fmt::format("{} at {:.1f} ms waits a plain exponential backoff "
-                        "(backoff.jitter 0): clients that failed together retry "
-                        "together",
-                        record->event.kind, Ms(record->at)));
-      }
+      std::optional<Verdict> unstated;
+      std::string plain = WaitWithoutJitter(view, *record, &unstated);
+      if (unstated) return *unstated;
+      if (!plain.empty()) return Fail(std::move(plain));
     }
   }
   if (view.attempts.size() < 2) return NotApplicable("no retry was made");
@@ -188,6 +207,41 @@ Verdict AdviseShouldRetryFalseObeyed(const View& view) {
   return Pass();
 }
 
+namespace {
+
+// The longest stretch in which `call` showed its caller nothing, from its first response/start
+// (`first`) to its end or the runner's stop.
+struct QuietStretch {
+  double longest = 0, from = 0;  // ms
+};
+QuietStretch LongestQuiet(const View& view, const CallView& call,
+                          std::vector<const ClientRecord*>::const_iterator first) {
+  QuietStretch quiet;
+  double last = Ms((*first)->at);
+  for (auto it = first; it != call.records.end(); ++it) {
+    if (Ms((*it)->at) - last > quiet.longest)
+      quiet.longest = Ms((*it)->at) - last, quiet.from = last;
+    last = Ms((*it)->at);
+  }
+  if (call.terminal == nullptr) {
+    const double end = Ms(view.trace.subject_stopped_at.value_or(view.trace.ended));
+    if (end - last > quiet.longest) quiet.longest = end - last, quiet.from = last;
+  }
+  return quiet;
+}
+
+// A call the runner stopped while its declared policy (its twin) would have gone on waiting
+// long: why, else "".
+std::string StoppedWhileWaitingLong(const View& view, const CallView& call) {
+  if (call.terminal != nullptr || view.twin == nullptr) return {};
+  const std::string why = StoppedBeforeThePolicyEnds(view);
+  const bool long_wait = view.twin->never_ends || view.twin->earliest_end_ms().value_or(
+                                                      kUndiciBodyTimeoutMs) >= kUndiciBodyTimeoutMs;
+  return long_wait ? why : std::string();
+}
+
+}  // namespace
+
 // ADV-008 from the subject's own events: the longest stretch in which a call showed its caller
 // nothing (no start, chunk, interruption or ending), up to its end or the runner's stop; and,
 // for a call the runner stopped sooner, whether its declared policy would have gone on waiting.
@@ -201,27 +255,13 @@ Verdict AdviseBoundedWaits(const View& view) {
     });
     if (first == call.records.end()) continue;
     judged = true;
-    double longest = 0, quiet_from = 0;
-    double last = Ms((*first)->at);
-    for (auto it = first; it != call.records.end(); ++it) {
-      if (Ms((*it)->at) - last > longest) longest = Ms((*it)->at) - last, quiet_from = last;
-      last = Ms((*it)->at);
-    }
-    if (call.terminal == nullptr) {
-      const double end = Ms(view.trace.subject_stopped_at.value_or(view.trace.ended));
-      if (end - last > longest) longest = end - last, quiet_from = last;
-    }
-    if (longest >= kUndiciBodyTimeoutMs) {
+    const QuietStretch quiet = LongestQuiet(view, call, first);
+    if (quiet.longest >= kUndiciBodyTimeoutMs) {
       return Fail(fmt::format("call {} showed its caller nothing for {:.0f} s from {:.1f} ms{}", i,
-                              longest / 1000, quiet_from,
+                              quiet.longest / 1000, quiet.from,
                               call.terminal ? "" : ", until the runner stopped it"));
     }
-    if (call.terminal != nullptr || view.twin == nullptr) continue;
-    const std::string why = StoppedBeforeThePolicyEnds(view);
-    const bool long_wait =
-        view.twin->never_ends ||
-        view.twin->earliest_end_ms().value_or(kUndiciBodyTimeoutMs) >= kUndiciBodyTimeoutMs;
-    if (!why.empty() && long_wait) {
+    if (const std::string why = StoppedWhileWaitingLong(view, call); !why.empty()) {
       return Fail(fmt::format("call {} was still waiting for its answer: {}", i, why));
     }
   }

@@ -129,21 +129,27 @@ Verdict LifeInterruptBeforeRetry(const View& view) {
   return Pass();
 }
 
+namespace {
+
+// The attempts the single call's subject reports: its response/start events, or a black box's
+// count on its ending (nullopt when it reports none).
+std::optional<int> ReportedAttempts(const View& view) {
+  const ClientRecord* terminal = view.calls[0].terminal;
+  if (view.black_box) return terminal ? terminal->event.attempt : std::nullopt;
+  return static_cast<int>(std::ranges::count_if(view.calls[0].records, [](const ClientRecord* r) {
+    return r->event.kind == EventKind::kStart;
+  }));
+}
+
+}  // namespace
+
 Verdict LifeAttemptsAgree(const View& view) {
   if (!view.single_call()) return NotApplicable("several concurrent calls share the provider");
   const int requests = static_cast<int>(view.attempts.size());
   const bool outages = view.refusals();
-  int reported = 0;
-  const ClientRecord* terminal = view.calls[0].terminal;
-  if (view.black_box) {
-    const auto attempt = terminal ? terminal->event.attempt : std::nullopt;
-    if (!attempt) return NotApplicable("black-box subject: no attempt count reported");
-    reported = *attempt;
-  } else {
-    for (const ClientRecord* record : view.calls[0].records) {
-      if (record->event.kind == EventKind::kStart) ++reported;
-    }
-  }
+  const std::optional<int> counted = ReportedAttempts(view);
+  if (!counted) return NotApplicable("black-box subject: no attempt count reported");
+  const int reported = *counted;
   // Refused connections never reach the provider; a cancel or the runner may stop an attempt
   // before its request was written.
   const bool cut_short = view.trace.cancel_at || view.trace.subject_stopped_at;
@@ -190,6 +196,43 @@ Verdict CommitOneAttempt(const View& view) {
   return Pass();
 }
 
+namespace {
+
+// Several calls share the attempts, so none can be matched to its call: a commit needs some
+// attempt that carried a whole answer. The evidence when none did, else "".
+std::string NoWholeAnswerForAnyCall(const View& view, std::size_t i) {
+  const bool any_answer = std::ranges::any_of(
+      view.attempts, [](const provider::JournalEntry* e) { return e->truth.answer.has_value(); });
+  if (any_answer) return {};
+  return fmt::format("call {} committed, but no attempt carried a whole answer{}", i,
+                     AttemptsSent(view));
+}
+
+// One call's commit, against the attempt it committed from: nullopt when that carried a whole
+// answer.
+std::optional<Verdict> CommittedFromBrokenAnswer(const View& view, const ClientRecord& terminal) {
+  const provider::JournalEntry* entry = CommittingEntry(view, terminal);
+  if (entry == nullptr) {
+    return Fail(
+        fmt::format("committed at {:.1f} ms although no request reached the "
+                    "provider",
+                    Ms(terminal.at)));
+  }
+  if (entry->truth.answer) return std::nullopt;
+  if (entry->truth.failure_class.empty()) {
+    return NotApplicable(fmt::format("attempt {} ({}) has a verbatim body: no promise",
+                                     entry->attempt, entry->plan_summary));
+  }
+  return Fail(
+      fmt::format("committed {} at {:.1f} ms from attempt {}, whose response was "
+                  "not a whole answer: {} ({}; {} B sent, {})",
+                  Quote(terminal.event.text.value_or("")), Ms(terminal.at), entry->attempt,
+                  entry->truth.failure_class, entry->plan_summary, entry->bytes_sent,
+                  provider::ToString(entry->end)));
+}
+
+}  // namespace
+
 Verdict CommitWholeAnswerOnly(const View& view) {
   bool any_commit = false;
   for (std::size_t i = 0; i < view.calls.size(); ++i) {
@@ -197,33 +240,12 @@ Verdict CommitWholeAnswerOnly(const View& view) {
     if (terminal == nullptr || terminal->event.kind != EventKind::kCommitted) continue;
     any_commit = true;
     if (!view.single_call()) {
-      const bool any_answer = std::ranges::any_of(
-          view.attempts,
-          [](const provider::JournalEntry* e) { return e->truth.answer.has_value(); });
-      if (!any_answer) {
-        return Fail(fmt::format("call {} committed, but no attempt carried a whole answer{}", i,
-                                AttemptsSent(view)));
+      if (std::string none = NoWholeAnswerForAnyCall(view, i); !none.empty()) {
+        return Fail(std::move(none));
       }
       continue;
     }
-    const provider::JournalEntry* entry = CommittingEntry(view, *terminal);
-    if (entry == nullptr) {
-      return Fail(
-          fmt::format("committed at {:.1f} ms although no request reached the "
-                      "provider",
-                      Ms(terminal->at)));
-    }
-    if (entry->truth.answer) continue;
-    if (entry->truth.failure_class.empty()) {
-      return NotApplicable(fmt::format("attempt {} ({}) has a verbatim body: no promise",
-                                       entry->attempt, entry->plan_summary));
-    }
-    return Fail(
-        fmt::format("committed {} at {:.1f} ms from attempt {}, whose response was "
-                    "not a whole answer: {} ({}; {} B sent, {})",
-                    Quote(terminal->event.text.value_or("")), Ms(terminal->at), entry->attempt,
-                    entry->truth.failure_class, entry->plan_summary, entry->bytes_sent,
-                    provider::ToString(entry->end)));
+    if (auto broken = CommittedFromBrokenAnswer(view, *terminal)) return *broken;
   }
   if (!any_commit) return NotApplicable("nothing was committed");
   return Pass();

@@ -192,6 +192,31 @@ Verdict RetryWithinBudget(const View& view) {
   return Pass();
 }
 
+namespace {
+
+// The evidence when the gap before retry `k + 1` lies outside every window the declared backoff
+// and the response's hints allow, else "".
+std::string GapOutsideBackoff(const View& view, std::size_t k) {
+  const Tolerance& tolerance = view.tolerance;
+  const double gap = GapMs(view, k);
+  const std::vector<Window> windows = AllowedGaps(view, k);
+  const bool inside = std::ranges::any_of(windows, [&](const Window& window) {
+    return gap >= window.lower_ms - tolerance.early_ms &&
+           gap <= window.upper_ms + tolerance.late_ms;
+  });
+  if (inside) return {};
+  return fmt::format(
+      "attempt {} ended at {:.1f} ms and attempt {} arrived at {:.1f} "
+      "ms: a gap of {:.1f} ms, outside what the declared {} backoff "
+      "and the response's hints allow for retry {}: {} ms "
+      "(tolerance {} / {})",
+      view.attempts[k]->attempt, EndedMs(*view.attempts[k]), view.attempts[k + 1]->attempt,
+      ArrivedMs(*view.attempts[k + 1]), gap, ref::ToString(view.policy().backoff.strategy), k + 1,
+      AllowedText(windows), EarlyRoom(tolerance), LateRoom(tolerance));
+}
+
+}  // namespace
+
 Verdict RetryBackoffBounds(const View& view) {
   if (view.has_routes()) return JudgedPerRoute("ROUTE-004 (holds) and ROUTE-005 (breakers)");
   if (!view.has_policy()) return NotApplicable(NoPolicy(view));
@@ -204,70 +229,70 @@ Verdict RetryBackoffBounds(const View& view) {
           UnlessDeclared(view, {"backoff", "retry_after.cap_ms", "retry_after.jitter"})) {
     return *unstated;
   }
-  const Tolerance& tolerance = view.tolerance;
   for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {
-    const double gap = GapMs(view, k);
-    const std::vector<Window> windows = AllowedGaps(view, k);
-    const bool inside = std::ranges::any_of(windows, [&](const Window& window) {
-      return gap >= window.lower_ms - tolerance.early_ms &&
-             gap <= window.upper_ms + tolerance.late_ms;
-    });
-    if (inside) continue;
-    return Fail(fmt::format(
-        "attempt {} ended at {:.1f} ms and attempt {} arrived at {:.1f} "
-        "ms: a gap of {:.1f} ms, outside what the declared {} backoff "
-        "and the response's hints allow for retry {}: {} ms "
-        "(tolerance {} / {})",
-        view.attempts[k]->attempt, EndedMs(*view.attempts[k]), view.attempts[k + 1]->attempt,
-        ArrivedMs(*view.attempts[k + 1]), gap, ref::ToString(view.policy().backoff.strategy), k + 1,
-        AllowedText(windows), EarlyRoom(tolerance), LateRoom(tolerance)));
+    if (std::string outside = GapOutsideBackoff(view, k); !outside.empty()) {
+      return Fail(std::move(outside));
+    }
   }
   return Pass();
 }
 
 namespace {
 
+// The hints are judged on how the subject reads them: n/a (nullopt when judged) while a hint
+// that a retry followed meets a reading the subject does not state.
+std::optional<Verdict> HintReadingUnstated(const View& view) {
+  for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {  // a hint to judge: its reading
+    if (ReadHints(*view.attempts[k]).values.empty() || NextOnRoute(view, k) == nullptr) continue;
+    return UnlessDeclared(view, kHintReadingKeys);
+  }
+  return std::nullopt;
+}
+
+// Attempt `entry` and the next attempt on its route, `next`: the evidence when that came before
+// the hint allowed, or after a hint over the cap that the policy gives up on; else "". `judged`
+// is set for a hint that demands a wait.
+std::string HintBroken(const View& view, const provider::JournalEntry& entry,
+                       const provider::JournalEntry& next, bool* judged) {
+  const HintDemand demand = DemandOf(view, entry);
+  if (demand.backoff_allowed) {  // a hint over the cap it may answer with its backoff
+    *judged = true;
+    return {};
+  }
+  if (!demand.floor_ms && demand.over_cap_ms) {  // every hint it reads makes it give up
+    return fmt::format(
+        "attempt {} asked for {:.0f} ms, over the declared cap {:.0f} "
+        "ms with over_cap \"give-up\", yet attempt {} arrived at {:.1f} "
+        "ms",
+        entry.attempt, *demand.over_cap_ms, *view.declared.retry_after_cap_ms(), next.attempt,
+        ArrivedMs(next));
+  }
+  if (!demand.floor_ms || *demand.floor_ms == 0) return {};
+  *judged = true;
+  const double gap = ArrivedMs(next) - EndedMs(entry);
+  if (gap + view.tolerance.early_ms >= *demand.floor_ms) return {};
+  return fmt::format(
+      "attempt {}{} ({}) asked to wait {:.0f} ms ({}); attempt {} arrived "
+      "{:.1f} ms after it ended (at {:.1f} ms; tolerance {})",
+      entry.attempt, entry.route.empty() ? "" : " on route " + entry.route, entry.plan_summary,
+      *demand.floor_ms, demand.floor_source, next.attempt, gap, ArrivedMs(next),
+      EarlyRoom(view.tolerance));
+}
+
 // Judged per route: the next attempt on the route that asked for the wait (every attempt is on
 // the one route without routes).
 Verdict RetryAfterPerRoute(const View& view) {
   if (!view.single_call()) return NotApplicable("several concurrent calls share the provider");
-  for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {  // a hint to judge: its reading
-    if (ReadHints(*view.attempts[k]).values.empty() || NextOnRoute(view, k) == nullptr) continue;
-    if (auto unstated = UnlessDeclared(view, kHintReadingKeys)) return *unstated;
-    break;
-  }
+  if (auto unstated = HintReadingUnstated(view)) return *unstated;
   if (view.has_policy() && !view.policy().retry_after.honor) {
     return NotApplicable("the subject declares that it ignores Retry-After (see ADV-001)");
   }
   bool judged = false;
   for (std::size_t k = 0; k + 1 < view.attempts.size(); ++k) {
-    const provider::JournalEntry& entry = *view.attempts[k];
-    const provider::JournalEntry* following = NextOnRoute(view, k);
-    if (following == nullptr) continue;
-    const HintDemand demand = DemandOf(view, entry);
-    const provider::JournalEntry& next = *following;
-    if (demand.backoff_allowed) {  // a hint over the cap it may answer with its backoff
-      judged = true;
-      continue;
-    }
-    if (!demand.floor_ms && demand.over_cap_ms) {  // every hint it reads makes it give up
-      return Fail(
-          fmt::format("attempt {} asked for {:.0f} ms, over the declared cap {:.0f} "
-                      "ms with over_cap \"give-up\", yet attempt {} arrived at {:.1f} "
-                      "ms",
-                      entry.attempt, *demand.over_cap_ms, *view.declared.retry_after_cap_ms(),
-                      next.attempt, ArrivedMs(next)));
-    }
-    if (!demand.floor_ms || *demand.floor_ms == 0) continue;
-    judged = true;
-    const double gap = ArrivedMs(next) - EndedMs(entry);
-    if (gap + view.tolerance.early_ms < *demand.floor_ms) {
-      return Fail(
-          fmt::format("attempt {}{} ({}) asked to wait {:.0f} ms ({}); attempt {} arrived "
-                      "{:.1f} ms after it ended (at {:.1f} ms; tolerance {})",
-                      entry.attempt, entry.route.empty() ? "" : " on route " + entry.route,
-                      entry.plan_summary, *demand.floor_ms, demand.floor_source, next.attempt, gap,
-                      ArrivedMs(next), EarlyRoom(view.tolerance)));
+    const provider::JournalEntry* next = NextOnRoute(view, k);
+    if (next == nullptr) continue;
+    if (std::string broken = HintBroken(view, *view.attempts[k], *next, &judged); !broken.empty()) {
+      return Fail(std::move(broken));
     }
   }
   if (!judged) return NotApplicable("no retry followed a Retry-After the subject reads");
@@ -319,9 +344,9 @@ bool BudgetRetriesAfter(const ref::BudgetConfig& config, int failures) {
   return granted;
 }
 
-}  // namespace
-
-Verdict RetryWhileAllowed(const View& view) {
+// Why RETRY-007 does not judge the call, or nullopt: it judges one failed, uncancelled call on
+// one provider whose journal holds every attempt, under a policy that states what it reads.
+std::optional<Verdict> RetryWhileAllowedUnjudged(const View& view) {
   if (view.has_routes()) return JudgedPerRoute("ROUTE-006 and ROUTE-007");
   if (!view.has_policy()) return NotApplicable(NoPolicy(view));
   if (!view.single_call()) return NotApplicable("several concurrent calls share the provider");
@@ -338,27 +363,35 @@ Verdict RetryWhileAllowed(const View& view) {
   if (view.refusals() || view.attempts.empty()) {
     return NotApplicable("the journal does not hold every attempt");
   }
-  if (auto unstated = UnlessDeclared(view, kRetryWhileAllowedKeys)) return *unstated;
-  const provider::JournalEntry& last = *view.attempts.back();
-  const std::optional<ref::Failure> failure = TruthFailure(view, last);
-  if (!failure || PolicyForbids(view, last)) return Pass();
+  return UnlessDeclared(view, kRetryWhileAllowedKeys);
+}
+
+// Whether the declared policy gives up after `last` whatever the timing: it never retries that
+// failure, its attempts or budget are spent, or a hint it reads is missing or over its cap and it
+// gives up on that.
+bool PolicyGivesUpAfter(const View& view, const provider::JournalEntry& last) {
+  if (PolicyForbids(view, last)) return true;
   const ref::RetryPolicy& policy = view.policy();
   const int made = static_cast<int>(view.attempts.size());
-  if (policy.max_attempts && made >= *policy.max_attempts) return Pass();
-  if (policy.budget && !BudgetRetriesAfter(*policy.budget, made)) return Pass();
-  // When the policy could have retried: within its backoff window, or after the server's hint.
-  // A client may give up for the deadline when its LATEST allowed retry would not fit (it drew
-  // a long delay); it must retry when even that would.
+  if (policy.max_attempts && made >= *policy.max_attempts) return true;
+  if (policy.budget && !BudgetRetriesAfter(*policy.budget, made)) return true;
   // A policy that gives up when a failure it reads hints for carries none (retry_after.missing).
   if (ReadHintsOf(view, last).values.empty() &&
       policy.retry_after.missing == ref::OverCapMode::kGiveUp && policy.retry_after.honor &&
       StatusRead(policy, last.status)) {
-    return Pass();
+    return true;
   }
+  // It may have read the hint over its cap, and gives up on it as declared.
   const HintDemand demand = DemandOf(view, last);
-  if (demand.over_cap_ms && policy.retry_after.over_cap == ref::OverCapMode::kGiveUp) {
-    return Pass();  // it may have read the hint over its cap, and gives up on it as declared
-  }
+  return demand.over_cap_ms && policy.retry_after.over_cap == ref::OverCapMode::kGiveUp;
+}
+
+// When the policy could have retried after `last`: within its backoff window, or after the
+// server's hint.
+DelayBounds NextRetryWindow(const View& view, const provider::JournalEntry& last) {
+  const ref::RetryPolicy& policy = view.policy();
+  const int made = static_cast<int>(view.attempts.size());
+  const HintDemand demand = DemandOf(view, last);
   const DelayBounds bounds = BackoffBounds(policy.backoff, made - 1);
   double earliest = bounds.lower_ms;
   double latest = bounds.upper_ms;
@@ -366,22 +399,40 @@ Verdict RetryWhileAllowed(const View& view) {
     earliest = std::max(earliest, *demand.floor_ms);
     latest = std::max(latest, *demand.longest_ms * (1 + policy.retry_after.jitter));
   }
-  const double retry_at = EndedMs(last) + earliest;
-  if (const auto total = view.declared.total_ms()) {
-    const double deadline = ArrivedMs(*view.attempts.front()) + *total;
-    const double min_attempt = static_cast<double>(policy.min_attempt_time.count());
-    if (EndedMs(last) + latest + min_attempt > deadline - view.tolerance.late_ms) return Pass();
-  }
+  return {earliest, latest};
+}
+
+// A client may give up for the deadline when its LATEST allowed retry would not fit (it drew a
+// long delay); it must retry when even that would.
+bool DeadlineExcuses(const View& view, const provider::JournalEntry& last, double latest_ms) {
+  const auto total = view.declared.total_ms();
+  if (!total) return false;
+  const double deadline = ArrivedMs(*view.attempts.front()) + *total;
+  const double min_attempt = static_cast<double>(view.policy().min_attempt_time.count());
+  return EndedMs(last) + latest_ms + min_attempt > deadline - view.tolerance.late_ms;
+}
+
+}  // namespace
+
+Verdict RetryWhileAllowed(const View& view) {
+  if (auto unjudged = RetryWhileAllowedUnjudged(view)) return *unjudged;
+  const provider::JournalEntry& last = *view.attempts.back();
+  const std::optional<ref::Failure> failure = TruthFailure(view, last);
+  if (!failure || PolicyGivesUpAfter(view, last)) return Pass();
+  const DelayBounds window = NextRetryWindow(view, last);
+  if (DeadlineExcuses(view, last, window.upper_ms)) return Pass();
+  const ref::RetryPolicy& policy = view.policy();
   return Fail(fmt::format(
       "the call failed at {:.1f} ms after attempt {} ({}: {}), which the "
       "declared policy retries; with max_attempts {} and {} it could have "
       "retried at {:.1f} ms",
-      Ms(terminal->at), last.attempt, ref::ToString(failure->failure_class), last.plan_summary,
+      Ms(view.calls[0].terminal->at), last.attempt, ref::ToString(failure->failure_class),
+      last.plan_summary,
       policy.max_attempts ? fmt::format("{}", *policy.max_attempts) : std::string("unbounded"),
       view.declared.total_ms()
           ? fmt::format("a total deadline of {:.0f} ms", *view.declared.total_ms())
           : std::string("no total deadline"),
-      retry_at));
+      EndedMs(last) + window.lower_ms));
 }
 
 }  // namespace faultline::harness::judge_internal

@@ -31,72 +31,116 @@ double ClientIdleFrom(const View& view, const provider::JournalEntry& entry, dou
   return latest;
 }
 
+// TIME-001 or TIME-002: which silences, and the timeout that must cut them short.
+struct SilenceRule {
+  bool before_headers;
+  std::optional<double> limit;  // the declared timeout, ms; nullopt: none
+  std::string_view what;        // "idle" or "response-headers"
+  std::string_view key;         // the declared policy's key for it
+};
+
+// A silence is judged only on the keys the subject states: the timeout, and for a content
+// silence of heartbeats whether heartbeats reset it.
+std::optional<Verdict> SilenceUnstated(const View& view, const provider::Silence& silence,
+                                       const SilenceRule& rule) {
+  if (auto unstated = UnlessDeclared(view, {rule.key})) return unstated;
+  if (silence.heartbeat && !rule.before_headers) {
+    return UnlessDeclared(view, {"timeouts.heartbeats_reset_idle"});
+  }
+  return std::nullopt;
+}
+
+// How an attempt that outlasted its timeout ended, for the evidence.
+std::string HowSilenceEnded(const View& view, const provider::JournalEntry& entry, double from) {
+  if (ClientEnded(view, entry)) {
+    return fmt::format("the client closed it only at {:.1f} ms, {:.1f} ms into the silence",
+                       EndedMs(entry), EndedMs(entry) - from);
+  }
+  if (view.trace.subject_stopped_at) {
+    return fmt::format(
+        "the client never closed it: the runner stopped the subject at "
+        "{:.1f} ms",
+        Ms(*view.trace.subject_stopped_at));
+  }
+  return fmt::format("the client never closed it (exchange {})", provider::ToString(entry.end));
+}
+
+// A silence that lasted past the declared timeout: nullopt when the client (or a cancel) ended
+// the attempt in time, which settles the attempt's later silences too; else the verdict.
+std::optional<Verdict> SilenceOutlasted(const View& view, const provider::JournalEntry& entry,
+                                        const provider::Silence& silence, const SilenceRule& rule,
+                                        double from) {
+  const Tolerance& tolerance = view.tolerance;
+  const double idle_from = rule.before_headers ? from : ClientIdleFrom(view, entry, from);
+  const double deadline = idle_from + *rule.limit + tolerance.late_ms;
+  const bool cancelled = view.trace.cancel_at && Ms(*view.trace.cancel_at) < deadline;
+  if (ClientEnded(view, entry) && EndedMs(entry) <= deadline) return std::nullopt;
+  if (cancelled) return std::nullopt;  // the cancel ended it first: CANCEL-003 judges that
+  const auto& stopped = view.trace.subject_stopped_at;
+  if (!ClientEnded(view, entry) && stopped && Ms(*stopped) < deadline) {
+    return NotApplicable(
+        fmt::format("the runner stopped the subject at {:.1f} ms, before "
+                    "its declared {} timeout was due ({:.1f} ms); give "
+                    "`faultline run --timeout` more time",
+                    Ms(*stopped), rule.what, deadline));
+  }
+  const double length = silence.to ? Ms(*silence.to - silence.from) : -1;
+  return Fail(fmt::format(
+      "attempt {} went silent at {:.1f} ms ({}{}{}); declared {} "
+      "timeout {:.0f} ms ({} tolerance); {}",
+      entry.attempt, from, silence.to ? fmt::format("for {:.0f} ms", length) : "forever",
+      silence.heartbeat ? ", heartbeats only" : "",
+      idle_from > from ? fmt::format("; the client showed content until {:.1f} ms", idle_from)
+                       : std::string(),
+      rule.what, *rule.limit, LateRoom(tolerance), HowSilenceEnded(view, entry, from)));
+}
+
+// Waiting for good is what a policy without that timeout does: legal, and harmful (ADV-003,
+// ADV-008), not a broken contract. n/a when the attempt was still waiting at the end.
+std::optional<Verdict> WaitedForGood(const View& view, const provider::JournalEntry& entry,
+                                     const provider::Silence& silence, const SilenceRule& rule,
+                                     double from) {
+  if (silence.to || ClientEnded(view, entry)) return std::nullopt;
+  return NotApplicable(
+      fmt::format("attempt {} went silent at {:.1f} ms for good and the client declares "
+                  "no {} timeout: it was still waiting at {:.1f} ms, as its policy "
+                  "allows (ADV-003, ADV-008)",
+                  entry.attempt, from, rule.what,
+                  Ms(view.trace.subject_stopped_at.value_or(view.trace.ended))));
+}
+
+// The verdict on one attempt's silences of the rule's kind; nullopt while none fails or is
+// unjudgeable. `judged` is set when one was judged.
+std::optional<Verdict> AttemptSilencesCutShort(const View& view,
+                                               const provider::JournalEntry& entry,
+                                               const SilenceRule& rule, bool* judged) {
+  for (const provider::Silence& silence : entry.truth.silences) {
+    if (silence.before_headers != rule.before_headers) continue;
+    if (auto unstated = SilenceUnstated(view, silence, rule)) return unstated;
+    *judged = true;
+    if (silence.heartbeat && !rule.before_headers && view.policy().timeouts.heartbeats_reset_idle) {
+      continue;
+    }
+    const double from = ArrivedMs(entry) + Ms(silence.from);
+    if (!rule.limit) {
+      if (auto waited = WaitedForGood(view, entry, silence, rule, from)) return waited;
+      continue;
+    }
+    const double length = silence.to ? Ms(*silence.to - silence.from) : -1;
+    if (silence.to && length <= *rule.limit + view.tolerance.late_ms) continue;
+    return SilenceOutlasted(view, entry, silence, rule, from);
+  }
+  return std::nullopt;
+}
+
 // TIME-001 and TIME-002: every silence longer than the declared timeout (`key`) must be cut
 // short by the client within that timeout.
 Verdict SilencesCutShort(const View& view, bool before_headers, std::optional<double> limit,
                          std::string_view what, std::string_view key) {
-  const Tolerance& tolerance = view.tolerance;
+  const SilenceRule rule{before_headers, limit, what, key};
   bool judged = false;
   for (const provider::JournalEntry* entry : view.attempts) {
-    for (const provider::Silence& silence : entry->truth.silences) {
-      if (silence.before_headers != before_headers) continue;
-      if (auto unstated = UnlessDeclared(view, {key})) return *unstated;
-      if (silence.heartbeat && !before_headers) {
-        if (auto unstated = UnlessDeclared(view, {"timeouts.heartbeats_reset_idle"})) {
-          return *unstated;
-        }
-      }
-      judged = true;
-      if (silence.heartbeat && !before_headers && view.policy().timeouts.heartbeats_reset_idle) {
-        continue;
-      }
-      const double from = ArrivedMs(*entry) + Ms(silence.from);
-      const double length = silence.to ? Ms(*silence.to - silence.from) : -1;
-      if (!limit) {
-        // Waiting for good is what a policy without that timeout does: legal, and harmful
-        // (ADV-003, ADV-008), not a broken contract.
-        if (silence.to || ClientEnded(view, *entry)) continue;
-        return NotApplicable(
-            fmt::format("attempt {} went silent at {:.1f} ms for good and the client declares "
-                        "no {} timeout: it was still waiting at {:.1f} ms, as its policy "
-                        "allows (ADV-003, ADV-008)",
-                        entry->attempt, from, what,
-                        Ms(view.trace.subject_stopped_at.value_or(view.trace.ended))));
-      }
-      if (silence.to && length <= *limit + tolerance.late_ms) continue;
-      const double idle_from = before_headers ? from : ClientIdleFrom(view, *entry, from);
-      const double deadline = idle_from + *limit + tolerance.late_ms;
-      const bool cancelled = view.trace.cancel_at && Ms(*view.trace.cancel_at) < deadline;
-      if (ClientEnded(view, *entry) && EndedMs(*entry) <= deadline) break;
-      if (cancelled) break;  // the cancel ended it first: CANCEL-003 judges that
-      const auto& stopped = view.trace.subject_stopped_at;
-      if (!ClientEnded(view, *entry) && stopped && Ms(*stopped) < deadline) {
-        return NotApplicable(
-            fmt::format("the runner stopped the subject at {:.1f} ms, before "
-                        "its declared {} timeout was due ({:.1f} ms); give "
-                        "`faultline run --timeout` more time",
-                        Ms(*stopped), what, deadline));
-      }
-      const std::string how =
-          ClientEnded(view, *entry)
-              ? fmt::format("the client closed it only at {:.1f} ms, {:.1f} ms into the silence",
-                            EndedMs(*entry), EndedMs(*entry) - from)
-          : view.trace.subject_stopped_at
-              ? fmt::format(
-                    "the client never closed it: the runner stopped the subject at "
-                    "{:.1f} ms",
-                    Ms(*view.trace.subject_stopped_at))
-              : fmt::format("the client never closed it (exchange {})",
-                            provider::ToString(entry->end));
-      return Fail(fmt::format(
-          "attempt {} went silent at {:.1f} ms ({}{}{}); declared {} "
-          "timeout {:.0f} ms ({} tolerance); {}",
-          entry->attempt, from, silence.to ? fmt::format("for {:.0f} ms", length) : "forever",
-          silence.heartbeat ? ", heartbeats only" : "",
-          idle_from > from ? fmt::format("; the client showed content until {:.1f} ms", idle_from)
-                           : std::string(),
-          what, *limit, LateRoom(tolerance), how));
-    }
+    if (auto verdict = AttemptSilencesCutShort(view, *entry, rule, &judged)) return *verdict;
   }
   if (!judged)
     return NotApplicable(fmt::format("no silence before {} in the responses",

@@ -269,6 +269,28 @@ std::string NoPolicy(const View& view) {
   return "the subject declares no policy in adapter/hello";
 }
 
+namespace {
+
+// The runner stopped the subject `ran_ms` after its first attempt: why its declared policy (its
+// twin) would not have ended the call by then, else "".
+std::string PolicyEndsLater(const View& view, double ran_ms) {
+  const std::optional<double> earliest = view.twin->earliest_end_ms();
+  if (earliest && *earliest <= ran_ms + view.tolerance.late_ms) return {};
+  if (!earliest) {
+    return fmt::format(
+        "the runner stopped the subject {:.1f} ms after its first attempt, and its declared "
+        "policy never ends the call: no timeout, cap or deadline of it ends this scenario (its "
+        "twin was still running after {} h)",
+        ran_ms, std::chrono::duration_cast<std::chrono::hours>(kTwinHorizon).count());
+  }
+  return fmt::format(
+      "the runner stopped the subject {:.1f} ms after its first attempt, and its declared policy "
+      "ends the call only {:.0f} ms after it ({}); give `faultline run --timeout` more time",
+      ran_ms, *earliest, DescribeOutcomes(*view.twin));
+}
+
+}  // namespace
+
 std::string StoppedBeforeThePolicyEnds(const View& view) {
   const std::optional<Duration>& stopped = view.trace.subject_stopped_at;
   if (!view.trace.subject_timed_out || !stopped) return {};
@@ -284,20 +306,7 @@ std::string StoppedBeforeThePolicyEnds(const View& view) {
     return record.event.kind == EventKind::kStart;
   });
   if (first == view.trace.client.end()) return {};
-  const double ran = Ms(*stopped - first->at);
-  const std::optional<double> earliest = view.twin->earliest_end_ms();
-  if (earliest && *earliest <= ran + view.tolerance.late_ms) return {};
-  if (!earliest) {
-    return fmt::format(
-        "the runner stopped the subject {:.1f} ms after its first attempt, and its declared "
-        "policy never ends the call: no timeout, cap or deadline of it ends this scenario (its "
-        "twin was still running after {} h)",
-        ran, std::chrono::duration_cast<std::chrono::hours>(kTwinHorizon).count());
-  }
-  return fmt::format(
-      "the runner stopped the subject {:.1f} ms after its first attempt, and its declared policy "
-      "ends the call only {:.0f} ms after it ({}); give `faultline run --timeout` more time",
-      ran, *earliest, DescribeOutcomes(*view.twin));
+  return PolicyEndsLater(view, Ms(*stopped - first->at));
 }
 
 namespace {
@@ -338,6 +347,42 @@ std::string ExpectedClass(const View& view, const provider::JournalEntry& entry,
   return entry.truth.failure_class;
 }
 
+namespace {
+
+// Where the failure happened: in the response's head (an error status, no headers, or a failure
+// the response itself puts there) or in its stream.
+ref::Phase TruthPhase(const provider::JournalEntry& entry, const std::string& failure_class) {
+  const bool error_status = entry.status >= 400;
+  const bool headers_came =
+      entry.status != 0 &&
+      !std::ranges::any_of(entry.truth.silences, [&](const provider::Silence& s) {
+        return s.before_headers && failure_class == "timeout" && !s.to;
+      });
+  return error_status || !headers_came || entry.truth.failure_in_head ? ref::Phase::kResponseHeaders
+                                                                      : ref::Phase::kStream;
+}
+
+// What the caller had seen when the stream failed: output went out before the silence it times
+// out in, or before the failure the response itself ends in.
+void AddStreamProgress(const View& view, const provider::JournalEntry& entry,
+                       ref::Failure& failure) {
+  failure.streamed = true;
+  const provider::Silence* silence = TimedOutSilence(view, entry, nullptr);
+  const bool output_seen =
+      silence != nullptr ? entry.truth.output_from && *entry.truth.output_from <= silence->from
+                         : entry.truth.output_before_failure;
+  failure.partial_output =
+      output_seen ? ref::PartialOutput::kUncommitted : ref::PartialOutput::kNone;
+  // `stream_retries: first-event` and `stream_retry_on` read which failure and how far in.
+  const bool event_seen = silence != nullptr
+                              ? entry.truth.events_from && *entry.truth.events_from <= silence->from
+                              : entry.truth.events_before_failure;
+  failure.stream_events = event_seen ? 1 : 0;
+  failure.error_event = silence == nullptr && entry.truth.error_event;
+}
+
+}  // namespace
+
 std::optional<ref::Failure> TruthFailure(const View& view, const provider::JournalEntry& entry) {
   const std::string failure_class = ExpectedClass(view, entry);
   if (failure_class.empty()) return std::nullopt;
@@ -351,32 +396,10 @@ std::optional<ref::Failure> TruthFailure(const View& view, const provider::Journ
   failure.code = failure.failure_class == ref::FailureClass::kTimeout ? ref::FailureCode::kTimeout
                                                                       : ref::FailureCode::kUnknown;
   if (honour_header) failure.should_retry = entry.truth.should_retry;
-  const bool error_status = entry.status >= 400;
-  if (error_status) failure.status = entry.status;
-  const bool headers_came =
-      entry.status != 0 &&
-      !std::ranges::any_of(entry.truth.silences, [&](const provider::Silence& s) {
-        return s.before_headers && failure_class == "timeout" && !s.to;
-      });
-  failure.phase = error_status || !headers_came || entry.truth.failure_in_head
-                      ? ref::Phase::kResponseHeaders
-                      : ref::Phase::kStream;
+  if (entry.status >= 400) failure.status = entry.status;
+  failure.phase = TruthPhase(entry, failure_class);
   if (failure.phase == ref::Phase::kStream && entry.truth.streamed) {
-    // What the caller had seen when the stream failed: output went out before the silence it
-    // times out in, or before the failure the response itself ends in.
-    failure.streamed = true;
-    const provider::Silence* silence = TimedOutSilence(view, entry, nullptr);
-    const bool output_seen =
-        silence != nullptr ? entry.truth.output_from && *entry.truth.output_from <= silence->from
-                           : entry.truth.output_before_failure;
-    failure.partial_output =
-        output_seen ? ref::PartialOutput::kUncommitted : ref::PartialOutput::kNone;
-    // `stream_retries: first-event` and `stream_retry_on` read which failure and how far in.
-    const bool event_seen =
-        silence != nullptr ? entry.truth.events_from && *entry.truth.events_from <= silence->from
-                           : entry.truth.events_before_failure;
-    failure.stream_events = event_seen ? 1 : 0;
-    failure.error_event = silence == nullptr && entry.truth.error_event;
+    AddStreamProgress(view, entry, failure);
   }
   return failure;
 }

@@ -40,6 +40,45 @@ ref::RetryPolicy Shifted(ref::RetryPolicy policy, std::chrono::milliseconds shif
   return policy;
 }
 
+// One policy the twin runs: the declared one, or one moved within the timeout tolerance.
+struct Variant {
+  ref::RetryPolicy policy;
+  Duration retry_lag{0};
+};
+
+// Over real sockets a timeout may fire a little early or late, and a retry may leave late: the
+// twin also runs the policy with its timeouts moved by the tolerance either way, and with its
+// retries lagging by half and all of it.
+std::vector<Variant> VariantsOf(const ref::RetryPolicy& policy,
+                                std::chrono::milliseconds tolerance) {
+  std::vector<Variant> variants{{policy}};
+  if (tolerance.count() > 0) {
+    variants.push_back({Shifted(policy, -tolerance)});
+    variants.push_back({Shifted(policy, tolerance)});
+    variants.push_back({policy, std::chrono::duration_cast<Duration>(tolerance / 2)});
+    variants.push_back({policy, std::chrono::duration_cast<Duration>(tolerance)});
+  }
+  return variants;
+}
+
+// Adds each call's ending in `trace` to the twin's outcomes, once each.
+void AddOutcomes(const Trace& trace, PolicyTwin& twin) {
+  const auto requests = static_cast<int>(std::ranges::count_if(
+      trace.journal, [](const provider::JournalEntry& entry) { return entry.attempt > 0; }));
+  std::vector<int> starts(static_cast<std::size_t>(std::max(trace.calls, 1)) + 1, 0);
+  for (const ClientRecord& record : trace.client) {
+    const auto call = static_cast<std::size_t>(std::clamp(record.call, 0, trace.calls));
+    if (record.event.kind == EventKind::kStart) ++starts[call];
+    if (!record.event.terminal()) continue;
+    TwinOutcome outcome = OutcomeOf(record);
+    outcome.attempts = starts[call];
+    outcome.requests = requests;
+    if (std::ranges::find(twin.outcomes, outcome) == twin.outcomes.end()) {
+      twin.outcomes.push_back(std::move(outcome));
+    }
+  }
+}
+
 }  // namespace
 
 Duration LeadOfFirstAttempt(const Trace& trace) {
@@ -57,17 +96,7 @@ PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolic
   const int seeds = twin_options.seeds;
   const auto tolerance =
       std::chrono::milliseconds(static_cast<long long>(twin_options.timeout_tolerance_ms));
-  struct Variant {
-    ref::RetryPolicy policy;
-    Duration retry_lag{0};
-  };
-  std::vector<Variant> variants{{policy}};
-  if (tolerance.count() > 0) {
-    variants.push_back({Shifted(policy, -tolerance)});
-    variants.push_back({Shifted(policy, tolerance)});
-    variants.push_back({policy, std::chrono::duration_cast<Duration>(tolerance / 2)});
-    variants.push_back({policy, std::chrono::duration_cast<Duration>(tolerance)});
-  }
+  const std::vector<Variant> variants = VariantsOf(policy, tolerance);
   for (int i = 0; i < seeds * static_cast<int>(variants.size()); ++i) {
     VirtualRunOptions options;
     options.seed = seed + static_cast<std::uint64_t>(i % seeds) * 0x9e3779b97f4a7c15ULL;
@@ -85,20 +114,7 @@ PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolic
     }
     ++twin.seeds;
     if (trace->subject_timed_out) twin.never_ends = true;
-    const auto requests = static_cast<int>(std::ranges::count_if(
-        trace->journal, [](const provider::JournalEntry& entry) { return entry.attempt > 0; }));
-    std::vector<int> starts(static_cast<std::size_t>(std::max(trace->calls, 1)) + 1, 0);
-    for (const ClientRecord& record : trace->client) {
-      const auto call = static_cast<std::size_t>(std::clamp(record.call, 0, trace->calls));
-      if (record.event.kind == EventKind::kStart) ++starts[call];
-      if (!record.event.terminal()) continue;
-      TwinOutcome outcome = OutcomeOf(record);
-      outcome.attempts = starts[call];
-      outcome.requests = requests;
-      if (std::ranges::find(twin.outcomes, outcome) == twin.outcomes.end()) {
-        twin.outcomes.push_back(std::move(outcome));
-      }
-    }
+    AddOutcomes(*trace, twin);
   }
   return twin;
 }
