@@ -72,8 +72,8 @@ struct PlanTruth {
   // malformed, empty, or a stream that never ends).
   std::optional<std::string> answer;
   std::string tool_arguments;
-  // The DESIGN §6 class a correct client reports for it; "" for an answer, or when the scenario
-  // overrides the body so that no class can be promised.
+  // The docs/failure-taxonomy.md class a correct client reports for it; "" for an answer, or when
+  // the scenario overrides the body so that no class can be promised.
   std::string failure_class;
   bool retryable = false;
   // The failure shows in the response's head although its status is 2xx (the wrong content type

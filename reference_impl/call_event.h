@@ -1,4 +1,5 @@
-// The lifecycle events of one logical call, in the vocabulary of the adapter protocol (DESIGN §5).
+// The lifecycle events of one logical call, in the vocabulary of the adapter protocol
+// (docs/adapter-protocol.md).
 //
 // The call engine (call.h) emits them; a driver prints them (JSON lines for the runner, one
 // readable line each for people). ToJson() produces exactly the adapter-protocol object:
@@ -77,7 +78,7 @@ struct LifecycleEvent {
 // JSON that may hold untrusted text (nlohmann's plain dump() throws on it).
 std::string DumpJson(const nlohmann::json& value);
 
-// The `failure` object of DESIGN §5.
+// The `failure` object of docs/adapter-protocol.md.
 nlohmann::json FailureToJson(const Failure& failure);
 
 }  // namespace faultline::ref

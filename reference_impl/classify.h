@@ -1,5 +1,5 @@
-// Classification of a failed attempt into a Failure (DESIGN §6): HTTP error responses, transport
-// failures and timeouts.
+// Classification of a failed attempt into a Failure (docs/failure-taxonomy.md): HTTP error
+// responses, transport failures and timeouts.
 //
 // HTTP error responses: the status decides first, then the provider's error body refines it.
 //

@@ -1,4 +1,4 @@
-// The failure taxonomy (DESIGN §6): every way a call can fail, as one value.
+// The failure taxonomy (docs/failure-taxonomy.md): every way a call can fail, as one value.
 //
 // The reference client classifies each failed attempt into a Failure; the retry policy decides on
 // it; the lifecycle events carry it (`response/interrupted`, `response/failed`); the runner

@@ -48,9 +48,9 @@
 // deadline and shared budget: one call, one budget, whatever the routes.
 //
 // Policies are plain values; Validate() checks the bounds. Loading from JSON (with strict errors
-// naming the JSON path) and serialising to the `policy` object of `adapter/hello` (DESIGN §5) are
-// in policy_json.h. Thread-safety: values; Decide is reentrant (the RNG is per caller, the budget
-// is internally synchronised).
+// naming the JSON path) and serialising to the `policy` object of `adapter/hello`
+// (docs/adapter-protocol.md) are in policy_json.h. Thread-safety: values; Decide is reentrant (the
+// RNG is per caller, the budget is internally synchronised).
 #pragma once
 
 #include <chrono>

@@ -257,7 +257,8 @@ void ReadStatusSet(Reader& reader, const Json& json, std::string_view path, Stat
   }
   out = std::move(set);
 }
-// Every DESIGN §6 class name, from the taxonomy itself (kUnknown is the last enumerator).
+// Every docs/failure-taxonomy.md class name, from the taxonomy itself (kUnknown is the last
+// enumerator).
 std::span<const std::string_view> ClassNames() {
   static const std::vector<std::string_view> names = [] {
     std::vector<std::string_view> all;

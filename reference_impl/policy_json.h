@@ -1,4 +1,5 @@
-// Retry policies as JSON: strict loading, and the `policy` object of `adapter/hello` (DESIGN §5).
+// Retry policies as JSON: strict loading, and the `policy` object of `adapter/hello`
+// (docs/adapter-protocol.md).
 //
 // The format is documented key by key in docs/policy.md, with its JSON Schema in
 // reference_impl/schema/policy.schema.json (a test keeps the two in step with this loader). In
@@ -10,13 +11,13 @@
 //     "mode": "standard",                     // standard | always
 //     "max_attempts": 3,                      // attempts in all, 1..1000, or "unbounded"
 //     "max_retries": 2,                       // alias: max_attempts - 1 (null: unbounded)
-//     "retryable_classes": ["rate-limit", "timeout", ...],      // DESIGN §6 class names
-//     "retry_phases": ["connect", "response-headers", "stream", "finish"],
-//     "stream_retries": "until-commit",       // before-output | first-event | never
-//     "stream_retry_on": ["error-event", "transport"],          // which stream failures
-//     "statuses": {"retry": [408, "5xx"], "never": [400]},     // before the class rules
-//     "should_retry_header": true,            // honour x-should-retry
-//     "backoff": {"strategy": "full-jitter",  // exponential | full-jitter | equal-jitter |
+//     "retryable_classes": ["rate-limit", "timeout", ...],      // docs/failure-taxonomy.md class
+//     names "retry_phases": ["connect", "response-headers", "stream", "finish"], "stream_retries":
+//     "until-commit",       // before-output | first-event | never "stream_retry_on":
+//     ["error-event", "transport"],          // which stream failures "statuses": {"retry": [408,
+//     "5xx"], "never": [400]},     // before the class rules "should_retry_header": true, // honour
+//     x-should-retry "backoff": {"strategy": "full-jitter",  // exponential | full-jitter |
+//     equal-jitter |
 //                 "base_ms": 500,             //   decorrelated-jitter
 //                 "cap_ms": 8000, "multiplier": 2, "jitter": 0.25,
 //                 "jitter_mode": "symmetric"},  // symmetric | down | up (exponential only)

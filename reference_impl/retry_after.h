@@ -44,7 +44,8 @@
 
 namespace faultline::ref {
 
-// Where a retry delay came from; `delay_source` of `response/interrupted` (DESIGN §5).
+// Where a retry delay came from; `delay_source` of `response/interrupted`
+// (docs/adapter-protocol.md).
 enum class DelaySource {
   kRetryAfterMs,    // "retry-after-ms"
   kRetryAfter,      // "retry-after" (delay-seconds)

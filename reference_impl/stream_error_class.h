@@ -1,4 +1,5 @@
-// Maps a provider's error `type` / `code` string to the failure taxonomy (DESIGN §6).
+// Maps a provider's error `type` / `code` string to the failure taxonomy
+// (docs/failure-taxonomy.md).
 //
 // The same strings appear in HTTP error bodies and in errors sent inside a 200 stream (an OpenAI
 // `{"error":{...}}` envelope, Anthropic `event: error`, Responses `response.failed` / `error`). A

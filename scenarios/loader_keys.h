@@ -104,7 +104,7 @@ inline constexpr std::string_view kArrivalProcessNames[] = {  // FleetWorkload::
     "poisson", "uniform", "closed"};
 inline constexpr std::string_view kServiceNames[] = {  // FleetProvider::Service::kConstant
     "constant", "exponential", "lognormal"};
-inline constexpr std::string_view kFailureClassNames[] = {  // DESIGN.md §6
+inline constexpr std::string_view kFailureClassNames[] = {  // docs/failure-taxonomy.md
     "auth",
     "rate-limit",
     "quota",

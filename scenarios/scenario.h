@@ -392,8 +392,8 @@ struct Expect {
   std::optional<std::string> outcome;  // "committed" | "failed"
   std::optional<int> attempts;
   std::optional<std::string> text;
-  std::optional<std::string> failure_class;  // DESIGN §6 class
-  std::optional<std::string> failure_code;   // DESIGN §6 code
+  std::optional<std::string> failure_class;  // docs/failure-taxonomy.md class
+  std::optional<std::string> failure_code;   // docs/failure-taxonomy.md code
   std::optional<ExpectFailure> failure;
   std::vector<ExpectAttemptFailure> attempt_failures;  // the failed attempts', in order
   std::vector<DelayRange> retry_delays;                // the retries', in order

@@ -364,7 +364,7 @@ CLI::App* AddCallCommand(CLI::App& app, CallCommandOptions& options) {
                    "their retries)");
   call->add_flag("--json", options.json, "print the adapter protocol's JSON lines");
   call->add_flag("--adapter", options.adapter,
-                 "speak the adapter protocol on stdin/stdout (DESIGN §5)");
+                 "speak the adapter protocol on stdin/stdout (docs/adapter-protocol.md)");
   call->add_option("--retry-log", options.retry_log,
                    "durable retry log (JSONL): each retry is logged before its wait; a restart "
                    "with the same file and --call-id continues the attempt count");

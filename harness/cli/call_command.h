@@ -7,10 +7,10 @@
 //   faultline call --adapter [--retry-log FILE]
 //
 // The first form prints one readable line per lifecycle event (or, with --json, the adapter
-// protocol's JSON lines). With --adapter it speaks the adapter protocol (DESIGN §5) on stdin and
-// stdout: it reads one {"type":"call",...} line, writes adapter/hello and then every event as a
-// JSON line, and honours a later {"type":"cancel"} line; so the runner can drive the reference
-// client as an external process exactly like a third-party adapter.
+// protocol's JSON lines). With --adapter it speaks the adapter protocol (docs/adapter-protocol.md)
+// on stdin and stdout: it reads one {"type":"call",...} line, writes adapter/hello and then every
+// event as a JSON line, and honours a later {"type":"cancel"} line; so the runner can drive the
+// reference client as an external process exactly like a third-party adapter.
 //
 // With --retry-log, every scheduled retry is appended to FILE (JSONL, reference_impl/retry_log.h)
 // and flushed before the wait; a restarted call with the same FILE and --call-id recovers its

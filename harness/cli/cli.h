@@ -6,9 +6,9 @@
 
 namespace faultline::cli {
 
-// DESIGN §8: 0 = all passed, 1 = checks failed, 2 = usage or input error; 3 = a subject error
-// and no check failed; 4 = interrupted (Ctrl-C / SIGTERM) with the reports of what finished
-// written. A second signal exits at once with 128 + signal, writing nothing.
+// README.md's exit codes: 0 = all passed, 1 = checks failed, 2 = usage or input error; 3 = a
+// subject error and no check failed; 4 = interrupted (Ctrl-C / SIGTERM) with the reports of what
+// finished written. A second signal exits at once with 128 + signal, writing nothing.
 enum class ExitCode {
   kSuccess = 0,
   kChecksFailed = 1,

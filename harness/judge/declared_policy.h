@@ -1,4 +1,5 @@
-// The policy a subject declares in `adapter/hello` (DESIGN §5): the oracle it is judged against.
+// The policy a subject declares in `adapter/hello` (docs/adapter-protocol.md): the oracle it is
+// judged against.
 //
 // The runner judges retries and timeouts against what the subject says it does, not against the
 // reference client's defaults. The declaration is in the reference client's own policy format

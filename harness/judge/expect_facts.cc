@@ -34,7 +34,7 @@ std::string ShownMs(double ms) { return nlohmann::json(ms).dump(); }
 
 // What the stated facts make of one reported failure. `status`, `retry_after_ms` and
 // `request_id` are optional in the protocol: a fact about a field the subject does not report
-// has no evidence either way, so it is not judged (DESIGN: no evidence, no pass).
+// has no evidence either way, so it is not judged (no evidence, no pass).
 struct FactVerdict {
   std::string mismatch;  // "" when every judged fact holds
   bool judged = false;   // some stated fact had its field reported

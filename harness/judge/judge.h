@@ -1,5 +1,5 @@
-// The judge: the invariant catalogue of DESIGN §7 and the scenario's `expect:` checks, as pure
-// functions of a trace.
+// The judge: the invariant catalogue (README.md, "The invariants") and the scenario's `expect:`
+// checks, as pure functions of a trace.
 //
 // Every invariant has a stable ID (never reused, never renumbered), a one-line statement, and on
 // failure the evidence: times, attempt numbers, byte counts, the offending events. Server-side

@@ -13,10 +13,7 @@ using report::CheckStatus;
 using testing::CheckOf;
 using testing::TraceBuilder;
 
-void ExpectStatus(const Trace& trace, std::string_view id, CheckStatus status) {
-  const report::CheckResult check = CheckOf(trace, id);
-  EXPECT_EQ(check.status, status) << id << ": " << check.evidence;
-}
+using testing::ExpectStatus;
 
 // A 200 stream that fails 9 ms in: an error event (overloaded) or a cut (transport), with or
 // without an event before it.
@@ -100,18 +97,18 @@ json ReplacingPolicy(std::string_view parse) {
 TEST(JudgeLibraryKeysTest, DateParseReadsANegativeNumberAsAPastDate) {
   // "-5" is no hint by RFC 9110 (the backoff's 2 s decides) but a date in 2001 for Date.parse:
   // a hint of 0, so the retry comes at once.
-  ExpectStatus(RetriedAfterRetryAfter(ReplacingPolicy("date-parse"), "-5", 3),
-               "RETRY-003", CheckStatus::kPass);
-  ExpectStatus(RetriedAfterRetryAfter(ReplacingPolicy("rfc9110"), "-5", 3),
-               "RETRY-003", CheckStatus::kFail);
+  ExpectStatus(RetriedAfterRetryAfter(ReplacingPolicy("date-parse"), "-5", 3), "RETRY-003",
+               CheckStatus::kPass);
+  ExpectStatus(RetriedAfterRetryAfter(ReplacingPolicy("rfc9110"), "-5", 3), "RETRY-003",
+               CheckStatus::kFail);
 }
 
 TEST(JudgeLibraryKeysTest, DateParseReadsThirtyTwoAsADateYearsAway) {
   // "32" is 32 s by RFC 9110, waited; for Date.parse it is 2032, far over the cap: give up.
-  ExpectStatus(RetriedAfterRetryAfter(ReplacingPolicy("rfc9110"), "32", 32'005),
-               "RETRY-004", CheckStatus::kPass);
-  const report::CheckResult check = CheckOf(
-      RetriedAfterRetryAfter(ReplacingPolicy("date-parse"), "32", 32'005), "RETRY-004");
+  ExpectStatus(RetriedAfterRetryAfter(ReplacingPolicy("rfc9110"), "32", 32'005), "RETRY-004",
+               CheckStatus::kPass);
+  const report::CheckResult check =
+      CheckOf(RetriedAfterRetryAfter(ReplacingPolicy("date-parse"), "32", 32'005), "RETRY-004");
   EXPECT_EQ(check.status, CheckStatus::kFail) << check.evidence;
   EXPECT_NE(check.evidence.find("over the declared cap"), std::string::npos) << check.evidence;
 }

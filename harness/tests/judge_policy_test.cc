@@ -19,10 +19,7 @@ using testing::CheckOf;
 using testing::TraceBuilder;
 using testing::WithHint;
 
-void ExpectStatus(const Trace& trace, std::string_view id, CheckStatus status) {
-  const report::CheckResult check = CheckOf(trace, id);
-  EXPECT_EQ(check.status, status) << id << ": " << check.evidence;
-}
+using testing::ExpectStatus;
 
 // The Vercel AI SDK's defaults: 2 s x 2^n, no jitter, a hint honoured when under 60 s.
 json VercelPolicy() {

@@ -24,11 +24,7 @@ TraceBuilder Recovered() {
   return b;
 }
 
-void ExpectStatus(const Trace& trace, std::string_view id, CheckStatus status,
-                  const scenario::Scenario& scenario = {}) {
-  const report::CheckResult check = testing::CheckOf(trace, id, scenario);
-  EXPECT_EQ(check.status, status) << id << ": " << check.evidence;
-}
+using testing::ExpectStatus;
 
 TEST(JudgeTest, CatalogueIdsAreUniqueAndStable) {
   std::set<std::string_view> ids;

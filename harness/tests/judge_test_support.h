@@ -158,4 +158,11 @@ inline report::CheckResult CheckOf(const Trace& trace, std::string_view id,
   return {};
 }
 
+// Expects check `id` of `trace` (judged against `scenario`) to have `status`, showing its evidence.
+inline void ExpectStatus(const Trace& trace, std::string_view id, report::CheckStatus status,
+                         const scenario::Scenario& scenario = {}) {
+  const report::CheckResult check = CheckOf(trace, id, scenario);
+  EXPECT_EQ(check.status, status) << id << ": " << check.evidence;
+}
+
 }  // namespace faultline::harness::testing

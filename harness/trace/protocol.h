@@ -1,4 +1,4 @@
-// The adapter protocol (DESIGN §5, docs/adapter-protocol.md) from the runner's side: the event
+// The adapter protocol (docs/adapter-protocol.md) from the runner's side: the event
 // vocabulary, the call line, and the validation of every line a subject writes.
 //
 // One home for the protocol's names: the judge, the worlds, the metrics and the reports read

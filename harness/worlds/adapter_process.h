@@ -1,4 +1,5 @@
-// An adapter process: any command that speaks the adapter protocol (DESIGN §5) on stdin/stdout.
+// An adapter process: any command that speaks the adapter protocol (docs/adapter-protocol.md) on
+// stdin/stdout.
 //
 // RunAdapter starts `/bin/sh -c COMMAND` in its own process group, writes the call line, and
 // collects every stdout line with the time it was received (the runner's monotonic clock, as an

@@ -1,6 +1,7 @@
 // The embedded catalogue follows its conventions (name = path, tags, expectations, a short
-// purpose) and covers DESIGN §4's fault catalogue, in every dialect where a fault applies. A
-// deleted or edited file that leaves a fault untested fails here, naming what went missing.
+// purpose) and covers the fault catalogue of docs/faults.md, in every dialect where a fault
+// applies. A deleted or edited file that leaves a fault untested fails here, naming what went
+// missing.
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <gtest/gtest.h>
@@ -180,8 +181,8 @@ std::vector<std::string> Missing(const Labels& have, const std::vector<std::stri
   return missing;
 }
 
-// DESIGN §4's fault catalogue beyond the error kinds, end kinds and fault kinds (which are
-// enumerated from the model).
+// the fault catalogue of docs/faults.md beyond the error kinds, end kinds and fault kinds (which
+// are enumerated from the model).
 constexpr std::string_view kCatalogueFaults =
     "status:400 status:401 status:403 status:404 status:408 status:409 status:413 status:422 "
     "status:429 status:500 status:502 status:503 status:504 status:529 wording:openai "

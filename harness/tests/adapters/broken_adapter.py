@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """A small streaming LLM client speaking faultline's adapter protocol, with optional bugs.
 
-With `--bug none` this is a correct recovery client (DESIGN.md §5-§7): it streams one call in
-any of the three dialects (openai-chat, anthropic-messages, openai-responses), commits only on
-the dialect's terminator ([DONE] / message_stop / response.completed), retries transient
-failures with full-jitter backoff, honours Retry-After (retry-after-ms, delay-seconds and
-HTTP-dates), enforces connect / response-headers / idle / total timeouts, and stops promptly
-when the runner writes {"type":"cancel"}. Its `adapter/hello` declares exactly that policy.
+With `--bug none` this is a correct recovery client (docs/adapter-protocol.md,
+docs/failure-taxonomy.md and README.md's invariants): it streams one call in any of the three
+dialects (openai-chat, anthropic-messages, openai-responses), commits only on the dialect's
+terminator ([DONE] / message_stop / response.completed), retries transient failures with full-jitter
+backoff, honours Retry-After (retry-after-ms, delay-seconds and HTTP-dates), enforces connect /
+response-headers / idle / total timeouts, and stops promptly when the runner writes
+{"type":"cancel"}. Its `adapter/hello` declares exactly that policy.
 
 Each `--bug` is one minimal deviation from the declared policy, so that the conformance
 runner's invariants can be shown to catch it (a checker that never fails proves nothing):

@@ -188,7 +188,7 @@ class Cancel:
                 callback()
 
 
-# ---- failures and classification (DESIGN §6; reference_impl/classify.h) -----------------------
+# ---- failures and classification (docs/failure-taxonomy.md; reference_impl/classify.h) -------
 
 def failure(code, phase, message, **extra):
     """A protocol failure object; class and retryable follow from the code unless `extra` says."""

@@ -1,7 +1,7 @@
-// The failure taxonomy (DESIGN §6) for adapters: HTTP error responses, provider error objects
-// (in a body or inside a stream), network errors, timeouts and aborts, classified exactly as the
-// reference client does (reference_impl/classify.h: the status decides first, then the
-// provider's error body refines it). The tables are data in ../protocol.json, shared with the
+// The failure taxonomy (docs/failure-taxonomy.md) for adapters: HTTP error responses, provider
+// error objects (in a body or inside a stream), network errors, timeouts and aborts, classified
+// exactly as the reference client does (reference_impl/classify.h: the status decides first, then
+// the provider's error body refines it). The tables are data in ../protocol.json, shared with the
 // Python kit.
 //
 // Pure functions (the HTTP-date hint reads the clock only when the response has no Date header).

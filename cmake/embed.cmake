@@ -1,0 +1,26 @@
+# faultline_embed_files(<out_var> DIR <dir> PATTERNS <glob>... HEADER <include path>
+#                       NAMESPACE <ns> FUNCTION <name> OUTPUT <file.cc> COMMENT <text>)
+# Adds the build step that embeds every file below DIR matching PATTERNS into OUTPUT (in the
+# current binary dir) with cmake/embed_files.cmake, re-run whenever one of them changes; sets
+# <out_var> to the generated source for the caller's add_library. The one home of that step for
+# the scenario catalogue and the policy presets.
+function(faultline_embed_files out_var)
+  cmake_parse_arguments(arg "" "DIR;HEADER;NAMESPACE;FUNCTION;OUTPUT;COMMENT" "PATTERNS" ${ARGN})
+  set(globs "")
+  foreach(pattern IN LISTS arg_PATTERNS)
+    list(APPEND globs "${arg_DIR}/${pattern}")
+  endforeach()
+  file(GLOB_RECURSE inputs CONFIGURE_DEPENDS ${globs})
+  set(output "${CMAKE_CURRENT_BINARY_DIR}/${arg_OUTPUT}")
+  string(REPLACE ";" "$<SEMICOLON>" patterns "${arg_PATTERNS}")
+  set(script "${PROJECT_SOURCE_DIR}/cmake/embed_files.cmake")
+  add_custom_command(
+    OUTPUT "${output}"
+    COMMAND "${CMAKE_COMMAND}" "-DDIR=${arg_DIR}" "-DPATTERNS=${patterns}"
+            "-DHEADER=${arg_HEADER}" "-DNAMESPACE=${arg_NAMESPACE}"
+            "-DFUNCTION=${arg_FUNCTION}" "-DOUTPUT=${output}" -P "${script}"
+    DEPENDS ${inputs} "${script}"
+    COMMENT "${arg_COMMENT}"
+    VERBATIM)
+  set(${out_var} "${output}" PARENT_SCOPE)
+endfunction()
