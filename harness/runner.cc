@@ -148,6 +148,9 @@ std::expected<Trace, std::string> Runner::Execute(const Job& job, std::uint64_t 
                               .max_line_bytes = options_.max_line_bytes,
                               .stop = options_.stop};
   if (options_.adapter) return real_->RunAdapterSubject(scenario, *options_.adapter, real_options);
+  if (options_.exec) {
+    return real_->RunAppSubject(scenario, {*options_.exec, options_.app_policy}, real_options);
+  }
   return real_->RunReference(scenario, *policy, real_options);
 }
 
@@ -416,6 +419,7 @@ int PlannedRuns(std::size_t scenarios, const RunnerOptions& options) {
 std::string SubjectLabel(const RunnerOptions& options) {
   if (!options.subject_label.empty()) return RedactSecrets(options.subject_label);
   if (options.adapter) return RedactSecrets(*options.adapter);
+  if (options.exec) return RedactSecrets(*options.exec);
   return fmt::format("faultline-ref {} (in-process)", kVersion);
 }
 
@@ -448,6 +452,7 @@ report::RunResult ResultHeading(const RunnerOptions& options) {
   result.tool_version = fmt::format("faultline {}", kVersion);
   result.started_at = UtcNow();
   result.subject = SubjectLabel(options);
+  result.subject_options = options.subject_options;
   result.world = options.world == WorldChoice::kBoth   ? "both"
                  : options.world == WorldChoice::kReal ? "real"
                                                        : "virtual";

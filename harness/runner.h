@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "nlohmann/json.hpp"
 #include "reference_impl/policy.h"
 #include "reports/run_result.h"
 #include "scenarios/scenario.h"
@@ -38,7 +39,13 @@ std::expected<Shard, std::string> ParseShard(std::string_view text);
 struct RunnerOptions {
   WorldChoice world = WorldChoice::kVirtual;
   std::optional<std::string> adapter;  // a command; nullopt = the in-process reference client
-  std::string subject_label;           // how results name the subject ("" = the command)
+  // An unmodified app's command instead (`--exec`, worlds/app_subject.h), with the policy it is
+  // declared to run (the hello's policy object; nullopt: none declared).
+  std::optional<std::string> exec;
+  std::optional<nlohmann::json> app_policy;
+  std::string subject_label;  // how results name the subject ("" = the command)
+  // The command-line words that chose the subject, redacted (RunResult::subject_options).
+  std::vector<std::string> subject_options;
   // The reference client's policy for every scenario (--policy); unset: each scenario's own
   // (`policy:`, else the reference defaults).
   std::optional<ref::RetryPolicy> policy;
@@ -90,7 +97,7 @@ std::string RedactSecrets(std::string_view command);
 int PlannedRuns(std::size_t scenarios, const RunnerOptions& options);
 
 // How results name the subject of `options` (RunResult::subject): the label, else the adapter
-// command, redacted; else the in-process reference client.
+// or app command, redacted; else the in-process reference client.
 std::string SubjectLabel(const RunnerOptions& options);
 
 // The seed of one run, from the run seed, the scenario name and the repetition.

@@ -274,14 +274,27 @@ void WriteProtocolErrors(const nlohmann::json& trace, std::ostream& out) {
   out << "</pre>";
 }
 
-// Open when the run broke: the adapter's own words are then the best clue.
-void WriteStderr(const nlohmann::json& trace, bool open, std::ostream& out) {
-  if (!trace.is_object() || !trace.contains("stderr") || !trace["stderr"].is_string()) return;
-  const std::string text = trace["stderr"].get<std::string>();
-  if (text.empty()) return;
-  out << fmt::format(
-      R"(<details class="more"{}><summary>Adapter stderr</summary><pre class="stderr">{}</pre></details>)",
-      open ? " open" : "", Esc(text));
+// The subject's own words: its stderr (open when the run broke, the best clue then), an app's
+// stdout, and how each app process ended.
+void WriteSubjectOutput(const nlohmann::json& trace, bool open, std::ostream& out) {
+  if (!trace.is_object()) return;
+  const auto section = [&](const char* key, std::string_view title) {
+    if (!trace.contains(key) || !trace[key].is_string()) return;
+    const std::string text = trace[key].get<std::string>();
+    if (text.empty()) return;
+    out << fmt::format(
+        R"(<details class="more"{}><summary>{}</summary><pre class="stderr">{}</pre></details>)",
+        open ? " open" : "", title, Esc(text));
+  };
+  if (trace.contains("endings") && trace["endings"].is_array()) {
+    out << "<ul class=\"endings\">";
+    for (const nlohmann::json& ending : trace["endings"]) {
+      if (ending.is_string()) out << "<li>" << Esc(ending.get<std::string>()) << "</li>";
+    }
+    out << "</ul>";
+  }
+  section("stdout", "App stdout");
+  section("stderr", "Subject stderr");
 }
 
 void WriteTimeline(const ScenarioResult& scenario, std::size_t index, std::ostream& out) {
@@ -303,7 +316,7 @@ void WriteBody(const ScenarioResult& scenario, std::size_t index, std::ostream& 
   WriteTimeline(scenario, index, out);
   WriteProtocolErrors(scenario.trace, out);
   WriteClientEvents(scenario.trace, out);
-  WriteStderr(scenario.trace, scenario.verdict == Verdict::kError, out);
+  WriteSubjectOutput(scenario.trace, scenario.verdict == Verdict::kError, out);
 }
 
 // One run on its own (small reports: everything in full, open).

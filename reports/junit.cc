@@ -115,6 +115,15 @@ std::string SystemOut(const ScenarioResult& scenario) {
       fmt::format("world {} | dialect {} | seed {} | fingerprint {} | source {}\n", scenario.world,
                   scenario.dialect, scenario.seed, scenario.fingerprint, scenario.source);
   if (scenario.black_box) text += "black-box subject: judged from the server journal only\n";
+  const nlohmann::json& trace = scenario.trace;
+  if (trace.is_object() && trace.contains("endings") && trace["endings"].is_array()) {
+    for (const nlohmann::json& ending : trace["endings"]) {
+      if (ending.is_string()) text += ending.get<std::string>() + "\n";
+    }
+  }
+  if (trace.is_object() && trace.contains("stdout") && trace["stdout"].is_string()) {
+    text += "\nthe app's stdout (its last 64 KiB):\n" + trace["stdout"].get<std::string>();
+  }
   return text;
 }
 

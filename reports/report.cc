@@ -62,7 +62,11 @@ std::string ReproduceCommand(const RunResult& result, const ScenarioResult& scen
   }
   command += fmt::format(" --filter {} --seed {}", ShellWord(scenario.name), result.seed);
   if (scenario.repetition > 0) command += fmt::format(" --repeat {}", scenario.repetition + 1);
-  if (!result.subject.ends_with(kInProcess)) command += " --adapter " + ShellWord(result.subject);
+  if (!result.subject_options.empty()) {
+    for (const std::string& word : result.subject_options) command += " " + ShellWord(word);
+  } else if (!result.subject.ends_with(kInProcess)) {
+    command += " --adapter " + ShellWord(result.subject);
+  }
   command += " --time " + ShellWord(scenario.world);
   return command;
 }

@@ -269,6 +269,7 @@ std::expected<RunResult, std::string> Merge(const std::vector<RunResult>& parts)
   merged.format = kResultFormat;
   merged.tool_version = parts[0].tool_version;
   merged.subject = parts[0].subject;
+  merged.subject_options = parts[0].subject_options;
   merged.seed = parts[0].seed;
   merged.world = MergedWorld(parts);
   merged.shard = MergedShard(parts);

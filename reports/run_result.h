@@ -167,6 +167,9 @@ struct RunResult {
   std::string tool_version;  // "faultline 0.1.0"
   std::string started_at;    // RFC 3339 UTC
   std::string subject;       // "faultline-ref 0.1.0 (in-process)" or the adapter command
+  // The command-line words that chose the subject ({"--exec", "node app.mjs", "--policy", "x"}),
+  // redacted; what a reproduce command repeats. Empty: `subject` alone says it.
+  std::vector<std::string> subject_options;
   std::string world;         // "real" | "virtual" | "mixed" (after a merge)
   std::uint64_t seed = 0;
   std::string shard;  // "" or "I/N"; a merge lists what it combined: "1/2+2/2"

@@ -352,6 +352,7 @@ nlohmann::json ToJson(const RunResult& result) {
               {"latency", std::move(latency)},
               {"thresholds", std::move(thresholds)}};
   if (result.interrupted) out["interrupted"] = InterruptionToJson(*result.interrupted);
+  if (!result.subject_options.empty()) out["subject_options"] = result.subject_options;
   return out;
 }
 
@@ -380,6 +381,9 @@ std::expected<RunResult, std::string> RunResultFromJson(const nlohmann::json& in
     });
   }
   ReadInterruption(reader, result.interrupted, error);
+  if (reader.OptionalField("subject_options") != nullptr) {
+    reader.Read("subject_options", result.subject_options);
+  }
   CheckSummary(reader, result, error);
   if (!reader.Finish()) return std::unexpected(error);
   return result;

@@ -18,6 +18,7 @@
 #include "harness/cli/progress.h"
 #include "harness/judge/scenario_policy.h"
 #include "harness/runner.h"
+#include "reference_impl/policy_json.h"
 #include "reports/report.h"
 #include "scenarios/loader.h"
 #include "scenarios/threshold.h"
@@ -89,7 +90,7 @@ std::expected<std::optional<std::set<std::string>>, std::string> LastFailed(
 }
 
 std::expected<WorldChoice, std::string> ChooseWorld(const RunCommandOptions& options) {
-  const bool adapter = !options.adapter.empty();
+  const bool adapter = !options.adapter.empty() || !options.exec.empty();
   if (options.time == "auto") return adapter ? WorldChoice::kReal : WorldChoice::kVirtual;
   if (options.time == "real") return WorldChoice::kReal;
   if (options.time == "both" && !adapter) return WorldChoice::kBoth;
@@ -97,7 +98,7 @@ std::expected<WorldChoice, std::string> ChooseWorld(const RunCommandOptions& opt
   if (options.time == "virtual" || options.time == "both") {
     return std::unexpected(
         "--time virtual runs the in-process reference client under a virtual clock; an external "
-        "--adapter can only run in real time (--time real)");
+        "--adapter or --exec app can only run in real time (--time real)");
   }
   return std::unexpected(
       fmt::format("unknown --time '{}' (auto, real, virtual, both)", options.time));
@@ -237,6 +238,11 @@ void AddRunSubjectOptions(CLI::App& run, RunCommandOptions& options) {
   run.add_option("--adapter", options.adapter,
                  "a command speaking the adapter protocol, or a shipped adapter: " +
                      AdapterShortcutNames() + " (default: the in-process reference client)");
+  run.add_option("--exec", options.exec,
+                 "an unmodified app to judge: a shell command run once per call of each "
+                 "scenario with OPENAI_BASE_URL, ANTHROPIC_BASE_URL, their keys and FAULTLINE_* "
+                 "pointing at the scenario; exit 0 means it got its answer, and the provider's "
+                 "journal shows what it did (docs/testing-your-app.md)");
   run.add_option("--time", options.time,
                  "real (sockets), virtual (virtual clock, reference client only), both, or auto "
                  "(virtual for the reference client, real for an adapter)")
@@ -267,8 +273,8 @@ void AddRunSelectionOptions(CLI::App& run, RunCommandOptions& options) {
 // The reference client's policy, the limits on a subject, and what fails the run.
 void AddRunJudgingOptions(CLI::App& run, RunCommandOptions& options) {
   run.add_option("--policy", options.policy_file,
-                 "the reference client's retry policy: a preset's name or a JSON or YAML "
-                 "file (docs/policy.md)");
+                 "the reference client's retry policy, or with --exec the policy the app is "
+                 "declared to run: a preset's name or a JSON or YAML file (docs/policy.md)");
   run.add_option("--timeout", options.timeout_s,
                  "seconds after which a real-world run's subject is stopped")
       ->check(CLI::Range(0.001, 86400.0))
@@ -326,6 +332,11 @@ std::expected<RunInputs, std::string> ReadRunInputs(const RunCommandOptions& opt
   if (!thresholds) return std::unexpected(thresholds.error());
   auto shard = ShardOption(options.shard);
   if (!shard) return std::unexpected(shard.error());
+  if (!options.adapter.empty() && !options.exec.empty()) {
+    return std::unexpected(
+        "--adapter and --exec each name the subject: an adapter speaks the protocol, an --exec "
+        "app is judged from its exit status and the journal; give one");
+  }
   if (!options.adapter.empty() && !options.policy_file.empty()) {
     return std::unexpected(
         "--policy configures the in-process reference client; an --adapter declares its own "
@@ -391,7 +402,18 @@ harness::RunnerOptions RunnerOptionsOf(const RunCommandOptions& options, RunInpu
     runner.adapter = inputs.adapter->command;
     runner.subject_label = inputs.adapter->label;
   }
-  if (!options.policy_file.empty()) runner.policy = inputs.policy;  // else each scenario's own
+  if (!options.exec.empty()) {
+    runner.exec = options.exec;
+    runner.subject_options = {"--exec", harness::RedactSecrets(options.exec)};
+  }
+  if (!options.policy_file.empty()) {
+    runner.subject_options.insert(runner.subject_options.end(), {"--policy", options.policy_file});
+    if (runner.exec) {
+      runner.app_policy = ref::PolicyToHelloJson(inputs.policy);  // what the app runs, declared
+    } else {
+      runner.policy = inputs.policy;  // the reference client's; else each scenario's own
+    }
+  }
   runner.seed = options.seed;
   runner.jobs = options.jobs > 0 ? options.jobs : (inputs.world == WorldChoice::kVirtual ? 2 : 16);
   runner.repeat = options.repeat;

@@ -17,6 +17,7 @@ namespace faultline::cli {
 struct RunCommandOptions {
   std::vector<std::string> paths;
   std::string adapter;
+  std::string exec;  // an unmodified app's command (--exec)
   std::string time = "auto";
   int jobs = 0;  // 0: a default that suits the world
   std::uint64_t seed = 0;

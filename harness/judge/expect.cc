@@ -58,7 +58,9 @@ CheckResult LiteralAttempts(const View& view, int wanted) {
 }
 
 CheckResult LiteralText(const View& view, const std::string& wanted) {
-  return Named("EXPECT-TEXT", fmt::format("The committed text is {}.", Quote(wanted)),
+  std::string statement = fmt::format("The committed text is {}.", Quote(wanted));
+  if (auto unreported = UnlessTextReported(view)) return Named("EXPECT-TEXT", statement, *unreported);
+  return Named("EXPECT-TEXT", std::move(statement),
                EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
                  const std::string text = terminal.event.text.value_or("");
                  if (terminal.event.kind == EventKind::kCommitted && text == wanted) return {};
@@ -68,6 +70,7 @@ CheckResult LiteralText(const View& view, const std::string& wanted) {
 
 // EXPECT-CLASS or EXPECT-CODE as written (`field` "class" or "code"): the call fails so.
 Verdict LiteralFailure(const View& view, const char* field, const std::string& wanted) {
+  if (auto unreported = UnlessFailureReported(view)) return *unreported;
   // The call's last request tells what retryability a correct client gives its failure.
   const std::optional<bool> last_retryable =
       view.attempts.empty() ? std::nullopt : TruthRetryable(view, view.attempts.size() - 1);
@@ -198,6 +201,7 @@ std::string QuotedTexts(const std::vector<const TwinOutcome*>& outcomes) {
 }
 
 Verdict TwinTextFits(const TwinJudge& judge) {
+  if (auto unreported = UnlessTextReported(judge.view)) return *unreported;
   return EveryCall(judge.view, [&](const ClientRecord& terminal) -> std::string {
     if (terminal.event.kind != EventKind::kCommitted) return {};
     const std::string text = terminal.event.text.value_or("");
@@ -215,6 +219,7 @@ Verdict TwinTextFits(const TwinJudge& judge) {
 // EXPECT-CLASS or EXPECT-CODE (`field` "class" or "code", `member` the twin's matching field).
 Verdict TwinFailureFits(const TwinJudge& judge, const char* field,
                         std::string TwinOutcome::*member) {
+  if (auto unreported = UnlessFailureReported(judge.view)) return *unreported;
   return EveryCall(judge.view, [&](const ClientRecord& terminal) -> std::string {
     if (terminal.event.kind != EventKind::kFailed) return {};
     const std::string got = FailureNamed(terminal.event, field);

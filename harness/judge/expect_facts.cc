@@ -104,6 +104,7 @@ std::string CallFactsMismatch(const View& view, std::size_t i, bool literal, boo
 }
 
 Verdict FailureFacts(const View& view, bool literal) {
+  if (auto unreported = UnlessFailureReported(view)) return *unreported;
   bool judged = false;
   for (std::size_t i = 0; i < view.calls.size(); ++i) {
     const std::string mismatch = CallFactsMismatch(view, i, literal, &judged);

@@ -169,6 +169,7 @@ Verdict LifeAttemptsAgree(const View& view) {
 }
 
 Verdict CommitOneAttempt(const View& view) {
+  if (auto unreported = UnlessTextReported(view)) return *unreported;
   bool any_commit = false;
   for (std::size_t i = 0; i < view.calls.size(); ++i) {
     const ClientRecord* terminal = view.calls[i].terminal;
@@ -226,7 +227,9 @@ std::optional<Verdict> CommittedFromBrokenAnswer(const View& view, const ClientR
   return Fail(
       fmt::format("committed {} at {:.1f} ms from attempt {}, whose response was "
                   "not a whole answer: {} ({}; {} B sent, {})",
-                  Quote(terminal.event.text.value_or("")), Ms(terminal.at), entry->attempt,
+                  terminal.event.text ? Quote(*terminal.event.text)
+                                      : std::string("an answer (its exit status 0)"),
+                  Ms(terminal.at), entry->attempt,
                   entry->truth.failure_class, entry->plan_summary, entry->bytes_sent,
                   provider::ToString(entry->end)));
 }

@@ -117,6 +117,7 @@ Verdict RouteNoSplice(const View& view) {
         "before it went to {}",
         Quote(route), Ms(terminal->at), last ? OnRoute(*last) : std::string("no route")));
   }
+  if (auto unreported = UnlessTextReported(view)) return *unreported;
   const std::string text = terminal->event.text.value_or("");
   if (last->truth.answer && *last->truth.answer != text) {
     return Fail(

@@ -314,6 +314,7 @@ std::optional<std::vector<ReportedAttempt>> AlignFailures(const View& view) {
 
 Verdict ClassMatchesFault(const View& view) {
   if (!view.single_call()) return NotApplicable("several concurrent calls share the provider");
+  if (auto unreported = UnlessFailureReported(view)) return *unreported;
   const std::optional<std::vector<ReportedAttempt>> aligned = AlignFailures(view);
   if (!aligned) {
     return NotApplicable(

@@ -177,6 +177,24 @@ const ReportedFailure& FailureOf(const ClientEvent& event) {
   return event.failure ? *event.failure : kNone;
 }
 
+std::optional<Verdict> UnlessTextReported(const View& view) {
+  const bool unreported = std::ranges::any_of(view.trace.client, [](const ClientRecord& record) {
+    return record.event.kind == EventKind::kCommitted && !record.event.text;
+  });
+  if (!unreported) return std::nullopt;
+  return NotApplicable("the subject reports that it got an answer, not the answer's text (an app "
+                       "judged from its exit status)");
+}
+
+std::optional<Verdict> UnlessFailureReported(const View& view) {
+  const bool unreported = std::ranges::any_of(view.trace.client, [](const ClientRecord& record) {
+    return record.event.kind == EventKind::kFailed && !record.event.failure;
+  });
+  if (!unreported) return std::nullopt;
+  return NotApplicable("the subject reports that its call failed, not how (an app judged from its "
+                       "exit status)");
+}
+
 std::string Str(const json& object, const char* key) {
   const auto found = object.find(key);
   return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();

@@ -107,6 +107,12 @@ std::string TwinNeedsWholePolicy(const View& view);
 
 // The failure an event reports; an empty one (every field "") when it reports none.
 const ReportedFailure& FailureOf(const ClientEvent& event);
+// An unmodified app (`faultline run --exec`, worlds/app_subject.h) reports its outcome by its exit
+// status only: a response/committed without `text`, a response/failed without `failure`. The
+// checks that read what it cannot say are n/a, never passed:
+//   if (auto unreported = UnlessTextReported(view)) return *unreported;
+std::optional<Verdict> UnlessTextReported(const View& view);
+std::optional<Verdict> UnlessFailureReported(const View& view);
 // A string field of a JSON object ("" when absent or not a string): request bodies, never events.
 std::string Str(const nlohmann::json& object, const char* key);
 double ArrivedMs(const provider::JournalEntry& entry);

@@ -99,6 +99,8 @@ json ToJson(const Trace& trace, bool with_volatile) {
     if (trace.scripted_by_fallback) out["scripted_by_fallback"] = true;
   }
   if (with_volatile && !trace.subject_stderr.empty()) out["stderr"] = trace.subject_stderr;
+  if (with_volatile && !trace.subject_stdout.empty()) out["stdout"] = trace.subject_stdout;
+  if (with_volatile && !trace.subject_endings.empty()) out["endings"] = trace.subject_endings;
   if (with_volatile && trace.scheduling_lateness) {
     out["scheduling_lateness_ms"] = Ms(*trace.scheduling_lateness);
   }

@@ -55,6 +55,8 @@ struct Trace {
   std::optional<Duration> subject_stopped_at;  // when it did: connections closed from then on
                                                // were closed by the runner, not the client
   std::string subject_stderr;                  // free-form, kept for the report
+  std::string subject_stdout;                  // an app's (free text); an adapter's is events
+  std::vector<std::string> subject_endings;    // how an app's processes ended, for people
   std::vector<std::string> protocol_errors;    // lines that were not valid protocol JSON
   std::optional<SubjectFault> subject_fault;   // the first protocol break, if any
   bool interrupted = false;  // the run was stopped by a stop request (Ctrl-C): not judged

@@ -45,7 +45,32 @@ std::expected<void, std::string> MakePipes(Pipes& pipes) {
   return {};
 }
 
-[[noreturn]] void ExecChild(const Pipes& pipes, const std::string& command) {
+// The child's environment: the runner's own, with `overrides` (NAME=VALUE) replacing or adding
+// those names. Built before the fork: the child of a threaded process may not allocate.
+std::vector<std::string> ChildEnvironment(const std::vector<std::string>& overrides) {
+  std::vector<std::string> out;
+  const auto overridden = [&](std::string_view entry) {
+    const std::string_view name = entry.substr(0, entry.find('='));
+    return std::ranges::any_of(overrides, [&](const std::string& o) {
+      return o.size() > name.size() && o.starts_with(name) && o[name.size()] == '=';
+    });
+  };
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    if (!overridden(*entry)) out.emplace_back(*entry);
+  }
+  out.insert(out.end(), overrides.begin(), overrides.end());
+  return out;
+}
+
+// Pointers into `entries` for execve, null-terminated.
+std::vector<char*> EnvironmentPointers(std::vector<std::string>& entries) {
+  std::vector<char*> out;
+  for (std::string& entry : entries) out.push_back(entry.data());
+  out.push_back(nullptr);
+  return out;
+}
+
+[[noreturn]] void ExecChild(const Pipes& pipes, const std::string& command, char** environment) {
   ::setpgid(0, 0);  // its own group, so a kill reaches the adapter's children too
   ::dup2(pipes.in[0], STDIN_FILENO);
   ::dup2(pipes.out[1], STDOUT_FILENO);
@@ -54,7 +79,8 @@ std::expected<void, std::string> MakePipes(Pipes& pipes) {
   // process) are not close-on-exec, and an adapter holding a copy of a listening socket would
   // keep it accepting into a backlog nobody reads, through a scripted outage and after it.
   ::close_range(3, ~0U, 0);
-  ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+  const char* argv[] = {"sh", "-c", command.c_str(), nullptr};
+  ::execve("/bin/sh", const_cast<char**>(argv), environment);
   ::_exit(127);
 }
 
@@ -79,6 +105,8 @@ class Collector {
   }
   void ReadOut();
   void ReadErr();
+  // Appends what the descriptor has to a kept tail (stderr, an app's stdout); closes it at its end.
+  void ReadTail(Fd& fd, std::string& tail, std::size_t& bytes);
   void Overflow(std::string why) {
     if (!run_.overflow.empty()) return;
     run_.overflow = std::move(why);
@@ -95,11 +123,13 @@ class Collector {
   bool Stopping();
   // When the cancel is due (see AdapterLaunch); nullopt while that is not known yet.
   std::optional<microseconds> CancelDue() const {
-    if (!launch_.cancel_at || run_.cancel_sent || run_.lines.empty()) return std::nullopt;
+    if (!launch_.cancel_at || run_.cancel_sent) return std::nullopt;
+    if (run_.lines.empty() && !launch_.free_output) return std::nullopt;  // not started yet
     if (launch_.first_attempt) {
       if (const auto first = launch_.first_attempt(run_.lines)) return *first + *launch_.cancel_at;
     }
-    return run_.lines.front().at + *launch_.cancel_at + kCancelFallback;
+    const microseconds started = run_.lines.empty() ? microseconds{0} : run_.lines.front().at;
+    return started + *launch_.cancel_at + kCancelFallback;
   }
 
   const AdapterLaunch& launch_;
@@ -112,6 +142,10 @@ class Collector {
 };
 
 void Collector::ReadOut() {
+  if (launch_.free_output) {
+    ReadTail(out_, run_.stdout_text, run_.stdout_bytes);
+    return;
+  }
   std::array<char, 8192> buffer;
   const ssize_t n = ::read(out_.fd, buffer.data(), buffer.size());
   if (n <= 0) {
@@ -143,20 +177,20 @@ void Collector::ReadOut() {
   if (partial_.size() > launch_.max_line_bytes) Overflow("line-too-long");
 }
 
-void Collector::ReadErr() {
+void Collector::ReadErr() { ReadTail(err_, run_.stderr_text, run_.stderr_bytes); }
+
+void Collector::ReadTail(Fd& fd, std::string& tail, std::size_t& bytes) {
   std::array<char, 8192> buffer;
-  const ssize_t n = ::read(err_.fd, buffer.data(), buffer.size());
+  const ssize_t n = ::read(fd.fd, buffer.data(), buffer.size());
   if (n <= 0) {
     if (n < 0 && errno == EINTR) return;
-    err_.Close();
+    fd.Close();
     return;
   }
-  run_.stderr_bytes += static_cast<std::size_t>(n);
-  run_.stderr_text.append(buffer.data(), static_cast<std::size_t>(n));
-  // Keep the tail: the last lines say why an adapter died.
-  if (run_.stderr_text.size() > 2 * kMaxStderr) {
-    run_.stderr_text.erase(0, run_.stderr_text.size() - kMaxStderr);
-  }
+  bytes += static_cast<std::size_t>(n);
+  tail.append(buffer.data(), static_cast<std::size_t>(n));
+  // Keep the tail: the last lines say why a subject died.
+  if (tail.size() > 2 * kMaxStderr) tail.erase(0, tail.size() - kMaxStderr);
 }
 
 int Collector::PollTimeoutMs() const {
@@ -184,12 +218,16 @@ bool Collector::Stopping() {
 }
 
 AdapterRun Collector::Run() {
-  Write(launch_.call_line + "\n");
+  if (launch_.call_line.empty()) {
+    in_.Close();  // an app reads no call line: its stdin ends at once
+  } else {
+    Write(launch_.call_line + "\n");
+  }
   Collect();
   in_.Close();
   Reap();
-  if (run_.stderr_text.size() > kMaxStderr) {
-    run_.stderr_text.erase(0, run_.stderr_text.size() - kMaxStderr);
+  for (std::string* tail : {&run_.stderr_text, &run_.stdout_text}) {
+    if (tail->size() > kMaxStderr) tail->erase(0, tail->size() - kMaxStderr);
   }
   return std::move(run_);
 }
@@ -198,7 +236,11 @@ void Collector::Collect() {
   while (out_.fd >= 0 || err_.fd >= 0) {
     if (Stopping()) return;
     if (const auto cancel = CancelDue(); cancel && Now() >= *cancel) {
-      Write("{\"type\":\"cancel\"}\n");
+      if (launch_.free_output) {
+        ::kill(-pid_, SIGINT);  // an app's caller gives up the way a user does: Ctrl-C
+      } else {
+        Write("{\"type\":\"cancel\"}\n");
+      }
       run_.cancel_sent = Now();
     }
     if (Now() >= launch_.timeout) {
@@ -234,9 +276,11 @@ void Collector::Reap() {
 std::expected<AdapterRun, std::string> RunAdapter(const AdapterLaunch& launch) {
   Pipes pipes;
   if (auto made = MakePipes(pipes); !made) return std::unexpected(made.error());
+  std::vector<std::string> environment = ChildEnvironment(launch.environment);
+  std::vector<char*> environment_pointers = EnvironmentPointers(environment);
   const pid_t pid = ::fork();
   if (pid < 0) return std::unexpected(fmt::format("fork: {}", std::strerror(errno)));
-  if (pid == 0) ExecChild(pipes, launch.command);
+  if (pid == 0) ExecChild(pipes, launch.command, environment_pointers.data());
   ::setpgid(pid, pid);  // also from the parent, so a kill right away cannot miss the group
   ::close(pipes.in[0]);
   ::close(pipes.out[1]);

@@ -14,6 +14,11 @@
 // ends the group (SIGTERM, then SIGKILL). stderr is kept, capped.
 // Nothing blocks forever: every wait is bounded by the timeout.
 //
+// The same process runner serves an unmodified app (`faultline run --exec`, app_subject.h): no
+// call line, its stdout kept as free text (a tail, like stderr), the scripted cancel sent as
+// SIGINT to its group (the user's Ctrl-C), and its environment extended with the provider's
+// endpoints.
+//
 // Thread-safety: each call owns its process; concurrent calls from several threads are fine.
 #pragma once
 
@@ -33,9 +38,11 @@ struct AdapterLine {
 };
 
 struct AdapterRun {
-  std::vector<AdapterLine> lines;
+  std::vector<AdapterLine> lines;  // protocol output; empty with AdapterLaunch::free_output
   std::string stderr_text;  // the LAST kMaxStderr bytes (earlier ones are counted, not kept)
   std::size_t stderr_bytes = 0;
+  std::string stdout_text;  // with AdapterLaunch::free_output: stdout's last kMaxStderr bytes
+  std::size_t stdout_bytes = 0;
   std::optional<std::chrono::microseconds> cancel_sent;
   std::chrono::microseconds ended{0};  // when the process exited (or was killed)
   // When the runner began to stop it (its timeout, a stop request, a flood), before any signal:
@@ -58,8 +65,14 @@ inline constexpr std::chrono::seconds kCancelFallback{5};
 inline constexpr std::chrono::seconds kStopGrace{1};
 
 struct AdapterLaunch {
-  std::string command;                                 // run with /bin/sh -c
-  std::string call_line;                               // the {"type":"call",...} line (no newline)
+  std::string command;    // run with /bin/sh -c
+  std::string call_line;  // the {"type":"call",...} line (no newline); "": stdin closed at once
+  // NAME=VALUE pairs set in the process's environment over the runner's own.
+  std::vector<std::string> environment;
+  // stdout is not the protocol but free text (an app's): kept as a tail, never split into lines,
+  // never a flood; the cancel is then SIGINT to the group, counted from the launch when the
+  // first attempt is never known.
+  bool free_output = false;
   std::optional<std::chrono::microseconds> cancel_at;  // after the first attempt began
   // When the call's first attempt began (an offset like the lines'), given the lines so far;
   // nullopt while that is not known.

@@ -6,12 +6,14 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <condition_variable>
+#include <cstdlib>
 #include <functional>
 #include <mutex>
 
 #include "fake_provider/admission.h"
 #include "harness/trace/protocol.h"
 #include "harness/worlds/adapter_process.h"
+#include "harness/worlds/app_subject.h"
 #include "harness/worlds/request_body.h"
 #include "reference_impl/call.h"
 #include "reference_impl/client_state.h"
@@ -161,7 +163,7 @@ std::expected<std::vector<ref::CallRequest>, std::string> ReferenceRequests(
     request.routes = *call_routes;
     request.dialect = *ref::ParseDialect(scenario::ToString(target.dialect));
     request.base_url = *url;
-    request.api_key = "sk-faultline-test";
+    request.api_key = std::string(kTestApiKey);
     request.body = body;
     request.stream = scenario.request.stream;
     requests.push_back(std::move(request));
@@ -393,7 +395,7 @@ protocol::CallLine CallLineOf(const scenario::Scenario& scenario, const std::str
                               const std::vector<protocol::RouteLine>& routes) {
   const CallTarget target = PrimaryTarget(scenario);
   protocol::CallLine call{.base_url = base_url,
-                          .api_key = "sk-faultline-test",
+                          .api_key = std::string(kTestApiKey),
                           .dialect = std::string(scenario::ToString(target.dialect)),
                           .request = target.body,
                           .scenario = scenario.name,
@@ -422,22 +424,20 @@ std::vector<std::string> CallLines(const protocol::CallLine& common, int calls,
   return lines;
 }
 
-// One `launch` process per call line, all on their own threads; call i starts i x `interval`
-// after scripted time's anchor (at once on a stop request, or when the run's timeout passes
-// first).
+// One process per call, `launches[i]` for call i, all on their own threads; call i starts
+// i x `interval` after scripted time's anchor (at once on a stop request, or when the run's
+// timeout passes first).
 std::vector<std::expected<AdapterRun, std::string>> RunEachCall(
-    const AdapterLaunch& launch, const std::vector<std::string>& call_lines, Duration interval,
-    ScriptedStart& scripted) {
-  std::vector<std::expected<AdapterRun, std::string>> runs(call_lines.size());
+    const std::vector<AdapterLaunch>& launches, Duration interval, ScriptedStart& scripted) {
+  std::vector<std::expected<AdapterRun, std::string>> runs(launches.size());
   {
     std::vector<std::jthread> threads;
     for (std::size_t i = 0; i < runs.size(); ++i) {
       threads.emplace_back([&, i] {
+        const AdapterLaunch& launch = launches[i];
         scripted.WaitPastAnchor(interval * static_cast<int>(i), launch.start + launch.timeout,
                                 launch.stop);
-        AdapterLaunch own = launch;
-        own.call_line = call_lines[i];
-        runs[i] = RunAdapter(own);
+        runs[i] = RunAdapter(launch);
         scripted.Anchor();  // a first call that never wrote a line must not hold the others back
       });
     }
@@ -445,9 +445,9 @@ std::vector<std::expected<AdapterRun, std::string>> RunEachCall(
   return runs;
 }
 
-// What call `call`'s process (of `calls`) did, into the trace.
-void AddAdapterRun(const AdapterRun& run, std::size_t call, std::size_t calls, Trace& trace) {
-  CollectLines(run, static_cast<int>(call), trace);
+// How call `call`'s process (of `calls`) ended, into the trace: the cancel, the runner's stop,
+// and its stderr and (an app's) stdout tails.
+void AddProcessEnding(const AdapterRun& run, std::size_t call, std::size_t calls, Trace& trace) {
   if (run.cancel_sent && (!trace.cancel_at || *run.cancel_sent < *trace.cancel_at)) {
     trace.cancel_at = run.cancel_sent;
   }
@@ -458,10 +458,53 @@ void AddAdapterRun(const AdapterRun& run, std::size_t call, std::size_t calls, T
   if (run.timed_out && (!trace.subject_stopped_at || stopped < *trace.subject_stopped_at)) {
     trace.subject_stopped_at = stopped;
   }
-  if (!run.stderr_text.empty()) {
-    trace.subject_stderr +=
-        (calls > 1 ? fmt::format("[call {}] ", call) : "") + protocol::ValidUtf8(run.stderr_text);
+  const std::string label = calls > 1 ? fmt::format("[call {}] ", call) : "";
+  if (!run.stderr_text.empty()) trace.subject_stderr += label + protocol::ValidUtf8(run.stderr_text);
+  if (!run.stdout_text.empty()) trace.subject_stdout += label + protocol::ValidUtf8(run.stdout_text);
+}
+
+// What call `call`'s adapter process (of `calls`) did, into the trace.
+void AddAdapterRun(const AdapterRun& run, std::size_t call, std::size_t calls, Trace& trace) {
+  CollectLines(run, static_cast<int>(call), trace);
+  AddProcessEnding(run, call, calls, trace);
+}
+
+// What call `call`'s app process (of `calls`) did, into the trace: its outcome, at its exit.
+void AddAppRun(const AdapterRun& run, std::size_t call, std::size_t calls, Trace& trace) {
+  const int index = static_cast<int>(call);
+  if (!trace.subject_fault) trace.subject_fault = AppFault(run, index);
+  if (auto outcome = AppOutcome(run)) trace.client.push_back({run.ended, index, std::move(*outcome)});
+  trace.subject_endings.push_back(fmt::format("call {}: the app {}", call, AppEnding(run)));
+  AddProcessEnding(run, call, calls, trace);
+}
+
+// Every call's process into the trace (`add`), in time order, once scripted time's fallback is
+// over; the error of a process that could not be started at all (no pipe, no fork).
+std::expected<void, std::string> AddRuns(
+    const std::vector<std::expected<AdapterRun, std::string>>& runs,
+    void (*add)(const AdapterRun&, std::size_t, std::size_t, Trace&), ScriptedStart& scripted,
+    Trace& trace) {
+  trace.scripted_by_fallback = scripted.StopFallback();
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (!runs[i]) return std::unexpected(runs[i].error());
+    add(*runs[i], i, runs.size(), trace);
   }
+  std::ranges::stable_sort(trace.client, {}, &ClientRecord::at);
+  return {};
+}
+
+// What an app making call `call` of the session is told (app_subject.h).
+AppCall AppCallOf(const scenario::Scenario& scenario, const protocol::CallLine& common,
+                  const std::string& call_line, int call, int calls) {
+  return AppCall{.base_url = provider::CallBaseUrl(common.base_url, call, calls),
+                 .dialect = common.dialect,
+                 .model = common.request.value("model", std::string()),
+                 .scenario = scenario.name,
+                 .call = call,
+                 .calls = calls,
+                 .request = common.request.dump(-1, ' ', false,
+                                                nlohmann::json::error_handler_t::replace),
+                 .call_line = call_line};
 }
 
 }  // namespace
@@ -572,21 +615,49 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
   AdapterLaunch launch = AdapterLaunchOf(*session, scenario, command, options);
   launch.on_first_line = [&scripted] { scripted.Anchor(); };
   launch.on_line = [&scripted](std::string_view line) { scripted.OnLine(line); };
-  const auto call_lines = CallLines(CallLineOf(scenario, session->base_url, session->routes),
-                                    trace.calls, options.seed);
-  const auto runs = RunEachCall(launch, call_lines, scenario.request.call_interval, scripted);
-  for (std::size_t i = 0; i < runs.size(); ++i) {
-    if (!runs[i]) {
-      Close(*session, trace);
-      return std::unexpected(runs[i].error());
-    }
-    AddAdapterRun(*runs[i], i, runs.size(), trace);
+  std::vector<AdapterLaunch> launches;
+  for (std::string& line : CallLines(CallLineOf(scenario, session->base_url, session->routes),
+                                     trace.calls, options.seed)) {
+    launches.push_back(launch);
+    launches.back().call_line = std::move(line);
   }
-  trace.scripted_by_fallback = scripted.StopFallback();
-  std::ranges::stable_sort(trace.client, {}, &ClientRecord::at);
+  const auto runs = RunEachCall(launches, scenario.request.call_interval, scripted);
+  auto added = AddRuns(runs, AddAdapterRun, scripted, trace);
   Close(*session, trace);
+  if (!added) return std::unexpected(added.error());
   return trace;
 }
+
+std::expected<Trace, std::string> RealWorld::RunAppSubject(const scenario::Scenario& scenario,
+                                                           const AppSubject& app,
+                                                           const RealRunOptions& options) {
+  auto session = Open(scenario, options.provider_seed);
+  if (!session) return std::unexpected(session.error());
+  Trace trace;
+  trace.calls = std::max(1, scenario.request.calls);
+  trace.client.push_back({Duration{0}, 0, AppHello(app.policy)});
+  ScriptedStart scripted(*server_, session->id);
+  scripted.Anchor();  // no hello to wait for: the launch is the app's start
+  AdapterLaunch launch = AdapterLaunchOf(*session, scenario, app.command, options);
+  launch.free_output = true;
+  const char* no_proxy = std::getenv("NO_PROXY");
+  const protocol::CallLine common = CallLineOf(scenario, session->base_url, session->routes);
+  const std::vector<std::string> lines = CallLines(common, trace.calls, options.seed);
+  std::vector<AdapterLaunch> launches;
+  for (int i = 0; i < trace.calls; ++i) {
+    launches.push_back(launch);
+    launches.back().environment =
+        AppEnvironment(AppCallOf(scenario, common, lines[static_cast<std::size_t>(i)], i,
+                                 trace.calls),
+                       no_proxy != nullptr ? no_proxy : "");
+  }
+  const auto runs = RunEachCall(launches, scenario.request.call_interval, scripted);
+  auto added = AddRuns(runs, AddAppRun, scripted, trace);
+  Close(*session, trace);
+  if (!added) return std::unexpected(added.error());
+  return trace;
+}
+
 
 // The launch of every call but for its call line and the hooks on scripted time; its first
 // attempt began at its request's arrival, or by the adapter's own account of an attempt that
@@ -596,6 +667,8 @@ AdapterLaunch RealWorld::AdapterLaunchOf(const Session& session, const scenario:
                                          const RealRunOptions& options) const {
   return AdapterLaunch{.command = command,
                        .call_line = {},
+                       .environment = {},
+                       .free_output = false,
                        .cancel_at = scenario.cancel_at,
                        .first_attempt =
                            [this, id = session.id](const std::vector<AdapterLine>& lines) {

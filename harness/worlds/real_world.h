@@ -7,7 +7,7 @@
 // every connection end, then snapshots the session's journal into the trace, with how late the
 // machine ran things meanwhile (Trace::scheduling_lateness).
 //
-// Thread-safety: RunReference and RunAdapterSubject may be called concurrently.
+// Thread-safety: RunReference, RunAdapterSubject and RunAppSubject may be called concurrently.
 #pragma once
 
 #include <atomic>
@@ -27,6 +27,13 @@
 namespace faultline::harness {
 
 struct AdapterLaunch;
+
+// An unmodified app as the subject (app_subject.h): its command, and the policy the user
+// declares for it (the adapter protocol's hello policy object; nullopt: none).
+struct AppSubject {
+  std::string command;
+  std::optional<nlohmann::json> policy;
+};
 
 struct RealRunOptions {
   std::uint64_t seed = 0;                     // the reference client's retry RNG
@@ -59,6 +66,12 @@ class RealWorld {
   std::expected<Trace, std::string> RunAdapterSubject(const scenario::Scenario& scenario,
                                                       const std::string& command,
                                                       const RealRunOptions& options);
+
+  // The scenario against an unmodified app, one process per call, each told its call's
+  // endpoints in its environment (app_subject.h).
+  std::expected<Trace, std::string> RunAppSubject(const scenario::Scenario& scenario,
+                                                  const AppSubject& app,
+                                                  const RealRunOptions& options);
 
  private:
   explicit RealWorld(std::unique_ptr<provider::Server> server);

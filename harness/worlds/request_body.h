@@ -20,6 +20,10 @@
 
 namespace faultline::harness {
 
+// The API key every subject is given (the fake provider accepts any): one that looks like a key,
+// so that a client's own check of its shape passes, and that reports redact (runner.h).
+inline constexpr std::string_view kTestApiKey = "sk-faultline-test";
+
 // A plausible model name for the dialect, used when the scenario names none.
 std::string DefaultModel(scenario::Dialect dialect);
 

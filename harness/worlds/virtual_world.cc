@@ -272,7 +272,7 @@ std::expected<void, std::string> World::CreateCalls() {
     request.base_url.host = "127.0.0.1";
     request.base_url.path =
         provider::CallBaseUrl(fmt::format("/s/{}", kSessionId), static_cast<int>(i), calls);
-    request.api_key = "sk-faultline-test";
+    request.api_key = std::string(kTestApiKey);
     request.body = body;
     request.stream = scenario_.request.stream;
     request.routes = *routes;

@@ -77,7 +77,7 @@ TEST(Html, SummaryFilterAndSections) {
           R"(<details class="scenario fail" id="run-truncation-closed-mid-line-virtual-1" data-name="truncation/closed-mid-line" open>)"));
   EXPECT_THAT(html, HasSubstr("<th>ID</th><th>Statement</th><th>Status</th><th>Evidence</th>"));
   EXPECT_THAT(html, HasSubstr("Recovery overhead"));
-  EXPECT_THAT(html, HasSubstr("Adapter stderr"));
+  EXPECT_THAT(html, HasSubstr("Subject stderr"));
   EXPECT_THAT(html, HasSubstr("KeyError: &#39;choices&#39;"));
   EXPECT_THAT(html, HasSubstr("adapter exited with status 1 before a terminal event"));
 }
