@@ -101,6 +101,8 @@ class Runner {
 
   // nullopt when a stop request cut the run short: it is not judged.
   std::optional<report::ScenarioResult> RunOne(const Job& job);
+  // The trace, verdict, checks, metrics (or the subject error) and fingerprint of a finished run.
+  void Judged(const Job& job, const Trace& trace, report::ScenarioResult& result) const;
   // The verdict, checks, metrics (or the subject error) of a finished run.
   void JudgeInto(const Job& job, const Trace& trace, report::ScenarioResult& result) const;
   // `result` is null for a run a stop request cut short.
@@ -191,13 +193,17 @@ std::optional<report::ScenarioResult> Runner::RunOne(const Job& job) {
     return result;
   }
   if (trace->interrupted) return std::nullopt;
-  result.trace = TraceToJson(*trace);
-  JudgeInto(job, *trace, result);
+  Judged(job, *trace, result);
+  return result;
+}
+
+void Runner::Judged(const Job& job, const Trace& trace, report::ScenarioResult& result) const {
+  result.trace = TraceToJson(trace);
+  JudgeInto(job, trace, result);
   // Virtual time is the seed's alone, times and all; real time is not, so there only the
   // provider's plans and the verdicts count.
   result.fingerprint =
-      job.real ? SeededFingerprint(*trace, VerdictsText(result)) : Fingerprint(*trace);
-  return result;
+      job.real ? SeededFingerprint(trace, VerdictsText(result)) : Fingerprint(trace);
 }
 
 bool AnExpectationFailed(const std::vector<report::CheckResult>& checks) {
@@ -485,6 +491,25 @@ std::vector<std::optional<report::ScenarioResult>> RunJobs(const std::vector<Job
 }
 
 }  // namespace
+
+report::RunResult JudgeRecorded(const std::vector<RecordedRun>& runs,
+                                const RunnerOptions& options) {
+  report::RunResult result = ResultHeading(options);
+  const std::function<void(const RunProgress&)> no_progress;
+  const Runner runner(options, nullptr, no_progress, static_cast<int>(runs.size()));
+  std::vector<scenario::Scenario> scenarios;
+  for (const RecordedRun& run : runs) {
+    const Job job{run.scenario, true, 0};
+    report::ScenarioResult judged = Describe(*run.scenario, job, options.seed);
+    runner.Judged(job, run.trace, judged);
+    result.scenarios.push_back(std::move(judged));
+    scenarios.push_back(*run.scenario);
+  }
+  result.fingerprint = report::RunFingerprint(result.scenarios);
+  report::Summarize(result);
+  result.thresholds = JudgeThresholds(scenarios, options.thresholds, result.scenarios);
+  return result;
+}
 
 std::expected<report::RunResult, std::string> RunAll(
     const std::vector<scenario::Scenario>& scenarios, const RunnerOptions& options,

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/trace/trace.h"
 #include "nlohmann/json.hpp"
 #include "reference_impl/policy.h"
 #include "reports/run_result.h"
@@ -81,6 +82,16 @@ struct RunProgress {
   std::string slowest_running{};
   std::chrono::steady_clock::time_point slowest_since{};
 };
+
+// A trace recorded outside RunAll (a `faultline serve` session, worlds/served_session.h), with
+// the scenario it ran.
+struct RecordedRun {
+  const scenario::Scenario* scenario = nullptr;
+  Trace trace;
+};
+// Judges recorded runs as RunAll judges real ones (against options.app_policy's declaration,
+// with options.fail_on and options.thresholds): one result each, in the given order.
+report::RunResult JudgeRecorded(const std::vector<RecordedRun>& runs, const RunnerOptions& options);
 
 // Runs everything (or, after a stop request, what finished). Errors: the real world could not
 // start (no loopback port, ...).

@@ -66,3 +66,33 @@ run node 'node apps/node-app/app.mjs' openai-node
 expect node demo/hello-openai-chat pass
 expect node rate-limit/openai-chat-429-then-success pass RETRY-004 pass
 expect node demo/truncated-no-done fail COMMIT-002 fail
+
+# The same app run by hand against `faultline serve --report`, its outcome stated: the verdicts
+# and failed checks judged from the journals are --exec's.
+"$binary" serve --listen 127.0.0.1:0 --quiet --report serve --format json --policy openai-node \
+  --outcome committed >serve.log 2>&1 &
+server=$!
+base=
+for _ in $(seq 1 100); do
+  base=$(sed -n 's/^faultline serve: listening on \(http[^ ]*\).*/\1/p' serve.log)
+  [ -n "$base" ] && break
+  sleep 0.1
+done
+[ -n "$base" ] || { cat serve.log >&2; echo "FAIL serve: no listening line" >&2; kill "$server"; exit 1; }
+for scenario in demo/hello-openai-chat rate-limit/openai-chat-429-then-success demo/truncated-no-done; do
+  OPENAI_BASE_URL="$base/s/$scenario/v1" OPENAI_API_KEY=sk-test node apps/node-app/app.mjs >/dev/null
+done
+kill -INT "$server"
+status=0
+wait "$server" || status=$?
+[ "$status" = 1 ] || { cat serve.log >&2; echo "FAIL serve: exit $status, wanted 1 (a check failed)" >&2; exit 1; }
+python3 - <<'PY'
+import json
+def verdicts(path):
+    result = json.load(open(f"{path}/result.json"))
+    return {s["name"]: (s["verdict"], sorted(c["id"] for c in s["checks"] if c["status"] == "fail"))
+            for s in result["scenarios"]}
+exec_run, served = verdicts("node"), verdicts("serve")
+assert served == exec_run, f"serve --report {served} != --exec {exec_run}"
+print(f"ok   serve --report judged {len(served)} sessions as --exec did: {served}")
+PY

@@ -16,6 +16,7 @@
 #include "harness/cli/adapter_shortcuts.h"
 #include "harness/cli/interrupt.h"
 #include "harness/cli/progress.h"
+#include "harness/cli/run_reports.h"
 #include "harness/judge/scenario_policy.h"
 #include "harness/runner.h"
 #include "reference_impl/policy_json.h"
@@ -112,73 +113,6 @@ std::string DialectList(const std::vector<scenario::Dialect>& dialects) {
   return out;
 }
 
-struct PlannedReport {
-  report::Format format;
-  fs::path path;
-};
-
-// Where --out keeps the report of `format`.
-fs::path ReportPath(const std::string& out_dir, report::Format format) {
-  const std::string base = format == report::Format::kJson    ? "result"
-                           : format == report::Format::kJUnit ? "junit"
-                           : format == report::Format::kHtml  ? "report"
-                                                              : "summary";
-  return fs::path(out_dir) / (base + std::string(FileExtension(format)));
-}
-
-// The reports to write, checked before the first run so that a bad --format or an unwritable
-// --out never costs a whole run: every format parses, the folder exists (or is made) and a file
-// can be created in it.
-std::expected<std::vector<PlannedReport>, std::string> PlanReports(
-    const RunCommandOptions& options) {
-  std::vector<PlannedReport> planned;
-  if (options.no_reports) return planned;
-  for (const std::string& name : options.formats) {
-    auto format = report::ParseFormat(name);
-    if (!format) return std::unexpected("--format: " + format.error());
-    planned.push_back({*format, ReportPath(options.out_dir, *format)});
-  }
-  std::error_code error;
-  fs::create_directories(options.out_dir, error);
-  if (error) {
-    return std::unexpected(
-        fmt::format("--out: cannot create '{}': {}", options.out_dir, error.message()));
-  }
-  const fs::path probe = fs::path(options.out_dir) / fmt::format(".faultline-probe-{}", ::getpid());
-  const bool writable = std::ofstream(probe).good();
-  fs::remove(probe, error);
-  if (!writable) {
-    return std::unexpected(fmt::format("--out: cannot write into '{}'", options.out_dir));
-  }
-  return planned;
-}
-
-std::expected<std::vector<std::string>, std::string> WriteReports(
-    const report::RunResult& result, const std::vector<PlannedReport>& planned) {
-  std::vector<std::string> written;
-  for (const PlannedReport& report : planned) {
-    std::ofstream file(report.path);
-    report::Render(result, report.format, file);
-    file.close();
-    if (!file) return std::unexpected(fmt::format("cannot write '{}'", report.path.string()));
-    written.push_back(report.path.string());
-  }
-  return written;
-}
-
-// The crossed thresholds as failures are shown, each with the command that re-judges it.
-void PrintThresholds(const report::RunResult& result, std::ostream& out) {
-  if (result.thresholds.empty()) return;
-  out << fmt::format("  thresholds: {} of {} crossed\n", result.thresholds_crossed(),
-                     result.thresholds.size());
-  for (const report::ThresholdResult& threshold : result.thresholds) {
-    if (threshold.status != report::CheckStatus::kFail) continue;
-    out << fmt::format("  crossed {} [{}] {}: {}\n      reproduce: {}\n", threshold.name,
-                       threshold.world, threshold.expression, threshold.evidence,
-                       report::ReproduceCommand(result, threshold));
-  }
-}
-
 // --threshold, every one parsed before the first run.
 std::expected<std::vector<scenario::Threshold>, std::string> ParseThresholds(
     const std::vector<std::string>& texts) {
@@ -191,44 +125,6 @@ std::expected<std::vector<scenario::Threshold>, std::string> ParseThresholds(
     thresholds.push_back(std::move(*threshold));
   }
   return thresholds;
-}
-
-// With --repeat: the percentiles, here when they fit on a screen (always in summary.md).
-void PrintLatency(const report::RunResult& result, std::ostream& out) {
-  constexpr std::size_t kMaxLatencyLines = 20;
-  if (result.latency.empty() || result.latency.size() > kMaxLatencyLines) return;
-  const auto show = [](const std::optional<report::LatencySummary::Percentiles>& p) {
-    return p ? fmt::format("{:.0f}/{:.0f}/{:.0f}", p->p50, p->p95, p->p99) : std::string("-");
-  };
-  out << "  latency p50/p95/p99 ms: first token | terminal | recovery overhead\n";
-  for (const report::LatencySummary& latency : result.latency) {
-    const std::string count = latency.samples > latency.runs
-                                  ? fmt::format("x{}, {} calls", latency.runs, latency.samples)
-                                  : fmt::format("x{}", latency.runs);
-    out << fmt::format("    {} [{}] {}: {} | {} | {}\n", latency.name, latency.world, count,
-                       show(latency.first_token_ms), show(latency.terminal_ms),
-                       show(latency.recovery_overhead_ms));
-  }
-}
-
-void PrintSummary(const report::RunResult& result, std::ostream& out) {
-  out << fmt::format("faultline run: {} run(s), world {}, subject {}, seed {}\n",
-                     result.scenarios.size(), result.world, result.subject, result.seed);
-  if (result.interrupted) {
-    out << fmt::format("  INTERRUPTED by {}: {} of {} run(s) finished; the reports cover those\n",
-                       result.interrupted->reason, result.scenarios.size(),
-                       result.interrupted->planned_runs);
-  }
-  out << fmt::format(
-      "  passed {}, failed {}, errors {}, advisories {} in {:.1f} s; fingerprint {}\n",
-      result.passed(), result.failed(), result.errors(), result.advisories(), result.wall_ms / 1000,
-      result.fingerprint);
-  for (const report::ScenarioResult& scenario : result.scenarios) {
-    if (scenario.verdict == report::Verdict::kPass) continue;
-    out << "  " << OneLine(scenario, result) << "\n";
-  }
-  PrintThresholds(result, out);
-  PrintLatency(result, out);
 }
 
 // The scenarios to run and the subject to run them against.
@@ -424,26 +320,6 @@ harness::RunnerOptions RunnerOptionsOf(const RunCommandOptions& options, RunInpu
   return runner;
 }
 
-// The summary on `out`, then the reports; the run's exit code.
-std::expected<ExitCode, std::string> Report(const report::RunResult& result,
-                                            const RunCommandOptions& options,
-                                            const std::vector<PlannedReport>& planned,
-                                            std::ostream& out) {
-  PrintSummary(result, out);
-  if (!options.no_reports) {
-    auto written = WriteReports(result, planned);
-    if (!written) return std::unexpected(written.error());
-    out << "  reports:";
-    for (const std::string& path : *written) out << " " << path;
-    out << "\n";
-  }
-  if (result.interrupted) return ExitCode::kInterrupted;
-  if (result.failed() > 0) return ExitCode::kChecksFailed;
-  if (result.errors() > 0) return ExitCode::kSubjectError;
-  if (result.thresholds_crossed() > 0) return ExitCode::kThresholdsCrossed;
-  return ExitCode::kSuccess;
-}
-
 // Runs `selected` with progress on `err`, then reports, all while the first Ctrl-C or SIGTERM
 // is a stop request (the reports of what finished are still written).
 std::expected<ExitCode, std::string> RunAndReport(const std::vector<scenario::Scenario>& selected,
@@ -454,6 +330,7 @@ std::expected<ExitCode, std::string> RunAndReport(const std::vector<scenario::Sc
   report::RunResult context;  // what a reproduce command needs before the result exists
   context.seed = runner.seed;
   context.subject = harness::SubjectLabel(runner);
+  context.subject_options = runner.subject_options;
   ProgressPrinter printer(
       err, {.verbose = options.verbose, .live = &err == &std::cerr && ::isatty(STDERR_FILENO) == 1},
       context, harness::PlannedRuns(selected.size(), runner));
@@ -468,7 +345,7 @@ std::expected<ExitCode, std::string> RunAndReport(const std::vector<scenario::Sc
   if (!result) return std::unexpected(result.error());
   result->shard = options.shard;
   if (result->interrupted) result->interrupted->reason = interrupt.signal_name().value_or("stop");
-  return Report(*result, options, planned, out);
+  return Report(*result, planned, "run", out);
 }
 
 }  // namespace
@@ -504,7 +381,7 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
   if (!inputs) return usage_error(inputs.error());
   auto selected = SelectRuns(options, *inputs, err);
   if (!selected) return usage_error(selected.error());
-  auto planned = PlanReports(options);
+  auto planned = PlanReports(options.formats, options.out_dir, options.no_reports);
   if (!planned) return usage_error(planned.error());
   auto exit_code =
       RunAndReport(*selected, RunnerOptionsOf(options, *inputs), options, *planned, out, err);

@@ -59,7 +59,15 @@ Limits:
   listeners) or 503 (connections; health and stats still answer), and counts it under
   "rejected" in GET /_faultline/stats, which also lists the limits in force.
 
-Ctrl-C (SIGINT) or SIGTERM stops the server cleanly (exit code 0).)";
+Judging a test suite's calls (docs/testing-your-app.md):
+  faultline serve --listen 127.0.0.1:8080 --report faultline-reports --policy openai-node &
+  OPENAI_BASE_URL=http://127.0.0.1:8080/s/demo/truncated-no-done/v1 npm test
+  kill -INT %1; wait %1     # judged from the journals: exit 0 all passed, 1 a check failed
+  Every session a client reached is judged as `faultline run --exec` judges an app; --outcome
+  committed|failed says how the calls ended when the suite knows (else those checks are n/a).
+
+Ctrl-C (SIGINT) or SIGTERM stops the server cleanly (exit code 0; with --report, the
+judgement's: 0 all passed, 1 a check failed, 3 no session saw a request).)";
 
 std::expected<std::vector<scenario::Scenario>, std::string> LoadServeScenarios(
     const std::vector<std::string>& paths) {
@@ -281,6 +289,7 @@ CLI::App* AddServeCommand(CLI::App& app, ServeOptions& options) {
       ->capture_default_str();
   AddSecurityOptions(*serve, options.server);
   AddLimitOptions(*serve, options.server);
+  AddServeReportOptions(*serve, options.report);
   serve->footer(std::string(kServeFooter));
   return serve;
 }
@@ -316,16 +325,29 @@ ExitCode RunServe(const ServeOptions& options, std::ostream& out, std::ostream& 
     err << scenarios.error();
     return ExitCode::kUsageError;
   }
+  auto report = PlanServeReport(options.report);
+  if (!report) {
+    err << "faultline serve: " << report.error() << "\n";
+    return ExitCode::kUsageError;
+  }
   auto server = CreateServer(options, *listen, *scenarios, out);
   if (!server) {
     err << "faultline serve: " << server.error() << "\n";
     return ExitCode::kUsageError;
   }
-  SignalStopper stopper(**server);
-  PrintSessions(**server, out);
-  (*server)->Run();
+  {
+    SignalStopper stopper(**server);
+    PrintSessions(**server, out);
+    (*server)->Run();
+  }
   out << "faultline serve: stopped" << std::endl;
-  return ExitCode::kSuccess;
+  if (!*report) return ExitCode::kSuccess;
+  auto judged = JudgeServedSessions(**server, *scenarios, **report, options.seed, out);
+  if (!judged) {
+    err << "faultline serve: " << judged.error() << "\n";
+    return ExitCode::kUsageError;
+  }
+  return *judged;
 }
 
 }  // namespace faultline::cli

@@ -2,7 +2,7 @@
 //
 // Hosts one session per scenario (the built-in catalogue by default) on one port, plus the
 // control API, prints the session base URLs, logs one line per request and stops cleanly on
-// SIGINT/SIGTERM.
+// SIGINT/SIGTERM; with --report it then judges every session a client reached (serve_report.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -16,6 +16,7 @@
 
 #include "fake_provider/server/server.h"
 #include "harness/cli/cli.h"
+#include "harness/cli/serve_report.h"
 
 namespace faultline::cli {
 
@@ -27,13 +28,15 @@ struct ServeOptions {
   bool quiet = false;
   // Limits, security and journal options, straight into the server (defaults from there).
   provider::ServerOptions server;
+  ServeReportOptions report;  // --report: judge the sessions when the server stops
 };
 
 // Registers the `serve` subcommand; `options` is filled when the app parses.
 CLI::App* AddServeCommand(CLI::App& app, ServeOptions& options);
 
-// Runs the server until a signal arrives. kUsageError for bad options, unreadable or invalid
-// scenarios, or an address that cannot be bound.
+// Runs the server until a signal arrives; with --report, then judges what its sessions saw.
+// kUsageError for bad options, unreadable or invalid scenarios, or an address that cannot be
+// bound.
 ExitCode RunServe(const ServeOptions& options, std::ostream& out, std::ostream& err);
 
 struct ListenAddress {

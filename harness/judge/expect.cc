@@ -23,6 +23,7 @@ std::string FailureNamed(const ClientEvent& event, std::string_view field) {
 // Applies `check` to every call's terminal event; the first mismatch fails.
 template <typename Check>
 Verdict EveryCall(const View& view, Check check) {
+  if (auto unknown = UnlessOutcomeKnown(view)) return *unknown;
   return EachCall(view, [&](const CallView& call) -> std::string {
     if (call.terminal == nullptr) return "no terminal event";
     return check(*call.terminal);

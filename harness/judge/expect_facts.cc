@@ -104,6 +104,7 @@ std::string CallFactsMismatch(const View& view, std::size_t i, bool literal, boo
 }
 
 Verdict FailureFacts(const View& view, bool literal) {
+  if (auto unknown = UnlessOutcomeKnown(view)) return *unknown;
   if (auto unreported = UnlessFailureReported(view)) return *unreported;
   bool judged = false;
   for (std::size_t i = 0; i < view.calls.size(); ++i) {

@@ -40,6 +40,7 @@ const provider::JournalEntry* CommittingEntry(const View& view, const ClientReco
 }  // namespace
 
 Verdict LifeOneTerminal(const View& view) {
+  if (auto unknown = UnlessOutcomeKnown(view)) return *unknown;
   for (std::size_t i = 0; i < view.calls.size(); ++i) {
     const CallView& call = view.calls[i];
     if (call.terminals == 1) continue;

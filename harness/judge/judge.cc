@@ -195,6 +195,12 @@ std::optional<Verdict> UnlessFailureReported(const View& view) {
                        "exit status)");
 }
 
+std::optional<Verdict> UnlessOutcomeKnown(const View& view) {
+  if (!view.trace.outcome_unknown) return std::nullopt;
+  return NotApplicable("nobody reported how the calls ended (a served session judged from its "
+                       "journal; faultline serve --outcome states it)");
+}
+
 std::string Str(const json& object, const char* key) {
   const auto found = object.find(key);
   return found != object.end() && found->is_string() ? found->get<std::string>() : std::string();

@@ -113,6 +113,9 @@ const ReportedFailure& FailureOf(const ClientEvent& event);
 //   if (auto unreported = UnlessTextReported(view)) return *unreported;
 std::optional<Verdict> UnlessTextReported(const View& view);
 std::optional<Verdict> UnlessFailureReported(const View& view);
+// A served session judged from its journal alone says nothing of how its calls ended
+// (Trace::outcome_unknown): the checks of an ending are n/a.
+std::optional<Verdict> UnlessOutcomeKnown(const View& view);
 // A string field of a JSON object ("" when absent or not a string): request bodies, never events.
 std::string Str(const nlohmann::json& object, const char* key);
 double ArrivedMs(const provider::JournalEntry& entry);

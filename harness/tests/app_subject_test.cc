@@ -10,6 +10,7 @@
 #include "harness/tests/judge_test_support.h"
 #include "harness/worlds/real_world.h"
 #include "harness/worlds/request_body.h"
+#include "harness/worlds/served_session.h"
 #include "scenarios/loader.h"
 
 namespace faultline::harness {
@@ -178,6 +179,43 @@ responses:
   EXPECT_EQ(trace->subject_endings[0], "call 0: the app exited with status 0");
   EXPECT_TRUE(IsBlackBox(*trace));
   ExpectStatus(*trace, "COMMIT-002", CheckStatus::kFail, *scenario);
+}
+
+// A `faultline serve` session judged from its journal: the calls its URLs name, ended as its
+// user states, or with the checks of an ending left n/a.
+TEST(AppSubjectTest, AServedSessionIsJudgedFromItsJournalWithTheOutcomeItsUserStates) {
+  const auto entry = [](int call, double arrived_ms, double ended_ms) {
+    provider::JournalEntry e;
+    e.attempt = 1;
+    e.call = call;
+    e.arrived = Duration(static_cast<long>(arrived_ms * 1000));
+    e.ended = Duration(static_cast<long>(ended_ms * 1000));
+    e.end = provider::EndKind::kCompleted;
+    e.truth.failure_class = "truncated";
+    return e;
+  };
+  ServedSession session{.journal = {entry(0, 100, 140), entry(1, 120, 300)},
+                        .scripted_from = std::nullopt,
+                        .wall_start = {}};
+  EXPECT_FALSE(ServedTrace({}, std::nullopt, std::nullopt)) << "nothing reached it";
+
+  const auto unknown = ServedTrace(session, std::nullopt, std::nullopt);
+  ASSERT_TRUE(unknown);
+  EXPECT_EQ(unknown->calls, 2);
+  EXPECT_TRUE(unknown->outcome_unknown);
+  ASSERT_EQ(unknown->client.size(), 1u);  // the hello alone
+  EXPECT_EQ(Ms(unknown->journal.front().arrived), 0) << "time zero is the first request";
+  ExpectStatus(*unknown, "LIFE-001", CheckStatus::kNotApplicable);
+  ExpectStatus(*unknown, "COMMIT-002", CheckStatus::kNotApplicable);
+
+  const auto committed = ServedTrace(session, std::nullopt, StatedOutcome::kCommitted);
+  ASSERT_TRUE(committed);
+  EXPECT_FALSE(committed->outcome_unknown);
+  ASSERT_EQ(committed->client.size(), 3u);
+  EXPECT_EQ(committed->client[2].call, 1);
+  EXPECT_EQ(Ms(committed->client[2].at), 200) << "call 1 ends with its last exchange";
+  ExpectStatus(*committed, "LIFE-001", CheckStatus::kPass);
+  ExpectStatus(*committed, "COMMIT-002", CheckStatus::kFail);
 }
 
 }  // namespace

@@ -60,6 +60,9 @@ struct Trace {
   std::vector<std::string> protocol_errors;    // lines that were not valid protocol JSON
   std::optional<SubjectFault> subject_fault;   // the first protocol break, if any
   bool interrupted = false;  // the run was stopped by a stop request (Ctrl-C): not judged
+  // Nobody said how the calls ended (a `faultline serve` session judged from its journal alone,
+  // worlds/served_session.h): the checks of an ending are n/a, never failed.
+  bool outcome_unknown = false;
   // Over real sockets: how late the machine ran things during the run (the worst wake-up of the
   // world's scheduling probe, or of the provider's planned writes); the judge's upper tolerances
   // grow with it (judge.h Tolerance).

@@ -67,15 +67,16 @@ ClientEvent AppHello(std::optional<nlohmann::json> policy) {
   return hello;
 }
 
+ClientEvent AppEnded(bool committed) {
+  ClientEvent event;
+  event.kind = committed ? EventKind::kCommitted : EventKind::kFailed;
+  return event;
+}
+
 std::optional<ClientEvent> AppOutcome(const AdapterRun& run) {
   if (run.timed_out || run.interrupted || !run.overflow.empty()) return std::nullopt;
-  ClientEvent event;
-  if (run.exit_status == 0 && !run.signal) {
-    event.kind = EventKind::kCommitted;  // the app's answer, whose text the runner never sees
-    return event;
-  }
-  event.kind = EventKind::kFailed;
-  if (run.cancel_sent) {
+  ClientEvent event = AppEnded(run.exit_status == 0 && !run.signal);
+  if (event.kind == EventKind::kFailed && run.cancel_sent) {
     // It ended on the caller's Ctrl-C: the cancel's own outcome (CANCEL-001 times it).
     event.failure = ReportedFailure{.code = "ABORTED",
                                     .failure_class = "aborted",

@@ -49,6 +49,10 @@ inline constexpr std::string_view kAppName = "app";
 // adapter protocol's hello policy object), nullopt for none.
 ClientEvent AppHello(std::optional<nlohmann::json> policy);
 
+// What an app's ending says, and nothing more: a response/committed without text, or a
+// response/failed without a failure (its class unknown).
+ClientEvent AppEnded(bool committed);
+
 // The app's terminal event, from how its process ended (above); nullopt when it did not end by
 // itself (the runner stopped it: its timeout, a stop request).
 std::optional<ClientEvent> AppOutcome(const AdapterRun& run);

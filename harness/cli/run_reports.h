@@ -1,0 +1,36 @@
+// What a judged run leaves: its summary on the console and its report files (result.json,
+// junit.xml, summary.md, report.html), for `faultline run` and for `faultline serve --report`,
+// which judges a served session's journal the same way.
+#pragma once
+
+#include <expected>
+#include <filesystem>
+#include <iosfwd>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/cli/cli.h"
+#include "reports/report.h"
+
+namespace faultline::cli {
+
+struct PlannedReport {
+  report::Format format;
+  std::filesystem::path path;
+};
+
+// The reports to write into `out_dir` (none with `none`), checked before the first run so that a
+// bad --format or an unwritable --out never costs a whole run: every format parses, the folder
+// exists (or is made) and a file can be created in it.
+std::expected<std::vector<PlannedReport>, std::string> PlanReports(
+    const std::vector<std::string>& formats, const std::string& out_dir, bool none);
+
+// The summary on `out` under `command`'s name ("run", "serve": the failures with their
+// reproduce commands, crossed thresholds, latency), then the planned reports; the run's exit
+// code (cli.h).
+std::expected<ExitCode, std::string> Report(const report::RunResult& result,
+                                            const std::vector<PlannedReport>& planned,
+                                            std::string_view command, std::ostream& out);
+
+}  // namespace faultline::cli
