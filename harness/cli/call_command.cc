@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <chrono>
 #include <csignal>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -296,6 +299,104 @@ ExitCode UsageError(std::ostream& err, std::string_view command, std::string_vie
   return ExitCode::kUsageError;
 }
 
+// `faultline call --adapter --session`: one client serves every call of a scenario run
+// (docs/adapter-protocol.md, "Session mode"). The first call line settles the policy (as in
+// RunAdapter) and the hello declares session mode; every call line starts a call of that one
+// client, so its breakers and retry budget serve them all; every event carries its call; a
+// cancel ends the call it names. Stdin is read on a thread of its own, whose lines are carried
+// onto the one thread that runs the calls. Ends when stdin ends and every call has ended.
+class SessionAdapter {
+ public:
+  SessionAdapter(const CallCommandOptions& options, ref::RetryPolicy policy, SteadyTime start,
+                 std::ostream& out)
+      : options_(options), policy_(std::move(policy)), start_(start), out_(out) {}
+
+  // Runs until stdin (`in`) ends and every call has ended; the exit code.
+  ExitCode Run(const json& first, std::istream& in) {
+    Start(first);
+    std::thread([this, &in] { ReadLines(in); }).detach();  // may stay blocked until exit
+    // Ctrl-C / SIGTERM cancel every call; the process still ends with its stdin.
+    boost::asio::signal_set signals(io_, SIGINT, SIGTERM);
+    signals.async_wait([this](const boost::system::error_code& ec, int) {
+      if (ec) return;
+      for (auto& [call, driver] : drivers_) driver->Cancel();
+    });
+    auto work = boost::asio::make_work_guard(io_);  // the reader's next line may still come
+    while (!(input_ended_ && running_ == 0)) io_.run_one();
+    work.reset();
+    signals.cancel();
+    io_.run();  // let the drivers finish closing
+    return failed_ == 0 ? ExitCode::kSuccess : ExitCode::kChecksFailed;
+  }
+
+ private:
+  void ReadLines(std::istream& in) {
+    std::string line;
+    while (std::getline(in, line)) {
+      boost::asio::post(io_, [this, message = json::parse(line, nullptr, false)] {
+        if (message.is_object() && message.value("type", "") == "cancel") {
+          const auto found = drivers_.find(message.value("call", 0));
+          if (found != drivers_.end()) found->second->Cancel();
+        } else if (IsCallLine(message)) {
+          Start(message);
+        }
+      });
+    }
+    boost::asio::post(io_, [this] { input_ended_ = true; });
+  }
+
+  // A call of the session's client; one the line does not describe well is skipped, saying why.
+  void Start(const json& line) {
+    const int call = line.value("call", 0);
+    auto adapter_call = AdapterCallOf(line, options_, policy_);
+    if (!adapter_call) {
+      std::cerr << "faultline call --adapter --session: call " << call << ": "
+                << adapter_call.error() << "\n";
+      return;
+    }
+    if (!client_) {  // the first call's policy is the client's
+      policy_ = adapter_call->policy;
+      client_.emplace(policy_);
+      json hello = ref::HelloEvent(policy_).ToJson();
+      hello["mode"] = "session";
+      Write(std::move(hello));
+    }
+    ref::DriverCallbacks callbacks;
+    callbacks.on_event = [this, call](const ref::LifecycleEvent& event) {
+      json line = event.ToJson();
+      line["call"] = call;
+      Write(std::move(line));
+      if (event.type == ref::EventType::kFailed) ++failed_;
+    };
+    callbacks.on_done = [this] { --running_; };
+    ++running_;
+    logs_.push_back(std::move(adapter_call->log));
+    drivers_[call] = ref::CallDriver::Launch(io_, std::move(adapter_call->request), policy_,
+                                             client_->Share(std::move(adapter_call->options)),
+                                             std::move(callbacks));
+  }
+
+  void Write(json line) {
+    const double at_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
+            .count();
+    out_ << harness::protocol::StampedLine(std::move(line), at_ms) << std::endl;
+  }
+
+  const CallCommandOptions& options_;
+  ref::RetryPolicy policy_;
+  const SteadyTime start_;
+  std::ostream& out_;
+  // Before the io_context, so that they outlive any handler that still holds a call.
+  std::optional<ref::ClientState> client_;
+  std::vector<std::unique_ptr<ref::RetryLog>> logs_;
+  boost::asio::io_context io_;
+  std::map<int, std::shared_ptr<ref::CallDriver>> drivers_;
+  int running_ = 0;
+  int failed_ = 0;
+  bool input_ended_ = false;
+};
+
 // `faultline call --adapter`: reads the call line, runs its call and writes the events as
 // protocol lines (until a {"type":"cancel"} line on stdin cancels it).
 ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::ostream& out,
@@ -314,6 +415,7 @@ ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::os
                       "the first line must be "
                       "{\"type\":\"call\",\"base_url\":..,\"dialect\":..,\"request\":{..}}");
   }
+  if (options.session) return SessionAdapter(options, std::move(*policy), start, out).Run(call, in);
   auto adapter_call = AdapterCallOf(call, options, std::move(*policy));
   if (!adapter_call) return UsageError(err, kCommand, adapter_call.error());
   WriteJsonLine(ref::HelloEvent(adapter_call->policy), start, out);
@@ -365,6 +467,10 @@ CLI::App* AddCallCommand(CLI::App& app, CallCommandOptions& options) {
   call->add_flag("--json", options.json, "print the adapter protocol's JSON lines");
   call->add_flag("--adapter", options.adapter,
                  "speak the adapter protocol on stdin/stdout (docs/adapter-protocol.md)");
+  call->add_flag("--session", options.session,
+                 "with --adapter: serve every call of a scenario run in this one process, as "
+                 "one client whose breakers and retry budget they share (the protocol's "
+                 "session mode)");
   call->add_option("--retry-log", options.retry_log,
                    "durable retry log (JSONL): each retry is logged before its wait; a restart "
                    "with the same file and --call-id continues the attempt count");

@@ -191,7 +191,8 @@ TEST(ProtocolSchemaTest, TheCallLineOfEveryCatalogueScenarioValidates) {
   int with_limits = 0;
   for (const scenario::Scenario& each : *catalogue) {
     const CallTarget target = PrimaryTarget(each);
-    protocol::CallLine call{.base_url = "http://127.0.0.1:1/s/x",
+    protocol::CallLine call{.call = 2,
+                            .base_url = "http://127.0.0.1:1/s/x",
                             .api_key = "sk-faultline-test",
                             .dialect = std::string(scenario::ToString(target.dialect)),
                             .request = target.body,

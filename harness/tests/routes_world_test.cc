@@ -2,6 +2,9 @@
 // the primary route, and the journal names the route of every request.
 #include <gtest/gtest.h>
 
+#include <fstream>
+
+#include "harness/judge/judge.h"
 #include "harness/trace/trace.h"
 #include "harness/worlds/real_world.h"
 #include "harness/worlds/request_body.h"
@@ -147,6 +150,42 @@ TEST(RoutesWorldTest, TheCallsOfOneClientShareItsBreakersOverSockets) {
   EXPECT_LT(apart1, 2900.0);  // before the cooldown ends: a loaded machine's slack
   EXPECT_GE(first[2].first - first[0].first, 3990.0);
   ASSERT_EQ(std::ranges::count_if(trace->client, IsTerminal), 3);
+}
+
+// The same calls against an adapter process: in session mode (`faultline call --adapter
+// --session`: one process, one client for every call) its breaker serves them all, as the
+// in-process client's does; one process per call keeps one breaker per call, each trying the
+// primary first. The judge holds the session to ROUTE-005 across calls.
+TEST(RoutesWorldTest, TheCallsOfASessionModeAdapterShareItsBreaker) {
+  auto scenario = scenario::ParseScenario(kSpacedCalls, "spaced.yaml");
+  ASSERT_TRUE(scenario.has_value()) << scenario.error().ToString();
+  const std::string policy = ::testing::TempDir() + "/threshold-one.json";
+  std::ofstream(policy) << R"({"routing": {"breaker": {"threshold": 1, "cooldown_ms": 3000,
+                                                      "half_open_probes": 1}}})";
+  auto world = RealWorld::Start();
+  ASSERT_TRUE(world) << world.error();
+  const std::string adapter = std::string(FAULTLINE_BINARY) + " call --adapter --policy " + policy;
+  RealRunOptions options;
+  options.timeout = std::chrono::seconds(60);
+  auto session = (*world)->RunAdapterSubject(*scenario, adapter + " --session", options);
+  ASSERT_TRUE(session) << session.error();
+  ASSERT_FALSE(session->subject_fault) << session->subject_fault->message << session->subject_stderr;
+  EXPECT_TRUE(session->one_client);
+  EXPECT_EQ(RoutesOf(FirstAttempts(*session)),
+            (std::vector<std::string>{"primary", "secondary", "primary"}));
+  ASSERT_EQ(std::ranges::count_if(session->client, IsTerminal), 3);
+  for (const report::CheckResult& check : Judge(*scenario, *session, RealTolerance())) {
+    EXPECT_NE(check.status, report::CheckStatus::kFail) << check.id << ": " << check.evidence;
+    if (check.id == "ROUTE-005") {
+      EXPECT_EQ(check.status, report::CheckStatus::kPass) << check.evidence;
+    }
+  }
+
+  auto apart = (*world)->RunAdapterSubject(*scenario, adapter, options);
+  ASSERT_TRUE(apart) << apart.error();
+  EXPECT_FALSE(apart->one_client);
+  EXPECT_EQ(RoutesOf(FirstAttempts(*apart)),
+            (std::vector<std::string>{"primary", "primary", "primary"}));
 }
 
 }  // namespace

@@ -122,6 +122,46 @@ TEST(ProtocolMistakesAdapterTest, WithoutTheMistakeItIsNoError) {
   EXPECT_FALSE(result.subject_error.has_value());
 }
 
+// A session-mode adapter answers for every call of the run: a call it leaves without a terminal
+// event, or an event naming a call the run does not have, is a subject error naming the call.
+TEST(SubjectErrorTest, ASessionModeAdapterAnswersForEveryCall) {
+  auto two_calls = scenario::ParseScenario(R"(faultline: 1
+name: t/two-calls
+description: Two calls at once, one clean answer each.
+dialect: openai-chat
+request: {calls: 2}
+responses:
+  - content: {text: "Hello"}
+)",
+                                           "t.yaml");
+  ASSERT_TRUE(two_calls.has_value()) << two_calls.error().ToString();
+  const std::string hello =
+      R"({"type":"adapter/hello","name":"t","version":"1","mode":"session"})";
+  const auto run = [&](const std::string& answers) {
+    RunnerOptions options;
+    options.world = WorldChoice::kReal;
+    options.adapter = "read call0; " + Echo(hello) + "; read call1; " + answers;
+    options.timeout = std::chrono::seconds(60);
+    auto result = RunAll({*two_calls}, options, {});
+    EXPECT_TRUE(result.has_value());
+    return result && !result->scenarios.empty() ? result->scenarios.front()
+                                                : report::ScenarioResult{};
+  };
+  const auto forgot = run(Echo(R"({"type":"response/committed","text":"Hello","call":0})"));
+  ASSERT_TRUE(forgot.subject_error.has_value()) << forgot.error;
+  EXPECT_EQ(forgot.subject_error->kind, "exited");
+  EXPECT_THAT(forgot.error, ::testing::HasSubstr("call 1: the adapter exited"));
+
+  const auto stray = run(Echo(R"({"type":"response/committed","text":"Hello","call":5})"));
+  ASSERT_TRUE(stray.subject_error.has_value()) << stray.error;
+  EXPECT_EQ(stray.subject_error->kind, "not-protocol");
+  EXPECT_THAT(stray.error, ::testing::HasSubstr("names call 5, but the run has 2 call(s)"));
+
+  const auto both = run(Echo(R"({"type":"response/committed","text":"Hello","call":1})") + "; " +
+                        Echo(R"({"type":"response/committed","text":"Hello"})"));
+  EXPECT_FALSE(both.subject_error.has_value()) << both.error;
+}
+
 TEST(SubjectErrorTest, ExitStatusAndStderrAreKept) {
   const report::ScenarioResult result = RunCommand("echo 'Traceback: it broke' >&2; exit 3");
   ASSERT_TRUE(result.subject_error.has_value());

@@ -195,8 +195,10 @@ ClientEvent EventFromJson(const json& line) {
     event.name = String(line, "name");
     event.version = String(line, "version");
     if (const json* policy = Field(line, "policy"); policy != nullptr) event.policy = *policy;
+    event.session = String(line, "mode") == "session";
     return event;
   }
+  event.call = Integer<int>(line, "call");
   event.response_id = String(line, "response_id");
   event.attempt = Integer<int>(line, "attempt");
   event.text = OptionalString(line, "text");
@@ -220,8 +222,10 @@ json EventToJson(const ClientEvent& event) {
     out["name"] = event.name;
     if (!event.version.empty()) out["version"] = event.version;
     if (event.policy) out["policy"] = *event.policy;
+    if (event.session) out["mode"] = "session";
     return out;
   }
+  if (event.call) out["call"] = *event.call;
   if (!event.response_id.empty()) out["response_id"] = event.response_id;
   if (event.attempt) out["attempt"] = *event.attempt;
   if (event.text) out["text"] = *event.text;

@@ -69,6 +69,8 @@ struct ClientEvent {
   std::optional<double> at_ms;
   std::string route_id;
   // Every event but the hello.
+  std::optional<int> call;  // a session-mode adapter's call (absent: call 0); the runner files
+                            // the event under it (ClientRecord::call) and clears it
   std::string response_id;  // "" absent
   std::optional<int> attempt;
   // assistant/chunk: text or a tool call fragment; response/committed: the answer's text.
@@ -96,6 +98,7 @@ struct ClientEvent {
   std::string name;
   std::string version;
   std::optional<nlohmann::json> policy;
+  bool session = false;  // `mode: "session"`: one process serves every call of the run
 
   bool terminal() const { return kind == EventKind::kCommitted || kind == EventKind::kFailed; }
   // The route of the event, else of its failure ("" when neither names one).

@@ -134,6 +134,7 @@ std::string StampedLine(json event, double at_ms) {
 json ToJson(const CallLine& call) {
   json out = {{"type", "call"},          {"base_url", call.base_url}, {"api_key", call.api_key},
               {"dialect", call.dialect}, {"request", call.request},   {"scenario", call.scenario}};
+  if (call.call) out["call"] = *call.call;
   if (call.seed) out["seed"] = *call.seed;
   if (call.policy) out["policy"] = *call.policy;
   if (call.limits) out["limits"] = *call.limits;

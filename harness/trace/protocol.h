@@ -82,6 +82,9 @@ nlohmann::json ToJson(const RouteLine& route);
 // The call line the runner writes on the adapter's stdin. With routes, `base_url`, `dialect`
 // and `request` are the primary route's (a subject without failover calls that one).
 struct CallLine {
+  // Which call of the scenario run, for a session-mode adapter that serves them all (absent: a
+  // process of its own, or call 0).
+  std::optional<int> call;
   std::string base_url;
   std::string api_key;
   std::string dialect;

@@ -84,6 +84,17 @@ std::vector<char*> EnvironmentPointers(std::vector<std::string>& entries) {
   ::_exit(127);
 }
 
+// Writes all of `text` to `fd`; stops early when the reader closed its end (it will not read the
+// rest anyway).
+void WriteAll(int fd, std::string_view text) {
+  while (!text.empty() && fd >= 0) {
+    const ssize_t n = ::write(fd, text.data(), text.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return;
+    text.remove_prefix(static_cast<std::size_t>(n));
+  }
+}
+
 class Collector {
  public:
   Collector(const AdapterLaunch& launch, pid_t pid, int in, int out, int err)
@@ -96,12 +107,15 @@ class Collector {
     return std::chrono::duration_cast<microseconds>(Clock::now() - launch_.start);
   }
   void Write(std::string_view text) {
-    while (!text.empty() && in_.fd >= 0) {
-      const ssize_t n = ::write(in_.fd, text.data(), text.size());
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return;  // the adapter closed stdin: it will not read the rest anyway
-      text.remove_prefix(static_cast<std::size_t>(n));
+    if (launch_.stdin_channel) {
+      launch_.stdin_channel->Write(text.substr(0, text.size() - 1));  // the channel adds '\n'
+      return;
     }
+    WriteAll(in_.fd, text);
+  }
+  void CloseStdin() {
+    if (launch_.stdin_channel) launch_.stdin_channel->Close();
+    in_.Close();
   }
   void ReadOut();
   void ReadErr();
@@ -218,13 +232,16 @@ bool Collector::Stopping() {
 }
 
 AdapterRun Collector::Run() {
-  if (launch_.call_line.empty()) {
+  if (launch_.stdin_channel) {
+    launch_.stdin_channel->Attach(in_.fd);  // with the lines written to it so far
+    in_.fd = -1;                            // the channel's now
+  } else if (launch_.call_line.empty()) {
     in_.Close();  // an app reads no call line: its stdin ends at once
   } else {
     Write(launch_.call_line + "\n");
   }
   Collect();
-  in_.Close();
+  CloseStdin();
   Reap();
   for (std::string* tail : {&run_.stderr_text, &run_.stdout_text}) {
     if (tail->size() > kMaxStderr) tail->erase(0, tail->size() - kMaxStderr);
@@ -236,7 +253,9 @@ void Collector::Collect() {
   while (out_.fd >= 0 || err_.fd >= 0) {
     if (Stopping()) return;
     if (const auto cancel = CancelDue(); cancel && Now() >= *cancel) {
-      if (launch_.free_output) {
+      if (launch_.on_cancel) {
+        launch_.on_cancel();
+      } else if (launch_.free_output) {
         ::kill(-pid_, SIGINT);  // an app's caller gives up the way a user does: Ctrl-C
       } else {
         Write("{\"type\":\"cancel\"}\n");
@@ -272,6 +291,40 @@ void Collector::Reap() {
 }
 
 }  // namespace
+
+AdapterStdin::~AdapterStdin() { Close(); }
+
+void AdapterStdin::Write(std::string_view line) {
+  std::lock_guard lock(mutex_);
+  if (closed_) return;
+  std::string text(line);
+  text += '\n';
+  if (fd_ < 0) {
+    pending_ += text;
+    return;
+  }
+  WriteAll(fd_, text);
+}
+
+void AdapterStdin::Attach(int fd) {
+  std::lock_guard lock(mutex_);
+  fd_ = fd;
+  if (closed_) {
+    ::close(fd_);
+    fd_ = -1;
+    return;
+  }
+  WriteAll(fd_, pending_);
+  pending_.clear();
+}
+
+void AdapterStdin::Close() {
+  std::lock_guard lock(mutex_);
+  closed_ = true;
+  pending_.clear();
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+}
 
 std::expected<AdapterRun, std::string> RunAdapter(const AdapterLaunch& launch) {
   Pipes pipes;

@@ -25,6 +25,8 @@
 #include <chrono>
 #include <expected>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -64,6 +66,29 @@ inline constexpr std::size_t kDefaultMaxLines = 100'000;
 inline constexpr std::chrono::seconds kCancelFallback{5};
 inline constexpr std::chrono::seconds kStopGrace{1};
 
+// The stdin of an adapter process that several threads write to: a session-mode adapter gets each
+// call's line as the call comes due, and its cancels, from the runner's threads. Each line is
+// written whole, under a lock; lines written before the process starts wait for it. Close ends
+// stdin once; later lines are dropped (the adapter is gone, or was told everything).
+class AdapterStdin {
+ public:
+  AdapterStdin() = default;
+  AdapterStdin(const AdapterStdin&) = delete;
+  AdapterStdin& operator=(const AdapterStdin&) = delete;
+  ~AdapterStdin();
+  void Write(std::string_view line);  // without the newline
+  void Close();
+  // The process's end of the pipe, which this channel then owns (RunAdapter).
+  void Attach(int fd);
+
+ private:
+  void WriteLocked(std::string_view text);
+  std::mutex mutex_;
+  int fd_ = -1;
+  bool closed_ = false;
+  std::string pending_;  // written before Attach
+};
+
 struct AdapterLaunch {
   std::string command;    // run with /bin/sh -c
   std::string call_line;  // the {"type":"call",...} line (no newline); "": stdin closed at once
@@ -83,6 +108,13 @@ struct AdapterLaunch {
   std::function<void()> on_first_line;
   // Called on the reader's thread with every stdout line as it arrives (after on_first_line).
   std::function<void(std::string_view line)> on_line;
+  // When set, the process's stdin is this channel, shared with other threads (a session-mode
+  // adapter's): `call_line` is unused (its owner writes the lines), and it is closed when the
+  // process ends.
+  std::shared_ptr<AdapterStdin> stdin_channel;
+  // When set, called (on the reader's thread) when the scripted cancel is due, instead of writing
+  // {"type":"cancel"}: a session-mode adapter is told which calls to cancel.
+  std::function<void()> on_cancel;
   std::chrono::microseconds timeout{std::chrono::minutes(5)};
   // Flood limits: past any of them the adapter is killed and the run records why.
   std::size_t max_line_bytes = kDefaultMaxLine;

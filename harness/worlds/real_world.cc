@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <functional>
 #include <mutex>
+#include <set>
 
 #include "fake_provider/admission.h"
 #include "harness/trace/protocol.h"
@@ -86,12 +87,21 @@ SubjectFault NotHelloFirst(EventKind first) {
       "no-hello", fmt::format("the first event is {}, not adapter/hello", ToString(first)), {}, {}};
 }
 
-// Validates and records the adapter's lines of call `call`; the first protocol break becomes the
+SubjectFault EventOfNoCall(const ClientEvent& event, int call, int calls) {
+  return SubjectFault{"not-protocol",
+                      fmt::format("{} names call {}, but the run has {} call(s) (0 to {})",
+                                  ToString(event.kind), call, calls, calls - 1),
+                      {},
+                      {}};
+}
+
+// Validates and records the lines of call `call`'s process (of `calls`); a session-mode
+// process's lines are each filed under the call they name. The first protocol break becomes the
 // trace's subject fault.
-void CollectLines(const AdapterRun& run, int call, Trace& trace) {
+void CollectLines(const AdapterRun& run, int call, int calls, bool session, Trace& trace) {
   std::optional<SubjectFault> line_fault;
   bool saw_hello = false;
-  bool saw_terminal = false;
+  std::vector<bool> ended(static_cast<std::size_t>(calls), false);
   for (const AdapterLine& line : run.lines) {
     auto event = protocol::ParseLine(line.text);
     if (!event) {
@@ -103,12 +113,21 @@ void CollectLines(const AdapterRun& run, int call, Trace& trace) {
     const bool hello = event->kind == EventKind::kHello;
     if (!saw_hello && !hello && !line_fault) line_fault = NotHelloFirst(event->kind);
     saw_hello = saw_hello || hello;
-    ClientRecord record{line.at, call, std::move(*event)};
-    saw_terminal = saw_terminal || record.event.terminal();
-    trace.client.push_back(std::move(record));
+    const int owner = session ? event->call.value_or(0) : call;
+    event->call.reset();
+    if (owner >= calls) {
+      if (!line_fault) line_fault = EventOfNoCall(*event, owner, calls);
+      continue;
+    }
+    ended[static_cast<std::size_t>(owner)] =
+        ended[static_cast<std::size_t>(owner)] || event->terminal();
+    trace.client.push_back({line.at, owner, std::move(*event)});
   }
-  if (!trace.subject_fault) {
-    trace.subject_fault = FaultOf(run, call, saw_hello, saw_terminal, line_fault);
+  // A session-mode process answers for every call; any other for its own.
+  for (int each = session ? 0 : call; each < (session ? calls : call + 1); ++each) {
+    if (trace.subject_fault) return;
+    trace.subject_fault =
+        FaultOf(run, each, saw_hello, ended[static_cast<std::size_t>(each)], line_fault);
   }
 }
 
@@ -394,7 +413,8 @@ class ScriptedStart {
 protocol::CallLine CallLineOf(const scenario::Scenario& scenario, const std::string& base_url,
                               const std::vector<protocol::RouteLine>& routes) {
   const CallTarget target = PrimaryTarget(scenario);
-  protocol::CallLine call{.base_url = base_url,
+  protocol::CallLine call{.call = std::nullopt,
+                          .base_url = base_url,
                           .api_key = std::string(kTestApiKey),
                           .dialect = std::string(scenario::ToString(target.dialect)),
                           .request = target.body,
@@ -410,34 +430,128 @@ protocol::CallLine CallLineOf(const scenario::Scenario& scenario, const std::str
 
 // Call i's line of `calls`: under its own base URL and routes, seeded as the in-process client
 // seeds call i.
-std::vector<std::string> CallLines(const protocol::CallLine& common, int calls,
-                                   std::uint64_t seed) {
-  std::vector<std::string> lines;
+std::vector<protocol::CallLine> CallLines(const protocol::CallLine& common, int calls,
+                                          std::uint64_t seed) {
+  std::vector<protocol::CallLine> lines;
   for (int i = 0; i < calls; ++i) {
     protocol::CallLine call = common;
     call.seed = seed + i;
     call.base_url = provider::CallBaseUrl(common.base_url, i, calls);
     call.routes = RoutesOfCall(common.routes, i, calls);
-    lines.push_back(
-        protocol::ToJson(call).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    lines.push_back(std::move(call));
   }
   return lines;
 }
 
-// One process per call, `launches[i]` for call i, all on their own threads; call i starts
-// i x `interval` after scripted time's anchor (at once on a stop request, or when the run's
-// timeout passes first).
-std::vector<std::expected<AdapterRun, std::string>> RunEachCall(
-    const std::vector<AdapterLaunch>& launches, Duration interval, ScriptedStart& scripted) {
-  std::vector<std::expected<AdapterRun, std::string>> runs(launches.size());
+std::string LineText(const protocol::CallLine& call) {
+  return protocol::ToJson(call).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// A scenario run's calls against one adapter command (docs/adapter-protocol.md, "Session
+// mode"): call 0's process says in its hello whether it serves every call (session) or each call
+// gets a process of its own (per-call). Shared by the run's threads: call 0's reader thread tells
+// it each line, the other calls' threads ask it where their call goes.
+class CallDispatch {
+ public:
+  // `known`: the mode a hello of the same command declared before (the other calls need not wait
+  // for this run's); `stdin`: call 0's process's.
+  CallDispatch(int calls, std::optional<bool> known, std::shared_ptr<AdapterStdin> stdin)
+      : calls_(calls), session_(known), stdin_(std::move(stdin)) {}
+
+  // A line of call 0's process: its hello settles the mode; in session mode, once every call has
+  // ended, its stdin closes (the adapter exits at its end).
+  void OnLine(std::string_view line) {
+    const auto event = protocol::ParseLine(line);
+    if (!event) return;  // the protocol check reports it
+    std::lock_guard lock(mutex_);
+    if (event->kind == EventKind::kHello && !settled_by_hello_) {
+      settled_by_hello_ = true;
+      session_ = event->session;
+      settled_.notify_all();
+    }
+    if (!event->terminal() || !session_.value_or(false)) return;
+    ended_.insert(event->call.value_or(0));
+    if (static_cast<int>(ended_.size()) >= calls_) stdin_->Close();
+  }
+
+  // Call 0's process ended: a mode no hello settled is per-call.
+  void Ended() {
+    std::lock_guard lock(mutex_);
+    if (!session_) session_ = false;
+    settled_.notify_all();
+  }
+
+  // Call `i` (> 0) is due: true when call 0's process serves it (its line is written there, with
+  // a cancel after it when the cancel came already); false when it needs a process of its own.
+  // Waits for the mode, at most until `give_up` or a stop request (then: its own process, which
+  // the stop ends at once).
+  bool ServedBySession(int i, const protocol::CallLine& line, std::chrono::steady_clock::time_point give_up,
+                       std::stop_token stop) {
+    std::unique_lock lock(mutex_);
+    settled_.wait_until(lock, stop, give_up, [&] { return session_.has_value(); });
+    if (!session_.value_or(false)) return false;
+    protocol::CallLine numbered = line;
+    numbered.call = i;
+    stdin_->Write(LineText(numbered));
+    if (cancelled_) stdin_->Write(CancelLine(i));
+    return true;
+  }
+
+  // The scripted cancel, due now (call 0's reader thread): per-call, call 0's cancel; in session
+  // mode one for every call started and not ended, and every later call's right after its line.
+  void Cancel() {
+    std::lock_guard lock(mutex_);
+    cancelled_ = true;
+    if (!session_.value_or(false)) {
+      stdin_->Write(R"({"type":"cancel"})");
+      return;
+    }
+    for (int i = 0; i < calls_; ++i) {
+      if (!ended_.contains(i)) stdin_->Write(CancelLine(i));
+    }
+  }
+
+  // What a hello declared this run (nullopt: none did).
+  std::optional<bool> declared() const {
+    std::lock_guard lock(mutex_);
+    return settled_by_hello_ ? session_ : std::nullopt;
+  }
+  bool session() const {
+    std::lock_guard lock(mutex_);
+    return session_.value_or(false);
+  }
+
+ private:
+  static std::string CancelLine(int call) {
+    return fmt::format(R"({{"type":"cancel","call":{}}})", call);
+  }
+
+  const int calls_;
+  mutable std::mutex mutex_;
+  std::condition_variable_any settled_;
+  std::optional<bool> session_;  // guarded by mutex_, as the rest
+  bool settled_by_hello_ = false;
+  const std::shared_ptr<AdapterStdin> stdin_;
+  std::set<int> ended_;  // session mode: the calls whose terminal event came
+  bool cancelled_ = false;
+};
+
+// What one call of a run made: its process's run, the error of a process that could not be
+// started, or nullopt when no process was its own (a session-mode adapter served it).
+using CallRun = std::optional<std::expected<AdapterRun, std::string>>;
+
+// Every call on a thread of its own: call i starts i x `interval` after scripted time's anchor
+// (at once on a stop request, or when `give_up` passes first), as `run_call(i)` runs it.
+std::vector<CallRun> RunEachCall(int calls, Duration interval, ScriptedStart& scripted,
+                                 std::chrono::steady_clock::time_point give_up,
+                                 std::stop_token stop, const std::function<CallRun(int)>& run_call) {
+  std::vector<CallRun> runs(static_cast<std::size_t>(calls));
   {
     std::vector<std::jthread> threads;
-    for (std::size_t i = 0; i < runs.size(); ++i) {
+    for (int i = 0; i < calls; ++i) {
       threads.emplace_back([&, i] {
-        const AdapterLaunch& launch = launches[i];
-        scripted.WaitPastAnchor(interval * static_cast<int>(i), launch.start + launch.timeout,
-                                launch.stop);
-        runs[i] = RunAdapter(launch);
+        scripted.WaitPastAnchor(interval * i, give_up, stop);
+        runs[static_cast<std::size_t>(i)] = run_call(i);
         scripted.Anchor();  // a first call that never wrote a line must not hold the others back
       });
     }
@@ -463,10 +577,12 @@ void AddProcessEnding(const AdapterRun& run, std::size_t call, std::size_t calls
   if (!run.stdout_text.empty()) trace.subject_stdout += label + protocol::ValidUtf8(run.stdout_text);
 }
 
-// What call `call`'s adapter process (of `calls`) did, into the trace.
-void AddAdapterRun(const AdapterRun& run, std::size_t call, std::size_t calls, Trace& trace) {
-  CollectLines(run, static_cast<int>(call), trace);
-  AddProcessEnding(run, call, calls, trace);
+// What call `call`'s adapter process (of `calls`) did, into the trace; a session-mode process
+// (`session`) did it for every call.
+void AddAdapterRun(const AdapterRun& run, std::size_t call, std::size_t calls, bool session,
+                   Trace& trace) {
+  CollectLines(run, static_cast<int>(call), static_cast<int>(calls), session, trace);
+  AddProcessEnding(run, call, session ? 1 : calls, trace);
 }
 
 // What call `call`'s app process (of `calls`) did, into the trace: its outcome, at its exit.
@@ -481,13 +597,14 @@ void AddAppRun(const AdapterRun& run, std::size_t call, std::size_t calls, Trace
 // Every call's process into the trace (`add`), in time order, once scripted time's fallback is
 // over; the error of a process that could not be started at all (no pipe, no fork).
 std::expected<void, std::string> AddRuns(
-    const std::vector<std::expected<AdapterRun, std::string>>& runs,
-    void (*add)(const AdapterRun&, std::size_t, std::size_t, Trace&), ScriptedStart& scripted,
-    Trace& trace) {
+    const std::vector<CallRun>& runs,
+    const std::function<void(const AdapterRun&, std::size_t, std::size_t, Trace&)>& add,
+    ScriptedStart& scripted, Trace& trace) {
   trace.scripted_by_fallback = scripted.StopFallback();
   for (std::size_t i = 0; i < runs.size(); ++i) {
-    if (!runs[i]) return std::unexpected(runs[i].error());
-    add(*runs[i], i, runs.size(), trace);
+    if (!runs[i]) continue;  // served by another call's process
+    if (!*runs[i]) return std::unexpected(runs[i]->error());
+    add(**runs[i], i, runs.size(), trace);
   }
   std::ranges::stable_sort(trace.client, {}, &ClientRecord::at);
   return {};
@@ -612,20 +729,60 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
   Trace trace;
   trace.calls = std::max(1, scenario.request.calls);
   ScriptedStart scripted(*server_, session->id);
+  const std::vector<protocol::CallLine> lines = CallLines(
+      CallLineOf(scenario, session->base_url, session->routes), trace.calls, options.seed);
+  auto first_stdin = std::make_shared<AdapterStdin>();
+  first_stdin->Write(LineText(lines[0]));  // before any other call's, should call 0 serve them
+  CallDispatch dispatch(trace.calls, KnownMode(command), first_stdin);
   AdapterLaunch launch = AdapterLaunchOf(*session, scenario, command, options);
   launch.on_first_line = [&scripted] { scripted.Anchor(); };
   launch.on_line = [&scripted](std::string_view line) { scripted.OnLine(line); };
-  std::vector<AdapterLaunch> launches;
-  for (std::string& line : CallLines(CallLineOf(scenario, session->base_url, session->routes),
-                                     trace.calls, options.seed)) {
-    launches.push_back(launch);
-    launches.back().call_line = std::move(line);
-  }
-  const auto runs = RunEachCall(launches, scenario.request.call_interval, scripted);
-  auto added = AddRuns(runs, AddAdapterRun, scripted, trace);
+  AdapterLaunch first = launch;
+  first.stdin_channel = first_stdin;
+  first.on_line = [&scripted, &dispatch](std::string_view line) {
+    scripted.OnLine(line);
+    dispatch.OnLine(line);
+  };
+  first.on_cancel = [&dispatch] { dispatch.Cancel(); };
+  const auto runs = RunEachCall(
+      trace.calls, scenario.request.call_interval, scripted, launch.start + launch.timeout,
+      options.stop, [&](int i) -> CallRun {
+        if (i == 0) {
+          auto run = RunAdapter(first);
+          dispatch.Ended();
+          return run;
+        }
+        const auto& line = lines[static_cast<std::size_t>(i)];
+        if (dispatch.ServedBySession(i, line, launch.start + launch.timeout, options.stop)) {
+          return std::nullopt;
+        }
+        AdapterLaunch own = launch;
+        own.call_line = LineText(line);
+        return RunAdapter(own);
+      });
+  if (const auto declared = dispatch.declared()) RememberMode(command, *declared);
+  trace.one_client = dispatch.session();  // one process: its breakers and budget serve every call
+  auto added = AddRuns(
+      runs,
+      [session_mode = dispatch.session()](const AdapterRun& run, std::size_t call,
+                                          std::size_t calls, Trace& into) {
+        AddAdapterRun(run, call, calls, session_mode, into);
+      },
+      scripted, trace);
   Close(*session, trace);
   if (!added) return std::unexpected(added.error());
   return trace;
+}
+
+std::optional<bool> RealWorld::KnownMode(const std::string& command) const {
+  std::lock_guard lock(modes_mutex_);
+  const auto found = modes_.find(command);
+  return found == modes_.end() ? std::nullopt : std::optional<bool>(found->second);
+}
+
+void RealWorld::RememberMode(const std::string& command, bool session) {
+  std::lock_guard lock(modes_mutex_);
+  modes_[command] = session;
 }
 
 std::expected<Trace, std::string> RealWorld::RunAppSubject(const scenario::Scenario& scenario,
@@ -642,16 +799,17 @@ std::expected<Trace, std::string> RealWorld::RunAppSubject(const scenario::Scena
   launch.free_output = true;
   const char* no_proxy = std::getenv("NO_PROXY");
   const protocol::CallLine common = CallLineOf(scenario, session->base_url, session->routes);
-  const std::vector<std::string> lines = CallLines(common, trace.calls, options.seed);
-  std::vector<AdapterLaunch> launches;
-  for (int i = 0; i < trace.calls; ++i) {
-    launches.push_back(launch);
-    launches.back().environment =
-        AppEnvironment(AppCallOf(scenario, common, lines[static_cast<std::size_t>(i)], i,
-                                 trace.calls),
-                       no_proxy != nullptr ? no_proxy : "");
-  }
-  const auto runs = RunEachCall(launches, scenario.request.call_interval, scripted);
+  const std::vector<protocol::CallLine> lines = CallLines(common, trace.calls, options.seed);
+  const auto runs = RunEachCall(
+      trace.calls, scenario.request.call_interval, scripted, launch.start + launch.timeout,
+      options.stop, [&](int i) -> CallRun {
+        AdapterLaunch own = launch;
+        own.environment = AppEnvironment(
+            AppCallOf(scenario, common, LineText(lines[static_cast<std::size_t>(i)]), i,
+                      trace.calls),
+            no_proxy != nullptr ? no_proxy : "");
+        return RunAdapter(own);
+      });
   auto added = AddRuns(runs, AddAppRun, scripted, trace);
   Close(*session, trace);
   if (!added) return std::unexpected(added.error());
@@ -677,6 +835,8 @@ AdapterLaunch RealWorld::AdapterLaunchOf(const Session& session, const scenario:
                            },
                        .on_first_line = {},
                        .on_line = {},
+                       .stdin_channel = nullptr,
+                       .on_cancel = {},
                        .timeout = options.timeout,
                        .max_line_bytes = options.max_line_bytes,
                        .stop = options.stop,

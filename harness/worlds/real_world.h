@@ -13,7 +13,9 @@
 #include <atomic>
 #include <cstdint>
 #include <expected>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -82,10 +84,17 @@ class RealWorld {
   AdapterLaunch AdapterLaunchOf(const Session& session, const scenario::Scenario& scenario,
                                 const std::string& command, const RealRunOptions& options) const;
 
+  // Whether `command`'s hello declared session mode in an earlier run (nullopt: not known yet),
+  // so that later runs need not wait for call 0's hello before starting the other calls.
+  std::optional<bool> KnownMode(const std::string& command) const;
+  void RememberMode(const std::string& command, bool session);
+
   std::unique_ptr<provider::Server> server_;
   std::thread thread_;
   SchedulingProbe probe_;  // how late the machine runs things, run by run
   std::atomic<std::uint64_t> next_session_{1};
+  mutable std::mutex modes_mutex_;
+  std::map<std::string, bool> modes_;  // command -> session mode, as its hello declared it
 };
 
 }  // namespace faultline::harness

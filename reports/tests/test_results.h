@@ -49,6 +49,7 @@ inline RunResult FullResult() {
   result.tool_version = "faultline 0.1.0";
   result.started_at = "2025-01-15T10:24:07Z";
   result.subject = "python adapter.py --flag \"quoted\"";
+  result.subject_options = {"--adapter", "python adapter.py --flag \"quoted\""};
   result.world = "virtual";
   result.seed = std::numeric_limits<std::uint64_t>::max();
   result.shard = "1/2";
