@@ -49,7 +49,11 @@ CheckResult LiteralOutcome(const View& view, const std::string& outcome) {
 }
 
 CheckResult LiteralAttempts(const View& view, int wanted) {
-  return Named("EXPECT-ATTEMPTS", fmt::format("The call makes {} attempt(s).", wanted),
+  std::string statement = fmt::format("The call makes {} attempt(s).", wanted);
+  if (auto unknown = UnlessAttemptsCountable(view)) {
+    return Named("EXPECT-ATTEMPTS", statement, *unknown);
+  }
+  return Named("EXPECT-ATTEMPTS", std::move(statement),
                EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
                  const int made = AttemptsMade(view, terminal);
                  if (made == wanted) return {};
@@ -175,6 +179,7 @@ Verdict TwinOutcomeFits(const TwinJudge& judge) {
 
 Verdict TwinAttemptsFit(const TwinJudge& judge) {
   const View& view = judge.view;
+  if (auto unknown = UnlessAttemptsCountable(view)) return *unknown;
   return EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
     const int made = AttemptsMade(view, terminal);
     auto candidates = judge.SameType(terminal);

@@ -195,6 +195,17 @@ std::optional<Verdict> UnlessFailureReported(const View& view) {
                        "exit status)");
 }
 
+std::optional<Verdict> UnlessAttemptsCountable(const View& view) {
+  if (!view.black_box || !view.refusals()) return std::nullopt;
+  const bool counted = std::ranges::any_of(view.trace.client, [](const ClientRecord& record) {
+    return record.event.terminal() && record.event.attempt.has_value();
+  });
+  if (counted) return std::nullopt;
+  return NotApplicable("the provider may refuse connections, which never reach its journal, and "
+                       "the subject reports no attempt count: how many attempts it made is "
+                       "unknown");
+}
+
 std::optional<Verdict> UnlessOutcomeKnown(const View& view) {
   if (!view.trace.outcome_unknown) return std::nullopt;
   return NotApplicable("nobody reported how the calls ended (a served session judged from its "
@@ -325,12 +336,15 @@ std::string StoppedBeforeThePolicyEnds(const View& view) {
         Ms(*stopped), why);
   }
   if (view.twin == nullptr || !view.twin->usable() || !view.has_policy()) return {};
-  // The twin's t = 0 is the first attempt; the subject's is its first response/start.
+  // The twin's t = 0 is the first attempt; the subject's is its first response/start, or for a
+  // black box (which reports none) its first request's arrival: no later than its first attempt,
+  // so the time it had is never overstated.
   const auto first = std::ranges::find_if(view.trace.client, [](const ClientRecord& record) {
     return record.event.kind == EventKind::kStart;
   });
-  if (first == view.trace.client.end()) return {};
-  return PolicyEndsLater(view, Ms(*stopped - first->at));
+  if (first != view.trace.client.end()) return PolicyEndsLater(view, Ms(*stopped - first->at));
+  if (!view.black_box || view.attempts.empty()) return {};
+  return PolicyEndsLater(view, Ms(*stopped - view.attempts.front()->arrived));
 }
 
 namespace {

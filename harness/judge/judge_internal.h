@@ -113,6 +113,9 @@ const ReportedFailure& FailureOf(const ClientEvent& event);
 //   if (auto unreported = UnlessTextReported(view)) return *unreported;
 std::optional<Verdict> UnlessTextReported(const View& view);
 std::optional<Verdict> UnlessFailureReported(const View& view);
+// A black-box subject that reports no attempt count, where the provider may refuse connections
+// (which never reach the journal): its number of attempts is unknown, n/a.
+std::optional<Verdict> UnlessAttemptsCountable(const View& view);
 // A served session judged from its journal alone says nothing of how its calls ended
 // (Trace::outcome_unknown): the checks of an ending are n/a.
 std::optional<Verdict> UnlessOutcomeKnown(const View& view);

@@ -144,6 +144,23 @@ TEST(AppSubjectTest, AnAppsFailureHasNoClassToJudge) {
   EXPECT_EQ(testing::CheckOf(trace, "EXPECT-OUTCOME", expecting).status, CheckStatus::kFail);
 }
 
+// Refused connections never reach the journal: an app that reports no attempt count, under a
+// listener outage, made an unknown number of attempts.
+TEST(AppSubjectTest, AnAppsAttemptsAreUnknownWhereConnectionsMayBeRefused) {
+  TraceBuilder b;
+  b.Answer(1, 40, "Hello");
+  b.Event(45, {{"type", "response/committed"}});
+  Trace trace = b.Build();
+  trace.client.back().event.text.reset();
+  scenario::Scenario expecting;
+  expecting.expect.attempts = 3;
+  EXPECT_EQ(testing::CheckOf(trace, "EXPECT-ATTEMPTS", expecting).status, CheckStatus::kFail)
+      << "without refusals the journal counts them all";
+  expecting.listener_outages.push_back({});
+  EXPECT_EQ(testing::CheckOf(trace, "EXPECT-ATTEMPTS", expecting).status,
+            CheckStatus::kNotApplicable);
+}
+
 // End to end over loopback: a Python app using only urllib, told nothing but its environment,
 // reads a stream that never says [DONE] and exits 0 anyway: the journal convicts it.
 TEST(AppSubjectTest, AnUnmodifiedAppIsJudgedFromItsExitAndTheJournal) {

@@ -794,7 +794,11 @@ std::expected<Trace, std::string> RealWorld::RunAppSubject(const scenario::Scena
   trace.calls = std::max(1, scenario.request.calls);
   trace.client.push_back({Duration{0}, 0, AppHello(app.policy)});
   ScriptedStart scripted(*server_, session->id);
-  scripted.Anchor();  // no hello to wait for: the launch is the app's start
+  // An app's attempts are seen only when they arrive: a refused one never is, so scripted time
+  // starts at the launch. The app then meets no more of an outage than its policy's twin does
+  // (policy_twin.h, LeadOfFirstAttempt: its first attempt at the app's first arrival, or at 0).
+  scripted.Anchor();
+  server_->StartArmedOutages(session->id);
   AdapterLaunch launch = AdapterLaunchOf(*session, scenario, app.command, options);
   launch.free_output = true;
   const char* no_proxy = std::getenv("NO_PROXY");
