@@ -14,7 +14,8 @@
 //   --helper   use the SDK's streaming helper instead: client.messages.stream() + finalMessage(),
 //              the way the SDK's documentation recommends to stream.
 //
-// Usage: node harness/adapters/anthropic-node.mjs [--helper] < call line
+// Usage: node harness/adapters/anthropic-node.mjs [--helper] [--per-call] < call lines
+// (session mode by default: one process serves every call of a scenario run; sdk-common.mjs)
 // Exit code: 0 committed, 1 failed, 2 bad input or SDK not installed.
 import { loadSdk, runSdkAdapter } from './sdk-common.mjs';
 import { ANTHROPIC_NODE_POLICY } from './policies.mjs';

@@ -21,11 +21,12 @@
 // before its first chunk (base.js _streamIterator: the stream is taken from the first runnable
 // whose stream() resolves; an error while iterating it is rethrown). It has no circuit breaker.
 //
-// Usage: node harness/adapters/langchain.mjs [--with-fallbacks] < call line
+// Usage: node harness/adapters/langchain.mjs [--with-fallbacks] [--per-call] < call lines
+// (session mode by default: one process serves every call of a scenario run; sdk-common.mjs)
 // Exit code: 0 committed, 1 failed, 2 bad input or library not installed.
 import { classifyNetworkError, classifyStreamError, runAdapter }
   from './kit/node/faultline-adapter.mjs';
-import { conversation, loadPinned, stopSequences } from './sdk-common.mjs';
+import { adapterMode, conversation, loadPinned, stopSequences } from './sdk-common.mjs';
 import { LANGCHAIN_POLICY, langchainFallbacksPolicy } from './policies.mjs';
 
 const { modules: [langchainOpenai, langchainAnthropic], version } =
@@ -136,4 +137,5 @@ await runAdapter({
   dialects: ['openai-chat', 'openai-responses', 'anthropic-messages'],
   classifyError,
   main,
+  mode: adapterMode(),
 });

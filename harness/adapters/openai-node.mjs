@@ -16,7 +16,8 @@
 //              finalChatCompletion(), client.responses.stream() + finalResponse()), which
 //              check the end of the stream themselves.
 //
-// Usage: node harness/adapters/openai-node.mjs [--helper] < call line
+// Usage: node harness/adapters/openai-node.mjs [--helper] [--per-call] < call lines
+// (session mode by default: one process serves every call of a scenario run; sdk-common.mjs)
 // Exit code: 0 committed, 1 failed, 2 bad input or SDK not installed.
 import { loadSdk, runSdkAdapter } from './sdk-common.mjs';
 import { OPENAI_NODE_POLICY } from './policies.mjs';

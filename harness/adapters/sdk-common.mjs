@@ -97,12 +97,19 @@ function helperCheck(message) {
   return null;
 }
 
-// Runs one SDK call: `start({call, signal, fetch, logger, output})` constructs the client with
+// How the shipped adapters run: one process serves every call of a scenario run (the protocol's
+// session mode: no interpreter start-up per call); each call still builds its own client, as an
+// app that creates one per request does, so nothing is shared between calls. `--per-call` runs
+// one process per call instead.
+export const adapterMode = () => (process.argv.includes('--per-call') ? 'per-call' : 'session');
+
+// Runs the SDK's calls: `start({call, signal, fetch, logger, output})` constructs the client with
 // `fetch` and `logger`, makes the call and feeds what the SDK yields to `output` (a non-streamed
 // answer to output.whole). Its normal end commits whatever the SDK delivered.
 export function runSdkAdapter({ name, version, policy, dialects, errors, start }) {
   return runAdapter({
     name, version, policy, dialects,
+    mode: adapterMode(),
     classifyError: (error, { wire }) => classifySdkError(errors, error, wire.phase()),
     main: (context) => start({ ...context, logger: sdkLogger(context.wire) }),
   });

@@ -20,11 +20,12 @@
 // after output has streamed switches models too and the next model's stream is appended to the
 // same stream (ai-fallback dist/index.js FallbackModel.doStream).
 //
-// Usage: node harness/adapters/vercel-ai.mjs [--with-fallbacks] < call line
+// Usage: node harness/adapters/vercel-ai.mjs [--with-fallbacks] [--per-call] < call lines
+// (session mode by default: one process serves every call of a scenario run; sdk-common.mjs)
 // Exit code: 0 committed, 1 failed, 2 bad input or library not installed.
 import { causeText, classifyNetworkError, classifyStreamError, failure, runAdapter }
   from './kit/node/faultline-adapter.mjs';
-import { conversation, loadPinned, stopSequences } from './sdk-common.mjs';
+import { adapterMode, conversation, loadPinned, stopSequences } from './sdk-common.mjs';
 import { VERCEL_AI_POLICY, vercelAiFallbackPolicy } from './policies.mjs';
 
 const withFallbacks = process.argv.includes('--with-fallbacks');
@@ -149,4 +150,5 @@ await runAdapter({
   dialects: ['openai-chat', 'openai-responses', 'anthropic-messages'],
   classifyError,
   main,
+  mode: adapterMode(),
 });

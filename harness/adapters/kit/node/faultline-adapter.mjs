@@ -26,14 +26,21 @@
 // deadline) and declare what was applied, with `policy` a function of the call:
 //   policy: (call) => ({ extends: 'openai-node', max_attempts: call.limits?.max_attempts ?? 3 })
 //
-// The pieces are exported for adapters that need them on their own. One call per process.
-import { DIALECTS, PROTOCOL, ProtocolMisuse, emit, guardStdout, note, readCall,
-         terminalWritten } from './lib/protocol.mjs';
+// One call per process, or with `mode: 'session'` every call of a scenario run in this one
+// process (docs/adapter-protocol.md, "Session mode"): the hello declares it, each call line runs
+// main() concurrently in a scope of its own (its events carry its call, its cancel aborts its
+// signal), and the process exits when stdin ends. A client built once, outside main(), then
+// serves every call: its breaker and retry budget are judged across them.
+//
+// The pieces are exported for adapters that need them on their own.
+import { DIALECTS, PROTOCOL, ProtocolMisuse, emit, guardStdout, inCall, note, readCall,
+         readCalls, terminalWritten } from './lib/protocol.mjs';
 import { AdapterFailure, aborted, causeText, classifyThrown, failure } from './lib/classify.mjs';
 import { Output } from './lib/output.mjs';
 import { Wire } from './lib/wire.mjs';
 
-export { DIALECTS, PROTOCOL, ProtocolMisuse, emit, note, readCall } from './lib/protocol.mjs';
+export { DIALECTS, PROTOCOL, ProtocolMisuse, emit, inCall, note, readCall, readCalls }
+  from './lib/protocol.mjs';
 export { AdapterFailure, aborted, causeText, classifyHttp, classifyNetworkError,
          classifyStreamError, classifyThrown, errorFields, failure, parseHttpDate,
          providerErrorCode, retryHint } from './lib/classify.mjs';
@@ -48,8 +55,10 @@ const DEFAULT_LINGER_MS = 1500;
 
 export async function runAdapter({ name, version, policy, dialects = DIALECTS, main,
                                    classifyError, strict = false, baseFetch,
-                                   lingerMs = DEFAULT_LINGER_MS }) {
+                                   lingerMs = DEFAULT_LINGER_MS, mode = 'per-call' }) {
   guardStdout();
+  const serve = { main, classifyError, strict, baseFetch };
+  if (mode === 'session') return runSession({ name, version, policy, dialects, lingerMs }, serve);
   const io = readCall(dialects);
   let call;
   try {
@@ -61,9 +70,42 @@ export async function runAdapter({ name, version, policy, dialects = DIALECTS, m
     note(`${name}: ${error.message}`);
     return exitSoon(io, 2, 0);
   }
+  const { failed, bug } = await serveCall(call, io.signal, serve);
+  if (bug) return exitSoon(io, 1, 0);
+  return exitSoon(io, failed ? 1 : 0, lingerMs);
+}
+
+// Session mode: every call line starts a call at once, beside the others; the hello (the first
+// call's policy) goes before the first call's events. Exits when stdin ends and every call ended:
+// 0 when all committed. A call line it cannot use is skipped, saying why (the runner then reports
+// that call's missing terminal).
+async function runSession({ name, version, policy, dialects, lingerMs }, serve) {
+  const io = readCalls(dialects);
+  const running = [];
+  let failures = 0;
+  let hello = false;
+  for await (const { index, call, problems, signal } of io.calls) {
+    if (problems.length > 0) {
+      note(`${name}: call ${index}: ${problems.join('; ')}`);
+      continue;
+    }
+    if (!hello) {
+      emit('adapter/hello', { name, version, mode: 'session',
+                              policy: typeof policy === 'function' ? policy(call) : policy });
+      hello = true;
+    }
+    running.push(inCall(index, () => serveCall(call, signal, serve))
+      .then(({ failed, bug }) => { failures += failed || bug ? 1 : 0; }));
+  }
+  await Promise.all(running);
+  exitSoon(io, failures > 0 ? 1 : 0, lingerMs);
+}
+
+// One call: main() with the kit's wire and output, then its one terminal event. {failed, bug}.
+async function serveCall(call, signal, { main, classifyError, strict, baseFetch }) {
   const wire = new Wire({ baseFetch: baseFetch ?? globalThis.fetch, routes: call.routes ?? [] });
   const output = new Output(call.dialect, wire, { strict });
-  const context = { call, signal: io.signal, fetch: wire.fetch, wire, output };
+  const context = { call, signal, fetch: wire.fetch, wire, output };
   let failed = await outcome(main, context, classifyError);
   await wire.settled();  // a retry announced before the library gave up (e.g. cancel in backoff)
   if (failed && output.chunks > 0 && failed.partial_output === 'none') {
@@ -75,9 +117,10 @@ export async function runAdapter({ name, version, policy, dialects = DIALECTS, m
     if (failed) emit('response/failed', { ...ids, failure: { ...route, ...failed } });
     else emit('response/committed', { ...ids, ...output.committed() });
   } catch (error) {
-    return adapterBug(io, wire, error);
+    adapterBug(wire, error);
+    return { failed: true, bug: true };
   }
-  return exitSoon(io, failed ? 1 : 0, lingerMs);
+  return { failed: Boolean(failed), bug: false };
 }
 
 // The failure the call ended with, or null when the library delivered an answer.
@@ -110,13 +153,12 @@ async function libraryFailure(error, context, classifyError) {
   return classifyError?.(error, context) ?? classifyThrown(error, wire.phase());
 }
 
-function adapterBug(io, wire, error) {
+function adapterBug(wire, error) {
   note(`adapter bug: ${error.message}`);
   if (!terminalWritten()) {
     emit('response/failed', { ...wire.ids(),
                               failure: failure('UNKNOWN', wire.phase(), 'adapter bug') });
   }
-  return exitSoon(io, 1, 0);
 }
 
 function exitSoon(io, code, lingerMs) {

@@ -253,6 +253,7 @@ const types = (events) => events.map((e) => e.type);
 const EXAMPLE = ['node', `${HERE}../node/example.mjs`];
 const RETRY_LOOP = ['node', `${HERE}fixtures/retry_loop.mjs`];
 const TWO_ROUTES = ['node', `${HERE}fixtures/two_routes.mjs`];
+const SESSION = ['node', `${HERE}fixtures/session_breaker.mjs`];
 
 test('the example commits a whole stream and fails a rate limit, classified', async () => {
   const server = await serve([ok(), status(429, { error: { type: 'requests',
@@ -408,6 +409,32 @@ test('a client that retries a broken stream resets its output; one that does not
     assert.match(kept.stderr, /attempt 2 adds to the output of attempt 1/);
   } finally {
     await again.close();
+  }
+});
+
+test('session mode: one process serves every call, each event names its call, state lives on',
+     async () => {
+  const server = await serve([status(503, { error: { message: 'down' } })]);
+  try {
+    const call = (index) => `${JSON.stringify({
+      type: 'call', base_url: server.url, api_key: 'sk-test', dialect: 'openai-chat',
+      request: { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true },
+      scenario: 'kit-test', ...(index > 0 ? { call: index } : {}) })}\n`;
+    // Call 1 goes out once call 0 has ended; stdin ends once call 1 has: as the runner does.
+    const run = await runAdapter(SESSION, server.url, (event, stdin) => {
+      if (event.type !== 'response/failed') return;
+      if ((event.call ?? 0) === 0) stdin.write(call(1));
+      else stdin.end();
+    });
+    assert.equal(run.events[0].mode, 'session');
+    assert.deepEqual(run.events.map((e) => [e.type, e.call]), [
+      ['adapter/hello', undefined], ['response/start', 0], ['response/failed', 0],
+      ['response/failed', 1]]);
+    assert.equal(run.events.at(-1).failure.message, 'breaker open');
+    assert.equal(server.arrivals.length, 1, 'the open breaker kept call 1 off the wire');
+    assert.equal(run.code, 1);
+  } finally {
+    await server.close();
   }
 });
 

@@ -7,7 +7,11 @@
 // JSON Schema (schema.mjs: harness/schema/adapter-protocol.schema.json, which the runner applies
 // too) before it is written; a bad one throws ProtocolMisuse and is never written. At most one
 // terminal event is written; nothing after it.
-// One process per call: the module keeps the channel's state. Not reentrant across calls.
+// One process per call by default: the module keeps the channel's state. In session mode
+// (docs/adapter-protocol.md) one process serves every call of a run: each call runs inside
+// inCall(index, fn), an AsyncLocalStorage scope that every event written from it (by the Wire,
+// the Output, the terminal) is filed under: its `call` is added and its terminal is its own.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createInterface } from 'node:readline';
 import { readFileSync } from 'node:fs';
 import { EVENT_TYPES, definitionOf, schemaProblems } from './schema.mjs';
@@ -26,6 +30,13 @@ export class ProtocolMisuse extends Error {
 }
 
 const state = { writeOut: null, hello: false, terminal: null };
+// Session mode: the call whose events are being written ({call, terminal}); none per call.
+const callScope = new AsyncLocalStorage();
+
+// Runs `fn` as call `index` of a session: its events carry `call` and end on their own terminal.
+export function inCall(index, fn) {
+  return callScope.run({ call: index, terminal: null }, fn);
+}
 
 export function guardStdout() {
   if (state.writeOut) return;
@@ -58,13 +69,23 @@ export function eventProblems(event) {
   const problems = schemaProblems(event, definitionOf(type)).map((p) => `${type}: ${p}`);
   if (type === 'adapter/hello' && state.hello) problems.push('adapter/hello written twice');
   if (type !== 'adapter/hello' && !state.hello) problems.push('adapter/hello must be first');
-  if (state.terminal) problems.push(`${type} after the terminal ${state.terminal}`);
+  const { terminal } = callState(type);
+  if (terminal) problems.push(`${type} after the terminal ${terminal}`);
   return problems;
+}
+
+// Where the current event's terminal is kept: its call's in a session (not the hello's), else
+// the process's.
+function callState(type) {
+  const scope = callScope.getStore();
+  return scope && type !== 'adapter/hello' ? scope : state;
 }
 
 // Writes one event line; throws ProtocolMisuse (writing nothing) when it would break the protocol.
 export function emit(type, fields = {}) {
-  const event = { type, ...fields };
+  const scope = callScope.getStore();
+  const event = scope && type !== 'adapter/hello' ? { type, call: scope.call, ...fields }
+                                                  : { type, ...fields };
   const problems = eventProblems(event);
   const line = JSON.stringify(event);
   if (Buffer.byteLength(line) + 1 > PROTOCOL.max_line_bytes) {
@@ -72,11 +93,11 @@ export function emit(type, fields = {}) {
   }
   if (problems.length > 0) throw new ProtocolMisuse(problems.join('; '));
   if (type === 'adapter/hello') state.hello = true;
-  if (TERMINAL.has(type)) state.terminal = type;
+  if (TERMINAL.has(type)) callState(type).terminal = type;
   (state.writeOut ?? process.stdout.write.bind(process.stdout))(`${line}\n`);
 }
 
-export const terminalWritten = () => state.terminal;
+export const terminalWritten = () => callState('').terminal;
 
 // ---- stdin: the call line, then cancel -----------------------------------------------------
 
@@ -128,6 +149,52 @@ export function readCall(dialects = DIALECTS) {
     process.stdin.destroy();
   };
   return { call, signal: controller.signal, close };
+}
+
+// Session mode: every call line, the first being call 0, as an async iterator of {index, call,
+// problems, signal}; a {"type":"cancel","call":i} line aborts call i's signal. The iterator ends
+// when stdin does (the runner closes it once every call has ended).
+export function readCalls(dialects = DIALECTS) {
+  const lines = createInterface({ input: process.stdin });
+  const controllers = new Map();
+  const queue = [];
+  let wake = () => {};
+  let closed = false;
+  lines.on('line', (line) => {
+    let parsed;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      return note(`faultline-adapter: ignoring stdin line ${JSON.stringify(line.slice(0, 200))}`);
+    }
+    const index = Number.isInteger(parsed?.call) ? parsed.call : 0;
+    if (parsed?.type === 'cancel') return controllers.get(index)?.abort();
+    const controller = new AbortController();
+    controllers.set(index, controller);
+    queue.push({ index, call: parsed, problems: callProblems(parsed, dialects),
+                 signal: controller.signal });
+    return wake();
+  });
+  lines.on('close', () => {
+    closed = true;
+    wake();
+  });
+  async function* calls() {
+    for (;;) {
+      if (queue.length > 0) {
+        yield queue.shift();
+      } else if (closed) {
+        return;
+      } else {
+        await new Promise((resolve) => { wake = resolve; });
+      }
+    }
+  }
+  const close = () => {
+    lines.close();
+    process.stdin.destroy();
+  };
+  return { calls: calls(), close };
 }
 
 function onLaterLine(line, controller) {
