@@ -16,7 +16,9 @@ the request the runner gave in any of the three dialects and ends like a naive c
 
 The protocol, the observation of the attempt, classification and assembly are the adapter kit's
 (kit/python/faultline_adapter.py); its hello declares NO_RECOVERY_POLICY (policies.py).
-Usage: python_baseline.py < call line.   Exit code: 0 committed, 1 failed, 2 bad input.
+Usage: python_baseline.py [--per-call] < call lines.   Exit code: 0 committed, 1 failed, 2 bad
+input. One process serves every call of a scenario run (the protocol's session mode; each call
+still opens its own connection, nothing is shared); --per-call runs one process per call.
 """
 import json
 import sys
@@ -54,4 +56,5 @@ def main(ctx):
 
 if __name__ == "__main__":
     sys.exit(kit.run_adapter(name="python-baseline", version="1", policy=NO_RECOVERY_POLICY,
-                             main=main, strict=True))
+                             main=main, strict=True,
+                             mode="per-call" if "--per-call" in sys.argv else "session"))

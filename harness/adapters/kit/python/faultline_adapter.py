@@ -30,9 +30,18 @@ Every event is checked against the protocol's JSON Schema (harness/schema/
 adapter-protocol.schema.json, which the runner applies too) before it is written. The
 classification tables (codes, the HTTP and provider-error classification) are data in
 ../protocol.json, shared with the Node kit; the classification is the reference client's
-(reference_impl/classify.h). One call per process; emit() is safe from any thread.
+(reference_impl/classify.h). emit() is safe from any thread.
+
+One call per process by default. With mode="session" (docs/adapter-protocol.md, "Session mode")
+one process serves every call of a scenario run: the hello declares it, each call line runs
+main() on a thread of its own, concurrently, inside a call scope (a contextvars variable) that
+every event written from that thread is filed under (its "call" added, its terminal its own); a
+cancel naming the call fires that call's Cancel; run_adapter returns when stdin ends (the runner
+closes it once every call has ended) and every call is done. A client built once, outside main(),
+then serves every call: its breaker and retry budget are judged across them.
 """
 import calendar
+import contextvars
 import http.client
 import json
 import math
@@ -70,6 +79,16 @@ class AdapterFailure(Exception):
 
 _channel = {"out": None, "hello": False, "terminal": None}
 _emit_lock = threading.Lock()
+# Session mode: the call whose events the current thread writes ({"call", "terminal"}); None per
+# call (the process's own _channel then keeps the terminal).
+_call_scope = contextvars.ContextVar("faultline_call", default=None)
+
+
+def _terminal_state(kind):
+    """Where the terminal of an event of `kind` is kept: its call's in a session, else the
+    process's."""
+    scope = _call_scope.get()
+    return scope if scope is not None and kind != "adapter/hello" else _channel
 
 
 def guard_stdout():
@@ -95,14 +114,17 @@ def event_problems(event):
         problems.append("adapter/hello written twice")
     if kind != "adapter/hello" and not _channel["hello"]:
         problems.append("adapter/hello must be first")
-    if _channel["terminal"]:
-        problems.append(f"{kind} after the terminal {_channel['terminal']}")
+    terminal = _terminal_state(kind)["terminal"]
+    if terminal:
+        problems.append(f"{kind} after the terminal {terminal}")
     return problems
 
 
 def emit(kind, **fields):
     """Writes one event line; raises ProtocolMisuse (writing nothing) if it breaks the protocol."""
-    event = {"type": kind, **fields}
+    scope = _call_scope.get()
+    event = ({"type": kind, "call": scope["call"], **fields}
+             if scope is not None and kind != "adapter/hello" else {"type": kind, **fields})
     with _emit_lock:
         problems = event_problems(event)
         line = json.dumps(event)
@@ -113,7 +135,7 @@ def emit(kind, **fields):
             raise ProtocolMisuse("; ".join(problems))
         _channel["hello"] = _channel["hello"] or kind == "adapter/hello"
         if kind in _TERMINAL:
-            _channel["terminal"] = kind
+            _terminal_state(kind)["terminal"] = kind
         out = _channel["out"] or sys.stdout
         out.write(line + "\n")
         out.flush()
@@ -181,11 +203,15 @@ class Cancel:
             if not is_cancel:
                 note(f"faultline-adapter: ignoring stdin line {line[:200]!r}")
                 continue
-            with self._lock:
-                self.event.set()
-                callbacks = list(self._callbacks)
-            for callback in callbacks:
-                callback()
+            self.fire()
+
+    def fire(self):
+        """The caller gave up: set `event` and call every callback."""
+        with self._lock:
+            self.event.set()
+            callbacks = list(self._callbacks)
+        for callback in callbacks:
+            callback()
 
 
 # ---- failures and classification (docs/failure-taxonomy.md; reference_impl/classify.h) -------
@@ -1035,9 +1061,12 @@ class Context:
 
 
 def run_adapter(name, version, policy, main, dialects=DIALECTS, classify_error=None,
-                strict=False):
-    """Runs one call (see the module docstring); returns the process exit code."""
+                strict=False, mode="per-call"):
+    """Runs one call, or with mode="session" every call of a run (see the module docstring);
+    returns the process exit code."""
     guard_stdout()
+    if mode == "session":
+        return _run_session(name, version, policy, main, dialects, classify_error, strict)
     try:
         call = read_call(dialects)
         # A policy may depend on the call: the limits the client was set to (call["limits"]).
@@ -1047,9 +1076,53 @@ def run_adapter(name, version, policy, main, dialects=DIALECTS, classify_error=N
         note(f"{name}: {e}")
         return 2
     cancel = Cancel()
+    cancel.watch()
+    return 1 if _serve_call(call, cancel, main, classify_error, strict) else 0
+
+
+def _run_session(name, version, policy, main, dialects, classify_error, strict):
+    """Session mode: a thread per call line, as it comes; the hello (the first call's policy)
+    before the first call's events. A call line it cannot use is skipped, saying why (the runner
+    then reports that call's missing terminal). 0 when every call committed."""
+    cancels, threads, failed = {}, [], []
+    for line in sys.stdin:
+        try:
+            message = json.loads(line)
+        except ValueError:
+            note(f"faultline-adapter: ignoring stdin line {line[:200]!r}")
+            continue
+        index = message.get("call", 0) if isinstance(message, dict) else 0
+        index = index if is_integer(index) else 0
+        if isinstance(message, dict) and message.get("type") == "cancel":
+            if index in cancels:
+                cancels[index].fire()
+            continue
+        problems = call_problems(message, dialects)
+        if problems:
+            note(f"{name}: call {index}: {'; '.join(problems)}")
+            continue
+        if not _channel["hello"]:
+            emit("adapter/hello", name=name, version=version, mode="session",
+                 policy=policy(message) if callable(policy) else policy)
+        cancels[index] = Cancel()
+
+        def serve(index=index, call=message, cancel=cancels[index]):
+            _call_scope.set({"call": index, "terminal": None})
+            if _serve_call(call, cancel, main, classify_error, strict):
+                failed.append(index)
+
+        threads.append(threading.Thread(target=serve, daemon=True))
+        threads[-1].start()
+    for thread in threads:
+        thread.join()
+    return 1 if failed else 0
+
+
+def _serve_call(call, cancel, main, classify_error, strict):
+    """One call: main(ctx) with the kit's wire and output, then its one terminal event. True when
+    it failed."""
     wire = Wire(cancel)
     ctx = Context(call, cancel, wire, Output(call["dialect"], wire, strict))
-    cancel.watch()
     try:
         failed = _outcome(main, ctx, classify_error)
         if failed and ctx.output.chunks and failed["partial_output"] == "none":
@@ -1060,13 +1133,13 @@ def run_adapter(name, version, policy, main, dialects=DIALECTS, classify_error=N
             emit("response/committed", **wire.ids(), **ctx.output.committed())
     except ProtocolMisuse as e:
         note(f"adapter bug: {e}")
-        if not _channel["terminal"]:
+        if not _terminal_state("")["terminal"]:
             emit("response/failed", **wire.ids(), failure=failure("UNKNOWN", wire.phase(),
                                                                   "adapter bug"))
-        return 1
+        return True
     except BrokenPipeError:
-        return 1
-    return 1 if failed else 0
+        return True
+    return bool(failed)
 
 
 def _outcome(main, ctx, classify_error):

@@ -322,6 +322,7 @@ def types(events):
 EXAMPLE = [sys.executable, str(HERE.parent / "python" / "example.py")]
 RETRY_LOOP = [sys.executable, str(HERE / "fixtures" / "retry_loop.py")]
 BASELINE = [sys.executable, str(ADAPTERS / "python_baseline.py")]
+SESSION = [sys.executable, str(HERE / "fixtures" / "session_breaker.py")]
 
 
 class AdapterTest(unittest.TestCase):
@@ -421,6 +422,47 @@ class AdapterTest(unittest.TestCase):
         self.assertEqual((baseline[-1]["type"], baseline[-1]["text"]),
                          ("response/committed", "Hel"))
         self.assertEqual(example[-1]["failure"]["code"], "STREAM_TRUNCATED")
+
+    def test_session_mode_serves_every_call_in_one_process_with_state_across_them(self):
+        server = Server([status(503, {"error": {"message": "down"}})])
+        proc = subprocess.Popen(SESSION, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+
+        def call(index):
+            line = {"type": "call", "base_url": server.url, "api_key": "sk-test",
+                    "dialect": "openai-chat", "scenario": "kit-test",
+                    "request": {"model": "m", "messages": [{"role": "user", "content": "hi"}],
+                                "stream": True}}
+            return json.dumps({**line, "call": index} if index else line) + "\n"
+
+        try:
+            # Call 1 goes out once call 0 has ended, stdin ends once call 1 has: as the runner.
+            proc.stdin.write(call(0))
+            proc.stdin.flush()
+            events = []
+            for line in proc.stdout:
+                events.append(json.loads(line))
+                if events[-1]["type"] != "response/failed":
+                    continue
+                if events[-1].get("call", 0) == 0:
+                    proc.stdin.write(call(1))
+                    proc.stdin.flush()
+                else:
+                    proc.stdin.close()
+            code = proc.wait(timeout=30)
+        finally:
+            proc.stderr.close()
+            proc.stdout.close()
+            server.close()
+        self.assertEqual(events[0]["mode"], "session")
+        self.assertEqual([(e["type"], e.get("call")) for e in events],
+                         [("adapter/hello", None), ("response/start", 0), ("response/failed", 0),
+                          ("response/failed", 1)])
+        self.assertEqual(events[-1]["failure"]["message"], "breaker open")
+        self.assertEqual(server.arrivals, 1, "the open breaker kept call 1 off the wire")
+        self.assertEqual(code, 1)
+        if JSONSCHEMA is not None:
+            self.assertEqual(validate_lines.problems(JSONSCHEMA, events), [])
 
     def test_bad_call_line(self):
         proc = subprocess.run(EXAMPLE, input='{"type":"call","dialect":"klingon"}\n',
