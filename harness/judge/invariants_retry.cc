@@ -344,7 +344,7 @@ bool BudgetRetriesAfter(const ref::BudgetConfig& config, int failures) {
   return granted;
 }
 
-// Why RETRY-007 does not judge the call, or nullopt: it judges one failed, uncancelled call on
+// Why RETRY-006 does not judge the call, or nullopt: it judges one failed, uncancelled call on
 // one provider whose journal holds every attempt, under a policy that states what it reads.
 std::optional<Verdict> RetryWhileAllowedUnjudged(const View& view) {
   if (view.has_routes()) return JudgedPerRoute("ROUTE-006 and ROUTE-007");

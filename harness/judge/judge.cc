@@ -24,7 +24,7 @@ struct CatalogEntry {
 };
 
 // The catalogue, in its order: each invariant and advisory with its check, in one table.
-constexpr std::array<CatalogEntry, 42> kCatalog{{
+constexpr std::array<CatalogEntry, 43> kCatalog{{
     {"LIFE-001",
      "Each call ends with exactly one terminal event (response/committed or "
      "response/failed).",
@@ -65,6 +65,9 @@ constexpr std::array<CatalogEntry, 42> kCatalog{{
      "A failure that the declared policy retries is retried while its attempt budget and "
      "deadline allow.",
      RetryWhileAllowed},
+    {"RETRY-007",
+     "A declared retry budget is never overdrawn, also when the calls of one client share it.",
+     RetryBudgetKept},
     {"TIME-001",
      "A stalled stream is abandoned within the declared idle timeout, and the client "
      "closes that connection.",
@@ -543,8 +546,10 @@ std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const
   std::vector<CheckResult> expectations = ExpectChecks(view);
   std::vector<CheckResult> results;
   for (const CatalogEntry& entry : kCatalog) {
-    // What the calls of one client share (its breakers) is judged over the whole run.
-    const bool whole_run = trace.one_client && entry.check == RouteBreakerHonoured;
+    // What the calls of one client share (its breakers, its retry budget) is judged over the
+    // whole run.
+    const bool whole_run = trace.one_client && (entry.check == RouteBreakerHonoured ||
+                                                entry.check == RetryBudgetKept);
     CheckResult result = Named(
         std::string(entry.id), std::string(entry.statement),
         call_views.empty() || whole_run ? entry.check(view) : AcrossCalls(call_views, entry.check));

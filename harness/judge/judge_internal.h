@@ -148,6 +148,7 @@ Verdict CommitWholeAnswerOnly(const View& view);
 Verdict CommitNoRetryAfter(const View& view);
 Verdict RetryNotRetryable(const View& view);
 Verdict RetryWithinBudget(const View& view);
+Verdict RetryBudgetKept(const View& view);
 Verdict RetryBackoffBounds(const View& view);
 Verdict RetryAfterHonoured(const View& view);
 Verdict RetrySameBody(const View& view);

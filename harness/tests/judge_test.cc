@@ -33,8 +33,9 @@ TEST(JudgeTest, CatalogueIdsAreUniqueAndStable) {
     EXPECT_FALSE(info.statement.empty());
   }
   // ROUTE-001..009, ADV-006, ADV-007, ADV-009 (issue 12) and ADV-008 joined the 27; ADV-010
-  // (issue 26) after them, ADV-011 (partial declarations) last.
-  EXPECT_EQ(ids.size(), 42u);
+  // (issue 26) after them, ADV-011 (partial declarations) last; RETRY-007 (issue 27, shared
+  // budgets).
+  EXPECT_EQ(ids.size(), 43u);
   EXPECT_EQ(InvariantCatalog().front().id, "LIFE-001");
 }
 
@@ -84,6 +85,44 @@ TEST(JudgeTest, BlackBoxSubjectsGetNotApplicableForClientSideChecks) {
   ExpectStatus(trace, "LIFE-003", CheckStatus::kNotApplicable);
   ExpectStatus(trace, "LIFE-004", CheckStatus::kNotApplicable);
   ExpectStatus(trace, "COMMIT-001", CheckStatus::kPass);
+}
+
+// Two calls of one client, each failing once (503) and retrying at once, with a budget of one
+// token: the second call's retry overdraws the bucket they share; each call on its own budget
+// keeps within it.
+TEST(JudgeTest, Retry007ASharedBudgetIsNeverOverdrawn) {
+  const auto build = [](bool one_client, double refund) {
+    TraceBuilder b(nlohmann::json{{"budget", {{"capacity", 1}, {"retry_cost", 1},
+                                     {"success_refund", refund}}}});
+    b.Calls(2);
+    if (one_client) b.OneClient();
+    for (int call = 0; call < 2; ++call) {
+      const double at = 1000.0 * call;
+      b.Error(at, at + 5, "provider-unavailable", true).call = call;
+      b.Answer(at + 10, at + 20, "Hello").call = call;
+      b.Start(at, 1).Interrupted(at + 6, 1, "provider-unavailable").Start(at + 10, 2);
+      b.Committed(at + 20, 2, "Hello");
+    }
+    Trace trace = b.Build();
+    // Each call's events are its own: the second call's records are call 1's.
+    for (ClientRecord& record : trace.client) {
+      if (record.event.kind != EventKind::kHello && record.at >= std::chrono::seconds(1)) {
+        record.call = 1;
+      }
+    }
+    return trace;
+  };
+  const auto shared = testing::CheckOf(build(true, 0), "RETRY-007");
+  EXPECT_EQ(shared.status, CheckStatus::kFail);
+  EXPECT_NE(shared.evidence.find("call 1 retried at 1010.0 ms"),
+            std::string::npos)
+      << shared.evidence;
+  // Call 0's answer refunds the token the second retry needs.
+  ExpectStatus(build(true, 1), "RETRY-007", CheckStatus::kPass);
+  // Processes of their own: a budget each, one retry each.
+  ExpectStatus(build(false, 0), "RETRY-007", CheckStatus::kPass);
+  // No budget declared: nothing to judge.
+  ExpectStatus(Recovered().Build(), "RETRY-007", CheckStatus::kNotApplicable);
 }
 
 TEST(JudgeTest, Life004InterruptBeforeTheRetry) {

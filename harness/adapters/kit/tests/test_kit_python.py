@@ -321,7 +321,8 @@ def types(events):
 
 EXAMPLE = [sys.executable, str(HERE.parent / "python" / "example.py")]
 RETRY_LOOP = [sys.executable, str(HERE / "fixtures" / "retry_loop.py")]
-BASELINE = [sys.executable, str(ADAPTERS / "python_baseline.py")]
+# One call line each here, stdin left open as the runner leaves it for a per-call adapter.
+BASELINE = [sys.executable, str(ADAPTERS / "python_baseline.py"), "--per-call"]
 SESSION = [sys.executable, str(HERE / "fixtures" / "session_breaker.py")]
 
 
