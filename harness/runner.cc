@@ -237,12 +237,21 @@ std::vector<report::CheckResult> Runner::Checks(const Job& job, const Trace& tra
                                                 std::uint64_t seed) const {
   const scenario::Scenario& scenario = *job.scenario;
   // The oracle is the subject's own declared policy: what its twin reaches, it may reach.
-  const auto twin_over = [&](int seeds) {
+  const Duration lead = job.real ? LeadOfFirstAttempt(trace) : Duration{0};
+  const auto twin_at = [&](Duration scripted_lead, int seeds) {
     return ComputeTwin(scenario, declared.policy, seed, ProviderSeed(job),
                        {.timeout_tolerance_ms = job.real ? tolerance.late_ms : 0,
-                        .scripted_lead = job.real ? LeadOfFirstAttempt(trace) : Duration{0},
+                        .scripted_lead = scripted_lead,
                         .one_client = trace.one_client || trace.calls <= 1,
                         .seeds = seeds});
+  };
+  // An app's first attempt is seen only when it arrives (a refused one never is): it began
+  // anywhere between its launch, where its scripted time starts, and the first arrival. Its twin
+  // runs at both ends, and what either reaches, the app may reach.
+  const auto twin_over = [&](int seeds) {
+    PolicyTwin twin = twin_at(lead, seeds);
+    if (trace.own_request && lead > Duration{0}) MergeTwins(twin, twin_at(Duration{0}, seeds));
+    return twin;
   };
   // A partial declaration has no twin: the twin runs a whole policy (declared_policy.h).
   if (!declared.usable() || declared.partial || DeclaresScenarioPolicy(declared, scenario)) {

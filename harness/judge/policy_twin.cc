@@ -89,6 +89,17 @@ Duration LeadOfFirstAttempt(const Trace& trace) {
   return std::max(Duration{0}, FirstRequestAt(trace) - scripted);
 }
 
+void MergeTwins(PolicyTwin& into, const PolicyTwin& from) {
+  if (!from.error.empty()) return;  // no runs to add
+  into.seeds += from.seeds;
+  for (const TwinOutcome& outcome : from.outcomes) {
+    if (std::ranges::find(into.outcomes, outcome) == into.outcomes.end()) {
+      into.outcomes.push_back(outcome);
+    }
+  }
+  into.never_ends = into.never_ends || from.never_ends;
+}
+
 PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolicy& policy,
                        std::uint64_t seed, std::uint64_t provider_seed,
                        const TwinOptions& twin_options) {

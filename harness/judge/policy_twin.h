@@ -70,6 +70,10 @@ struct TwinOptions {
   int seeds = 12;             // retry seeds
 };
 
+// `from`'s runs added to `into`'s: every outcome either reached (a subject whose first attempt
+// lies anywhere between two leads may reach what the twin reaches at either).
+void MergeTwins(PolicyTwin& into, const PolicyTwin& from);
+
 // The retry seeds the runner's twin tries before an EXPECT-* check fails a subject whose ending
 // the first TwinOptions::seeds did not reach: rare jitter draws are the policy's too.
 inline constexpr int kWitnessSeeds = 240;

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "harness/judge/judge.h"
+#include "harness/runner.h"
 #include "harness/tests/judge_test_support.h"
 #include "harness/worlds/real_world.h"
 #include "harness/worlds/request_body.h"
@@ -233,6 +234,46 @@ TEST(AppSubjectTest, AServedSessionIsJudgedFromItsJournalWithTheOutcomeItsUserSt
   EXPECT_EQ(Ms(committed->client[2].at), 200) << "call 1 ends with its last exchange";
   ExpectStatus(*committed, "LIFE-001", CheckStatus::kPass);
   ExpectStatus(*committed, "COMMIT-002", CheckStatus::kFail);
+}
+
+// Two calls 3 s apart while the listener refuses connections for its first 2 s: the app's first
+// call is refused and fails, its second is answered. Its first attempt was never seen, so its
+// twin runs from the launch as well as from the first arrival: failing the first call is what its
+// policy does from the launch, not a finding (RunAll over sockets, with the runner's twin).
+TEST(AppSubjectTest, AnAppMetByARefusedListenerIsJudgedFromEveryPossibleStart) {
+  auto scenario = scenario::ParseScenario(R"(
+faultline: 1
+name: exec/refused-then-answered
+description: The listener refuses for 2 s; two calls 3 s apart.
+dialect: openai-chat
+request: {calls: 2, call_interval: 3s}
+listener_outages: [{from: 0s, for: 2s}]
+responses:
+  - content: {text: "Hello"}
+expect: {outcome: committed}
+)",
+                                          "test");
+  ASSERT_TRUE(scenario) << scenario.error().ToString();
+  RunnerOptions options;
+  options.world = WorldChoice::kReal;
+  options.exec =
+      "python3 -c \"import os, sys, urllib.request as u\n"
+      "try: u.urlopen(u.Request(os.environ['FAULTLINE_ENDPOINT'], "
+      "data=os.environ['FAULTLINE_REQUEST'].encode(), "
+      "headers={'content-type': 'application/json'}), timeout=10).read()\n"
+      "except OSError: sys.exit(1)\"";
+  options.app_policy = nlohmann::json{{"extends", "no-retry"}};
+  options.timeout = std::chrono::seconds(60);
+  auto result = RunAll({*scenario}, options, {});
+  ASSERT_TRUE(result.has_value()) << result.error();
+  ASSERT_EQ(result->scenarios.size(), 1u);
+  const report::ScenarioResult& run = result->scenarios.front();
+  EXPECT_EQ(run.trace.value("endings", nlohmann::json::array()),
+            (nlohmann::json{"call 0: the app exited with status 1",
+                            "call 1: the app exited with status 0"}));
+  for (const report::CheckResult& check : run.checks) {
+    EXPECT_NE(check.status, CheckStatus::kFail) << check.id << ": " << check.evidence;
+  }
 }
 
 }  // namespace

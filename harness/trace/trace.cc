@@ -94,6 +94,7 @@ json ToJson(const Trace& trace, bool with_volatile) {
   if (trace.cancel_at) out["cancel_ms"] = Ms(*trace.cancel_at);
   if (trace.subject_timed_out) out["subject_timed_out"] = true;
   if (trace.outcome_unknown) out["outcome_unknown"] = true;
+  if (trace.own_request) out["own_request"] = true;
   if (trace.subject_stopped_at) out["subject_stopped_ms"] = Ms(*trace.subject_stopped_at);
   if (with_volatile && trace.scripted_from) {
     out["scripted_from_ms"] = Ms(*trace.scripted_from);
@@ -208,6 +209,7 @@ Trace SharedFacts(const Trace& trace) {
   call.subject_fault = trace.subject_fault;
   call.interrupted = trace.interrupted;
   call.outcome_unknown = trace.outcome_unknown;
+  call.own_request = trace.own_request;
   return call;
 }
 

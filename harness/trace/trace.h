@@ -63,6 +63,9 @@ struct Trace {
   // Nobody said how the calls ended (a `faultline serve` session judged from its journal alone,
   // worlds/served_session.h): the checks of an ending are n/a, never failed.
   bool outcome_unknown = false;
+  // The subject sends a request of its own choosing (an unmodified app: `--exec`, a served
+  // session), not the call line's: ROUTE-008 cannot hold it to the routes' own bodies.
+  bool own_request = false;
   // Over real sockets: how late the machine ran things during the run (the worst wake-up of the
   // world's scheduling probe, or of the provider's planned writes); the judge's upper tolerances
   // grow with it (judge.h Tolerance).

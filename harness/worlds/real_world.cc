@@ -793,6 +793,7 @@ std::expected<Trace, std::string> RealWorld::RunAppSubject(const scenario::Scena
   Trace trace;
   trace.calls = std::max(1, scenario.request.calls);
   trace.client.push_back({Duration{0}, 0, AppHello(app.policy)});
+  trace.own_request = true;
   ScriptedStart scripted(*server_, session->id);
   // An app's attempts are seen only when they arrive: a refused one never is, so scripted time
   // starts at the launch. The app then meets no more of an outage than its policy's twin does

@@ -25,6 +25,7 @@ std::optional<Trace> ServedTrace(ServedSession session, std::optional<nlohmann::
   trace.journal = std::move(session.journal);
   trace.scripted_from = session.scripted_from;
   trace.wall_start = session.wall_start;
+  trace.own_request = true;  // whatever the app chose to send
   // Each call named in the base URL (`/call/<i>`) is a call of its own; else one call.
   std::map<int, Duration> last_of_call;
   for (const provider::JournalEntry& entry : trace.journal) {
