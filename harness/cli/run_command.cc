@@ -141,7 +141,7 @@ void AddRunSubjectOptions(CLI::App& run, RunCommandOptions& options) {
                  "journal shows what it did (docs/testing-your-app.md)");
   run.add_option("--time", options.time,
                  "real (sockets), virtual (virtual clock, reference client only), both, or auto "
-                 "(virtual for the reference client, real for an adapter)")
+                 "(virtual for the reference client, real for an adapter or an --exec app)")
       ->capture_default_str();
   run.add_option("--jobs,-j", options.jobs,
                  "scenarios run at once (default: 2 virtual, 16 real: real runs mostly wait)")
@@ -187,11 +187,13 @@ void AddRunJudgingOptions(CLI::App& run, RunCommandOptions& options) {
 }
 
 constexpr std::string_view kRunFooter =
-    "Subjects are judged against the policy they declare in adapter/hello (docs/policy.md): "
-    "violations break the contract, advisories (ADV-*) flag what that policy allows but harms.\n"
+    "Subjects are judged against the policy they declare in adapter/hello (docs/policy.md; an "
+    "--exec app: the one --policy declares for it): violations break the contract, advisories "
+    "(ADV-*) flag what that policy allows but harms.\n"
     "Reports (in --out): result.json (the source of truth), junit.xml, summary.md, "
     "report.html.\nExit code: 0 all passed, 1 a check failed, 2 bad usage or input, 3 a "
-    "subject error (the adapter could not start, crashed, flooded or broke the protocol) or "
+    "subject error (the adapter or --exec app could not start, or the adapter crashed, flooded "
+    "or broke the protocol) or "
     "a broken run, with no check failed, 4 interrupted (the first Ctrl-C or SIGTERM starts no "
     "further run, stops the running ones and writes the reports of what finished, marked "
     "interrupted; a second one exits at once with 128 + signal), 99 every check passed but a "
