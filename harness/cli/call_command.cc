@@ -314,7 +314,8 @@ class SessionAdapter {
   // Runs until stdin (`in`) ends and every call has ended; the exit code.
   ExitCode Run(const json& first, std::istream& in) {
     Start(first);
-    std::thread([this, &in] { ReadLines(in); }).detach();  // may stay blocked until exit
+    // Joined below: the loop ends only once the reader has posted the end of stdin, its last act.
+    std::thread reader([this, &in] { ReadLines(in); });
     // Ctrl-C / SIGTERM cancel every call; the process still ends with its stdin.
     boost::asio::signal_set signals(io_, SIGINT, SIGTERM);
     signals.async_wait([this](const boost::system::error_code& ec, int) {
@@ -323,6 +324,7 @@ class SessionAdapter {
     });
     auto work = boost::asio::make_work_guard(io_);  // the reader's next line may still come
     while (!(input_ended_ && running_ == 0)) io_.run_one();
+    reader.join();
     work.reset();
     signals.cancel();
     io_.run();  // let the drivers finish closing
