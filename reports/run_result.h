@@ -170,7 +170,7 @@ struct RunResult {
   // The command-line words that chose the subject ({"--exec", "node app.mjs", "--policy", "x"}),
   // redacted; what a reproduce command repeats. Empty: `subject` alone says it.
   std::vector<std::string> subject_options;
-  std::string world;         // "real" | "virtual" | "mixed" (after a merge)
+  std::string world;  // "real" | "virtual" | "mixed" (after a merge)
   std::uint64_t seed = 0;
   std::string shard;  // "" or "I/N"; a merge lists what it combined: "1/2+2/2"
   std::vector<ScenarioResult> scenarios;

@@ -43,7 +43,7 @@ struct CallCommandOptions {
       seed;  // unset: a random seed, so concurrent calls do not retry in step
   bool json = false;
   bool adapter = false;
-  bool session = false;  // with `adapter`: one process, one client, every call of a run
+  bool session = false;          // with `adapter`: one process, one client, every call of a run
   std::string retry_log;         // empty: no durable retry log
   std::string call_id = "call";  // the retry log's key
 };

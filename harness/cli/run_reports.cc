@@ -36,8 +36,7 @@ std::expected<std::vector<PlannedReport>, std::string> PlanReports(
   std::error_code error;
   fs::create_directories(out_dir, error);
   if (error) {
-    return std::unexpected(
-        fmt::format("--out: cannot create '{}': {}", out_dir, error.message()));
+    return std::unexpected(fmt::format("--out: cannot create '{}': {}", out_dir, error.message()));
   }
   const fs::path probe = fs::path(out_dir) / fmt::format(".faultline-probe-{}", ::getpid());
   const bool writable = std::ofstream(probe).good();

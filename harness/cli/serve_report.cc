@@ -34,7 +34,8 @@ std::vector<harness::RecordedRun> ServedRuns(const provider::Server& server,
                                              const ServeReportPlan& plan) {
   std::vector<harness::RecordedRun> runs;
   for (const provider::SessionInfo& session : server.Sessions()) {
-    const auto scenario = std::ranges::find(scenarios, session.scenario_name, &scenario::Scenario::name);
+    const auto scenario =
+        std::ranges::find(scenarios, session.scenario_name, &scenario::Scenario::name);
     if (scenario == scenarios.end()) continue;  // created through the control API
     auto journal = server.JournalOf(session.id);
     if (!journal) continue;
@@ -60,9 +61,10 @@ void AddServeReportOptions(CLI::App& serve, ServeReportOptions& options) {
   serve.add_option("--policy", options.policy,
                    "with --report: the policy the app is declared to run, a preset's name or a "
                    "JSON or YAML file (docs/policy.md)");
-  serve.add_option("--outcome", options.outcome,
-                   "with --report: how the app's calls ended, when the test suite knows "
-                   "(unknown leaves the checks of an ending n/a)")
+  serve
+      .add_option("--outcome", options.outcome,
+                  "with --report: how the app's calls ended, when the test suite knows "
+                  "(unknown leaves the checks of an ending n/a)")
       ->check(CLI::IsMember({"committed", "failed", "unknown"}))
       ->capture_default_str();
   serve.add_option("--fail-on", options.fail_on, "with --report: violation or advisory")
@@ -105,7 +107,8 @@ std::expected<ExitCode, std::string> JudgeServedSessions(
   options.subject_label = "an app via faultline serve";
   options.subject_options = {"--exec", "<your app's command>"};
   if (!plan.options.policy.empty()) {
-    options.subject_options.insert(options.subject_options.end(), {"--policy", plan.options.policy});
+    options.subject_options.insert(options.subject_options.end(),
+                                   {"--policy", plan.options.policy});
   }
   options.app_policy = plan.policy;
   options.fail_on.advisories = plan.options.fail_on == "advisory";

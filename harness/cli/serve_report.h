@@ -22,7 +22,7 @@ namespace faultline::cli {
 struct ServeReportOptions {
   std::string out_dir;  // "": no judging
   std::vector<std::string> formats{"json", "junit", "md", "html"};
-  std::string policy;              // the app's declared policy: a preset or a file; "": none
+  std::string policy;               // the app's declared policy: a preset or a file; "": none
   std::string outcome = "unknown";  // how every call ended: committed | failed | unknown
   std::string fail_on = "violation";
 };

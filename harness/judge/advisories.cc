@@ -247,7 +247,8 @@ std::string StoppedWhileWaitingLong(const View& view, const CallView& call) {
 // for a call the runner stopped sooner, whether its declared policy would have gone on waiting.
 Verdict AdviseBoundedWaits(const View& view) {
   if (!view.has_policy()) return NotApplicable(NoPolicy(view));
-  if (view.black_box) return NotApplicable("black-box subject: what its caller was shown is unknown");
+  if (view.black_box)
+    return NotApplicable("black-box subject: what its caller was shown is unknown");
   bool judged = false;
   for (std::size_t i = 0; i < view.calls.size(); ++i) {
     const CallView& call = view.calls[i];

@@ -64,7 +64,8 @@ CheckResult LiteralAttempts(const View& view, int wanted) {
 
 CheckResult LiteralText(const View& view, const std::string& wanted) {
   std::string statement = fmt::format("The committed text is {}.", Quote(wanted));
-  if (auto unreported = UnlessTextReported(view)) return Named("EXPECT-TEXT", statement, *unreported);
+  if (auto unreported = UnlessTextReported(view))
+    return Named("EXPECT-TEXT", statement, *unreported);
   return Named("EXPECT-TEXT", std::move(statement),
                EveryCall(view, [&](const ClientRecord& terminal) -> std::string {
                  const std::string text = terminal.event.text.value_or("");

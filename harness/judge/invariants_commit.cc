@@ -230,9 +230,8 @@ std::optional<Verdict> CommittedFromBrokenAnswer(const View& view, const ClientR
                   "not a whole answer: {} ({}; {} B sent, {})",
                   terminal.event.text ? Quote(*terminal.event.text)
                                       : std::string("an answer (its exit status 0)"),
-                  Ms(terminal.at), entry->attempt,
-                  entry->truth.failure_class, entry->plan_summary, entry->bytes_sent,
-                  provider::ToString(entry->end)));
+                  Ms(terminal.at), entry->attempt, entry->truth.failure_class, entry->plan_summary,
+                  entry->bytes_sent, provider::ToString(entry->end)));
 }
 
 }  // namespace

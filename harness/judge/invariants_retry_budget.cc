@@ -79,7 +79,7 @@ Verdict RetryBudgetKept(const View& view) {
               event.call, event.at_ms, event.entry->attempt, config.capacity, config.retry_cost,
               config.retry_threshold, tokens, view.attempts.size(),
               view.trace.one_client && view.trace.calls > 1 ? "all the client's calls"
-                                                             : "the call"));
+                                                            : "the call"));
         }
         tokens -= config.retry_cost;
         break;

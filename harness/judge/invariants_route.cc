@@ -326,8 +326,9 @@ std::string BodyFault(const View& view, const provider::JournalEntry& entry,
 Verdict RouteBodiesDifferOnlyInModel(const View& view) {
   if (!view.has_routes()) return NotApplicable(std::string(kNoRoutes));
   if (view.trace.own_request) {
-    return NotApplicable("the subject sends a request of its own choosing (an app), not the "
-                         "routes' bodies: no route's wire model was its to follow");
+    return NotApplicable(
+        "the subject sends a request of its own choosing (an app), not the "
+        "routes' bodies: no route's wire model was its to follow");
   }
   if (view.attempts.empty()) return NotApplicable("no request reached a route");
   BodiesSeen seen;

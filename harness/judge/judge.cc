@@ -180,22 +180,32 @@ const ReportedFailure& FailureOf(const ClientEvent& event) {
   return event.failure ? *event.failure : kNone;
 }
 
-std::optional<Verdict> UnlessTextReported(const View& view) {
-  const bool unreported = std::ranges::any_of(view.trace.client, [](const ClientRecord& record) {
-    return record.event.kind == EventKind::kCommitted && !record.event.text;
+namespace {
+
+// n/a with `why` when some terminal event of `kind` lacks what `has` reads (an app's ending).
+template <typename Has>
+std::optional<Verdict> UnlessEveryTerminal(const View& view, EventKind kind, Has has,
+                                           std::string why) {
+  const bool unreported = std::ranges::any_of(view.trace.client, [&](const ClientRecord& record) {
+    return record.event.kind == kind && !has(record.event);
   });
   if (!unreported) return std::nullopt;
-  return NotApplicable("the subject reports that it got an answer, not the answer's text (an app "
-                       "judged from its exit status)");
+  return NotApplicable(std::move(why));
+}
+
+}  // namespace
+
+std::optional<Verdict> UnlessTextReported(const View& view) {
+  return UnlessEveryTerminal(
+      view, EventKind::kCommitted, [](const ClientEvent& e) { return e.text.has_value(); },
+      "the subject reports that it got an answer, not the answer's text (an app judged from its "
+      "exit status)");
 }
 
 std::optional<Verdict> UnlessFailureReported(const View& view) {
-  const bool unreported = std::ranges::any_of(view.trace.client, [](const ClientRecord& record) {
-    return record.event.kind == EventKind::kFailed && !record.event.failure;
-  });
-  if (!unreported) return std::nullopt;
-  return NotApplicable("the subject reports that its call failed, not how (an app judged from its "
-                       "exit status)");
+  return UnlessEveryTerminal(
+      view, EventKind::kFailed, [](const ClientEvent& e) { return e.failure.has_value(); },
+      "the subject reports that its call failed, not how (an app judged from its exit status)");
 }
 
 std::optional<Verdict> UnlessAttemptsCountable(const View& view) {
@@ -204,15 +214,17 @@ std::optional<Verdict> UnlessAttemptsCountable(const View& view) {
     return record.event.terminal() && record.event.attempt.has_value();
   });
   if (counted) return std::nullopt;
-  return NotApplicable("the provider may refuse connections, which never reach its journal, and "
-                       "the subject reports no attempt count: how many attempts it made is "
-                       "unknown");
+  return NotApplicable(
+      "the provider may refuse connections, which never reach its journal, and "
+      "the subject reports no attempt count: how many attempts it made is "
+      "unknown");
 }
 
 std::optional<Verdict> UnlessOutcomeKnown(const View& view) {
   if (!view.trace.outcome_unknown) return std::nullopt;
-  return NotApplicable("nobody reported how the calls ended (a served session judged from its "
-                       "journal; faultline serve --outcome states it)");
+  return NotApplicable(
+      "nobody reported how the calls ended (a served session judged from its "
+      "journal; faultline serve --outcome states it)");
 }
 
 std::string Str(const json& object, const char* key) {
@@ -548,8 +560,8 @@ std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const
   for (const CatalogEntry& entry : kCatalog) {
     // What the calls of one client share (its breakers, its retry budget) is judged over the
     // whole run.
-    const bool whole_run = trace.one_client && (entry.check == RouteBreakerHonoured ||
-                                                entry.check == RetryBudgetKept);
+    const bool whole_run =
+        trace.one_client && (entry.check == RouteBreakerHonoured || entry.check == RetryBudgetKept);
     CheckResult result = Named(
         std::string(entry.id), std::string(entry.statement),
         call_views.empty() || whole_run ? entry.check(view) : AcrossCalls(call_views, entry.check));

@@ -124,8 +124,7 @@ TEST(AppSubjectTest, AnAppThatCommitsABrokenStreamIsCaughtButNotJudgedOnItsWords
   ExpectStatus(trace, "COMMIT-001", CheckStatus::kNotApplicable);
   scenario::Scenario expecting;
   expecting.expect.text = "Hello";
-  EXPECT_EQ(testing::CheckOf(trace, "EXPECT-TEXT", expecting).status,
-            CheckStatus::kNotApplicable);
+  EXPECT_EQ(testing::CheckOf(trace, "EXPECT-TEXT", expecting).status, CheckStatus::kNotApplicable);
 }
 
 TEST(AppSubjectTest, AnAppsFailureHasNoClassToJudge) {
@@ -137,8 +136,7 @@ TEST(AppSubjectTest, AnAppsFailureHasNoClassToJudge) {
   ExpectStatus(trace, "CLASS-001", CheckStatus::kNotApplicable);
   scenario::Scenario expecting;
   expecting.expect.failure_class = "rate-limit";
-  EXPECT_EQ(testing::CheckOf(trace, "EXPECT-CLASS", expecting).status,
-            CheckStatus::kNotApplicable);
+  EXPECT_EQ(testing::CheckOf(trace, "EXPECT-CLASS", expecting).status, CheckStatus::kNotApplicable);
   // What its ending does say is still judged: it failed where a commit was expected.
   expecting.expect.failure_class.reset();
   expecting.expect.outcome = "committed";

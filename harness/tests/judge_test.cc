@@ -92,8 +92,8 @@ TEST(JudgeTest, BlackBoxSubjectsGetNotApplicableForClientSideChecks) {
 // keeps within it.
 TEST(JudgeTest, Retry007ASharedBudgetIsNeverOverdrawn) {
   const auto build = [](bool one_client, double refund) {
-    TraceBuilder b(nlohmann::json{{"budget", {{"capacity", 1}, {"retry_cost", 1},
-                                     {"success_refund", refund}}}});
+    TraceBuilder b(nlohmann::json{
+        {"budget", {{"capacity", 1}, {"retry_cost", 1}, {"success_refund", refund}}}});
     b.Calls(2);
     if (one_client) b.OneClient();
     for (int call = 0; call < 2; ++call) {
@@ -114,8 +114,7 @@ TEST(JudgeTest, Retry007ASharedBudgetIsNeverOverdrawn) {
   };
   const auto shared = testing::CheckOf(build(true, 0), "RETRY-007");
   EXPECT_EQ(shared.status, CheckStatus::kFail);
-  EXPECT_NE(shared.evidence.find("call 1 retried at 1010.0 ms"),
-            std::string::npos)
+  EXPECT_NE(shared.evidence.find("call 1 retried at 1010.0 ms"), std::string::npos)
       << shared.evidence;
   // Call 0's answer refunds the token the second retry needs.
   ExpectStatus(build(true, 1), "RETRY-007", CheckStatus::kPass);

@@ -169,7 +169,8 @@ TEST(RoutesWorldTest, TheCallsOfASessionModeAdapterShareItsBreaker) {
   options.timeout = std::chrono::seconds(60);
   auto session = (*world)->RunAdapterSubject(*scenario, adapter + " --session", options);
   ASSERT_TRUE(session) << session.error();
-  ASSERT_FALSE(session->subject_fault) << session->subject_fault->message << session->subject_stderr;
+  ASSERT_FALSE(session->subject_fault)
+      << session->subject_fault->message << session->subject_stderr;
   EXPECT_TRUE(session->one_client);
   EXPECT_EQ(RoutesOf(FirstAttempts(*session)),
             (std::vector<std::string>{"primary", "secondary", "primary"}));

@@ -63,7 +63,8 @@ TEST(SharedBudgetTest, ASessionModeClientSpendsOneBudgetOverItsCalls) {
   std::ofstream(without) << R"({"max_attempts": 3,
     "backoff": {"strategy": "full-jitter", "base_ms": 100, "cap_ms": 200}})";
   const auto overdrawn = RunWith(
-      "python3 " FAULTLINE_SOURCE_DIR "/harness/tests/adapters/declare_as.py "
+      "python3 " FAULTLINE_SOURCE_DIR
+      "/harness/tests/adapters/declare_as.py "
       R"('{"extends": "reference", "max_attempts": 3, "backoff": {"strategy": "full-jitter",)"
       R"( "base_ms": 100, "cap_ms": 200}, "budget": {"capacity": 1, "retry_cost": 1,)"
       R"( "success_refund": 0}}' -- )" +

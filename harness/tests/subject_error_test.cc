@@ -135,8 +135,7 @@ responses:
 )",
                                            "t.yaml");
   ASSERT_TRUE(two_calls.has_value()) << two_calls.error().ToString();
-  const std::string hello =
-      R"({"type":"adapter/hello","name":"t","version":"1","mode":"session"})";
+  const std::string hello = R"({"type":"adapter/hello","name":"t","version":"1","mode":"session"})";
   const auto run = [&](const std::string& answers) {
     RunnerOptions options;
     options.world = WorldChoice::kReal;

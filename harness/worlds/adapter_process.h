@@ -41,7 +41,7 @@ struct AdapterLine {
 
 struct AdapterRun {
   std::vector<AdapterLine> lines;  // protocol output; empty with AdapterLaunch::free_output
-  std::string stderr_text;  // the LAST kMaxStderr bytes (earlier ones are counted, not kept)
+  std::string stderr_text;         // the LAST kMaxStderr bytes (earlier ones are counted, not kept)
   std::size_t stderr_bytes = 0;
   std::string stdout_text;  // with AdapterLaunch::free_output: stdout's last kMaxStderr bytes
   std::size_t stdout_bytes = 0;

@@ -78,16 +78,17 @@ std::optional<ClientEvent> AppOutcome(const AdapterRun& run) {
   ClientEvent event = AppEnded(run.exit_status == 0 && !run.signal);
   if (event.kind == EventKind::kFailed && run.cancel_sent) {
     // It ended on the caller's Ctrl-C: the cancel's own outcome (CANCEL-001 times it).
-    event.failure = ReportedFailure{.code = "ABORTED",
-                                    .failure_class = "aborted",
-                                    .phase = "",
-                                    .retryable = false,
-                                    .partial_output = "none",
-                                    .message = "the app " + AppEnding(run) + " after the cancel's SIGINT",
-                                    .status = std::nullopt,
-                                    .retry_after_ms = std::nullopt,
-                                    .request_id = std::nullopt,
-                                    .route_id = ""};
+    event.failure =
+        ReportedFailure{.code = "ABORTED",
+                        .failure_class = "aborted",
+                        .phase = "",
+                        .retryable = false,
+                        .partial_output = "none",
+                        .message = "the app " + AppEnding(run) + " after the cancel's SIGINT",
+                        .status = std::nullopt,
+                        .retry_after_ms = std::nullopt,
+                        .request_id = std::nullopt,
+                        .route_id = ""};
   }
   // Otherwise the failure stays unclassified: an exit status says nothing of its class.
   return event;

@@ -485,8 +485,8 @@ class CallDispatch {
   // a cancel after it when the cancel came already); false when it needs a process of its own.
   // Waits for the mode, at most until `give_up` or a stop request (then: its own process, which
   // the stop ends at once).
-  bool ServedBySession(int i, const protocol::CallLine& line, std::chrono::steady_clock::time_point give_up,
-                       std::stop_token stop) {
+  bool ServedBySession(int i, const protocol::CallLine& line,
+                       std::chrono::steady_clock::time_point give_up, std::stop_token stop) {
     std::unique_lock lock(mutex_);
     settled_.wait_until(lock, stop, give_up, [&] { return session_.has_value(); });
     if (!session_.value_or(false)) return false;
@@ -544,7 +544,8 @@ using CallRun = std::optional<std::expected<AdapterRun, std::string>>;
 // (at once on a stop request, or when `give_up` passes first), as `run_call(i)` runs it.
 std::vector<CallRun> RunEachCall(int calls, Duration interval, ScriptedStart& scripted,
                                  std::chrono::steady_clock::time_point give_up,
-                                 std::stop_token stop, const std::function<CallRun(int)>& run_call) {
+                                 std::stop_token stop,
+                                 const std::function<CallRun(int)>& run_call) {
   std::vector<CallRun> runs(static_cast<std::size_t>(calls));
   {
     std::vector<std::jthread> threads;
@@ -573,8 +574,10 @@ void AddProcessEnding(const AdapterRun& run, std::size_t call, std::size_t calls
     trace.subject_stopped_at = stopped;
   }
   const std::string label = calls > 1 ? fmt::format("[call {}] ", call) : "";
-  if (!run.stderr_text.empty()) trace.subject_stderr += label + protocol::ValidUtf8(run.stderr_text);
-  if (!run.stdout_text.empty()) trace.subject_stdout += label + protocol::ValidUtf8(run.stdout_text);
+  if (!run.stderr_text.empty())
+    trace.subject_stderr += label + protocol::ValidUtf8(run.stderr_text);
+  if (!run.stdout_text.empty())
+    trace.subject_stdout += label + protocol::ValidUtf8(run.stdout_text);
 }
 
 // What call `call`'s adapter process (of `calls`) did, into the trace; a session-mode process
@@ -589,7 +592,8 @@ void AddAdapterRun(const AdapterRun& run, std::size_t call, std::size_t calls, b
 void AddAppRun(const AdapterRun& run, std::size_t call, std::size_t calls, Trace& trace) {
   const int index = static_cast<int>(call);
   if (!trace.subject_fault) trace.subject_fault = AppFault(run, index);
-  if (auto outcome = AppOutcome(run)) trace.client.push_back({run.ended, index, std::move(*outcome)});
+  if (auto outcome = AppOutcome(run))
+    trace.client.push_back({run.ended, index, std::move(*outcome)});
   trace.subject_endings.push_back(fmt::format("call {}: the app {}", call, AppEnding(run)));
   AddProcessEnding(run, call, calls, trace);
 }
@@ -613,15 +617,15 @@ std::expected<void, std::string> AddRuns(
 // What an app making call `call` of the session is told (app_subject.h).
 AppCall AppCallOf(const scenario::Scenario& scenario, const protocol::CallLine& common,
                   const std::string& call_line, int call, int calls) {
-  return AppCall{.base_url = provider::CallBaseUrl(common.base_url, call, calls),
-                 .dialect = common.dialect,
-                 .model = common.request.value("model", std::string()),
-                 .scenario = scenario.name,
-                 .call = call,
-                 .calls = calls,
-                 .request = common.request.dump(-1, ' ', false,
-                                                nlohmann::json::error_handler_t::replace),
-                 .call_line = call_line};
+  return AppCall{
+      .base_url = provider::CallBaseUrl(common.base_url, call, calls),
+      .dialect = common.dialect,
+      .model = common.request.value("model", std::string()),
+      .scenario = scenario.name,
+      .call = call,
+      .calls = calls,
+      .request = common.request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+      .call_line = call_line};
 }
 
 }  // namespace
@@ -805,22 +809,21 @@ std::expected<Trace, std::string> RealWorld::RunAppSubject(const scenario::Scena
   const char* no_proxy = std::getenv("NO_PROXY");
   const protocol::CallLine common = CallLineOf(scenario, session->base_url, session->routes);
   const std::vector<protocol::CallLine> lines = CallLines(common, trace.calls, options.seed);
-  const auto runs = RunEachCall(
-      trace.calls, scenario.request.call_interval, scripted, launch.start + launch.timeout,
-      options.stop, [&](int i) -> CallRun {
-        AdapterLaunch own = launch;
-        own.environment = AppEnvironment(
-            AppCallOf(scenario, common, LineText(lines[static_cast<std::size_t>(i)]), i,
-                      trace.calls),
-            no_proxy != nullptr ? no_proxy : "");
-        return RunAdapter(own);
-      });
+  const auto runs =
+      RunEachCall(trace.calls, scenario.request.call_interval, scripted,
+                  launch.start + launch.timeout, options.stop, [&](int i) -> CallRun {
+                    AdapterLaunch own = launch;
+                    own.environment = AppEnvironment(
+                        AppCallOf(scenario, common, LineText(lines[static_cast<std::size_t>(i)]), i,
+                                  trace.calls),
+                        no_proxy != nullptr ? no_proxy : "");
+                    return RunAdapter(own);
+                  });
   auto added = AddRuns(runs, AddAppRun, scripted, trace);
   Close(*session, trace);
   if (!added) return std::unexpected(added.error());
   return trace;
 }
-
 
 // The launch of every call but for its call line and the hooks on scripted time; its first
 // attempt began at its request's arrival, or by the adapter's own account of an attempt that
