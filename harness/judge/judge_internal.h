@@ -107,7 +107,7 @@ std::string TwinNeedsWholePolicy(const View& view);
 
 // The failure an event reports; an empty one (every field "") when it reports none.
 const ReportedFailure& FailureOf(const ClientEvent& event);
-// An unmodified app (`faultline run --exec`, worlds/app_subject.h) reports its outcome by its exit
+// An unmodified app (`faultline run --exec`, worlds/subjects/app_subject.h) reports its outcome by its exit
 // status only: a response/committed without `text`, a response/failed without `failure`. The
 // checks that read what it cannot say are n/a, never passed:
 //   if (auto unreported = UnlessTextReported(view)) return *unreported;

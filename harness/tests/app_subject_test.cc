@@ -1,6 +1,6 @@
 // An unmodified app as the subject (`faultline run --exec`): what it is told, how its ending is
 // read, and the checks it cannot be judged on.
-#include "harness/worlds/app_subject.h"
+#include "harness/worlds/subjects/app_subject.h"
 
 #include <gtest/gtest.h>
 

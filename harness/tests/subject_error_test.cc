@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "harness/runner.h"
-#include "harness/worlds/adapter_process.h"
+#include "harness/worlds/subjects/adapter_process.h"
 #include "scenarios/loader.h"
 
 namespace faultline::harness {

@@ -22,6 +22,7 @@
 
 #include "fake_provider/server/server.h"
 #include "harness/trace/trace.h"
+#include "harness/worlds/real_run.h"
 #include "harness/worlds/scheduling_probe.h"
 #include "reference_impl/policy.h"
 #include "scenarios/scenario.h"
@@ -29,27 +30,6 @@
 namespace faultline::harness {
 
 struct AdapterLaunch;
-
-// An unmodified app as the subject (app_subject.h): its command, and the policy the user
-// declares for it (the adapter protocol's hello policy object; nullopt: none).
-struct AppSubject {
-  std::string command;
-  std::optional<nlohmann::json> policy;
-};
-
-struct RealRunOptions {
-  std::uint64_t seed = 0;                     // the reference client's retry RNG
-  std::uint64_t provider_seed = 0;            // the provider session (chaos draws, ids)
-  Duration timeout{std::chrono::minutes(5)};  // the subject is stopped after this
-  std::size_t max_line_bytes = 1024 * 1024;   // an adapter line over this is a subject error
-  // A stop request ends the run early: the reference client's calls are cancelled, adapter
-  // processes get SIGTERM (SIGKILL a second later); the trace says `interrupted`.
-  std::stop_token stop;
-};
-
-// How long after an adapter's hello scripted time starts when its first attempt cannot be seen
-// (it reports none, and reaches nothing: the listener refuses).
-inline constexpr std::chrono::seconds kScriptedFallback{5};
 
 class RealWorld {
  public:
@@ -70,7 +50,7 @@ class RealWorld {
                                                       const RealRunOptions& options);
 
   // The scenario against an unmodified app, one process per call, each told its call's
-  // endpoints in its environment (app_subject.h).
+  // endpoints in its environment (subjects/app_subject.h).
   std::expected<Trace, std::string> RunAppSubject(const scenario::Scenario& scenario,
                                                   const AppSubject& app,
                                                   const RealRunOptions& options);

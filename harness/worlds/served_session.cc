@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "harness/worlds/app_subject.h"
+#include "harness/worlds/subjects/app_subject.h"
 
 namespace faultline::harness {
 namespace {

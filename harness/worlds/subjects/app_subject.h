@@ -20,7 +20,7 @@
 
 #include "harness/trace/event.h"
 #include "harness/trace/trace.h"
-#include "harness/worlds/adapter_process.h"
+#include "harness/worlds/subjects/adapter_process.h"
 #include "nlohmann/json.hpp"
 
 namespace faultline::harness {

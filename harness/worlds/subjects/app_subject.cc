@@ -1,4 +1,4 @@
-#include "harness/worlds/app_subject.h"
+#include "harness/worlds/subjects/app_subject.h"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-#include "harness/worlds/adapter_process.h"
+#include "harness/worlds/subjects/adapter_process.h"
 
 #include <fcntl.h>
 #include <fmt/format.h>

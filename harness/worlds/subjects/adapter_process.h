@@ -32,6 +32,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/worlds/real_run.h"
+
 namespace faultline::harness {
 
 struct AdapterLine {
@@ -63,7 +65,6 @@ inline constexpr std::size_t kMaxStderr = 64 * 1024;
 inline constexpr std::size_t kDefaultMaxLine = 1024 * 1024;
 inline constexpr std::size_t kDefaultMaxOutput = 64 * 1024 * 1024;
 inline constexpr std::size_t kDefaultMaxLines = 100'000;
-inline constexpr std::chrono::seconds kCancelFallback{5};
 inline constexpr std::chrono::seconds kStopGrace{1};
 
 // The stdin of an adapter process that several threads write to: a session-mode adapter gets each
