@@ -303,13 +303,16 @@ ExitCode UsageError(std::ostream& err, std::string_view command, std::string_vie
 // (docs/adapter-protocol.md, "Session mode"). The first call line settles the policy (as in
 // RunAdapter) and the hello declares session mode; every call line starts a call of that one
 // client, so its breakers and retry budget serve them all; every event carries its call; a
-// cancel ends the call it names. Stdin is read on a thread of its own, whose lines are carried
-// onto the one thread that runs the calls. Ends when stdin ends and every call has ended.
+// cancel ends the call it names. The hello declares `reset`: after a run's last call, a reset line
+// drops the client (its breakers and budget) once every call has ended and is answered with
+// adapter/reset; the next call line starts a new client, with a hello of its own, as a new process
+// would. Stdin is read on a thread of its own, whose lines are carried onto the one thread that
+// runs the calls. Ends when stdin ends and every call has ended.
 class SessionAdapter {
  public:
   SessionAdapter(const CallCommandOptions& options, ref::RetryPolicy policy, SteadyTime start,
                  std::ostream& out)
-      : options_(options), policy_(std::move(policy)), start_(start), out_(out) {}
+      : options_(options), base_policy_(std::move(policy)), start_(start), out_(out) {}
 
   // Runs until stdin (`in`) ends and every call has ended; the exit code.
   ExitCode Run(const json& first, std::istream& in) {
@@ -339,6 +342,9 @@ class SessionAdapter {
         if (message.is_object() && message.value("type", "") == "cancel") {
           const auto found = drivers_.find(message.value("call", 0));
           if (found != drivers_.end()) found->second->Cancel();
+        } else if (message.is_object() && message.value("type", "") == "reset") {
+          reset_due_ = true;
+          ResetWhenIdle();
         } else if (IsCallLine(message)) {
           Start(message);
         }
@@ -350,17 +356,18 @@ class SessionAdapter {
   // A call of the session's client; one the line does not describe well is skipped, saying why.
   void Start(const json& line) {
     const int call = line.value("call", 0);
-    auto adapter_call = AdapterCallOf(line, options_, policy_);
+    auto adapter_call = AdapterCallOf(line, options_, base_policy_);
     if (!adapter_call) {
       std::cerr << "faultline call --adapter --session: call " << call << ": "
                 << adapter_call.error() << "\n";
       return;
     }
-    if (!client_) {  // the first call's policy is the client's
+    if (client_ == nullptr) {  // the first call's policy is the client's
       policy_ = adapter_call->policy;
-      client_.emplace(policy_);
+      client_ = clients_.emplace_back(std::make_unique<ref::ClientState>(policy_)).get();
       json hello = ref::HelloEvent(policy_).ToJson();
       hello["mode"] = "session";
+      hello["reset"] = true;
       Write(std::move(hello));
     }
     ref::DriverCallbacks callbacks;
@@ -370,12 +377,25 @@ class SessionAdapter {
       Write(std::move(line));
       if (event.type == ref::EventType::kFailed) ++failed_;
     };
-    callbacks.on_done = [this] { --running_; };
+    callbacks.on_done = [this] {
+      --running_;
+      ResetWhenIdle();
+    };
     ++running_;
     logs_.push_back(std::move(adapter_call->log));
     drivers_[call] = ref::CallDriver::Launch(io_, std::move(adapter_call->request), policy_,
                                              client_->Share(std::move(adapter_call->options)),
                                              std::move(callbacks));
+  }
+
+  // A reset line came: once no call runs, the client is dropped (kept alive, unused, for handlers
+  // that may still hold it) and the reset answered.
+  void ResetWhenIdle() {
+    if (!reset_due_ || running_ > 0) return;
+    reset_due_ = false;
+    client_ = nullptr;
+    drivers_.clear();
+    Write({{"type", "adapter/reset"}});
   }
 
   void Write(json line) {
@@ -386,17 +406,20 @@ class SessionAdapter {
   }
 
   const CallCommandOptions& options_;
-  ref::RetryPolicy policy_;
+  const ref::RetryPolicy base_policy_;  // --policy's, or the default, before a call line's
+  ref::RetryPolicy policy_;             // the run's client's: its first call line's
   const SteadyTime start_;
   std::ostream& out_;
   // Before the io_context, so that they outlive any handler that still holds a call.
-  std::optional<ref::ClientState> client_;
+  std::vector<std::unique_ptr<ref::ClientState>> clients_;  // one per run; the last is current
+  ref::ClientState* client_ = nullptr;  // nullptr: the next call line starts a run
   std::vector<std::unique_ptr<ref::RetryLog>> logs_;
   boost::asio::io_context io_;
   std::map<int, std::shared_ptr<ref::CallDriver>> drivers_;
   int running_ = 0;
   int failed_ = 0;
   bool input_ended_ = false;
+  bool reset_due_ = false;
 };
 
 // `faultline call --adapter`: reads the call line, runs its call and writes the events as

@@ -196,6 +196,8 @@ ClientEvent EventFromJson(const json& line) {
     event.version = String(line, "version");
     if (const json* policy = Field(line, "policy"); policy != nullptr) event.policy = *policy;
     event.session = String(line, "mode") == "session";
+    const json* reset = Field(line, "reset");
+    event.reset = reset != nullptr && reset->is_boolean() && reset->get<bool>();
     return event;
   }
   event.call = Integer<int>(line, "call");
@@ -223,6 +225,7 @@ json EventToJson(const ClientEvent& event) {
     if (!event.version.empty()) out["version"] = event.version;
     if (event.policy) out["policy"] = *event.policy;
     if (event.session) out["mode"] = "session";
+    if (event.reset) out["reset"] = true;
     return out;
   }
   if (event.call) out["call"] = *event.call;

@@ -99,6 +99,7 @@ struct ClientEvent {
   std::string version;
   std::optional<nlohmann::json> policy;
   bool session = false;  // `mode: "session"`: one process serves every call of the run
+  bool reset = false;    // `reset: true` (session mode): it serves more runs, after a reset line
 
   bool terminal() const { return kind == EventKind::kCommitted || kind == EventKind::kFailed; }
   // The route of the event, else of its failure ("" when neither names one).

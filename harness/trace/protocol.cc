@@ -61,6 +61,9 @@ std::expected<EventKind, LineError> KindOf(const json& event, std::string_view l
   if (type == event.end() || !type->is_string()) {
     return NotProtocol("no string \"type\": " + Shown(line));
   }
+  if (type->get_ref<const std::string&>() == "adapter/reset") {
+    return NotProtocol("adapter/reset answers a reset line, and none was sent");
+  }
   const auto listed = Schema().Validate(*type, "/properties/type", 1);
   const auto kind = ParseEventKind(type->get_ref<const std::string&>());
   if (!listed.empty() || !kind) {

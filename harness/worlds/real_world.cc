@@ -64,8 +64,35 @@ RealWorld::RealWorld(std::unique_ptr<provider::Server> server)
     : server_(std::move(server)), thread_([this] { server_->Run(); }) {}
 
 RealWorld::~RealWorld() {
+  {
+    std::lock_guard lock(idle_mutex_);
+    for (auto& [command, process] : idle_) process->CloseStdin();  // all at once, then each waited
+    idle_.clear();
+  }
   server_->Stop();
   thread_.join();
+}
+
+std::expected<AdapterRun, std::string> RealWorld::ServeFirstCall(const AdapterLaunch& launch) {
+  std::unique_ptr<AdapterProcess> process;
+  {
+    std::lock_guard lock(idle_mutex_);
+    if (const auto found = idle_.find(launch.command); found != idle_.end()) {
+      process = std::move(found->second);
+      idle_.erase(found);
+    }
+  }
+  if (!process) {
+    auto started = AdapterProcess::Start(launch.command, launch.environment);
+    if (!started) return std::unexpected(started.error());
+    process = std::move(*started);
+  }
+  AdapterRun run = process->Serve(launch);
+  if (process->ready()) {
+    std::lock_guard lock(idle_mutex_);
+    idle_.emplace(launch.command, std::move(process));
+  }
+  return run;
 }
 
 std::expected<RealWorld::Session, std::string> RealWorld::Open(const scenario::Scenario& scenario,
@@ -166,7 +193,7 @@ std::expected<Trace, std::string> RealWorld::RunAdapterSubject(const scenario::S
       trace.calls, scenario.request.call_interval, scripted, launch.start + launch.timeout,
       options.stop, [&](int i) -> CallRun {
         if (i == 0) {
-          auto run = RunAdapter(first);
+          auto run = ServeFirstCall(first);
           dispatch.Ended();
           return run;
         }

@@ -30,6 +30,8 @@
 namespace faultline::harness {
 
 struct AdapterLaunch;
+struct AdapterRun;
+class AdapterProcess;
 
 class RealWorld {
  public:
@@ -44,7 +46,9 @@ class RealWorld {
                                                  const ref::RetryPolicy& policy,
                                                  const RealRunOptions& options);
 
-  // The scenario against `command`, one process per call of the scenario.
+  // The scenario against `command`: one process per call, or, when call 0's hello declares
+  // session mode, that process serves every call; one that also declares `reset` is kept for the
+  // command's next run (ServeFirstCall).
   std::expected<Trace, std::string> RunAdapterSubject(const scenario::Scenario& scenario,
                                                       const std::string& command,
                                                       const RealRunOptions& options);
@@ -64,6 +68,11 @@ class RealWorld {
   AdapterLaunch AdapterLaunchOf(const Session& session, const scenario::Scenario& scenario,
                                 const std::string& command, const RealRunOptions& options) const;
 
+  // Call 0 of an adapter subject's run: on a process of its command that answered a reset in an
+  // earlier run (session mode, docs/adapter-protocol.md), else on a new one; a process that
+  // answers this run's reset is kept for the next.
+  std::expected<AdapterRun, std::string> ServeFirstCall(const AdapterLaunch& launch);
+
   // Whether `command`'s hello declared session mode in an earlier run (nullopt: not known yet),
   // so that later runs need not wait for call 0's hello before starting the other calls.
   std::optional<bool> KnownMode(const std::string& command) const;
@@ -75,6 +84,10 @@ class RealWorld {
   std::atomic<std::uint64_t> next_session_{1};
   mutable std::mutex modes_mutex_;
   std::map<std::string, bool> modes_;  // command -> session mode, as its hello declared it
+  std::mutex idle_mutex_;
+  // Processes that answered a reset and wait for a run, by command; one per run that ended at
+  // once, so never more than the runs in flight (--jobs).
+  std::multimap<std::string, std::unique_ptr<AdapterProcess>> idle_;
 };
 
 }  // namespace faultline::harness

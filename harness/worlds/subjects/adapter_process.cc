@@ -11,6 +11,9 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <utility>
+
+#include "nlohmann/json.hpp"
 
 namespace faultline::harness {
 namespace {
@@ -95,10 +98,30 @@ void WriteAll(int fd, std::string_view text) {
   }
 }
 
+}  // namespace
+
+struct AdapterProcess::State {
+  pid_t pid = -1;
+  Fd in, out, err;
+  std::string partial;  // stdout past the last whole line
+  bool reset_answered = false;  // it answered the last run's reset: it waits for a run
+  bool exited = false;  // reaped
+};
+
+namespace {
+
+// One run on a process: reads its stdout and stderr until it exits (or is stopped), or, after a
+// reset, until it answers with its hello.
 class Collector {
  public:
-  Collector(const AdapterLaunch& launch, pid_t pid, int in, int out, int err)
-      : launch_(launch), pid_(pid), in_(in), out_(out), err_(err) {}
+  Collector(const AdapterLaunch& launch, AdapterProcess::State& process)
+      : launch_(launch),
+        process_(process),
+        pid_(process.pid),
+        in_(process.in),
+        out_(process.out),
+        err_(process.err),
+        partial_(process.partial) {}
 
   AdapterRun Run();
 
@@ -117,6 +140,21 @@ class Collector {
     if (launch_.stdin_channel) launch_.stdin_channel->Close();
     in_.Close();
   }
+  bool Resetting() const {
+    return launch_.stdin_channel != nullptr && launch_.stdin_channel->resetting();
+  }
+  // A line after the reset: adapter/reset keeps the process for the next run; anything else ends
+  // it.
+  void AfterReset(std::string_view line);
+  // The reset went unanswered (or was answered wrong): the process is ended, not kept.
+  void RefuseReset(std::string why) {
+    if (!run_.reset_refused.empty()) return;
+    run_.reset_refused = std::move(why);
+    ::kill(-pid_, SIGKILL);
+  }
+  // Splits off partial_'s whole lines (from `scanned` on: the part before was looked at) as
+  // received at `now`.
+  void TakeLines(microseconds now, std::size_t scanned);
   void ReadOut();
   void ReadErr();
   // Appends what the descriptor has to a kept tail (stderr, an app's stdout); closes it at its end.
@@ -147,13 +185,28 @@ class Collector {
   }
 
   const AdapterLaunch& launch_;
-  pid_t pid_;
-  Fd in_, out_, err_;
-  std::string partial_;
+  AdapterProcess::State& process_;
+  const pid_t pid_;
+  Fd &in_, &out_, &err_;
+  std::string& partial_;
   std::size_t output_bytes_ = 0;
   std::optional<microseconds> terminated_at_;  // when the stop request's SIGTERM went out
+  std::optional<microseconds> reset_at_;       // when the reset was first seen written
   AdapterRun run_;
 };
+
+void Collector::AfterReset(std::string_view line) {
+  if (run_.kept || !run_.reset_refused.empty()) return;
+  const auto message = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (message.is_object() && message.value("type", "") == "adapter/reset") {
+    run_.kept = true;
+    process_.reset_answered = true;
+    return;
+  }
+  constexpr std::size_t kShown = 80;
+  RefuseReset(fmt::format("it answered the reset with `{}{}` instead of adapter/reset",
+                          line.substr(0, kShown), line.size() > kShown ? "..." : ""));
+}
 
 void Collector::ReadOut() {
   if (launch_.free_output) {
@@ -175,6 +228,10 @@ void Collector::ReadOut() {
   if (output_bytes_ > launch_.max_output_bytes) return Overflow("output-too-large");
   const std::size_t scanned = partial_.size();
   partial_.append(buffer.data(), static_cast<std::size_t>(n));
+  TakeLines(now, scanned);
+}
+
+void Collector::TakeLines(microseconds now, std::size_t scanned) {
   std::size_t start = 0;
   std::size_t newline = partial_.find('\n', scanned);
   for (; newline != std::string::npos; newline = partial_.find('\n', start)) {
@@ -182,6 +239,11 @@ void Collector::ReadOut() {
     start = newline + 1;
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.size() > launch_.max_line_bytes) return Overflow("line-too-long");
+    if (Resetting()) {
+      AfterReset(line);
+      if (run_.kept) break;  // what follows is the next run's
+      continue;
+    }
     if (run_.lines.empty() && launch_.on_first_line) launch_.on_first_line();
     if (launch_.on_line) launch_.on_line(line);
     run_.lines.push_back({now, std::move(line)});
@@ -214,6 +276,9 @@ int Collector::PollTimeoutMs() const {
   if (launch_.cancel_at && !run_.cancel_sent) until = std::min(until, microseconds{10'000});
   // A stop request has no descriptor to wake poll(): look at it every 50 ms.
   if (launch_.stop.stop_possible()) until = std::min(until, microseconds{50'000});
+  // Nor does a reset another thread wrote: look again soon, then wait out its grace.
+  if (launch_.stdin_channel && !reset_at_) until = std::min(until, microseconds{50'000});
+  if (reset_at_) until = std::min(until, *reset_at_ + kResetGrace - Now());
   return static_cast<int>(std::clamp<long long>((until.count() + 999) / 1000, 0, 60'000));
 }
 
@@ -232,6 +297,8 @@ bool Collector::Stopping() {
 }
 
 AdapterRun Collector::Run() {
+  process_.reset_answered = false;
+  if (!partial_.empty()) TakeLines(Now(), 0);  // written after the last run's reset was answered
   if (launch_.stdin_channel) {
     launch_.stdin_channel->Attach(in_.fd);  // with the lines written to it so far
     in_.fd = -1;                            // the channel's now
@@ -241,8 +308,13 @@ AdapterRun Collector::Run() {
     Write(launch_.call_line + "\n");
   }
   Collect();
-  CloseStdin();
-  Reap();
+  if (run_.kept) {
+    in_.fd = launch_.stdin_channel->Detach();
+    run_.ended = Now();
+  } else {
+    CloseStdin();
+    Reap();
+  }
   for (std::string* tail : {&run_.stderr_text, &run_.stdout_text}) {
     if (tail->size() > kMaxStderr) tail->erase(0, tail->size() - kMaxStderr);
   }
@@ -250,8 +322,14 @@ AdapterRun Collector::Run() {
 }
 
 void Collector::Collect() {
-  while (out_.fd >= 0 || err_.fd >= 0) {
+  while ((out_.fd >= 0 || err_.fd >= 0) && !run_.kept) {
     if (Stopping()) return;
+    if (Resetting() && !reset_at_) reset_at_ = Now();
+    if (reset_at_ && Now() >= *reset_at_ + kResetGrace) {
+      RefuseReset(fmt::format("it did not answer the reset with adapter/hello within {} s",
+                              kResetGrace.count()));
+      return;
+    }
     if (const auto cancel = CancelDue(); cancel && Now() >= *cancel) {
       if (launch_.on_cancel) {
         launch_.on_cancel();
@@ -278,6 +356,9 @@ void Collector::Collect() {
 }
 
 void Collector::Reap() {
+  if (Resetting() && run_.reset_refused.empty()) {
+    run_.reset_refused = "it ended instead of answering the reset with adapter/hello";
+  }
   int status = 0;
   // Output closed: the adapter is exiting. Give it a moment, then make sure of it.
   for (int i = 0; i < 200 && ::waitpid(pid_, &status, WNOHANG) == 0; ++i) ::usleep(10'000);
@@ -285,6 +366,7 @@ void Collector::Reap() {
     ::kill(-pid_, SIGKILL);
     ::waitpid(pid_, &status, 0);
   }
+  process_.exited = true;
   run_.ended = Now();
   run_.exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   if (WIFSIGNALED(status)) run_.signal = WTERMSIG(status);
@@ -318,6 +400,25 @@ void AdapterStdin::Attach(int fd) {
   pending_.clear();
 }
 
+void AdapterStdin::Reset() {
+  std::lock_guard lock(mutex_);
+  if (closed_) return;
+  closed_ = true;
+  resetting_ = true;
+  pending_.clear();
+  if (fd_ >= 0) WriteAll(fd_, "{\"type\":\"reset\"}\n");
+}
+
+bool AdapterStdin::resetting() const {
+  std::lock_guard lock(mutex_);
+  return resetting_;
+}
+
+int AdapterStdin::Detach() {
+  std::lock_guard lock(mutex_);
+  return std::exchange(fd_, -1);
+}
+
 void AdapterStdin::Close() {
   std::lock_guard lock(mutex_);
   closed_ = true;
@@ -326,21 +427,57 @@ void AdapterStdin::Close() {
   fd_ = -1;
 }
 
-std::expected<AdapterRun, std::string> RunAdapter(const AdapterLaunch& launch) {
+std::expected<std::unique_ptr<AdapterProcess>, std::string> AdapterProcess::Start(
+    const std::string& command, const std::vector<std::string>& environment) {
   Pipes pipes;
   if (auto made = MakePipes(pipes); !made) return std::unexpected(made.error());
-  std::vector<std::string> environment = ChildEnvironment(launch.environment);
-  std::vector<char*> environment_pointers = EnvironmentPointers(environment);
+  std::vector<std::string> child_environment = ChildEnvironment(environment);
+  std::vector<char*> environment_pointers = EnvironmentPointers(child_environment);
   const pid_t pid = ::fork();
   if (pid < 0) return std::unexpected(fmt::format("fork: {}", std::strerror(errno)));
-  if (pid == 0) ExecChild(pipes, launch.command, environment_pointers.data());
+  if (pid == 0) ExecChild(pipes, command, environment_pointers.data());
   ::setpgid(pid, pid);  // also from the parent, so a kill right away cannot miss the group
   ::close(pipes.in[0]);
   ::close(pipes.out[1]);
   ::close(pipes.err[1]);
   ::signal(SIGPIPE, SIG_IGN);  // an adapter that exits early must not kill the runner
-  Collector collector(launch, pid, pipes.in[1], pipes.out[0], pipes.err[0]);
+  auto state = std::make_unique<State>();
+  state->pid = pid;
+  state->in.fd = pipes.in[1];
+  state->out.fd = pipes.out[0];
+  state->err.fd = pipes.err[0];
+  return std::unique_ptr<AdapterProcess>(new AdapterProcess(std::move(state)));
+}
+
+AdapterProcess::AdapterProcess(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+AdapterProcess::~AdapterProcess() {
+  if (state_->exited) return;
+  state_->in.Close();
+  state_->out.Close();  // what it still writes goes nowhere
+  state_->err.Close();
+  int status = 0;
+  const auto give_up = Clock::now() + kStopGrace;
+  while (::waitpid(state_->pid, &status, WNOHANG) == 0 && Clock::now() < give_up) {
+    ::usleep(10'000);
+  }
+  ::kill(-state_->pid, SIGKILL);  // its group: what it started goes with it
+  ::waitpid(state_->pid, &status, 0);
+}
+
+AdapterRun AdapterProcess::Serve(const AdapterLaunch& launch) {
+  Collector collector(launch, *state_);
   return collector.Run();
+}
+
+bool AdapterProcess::ready() const { return !state_->exited && state_->reset_answered; }
+
+void AdapterProcess::CloseStdin() { state_->in.Close(); }
+
+std::expected<AdapterRun, std::string> RunAdapter(const AdapterLaunch& launch) {
+  auto process = AdapterProcess::Start(launch.command, launch.environment);
+  if (!process) return std::unexpected(process.error());
+  return (*process)->Serve(launch);
 }
 
 }  // namespace faultline::harness

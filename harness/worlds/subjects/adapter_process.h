@@ -19,6 +19,11 @@
 // SIGINT to its group (the user's Ctrl-C), and its environment extended with the provider's
 // endpoints.
 //
+// A session-mode adapter whose hello declares `reset` may serve several scenario runs in a row
+// (AdapterProcess): after a run's last terminal event the runner writes {"type":"reset"} instead
+// of closing its stdin (AdapterStdin::Reset), the adapter answers with a new adapter/hello, and
+// the process waits, alive, for the next run; that hello is the first line of the next run.
+//
 // Thread-safety: each call owns its process; concurrent calls from several threads are fine.
 #pragma once
 
@@ -59,6 +64,11 @@ struct AdapterRun {
   // max_line_bytes) or "output-too-large" (over max_output_bytes or max_lines in all).
   std::string overflow;
   bool interrupted = false;  // the runner stopped it on a stop request (see AdapterLaunch::stop)
+  // After a reset (AdapterStdin::Reset): true when the process answered with its hello and waits
+  // for the next run (it did not exit: `ended` is when the run ended); else why it is not kept,
+  // in `reset_refused` ("" when no reset was sent).
+  bool kept = false;
+  std::string reset_refused;
 };
 
 inline constexpr std::size_t kMaxStderr = 64 * 1024;
@@ -66,11 +76,15 @@ inline constexpr std::size_t kDefaultMaxLine = 1024 * 1024;
 inline constexpr std::size_t kDefaultMaxOutput = 64 * 1024 * 1024;
 inline constexpr std::size_t kDefaultMaxLines = 100'000;
 inline constexpr std::chrono::seconds kStopGrace{1};
+// How long an adapter may take to answer a reset with its hello before it is ended.
+inline constexpr std::chrono::seconds kResetGrace{5};
 
 // The stdin of an adapter process that several threads write to: a session-mode adapter gets each
 // call's line as the call comes due, and its cancels, from the runner's threads. Each line is
 // written whole, under a lock; lines written before the process starts wait for it. Close ends
-// stdin once; later lines are dropped (the adapter is gone, or was told everything).
+// stdin once; later lines are dropped (the adapter is gone, or was told everything). Reset, in
+// Close's place, writes the reset line and drops later lines too, but keeps the pipe open for the
+// process's next run (Detach gives it back).
 class AdapterStdin {
  public:
   AdapterStdin() = default;
@@ -79,14 +93,18 @@ class AdapterStdin {
   ~AdapterStdin();
   void Write(std::string_view line);  // without the newline
   void Close();
+  void Reset();
+  bool resetting() const;
   // The process's end of the pipe, which this channel then owns (RunAdapter).
   void Attach(int fd);
+  // After Reset: the pipe, given back to its process (-1 when closed since).
+  int Detach();
 
  private:
-  void WriteLocked(std::string_view text);
-  std::mutex mutex_;
+  mutable std::mutex mutex_;
   int fd_ = -1;
   bool closed_ = false;
+  bool resetting_ = false;
   std::string pending_;  // written before Attach
 };
 
@@ -132,5 +150,34 @@ struct AdapterLaunch {
 // Errors: the process could not be started (pipe/fork failure). A command that is not found
 // runs and exits 127 with the shell's message on stderr: that is a result, not an error.
 std::expected<AdapterRun, std::string> RunAdapter(const AdapterLaunch& launch);
+
+// An adapter process that may outlive one run: started once, it serves a run (Serve), and when
+// that run ended with a reset it answered (AdapterRun::kept), it serves the next one. Its hello
+// to the reset is kept and replayed as the next run's first line, at that run's start.
+class AdapterProcess {
+ public:
+  // Starts `/bin/sh -c command` in its own group, with `environment` over the runner's own.
+  static std::expected<std::unique_ptr<AdapterProcess>, std::string> Start(
+      const std::string& command, const std::vector<std::string>& environment);
+  // Ends it unless it exited already: stdin closed, and its group killed (SIGKILL) when it has not
+  // exited kStopGrace later.
+  ~AdapterProcess();
+  AdapterProcess(const AdapterProcess&) = delete;
+  AdapterProcess& operator=(const AdapterProcess&) = delete;
+
+  // One run on it, as RunAdapter runs one (`launch.command` and `launch.environment` are unused:
+  // the process's are its start's).
+  AdapterRun Serve(const AdapterLaunch& launch);
+  // Whether it waits for another run: the last Serve ended kept.
+  bool ready() const;
+  // Closes its stdin, so that it exits on its own (before the destructor waits for it).
+  void CloseStdin();
+
+  struct State;  // the child, its pipes, and what it wrote past its last run (adapter_process.cc)
+
+ private:
+  explicit AdapterProcess(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace faultline::harness

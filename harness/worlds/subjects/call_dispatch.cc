@@ -20,11 +20,17 @@ void CallDispatch::OnLine(std::string_view line) {
   if (event->kind == EventKind::kHello && !settled_by_hello_) {
     settled_by_hello_ = true;
     session_ = event->session;
+    resets_ = event->session && event->reset;
     settled_.notify_all();
   }
   if (!event->terminal() || !session_.value_or(false)) return;
   ended_.insert(event->call.value_or(0));
-  if (static_cast<int>(ended_.size()) >= calls_) stdin_->Close();
+  if (static_cast<int>(ended_.size()) < calls_) return;
+  if (resets_) {
+    stdin_->Reset();
+  } else {
+    stdin_->Close();
+  }
 }
 
 void CallDispatch::Ended() {

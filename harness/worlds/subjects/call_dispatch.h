@@ -34,7 +34,8 @@ class CallDispatch {
       : calls_(calls), session_(known), stdin_(std::move(stdin)) {}
 
   // A line of call 0's process: its hello settles the mode; in session mode, once every call has
-  // ended, its stdin closes (the adapter exits at its end).
+  // ended, its stdin closes (the adapter exits at its end), or, when its hello declared `reset`,
+  // it is told to reset (AdapterStdin::Reset: the process may serve the next run).
   void OnLine(std::string_view line);
 
   // Call 0's process ended: a mode no hello settled is per-call.
@@ -61,6 +62,7 @@ class CallDispatch {
   std::condition_variable_any settled_;
   std::optional<bool> session_;  // guarded by mutex_, as the rest
   bool settled_by_hello_ = false;
+  bool resets_ = false;  // its hello declared `reset`
   const std::shared_ptr<AdapterStdin> stdin_;
   std::set<int> ended_;  // session mode: the calls whose terminal event came
   bool cancelled_ = false;

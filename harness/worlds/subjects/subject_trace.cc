@@ -123,6 +123,11 @@ void AddProcessEnding(const AdapterRun& run, std::size_t call, std::size_t calls
   if (run.timed_out && (!trace.subject_stopped_at || stopped < *trace.subject_stopped_at)) {
     trace.subject_stopped_at = stopped;
   }
+  if (!run.reset_refused.empty()) {
+    trace.subject_endings.push_back(
+        fmt::format("the adapter's process was not kept for the next run: {}",
+                    protocol::ValidUtf8(run.reset_refused)));
+  }
   const std::string label = calls > 1 ? fmt::format("[call {}] ", call) : "";
   if (!run.stderr_text.empty())
     trace.subject_stderr += label + protocol::ValidUtf8(run.stderr_text);
