@@ -26,7 +26,8 @@
 // Exit code: 0 committed, 1 failed, 2 bad input or library not installed.
 import { classifyNetworkError, classifyStreamError, runAdapter }
   from './kit/node/faultline-adapter.mjs';
-import { adapterMode, conversation, loadPinned, stopSequences } from './sdk-common.mjs';
+import { adapterMode, conversation, loadPinned, nothingToDrop, stopSequences }
+  from './sdk-common.mjs';
 import { LANGCHAIN_POLICY, langchainFallbacksPolicy } from './policies.mjs';
 
 const { modules: [langchainOpenai, langchainAnthropic], version } =
@@ -138,4 +139,5 @@ await runAdapter({
   classifyError,
   main,
   mode: adapterMode(),
+  reset: nothingToDrop,  // each call builds its model (and its fallbacks) anew
 });

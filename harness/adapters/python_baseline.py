@@ -57,4 +57,6 @@ def main(ctx):
 if __name__ == "__main__":
     sys.exit(kit.run_adapter(name="python-baseline", version="1", policy=NO_RECOVERY_POLICY,
                              main=main, strict=True,
-                             mode="per-call" if "--per-call" in sys.argv else "session"))
+                             mode="per-call" if "--per-call" in sys.argv else "session",
+                             # Each call opens its own connection: nothing is shared to drop.
+                             reset=lambda: None))

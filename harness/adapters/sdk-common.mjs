@@ -97,11 +97,14 @@ function helperCheck(message) {
   return null;
 }
 
-// How the shipped adapters run: one process serves every call of a scenario run (the protocol's
-// session mode: no interpreter start-up per call); each call still builds its own client, as an
-// app that creates one per request does, so nothing is shared between calls. `--per-call` runs
-// one process per call instead.
+// How the shipped adapters run: one process serves every call of a scenario run, and the runs one
+// after another (the protocol's session mode with reset: no interpreter start-up per call or per
+// run); each call still builds its own client, as an app that creates one per request does, so
+// the calls share nothing but the global fetch's connection pool, which the kit closes between
+// runs (reset: nothing of the adapter's own to drop). `--per-call` runs one process per call
+// instead; `--no-reset` one process per scenario run.
 export const adapterMode = () => (process.argv.includes('--per-call') ? 'per-call' : 'session');
+export const nothingToDrop = process.argv.includes('--no-reset') ? undefined : () => {};
 
 // Runs the SDK's calls: `start({call, signal, fetch, logger, output})` constructs the client with
 // `fetch` and `logger`, makes the call and feeds what the SDK yields to `output` (a non-streamed
@@ -110,6 +113,7 @@ export function runSdkAdapter({ name, version, policy, dialects, errors, start }
   return runAdapter({
     name, version, policy, dialects,
     mode: adapterMode(),
+    reset: nothingToDrop,
     classifyError: (error, { wire }) => classifySdkError(errors, error, wire.phase()),
     main: (context) => start({ ...context, logger: sdkLogger(context.wire) }),
   });

@@ -65,8 +65,10 @@ TEST(ProtocolSchemaTest, NamesEveryEventTheRunnerReads) {
     EXPECT_TRUE(protocol::Schema().Has(JsonSchema::DefinitionPointer(ToString(kind))))
         << kinds.back();
   }
+  // adapter/reset answers a reset line: the process reader takes it, no run's trace holds it.
+  kinds.emplace_back("adapter/reset");
   EXPECT_EQ(names.get<std::vector<std::string>>(), kinds);
-  for (const char* line : {"call", "cancel"}) {
+  for (const char* line : {"call", "cancel", "reset", "adapter/reset"}) {
     EXPECT_TRUE(protocol::Schema().Has(JsonSchema::DefinitionPointer(line))) << line;
   }
 }
@@ -266,13 +268,19 @@ TEST(ProtocolSchemaTest, SeveralMistakesAreNamedUpToThree) {
                                     "is not one of \"auth\""));
 }
 
+TEST(ProtocolSchemaTest, AResetAnswerOutsideAResetIsAProtocolError) {
+  const auto parsed = protocol::ParseLine(R"({"type":"adapter/reset"})");
+  ASSERT_FALSE(parsed.has_value());
+  EXPECT_EQ(parsed.error().message, "adapter/reset answers a reset line, and none was sent");
+}
+
 TEST(ProtocolSchemaTest, AnUnknownEventTypeListsTheEvents) {
   const auto parsed = protocol::ParseLine(R"({"type":"response/begin"})");
   ASSERT_FALSE(parsed.has_value());
   EXPECT_EQ(parsed.error().message,
             "unknown event type: \"response/begin\" is not one of \"adapter/hello\", "
             "\"response/start\", \"assistant/chunk\", \"response/interrupted\", "
-            "\"response/committed\", \"response/failed\"");
+            "\"response/committed\", \"response/failed\", \"adapter/reset\"");
   EXPECT_FALSE(protocol::ParseLine(R"({"type":"call"})").has_value()) << "not an adapter line";
 }
 

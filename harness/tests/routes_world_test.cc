@@ -2,7 +2,9 @@
 // the primary route, and the journal names the route of every request.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <fstream>
+#include <iterator>
 
 #include "harness/judge/judge.h"
 #include "harness/trace/trace.h"
@@ -187,6 +189,41 @@ TEST(RoutesWorldTest, TheCallsOfASessionModeAdapterShareItsBreaker) {
   EXPECT_FALSE(apart->one_client);
   EXPECT_EQ(RoutesOf(FirstAttempts(*apart)),
             (std::vector<std::string>{"primary", "primary", "primary"}));
+}
+
+// Session mode with reset: the next run of the same command is served by the same process, and
+// its breaker does not carry over: the reset dropped it, so the next run meets the primary first
+// again and opens the breaker anew, as a new process would.
+TEST(RoutesWorldTest, AResetSessionAdapterServesTheNextRunWithoutItsBreaker) {
+  auto scenario = scenario::ParseScenario(kSpacedCalls, "spaced.yaml");
+  ASSERT_TRUE(scenario.has_value()) << scenario.error().ToString();
+  const std::string policy = ::testing::TempDir() + "/threshold-one-reset.json";
+  std::ofstream(policy) << R"({"routing": {"breaker": {"threshold": 1, "cooldown_ms": 3000,
+                                                      "half_open_probes": 1}}})";
+  const std::string starts = ::testing::TempDir() + "/reset-starts.txt";
+  std::remove(starts.c_str());
+  auto world = RealWorld::Start();
+  ASSERT_TRUE(world) << world.error();
+  const std::string adapter = "echo started >> " + starts + "; exec " +
+                              std::string(FAULTLINE_BINARY) +
+                              " call --adapter --session --policy " + policy;
+  RealRunOptions options;
+  options.timeout = std::chrono::seconds(60);
+  for (int run = 0; run < 2; ++run) {
+    auto trace = (*world)->RunAdapterSubject(*scenario, adapter, options);
+    ASSERT_TRUE(trace) << trace.error();
+    ASSERT_FALSE(trace->subject_fault) << trace->subject_fault->message << trace->subject_stderr;
+    EXPECT_EQ(trace->client.front().event.kind, EventKind::kHello) << "run " << run;
+    EXPECT_TRUE(trace->client.front().event.reset);
+    EXPECT_EQ(RoutesOf(FirstAttempts(*trace)),
+              (std::vector<std::string>{"primary", "secondary", "primary"}))
+        << "run " << run;
+    EXPECT_TRUE(trace->subject_endings.empty()) << trace->subject_endings.front();
+  }
+  std::ifstream started(starts);
+  const auto lines =
+      std::count(std::istreambuf_iterator<char>(started), std::istreambuf_iterator<char>(), '\n');
+  EXPECT_EQ(lines, 1) << "one process served both runs";
 }
 
 }  // namespace

@@ -4,9 +4,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <thread>
 
 #include "harness/runner.h"
+#include "harness/worlds/real_world.h"
 #include "harness/worlds/subjects/adapter_process.h"
 #include "scenarios/loader.h"
 
@@ -159,6 +163,38 @@ responses:
   const auto both = run(Echo(R"({"type":"response/committed","text":"Hello","call":1})") + "; " +
                         Echo(R"({"type":"response/committed","text":"Hello"})"));
   EXPECT_FALSE(both.subject_error.has_value()) << both.error;
+}
+
+// A process whose hello declares `reset` but that answers the reset with something else is not
+// kept: the run it finished keeps its verdict (the answer came after it), the reports say why the
+// process went, and the next run gets a new process.
+TEST(SubjectErrorTest, AResetAnsweredWrongEndsTheProcessNotTheRun) {
+  const std::string starts = ::testing::TempDir() + "/wrong-reset-starts.txt";
+  std::remove(starts.c_str());
+  const std::string hello =
+      R"({"type":"adapter/hello","name":"t","version":"1","mode":"session","reset":true})";
+  const std::string adapter = "echo started >> " + starts + "; read call; " + Echo(hello) + "; " +
+                              Echo(R"({"type":"response/committed","text":"Hello","call":0})") +
+                              "; read reset; " + Echo(R"({"type":"adapter/hello"})") + "; sleep 30";
+  auto world = RealWorld::Start();
+  ASSERT_TRUE(world) << world.error();
+  RealRunOptions options;
+  options.timeout = std::chrono::seconds(60);
+  const scenario::Scenario success = Success();
+  for (int run = 0; run < 2; ++run) {
+    auto trace = (*world)->RunAdapterSubject(success, adapter, options);
+    ASSERT_TRUE(trace) << trace.error();
+    EXPECT_FALSE(trace->subject_fault) << trace->subject_fault->message;
+    ASSERT_EQ(std::ranges::count_if(trace->client, IsTerminal), 1);
+    ASSERT_EQ(trace->subject_endings.size(), 1U);
+    EXPECT_THAT(trace->subject_endings.front(),
+                ::testing::HasSubstr("not kept for the next run: it answered the reset with "
+                                     "`{\"type\":\"adapter/hello\"}` instead of adapter/reset"));
+  }
+  std::ifstream started(starts);
+  EXPECT_EQ(
+      std::count(std::istreambuf_iterator<char>(started), std::istreambuf_iterator<char>(), '\n'),
+      2);
 }
 
 TEST(SubjectErrorTest, ExitStatusAndStderrAreKept) {

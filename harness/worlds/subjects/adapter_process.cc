@@ -103,9 +103,9 @@ void WriteAll(int fd, std::string_view text) {
 struct AdapterProcess::State {
   pid_t pid = -1;
   Fd in, out, err;
-  std::string partial;  // stdout past the last whole line
+  std::string partial;          // stdout past the last whole line
   bool reset_answered = false;  // it answered the last run's reset: it waits for a run
-  bool exited = false;  // reaped
+  bool exited = false;          // reaped
 };
 
 namespace {

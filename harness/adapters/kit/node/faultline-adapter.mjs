@@ -30,7 +30,11 @@
 // process (docs/adapter-protocol.md, "Session mode"): the hello declares it, each call line runs
 // main() concurrently in a scope of its own (its events carry its call, its cancel aborts its
 // signal), and the process exits when stdin ends. A client built once, outside main(), then
-// serves every call: its breaker and retry budget are judged across them.
+// serves every call: its breaker and retry budget are judged across them. With `reset` (a
+// function, maybe async) the process also serves scenario runs one after another: between two
+// runs the runner sends a reset line, and the kit waits for the calls to end, calls reset() to
+// drop what the calls shared (rebuild the client), closes the pooled connections of the global
+// fetch, answers adapter/reset and writes the next run's hello at its first call.
 //
 // The pieces are exported for adapters that need them on their own.
 import { DIALECTS, PROTOCOL, ProtocolMisuse, emit, guardStdout, inCall, note, readCall,
@@ -55,10 +59,12 @@ const DEFAULT_LINGER_MS = 1500;
 
 export async function runAdapter({ name, version, policy, dialects = DIALECTS, main,
                                    classifyError, strict = false, baseFetch,
-                                   lingerMs = DEFAULT_LINGER_MS, mode = 'per-call' }) {
+                                   lingerMs = DEFAULT_LINGER_MS, mode = 'per-call', reset }) {
   guardStdout();
   const serve = { main, classifyError, strict, baseFetch };
-  if (mode === 'session') return runSession({ name, version, policy, dialects, lingerMs }, serve);
+  if (mode === 'session') {
+    return runSession({ name, version, policy, dialects, lingerMs, reset }, serve);
+  }
   const io = readCall(dialects);
   let call;
   try {
@@ -79,18 +85,27 @@ export async function runAdapter({ name, version, policy, dialects = DIALECTS, m
 // call's policy) goes before the first call's events. Exits when stdin ends and every call ended:
 // 0 when all committed. A call line it cannot use is skipped, saying why (the runner then reports
 // that call's missing terminal).
-async function runSession({ name, version, policy, dialects, lingerMs }, serve) {
+async function runSession({ name, version, policy, dialects, lingerMs, reset }, serve) {
   const io = readCalls(dialects);
-  const running = [];
+  let running = [];
   let failures = 0;
   let hello = false;
-  for await (const { index, call, problems, signal } of io.calls) {
+  for await (const { index, call, problems, signal, reset: resetting } of io.calls) {
+    if (resetting) {
+      await Promise.all(running);
+      running = [];
+      await reset?.();
+      await closePooledConnections();
+      emit('adapter/reset');
+      hello = false;
+      continue;
+    }
     if (problems.length > 0) {
       note(`${name}: call ${index}: ${problems.join('; ')}`);
       continue;
     }
     if (!hello) {
-      emit('adapter/hello', { name, version, mode: 'session',
+      emit('adapter/hello', { name, version, mode: 'session', ...(reset ? { reset: true } : {}),
                               policy: typeof policy === 'function' ? policy(call) : policy });
       hello = true;
     }
@@ -99,6 +114,18 @@ async function runSession({ name, version, policy, dialects, lingerMs }, serve) 
   }
   await Promise.all(running);
   exitSoon(io, failures > 0 ? 1 : 0, lingerMs);
+}
+
+// Closes the connections the global fetch keeps alive, so that the next run starts with none, as a
+// new process would: Node's fetch is undici's, whose global dispatcher lives under the symbol
+// every undici version shares (its setGlobalDispatcher); a fresh one of the same class replaces
+// it, and the old one closes once its requests are done. Nothing to do before the first fetch.
+async function closePooledConnections() {
+  const key = Symbol.for('undici.globalDispatcher.1');
+  const old = globalThis[key];
+  if (!old || typeof old.close !== 'function' || typeof old.constructor !== 'function') return;
+  globalThis[key] = new old.constructor();
+  await old.close();
 }
 
 // One call: main() with the kit's wire and output, then its one terminal event. {failed, bug}.

@@ -38,7 +38,10 @@ main() on a thread of its own, concurrently, inside a call scope (a contextvars 
 every event written from that thread is filed under (its "call" added, its terminal its own); a
 cancel naming the call fires that call's Cancel; run_adapter returns when stdin ends (the runner
 closes it once every call has ended) and every call is done. A client built once, outside main(),
-then serves every call: its breaker and retry budget are judged across them.
+then serves every call: its breaker and retry budget are judged across them. With reset=FUNCTION
+the process also serves scenario runs one after another: between two runs the runner sends a
+reset line; the kit waits for the calls' threads, calls reset() to drop what the calls shared
+(rebuild the client), answers adapter/reset, and writes the next run's hello at its first call.
 """
 import calendar
 import contextvars
@@ -84,11 +87,15 @@ _emit_lock = threading.Lock()
 _call_scope = contextvars.ContextVar("faultline_call", default=None)
 
 
+# The events of the process, not of a call: they never carry a "call".
+_PROCESS_EVENTS = ("adapter/hello", "adapter/reset")
+
+
 def _terminal_state(kind):
     """Where the terminal of an event of `kind` is kept: its call's in a session, else the
     process's."""
     scope = _call_scope.get()
-    return scope if scope is not None and kind != "adapter/hello" else _channel
+    return scope if scope is not None and kind not in _PROCESS_EVENTS else _channel
 
 
 def guard_stdout():
@@ -124,7 +131,7 @@ def emit(kind, **fields):
     """Writes one event line; raises ProtocolMisuse (writing nothing) if it breaks the protocol."""
     scope = _call_scope.get()
     event = ({"type": kind, "call": scope["call"], **fields}
-             if scope is not None and kind != "adapter/hello" else {"type": kind, **fields})
+             if scope is not None and kind not in _PROCESS_EVENTS else {"type": kind, **fields})
     with _emit_lock:
         problems = event_problems(event)
         line = json.dumps(event)
@@ -133,7 +140,9 @@ def emit(kind, **fields):
                             f"{PROTOCOL['max_line_bytes']})")
         if problems:
             raise ProtocolMisuse("; ".join(problems))
-        _channel["hello"] = _channel["hello"] or kind == "adapter/hello"
+        # After adapter/reset the next run begins with a hello again.
+        _channel["hello"] = (_channel["hello"] or kind == "adapter/hello") and \
+            kind != "adapter/reset"
         if kind in _TERMINAL:
             _terminal_state(kind)["terminal"] = kind
         out = _channel["out"] or sys.stdout
@@ -1061,12 +1070,12 @@ class Context:
 
 
 def run_adapter(name, version, policy, main, dialects=DIALECTS, classify_error=None,
-                strict=False, mode="per-call"):
-    """Runs one call, or with mode="session" every call of a run (see the module docstring);
-    returns the process exit code."""
+                strict=False, mode="per-call", reset=None):
+    """Runs one call, or with mode="session" every call of a run, and with `reset` runs one after
+    another (see the module docstring); returns the process exit code."""
     guard_stdout()
     if mode == "session":
-        return _run_session(name, version, policy, main, dialects, classify_error, strict)
+        return _run_session(name, version, policy, main, dialects, classify_error, strict, reset)
     try:
         call = read_call(dialects)
         # A policy may depend on the call: the limits the client was set to (call["limits"]).
@@ -1080,10 +1089,11 @@ def run_adapter(name, version, policy, main, dialects=DIALECTS, classify_error=N
     return 1 if _serve_call(call, cancel, main, classify_error, strict) else 0
 
 
-def _run_session(name, version, policy, main, dialects, classify_error, strict):
+def _run_session(name, version, policy, main, dialects, classify_error, strict, reset):
     """Session mode: a thread per call line, as it comes; the hello (the first call's policy)
     before the first call's events. A call line it cannot use is skipped, saying why (the runner
-    then reports that call's missing terminal). 0 when every call committed."""
+    then reports that call's missing terminal). A reset line (with `reset` only) ends a run. 0
+    when every call committed."""
     cancels, threads, failed = {}, [], []
     for line in sys.stdin:
         try:
@@ -1097,12 +1107,20 @@ def _run_session(name, version, policy, main, dialects, classify_error, strict):
             if index in cancels:
                 cancels[index].fire()
             continue
+        if isinstance(message, dict) and message.get("type") == "reset" and reset is not None:
+            for thread in threads:
+                thread.join()
+            cancels, threads = {}, []
+            reset()
+            emit("adapter/reset")
+            continue
         problems = call_problems(message, dialects)
         if problems:
             note(f"{name}: call {index}: {'; '.join(problems)}")
             continue
         if not _channel["hello"]:
             emit("adapter/hello", name=name, version=version, mode="session",
+                 **({"reset": True} if reset is not None else {}),
                  policy=policy(message) if callable(policy) else policy)
         cancels[index] = Cancel()
 

@@ -438,6 +438,34 @@ test('session mode: one process serves every call, each event names its call, st
   }
 });
 
+test('session mode with reset: the runs share one process, and nothing of the calls\' state',
+     async () => {
+  const server = await serve([status(503, { error: { message: 'down' } })]);
+  try {
+    // Run 1's call 0 opens the breaker; the reset closes it; run 2's call 0 reaches the server.
+    let runs = 1;
+    const run = await runAdapter(SESSION, server.url, (event, stdin) => {
+      if (event.type === 'response/failed' && runs === 1) stdin.write('{"type":"reset"}\n');
+      else if (event.type === 'adapter/reset') {
+        runs += 1;
+        stdin.write(`${JSON.stringify({
+          type: 'call', base_url: server.url, api_key: 'sk-test', dialect: 'openai-chat',
+          request: { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true },
+          scenario: 'kit-test-2' })}\n`);
+      } else if (event.type === 'response/failed') stdin.end();
+    });
+    assert.equal(run.events[0].reset, true, 'the hello declares reset');
+    assert.deepEqual(run.events.map((e) => [e.type, e.call]), [
+      ['adapter/hello', undefined], ['response/start', 0], ['response/failed', 0],
+      ['adapter/reset', undefined],
+      ['adapter/hello', undefined], ['response/start', 0], ['response/failed', 0]]);
+    assert.equal(run.events.at(-1).failure.status, 503, 'the breaker did not outlive the reset');
+    assert.equal(server.arrivals.length, 2);
+  } finally {
+    await server.close();
+  }
+});
+
 test('a bad call line: exit 2, nothing on stdout', async () => {
   const child = spawn('node', [EXAMPLE[1]], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';

@@ -465,6 +465,48 @@ class AdapterTest(unittest.TestCase):
         if JSONSCHEMA is not None:
             self.assertEqual(validate_lines.problems(JSONSCHEMA, events), [])
 
+    def test_session_mode_with_reset_shares_the_process_and_none_of_the_calls_state(self):
+        server = Server([status(503, {"error": {"message": "down"}})])
+        proc = subprocess.Popen(SESSION, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        line = json.dumps({"type": "call", "base_url": server.url, "api_key": "sk-test",
+                           "dialect": "openai-chat", "scenario": "kit-test",
+                           "request": {"model": "m", "stream": True,
+                                       "messages": [{"role": "user", "content": "hi"}]}}) + "\n"
+        try:
+            # Run 1's call 0 opens the breaker; the reset closes it; run 2's call 0 reaches the
+            # server.
+            proc.stdin.write(line)
+            proc.stdin.flush()
+            events, runs = [], 1
+            for text in proc.stdout:
+                events.append(json.loads(text))
+                kind = events[-1]["type"]
+                if kind == "response/failed" and runs == 1:
+                    proc.stdin.write('{"type":"reset"}\n')
+                    proc.stdin.flush()
+                elif kind == "adapter/reset":
+                    runs += 1
+                    proc.stdin.write(line)
+                    proc.stdin.flush()
+                elif kind == "response/failed":
+                    proc.stdin.close()
+            proc.wait(timeout=30)
+        finally:
+            proc.stderr.close()
+            proc.stdout.close()
+            server.close()
+        self.assertTrue(events[0]["reset"], "the hello declares reset")
+        self.assertEqual([(e["type"], e.get("call")) for e in events],
+                         [("adapter/hello", None), ("response/start", 0), ("response/failed", 0),
+                          ("adapter/reset", None),
+                          ("adapter/hello", None), ("response/start", 0), ("response/failed", 0)])
+        self.assertEqual(events[-1]["failure"]["status"], 503,
+                         "the breaker did not outlive the reset")
+        self.assertEqual(server.arrivals, 2)
+        if JSONSCHEMA is not None:
+            self.assertEqual(validate_lines.problems(JSONSCHEMA, events), [])
+
     def test_bad_call_line(self):
         proc = subprocess.run(EXAMPLE, input='{"type":"call","dialect":"klingon"}\n',
                               capture_output=True, text=True, timeout=30)

@@ -78,14 +78,17 @@ export function eventProblems(event) {
 // the process's.
 function callState(type) {
   const scope = callScope.getStore();
-  return scope && type !== 'adapter/hello' ? scope : state;
+  return scope && !PROCESS_EVENTS.has(type) ? scope : state;
 }
+
+// The events of the process, not of a call: they never carry a `call`.
+const PROCESS_EVENTS = new Set(['adapter/hello', 'adapter/reset']);
 
 // Writes one event line; throws ProtocolMisuse (writing nothing) when it would break the protocol.
 export function emit(type, fields = {}) {
   const scope = callScope.getStore();
-  const event = scope && type !== 'adapter/hello' ? { type, call: scope.call, ...fields }
-                                                  : { type, ...fields };
+  const event = scope && !PROCESS_EVENTS.has(type) ? { type, call: scope.call, ...fields }
+                                                    : { type, ...fields };
   const problems = eventProblems(event);
   const line = JSON.stringify(event);
   if (Buffer.byteLength(line) + 1 > PROTOCOL.max_line_bytes) {
@@ -93,6 +96,7 @@ export function emit(type, fields = {}) {
   }
   if (problems.length > 0) throw new ProtocolMisuse(problems.join('; '));
   if (type === 'adapter/hello') state.hello = true;
+  if (type === 'adapter/reset') state.hello = false;  // the next run begins with a hello again
   if (TERMINAL.has(type)) callState(type).terminal = type;
   (state.writeOut ?? process.stdout.write.bind(process.stdout))(`${line}\n`);
 }
@@ -152,7 +156,8 @@ export function readCall(dialects = DIALECTS) {
 }
 
 // Session mode: every call line, the first being call 0, as an async iterator of {index, call,
-// problems, signal}; a {"type":"cancel","call":i} line aborts call i's signal. The iterator ends
+// problems, signal}; a {"type":"cancel","call":i} line aborts call i's signal; a {"type":"reset"}
+// line comes as {reset: true} (the run is over; the next run's calls follow). The iterator ends
 // when stdin does (the runner closes it once every call has ended).
 export function readCalls(dialects = DIALECTS) {
   const lines = createInterface({ input: process.stdin });
@@ -169,6 +174,11 @@ export function readCalls(dialects = DIALECTS) {
     }
     const index = Number.isInteger(parsed?.call) ? parsed.call : 0;
     if (parsed?.type === 'cancel') return controllers.get(index)?.abort();
+    if (parsed?.type === 'reset') {  // the run is over: the next one numbers its calls from 0
+      controllers.clear();
+      queue.push({ reset: true });
+      return wake();
+    }
     const controller = new AbortController();
     controllers.set(index, controller);
     queue.push({ index, call: parsed, problems: callProblems(parsed, dialects),
