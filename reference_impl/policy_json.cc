@@ -33,8 +33,9 @@ constexpr std::array<std::string_view, 10> kRetryAfterKeys{
 constexpr std::array<std::string_view, 2> kStatusRuleKeys{"retry", "never"};
 constexpr std::array<std::string_view, 5> kTimeoutKeys{
     "connect_ms", "response_headers_ms", "idle_ms", "heartbeats_reset_idle", "total_ms"};
-constexpr std::array<std::string_view, 5> kRoutingKeys{"failover", "breaker", "route_attempts",
-                                                       "avoid_failed_group", "failover_on"};
+constexpr std::array<std::string_view, 6> kRoutingKeys{
+    "failover", "breaker", "route_attempts", "avoid_failed_group", "failover_on", "sticky"};
+constexpr std::array<std::string_view, 1> kStickyKeys{"reset_ms"};
 constexpr std::array<std::string_view, 3> kBreakerKeys{"threshold", "cooldown_ms",
                                                        "half_open_probes"};
 constexpr std::array<std::string_view, 5> kBudgetKeys{"capacity", "retry_cost", "success_refund",
@@ -468,6 +469,16 @@ void ReadRouting(Reader& reader, const Json& json, std::string_view path, Routin
       reader.Ms(value, at, breaker.cooldown);
     });
   });
+  Field(json, path, "sticky", [&](const Json& v, const std::string& p) {
+    if (v.is_null()) {
+      out.sticky.reset();
+      return;
+    }
+    if (!reader.Object(v, p, kStickyKeys)) return;
+    StickyConfig& sticky = out.sticky.emplace(out.sticky.value_or(StickyConfig{}));
+    Field(v, p, "reset_ms",
+          [&](const Json& value, const std::string& at) { reader.Ms(value, at, sticky.reset); });
+  });
 }
 
 void ReadPolicy(Reader& reader, const Json& json, RetryPolicy& policy) {
@@ -625,6 +636,11 @@ Json PolicyToJson(const RetryPolicy& policy) {
        policy.routing.route_attempts ? Json(*policy.routing.route_attempts) : Json(nullptr)},
       {"avoid_failed_group", policy.routing.avoid_failed_group},
       {"failover_on", ToString(policy.routing.failover_on)}};
+  // Only when set, so that every other client's hello (and the trace fingerprints) stay what
+  // they were; absent reads back as null.
+  if (policy.routing.sticky) {
+    json["routing"]["sticky"] = {{"reset_ms", policy.routing.sticky->reset.count()}};
+  }
   return json;
 }
 
