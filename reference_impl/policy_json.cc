@@ -431,6 +431,20 @@ void ReadBudget(Reader& reader, const Json& json, std::string_view path,
   out = budget;
 }
 
+// An object that `null` removes (routing.breaker, routing.sticky): its keys are read over its
+// current value, or over the defaults when there is none yet.
+template <typename Config, typename ReadKeys>
+void OptionalObject(Reader& reader, const Json& json, const std::string& path,
+                    std::span<const std::string_view> keys, std::optional<Config>& out,
+                    ReadKeys read_keys) {
+  if (json.is_null()) {
+    out.reset();
+    return;
+  }
+  if (!reader.Object(json, path, keys)) return;
+  read_keys(out.emplace(out.value_or(Config{})));
+}
+
 void ReadRouting(Reader& reader, const Json& json, std::string_view path, RoutingConfig& out) {
   if (!reader.Object(json, path, kRoutingKeys)) return;
   Field(json, path, "failover",
@@ -451,33 +465,25 @@ void ReadRouting(Reader& reader, const Json& json, std::string_view path, Routin
         static_cast<int>(std::clamp<std::int64_t>(number, -1, kMaxAttemptsLimit + 1));
   });
   Field(json, path, "breaker", [&](const Json& v, const std::string& p) {
-    if (v.is_null()) {
-      out.breaker.reset();
-      return;
-    }
-    if (!reader.Object(v, p, kBreakerKeys)) return;
-    BreakerConfig& breaker = out.breaker.emplace(out.breaker.value_or(BreakerConfig{}));
-    for (auto [key, field] : {std::pair<std::string_view, int*>{"threshold", &breaker.threshold},
-                              {"half_open_probes", &breaker.half_open_probes}}) {
-      Field(v, p, key, [&](const Json& value, const std::string& at) {
-        std::int64_t number = *field;
-        reader.Integer(value, at, number);
-        *field = static_cast<int>(std::clamp<std::int64_t>(number, -1, kMaxAttemptsLimit + 1));
+    OptionalObject(reader, v, p, kBreakerKeys, out.breaker, [&](BreakerConfig& breaker) {
+      for (auto [key, field] : {std::pair<std::string_view, int*>{"threshold", &breaker.threshold},
+                                {"half_open_probes", &breaker.half_open_probes}}) {
+        Field(v, p, key, [&](const Json& value, const std::string& at) {
+          std::int64_t number = *field;
+          reader.Integer(value, at, number);
+          *field = static_cast<int>(std::clamp<std::int64_t>(number, -1, kMaxAttemptsLimit + 1));
+        });
+      }
+      Field(v, p, "cooldown_ms", [&](const Json& value, const std::string& at) {
+        reader.Ms(value, at, breaker.cooldown);
       });
-    }
-    Field(v, p, "cooldown_ms", [&](const Json& value, const std::string& at) {
-      reader.Ms(value, at, breaker.cooldown);
     });
   });
   Field(json, path, "sticky", [&](const Json& v, const std::string& p) {
-    if (v.is_null()) {
-      out.sticky.reset();
-      return;
-    }
-    if (!reader.Object(v, p, kStickyKeys)) return;
-    StickyConfig& sticky = out.sticky.emplace(out.sticky.value_or(StickyConfig{}));
-    Field(v, p, "reset_ms",
-          [&](const Json& value, const std::string& at) { reader.Ms(value, at, sticky.reset); });
+    OptionalObject(reader, v, p, kStickyKeys, out.sticky, [&](StickyConfig& sticky) {
+      Field(v, p, "reset_ms",
+            [&](const Json& value, const std::string& at) { reader.Ms(value, at, sticky.reset); });
+    });
   });
 }
 

@@ -63,6 +63,13 @@ CheckStatus StatusOf(const Trace& trace, std::string_view id, const scenario::Sc
   return CheckOf(trace, id, scenario).status;
 }
 
+// Expects check `id` of `trace` (over Routes()) to fail, its evidence saying `needle`.
+void ExpectFails(const Trace& trace, std::string_view id, std::string_view needle) {
+  const auto check = CheckOf(trace, id, Routes());
+  EXPECT_EQ(check.status, CheckStatus::kFail) << id;
+  EXPECT_NE(check.evidence.find(needle), std::string::npos) << check.evidence;
+}
+
 TEST(JudgeRouteTest, ChecksWithoutRoutesAreNotApplicable) {
   TraceBuilder builder;
   builder.Answer(0, 10, "hi");
@@ -345,13 +352,9 @@ TEST(JudgeRouteTest, ABreakerClosedAgainByAGoodProbeSendsTheRouteItsTraffic) {
   }
   const Trace kept_open = SharedBreakerCalls("primary", 1200, true, "secondary");
   EXPECT_EQ(StatusOf(kept_open, "ROUTE-005", Routes()), CheckStatus::kPass);
-  const auto check = CheckOf(kept_open, "ROUTE-010", Routes());
-  EXPECT_EQ(check.status, CheckStatus::kFail);
-  EXPECT_NE(check.evidence.find("call 3: the first attempt went to route \"secondary\" at "
-                                "1300.0 ms, not to the primary \"primary\" (its breaker closed "
-                                "again after a good probe at 1205.0 ms)"),
-            std::string::npos)
-      << check.evidence;
+  ExpectFails(kept_open, "ROUTE-010",
+              "call 3: the first attempt went to route \"secondary\" at 1300.0 ms, not to the "
+              "primary \"primary\" (its breaker closed again after a good probe at 1205.0 ms)");
   // Without a re-close (the probe never came), preferring the secondary is the breaker's doing.
   for (const char* id : {"ROUTE-005", "ROUTE-010"}) {
     EXPECT_EQ(StatusOf(SharedBreakerCalls("secondary", 1200, true, "secondary"), id, Routes()),
@@ -416,14 +419,9 @@ Trace AfterAFailover(std::optional<int> reset_ms, std::vector<CallPlan> later) {
 TEST(JudgeRouteTest, Route010AClientThatDeclaresNoStickinessStartsEveryCallOnThePrimary) {
   EXPECT_EQ(StatusOf(AfterAFailover(std::nullopt, {{500, {"primary"}}}), "ROUTE-010", Routes()),
             CheckStatus::kPass);
-  const auto sticky =
-      CheckOf(AfterAFailover(std::nullopt, {{500, {"secondary"}}}), "ROUTE-010", Routes());
-  EXPECT_EQ(sticky.status, CheckStatus::kFail);
-  EXPECT_NE(sticky.evidence.find("call 1: the first attempt went to route \"secondary\" at "
-                                 "500.0 ms, not to the primary \"primary\": the subject declares "
-                                 "no stickiness (routing.sticky)"),
-            std::string::npos)
-      << sticky.evidence;
+  ExpectFails(AfterAFailover(std::nullopt, {{500, {"secondary"}}}), "ROUTE-010",
+              "call 1: the first attempt went to route \"secondary\" at 500.0 ms, not to the "
+              "primary \"primary\": the subject declares no stickiness (routing.sticky)");
 }
 
 TEST(JudgeRouteTest, Route010AStickyClientReturnsToThePrimaryByItsDeclaredReset) {
@@ -436,22 +434,13 @@ TEST(JudgeRouteTest, Route010AStickyClientReturnsToThePrimaryByItsDeclaredReset)
   EXPECT_EQ(StatusOf(AfterAFailover(1000, {{500, {"primary"}}}), "ROUTE-010", Routes()),
             CheckStatus::kPass);
   // Sticky forever: still on the secondary past the reset.
-  const auto forever = CheckOf(AfterAFailover(1000, {{500, {"secondary"}}, {1500, {"secondary"}}}),
-                               "ROUTE-010", Routes());
-  EXPECT_EQ(forever.status, CheckStatus::kFail);
-  EXPECT_NE(forever.evidence.find("call 2: the first attempt went to route \"secondary\" at "
-                                  "1500.0 ms, not to the primary \"primary\", though the declared "
-                                  "routing.sticky.reset_ms (1000 ms) had passed since the "
-                                  "client's last failover to it, at 10.0 ms"),
-            std::string::npos)
-      << forever.evidence;
+  ExpectFails(AfterAFailover(1000, {{500, {"secondary"}}, {1500, {"secondary"}}}), "ROUTE-010",
+              "call 2: the first attempt went to route \"secondary\" at 1500.0 ms, not to the "
+              "primary \"primary\", though the declared routing.sticky.reset_ms (1000 ms) had "
+              "passed since the client's last failover to it, at 10.0 ms");
   // A route no failover moved the client to is no place to start either.
-  const auto elsewhere =
-      CheckOf(AfterAFailover(1000, {{500, {"tertiary"}}}), "ROUTE-010", Routes());
-  EXPECT_EQ(elsewhere.status, CheckStatus::kFail);
-  EXPECT_NE(elsewhere.evidence.find("no failover of the client had moved to \"tertiary\""),
-            std::string::npos)
-      << elsewhere.evidence;
+  ExpectFails(AfterAFailover(1000, {{500, {"tertiary"}}}), "ROUTE-010",
+              "no failover of the client had moved to \"tertiary\"");
 }
 
 // Any failover of the client within the reset may be the one it went by: calls overlap, and
