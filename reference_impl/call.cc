@@ -214,7 +214,7 @@ std::vector<Action> Call::Start(Time now, std::chrono::system_clock::time_point 
   start_ = now;
   wall_start_ = wall_now;
   deadline_ = CallDeadline(policy_, now);
-  const auto first = registry_.First(now);
+  const auto first = registry_.First(now, StickyStart(now));
   if (!first) {
     Failure failure;
     failure.code = FailureCode::kInvalidRequest;
@@ -336,9 +336,26 @@ void Call::WaitForRoute(Time at, Time now, std::vector<Action>& out) {
   out.push_back(MakeAction(Action::Kind::kWait, at));
 }
 
+// The route a sticky client's call starts on now, when it is one of the call's routes.
+std::optional<std::size_t> Call::StickyStart(Time now) const {
+  if (options_.sticky == nullptr || request_.routes.empty()) return std::nullopt;
+  const std::optional<std::string> sticky = options_.sticky->At(now);
+  if (!sticky) return std::nullopt;
+  for (std::size_t i = 0; i < routes_.size(); ++i) {
+    if (routes_[i].traits.id == *sticky) return i;
+  }
+  return std::nullopt;
+}
+
 void Call::BeginAttempt(Time now, std::vector<Action>& out) {
   ++attempt_;
   state_ = State::kConnecting;
+  // A failover happens when its attempt begins (sticky_route.h): a call cancelled in the wait
+  // before it moved the client nowhere.
+  if (options_.sticky != nullptr && begun_route_ && *begun_route_ != route_) {
+    options_.sticky->Moved(route_id(), now);
+  }
+  begun_route_ = route_;
   registry_.Begin(route_, now);
   parser_ = std::make_unique<HttpResponseParser>();
   decoder_ = std::make_unique<BodyDecoder>(routes_[route_].dialect, request_.stream);

@@ -33,6 +33,9 @@
 //     attempt, the first one too, goes only where the breakers admit it; when a wait ends on a
 //     route they no longer admit (another call took its probe or found it down), the route is
 //     chosen again among the same candidates, waiting for it if need be;
+//   - a sticky client's call (CallOptions::sticky) starts on the route the client's last
+//     failover moved to while that route fits and its breaker admits it, and every attempt that
+//     begins on another route than the call's attempt before it is reported there as a failover;
 //   - exactly one terminal event (response/committed or response/failed), followed by Done;
 //     after it every input returns no action and emits nothing;
 //   - Cancel in any phase ends the call at once with ABORTED; Abandon with UNKNOWN.
@@ -60,6 +63,7 @@
 #include "reference_impl/policy.h"
 #include "reference_impl/retry_log.h"
 #include "reference_impl/route_registry.h"
+#include "reference_impl/sticky_route.h"
 
 namespace faultline::ref {
 
@@ -123,6 +127,9 @@ struct CallOptions {
   // (client_state.h); null: no budget, and the call keeps its own breakers.
   RetryBudget* budget = nullptr;
   BreakerBoard* breakers = nullptr;
+  // A sticky client's route (the policy's routing.sticky, sticky_route.h): the call starts there
+  // while it holds one, and reports its failovers to it. Null: the call starts afresh.
+  StickyRoute* sticky = nullptr;
   RetryLog* retry_log = nullptr;
   // A restarted call: what RetryLog::Recover() found for call_id. The attempts already made
   // count against max_attempts, and the first attempt of this run starts no earlier than the
@@ -172,6 +179,7 @@ class Call {
   std::chrono::milliseconds RecoveredWait(const RecoveredCall& recovered) const;
   std::optional<std::string> RefuseResume(int retries, std::chrono::milliseconds wait,
                                           Time now) const;
+  std::optional<std::size_t> StickyStart(Time now) const;
   void BeginAttempt(Time now, std::vector<Action>& out);
   void BeginWhenAdmitted(Time now, std::vector<Action>& out);
   void WaitForRoute(Time at, Time now, std::vector<Action>& out);
@@ -208,6 +216,7 @@ class Call {
   std::vector<std::string> route_bytes_;
   RouteRegistry registry_;
   std::size_t route_ = 0;                             // the current (or next) attempt's route
+  std::optional<std::size_t> begun_route_;            // the route of the last attempt begun
   std::vector<std::optional<Failure>> last_failure_;  // per route
 
   State state_ = State::kNotStarted;

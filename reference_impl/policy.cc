@@ -222,6 +222,11 @@ std::optional<PolicyError> CheckRouting(const RoutingConfig& routing) {
     return Bad("routing.route_attempts", fmt::format("must be from 1 to {}, got {}",
                                                      kMaxAttemptsLimit, *routing.route_attempts));
   }
+  if (routing.sticky &&
+      (routing.sticky->reset < milliseconds(1) || routing.sticky->reset > std::chrono::hours(24))) {
+    return Bad("routing.sticky.reset_ms", fmt::format("must be from 1 to 86400000 (24 h), got {}",
+                                                      routing.sticky->reset.count()));
+  }
   if (!routing.breaker) return std::nullopt;
   const BreakerConfig& breaker = *routing.breaker;
   if (breaker.threshold < 1 || breaker.threshold > kMaxAttemptsLimit) {

@@ -194,6 +194,15 @@ struct BreakerConfig {
   friend bool operator==(const BreakerConfig&, const BreakerConfig&) = default;
 };
 
+// A sticky client (ai-fallback's FallbackModel keeps one model index for all its calls): after a
+// call fails over, the client's later calls start on the route that failover moved to, until
+// `reset` after it; from then on they start on the primary again. The route a call starts on is
+// the client's (sticky_route.h), shared by its calls like its breakers.
+struct StickyConfig {
+  std::chrono::milliseconds reset{180'000};  // 1 ms..24 h
+  friend bool operator==(const StickyConfig&, const StickyConfig&) = default;
+};
+
 // How a call whose logical model has several routes moves between them (route_registry.h).
 struct RoutingConfig {
   bool failover = true;  // false: one endpoint, the primary route: every attempt goes there
@@ -210,6 +219,8 @@ struct RoutingConfig {
   // Which failures move to another route: the failure taxonomy's failover table, or any failure
   // before commit (a router that falls back on every error, an invalid request included).
   FailoverRule failover_on = FailoverRule::kTaxonomy;
+  // nullopt: every call starts on the primary whatever the calls before it did (the default).
+  std::optional<StickyConfig> sticky;
   friend bool operator==(const RoutingConfig&, const RoutingConfig&) = default;
 };
 

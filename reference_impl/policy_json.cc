@@ -33,8 +33,9 @@ constexpr std::array<std::string_view, 10> kRetryAfterKeys{
 constexpr std::array<std::string_view, 2> kStatusRuleKeys{"retry", "never"};
 constexpr std::array<std::string_view, 5> kTimeoutKeys{
     "connect_ms", "response_headers_ms", "idle_ms", "heartbeats_reset_idle", "total_ms"};
-constexpr std::array<std::string_view, 5> kRoutingKeys{"failover", "breaker", "route_attempts",
-                                                       "avoid_failed_group", "failover_on"};
+constexpr std::array<std::string_view, 6> kRoutingKeys{
+    "failover", "breaker", "route_attempts", "avoid_failed_group", "failover_on", "sticky"};
+constexpr std::array<std::string_view, 1> kStickyKeys{"reset_ms"};
 constexpr std::array<std::string_view, 3> kBreakerKeys{"threshold", "cooldown_ms",
                                                        "half_open_probes"};
 constexpr std::array<std::string_view, 5> kBudgetKeys{"capacity", "retry_cost", "success_refund",
@@ -430,6 +431,20 @@ void ReadBudget(Reader& reader, const Json& json, std::string_view path,
   out = budget;
 }
 
+// An object that `null` removes (routing.breaker, routing.sticky): its keys are read over its
+// current value, or over the defaults when there is none yet.
+template <typename Config, typename ReadKeys>
+void OptionalObject(Reader& reader, const Json& json, const std::string& path,
+                    std::span<const std::string_view> keys, std::optional<Config>& out,
+                    ReadKeys read_keys) {
+  if (json.is_null()) {
+    out.reset();
+    return;
+  }
+  if (!reader.Object(json, path, keys)) return;
+  read_keys(out.emplace(out.value_or(Config{})));
+}
+
 void ReadRouting(Reader& reader, const Json& json, std::string_view path, RoutingConfig& out) {
   if (!reader.Object(json, path, kRoutingKeys)) return;
   Field(json, path, "failover",
@@ -450,22 +465,24 @@ void ReadRouting(Reader& reader, const Json& json, std::string_view path, Routin
         static_cast<int>(std::clamp<std::int64_t>(number, -1, kMaxAttemptsLimit + 1));
   });
   Field(json, path, "breaker", [&](const Json& v, const std::string& p) {
-    if (v.is_null()) {
-      out.breaker.reset();
-      return;
-    }
-    if (!reader.Object(v, p, kBreakerKeys)) return;
-    BreakerConfig& breaker = out.breaker.emplace(out.breaker.value_or(BreakerConfig{}));
-    for (auto [key, field] : {std::pair<std::string_view, int*>{"threshold", &breaker.threshold},
-                              {"half_open_probes", &breaker.half_open_probes}}) {
-      Field(v, p, key, [&](const Json& value, const std::string& at) {
-        std::int64_t number = *field;
-        reader.Integer(value, at, number);
-        *field = static_cast<int>(std::clamp<std::int64_t>(number, -1, kMaxAttemptsLimit + 1));
+    OptionalObject(reader, v, p, kBreakerKeys, out.breaker, [&](BreakerConfig& breaker) {
+      for (auto [key, field] : {std::pair<std::string_view, int*>{"threshold", &breaker.threshold},
+                                {"half_open_probes", &breaker.half_open_probes}}) {
+        Field(v, p, key, [&](const Json& value, const std::string& at) {
+          std::int64_t number = *field;
+          reader.Integer(value, at, number);
+          *field = static_cast<int>(std::clamp<std::int64_t>(number, -1, kMaxAttemptsLimit + 1));
+        });
+      }
+      Field(v, p, "cooldown_ms", [&](const Json& value, const std::string& at) {
+        reader.Ms(value, at, breaker.cooldown);
       });
-    }
-    Field(v, p, "cooldown_ms", [&](const Json& value, const std::string& at) {
-      reader.Ms(value, at, breaker.cooldown);
+    });
+  });
+  Field(json, path, "sticky", [&](const Json& v, const std::string& p) {
+    OptionalObject(reader, v, p, kStickyKeys, out.sticky, [&](StickyConfig& sticky) {
+      Field(v, p, "reset_ms",
+            [&](const Json& value, const std::string& at) { reader.Ms(value, at, sticky.reset); });
     });
   });
 }
@@ -625,6 +642,11 @@ Json PolicyToJson(const RetryPolicy& policy) {
        policy.routing.route_attempts ? Json(*policy.routing.route_attempts) : Json(nullptr)},
       {"avoid_failed_group", policy.routing.avoid_failed_group},
       {"failover_on", ToString(policy.routing.failover_on)}};
+  // Only when set, so that every other client's hello (and the trace fingerprints) stay what
+  // they were; absent reads back as null.
+  if (policy.routing.sticky) {
+    json["routing"]["sticky"] = {{"reset_ms", policy.routing.sticky->reset.count()}};
+  }
   return json;
 }
 

@@ -36,7 +36,8 @@
 //     "budget": {"capacity": 10, "retry_cost": 1, "success_refund": 0.1,  // or null: none
 //                "failure_cost": 0, "retry_threshold": 0},                 // gRPC throttling
 //     "routing": {"failover": true,           // false: every attempt on the first route
-//                 "breaker": {"threshold": 5, "cooldown_ms": 30000, "half_open_probes": 1}}
+//                 "breaker": {"threshold": 5, "cooldown_ms": 30000, "half_open_probes": 1},
+//                 "sticky": {"reset_ms": 180000}}  // or null (the default): not sticky
 //   }
 //
 // Loading is strict: an unknown key is an error that suggests the nearest known key, a wrong type

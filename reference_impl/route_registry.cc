@@ -146,7 +146,13 @@ std::optional<RouteRegistry::Choice> RouteRegistry::Best(const std::vector<std::
   return Choice{ready.back().first, ready.back().second};
 }
 
-std::optional<RouteRegistry::Choice> RouteRegistry::First(Time now) {
+std::optional<RouteRegistry::Choice> RouteRegistry::First(Time now,
+                                                          std::optional<std::size_t> sticky) {
+  if (sticky && !one_endpoint_ && *sticky < routes_.size()) {
+    // One candidate: no weighted draw, so the RNG's sequence is the non-sticky client's.
+    const auto kept = Best({*sticky}, now, Avoid{});
+    if (kept && kept->at <= now) return kept;
+  }
   if (one_endpoint_ && !routes_.empty()) {
     // The primary: the lowest priority, the first of those (the call line's base URL).
     const auto primary = std::ranges::min_element(

@@ -14,7 +14,9 @@
 // draw makes the failed route ready at once, and it has just failed: a slow-failing primary must
 // not keep the call), both unless `routing.avoid_failed_group` is false; then to the lower
 // priority, then to a weighted draw among the routes of that priority (seeded: runs
-// reproduce). With `routing.route_attempts` the routes form
+// reproduce). A sticky client's first attempt goes to its sticky route instead, when that route
+// fits and its breaker admits it at once (`routing.sticky`). With `routing.route_attempts` the
+// routes form
 // a fallback chain instead: the failed route takes the next attempt while its share lasts and
 // its own retry is granted; then it is retired and the call moves on. With `routing.failover`
 // false the client has one endpoint: every attempt goes to the primary (the lowest priority, the
@@ -104,8 +106,10 @@ class RouteRegistry {
   RouteRegistry& operator=(const RouteRegistry&) = delete;
   ~RouteRegistry();  // Release()
 
-  // The route of the first attempt, or nullopt when no route fits the request.
-  std::optional<Choice> First(Time now);
+  // The route of the first attempt, or nullopt when no route fits the request. `sticky`: where a
+  // sticky client's calls start now (sticky_route.h), taken when it fits and the breakers admit
+  // it at once; otherwise (and without one) the choice any client makes.
+  std::optional<Choice> First(Time now, std::optional<std::size_t> sticky = std::nullopt);
   // The route of the attempt after a failed one on `failed`. `own_retry`: when the policy
   // would retry on `failed` itself (nullopt: it refused; the route is then retired).
   std::optional<Choice> Next(std::size_t failed, Failover verdict, std::optional<Time> own_retry,

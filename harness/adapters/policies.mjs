@@ -26,7 +26,16 @@ export const LANGCHAIN_POLICY = { extends: 'langchain-js' };
 // routes; the attempts grow with the routes: the SDK's own 3 streamText attempts each try every
 // route once (vercel-ai-fallback), and each route's model spends its own 7 attempts
 // (langchain-js-fallbacks: route_attempts 7).
+//
+// ai-fallback's FallbackModel is sticky: it keeps the model a failure moved it to for the calls
+// after, and goes back to the first model once modelResetInterval has passed since its last
+// reset (ai-fallback dist/index.js checkAndResetModel), so no later than that after any
+// failover. The adapter passes this interval (the library's own default, 3 minutes) and declares
+// it as routing.sticky.reset_ms (docs/policy.md), which ROUTE-010 judges across the calls of a
+// session.
+export const AI_FALLBACK_RESET_MS = 3 * 60 * 1000;
 export const vercelAiFallbackPolicy = (routes) =>
-  ({ extends: 'vercel-ai-fallback', max_attempts: 3 * routes });
+  ({ extends: 'vercel-ai-fallback', max_attempts: 3 * routes,
+     routing: { sticky: { reset_ms: AI_FALLBACK_RESET_MS } } });
 export const langchainFallbacksPolicy = (routes) =>
   ({ extends: 'langchain-js-fallbacks', max_attempts: 7 * routes });

@@ -104,7 +104,9 @@ function helperCheck(message) {
 // runs (reset: nothing of the adapter's own to drop). `--per-call` runs one process per call
 // instead; `--no-reset` one process per scenario run.
 export const adapterMode = () => (process.argv.includes('--per-call') ? 'per-call' : 'session');
-export const nothingToDrop = process.argv.includes('--no-reset') ? undefined : () => {};
+// The `reset` an adapter gives the kit: `drop` (what its calls shared), or none with --no-reset.
+export const resetWith = (drop) => (process.argv.includes('--no-reset') ? undefined : drop);
+export const nothingToDrop = resetWith(() => {});
 
 // Runs the SDK's calls: `start({call, signal, fetch, logger, output})` constructs the client with
 // `fetch` and `logger`, makes the call and feeds what the SDK yields to `output` (a non-streamed

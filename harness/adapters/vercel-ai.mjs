@@ -16,17 +16,21 @@
 // `ai-fallback` package's createFallback({models}) over one provider model per route, in
 // priority order, with its defaults: on an error its shouldRetryThisError accepts, the next
 // model is tried (each once per streamText attempt, which streamText itself retries), the index
-// it reached is kept for 3 minutes (modelResetInterval), and retryAfterOutput is true: an error
-// after output has streamed switches models too and the next model's stream is appended to the
-// same stream (ai-fallback dist/index.js FallbackModel.doStream).
+// it reached is kept for 3 minutes (modelResetInterval, passed explicitly and declared as
+// routing.sticky: policies.mjs), and retryAfterOutput is true: an error after output has
+// streamed switches models too and the next model's stream is appended to the same stream
+// (ai-fallback dist/index.js FallbackModel.doStream). In session mode one FallbackModel serves
+// every call of the run, as an application keeps one, so that index carries from call to call;
+// its providers' fetch sends each request to the current call's own routes (sessionFetch).
 //
-// Usage: node harness/adapters/vercel-ai.mjs [--with-fallbacks] [--per-call] < call lines
-// (session mode by default: one process serves every call of a scenario run; sdk-common.mjs)
+// Usage: node harness/adapters/vercel-ai.mjs [--with-fallbacks] [--per-call|--no-reset] < call
+// lines (session mode with reset by default: one process serves every call of a scenario run,
+// and the runs one after another; sdk-common.mjs)
 // Exit code: 0 committed, 1 failed, 2 bad input or library not installed.
-import { causeText, classifyNetworkError, classifyStreamError, failure, runAdapter }
+import { causeText, classifyNetworkError, classifyStreamError, currentCall, failure, runAdapter }
   from './kit/node/faultline-adapter.mjs';
-import { adapterMode, conversation, loadPinned, stopSequences } from './sdk-common.mjs';
-import { VERCEL_AI_POLICY, vercelAiFallbackPolicy } from './policies.mjs';
+import { adapterMode, conversation, loadPinned, resetWith, stopSequences } from './sdk-common.mjs';
+import { AI_FALLBACK_RESET_MS, VERCEL_AI_POLICY, vercelAiFallbackPolicy } from './policies.mjs';
 
 const withFallbacks = process.argv.includes('--with-fallbacks');
 const { modules: [ai, openaiProvider, anthropicProvider, aiFallback], version } =
@@ -62,10 +66,36 @@ const routeCalls = (call) => [...(call.routes ?? [])]
     .map((route) => ({ ...call, base_url: route.base_url, dialect: route.dialect,
                        request: route.request }));
 
+const fallbackOver = (routes, fetch) => aiFallback.createFallback({
+  models: routes.map((route) => model(route, fetch)), modelResetInterval: AI_FALLBACK_RESET_MS });
+
+// Session mode: the calls in progress by index ({call, fetch}: the call line and the kit's
+// observing fetch of that call), and the one FallbackModel, built at the first call with routes.
+const sessionCalls = new Map();
+let sessionFallback = null;
+
+// The fetch of the session's one FallbackModel: a request it builds for the routes of the call
+// it was built at goes to the same route of the call at hand (each call has its own base URLs,
+// fake_provider/admission.h CallBaseUrl, so the journal knows which call sent it), through that
+// call's own observing fetch.
+function sessionFetch(builtFor) {
+  const prefixOf = (route) => route.base_url.replace(/\/+$/, '');
+  return (input, init) => {
+    const current = sessionCalls.get(currentCall() ?? 0);
+    if (!current) throw new Error('adapter bug: a request outside any call in progress');
+    const url = String(input?.url ?? input);
+    const from = builtFor.routes.find((route) => url.startsWith(`${prefixOf(route)}/`));
+    const to = from && current.call.routes.find((route) => route.id === from.id);
+    return current.fetch(to ? prefixOf(to) + url.slice(prefixOf(from).length) : input, init);
+  };
+}
+
 function routedModel(call, fetch) {
   const routes = withFallbacks ? routeCalls(call) : [];
   if (routes.length < 2) return model(call, fetch);
-  return aiFallback.createFallback({ models: routes.map((route) => model(route, fetch)) });
+  if (adapterMode() !== 'session') return fallbackOver(routes, fetch);
+  sessionFallback ??= fallbackOver(routes, sessionFetch(call));
+  return sessionFallback;
 }
 
 // The SDK's own retries (3 streamText attempts), each of which may try every route once, in the
@@ -93,6 +123,16 @@ const usageOf = (u) => ({ input_tokens: u?.inputTokens ?? null,
                           output_tokens: u?.outputTokens ?? null });
 
 async function main({ call, fetch, signal, output }) {
+  const index = currentCall() ?? 0;
+  sessionCalls.set(index, { call, fetch });
+  try {
+    await serve(call, fetch, signal, output);
+  } finally {
+    sessionCalls.delete(index);
+  }
+}
+
+async function serve(call, fetch, signal, output) {
   const options = callOptions(call, fetch, signal);
   if (!call.request.stream) {
     const result = await ai.generateText(options);
@@ -151,4 +191,7 @@ await runAdapter({
   classifyError,
   main,
   mode: adapterMode(),
+  // Between two runs the session's FallbackModel goes (the index it reached with it): the next
+  // run builds its own at its first call with routes, as a new process would.
+  reset: resetWith(() => { sessionFallback = null; }),
 });

@@ -1,7 +1,8 @@
 // ROUTE-*, ADV-006, ADV-007 and ADV-009: routing and failover (docs/routes.md), judged from the
 // journal (which route got each request and what it sent back) and the subject's own events (the
 // route_id of every attempt). ROUTE-004 is in invariants_retry.cc, beside the Retry-After rules it
-// shares; ROUTE-005 (the breaker replayed) in invariants_route_breaker.cc. A check whose evidence
+// shares; ROUTE-005 (the breaker replayed) in invariants_route_breaker.cc, ROUTE-010 (where the
+// calls of one client start) in invariants_route_sticky.cc. A check whose evidence
 // is missing (no routes, no route_id, no declared policy) is n/a, never a pass.
 #include <array>
 #include <map>

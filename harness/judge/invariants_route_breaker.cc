@@ -1,7 +1,7 @@
 // ROUTE-005: the breaker a subject declares, replayed over the journal and its own events: it
 // does not trip before its threshold, and sends nothing to a route while that route's breaker is
-// open (docs/routes.md). The route helpers it shares with the other ROUTE-* checks are in
-// route_helpers.h.
+// open (docs/routes.md). The route helpers it shares with the other ROUTE-* checks (the event
+// replay of the breakers with ROUTE-010) are in route_helpers.h.
 #include <array>
 #include <map>
 #include <set>
@@ -11,17 +11,55 @@
 #include "reference_impl/circuit_breaker.h"
 
 namespace faultline::harness::judge_internal {
+
+ref::CircuitBreaker::Time BreakerTime(Duration d, double extra_ms) {
+  return ref::CircuitBreaker::Time{} + std::chrono::duration_cast<std::chrono::nanoseconds>(d) +
+         std::chrono::microseconds(static_cast<long long>(extra_ms * 1000));
+}
+
+std::vector<std::vector<const ClientRecord*>> BreakerHistories(const View& view) {
+  std::vector<std::vector<const ClientRecord*>> histories;
+  for (const CallView& call : view.calls) histories.push_back(call.records);
+  if (!view.trace.one_client || histories.size() < 2) return histories;
+  std::vector<const ClientRecord*> merged;
+  for (const auto& history : histories) merged.insert(merged.end(), history.begin(), history.end());
+  std::ranges::stable_sort(merged, {}, &ClientRecord::at);
+  return {std::move(merged)};
+}
+
+ref::CircuitBreaker& EventBreakers::Of(const std::string& route) {
+  return breakers_.try_emplace(route, config_).first->second;
+}
+
+void EventBreakers::RecordEnding(const ClientRecord& record, const std::string& route) {
+  ref::CircuitBreaker& breaker = Of(route);
+  const EventKind type = record.event.kind;
+  if (type == EventKind::kInterrupted || type == EventKind::kFailed) {
+    if (!record.event.attempt.has_value()) return;
+    breaker.RecordFailure(BreakerTime(record.at));
+    if (breaker.state(BreakerTime(record.at)) != ref::CircuitBreaker::State::kClosed) {
+      opened_ = true;
+    }
+  } else if (type == EventKind::kCommitted) {
+    if (breaker.state(BreakerTime(record.at)) != ref::CircuitBreaker::State::kClosed) {
+      reclosed_at_[route] = Ms(record.at);
+    }
+    breaker.RecordSuccess();
+  }
+}
+
+std::optional<double> EventBreakers::reclosed_at(const std::string& route) const {
+  const auto found = reclosed_at_.find(route);
+  if (found == reclosed_at_.end()) return std::nullopt;
+  return found->second;
+}
+
 namespace {
 
 // What replaying a route's breaker reads (ROUTE-005): the retry rules and the waits.
 constexpr std::array<std::string_view, 9> kBreakerReplayKeys{
     "mode",     "retryable_classes",   "retry_phases", "stream_retries", "stream_retry_on",
     "statuses", "should_retry_header", "backoff",      "retry_after"};
-
-ref::CircuitBreaker::Time BreakerTime(Duration d, double extra_ms = 0) {
-  return ref::CircuitBreaker::Time{} + std::chrono::duration_cast<std::chrono::nanoseconds>(d) +
-         std::chrono::microseconds(static_cast<long long>(extra_ms * 1000));
-}
 
 // One route's declared breaker replayed over the journal, with what EarlyTrip needs of it.
 struct RouteReplay {
@@ -106,89 +144,19 @@ std::string EarlyTrip(const View& view, bool* judged) {
   return {};
 }
 
-// The route a call's first attempt goes to when every breaker is closed: the one route of the
-// lowest priority that has what the request needs; nullopt when several share it (a weighted
-// draw) or the subject declares one endpoint.
-std::optional<std::string> PreferredRoute(const View& view) {
-  if (!view.policy().routing.failover) return std::nullopt;
-  const scenario::Route* best = nullptr;
-  bool tie = false;
-  for (const scenario::Route& route : view.scenario.routes) {
-    if (!Lacks(view, route).empty()) continue;
-    if (best == nullptr || route.priority < best->priority) {
-      best = &route;
-      tie = false;
-    } else if (route.priority == best->priority) {
-      tie = true;
-    }
-  }
-  if (best == nullptr || tie) return std::nullopt;
-  return best->id;
-}
-
-// The subject's attempts and their endings in the order its breakers saw them: per call, or,
-// for one client whose calls share its breakers (Trace::one_client), all calls merged in time.
-std::vector<std::vector<const ClientRecord*>> BreakerHistories(const View& view) {
-  std::vector<std::vector<const ClientRecord*>> histories;
-  for (const CallView& call : view.calls) histories.push_back(call.records);
-  if (!view.trace.one_client || histories.size() < 2) return histories;
-  std::vector<const ClientRecord*> merged;
-  for (const auto& history : histories) merged.insert(merged.end(), history.begin(), history.end());
-  std::ranges::stable_sort(merged, {}, &ClientRecord::at);
-  return {std::move(merged)};
-}
-
-// One history's breakers replayed from the subject's own events (OpenBreakerUsed).
-struct EventReplay {
-  EventReplay(const View& view, const std::optional<std::string>& preferred, bool* opened)
-      : view(view), config(*view.policy().routing.breaker), preferred(preferred), opened(opened) {}
-
-  ref::CircuitBreaker& Of(const std::string& route) {
-    return breakers.try_emplace(route, config).first->second;
-  }
-
-  const View& view;
-  const ref::BreakerConfig& config;
-  const std::optional<std::string>& preferred;  // PreferredRoute
-  bool* opened;                                 // set when some breaker left the closed state
-  std::map<std::string, ref::CircuitBreaker> breakers;
-  std::map<std::string, double> reclosed_at;  // route -> when a good probe closed it again
-  std::set<int> started;                      // calls whose first attempt was seen
-};
-
-// "Re-closes after a good probe": the evidence when a call's first attempt went to `route`
-// although a good probe had closed the preferred route's breaker again, else "".
-std::string ReclosedRouteSkipped(EventReplay& replay, const ClientRecord& record,
-                                 const std::string& route, ref::CircuitBreaker::Time now,
-                                 std::string_view call) {
-  const bool first = replay.started.insert(record.call).second;
-  const std::optional<std::string>& preferred = replay.preferred;
-  if (!first || !replay.view.trace.one_client || !preferred || route == *preferred ||
-      !replay.reclosed_at.contains(*preferred) ||
-      replay.Of(*preferred).state(now) != ref::CircuitBreaker::State::kClosed) {
-    return {};
-  }
-  return fmt::format(
-      "{}the first attempt went to route {} at {:.1f} ms, though route {}'s breaker had "
-      "closed again after a good probe at {:.1f} ms: a closed breaker sends the route its "
-      "traffic",
-      call, Quote(route), Ms(record.at), Quote(*preferred), replay.reclosed_at[*preferred]);
-}
-
-// A response/start on `route`: the evidence when its breaker did not let it through, else "".
-std::string StartRefusedByBreaker(EventReplay& replay, const ClientRecord& record,
-                                  const std::string& route) {
-  const View& view = replay.view;
+// "No traffic while open": the evidence when a response/start on `route` was not let through
+// by its replayed breaker, else "". `opened` is set when the breaker had left the closed state.
+std::string StartRefusedByBreaker(const View& view, EventBreakers& breakers,
+                                  const ClientRecord& record, const std::string& route,
+                                  bool* opened) {
   const std::string call =
       view.calls.size() > 1 ? fmt::format("call {}: ", record.call) : std::string();
-  ref::CircuitBreaker& breaker = replay.Of(route);
+  ref::CircuitBreaker& breaker = breakers.Of(route);
   const auto now = BreakerTime(record.at, view.tolerance.early_ms);
   const auto state = breaker.state(now);
-  if (state != ref::CircuitBreaker::State::kClosed) *replay.opened = true;
-  std::string skipped = ReclosedRouteSkipped(replay, record, route, now, call);
-  if (!skipped.empty()) return skipped;
+  if (state != ref::CircuitBreaker::State::kClosed) *opened = true;
   if (breaker.Allow(now)) return {};
-  const ref::BreakerConfig& config = replay.config;
+  const ref::BreakerConfig& config = breakers.config();
   return fmt::format(
       "{}response/start on route {} at {:.1f} ms while its breaker "
       "was {} ({} consecutive failures, threshold {}, cooldown {} ms, {} "
@@ -197,46 +165,26 @@ std::string StartRefusedByBreaker(EventReplay& replay, const ClientRecord& recor
       config.threshold, config.cooldown.count(), config.half_open_probes);
 }
 
-// An attempt's ending on `route`, fed to its breaker: a failure counts (and may open it), a
-// commit closes it (noting when a good probe closed it again).
-void RecordEnding(EventReplay& replay, const ClientRecord& record, const std::string& route) {
-  ref::CircuitBreaker& breaker = replay.Of(route);
-  const EventKind type = record.event.kind;
-  if (type == EventKind::kInterrupted || type == EventKind::kFailed) {
-    if (!record.event.attempt.has_value()) return;
-    breaker.RecordFailure(BreakerTime(record.at));
-    if (breaker.state(BreakerTime(record.at)) != ref::CircuitBreaker::State::kClosed) {
-      *replay.opened = true;
-    }
-  } else if (type == EventKind::kCommitted) {
-    if (breaker.state(BreakerTime(record.at)) != ref::CircuitBreaker::State::kClosed) {
-      replay.reclosed_at[route] = Ms(record.at);
-    }
-    breaker.RecordSuccess();
-  }
-}
-
 // "No traffic while open", from the subject's own attempts: each route's breaker replayed from
 // response/start and the failure or commit of each attempt (their route_id), per call or across
 // the calls of one client; an attempt while it is open, or more than the declared probes while
-// half-open, is a violation. Across calls it also judges "re-closes after a good probe": once a
-// probe's answer closed the preferred route's breaker again, a later call's first attempt goes
-// there, not to a fallback. `opened` is set when some breaker left the closed state.
+// half-open, is a violation. Where a later call's first attempt goes once a probe closed the
+// breaker again is ROUTE-010's (where every call starts). `opened` is set when some breaker left
+// the closed state.
 std::string OpenBreakerUsed(const View& view, bool* opened) {
-  const std::optional<std::string> preferred = PreferredRoute(view);
   for (const auto& history : BreakerHistories(view)) {
-    EventReplay replay(view, preferred, opened);
+    EventBreakers breakers(*view.policy().routing.breaker);
     for (const ClientRecord* record : history) {
       const std::string route = std::string(record->event.route());
       if (route.empty()) continue;
       if (record->event.kind != EventKind::kStart) {
-        RecordEnding(replay, *record, route);
+        breakers.RecordEnding(*record, route);
         continue;
       }
-      if (std::string used = StartRefusedByBreaker(replay, *record, route); !used.empty()) {
-        return used;
-      }
+      std::string used = StartRefusedByBreaker(view, breakers, *record, route, opened);
+      if (!used.empty()) return used;
     }
+    if (breakers.opened()) *opened = true;
   }
   return {};
 }

@@ -24,7 +24,7 @@ struct CatalogEntry {
 };
 
 // The catalogue, in its order: each invariant and advisory with its check, in one table.
-constexpr std::array<CatalogEntry, 43> kCatalog{{
+constexpr std::array<CatalogEntry, 44> kCatalog{{
     {"LIFE-001",
      "Each call ends with exactly one terminal event (response/committed or "
      "response/failed).",
@@ -119,6 +119,11 @@ constexpr std::array<CatalogEntry, 43> kCatalog{{
      RouteBodiesDifferOnlyInModel},
     {"ROUTE-009", "Every route's connections are closed by the end of the run.",
      RouteConnectionsClosed},
+    {"ROUTE-010",
+     "Each call of one client starts on the primary route, unless the client declares itself "
+     "sticky: then it may start where a failover moved the client, and starts on the primary "
+     "again once the declared reset_ms has passed since that failover.",
+     RouteStickyHonoured},
     {"ADV-001",
      "The server's Retry-After is waited out, not pre-empted because it exceeds the "
      "client's cap or because the client ignores it.",
@@ -558,10 +563,11 @@ std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const
   std::vector<CheckResult> expectations = ExpectChecks(view);
   std::vector<CheckResult> results;
   for (const CatalogEntry& entry : kCatalog) {
-    // What the calls of one client share (its breakers, its retry budget) is judged over the
-    // whole run.
-    const bool whole_run =
-        trace.one_client && (entry.check == RouteBreakerHonoured || entry.check == RetryBudgetKept);
+    // What the calls of one client share (its breakers, its retry budget, where its calls
+    // start) is judged over the whole run.
+    const bool whole_run = entry.check == RouteStickyHonoured ||
+                           (trace.one_client && (entry.check == RouteBreakerHonoured ||
+                                                 entry.check == RetryBudgetKept));
     CheckResult result = Named(
         std::string(entry.id), std::string(entry.statement),
         call_views.empty() || whole_run ? entry.check(view) : AcrossCalls(call_views, entry.check));

@@ -177,6 +177,7 @@ Verdict RouteStreamErrorsFailOver(const View& view);
 Verdict RouteBudgetAndFastFailure(const View& view);
 Verdict RouteBodiesDifferOnlyInModel(const View& view);
 Verdict RouteConnectionsClosed(const View& view);
+Verdict RouteStickyHonoured(const View& view);
 Verdict AdviseSharedFateFailover(const View& view);
 Verdict AdviseFastFailingRouteShare(const View& view);
 Verdict AdviseFailoverAsTheTaxonomySays(const View& view);

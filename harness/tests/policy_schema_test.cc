@@ -34,10 +34,13 @@ TEST(PolicySchemaTest, DescribesExactlyWhatTheLoaderWrites) {
   json written = ref::PolicyToHelloJson(ref::RetryPolicy{});
   ref::RetryPolicy with_budget;
   with_budget.budget.emplace();
+  with_budget.routing.sticky.emplace();  // written only when set, like a budget
   written["budget"] = ref::PolicyToJson(with_budget)["budget"];
+  written["routing"] = ref::PolicyToJson(with_budget)["routing"];
   written["extends"] = "reference";  // read (presets.h), never written: a policy is whole
   EXPECT_EQ(Keys(written), Keys(schema["properties"]));
-  for (const char* nested : {"statuses", "backoff", "retry_after", "timeouts", "budget"}) {
+  for (const char* nested :
+       {"statuses", "backoff", "retry_after", "timeouts", "budget", "routing"}) {
     EXPECT_EQ(Keys(written[nested]), Keys(schema["properties"][nested]["properties"])) << nested;
   }
 }

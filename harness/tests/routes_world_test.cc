@@ -2,15 +2,18 @@
 // the primary route, and the journal names the route of every request.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 
 #include "harness/judge/judge.h"
+#include "harness/judge/scenario_policy.h"
 #include "harness/trace/trace.h"
 #include "harness/worlds/real_world.h"
 #include "harness/worlds/request_body.h"
 #include "harness/worlds/virtual_world.h"
+#include "reference_impl/policy_json.h"
 #include "scenarios/loader.h"
 
 namespace faultline::harness {
@@ -224,6 +227,67 @@ TEST(RoutesWorldTest, AResetSessionAdapterServesTheNextRunWithoutItsBreaker) {
   const auto lines =
       std::count(std::istreambuf_iterator<char>(started), std::istreambuf_iterator<char>(), '\n');
   EXPECT_EQ(lines, 1) << "one process served both runs";
+}
+
+// The catalogue's sticky scenario in virtual time: the primary answers 503 until 3 s, four calls
+// 5 s apart. A client sticky for 6 s (the scenario's policy) starts call 1 where call 0's
+// failover left it and is back on the primary for calls 2 and 3; a client that is not sticky
+// starts every call on the primary; both pass ROUTE-010. One that stays on the secondary fails
+// it, whether it declares a reset it overstays or declares no stickiness at all.
+TEST(RoutesWorldTest, AStickyClientIsJudgedByTheResetItDeclares) {
+  auto catalogue = scenario::LoadBuiltinCatalog();
+  ASSERT_TRUE(catalogue.has_value());
+  const auto found =
+      std::ranges::find(*catalogue, "routes/openai-chat-sticky-fallback-returns-to-primary",
+                        &scenario::Scenario::name);
+  ASSERT_NE(found, catalogue->end());
+  const scenario::Scenario& scenario = *found;
+  const auto sticky = ScenarioPolicy(scenario);
+  ASSERT_TRUE(sticky.has_value()) << sticky.error();
+  ASSERT_EQ(sticky->routing.sticky, ref::StickyConfig{.reset = std::chrono::seconds(6)});
+  const auto route010 = [&](const Trace& trace) {
+    for (const report::CheckResult& check : Judge(scenario, trace, VirtualTolerance())) {
+      if (check.id == "ROUTE-010") return check;
+    }
+    return report::CheckResult{};
+  };
+
+  auto kept = RunVirtual(scenario, {.policy = *sticky});
+  ASSERT_TRUE(kept) << kept.error();
+  EXPECT_EQ(RoutesOf(FirstAttempts(*kept)),
+            (std::vector<std::string>{"primary", "secondary", "primary", "primary"}));
+  for (const report::CheckResult& check : Judge(scenario, *kept, VirtualTolerance())) {
+    EXPECT_NE(check.status, report::CheckStatus::kFail) << check.id << ": " << check.evidence;
+  }
+  EXPECT_EQ(route010(*kept).status, report::CheckStatus::kPass) << route010(*kept).evidence;
+
+  auto afresh = RunVirtual(scenario, {.policy = ref::RetryPolicy{}});
+  ASSERT_TRUE(afresh) << afresh.error();
+  EXPECT_EQ(RoutesOf(FirstAttempts(*afresh)),
+            (std::vector<std::string>{"primary", "primary", "primary", "primary"}));
+  EXPECT_EQ(route010(*afresh).status, report::CheckStatus::kPass) << route010(*afresh).evidence;
+
+  // Sticky for the whole run, declaring the scenario's 6 s, then declaring no stickiness.
+  ref::RetryPolicy forever = *sticky;
+  forever.routing.sticky->reset = std::chrono::hours(24);
+  auto stays = RunVirtual(scenario, {.policy = forever});
+  ASSERT_TRUE(stays) << stays.error();
+  EXPECT_EQ(RoutesOf(FirstAttempts(*stays)),
+            (std::vector<std::string>{"primary", "secondary", "secondary", "secondary"}));
+  // Declaring 6 s, it overstays from call 2 (10 s); declaring none, call 1 is already wrong.
+  for (const auto& [declared, wrong] : {std::pair{*sticky,
+                                                  "call 2: the first attempt went to "
+                                                  "route \"secondary\" at 10000.0 ms"},
+                                        std::pair{ref::RetryPolicy{},
+                                                  "call 1: the first attempt went to route "
+                                                  "\"secondary\" at 5000.0 ms"}}) {
+    Trace trace = *stays;
+    ASSERT_EQ(trace.client.front().event.kind, EventKind::kHello);
+    trace.client.front().event.policy = ref::PolicyToHelloJson(declared);
+    const report::CheckResult check = route010(trace);
+    EXPECT_EQ(check.status, report::CheckStatus::kFail);
+    EXPECT_NE(check.evidence.find(wrong), std::string::npos) << check.evidence;
+  }
 }
 
 }  // namespace

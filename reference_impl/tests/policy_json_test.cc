@@ -226,7 +226,16 @@ INSTANTIATE_TEST_SUITE_P(
                   "must be from 1 to 1000, got 0"},
         BadPolicy{R"({"routing": {"route_attempts": "all"}})", "routing.route_attempts",
                   "expected an integer"},
-        BadPolicy{R"({"routing": {"breaker": false}})", "routing.breaker", "expected an object"}));
+        BadPolicy{R"({"routing": {"breaker": false}})", "routing.breaker", "expected an object"},
+        BadPolicy{R"({"routing": {"sticky": true}})", "routing.sticky", "expected an object"},
+        BadPolicy{R"({"routing": {"sticky": {"reset": 1000}}})", "routing.sticky.reset",
+                  "did you mean 'reset_ms'?"},
+        BadPolicy{R"({"routing": {"sticky": {"reset_ms": 0}}})", "routing.sticky.reset_ms",
+                  "must be from 1 to 86400000 (24 h), got 0"},
+        BadPolicy{R"({"routing": {"sticky": {"reset_ms": 90000000}}})", "routing.sticky.reset_ms",
+                  "must be from 1 to 86400000"},
+        BadPolicy{R"({"routing": {"sticky": {"reset_ms": 1.5}}})", "routing.sticky.reset_ms",
+                  "expected an integer"}));
 
 TEST(PolicyJsonTest, RoutingRoundTripsAndReachesTheHello) {
   auto policy = LoadPolicy(
@@ -249,6 +258,21 @@ TEST(PolicyJsonTest, NoBreakerAndAFallbackChainRoundTrip) {
   EXPECT_EQ(LoadPolicy(PolicyToJson(*policy).dump()), *policy);
   EXPECT_EQ(LoadPolicy("{}")->routing.breaker, BreakerConfig{}) << "the default has a breaker";
   EXPECT_FALSE(LoadPolicy("{}")->routing.route_attempts.has_value());
+}
+
+TEST(PolicyJsonTest, StickinessIsDeclaredRoundTripsAndIsWrittenOnlyWhenSet) {
+  EXPECT_FALSE(LoadPolicy("{}")->routing.sticky.has_value()) << "not sticky by default";
+  EXPECT_FALSE(PolicyToJson(RetryPolicy{})["routing"].contains("sticky"))
+      << "every other client's hello stays what it was";
+  auto policy = LoadPolicy(R"({"routing": {"sticky": {"reset_ms": 8000}}})");
+  ASSERT_TRUE(policy) << policy.error().ToString();
+  EXPECT_EQ(policy->routing.sticky, StickyConfig{.reset = milliseconds(8000)});
+  EXPECT_EQ(PolicyToHelloJson(*policy)["routing"]["sticky"]["reset_ms"], 8000);
+  EXPECT_EQ(LoadPolicy(PolicyToJson(*policy).dump()), *policy);
+  // ai-fallback's modelResetInterval by default; null says "not sticky" over a preset's.
+  EXPECT_EQ(LoadPolicy(R"({"routing": {"sticky": {}}})")->routing.sticky->reset,
+            milliseconds(180'000));
+  EXPECT_FALSE(LoadPolicy(R"({"routing": {"sticky": null}})")->routing.sticky.has_value());
 }
 
 TEST(PolicyJsonTest, GroupAvoidanceAndTheFailoverRuleAreDeclaredAndRoundTrip) {

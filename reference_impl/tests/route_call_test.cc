@@ -480,5 +480,76 @@ TEST(SharedBreakerTest, ARetryDueOnARouteAnotherCallIsProbingMovesToAnother) {
   EXPECT_EQ(retrying.call.route_id(), "secondary");
 }
 
+// A sticky client (routing.sticky, reset 5 s) without a breaker, so that only stickiness decides
+// where a call starts.
+RetryPolicy StickyPolicy() {
+  RetryPolicy policy = TestPolicy();
+  policy.routing.breaker.reset();
+  policy.routing.sticky = StickyConfig{.reset = milliseconds(5000)};
+  return policy;
+}
+
+TEST(StickyRouteTest, LaterCallsStartWhereTheLastFailoverMovedUntilItsReset) {
+  Client client(StickyPolicy());
+  Harness& first = client.Call(0);
+  const Action* failover = Find(first.Exchange(Error503(), 10), Kind::kWait);
+  ASSERT_NE(failover, nullptr);
+  const auto moved_ms = static_cast<int>((failover->at - At(0)) / milliseconds(1));
+  first.Timer(failover->at);  // the secondary's attempt begins: the failover
+  ASSERT_EQ(first.call.route_id(), "secondary");
+  EXPECT_EQ(client.Call(moved_ms + 1000).call.route_id(), "secondary");
+  EXPECT_EQ(client.Call(moved_ms + 4999).call.route_id(), "secondary");
+  EXPECT_EQ(client.Call(moved_ms + 5000).call.route_id(), "primary")
+      << "reset_ms after the failover";
+  // A call that shares nothing starts afresh.
+  Client other(StickyPolicy());
+  other.FailOverOnce(0);
+  EXPECT_EQ(other.Call(1000, /*shared=*/false).call.route_id(), "primary");
+}
+
+TEST(StickyRouteTest, WithoutStickinessEveryCallStartsOnThePrimary) {
+  RetryPolicy policy = StickyPolicy();
+  policy.routing.sticky.reset();
+  Client client(policy);
+  client.FailOverOnce(0);
+  EXPECT_EQ(client.Call(1000).call.route_id(), "primary");
+}
+
+TEST(StickyRouteTest, AFailoverBackToThePrimaryMovesTheClientBack) {
+  Client client(StickyPolicy());
+  client.FailOverOnce(0);
+  Harness& sticky = client.Call(1000);
+  ASSERT_EQ(sticky.call.route_id(), "secondary");
+  const auto after = sticky.Exchange(Error503(), 1010);
+  sticky.Timer(Find(after, Kind::kWait)->at);
+  ASSERT_EQ(sticky.call.route_id(), "primary");
+  EXPECT_EQ(client.Call(2000).call.route_id(), "primary");
+}
+
+// A failover happens when its attempt begins: a call cancelled in the wait before it moved the
+// client nowhere (the judge, which sees attempts, agrees).
+TEST(StickyRouteTest, ACallCancelledBeforeItsFailoverAttemptMovesNothing) {
+  Client client(StickyPolicy());
+  Harness& cancelled = client.Call(0);
+  const auto after = cancelled.Exchange(Error503(), 10);
+  ASSERT_NE(Find(after, Kind::kWait), nullptr);
+  ASSERT_EQ(cancelled.call.route_id(), "secondary");  // chosen, not begun
+  cancelled.Cancel(10);
+  EXPECT_EQ(client.Call(100).call.route_id(), "primary");
+}
+
+// The breakers come first: a sticky route they hold open is no place to start.
+TEST(StickyRouteTest, AStickyRouteItsBreakerHoldsOpenIsPassedOver) {
+  RetryPolicy policy = StickyPolicy();
+  policy.routing.breaker =
+      BreakerConfig{.threshold = 2, .cooldown = milliseconds(3000), .half_open_probes = 1};
+  Client client(policy);
+  client.FailOverOnce(0);
+  client.state.breakers().RecordFailure("secondary", At(50));
+  client.state.breakers().RecordFailure("secondary", At(60));
+  EXPECT_EQ(client.Call(100).call.route_id(), "primary");
+  EXPECT_EQ(client.Call(3100).call.route_id(), "secondary") << "its cooldown is over";
+}
+
 }  // namespace
 }  // namespace faultline::ref

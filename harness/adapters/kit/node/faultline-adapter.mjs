@@ -43,8 +43,8 @@ import { AdapterFailure, aborted, causeText, classifyThrown, failure } from './l
 import { Output } from './lib/output.mjs';
 import { Wire } from './lib/wire.mjs';
 
-export { DIALECTS, PROTOCOL, ProtocolMisuse, emit, inCall, note, readCall, readCalls }
-  from './lib/protocol.mjs';
+export { DIALECTS, PROTOCOL, ProtocolMisuse, currentCall, emit, inCall, note, readCall,
+         readCalls } from './lib/protocol.mjs';
 export { AdapterFailure, aborted, causeText, classifyHttp, classifyNetworkError,
          classifyStreamError, classifyThrown, errorFields, failure, parseHttpDate,
          providerErrorCode, retryHint } from './lib/classify.mjs';

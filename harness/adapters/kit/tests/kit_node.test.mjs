@@ -10,7 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { test } from 'node:test';
-import { PROTOCOL, eventProblems } from '../node/lib/protocol.mjs';
+import { PROTOCOL, currentCall, eventProblems, inCall } from '../node/lib/protocol.mjs';
 import { Output } from '../node/lib/output.mjs';
 import { sseEvents } from '../node/lib/sse.mjs';
 import { classifyHttp, classifyNetworkError, classifyStreamError, parseHttpDate, retryHint }
@@ -133,6 +133,17 @@ async function collect(parts) {
   for await (const event of sseEvents(body)) out.push(event);
   return out;
 }
+
+test('currentCall names the session call a callback runs for, across awaits and timers',
+     async () => {
+  assert.equal(currentCall(), undefined, 'outside a session call');
+  const seen = await Promise.all([1, 2].map((index) => inCall(index, async () => {
+    await new Promise((resolve) => setTimeout(resolve, 3 - index));
+    return currentCall();
+  })));
+  assert.deepEqual(seen, [1, 2]);
+  assert.equal(currentCall(), undefined);
+});
 
 test('SSE framing: split writes, CRLF across writes, BOM, comments, multi-line data', async () => {
   assert.deepEqual(await collect(['\uFEFFdata: {"a"', ':1}\r', '\n\r\n: comment\n',

@@ -38,6 +38,13 @@ export function inCall(index, fn) {
   return callScope.run({ call: index, terminal: null }, fn);
 }
 
+// The index of the session call whose scope the caller runs in (inCall), or undefined outside
+// one (one call per process): for a client built once per process whose callbacks must act for
+// the call at hand (the vercel-ai adapter sends each request to its own call's base URL).
+export function currentCall() {
+  return callScope.getStore()?.call;
+}
+
 export function guardStdout() {
   if (state.writeOut) return;
   state.writeOut = process.stdout.write.bind(process.stdout);
