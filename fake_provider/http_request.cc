@@ -153,6 +153,13 @@ void RequestReader::Reject(int status, std::string type, std::string message) {
 std::size_t RequestReader::Put(std::string_view bytes) {
   if (state_ != State::kReading) return 0;
   std::size_t used = 0;
+  // RFC 9112 section 2.2: empty lines before a request-line are ignored (a client may send a CRLF
+  // after a request's body, and keep-alive clients do between requests).
+  if (!request_line_started_) {
+    while (used < bytes.size() && (bytes[used] == '\r' || bytes[used] == '\n')) ++used;
+    if (used == bytes.size()) return used;
+    request_line_started_ = true;
+  }
   bool window_full = false;
   boost::system::error_code ec;
   try {

@@ -90,6 +90,7 @@ class RequestReader {
   HttpRequest request_;
   std::unique_ptr<Parser> parser_;  // writes into request_
   State state_ = State::kReading;
+  bool request_line_started_ = false;  // past the empty lines a request may follow
   std::optional<RequestRejection> rejection_;
 };
 

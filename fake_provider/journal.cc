@@ -132,6 +132,12 @@ void Journal::End(std::uint64_t index, EndKind end, Duration at, std::string det
   entry->detail = std::move(detail);
 }
 
+void Journal::RecordFurtherRequest(std::uint64_t index, Duration at) {
+  std::lock_guard lock(mu_);
+  JournalEntry* entry = Find(index);
+  if (entry != nullptr && !entry->further_request_at) entry->further_request_at = at;
+}
+
 std::vector<JournalEntry> Journal::Snapshot() const {
   std::lock_guard lock(mu_);
   std::vector<JournalEntry> out;

@@ -59,6 +59,11 @@ struct JournalEntry {
   EndKind end = EndKind::kInProgress;
   Duration ended{0};   // when `end` happened (session offset)
   std::string detail;  // e.g. the socket error text
+  // When bytes of a further request reached this connection while this response was still in
+  // progress: the client sent another request on it before reading this one to its end (HTTP/1.1
+  // allows a connection to be reused only once its response is read; a client that gave up on a
+  // stalled stream must open a new one). Blank lines do not count. nullopt: none did.
+  std::optional<Duration> further_request_at;
 };
 
 // Credentials in request headers: Authorization, Proxy-Authorization, Cookie, x-api-key,
@@ -88,6 +93,8 @@ class Journal {
   std::uint64_t Begin(JournalEntry entry);
   void RecordWrite(std::uint64_t index, WriteRecord write);
   void End(std::uint64_t index, EndKind end, Duration at, std::string detail = {});
+  // The first time only (JournalEntry::further_request_at).
+  void RecordFurtherRequest(std::uint64_t index, Duration at);
 
   std::vector<JournalEntry> Snapshot() const;
   std::uint64_t dropped() const;

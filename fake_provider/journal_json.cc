@@ -73,6 +73,7 @@ nlohmann::json EntryToJson(const JournalEntry& entry) {
   json["end"] = std::string(ToString(entry.end));
   json["ended_us"] = entry.ended.count();
   json["detail"] = entry.detail;
+  if (entry.further_request_at) json["further_request_us"] = entry.further_request_at->count();
   return json;
 }
 

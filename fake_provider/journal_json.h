@@ -3,7 +3,8 @@
 //   {"session": "<id>", "dropped": 0, "entries": [{"index", "attempt", "connection",
 //    "arrived_us", "method", "target", "headers": [[name, value], ...], "trailers": [...],
 //    "body" (UTF-8 text) | "body_base64" (anything else), "status", "plan",
-//    "writes": [{"at_us", "planned_us", "size"}], "bytes_sent", "end", "ended_us", "detail"}]}
+//    "writes": [{"at_us", "planned_us", "size"}], "bytes_sent", "end", "ended_us", "detail",
+//    "further_request_us"? (JournalEntry::further_request_at)}]}
 //
 // Times are microsecond offsets from the session's start.
 #pragma once

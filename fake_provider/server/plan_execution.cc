@@ -40,6 +40,7 @@ struct Exchange {
   asio::steady_timer timer;               // the step runner's
   asio::steady_timer idle;                // the client watch's, once it stops reading
   bool waiting_for_content = false;       // inside a stall or heartbeat step
+  bool further_request = false;           // a further request's bytes came (journalled once)
   std::optional<ExchangeEnd> steps_end;   // set when the step runner finished on its own
   std::optional<ExchangeEnd> client_end;  // set when the watch saw the client go
 };
@@ -179,6 +180,19 @@ asio::awaitable<void> RunSteps(Exchange& x) {
   x.steps_end = ExchangeEnd{EndKind::kCompleted, x.NowOffset(), {}};
 }
 
+// Notes, once, that bytes past this exchange's request came while its response was in progress:
+// from `from` on in the buffer, anything but the blank lines a client may send between requests.
+void NoteFurtherRequest(Exchange& x, std::size_t from) {
+  if (x.further_request) return;
+  const auto data = x.ctx.buffer.data();
+  const std::string_view bytes(static_cast<const char*>(data.data()), data.size());
+  if (from >= bytes.size() || bytes.find_first_not_of("\r\n", from) == std::string_view::npos) {
+    return;
+  }
+  x.further_request = true;
+  x.ctx.journal.RecordFurtherRequest(x.ctx.entry_index, x.NowOffset());
+}
+
 // Reads what the client has sent so far into the buffer without blocking. Returns the reason
 // when the client has gone (EOF, reset).
 std::optional<std::string> DrainReadable(Exchange& x) {
@@ -190,8 +204,10 @@ std::optional<std::string> DrainReadable(Exchange& x) {
     if (ec == asio::error::would_block || ec == asio::error::try_again) return std::nullopt;
     if (ec == asio::error::eof) return "the client closed the connection";
     if (ec) return ec.message();
+    const std::size_t before = buffer.size();
     buffer.commit(n);
     x.ctx.engine.counters().bytes_received.fetch_add(n, std::memory_order_relaxed);
+    NoteFurtherRequest(x, before);
     if (n < room) return std::nullopt;
   }
   return std::nullopt;
@@ -243,6 +259,7 @@ bool NextHeartbeat(const PlanStep& step, int k, Duration& offset) {
 asio::awaitable<ExchangeEnd> ExecutePlan(const ExchangeContext& context) {
   using namespace asio::experimental::awaitable_operators;
   Exchange x(context);
+  NoteFurtherRequest(x, 0);  // sent with the request, before any of its response (pipelined)
   if (PlanWaits(context.plan)) {
     co_await (RunSteps(x) || WatchClient(x));
   } else {

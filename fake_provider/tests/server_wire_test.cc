@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "fake_provider/plan_compiler.h"
@@ -162,6 +164,7 @@ TEST_F(ServerWireTest, KeepAliveCarriesTwoRequests) {
   EXPECT_EQ(first->attempt, 1);
   EXPECT_EQ(second->attempt, 2);
   EXPECT_EQ(first->end, EndKind::kCompleted);
+  EXPECT_FALSE(first->further_request_at) << "the second request came after the first answer";
   EXPECT_EQ(first->body, kChatBody);
   EXPECT_EQ(first->target, base + "/v1/chat/completions");
   EXPECT_GE(first->writes.size(), 1u);
@@ -191,6 +194,45 @@ TEST_F(ServerWireTest, PipelinedRequestsAreAnsweredInOrder) {
   ASSERT_TRUE(entry);
   EXPECT_EQ(entry->attempt, 2);
   EXPECT_EQ(entry->body, kChatBody);
+  // Sent before the first answer began: journalled on it, as a request on a busy connection.
+  EXPECT_TRUE(EndedEntry("wire/pipelined", 0)->further_request_at);
+}
+
+// A client that gives up on a stalled stream and sends its retry on the same connection: the
+// retry's bytes come while the stalled response is still in progress, and are journalled on it
+// (further_request_at: RES-002's evidence); the retry is answered there once that response ends.
+// Blank lines between requests are no request.
+TEST_F(ServerWireTest, ARequestSentDuringAResponseIsJournalledOnIt) {
+  const std::string base = AddSession("wire/reused", R"(  - content:
+      text: "Hello, world"
+      chunk_size: 4
+      faults:
+        - {after_event: 1, stall: 3s}
+  - content: {text: "Hello, world", chunk_size: 4}
+)");
+  RawClient client;
+  ASSERT_EQ(client.Connect(port()), 0);
+  const std::string request = RequestBytes("POST", base + "/v1/chat/completions", kChatBody);
+  ASSERT_TRUE(client.Send(request));
+  WaitFor([&] { return !JournalOf("wire/reused").empty(); });
+  ASSERT_TRUE(client.Send("\r\n"));
+  // The stall holds the response for 3 s: ample room, even on a loaded machine, to see that the
+  // blank line came and counted for nothing.
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  ASSERT_FALSE(JournalOf("wire/reused").front().further_request_at) << "a blank line is no request";
+  ASSERT_TRUE(client.Send(request));
+  auto first = client.ReadResponse();
+  auto second = client.ReadResponse();
+  ASSERT_TRUE(first && second);
+  EXPECT_THAT(second->body, HasSubstr("[DONE]"));
+  auto stalled = EndedEntry("wire/reused", 0);
+  auto retry = EndedEntry("wire/reused", 1);
+  ASSERT_TRUE(stalled && retry);
+  ASSERT_TRUE(stalled->further_request_at);
+  EXPECT_GT(*stalled->further_request_at, stalled->arrived);
+  EXPECT_LT(*stalled->further_request_at, stalled->ended) << "while the response was in progress";
+  EXPECT_EQ(retry->connection, stalled->connection);
+  EXPECT_FALSE(retry->further_request_at);
 }
 
 // The server adds nothing to the plan and never writes early: each kSend step is one write of

@@ -354,4 +354,33 @@ Verdict ResourcesClosed(const View& view) {
   return Pass();
 }
 
+Verdict ConnectionsReusedOnlyWhole(const View& view) {
+  const auto& journal = view.trace.journal;
+  for (const provider::JournalEntry& entry : journal) {
+    if (!entry.further_request_at) continue;
+    const auto next = std::ranges::find_if(journal, [&](const provider::JournalEntry& later) {
+      return later.index > entry.index && later.connection == entry.connection;
+    });
+    return Fail(fmt::format(
+        "attempt {} (arrived {:.1f} ms, {}) was still being answered at {:.1f} ms when bytes of "
+        "a further request arrived on its connection{}: the client sent a request on a "
+        "connection whose response it had not read to its end (one that gives up on a response "
+        "closes its connection and sends the next request on a new one)",
+        entry.attempt, ArrivedMs(entry), entry.plan_summary, Ms(*entry.further_request_at),
+        next == journal.end()
+            ? std::string()
+            : fmt::format(" (attempt {}, served there once that response ended, at {:.1f} ms)",
+                          next->attempt, ArrivedMs(*next))));
+  }
+  if (journal.size() < 2) return NotApplicable("fewer than two requests reached the provider");
+  // Only a response the client may give up on before its end tempts a client to reuse its
+  // connection: one with a silence in it, or one the client left.
+  const bool tempting = std::ranges::any_of(journal, [](const provider::JournalEntry& entry) {
+    return !entry.truth.silences.empty() || entry.end == provider::EndKind::kClientClosed ||
+           entry.end == provider::EndKind::kStalledClientGaveUp;
+  });
+  if (!tempting) return NotApplicable("no response paused, nor did the client leave one");
+  return Pass();
+}
+
 }  // namespace faultline::harness::judge_internal

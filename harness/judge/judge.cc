@@ -24,7 +24,7 @@ struct CatalogEntry {
 };
 
 // The catalogue, in its order: each invariant and advisory with its check, in one table.
-constexpr std::array<CatalogEntry, 44> kCatalog{{
+constexpr std::array<CatalogEntry, 45> kCatalog{{
     {"LIFE-001",
      "Each call ends with exactly one terminal event (response/committed or "
      "response/failed).",
@@ -86,6 +86,11 @@ constexpr std::array<CatalogEntry, 44> kCatalog{{
      "No exchange is left open: by the end of the run the client has closed every "
      "connection the provider was still serving.",
      ResourcesClosed},
+    {"RES-002",
+     "A connection is reused only when healthy: no request is sent on a connection while a "
+     "response on it is still in progress (a client that gives up on a response opens a new "
+     "connection for the next request).",
+     ConnectionsReusedOnlyWhole},
     {"ROUTE-001",
      "No failover after commit: once a route delivered a whole answer, no request reaches any "
      "route.",

@@ -107,9 +107,9 @@ std::string TwinNeedsWholePolicy(const View& view);
 
 // The failure an event reports; an empty one (every field "") when it reports none.
 const ReportedFailure& FailureOf(const ClientEvent& event);
-// An unmodified app (`faultline run --exec`, worlds/subjects/app_subject.h) reports its outcome by its exit
-// status only: a response/committed without `text`, a response/failed without `failure`. The
-// checks that read what it cannot say are n/a, never passed:
+// An unmodified app (`faultline run --exec`, worlds/subjects/app_subject.h) reports its outcome by
+// its exit status only: a response/committed without `text`, a response/failed without `failure`.
+// The checks that read what it cannot say are n/a, never passed:
 //   if (auto unreported = UnlessTextReported(view)) return *unreported;
 std::optional<Verdict> UnlessTextReported(const View& view);
 std::optional<Verdict> UnlessFailureReported(const View& view);
@@ -168,6 +168,7 @@ Verdict CancelNoRequestAfter(const View& view);
 Verdict CancelClosesStream(const View& view);
 Verdict ClassMatchesFault(const View& view);
 Verdict ResourcesClosed(const View& view);
+Verdict ConnectionsReusedOnlyWhole(const View& view);
 Verdict RouteNoFailoverAfterCommit(const View& view);
 Verdict RouteNoSplice(const View& view);
 Verdict RouteCapabilitiesFit(const View& view);

@@ -70,7 +70,8 @@ INSTANTIATE_TEST_SUITE_P(Bugs, BrokenAdapterTest,
                                            Bug{"no-idle-timeout", "TIME-001"},
                                            Bug{"commits-truncated", "COMMIT-002"},
                                            Bug{"retries-after-cancel", "CANCEL-002"},
-                                           Bug{"different-body-on-retry", "RETRY-005"}),
+                                           Bug{"different-body-on-retry", "RETRY-005"},
+                                           Bug{"reuses-stalled-connection", "RES-002"}),
                          [](const auto& info) {
                            std::string name = info.param.name;
                            std::erase(name, '-');

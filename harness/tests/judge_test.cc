@@ -34,8 +34,8 @@ TEST(JudgeTest, CatalogueIdsAreUniqueAndStable) {
   }
   // ROUTE-001..009, ADV-006, ADV-007, ADV-009 (issue 12) and ADV-008 joined the 27; ADV-010
   // (issue 26) after them, ADV-011 (partial declarations) last; RETRY-007 (issue 27, shared
-  // budgets); ROUTE-010 (sticky clients).
-  EXPECT_EQ(ids.size(), 44u);
+  // budgets); ROUTE-010 (sticky clients); RES-002 (connections reused only when healthy).
+  EXPECT_EQ(ids.size(), 45u);
   EXPECT_EQ(InvariantCatalog().front().id, "LIFE-001");
 }
 
@@ -404,6 +404,34 @@ TEST(JudgeTest, Res001NothingLeftOpen) {
   b.Entry(700, 0, EndKind::kInProgress);
   ExpectStatus(b.Build(), "RES-001", CheckStatus::kFail);
   ExpectStatus(Recovered().Build(), "RES-001", CheckStatus::kPass);
+}
+
+// RES-002: a stalled stream abandoned for a retry. The provider journals a further request's bytes
+// arriving on the stalled response's connection; then the retry went out on it, not on a new one.
+TEST(JudgeTest, Res002NoRequestOnAConnectionStillBeingAnswered) {
+  const auto stalled_then_retried = [](bool same_connection) {
+    TraceBuilder b;
+    b.Start(0, 1);
+    provider::JournalEntry& stalled = b.Entry(1, 6000, EndKind::kCompleted);
+    stalled.truth.silences = {SilenceFrom(10, false)};
+    stalled.connection = 7;
+    b.Interrupted(2010, 1, "timeout", "TIMEOUT");
+    b.Start(2300, 2);
+    provider::JournalEntry& retry = b.Answer(same_connection ? 6001 : 2301, 6100, "Hello");
+    retry.connection = same_connection ? 7 : 8;
+    b.Committed(6100, 2, "Hello");
+    Trace trace = b.Build();
+    if (same_connection) trace.journal.front().further_request_at = std::chrono::milliseconds(2301);
+    return trace;
+  };
+  ExpectStatus(stalled_then_retried(false), "RES-002", CheckStatus::kPass);
+  const Trace reused = stalled_then_retried(true);
+  ExpectStatus(reused, "RES-002", CheckStatus::kFail);
+  EXPECT_NE(testing::CheckOf(reused, "RES-002")
+                .evidence.find("attempt 2, served there once that response ended"),
+            std::string::npos);
+  // Nothing paused and nothing was left: no response tempted the client.
+  ExpectStatus(Recovered().Build(), "RES-002", CheckStatus::kNotApplicable);
 }
 
 TEST(JudgeTest, ExpectBlocksAreCheckedOnTop) {

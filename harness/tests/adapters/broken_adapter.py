@@ -29,6 +29,9 @@ runner's invariants can be shown to catch it (a checker that never fails proves 
   deadline-ignores-sleeps  the total deadline stops while it sleeps between attempts, so the
                            backoff waits never count toward it. Caught by "Time: the total
                            deadline holds" on a scenario whose Retry-After waits outlast it.
+  reuses-stalled-connection  a stream abandoned at its idle timeout keeps its connection, and
+                           the next attempt is sent on it. Caught by "Resources: a connection is
+                           reused only when healthy".
 
 When the call line carries `limits`, the client applies the ones it can honour (max_attempts and
 timeouts.total_ms) and declares the result.
@@ -55,7 +58,7 @@ from urllib.parse import urlsplit
 
 BUGS = ("none", "retries-400", "splices-attempts", "ignores-retry-after", "no-idle-timeout",
         "commits-truncated", "retries-after-cancel", "different-body-on-retry",
-        "deadline-ignores-sleeps")
+        "deadline-ignores-sleeps", "reuses-stalled-connection")
 RETRYABLE = ["rate-limit", "timeout", "transport", "provider-overloaded",
              "provider-unavailable", "protocol", "truncated", "empty"]
 POLICY = {
@@ -437,6 +440,7 @@ class Client:
         self.policy = applied_policy(call.get("limits"))
         self.deadline = time.monotonic() + self.policy["timeouts"]["total_ms"] / 1000
         self.carry = ""  # text carried across attempts: only ever non-empty with splices-attempts
+        self.kept = None  # an abandoned attempt's socket: only ever kept with reuses-stalled-...
 
     def emit(self, kind, **fields):
         sys.stdout.write(json.dumps({"type": kind, **fields}) + "\n")
@@ -543,8 +547,12 @@ class Client:
         conn = http.client.HTTPConnection(self.host, self.port,
                                           timeout=self.limit(TIMEOUTS["connect_ms"]))
         phase = "connect"
+        keep = False
         try:
-            conn.connect()
+            if self.kept is not None:  # BUG reuses-stalled-connection: the old socket, as it is
+                conn.sock, self.kept = self.kept, None
+            else:
+                conn.connect()
             sock = conn.sock  # kept: http.client drops conn.sock for "Connection: close"
             self.cancel.attach(sock)
             sock.settimeout(self.limit(TIMEOUTS["response_headers_ms"]))
@@ -558,6 +566,8 @@ class Client:
         except TimeoutError:  # socket.timeout: connect, headers, idle or total deadline
             if self.cancel.event.is_set():
                 raise AttemptFailed(self.aborted(phase, f"during {phase}"))
+            if self.bug == "reuses-stalled-connection" and phase == "stream":
+                keep, self.kept = True, sock  # BUG: back to the "pool" with its response unread
             what = "total deadline" if time.monotonic() >= self.deadline else (
                 "idle timeout" if phase == "stream" else f"{phase} timeout")
             raise AttemptFailed(make_failure("TIMEOUT", "timeout", phase, f"{what} expired"))
@@ -567,6 +577,8 @@ class Client:
             raise AttemptFailed(make_failure("TRANSPORT", "transport", phase, repr(e)))
         finally:
             self.cancel.attach(None)
+            if keep:
+                conn.sock = None  # close() must leave the kept socket open
             conn.close()
 
     def read_response(self, resp, sock, asm):
