@@ -153,13 +153,15 @@ void RequestReader::Reject(int status, std::string type, std::string message) {
 std::size_t RequestReader::Put(std::string_view bytes) {
   if (state_ != State::kReading) return 0;
   std::size_t used = 0;
-  // RFC 9112 section 2.2: empty lines before a request-line are ignored (a client may send a CRLF
-  // after a request's body, and keep-alive clients do between requests).
-  if (!request_line_started_) {
-    while (used < bytes.size() && (bytes[used] == '\r' || bytes[used] == '\n')) ++used;
-    if (used == bytes.size()) return used;
-    request_line_started_ = true;
+  // RFC 9112 section 2.2: an empty line or two before a request-line is ignored (a client may
+  // send a CRLF after a request's body). More are garbage, which the parser then refuses.
+  while (!request_line_started_ && used < bytes.size() &&
+         (bytes[used] == '\r' || bytes[used] == '\n') && blank_bytes_ < kMaxBlankBytes) {
+    ++used;
+    ++blank_bytes_;
   }
+  if (used == bytes.size() && !request_line_started_) return used;
+  request_line_started_ = true;
   bool window_full = false;
   boost::system::error_code ec;
   try {

@@ -90,7 +90,10 @@ class RequestReader {
   HttpRequest request_;
   std::unique_ptr<Parser> parser_;  // writes into request_
   State state_ = State::kReading;
-  bool request_line_started_ = false;  // past the empty lines a request may follow
+  // The empty lines a request may follow (Put): at most kMaxBlankBytes of CR and LF are skipped.
+  static constexpr std::size_t kMaxBlankBytes = 4;
+  bool request_line_started_ = false;
+  std::size_t blank_bytes_ = 0;
   std::optional<RequestRejection> rejection_;
 };
 

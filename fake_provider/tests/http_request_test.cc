@@ -88,18 +88,21 @@ TEST(RequestReaderTest, PipelinedBytesAreLeftForTheNextRequest) {
   EXPECT_EQ(fed.rest, second);
 }
 
-// RFC 9112 section 2.2: empty lines before the request-line are no request, fed whole or byte by
-// byte; inside a request they mean what they always do.
+// RFC 9112 section 2.2: an empty line or two before the request-line is no request, fed whole or
+// byte by byte; more are garbage.
 TEST(RequestReaderTest, EmptyLinesBeforeTheRequestLineAreIgnored) {
   const std::string request = "GET /a HTTP/1.1\r\nHost: h\r\n\r\n";
   for (const std::size_t step : {std::size_t{16 * 1024}, std::size_t{1}}) {
     RequestReader reader(Limits());
-    const Fed fed = Feed(reader, "\r\n\n\r\n" + request, step);
+    const Fed fed = Feed(reader, "\r\n\r\n" + request, step);
     ASSERT_EQ(fed.state, State::kComplete) << "step " << step;
     EXPECT_EQ(reader.request().target, "/a");
   }
   RequestReader blank(Limits());
   EXPECT_EQ(Feed(blank, "\r\n").state, State::kReading) << "still waiting for a request";
+  RequestReader garbage(Limits());
+  EXPECT_EQ(Feed(garbage, "\r\n\r\n\r\n" + request).state, State::kRejected)
+      << "three empty lines are garbage";
 }
 
 // Trailers used to be merged into the headers (and journaled as headers).
