@@ -16,9 +16,10 @@ the request the runner gave in any of the three dialects and ends like a naive c
 
 The protocol, the observation of the attempt, classification and assembly are the adapter kit's
 (kit/python/faultline_adapter.py); its hello declares NO_RECOVERY_POLICY (policies.py).
-Usage: python_baseline.py [--per-call] < call lines.   Exit code: 0 committed, 1 failed, 2 bad
-input. One process serves every call of a scenario run (the protocol's session mode; each call
-still opens its own connection, nothing is shared); --per-call runs one process per call.
+Usage: python_baseline.py [--per-call|--no-reset] < call lines.   Exit code: 0 committed, 1
+failed, 2 bad input. One process serves every call of a scenario run, and the runs one after
+another (the protocol's session mode with reset; each call still opens its own connection,
+nothing is shared); --no-reset runs one process per scenario run, --per-call one per call.
 """
 import json
 import sys
@@ -59,4 +60,4 @@ if __name__ == "__main__":
                              main=main, strict=True,
                              mode="per-call" if "--per-call" in sys.argv else "session",
                              # Each call opens its own connection: nothing is shared to drop.
-                             reset=lambda: None))
+                             reset=None if "--no-reset" in sys.argv else lambda: None))

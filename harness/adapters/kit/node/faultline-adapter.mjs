@@ -83,8 +83,8 @@ export async function runAdapter({ name, version, policy, dialects = DIALECTS, m
 
 // Session mode: every call line starts a call at once, beside the others; the hello (the first
 // call's policy) goes before the first call's events. Exits when stdin ends and every call ended:
-// 0 when all committed. A call line it cannot use is skipped, saying why (the runner then reports
-// that call's missing terminal).
+// 0 when all committed. A run's first call line it cannot use ends the process (exit 2); a later
+// one is skipped, saying why (the runner then reports that call's missing terminal).
 async function runSession({ name, version, policy, dialects, lingerMs, reset }, serve) {
   const io = readCalls(dialects);
   let running = [];
@@ -102,6 +102,9 @@ async function runSession({ name, version, policy, dialects, lingerMs, reset }, 
     }
     if (problems.length > 0) {
       note(`${name}: call ${index}: ${problems.join('; ')}`);
+      // A run whose first call line it cannot use (another dialect, say) is one it cannot serve:
+      // exit as a process of one call would, at once, rather than leave the runner waiting.
+      if (!hello) return exitSoon(io, 2, 0);
       continue;
     }
     if (!hello) {

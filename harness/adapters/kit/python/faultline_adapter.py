@@ -1091,8 +1091,8 @@ def run_adapter(name, version, policy, main, dialects=DIALECTS, classify_error=N
 
 def _run_session(name, version, policy, main, dialects, classify_error, strict, reset):
     """Session mode: a thread per call line, as it comes; the hello (the first call's policy)
-    before the first call's events. A call line it cannot use is skipped, saying why (the runner
-    then reports that call's missing terminal). A reset line (with `reset` only) ends a run. 0
+    before the first call's events. A run's first call line it cannot use ends the process (2); a
+    later one is skipped, saying why (the runner then reports that call's missing terminal). A reset line (with `reset` only) ends a run. 0
     when every call committed."""
     cancels, threads, failed = {}, [], []
     for line in sys.stdin:
@@ -1117,6 +1117,11 @@ def _run_session(name, version, policy, main, dialects, classify_error, strict, 
         problems = call_problems(message, dialects)
         if problems:
             note(f"{name}: call {index}: {'; '.join(problems)}")
+            if not _channel["hello"]:
+                # A run whose first call line it cannot use (another dialect, say) is one it
+                # cannot serve: exit as a process of one call would, rather than leave the runner
+                # waiting.
+                return 2
             continue
         if not _channel["hello"]:
             emit("adapter/hello", name=name, version=version, mode="session",
