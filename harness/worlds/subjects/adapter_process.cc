@@ -111,7 +111,7 @@ struct AdapterProcess::State {
 namespace {
 
 // One run on a process: reads its stdout and stderr until it exits (or is stopped), or, after a
-// reset, until it answers with its hello.
+// reset, until it answers adapter/reset.
 class Collector {
  public:
   Collector(const AdapterLaunch& launch, AdapterProcess::State& process)
@@ -276,8 +276,8 @@ int Collector::PollTimeoutMs() const {
   if (launch_.cancel_at && !run_.cancel_sent) until = std::min(until, microseconds{10'000});
   // A stop request has no descriptor to wake poll(): look at it every 50 ms.
   if (launch_.stop.stop_possible()) until = std::min(until, microseconds{50'000});
-  // Nor does a reset another thread wrote: look again soon, then wait out its grace.
-  if (launch_.stdin_channel && !reset_at_) until = std::min(until, microseconds{50'000});
+  // The reset is written from this thread, on the line that ended the run (on_line): its grace
+  // counts from the loop's next turn.
   if (reset_at_) until = std::min(until, *reset_at_ + kResetGrace - Now());
   return static_cast<int>(std::clamp<long long>((until.count() + 999) / 1000, 0, 60'000));
 }
