@@ -494,8 +494,8 @@ CLI::App* AddCallCommand(CLI::App& app, CallCommandOptions& options) {
                  "speak the adapter protocol on stdin/stdout (docs/adapter-protocol.md)");
   call->add_flag("--session", options.session,
                  "with --adapter: serve every call of a scenario run in this one process, as "
-                 "one client whose breakers and retry budget they share (the protocol's "
-                 "session mode)");
+                 "one client whose breakers and retry budget they share, and runs one after "
+                 "another, a new client for each (the protocol's session mode, with reset)");
   call->add_option("--retry-log", options.retry_log,
                    "durable retry log (JSONL): each retry is logged before its wait; a restart "
                    "with the same file and --call-id continues the attempt count");

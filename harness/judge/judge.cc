@@ -569,10 +569,11 @@ std::vector<report::CheckResult> Judge(const scenario::Scenario& scenario, const
   std::vector<CheckResult> results;
   for (const CatalogEntry& entry : kCatalog) {
     // What the calls of one client share (its breakers, its retry budget, where its calls
-    // start) is judged over the whole run.
-    const bool whole_run = entry.check == RouteStickyHonoured ||
-                           (trace.one_client && (entry.check == RouteBreakerHonoured ||
-                                                 entry.check == RetryBudgetKept));
+    // start) is judged over the whole run; so are connections, which any call may reuse.
+    const bool whole_run =
+        entry.check == RouteStickyHonoured || entry.check == ConnectionsReusedOnlyWhole ||
+        (trace.one_client &&
+         (entry.check == RouteBreakerHonoured || entry.check == RetryBudgetKept));
     CheckResult result = Named(
         std::string(entry.id), std::string(entry.statement),
         call_views.empty() || whole_run ? entry.check(view) : AcrossCalls(call_views, entry.check));

@@ -432,6 +432,22 @@ TEST(JudgeTest, Res002NoRequestOnAConnectionStillBeingAnswered) {
             std::string::npos);
   // Nothing paused and nothing was left: no response tempted the client.
   ExpectStatus(Recovered().Build(), "RES-002", CheckStatus::kNotApplicable);
+
+  // Connections outlive calls: with two calls of one request each, the run is judged whole (per
+  // call, each would have had a single request and been n/a).
+  TraceBuilder two_calls;
+  two_calls.Calls(2).OneClient();
+  two_calls.Start(0, 1);
+  provider::JournalEntry& stalled = two_calls.Answer(1, 6000, "Hello");
+  stalled.truth.silences = {SilenceFrom(10, false)};
+  stalled.call = 0;
+  two_calls.Committed(6000, 1, "Hello");
+  two_calls.Event(3000, {{"type", "response/start"}, {"response_id", "r1"}, {"attempt", 1}}, 1);
+  provider::JournalEntry& next = two_calls.Answer(3001, 3100, "Hello");
+  next.call = 1;
+  next.connection = 9;
+  two_calls.Event(3100, {{"type", "response/committed"}, {"text", "Hello"}}, 1);
+  ExpectStatus(two_calls.Build(), "RES-002", CheckStatus::kPass);
 }
 
 TEST(JudgeTest, ExpectBlocksAreCheckedOnTop) {
