@@ -34,6 +34,9 @@ struct Commands {
   CLI::App* adapter = nullptr;
   CLI::App* simulate = nullptr;
   CLI::App* schema = nullptr;
+  CLI::App* help = nullptr;  // `faultline help [COMMAND]`, as git and go answer it
+  std::string help_topic;
+  CLI::App* version = nullptr;
 };
 
 // In the order --help lists them.
@@ -46,9 +49,37 @@ void AddCommands(CLI::App& app, Commands& c) {
   c.adapter = AddAdapterCommand(app, c.adapter_options);
   c.simulate = AddSimulateCommand(app, c.simulate_options);
   c.schema = AddSchemaCommand(app, c.schema_options);
+  c.help = app.add_subcommand("help", "show this help, or a command's: faultline help run");
+  c.help->add_option("command", c.help_topic, "the command whose help to show");
+  c.version = app.add_subcommand("version", "print faultline's version (as --version does)");
 }
 
-ExitCode RunParsed(const Commands& c, std::ostream& out, std::ostream& err) {
+// `faultline help [COMMAND]`: the help --help shows, of the whole tool or of one command.
+ExitCode RunHelp(const CLI::App& app, const std::string& topic, std::ostream& out,
+                 std::ostream& err) {
+  if (topic.empty()) {
+    // app.help() would show the parsed subcommand's, this one's.
+    out << app.get_formatter()->make_help(&app, app.get_name(), CLI::AppFormatMode::Normal);
+    return ExitCode::kSuccess;
+  }
+  std::string names;
+  for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (command->get_name() == topic) {
+      out << command->help(app.get_name());
+      return ExitCode::kSuccess;
+    }
+    names += (names.empty() ? "" : ", ") + command->get_name();
+  }
+  err << "faultline help: no command \"" << topic << "\"; the commands are " << names << "\n";
+  return ExitCode::kUsageError;
+}
+
+ExitCode RunParsed(const CLI::App& app, const Commands& c, std::ostream& out, std::ostream& err) {
+  if (c.help->parsed()) return RunHelp(app, c.help_topic, out, err);
+  if (c.version->parsed()) {
+    out << "faultline " << kVersion << "\n";
+    return ExitCode::kSuccess;
+  }
   if (c.serve->parsed()) return RunServe(c.serve_options, out, err);
   if (c.call->parsed()) return RunCall(c.call_options, std::cin, out, err);
   if (c.run->parsed()) return RunRun(c.run_options, out, err);
@@ -80,7 +111,7 @@ ExitCode Run(int argc, const char* const* argv, std::ostream& out, std::ostream&
     const int code = app.exit(error, out, err);
     return code == 0 ? ExitCode::kSuccess : ExitCode::kUsageError;
   }
-  return RunParsed(commands, out, err);
+  return RunParsed(app, commands, out, err);
 }
 
 }  // namespace faultline::cli
