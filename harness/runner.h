@@ -40,8 +40,8 @@ std::expected<Shard, std::string> ParseShard(std::string_view text);
 struct RunnerOptions {
   WorldChoice world = WorldChoice::kVirtual;
   std::optional<std::string> adapter;  // a command; nullopt = the in-process reference client
-  // An unmodified app's command instead (`--exec`, worlds/subjects/app_subject.h), with the policy it is
-  // declared to run (the hello's policy object; nullopt: none declared).
+  // An unmodified app's command instead (`--exec`, worlds/subjects/app_subject.h), with the policy
+  // it is declared to run (the hello's policy object; nullopt: none declared).
   std::optional<std::string> exec;
   std::optional<nlohmann::json> app_policy;
   std::string subject_label;  // how results name the subject ("" = the command)

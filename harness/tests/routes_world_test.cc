@@ -157,6 +157,15 @@ TEST(RoutesWorldTest, TheCallsOfOneClientShareItsBreakersOverSockets) {
   ASSERT_EQ(std::ranges::count_if(trace->client, IsTerminal), 3);
 }
 
+// A policy file for `faultline call --adapter --policy`: a breaker that opens at one failure,
+// probes after 3 s with one attempt (kSpacedCalls' calls come 2 s apart).
+std::string BreakerPolicyFile(std::string_view name) {
+  const std::string path = ::testing::TempDir() + "/" + std::string(name);
+  std::ofstream(path) << R"({"routing": {"breaker": {"threshold": 1, "cooldown_ms": 3000,
+                                                    "half_open_probes": 1}}})";
+  return path;
+}
+
 // The same calls against an adapter process: in session mode (`faultline call --adapter
 // --session`: one process, one client for every call) its breaker serves them all, as the
 // in-process client's does; one process per call keeps one breaker per call, each trying the
@@ -164,9 +173,7 @@ TEST(RoutesWorldTest, TheCallsOfOneClientShareItsBreakersOverSockets) {
 TEST(RoutesWorldTest, TheCallsOfASessionModeAdapterShareItsBreaker) {
   auto scenario = scenario::ParseScenario(kSpacedCalls, "spaced.yaml");
   ASSERT_TRUE(scenario.has_value()) << scenario.error().ToString();
-  const std::string policy = ::testing::TempDir() + "/threshold-one.json";
-  std::ofstream(policy) << R"({"routing": {"breaker": {"threshold": 1, "cooldown_ms": 3000,
-                                                      "half_open_probes": 1}}})";
+  const std::string policy = BreakerPolicyFile("threshold-one.json");
   auto world = RealWorld::Start();
   ASSERT_TRUE(world) << world.error();
   const std::string adapter = std::string(FAULTLINE_BINARY) + " call --adapter --policy " + policy;
@@ -200,9 +207,7 @@ TEST(RoutesWorldTest, TheCallsOfASessionModeAdapterShareItsBreaker) {
 TEST(RoutesWorldTest, AResetSessionAdapterServesTheNextRunWithoutItsBreaker) {
   auto scenario = scenario::ParseScenario(kSpacedCalls, "spaced.yaml");
   ASSERT_TRUE(scenario.has_value()) << scenario.error().ToString();
-  const std::string policy = ::testing::TempDir() + "/threshold-one-reset.json";
-  std::ofstream(policy) << R"({"routing": {"breaker": {"threshold": 1, "cooldown_ms": 3000,
-                                                      "half_open_probes": 1}}})";
+  const std::string policy = BreakerPolicyFile("threshold-one-reset.json");
   const std::string starts = ::testing::TempDir() + "/reset-starts.txt";
   std::remove(starts.c_str());
   auto world = RealWorld::Start();
