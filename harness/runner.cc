@@ -142,6 +142,7 @@ std::expected<Trace, std::string> Runner::Execute(const Job& job, std::uint64_t 
     virtual_options.seed = seed;
     virtual_options.provider_seed = ProviderSeed(job);
     virtual_options.policy = *policy;
+    virtual_options.max_requests = options_.max_virtual_requests;
     return RunVirtual(scenario, virtual_options);
   }
   RealRunOptions real_options{.seed = seed,
@@ -243,7 +244,8 @@ std::vector<report::CheckResult> Runner::Checks(const Job& job, const Trace& tra
                        {.timeout_tolerance_ms = job.real ? tolerance.late_ms : 0,
                         .scripted_lead = scripted_lead,
                         .one_client = trace.one_client || trace.calls <= 1,
-                        .seeds = seeds});
+                        .seeds = seeds,
+                        .max_requests = options_.max_virtual_requests});
   };
   // An app's first attempt is seen only when it arrives (a refused one never is): it began
   // anywhere between its launch, where its scripted time starts, and the first arrival. Its twin

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "harness/trace/trace.h"
+#include "harness/worlds/virtual_world.h"
 #include "nlohmann/json.hpp"
 #include "reference_impl/policy.h"
 #include "reports/run_result.h"
@@ -56,6 +57,9 @@ struct RunnerOptions {
   std::chrono::milliseconds timeout{std::chrono::minutes(5)};  // per real-world run
   report::FailPolicy fail_on;                // advisories fail the run only when asked
   std::size_t max_line_bytes = 1024 * 1024;  // adapter line limit (--max-line)
+  // Requests one virtual run may send, the subject's in virtual time and each of a twin's
+  // (--max-virtual-requests; VirtualRunOptions::max_requests).
+  std::uint64_t max_virtual_requests = kMaxVirtualRequests;
   // --threshold: judged over every scenario, after its own expect.thresholds (thresholds.h).
   std::vector<scenario::Threshold> thresholds;
   // A stop request (Ctrl-C) starts no further run and ends the running ones (real_world.h); the

@@ -184,6 +184,12 @@ void AddRunJudgingOptions(CLI::App& run, RunCommandOptions& options) {
                  "longest adapter output line in bytes; longer is a subject error")
       ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30))
       ->capture_default_str();
+  run.add_option("--max-virtual-requests", options.max_virtual_requests,
+                 "requests one virtual run may send before it is stopped: a run in virtual time, "
+                 "and each run of a declared policy's twin (a policy that retries a lasting "
+                 "failure forever is judged as far as this bound; ADV-012 says so)")
+      ->check(CLI::Range(std::uint64_t{100}, std::uint64_t{100'000}))
+      ->capture_default_str();
 }
 
 constexpr std::string_view kRunFooter =
@@ -318,6 +324,7 @@ harness::RunnerOptions RunnerOptionsOf(const RunCommandOptions& options, RunInpu
   runner.timeout = std::chrono::milliseconds(static_cast<long long>(options.timeout_s * 1000));
   runner.fail_on.advisories = options.fail_on == "advisory";
   runner.max_line_bytes = options.max_line;
+  runner.max_virtual_requests = options.max_virtual_requests;
   runner.thresholds = std::move(inputs.thresholds);
   return runner;
 }

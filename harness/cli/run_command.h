@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "harness/cli/cli.h"
+#include "harness/worlds/virtual_world.h"
 
 namespace faultline::cli {
 
@@ -30,9 +31,11 @@ struct RunCommandOptions {
   double timeout_s = 300;
   bool verbose = false;
   bool no_reports = false;
-  bool last_failed = false;             // only what did not pass in --out's result.json
-  std::string fail_on = "violation";    // violation | advisory
-  std::size_t max_line = 1024 * 1024;   // adapter line limit in bytes
+  bool last_failed = false;            // only what did not pass in --out's result.json
+  std::string fail_on = "violation";   // violation | advisory
+  std::size_t max_line = 1024 * 1024;  // adapter line limit in bytes
+  // Requests one virtual run may send (--max-virtual-requests).
+  std::uint64_t max_virtual_requests = harness::kMaxVirtualRequests;
   std::vector<std::string> thresholds;  // --threshold, repeatable: "ttft.p99<2s"
 };
 CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options);

@@ -271,6 +271,25 @@ Verdict AdviseBoundedWaits(const View& view) {
   return Pass();
 }
 
+// ADV-012: whether the declared policy's twin stopped at the request bound (policy_twin.h): a
+// policy that retries a lasting failure forever, with a backoff short enough to reach the bound
+// within the twin's horizon.
+Verdict AdviseTwinEnds(const View& view) {
+  if (!view.has_policy()) return NotApplicable(NoPolicy(view));
+  if (view.twin == nullptr || !view.twin->usable()) {
+    return NotApplicable(
+        "no twin of the declared policy was run (a partial declaration, or the "
+        "scenario's own policy)");
+  }
+  if (view.twin->request_bound == 0) return Pass();
+  return Fail(fmt::format(
+      "the declared policy's twin was still sending requests after {} in a virtual run ({} run(s) "
+      "made): nothing in it (max_attempts, a total deadline, a retry budget) ends a call on this "
+      "scenario, and the checks against the twin judged the subject as far as the twin got. "
+      "Bound the retries, or raise faultline run --max-virtual-requests",
+      view.twin->request_bound, view.twin->seeds));
+}
+
 // ADV-011: the keys a partial declaration left out that some check or expectation of this run
 // needed (view.unstated, noted by UnlessDeclared and TwinNeedsWholePolicy).
 Verdict AdviseStateEveryKey(const View& view) {

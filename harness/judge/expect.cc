@@ -267,6 +267,9 @@ std::vector<CheckResult> PolicyRelative(const View& view, const PolicyTwin& twin
   if (const std::string why = StoppedBeforeThePolicyEnds(view); !why.empty() && none_ended) {
     for (CheckResult& check : out) check = Named(check.id, check.statement, NotApplicable(why));
   }
+  if (const std::string why = BeyondTheTwinsBound(view); !why.empty()) {
+    for (CheckResult& check : out) check = Named(check.id, check.statement, NotApplicable(why));
+  }
   return out;
 }
 

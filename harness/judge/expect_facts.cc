@@ -187,6 +187,7 @@ Verdict Requests(const View& view, const PolicyTwin* twin) {
     return Fail(fmt::format("{} request(s) reached the provider, expected {}", made,
                             *view.scenario.expect.requests));
   }
+  if (const std::string why = BeyondTheTwinsBound(view); !why.empty()) return NotApplicable(why);
   const bool exact = view.tolerance.late_ms <= VirtualTolerance().late_ms;
   for (const TwinOutcome& outcome : twin->outcomes) {
     if (outcome.requests == made) return Pass();

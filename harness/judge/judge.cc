@@ -24,7 +24,7 @@ struct CatalogEntry {
 };
 
 // The catalogue, in its order: each invariant and advisory with its check, in one table.
-constexpr std::array<CatalogEntry, 45> kCatalog{{
+constexpr std::array<CatalogEntry, 46> kCatalog{{
     {"LIFE-001",
      "Each call ends with exactly one terminal event (response/committed or "
      "response/failed).",
@@ -167,6 +167,11 @@ constexpr std::array<CatalogEntry, 45> kCatalog{{
      "A server's x-should-retry: false is obeyed: no retry follows it, even from a client whose "
      "declared policy ignores the header.",
      AdviseShouldRetryFalseObeyed, kAdvisory},
+    {"ADV-012",
+     "The declared policy gives up on a failure that does not clear: its twin ends every call "
+     "before the bound on a virtual run's requests (an attempt budget, a deadline or a retry "
+     "budget stops it), so the checks against the twin judge the whole call.",
+     AdviseTwinEnds, kAdvisory},
     // Last: it names what the other checks (and the expectations, which Judge() runs first)
     // found left out.
     {"ADV-011",
@@ -340,8 +345,8 @@ std::string PolicyEndsLater(const View& view, double ran_ms) {
     return fmt::format(
         "the runner stopped the subject {:.1f} ms after its first attempt, and its declared "
         "policy never ends the call: no timeout, cap or deadline of it ends this scenario (its "
-        "twin was still running after {} h)",
-        ran_ms, std::chrono::duration_cast<std::chrono::hours>(kTwinHorizon).count());
+        "twin was {})",
+        ran_ms, DescribeOutcomes(*view.twin));
   }
   return fmt::format(
       "the runner stopped the subject {:.1f} ms after its first attempt, and its declared policy "
@@ -350,6 +355,15 @@ std::string PolicyEndsLater(const View& view, double ran_ms) {
 }
 
 }  // namespace
+
+std::string BeyondTheTwinsBound(const View& view) {
+  if (view.twin == nullptr || view.twin->request_bound == 0) return {};
+  if (view.attempts.size() < view.twin->request_bound) return {};
+  return fmt::format(
+      "{} requests reached the provider, and the declared policy's twin stopped at {} "
+      "(faultline run --max-virtual-requests): what the policy does beyond is not known (ADV-012)",
+      view.attempts.size(), view.twin->request_bound);
+}
 
 std::string StoppedBeforeThePolicyEnds(const View& view) {
   const std::optional<Duration>& stopped = view.trace.subject_stopped_at;

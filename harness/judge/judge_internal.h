@@ -68,6 +68,11 @@ std::string NoPolicy(const View& view);
 // policy as far as the run went: LIFE-001 and EXPECT-* cannot judge it, ADV-008 advises.
 std::string StoppedBeforeThePolicyEnds(const View& view);
 
+// When the subject sent as many requests as its twin's runs were allowed (PolicyTwin::
+// request_bound) or more: the twin never saw what the policy does past that point, so an ending
+// there is not compared with it. Why, for n/a evidence; else "".
+std::string BeyondTheTwinsBound(const View& view);
+
 using report::CheckResult;
 using report::CheckStatus;
 
@@ -160,6 +165,7 @@ Verdict AdviseTransientRetried(const View& view);
 Verdict AdviseNonRetryable(const View& view);
 Verdict AdviseBoundedWaits(const View& view);
 Verdict AdviseShouldRetryFalseObeyed(const View& view);
+Verdict AdviseTwinEnds(const View& view);
 Verdict TimeStallDetected(const View& view);
 Verdict TimeHeadersDeadline(const View& view);
 Verdict TimeTotalDeadline(const View& view);

@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "harness/trace/protocol.h"
-#include "harness/worlds/virtual_world.h"
 
 namespace faultline::harness {
 namespace {
@@ -98,6 +97,7 @@ void MergeTwins(PolicyTwin& into, const PolicyTwin& from) {
     }
   }
   into.never_ends = into.never_ends || from.never_ends;
+  into.request_bound = std::max(into.request_bound, from.request_bound);
 }
 
 PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolicy& policy,
@@ -108,7 +108,14 @@ PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolic
   const auto tolerance =
       std::chrono::milliseconds(static_cast<long long>(twin_options.timeout_tolerance_ms));
   const std::vector<Variant> variants = VariantsOf(policy, tolerance);
+  const std::uint64_t max_requests = twin_options.max_requests;
+  std::uint64_t requests_sent = 0;  // by every run so far
   for (int i = 0; i < seeds * static_cast<int>(variants.size()); ++i) {
+    if (max_requests > 0 && requests_sent >= kTwinRunsAtTheBound * max_requests) {
+      twin.request_bound = max_requests;  // judged on the runs made so far
+      twin.never_ends = true;
+      break;
+    }
     VirtualRunOptions options;
     options.seed = seed + static_cast<std::uint64_t>(i % seeds) * 0x9e3779b97f4a7c15ULL;
     options.provider_seed = provider_seed;
@@ -118,13 +125,16 @@ PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolic
     options.scripted_lead = twin_options.scripted_lead;
     options.one_client = twin_options.one_client;
     options.horizon = kTwinHorizon;
+    options.max_requests = max_requests;
     auto trace = RunVirtual(scenario, options);
     if (!trace) {
       twin.error = trace.error();
       return twin;
     }
     ++twin.seeds;
+    requests_sent += trace->journal.size();
     if (trace->subject_timed_out) twin.never_ends = true;
+    if (StoppedAtRequestBound(*trace, max_requests)) twin.request_bound = max_requests;
     AddOutcomes(*trace, twin);
   }
   return twin;
@@ -146,7 +156,9 @@ std::string DescribeOutcomes(const PolicyTwin& twin) {
                           outcome.give_up.empty() ? "" : ", gave up: " + outcome.give_up);
     if (std::ranges::find(parts, part) == parts.end()) parts.push_back(part);
   }
-  if (twin.never_ends) {
+  if (twin.request_bound > 0) {
+    parts.push_back(fmt::format("still sending requests after {} requests", twin.request_bound));
+  } else if (twin.never_ends) {
     parts.push_back(
         fmt::format("still running after {} h",
                     std::chrono::duration_cast<std::chrono::hours>(kTwinHorizon).count()));

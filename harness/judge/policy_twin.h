@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "harness/trace/trace.h"
+#include "harness/worlds/virtual_world.h"
 #include "reference_impl/policy.h"
 #include "scenarios/scenario.h"
 
@@ -43,6 +44,10 @@ struct PolicyTwin {
   // Some call of some run was still going at kTwinHorizon: no timeout, cap or deadline of the
   // policy ends it on this scenario (a heartbeat-only stream and no total deadline, say).
   bool never_ends = false;
+  // Some run stopped at TwinOptions::max_requests (the policy was still sending requests), or the
+  // twin stopped making runs when its runs together reached kTwinRunsAtTheBound times that: the
+  // bound, else 0. Its outcomes are then those it reached so far (never_ends is set too).
+  std::uint64_t request_bound = 0;
   std::string error;  // a run could not be made (the twin is then not used)
   bool usable() const { return error.empty() && (!outcomes.empty() || never_ends); }
   // When the soonest outcome ended (virtual ms from the first attempt); nullopt: none ended.
@@ -68,7 +73,14 @@ struct TwinOptions {
   Duration scripted_lead{0};  // LeadOfFirstAttempt of the subject's run
   bool one_client = true;     // the subject's calls share one client (Trace::one_client)
   int seeds = 12;             // retry seeds
+  // Requests one run may send (VirtualRunOptions::max_requests): a declaration that retries
+  // forever with a short backoff is judged as far as this bound, not until memory runs out.
+  std::uint64_t max_requests = kMaxVirtualRequests;
 };
+
+// The twin's runs together send at most this many times TwinOptions::max_requests: a
+// declaration whose every run reaches the bound costs a few runs' worth, not every seed's.
+inline constexpr std::uint64_t kTwinRunsAtTheBound = 4;
 
 // `from`'s runs added to `into`'s: every outcome either reached (a subject whose first attempt
 // lies anywhere between two leads may reach what the twin reaches at either).

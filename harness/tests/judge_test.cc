@@ -34,8 +34,9 @@ TEST(JudgeTest, CatalogueIdsAreUniqueAndStable) {
   }
   // ROUTE-001..009, ADV-006, ADV-007, ADV-009 (issue 12) and ADV-008 joined the 27; ADV-010
   // (issue 26) after them, ADV-011 (partial declarations) last; RETRY-007 (issue 27, shared
-  // budgets); ROUTE-010 (sticky clients); RES-002 (connections reused only when healthy).
-  EXPECT_EQ(ids.size(), 45u);
+  // budgets); ROUTE-010 (sticky clients); RES-002 (connections reused only when healthy);
+  // ADV-012 (a twin stopped at its request bound).
+  EXPECT_EQ(ids.size(), 46u);
   EXPECT_EQ(InvariantCatalog().front().id, "LIFE-001");
 }
 

@@ -106,6 +106,7 @@ class World {
   provider::Journal journal_;
   std::vector<VirtualCall> calls_;
   std::uint64_t next_connection_ = 1;
+  std::uint64_t requests_ = 0;  // requests the provider admitted (VirtualRunOptions::max_requests)
   Duration now_{0};
   bool cancel_pending_ = false;
   std::string error_;  // the run broke (a request the provider could not place)
@@ -170,6 +171,7 @@ void World::Send(VirtualCall& vc, std::string_view bytes) {
                                                  .now = kWallStart + now_,
                                                  .session_start = kWallStart});
   vc.exchange.emplace(std::move(admitted.plan), now_, &journal_, admitted.entry_index);
+  ++requests_;
 }
 
 void World::Close(VirtualCall& vc) {
@@ -296,7 +298,8 @@ bool World::StepUntilDone() {
     if (!next && !waits_forever) return true;
     // Nothing will ever happen again while a call is still waiting (a dead stream and no
     // timeout at all), or the subject is still busy at the horizon: it never ends.
-    if (waits_forever || *next > options_.horizon || steps >= options_.max_steps) {
+    const bool over_requests = options_.max_requests > 0 && requests_ > options_.max_requests;
+    if (waits_forever || *next > options_.horizon || steps >= options_.max_steps || over_requests) {
       // The subject never ended (a heartbeat-only stream and no idle timeout, say): stop it,
       // as the real world's --timeout does, and let the judge say so.
       trace_.subject_timed_out = true;
@@ -322,6 +325,11 @@ std::expected<Trace, std::string> World::Run() {
 }
 
 }  // namespace
+
+bool StoppedAtRequestBound(const Trace& trace, std::uint64_t max_requests) {
+  // The run stops as the request after the bound is admitted (World::StepUntilDone).
+  return trace.subject_timed_out && max_requests > 0 && trace.journal.size() > max_requests;
+}
 
 std::expected<Trace, std::string> RunVirtual(const scenario::Scenario& scenario,
                                              const VirtualRunOptions& options) {

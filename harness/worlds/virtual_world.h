@@ -19,12 +19,24 @@
 
 namespace faultline::harness {
 
+// The default bound on the requests of one virtual run (`faultline run --max-virtual-requests`):
+// far above any scenario's attempts (a policy allows at most 1,000 per call), low enough that a
+// run that reaches it costs well under a second and a few MB.
+inline constexpr std::uint64_t kMaxVirtualRequests = 10'000;
+
+// Whether a virtual run stopped at its request bound: it still went on sending requests.
+bool StoppedAtRequestBound(const Trace& trace, std::uint64_t max_requests);
+
 struct VirtualRunOptions {
   std::uint64_t seed = 0;                    // the client's retry RNG
   std::uint64_t provider_seed = 0;           // the provider session (chaos draws, ids)
   ref::RetryPolicy policy;                   // the reference client's policy
   Duration horizon{std::chrono::hours(24)};  // virtual time after which it gives up
   std::uint64_t max_steps = 10'000'000;      // loop bound (a runaway subject)
+  // Requests the subject may send before it is stopped as at the horizon: a policy that retries
+  // a failure forever with a short backoff would otherwise send millions within the horizon, and
+  // the trace that records them would grow without bound (kMaxVirtualRequests; 0: none).
+  std::uint64_t max_requests = kMaxVirtualRequests;
   // Scripted time (listener outages, route health) had already run this long when the run
   // starts: a real subject's first attempt came that long after the hello that anchored it.
   Duration scripted_lead{0};
@@ -38,9 +50,9 @@ struct VirtualRunOptions {
   bool one_client = true;
 };
 
-// Runs the scenario with the in-process reference client. A subject still running at the horizon
-// or the step bound is stopped there (Trace::subject_timed_out), as the real world's timeout
-// stops one; the trace so far is judged.
+// Runs the scenario with the in-process reference client. A subject still running at the horizon,
+// the step bound or the request bound is stopped there (Trace::subject_timed_out), as the real
+// world's timeout stops one; the trace so far is judged.
 std::expected<Trace, std::string> RunVirtual(const scenario::Scenario& scenario,
                                              const VirtualRunOptions& options);
 
