@@ -153,6 +153,15 @@ void AddServerSeeds(Corpus& corpus) {
     corpus.Add("provider_control_create_fuzz", file.path,
                nlohmann::json{{"scenario_text", file.content}}.dump());
   }
+  // Aliases that repeat text (issue 30): the loader counts the bytes they stand for.
+  std::string aliases =
+      "faultline: 1\nname: f/aliases\ndescription: d\ndialect: openai-chat\nresponses:\n"
+      "  - content: {text: &t \"" +
+      std::string(600, 'x') + "\"}\n";
+  for (int i = 0; i < 12; ++i) aliases += "  - content: {text: *t, chunk_size: 2}\n";
+  corpus.Add("scenario_loader_fuzz", "aliases", aliases);
+  corpus.Add("provider_control_create_fuzz", "aliases",
+             nlohmann::json{{"scenario_text", aliases}}.dump());
   corpus.Add("provider_control_create_fuzz", "deep",
              R"({"scenario":)" + std::string(100, '[') + std::string(100, ']') + "}");
   constexpr std::string_view kBody =

@@ -438,6 +438,33 @@ auto CatchingYamlErrors(std::string_view file, Parse parse) -> decltype(parse())
   }
 }
 
+// The events every scripted response streams, in all, within ParseLimits::max_stream_events:
+// the plan renders each ahead of time. The error when they are more (over_limit), else nullopt.
+std::optional<LoadError> OverStreamEvents(std::string_view file, const YAML::Node& document,
+                                          const Scenario& scenario, const ParseLimits& limits) {
+  std::size_t events = 0;
+  const auto add = [&](const ResponseSpec& response) { events += StreamEvents(response.content); };
+  std::ranges::for_each(scenario.responses, add);
+  if (scenario.chaos) {
+    for (const Chaos::Choice& choice : scenario.chaos->faults) add(choice.response);
+    add(scenario.chaos->otherwise);
+  }
+  for (const Route& route : scenario.routes) std::ranges::for_each(route.responses, add);
+  if (events <= limits.max_stream_events) return std::nullopt;
+  YAML::Mark at = document.Mark();
+  for (const char* key : {"routes", "chaos", "responses"}) {
+    if (document[key].IsDefined()) at = document[key].Mark();
+  }
+  LoadError error = YamlError(
+      file, at,
+      fmt::format("the responses stream {} events in all (content, reasoning and tool-call "
+                  "deltas, injected faults, drip writes); at most {} (a larger "
+                  "chunk_size or a shorter text)",
+                  events, limits.max_stream_events));
+  error.over_limit = true;
+  return error;
+}
+
 std::expected<ParsedScenario, LoadError> ParseDocuments(std::string_view text,
                                                         std::string_view file,
                                                         const ParseLimits& limits,
@@ -452,6 +479,11 @@ std::expected<ParsedScenario, LoadError> ParseDocuments(std::string_view text,
   ParsedScenario parsed;
   YAML::Mark name_mark = YAML::Mark::null_mark();
   ReadDocument(reader, Field{documents[0], "", documents[0].Mark()}, &parsed.scenario, &name_mark);
+  if (reader.ok()) {
+    if (auto over = OverStreamEvents(file, documents[0], parsed.scenario, limits)) {
+      return std::unexpected(std::move(*over));
+    }
+  }
   if (!reader.ok()) {
     if (further != nullptr && max_errors > 1) {
       FurtherErrors(documents[0], file, *reader.error(), max_errors, *further);

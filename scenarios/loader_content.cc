@@ -264,3 +264,38 @@ void ReadContent(Reader& reader, const Field& field, Dialect dialect, Content* o
 }
 
 }  // namespace faultline::scenario::internal
+
+namespace faultline::scenario::internal {
+namespace {
+
+std::size_t CodePoints(std::string_view text) {
+  return static_cast<std::size_t>(std::ranges::count_if(
+      text, [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+}
+
+std::size_t Chunks(std::size_t units, int chunk_size) {
+  const auto size = static_cast<std::size_t>(std::max(chunk_size, 1));
+  return (units + size - 1) / size;
+}
+
+// What one event adds to the text it carries, at least: a drip cuts the whole event into writes.
+constexpr std::size_t kEventFramingBytes = 64;
+
+}  // namespace
+
+std::size_t StreamEvents(const Content& content) {
+  std::size_t events = Chunks(CodePoints(content.text), content.chunk_size) +
+                       Chunks(CodePoints(content.reasoning), content.chunk_size) +
+                       content.faults.size();
+  if (content.tool_call) {
+    events += Chunks(content.tool_call->arguments.size(), content.tool_call->chunk_size);
+  }
+  if (content.drip_bytes > 0) {
+    const std::size_t bytes =
+        content.text.size() + content.reasoning.size() + events * kEventFramingBytes;
+    events += bytes / static_cast<std::size_t>(content.drip_bytes);
+  }
+  return events;
+}
+
+}  // namespace faultline::scenario::internal

@@ -33,6 +33,8 @@ std::optional<ErrorSpec> ReadError(Reader& reader, const Field& field);
 
 // Reads a response's `content` (or its alias `stream`) into *out.
 void ReadContent(Reader& reader, const Field& field, Dialect dialect, Content* out);
+// The events (and drip writes) the plan renders for `content` (ParseLimits::max_stream_events).
+std::size_t StreamEvents(const Content& content);
 
 // Reads the `expect:` block into *out (loader_expect.cc).
 void ReadExpect(Reader& reader, const Field& field, Expect* out);

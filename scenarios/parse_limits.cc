@@ -11,6 +11,14 @@ bool StructureBudget::Count(std::size_t keys) {
   return false;
 }
 
+bool StructureBudget::CountBytes(std::size_t bytes) {
+  bytes_ += bytes;
+  if (bytes_ <= limits_.max_bytes) return true;
+  reason_ = fmt::format("the document's text is more than {} bytes (counting what aliases repeat)",
+                        limits_.max_bytes);
+  return false;
+}
+
 bool StructureBudget::Open() {
   ++depth_;
   if (depth_ <= limits_.max_depth) return true;

@@ -19,6 +19,13 @@ struct ParseLimits {
   int max_depth = 64;
   // Mapping keys plus list items in the whole document, counting again what an alias repeats.
   std::size_t max_keys = 10'000;
+  // Bytes of the document's scalars (keys and values), counting again what an alias repeats: a
+  // 1 MiB anchor named by 2,400 aliases is 2.4 GB of strings once built, from a 1.1 MB file.
+  std::size_t max_bytes = 8 * 1024 * 1024;
+  // Events the scripted responses stream, over every response of the document (content, reasoning
+  // and tool-call deltas, injected faults; a drip write counts as one): the plan renders each
+  // ahead of time, and a 1 MiB text in 4-character chunks renders into about 300 MB.
+  std::size_t max_stream_events = 100'000;
 };
 
 class StructureBudget {
@@ -28,11 +35,15 @@ class StructureBudget {
   // Counts `keys` mapping keys or list items (one, or what an alias repeats). False once the
   // count is over the limit.
   bool Count(std::size_t keys = 1);
+  // Counts `bytes` bytes of scalar text (one scalar, or what an alias repeats). False once the
+  // count is over the limit.
+  bool CountBytes(std::size_t bytes);
   // A mapping or list opens / closes. False once the nesting is deeper than the limit.
   bool Open();
   void Close();
 
   std::size_t keys() const { return keys_; }
+  std::size_t bytes() const { return bytes_; }
   int depth() const { return depth_; }
   // Why the last false was returned: "the document nests deeper than 64 levels".
   const std::string& reason() const { return reason_; }
@@ -40,6 +51,7 @@ class StructureBudget {
  private:
   ParseLimits limits_;
   std::size_t keys_ = 0;
+  std::size_t bytes_ = 0;
   int depth_ = 0;
   std::string reason_;
 };

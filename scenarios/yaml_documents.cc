@@ -19,9 +19,16 @@ struct OverLimit {
   std::string reason;
 };
 
+// What a node holds, as the budget counts it.
+struct Size {
+  std::size_t keys = 0;   // keys and list items
+  std::size_t bytes = 0;  // scalar bytes
+};
+
 // Counts the structure of each document against the limits, and notes where it starts. An alias
-// counts again the keys and items of the collection it names (so a "billion laughs" of aliases
-// is bounded like the text it stands for); an alias of a collection still open counts once.
+// counts again the keys, items and scalar bytes of the node it names (so a "billion laughs" of
+// aliases is bounded like the text it stands for); an alias of a collection still open counts
+// once.
 class CountingEvents : public YAML::EventHandler {
  public:
   explicit CountingEvents(const ParseLimits& limits) : limits_(limits), budget_(limits) {}
@@ -36,11 +43,12 @@ class CountingEvents : public YAML::EventHandler {
   void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { Node(mark); }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     const auto it = anchored_.find(anchor);
-    Node(mark, it == anchored_.end() ? 0 : it->second);
+    Node(mark, it == anchored_.end() ? Size{} : it->second);
   }
-  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
-                const std::string&) override {
-    Node(mark);
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                const std::string& value) override {
+    Node(mark, {0, value.size()});
+    if (anchor != YAML::NullAnchor) anchored_[anchor] = {0, value.size()};
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
@@ -60,38 +68,43 @@ class CountingEvents : public YAML::EventHandler {
     bool map = false;
     std::size_t children = 0;  // nodes seen directly inside (a map's keys and values alternate)
     YAML::anchor_t anchor = YAML::NullAnchor;
-    std::size_t keys_before = 0;
+    Size before;  // the budget's counts when the collection opened
   };
 
-  // A node at the current position: a key or a list item counts, a mapping's value does not
-  // (but what an alias repeats always does).
-  void Node(const YAML::Mark& mark, std::size_t repeated = 0) {
-    std::size_t keys = repeated;
+  // A node at the current position, holding `held` (a scalar's bytes, or what an alias
+  // repeats): a key or a list item counts, a mapping's value does not.
+  void Node(const YAML::Mark& mark, Size held = {}) {
+    std::size_t keys = held.keys;
     if (!frames_.empty()) {
       Frame& parent = frames_.back();
       if (!parent.map || parent.children % 2 == 0) ++keys;
       ++parent.children;
     }
     if (keys > 0 && !budget_.Count(keys)) throw OverLimit{mark, budget_.reason()};
+    if (held.bytes > 0 && !budget_.CountBytes(held.bytes)) {
+      throw OverLimit{mark, budget_.reason()};
+    }
   }
   void Open(const YAML::Mark& mark, YAML::anchor_t anchor, bool map) {
     Node(mark);
     if (!budget_.Open()) throw OverLimit{mark, budget_.reason()};
-    frames_.push_back(Frame{map, 0, anchor, budget_.keys()});
+    frames_.push_back(Frame{map, 0, anchor, {budget_.keys(), budget_.bytes()}});
   }
   void Close() {
     if (frames_.empty()) return;
     const Frame frame = frames_.back();
     frames_.pop_back();
     budget_.Close();
-    if (frame.anchor != YAML::NullAnchor)
-      anchored_[frame.anchor] = budget_.keys() - frame.keys_before;
+    if (frame.anchor != YAML::NullAnchor) {
+      anchored_[frame.anchor] = {budget_.keys() - frame.before.keys,
+                                 budget_.bytes() - frame.before.bytes};
+    }
   }
 
   ParseLimits limits_;
   StructureBudget budget_;
   std::vector<Frame> frames_;
-  std::unordered_map<YAML::anchor_t, std::size_t> anchored_;  // keys and items inside each anchor
+  std::unordered_map<YAML::anchor_t, Size> anchored_;  // what each anchor holds
 };
 
 std::string UnexpectedAt(const std::string& text, const YAML::Mark& mark) {

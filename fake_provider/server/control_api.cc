@@ -175,7 +175,8 @@ class JsonBudget {
 };
 
 constexpr std::string_view kScenarioLimitFlags =
-    " (faultline serve --max-scenario-depth, --max-scenario-keys)";
+    " (faultline serve --max-scenario-depth, --max-scenario-keys, --max-scenario-bytes, "
+    "--max-scenario-events)";
 
 struct BodyError {
   std::string message;

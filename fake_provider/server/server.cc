@@ -587,6 +587,8 @@ StatsSnapshot Engine::Stats() const {
                   {"max_pending_body_bytes", options_.max_pending_body_bytes},
                   {"max_scenario_depth", options_.scenario_limits.max_depth},
                   {"max_scenario_keys", options_.scenario_limits.max_keys},
+                  {"max_scenario_bytes", options_.scenario_limits.max_bytes},
+                  {"max_scenario_events", options_.scenario_limits.max_stream_events},
                   {"max_sessions", options_.max_sessions},
                   {"max_listeners", options_.max_listeners},
                   {"max_connections", max_connections_},

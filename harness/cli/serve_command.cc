@@ -196,6 +196,19 @@ void AddRequestLimitOptions(CLI::App& serve, provider::ServerOptions& options) {
                   "(more: 413)")
       ->check(CLI::Range(std::size_t{16}, std::size_t{10'000'000}))
       ->capture_default_str();
+  serve
+      .add_option("--max-scenario-bytes", options.scenario_limits.max_bytes,
+                  "Bytes of text in a scenario document's keys and values, aliases counted "
+                  "where used (more: 413)")
+      ->check(CLI::Range(std::size_t{1024}, std::size_t{1} << 30))
+      ->capture_default_str();
+  serve
+      .add_option("--max-scenario-events", options.scenario_limits.max_stream_events,
+                  "Events a scenario's responses stream in all, which the plan renders ahead "
+                  "of time: content, reasoning and tool-call deltas, injected faults, drip "
+                  "writes (more: 413)")
+      ->check(CLI::Range(std::size_t{100}, std::size_t{100'000'000}))
+      ->capture_default_str();
 }
 
 // What the server holds at once: sessions, listeners, connections, and how long a request may
