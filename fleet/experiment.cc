@@ -54,8 +54,7 @@ constexpr FleetKey kFleetKeys[] = {
      [](auto& s, double v) { s.workload.think = Seconds(v); }},
     {"provider.concurrency", FleetValue::kConcurrency, 1,
      [](auto& s, double v) { s.provider.concurrency = static_cast<int>(v); }},
-    {"provider.rate", FleetValue::kProviderRate, 1,
-     [](auto& s, double v) { s.provider.rate = v; }},
+    {"provider.rate", FleetValue::kProviderRate, 1, [](auto& s, double v) { s.provider.rate = v; }},
     {"provider.burst", FleetValue::kBurst, 1, [](auto& s, double v) { s.provider.burst = v; }},
     {"provider.queue", FleetValue::kQueue, 1,
      [](auto& s, double v) { s.provider.queue = static_cast<int>(v); }},
@@ -92,8 +91,8 @@ std::expected<ref::RetryPolicy, std::string> SetPolicyKey(const ref::RetryPolicy
     json[nlohmann::json::json_pointer(pointer)] =
         integral ? nlohmann::json(static_cast<std::int64_t>(value)) : nlohmann::json(value);
   } catch (const nlohmann::json::exception& error) {
-    return std::unexpected(fmt::format("--sweep {}={}: not a policy key: {}", key, value,
-                                       error.what()));
+    return std::unexpected(
+        fmt::format("--sweep {}={}: not a policy key: {}", key, value, error.what()));
   }
   auto changed = ref::PolicyFromJson(json);
   if (!changed) {
@@ -232,7 +231,8 @@ std::expected<Sweep, std::string> ParseSweep(std::string_view text) {
   // Every point lies between FROM and TO, and a range is an interval: checking both ends refuses
   // a sweep out of range before anything runs (a whole-number key checks each point later).
   for (const double end : {*from, *to}) {
-    if (auto checked = fleet_key ? CheckSweepValue(*fleet_key, end) : std::expected<void, std::string>{};
+    if (auto checked =
+            fleet_key ? CheckSweepValue(*fleet_key, end) : std::expected<void, std::string>{};
         !checked) {
       return std::unexpected(checked.error());
     }
@@ -269,7 +269,8 @@ std::expected<Experiment, std::string> RunExperiment(const ExperimentInput& inpu
     }
   }
   const auto prepare = [&](std::size_t job) {
-    return PrepareJob(input, (*policies)[job % policies->size()], (*values)[job / policies->size()]);
+    return PrepareJob(input, (*policies)[job % policies->size()],
+                      (*values)[job / policies->size()]);
   };
   // Every job is prepared and costed before the first runs: a sweep value out of range or a run
   // over the bounds is refused up front, not after hours of results.

@@ -145,8 +145,7 @@ void WriteMarkdown(const Experiment& experiment, std::ostream& out) {
     if (std::ranges::find(listed, r.measures.policy) != listed.end()) continue;
     listed.push_back(r.measures.policy);
     out << fmt::format("- **{}**: {} ({})\n", MarkdownCell(r.measures.policy),
-                       MarkdownCell(r.measures.description),
-                       MarkdownCell(r.measures.source));
+                       MarkdownCell(r.measures.description), MarkdownCell(r.measures.source));
   }
 }
 

@@ -27,7 +27,7 @@ struct RunCost {
 
 // The bounds a run is checked against; `Lifted()` is --large-run's.
 struct RunBounds {
-  double max_events = 1e9;                  // a few minutes of simulation on one core
+  double max_events = 1e9;                         // a few minutes of simulation on one core
   double max_series_bytes = 1024.0 * 1024 * 1024;  // 1 GiB
   double max_sweep_points = 1000;
   // --large-run: no bound on events or memory (a run that exhausts memory still ends with an

@@ -76,8 +76,8 @@ std::optional<std::string> FirstOut(std::initializer_list<std::pair<FleetValue, 
 
 std::optional<std::string> CheckWorkload(const FleetWorkload& workload) {
   for (const FleetStep& step : workload.rate) {
-    auto error = FirstOut({{FleetValue::kStepAt, Seconds(step.at)},
-                           {FleetValue::kArrivalRate, step.value}});
+    auto error =
+        FirstOut({{FleetValue::kStepAt, Seconds(step.at)}, {FleetValue::kArrivalRate, step.value}});
     if (error) return error;
   }
   return FirstOut({{FleetValue::kThink, Seconds(workload.think)}});

@@ -45,9 +45,11 @@ std::string SweepError(std::string_view sweep) {
 
 TEST(HostileInputTest, SweepValuesMeetTheFileRanges) {
   const std::pair<std::string_view, std::string_view> cases[] = {
-      {"horizon_s=-10..-10", "--sweep horizon_s=-10: out of range for fleet.horizon: expected a "
-                             "duration from 1us to 720h, got -10s"},
-      {"horizon_s=1e9..1e9", "out of range for fleet.horizon: expected a duration from 1us to 720h"},
+      {"horizon_s=-10..-10",
+       "--sweep horizon_s=-10: out of range for fleet.horizon: expected a "
+       "duration from 1us to 720h, got -10s"},
+      {"horizon_s=1e9..1e9",
+       "out of range for fleet.horizon: expected a duration from 1us to 720h"},
       {"arrivals.rate=1e12..1e12",
        "out of range for fleet.arrivals.rate: expected a number from 0 to 10000000"},
       {"clients=-5..-5",
@@ -100,8 +102,9 @@ TEST(HostileInputTest, AnExperimentHoldsEveryJobItClaims) {
 
 TEST(HostileInputTest, ATimeSeriesTooLargeForMemoryIsRefusedWithItsSize) {
   ExperimentInput input;
-  input.scenario = Load("  horizon: 1000000s\n  bucket: 1ms\n  arrivals: {rate: 1}\n"
-                        "  policies: [naive]\n");
+  input.scenario = Load(
+      "  horizon: 1000000s\n  bucket: 1ms\n  arrivals: {rate: 1}\n"
+      "  policies: [naive]\n");
   auto experiment = RunExperiment(input);
   ASSERT_FALSE(experiment.has_value());
   EXPECT_NE(experiment.error().find("the time series would take about 224 GiB of memory (1 "
@@ -114,8 +117,9 @@ TEST(HostileInputTest, ATimeSeriesTooLargeForMemoryIsRefusedWithItsSize) {
 
 TEST(HostileInputTest, ARunOfTooManyEventsIsRefusedWithAnEstimate) {
   ExperimentInput input;
-  input.scenario = Load("  clients: 1000000\n  horizon: 100000s\n  arrivals: {rate: 10000000}\n"
-                        "  policies: [naive]\n");
+  input.scenario = Load(
+      "  clients: 1000000\n  horizon: 100000s\n  arrivals: {rate: 10000000}\n"
+      "  policies: [naive]\n");
   bool estimated = false;
   input.estimate = [&](const RunCost&, std::size_t) { estimated = true; };
   auto experiment = RunExperiment(input);

@@ -122,7 +122,7 @@ std::function<void(std::size_t, std::size_t, double)> Progress(std::ostream& err
 std::function<void(const fleet::RunCost&, std::size_t)> Estimate(std::ostream& err) {
   return [&err](const fleet::RunCost& cost, std::size_t jobs) {
     err << fmt::format(
-        "simulate: {} job(s), about {} calls and at most {} events, {} of time series\n", jobs,
+        "simulate: {} job(s), about {} calls and up to about {} events, {} of time series\n", jobs,
         fleet::ReadableCount(cost.calls), fleet::ReadableCount(cost.events),
         fleet::ReadableBytes(cost.series_bytes));
   };
@@ -368,9 +368,10 @@ ExitCode RunSimulate(const SimulateOptions& options, std::ostream& out, std::ost
     err << "faultline simulate: out of memory; widen fleet.bucket, shorten fleet.horizon or run "
            "fewer jobs at once (--shard)\n";
   } catch (const std::length_error& error) {
-    err << fmt::format("faultline simulate: the run outgrew a size limit ({}); widen "
-                       "fleet.bucket, shorten fleet.horizon or run fewer jobs (--shard)\n",
-                       error.what());
+    err << fmt::format(
+        "faultline simulate: the run outgrew a size limit ({}); widen "
+        "fleet.bucket, shorten fleet.horizon or run fewer jobs (--shard)\n",
+        error.what());
   } catch (const std::exception& error) {
     err << fmt::format("faultline simulate: internal error: {}\n", error.what());
   }

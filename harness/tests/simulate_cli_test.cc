@@ -137,8 +137,8 @@ fs::path WriteFleet(std::string_view name, std::string_view fleet_body) {
 }
 
 TEST(SimulateCliTest, HostileFleetsAreRefusedWithTheKeyAndItsRange) {
-  const fs::path huge =
-      WriteFleet("faultline-simulate-huge.yaml", "  horizon: 9000000000000s\n  policies: [naive]\n");
+  const fs::path huge = WriteFleet("faultline-simulate-huge.yaml",
+                                   "  horizon: 9000000000000s\n  policies: [naive]\n");
   const Ran ran = Simulate({huge.string(), "--no-reports"});
   EXPECT_EQ(ran.code, ExitCode::kUsageError);
   EXPECT_NE(ran.err.find(":6:12: at fleet.horizon: expected a duration from 1us to 720h"),
@@ -148,13 +148,14 @@ TEST(SimulateCliTest, HostileFleetsAreRefusedWithTheKeyAndItsRange) {
 
   const fs::path small = WriteFleet("faultline-simulate-small.yaml",
                                     "  horizon: 2s\n  arrivals: {rate: 5}\n  policies: [naive]\n");
-  for (const char* sweep : {"horizon_s=-10..-10", "horizon_s=1e9..1e9", "arrivals.rate=1e12..1e12",
-                            "clients=-5..-5", "provider.service_ms=-5..-5", "timeout_s=-5..-5",
-                            "clients=1..1000000:1"}) {
+  for (const char* sweep :
+       {"horizon_s=-10..-10", "horizon_s=1e9..1e9", "arrivals.rate=1e12..1e12", "clients=-5..-5",
+        "provider.service_ms=-5..-5", "timeout_s=-5..-5", "clients=1..1000000:1"}) {
     SCOPED_TRACE(sweep);
     const Ran swept = Simulate({small.string(), "--sweep", sweep, "--no-reports", "-q"});
     EXPECT_EQ(swept.code, ExitCode::kUsageError);
-    const std::string_view key = std::string_view(sweep).substr(0, std::string_view(sweep).find('='));
+    const std::string_view key =
+        std::string_view(sweep).substr(0, std::string_view(sweep).find('='));
     EXPECT_NE(swept.err.find(fmt::format("faultline simulate: --sweep {}=", key)),
               std::string::npos)
         << swept.err;
@@ -181,9 +182,10 @@ TEST(SimulateCliTest, ARunOverTheBoundsIsRefusedAndLargeRunLiftsThem) {
 }
 
 TEST(SimulateCliTest, ARunStatesItsEstimateBeforeItStarts) {
-  const Ran ran = Simulate({Example("metastable-spike.yaml"), "--compare", "naive", "--no-reports"});
+  const Ran ran =
+      Simulate({Example("metastable-spike.yaml"), "--compare", "naive", "--no-reports"});
   EXPECT_EQ(ran.code, ExitCode::kSuccess) << ran.err;
-  EXPECT_NE(ran.err.find("simulate: 1 job(s), about 950 calls and at most"), std::string::npos)
+  EXPECT_NE(ran.err.find("simulate: 1 job(s), about 950 calls and up to about"), std::string::npos)
       << ran.err;
 }
 
