@@ -285,7 +285,11 @@ std::expected<Experiment, std::string> RunExperiment(const ExperimentInput& inpu
   for (std::size_t done = 0; done < mine.size(); ++done) {
     const std::size_t job = mine[done];
     ProgressFn progress;
-    if (input.progress) progress = [&](double f) { input.progress(done, mine.size(), f); };
+    if (input.progress) {
+      progress = [&](double f, std::uint64_t events) {
+        input.progress(done, mine.size(), f, events);
+      };
+    }
     auto prepared = prepare(job);
     if (!prepared) return std::unexpected(prepared.error());
     std::optional<double> sweep_value;

@@ -42,8 +42,8 @@ struct ExperimentInput {
   // parses "I/N" with the runner's ParseShard).
   int shard_index = 1;
   int shard_count = 1;
-  // (jobs done, jobs in this shard, share of the current job's horizon simulated)
-  std::function<void(std::size_t, std::size_t, double)> progress;
+  // (jobs done, jobs in this shard, share of the current job's horizon simulated, its events)
+  std::function<void(std::size_t, std::size_t, double, std::uint64_t)> progress;
   // A run over these is refused before it starts (run_cost.h); so is a sweep with more points.
   RunBounds bounds;
   // Called once before the first job with what this shard's jobs are estimated to cost.

@@ -96,25 +96,26 @@ ExitCode ListPolicies(std::ostream& out) {
 }
 
 // Progress on stderr: a line whenever a job starts or another tenth of its horizon is done, and
-// between them every kHeartbeat of wall time with the share to a tenth of a percent, so that a
-// long job's line keeps moving.
+// between them every kHeartbeat of wall time, with the events simulated so far: a long job's
+// lines keep moving even while its share of the horizon reads the same.
 constexpr auto kHeartbeat = std::chrono::seconds(10);
 
-std::function<void(std::size_t, std::size_t, double)> Progress(std::ostream& err) {
+std::function<void(std::size_t, std::size_t, double, std::uint64_t)> Progress(std::ostream& err) {
   struct Last {
     std::size_t job = SIZE_MAX;
     int tenth = -1;
     std::chrono::steady_clock::time_point at;
   };
   auto last = std::make_shared<Last>();
-  return [&err, last](std::size_t done, std::size_t total, double fraction) {
+  return [&err, last](std::size_t done, std::size_t total, double fraction, std::uint64_t events) {
     const int tenth = static_cast<int>(std::min(fraction, 1.0) * 10);
     const auto now = std::chrono::steady_clock::now();
     if (last->job == done && last->tenth == tenth && now - last->at < kHeartbeat) return;
     *last = {done, tenth, now};
     const std::string_view draining = fraction > 1 ? " (draining)" : "";
-    err << fmt::format("simulate: job {}/{}: {:.1f}% of the horizon{}\n", done + 1, total,
-                       100 * std::min(fraction, 1.0), draining);
+    err << fmt::format("simulate: job {}/{}: {:.1f}% of the horizon{}, {} events\n", done + 1,
+                       total, 100 * std::min(fraction, 1.0), draining,
+                       fleet::ReadableCount(static_cast<double>(events)));
   };
 }
 
