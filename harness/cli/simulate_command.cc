@@ -12,6 +12,7 @@
 #include "fmt/format.h"
 #include "harness/runner.h"
 #include "scenarios/duration.h"
+#include "scenarios/fleet_bounds.h"
 #include "scenarios/loader.h"
 
 namespace faultline::cli {
@@ -45,6 +46,28 @@ std::expected<scenario::Duration, std::string> Duration(std::string_view flag,
   return *parsed;
 }
 
+// The flag that sets each fleet value of a fleet from flags, to name it in a range error.
+constexpr std::pair<std::string_view, std::string_view> kFleetFlags[] = {
+    {"fleet.clients", "--clients"},
+    {"fleet.arrivals.rate", "--rate"},
+    {"fleet.horizon", "--horizon"},
+    {"fleet.provider.concurrency", "--concurrency"},
+    {"fleet.provider.rate", "--provider-rate"},
+    {"fleet.provider.queue", "--queue"},
+    {"fleet.provider.service.mean", "--service"},
+    {"fleet.timeout", "--timeout"},
+};
+
+// A fleet from flags within the ranges of a fleet section (scenarios/fleet_bounds.h).
+std::expected<void, std::string> CheckFlags(const scenario::FleetSpec& fleet) {
+  std::optional<std::string> error = scenario::CheckFleetSpec(fleet);
+  if (!error) return {};
+  for (const auto& [key, flag] : kFleetFlags) {
+    if (error->starts_with(fmt::format("{}: ", key))) error->replace(0, key.size(), flag);
+  }
+  return std::unexpected(*error);
+}
+
 // The fleet the flags describe, when no scenario file is given.
 std::expected<scenario::Scenario, std::string> ScenarioFromFlags(const SimulateOptions& options) {
   scenario::Scenario built;
@@ -69,6 +92,7 @@ std::expected<scenario::Scenario, std::string> ScenarioFromFlags(const SimulateO
     fleet.timeout = *timeout;
   }
   if (options.policies.empty()) return std::unexpected("give --compare POLICY,... (or a scenario)");
+  if (auto checked = CheckFlags(fleet); !checked) return std::unexpected(checked.error());
   return built;
 }
 

@@ -164,6 +164,17 @@ TEST(SimulateCliTest, HostileFleetsAreRefusedWithTheKeyAndItsRange) {
   fs::remove(small);
 }
 
+TEST(SimulateCliTest, AFleetFromFlagsMeetsTheSameRanges) {
+  const Ran ran = Simulate({"--compare", "naive", "--concurrency", "-5", "--no-reports"});
+  EXPECT_EQ(ran.code, ExitCode::kUsageError);
+  EXPECT_NE(ran.err.find("--concurrency: expected a whole number from 0 to 2147483647, got -5"),
+            std::string::npos)
+      << ran.err;
+  EXPECT_NE(Simulate({"--compare", "naive", "--rate", "1e12", "--no-reports"})
+                .err.find("--rate: expected a number from 0 to 10000000"),
+            std::string::npos);
+}
+
 TEST(SimulateCliTest, ARunOverTheBoundsIsRefusedAndLargeRunLiftsThem) {
   const fs::path big = WriteFleet("faultline-simulate-big.yaml",
                                   "  horizon: 1000000s\n  bucket: 1ms\n  arrivals: {rate: 1}\n"
