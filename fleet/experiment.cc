@@ -8,13 +8,15 @@
 #include "fleet/simulation.h"
 #include "fmt/format.h"
 #include "reference_impl/policy_json.h"
+#include "scenarios/fleet_bounds.h"
 
 namespace faultline::fleet {
 namespace {
 
 using scenario::Duration;
 
-constexpr std::size_t kMaxSweepPoints = 1000;
+using scenario::FleetValue;
+
 constexpr std::string_view kPolicyPrefix = "policy.";
 
 std::optional<double> ParseNumber(std::string_view text) {
@@ -30,32 +32,53 @@ Duration Seconds(double value) {
   return std::chrono::duration_cast<Duration>(std::chrono::duration<double>(value));
 }
 
-// The fleet keys a sweep can set, each with its setter; values are in the unit named.
+// The fleet keys a sweep can set, each with the range it must lie in (the file's, from
+// fleet_bounds.h) and its setter; values are in the unit named, `scale` times the range's.
 struct FleetKey {
   std::string_view name;
-  void (*apply)(scenario::FleetSpec&, double);
+  FleetValue range;
+  double scale;
+  void (*apply)(scenario::FleetSpec&, double);  // only for a value within `range`
 };
 constexpr FleetKey kFleetKeys[] = {
-    {"clients", [](auto& s, double v) { s.clients = static_cast<std::uint64_t>(v); }},
-    {"horizon_s", [](auto& s, double v) { s.horizon = Seconds(v); }},
-    {"timeout_s", [](auto& s, double v) { s.timeout = Seconds(v); }},
-    {"arrivals.rate",
+    {"clients", FleetValue::kClients, 1,
+     [](auto& s, double v) { s.clients = static_cast<std::uint64_t>(v); }},
+    {"horizon_s", FleetValue::kHorizon, 1, [](auto& s, double v) { s.horizon = Seconds(v); }},
+    {"timeout_s", FleetValue::kTimeout, 1, [](auto& s, double v) { s.timeout = Seconds(v); }},
+    {"arrivals.rate", FleetValue::kArrivalRate, 1,
      [](auto& s, double v) {
        if (s.workload.rate.empty()) s.workload.rate.push_back({});
        for (auto& step : s.workload.rate) step.value = v;
      }},
-    {"arrivals.think_s", [](auto& s, double v) { s.workload.think = Seconds(v); }},
-    {"provider.concurrency",
+    {"arrivals.think_s", FleetValue::kThink, 1,
+     [](auto& s, double v) { s.workload.think = Seconds(v); }},
+    {"provider.concurrency", FleetValue::kConcurrency, 1,
      [](auto& s, double v) { s.provider.concurrency = static_cast<int>(v); }},
-    {"provider.rate", [](auto& s, double v) { s.provider.rate = v; }},
-    {"provider.burst", [](auto& s, double v) { s.provider.burst = std::max(1.0, v); }},
-    {"provider.queue", [](auto& s, double v) { s.provider.queue = static_cast<int>(v); }},
-    {"provider.service_ms", [](auto& s, double v) { s.provider.service_mean = Seconds(v / 1000); }},
-    {"brownout.capacity",
+    {"provider.rate", FleetValue::kProviderRate, 1, [](auto& s, double v) { s.provider.rate = v; }},
+    {"provider.burst", FleetValue::kBurst, 1, [](auto& s, double v) { s.provider.burst = v; }},
+    {"provider.queue", FleetValue::kQueue, 1,
+     [](auto& s, double v) { s.provider.queue = static_cast<int>(v); }},
+    {"provider.service_ms", FleetValue::kServiceMean, 1e-3,
+     [](auto& s, double v) { s.provider.service_mean = Seconds(v / 1000); }},
+    {"brownout.capacity", FleetValue::kBrownoutCapacity, 1,
      [](auto& s, double v) {
-       for (auto& brownout : s.provider.brownouts) brownout.capacity = std::clamp(v, 0.0, 1.0);
+       for (auto& brownout : s.provider.brownouts) brownout.capacity = v;
      }},
 };
+
+const FleetKey* FindFleetKey(std::string_view name) {
+  const auto* found = std::ranges::find(kFleetKeys, name, &FleetKey::name);
+  return found == std::end(kFleetKeys) ? nullptr : found;
+}
+
+// A swept value within the range the same key has in a file.
+std::expected<void, std::string> CheckSweepValue(const FleetKey& key, double value) {
+  if (auto error = scenario::OutOfRange(key.range, value * key.scale)) {
+    return std::unexpected(fmt::format("--sweep {}={}: out of range for {}: {}", key.name, value,
+                                       scenario::BoundOf(key.range).key, *error));
+  }
+  return {};
+}
 
 // "policy.backoff.base_ms" = v, through the policy's own JSON form and strict loader.
 std::expected<ref::RetryPolicy, std::string> SetPolicyKey(const ref::RetryPolicy& policy,
@@ -64,8 +87,13 @@ std::expected<ref::RetryPolicy, std::string> SetPolicyKey(const ref::RetryPolicy
   std::replace(pointer.begin(), pointer.end(), '.', '/');
   nlohmann::json json = ref::PolicyToJson(policy);
   const bool integral = value == std::floor(value) && std::abs(value) < 9e15;
-  json[nlohmann::json::json_pointer(pointer)] =
-      integral ? nlohmann::json(static_cast<std::int64_t>(value)) : nlohmann::json(value);
+  try {  // a key that is no JSON pointer ("policy.a~2") or walks into a number throws
+    json[nlohmann::json::json_pointer(pointer)] =
+        integral ? nlohmann::json(static_cast<std::int64_t>(value)) : nlohmann::json(value);
+  } catch (const nlohmann::json::exception& error) {
+    return std::unexpected(
+        fmt::format("--sweep {}={}: not a policy key: {}", key, value, error.what()));
+  }
   auto changed = ref::PolicyFromJson(json);
   if (!changed) {
     return std::unexpected(
@@ -76,22 +104,37 @@ std::expected<ref::RetryPolicy, std::string> SetPolicyKey(const ref::RetryPolicy
 
 std::expected<void, std::string> ApplyFleetKey(scenario::FleetSpec& spec, std::string_view key,
                                                double value) {
-  for (const FleetKey& known : kFleetKeys) {
-    if (known.name == key) {
-      known.apply(spec, value);
-      return {};
-    }
+  const FleetKey* known = FindFleetKey(key);
+  if (known == nullptr) return std::unexpected(fmt::format("unknown sweep key '{}'", key));
+  if (auto checked = CheckSweepValue(*known, value); !checked) return checked;
+  known->apply(spec, value);
+  // The spec as a whole once more: a value converted to microseconds may have become 0.
+  if (auto error = scenario::CheckFleetSpec(spec)) {
+    return std::unexpected(fmt::format("--sweep {}={}: {}", key, value, *error));
   }
-  return std::unexpected(fmt::format("unknown sweep key '{}'", key));
+  return {};
 }
 
-std::vector<double> SweepValues(const std::optional<Sweep>& sweep) {
-  if (!sweep) return {std::nan("")};
-  std::vector<double> values;
-  for (std::size_t i = 0; i < kMaxSweepPoints; ++i) {
-    const double value = sweep->from + static_cast<double>(i) * sweep->step;
-    if (value > sweep->to + 1e-9 * std::abs(sweep->step)) break;
-    values.push_back(value);
+// FROM, FROM + STEP, ... up to TO (with a little slack for rounding), every one of them: a sweep
+// with more points than the bound is refused, never cut short.
+std::expected<std::vector<double>, std::string> SweepValues(const std::optional<Sweep>& sweep,
+                                                            const RunBounds& bounds) {
+  if (!sweep) return std::vector<double>{std::nan("")};
+  const double points = SweepPoints(*sweep);
+  if (!(points <= bounds.max_sweep_points)) {
+    return std::unexpected(fmt::format(
+        "--sweep {}={}..{}:{} has {} points, over the bound of {}; use a larger STEP or split "
+        "the range over several runs{}",
+        sweep->key, sweep->from, sweep->to, sweep->step, ReadableCount(points),
+        ReadableCount(bounds.max_sweep_points),
+        bounds.max_sweep_points < RunBounds::Lifted().max_sweep_points
+            ? fmt::format(", or pass --large-run (up to {} points)",
+                          ReadableCount(RunBounds::Lifted().max_sweep_points))
+            : ""));
+  }
+  std::vector<double> values(static_cast<std::size_t>(points));
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    values[i] = sweep->from + static_cast<double>(i) * sweep->step;
   }
   return values;
 }
@@ -123,25 +166,32 @@ std::expected<std::vector<NamedPolicy>, std::string> ResolveAll(const Experiment
   return policies;
 }
 
-// One job: the policy and the spec with the sweep value applied.
-std::expected<PolicyMeasures, std::string> RunJob(const ExperimentInput& input,
-                                                  const NamedPolicy& policy, double value,
-                                                  const ProgressFn& progress) {
-  scenario::FleetSpec spec = *input.scenario.fleet;
-  NamedPolicy swept = policy;
+// One job: the spec and the policy with the sweep value applied.
+struct Job {
+  scenario::FleetSpec spec;
+  NamedPolicy policy;
+};
+
+std::expected<Job, std::string> PrepareJob(const ExperimentInput& input, const NamedPolicy& policy,
+                                           double value) {
+  Job job{*input.scenario.fleet, policy};
   if (input.sweep && input.sweep->key.starts_with(kPolicyPrefix)) {
     auto changed = SetPolicyKey(policy.policy, input.sweep->key, value);
     if (!changed) return std::unexpected(changed.error());
-    swept.policy = std::move(*changed);
+    job.policy.policy = std::move(*changed);
   } else if (input.sweep) {
-    if (auto applied = ApplyFleetKey(spec, input.sweep->key, value); !applied) {
+    if (auto applied = ApplyFleetKey(job.spec, input.sweep->key, value); !applied) {
       return std::unexpected(applied.error());
     }
   }
+  return job;
+}
+
+PolicyMeasures RunJob(const ExperimentInput& input, const Job& job, const ProgressFn& progress) {
   const scenario::Chaos* chaos = input.scenario.chaos ? &*input.scenario.chaos : nullptr;
   const scenario::RateLimit* rate_limit =
       input.scenario.rate_limit ? &*input.scenario.rate_limit : nullptr;
-  return Simulate(RunInput{&spec, chaos, &swept, input.seed, progress, rate_limit});
+  return Simulate(RunInput{&job.spec, chaos, &job.policy, input.seed, progress, rate_limit});
 }
 
 }  // namespace
@@ -171,14 +221,21 @@ std::expected<Sweep, std::string> ParseSweep(std::string_view text) {
         "--sweep '{}': expected numbers FROM <= TO and a STEP > 0 (e.g. provider.rate=5..50:5)",
         text));
   }
-  const bool known =
-      sweep.key.starts_with(kPolicyPrefix) ||
-      std::ranges::any_of(kFleetKeys, [&](const FleetKey& k) { return k.name == sweep.key; });
-  if (!known) {
+  const FleetKey* fleet_key = FindFleetKey(sweep.key);
+  if (fleet_key == nullptr && !sweep.key.starts_with(kPolicyPrefix)) {
     return std::unexpected(
         fmt::format("--sweep: unknown key '{}'; known: {}, policy.<path> (e.g. "
                     "policy.max_attempts)",
                     sweep.key, fmt::join(SweepKeys(), ", ")));
+  }
+  // Every point lies between FROM and TO, and a range is an interval: checking both ends refuses
+  // a sweep out of range before anything runs (a whole-number key checks each point later).
+  for (const double end : {*from, *to}) {
+    if (auto checked =
+            fleet_key ? CheckSweepValue(*fleet_key, end) : std::expected<void, std::string>{};
+        !checked) {
+      return std::unexpected(checked.error());
+    }
   }
   sweep.from = *from;
   sweep.to = *to;
@@ -186,16 +243,24 @@ std::expected<Sweep, std::string> ParseSweep(std::string_view text) {
   return sweep;
 }
 
+double SweepPoints(const Sweep& sweep) {
+  return std::floor((sweep.to - sweep.from) / sweep.step + 1e-9) + 1;
+}
+
 std::expected<Experiment, std::string> RunExperiment(const ExperimentInput& input) {
   if (!input.scenario.fleet) {
     return std::unexpected(
         fmt::format("{}: has no 'fleet' section to simulate", input.scenario.source));
   }
+  if (auto error = scenario::CheckFleetSpec(*input.scenario.fleet)) {
+    return std::unexpected(fmt::format("{}: {}", input.scenario.source, *error));
+  }
   auto policies = ResolveAll(input);
   if (!policies) return std::unexpected(policies.error());
+  const auto values = SweepValues(input.sweep, input.bounds);
+  if (!values) return std::unexpected(values.error());
   Experiment experiment{input.scenario.name, input.scenario.source, input.seed, input.sweep, 0, {}};
-  const std::vector<double> values = SweepValues(input.sweep);
-  experiment.total_jobs = values.size() * policies->size();
+  experiment.total_jobs = values->size() * policies->size();
   std::vector<std::size_t> mine;
   for (std::size_t job = 0; job < experiment.total_jobs; ++job) {
     if (static_cast<int>(job % static_cast<std::size_t>(input.shard_count)) ==
@@ -203,16 +268,33 @@ std::expected<Experiment, std::string> RunExperiment(const ExperimentInput& inpu
       mine.push_back(job);
     }
   }
+  const auto prepare = [&](std::size_t job) {
+    return PrepareJob(input, (*policies)[job % policies->size()],
+                      (*values)[job / policies->size()]);
+  };
+  // Every job is prepared and costed before the first runs: a sweep value out of range or a run
+  // over the bounds is refused up front, not after hours of results.
+  RunCost cost;
+  for (const std::size_t job : mine) {
+    auto prepared = prepare(job);
+    if (!prepared) return std::unexpected(prepared.error());
+    cost += EstimateJob(prepared->spec, prepared->policy.policy);
+  }
+  if (auto refused = CheckCost(cost, mine.size(), input.bounds)) return std::unexpected(*refused);
+  if (input.estimate) input.estimate(cost, mine.size());
   for (std::size_t done = 0; done < mine.size(); ++done) {
     const std::size_t job = mine[done];
-    const double value = values[job / policies->size()];
     ProgressFn progress;
-    if (input.progress) progress = [&](double f) { input.progress(done, mine.size(), f); };
-    auto measures = RunJob(input, (*policies)[job % policies->size()], value, progress);
-    if (!measures) return std::unexpected(measures.error());
+    if (input.progress) {
+      progress = [&](double f, std::uint64_t events) {
+        input.progress(done, mine.size(), f, events);
+      };
+    }
+    auto prepared = prepare(job);
+    if (!prepared) return std::unexpected(prepared.error());
     std::optional<double> sweep_value;
-    if (input.sweep) sweep_value = value;
-    experiment.results.push_back({job, sweep_value, std::move(*measures)});
+    if (input.sweep) sweep_value = (*values)[job / policies->size()];
+    experiment.results.push_back({job, sweep_value, RunJob(input, *prepared, progress)});
   }
   return experiment;
 }

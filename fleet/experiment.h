@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "fleet/measures.h"
+#include "fleet/run_cost.h"
 #include "nlohmann/json.hpp"
 #include "scenarios/scenario.h"
 
@@ -24,8 +25,11 @@ struct Sweep {
   double from = 0, to = 0, step = 1;
 };
 
-// "provider.rate=5..50:5" -> Sweep, or a message naming what is wrong.
+// "provider.rate=5..50:5" -> Sweep, or a message naming what is wrong; a fleet key's FROM and TO
+// must lie in the range the key has in a file (scenarios/fleet_bounds.h).
 std::expected<Sweep, std::string> ParseSweep(std::string_view text);
+// How many values the sweep runs: FROM, FROM + STEP, ... up to TO.
+double SweepPoints(const Sweep& sweep);
 // The keys a sweep accepts besides "policy.<json path>".
 std::vector<std::string_view> SweepKeys();
 
@@ -38,8 +42,12 @@ struct ExperimentInput {
   // parses "I/N" with the runner's ParseShard).
   int shard_index = 1;
   int shard_count = 1;
-  // (jobs done, jobs in this shard, share of the current job's horizon simulated)
-  std::function<void(std::size_t, std::size_t, double)> progress;
+  // (jobs done, jobs in this shard, share of the current job's horizon simulated, its events)
+  std::function<void(std::size_t, std::size_t, double, std::uint64_t)> progress;
+  // A run over these is refused before it starts (run_cost.h); so is a sweep with more points.
+  RunBounds bounds;
+  // Called once before the first job with what this shard's jobs are estimated to cost.
+  std::function<void(const RunCost&, std::size_t jobs)> estimate;
 };
 
 struct JobResult {
@@ -58,6 +66,8 @@ struct Experiment {
 };
 
 // Errors are messages; an unknown policy in the fleet section names the file, line and column.
+// Every job is checked (values in range, cost within `bounds`) before any runs, and the result
+// holds every job of the shard: none is left out to stay within a bound.
 std::expected<Experiment, std::string> RunExperiment(const ExperimentInput& input);
 
 // result.json (fleet/schema/simulate-result.schema.json) and back.

@@ -5,8 +5,11 @@
 
 #include "fleet/report.h"
 #include "fmt/format.h"
+#include "reports/text.h"
 
 namespace faultline::fleet {
+using report::internal::MarkdownCell;
+
 namespace {
 
 constexpr std::string_view kNotDrained = "not drained";
@@ -121,12 +124,15 @@ void WriteCsv(const Experiment& experiment, std::ostream& out) {
   }
 }
 
+// Every name in the summary comes from a file (the scenario's, a policy file's), so each is
+// escaped: a '|' or a newline in a policy's name must not break the table, nor '*' the list.
 void WriteMarkdown(const Experiment& experiment, std::ostream& out) {
-  out << fmt::format("# faultline simulate: {}\n\n", experiment.scenario);
-  out << fmt::format("Scenario `{}`, seed {}, {} job(s).\n\n", experiment.source, experiment.seed,
-                     experiment.results.size());
-  const auto rows = Rows(experiment);
+  out << fmt::format("# faultline simulate: {}\n\n", MarkdownCell(experiment.scenario));
+  out << fmt::format("Scenario {}, seed {}, {} job(s).\n\n", MarkdownCell(experiment.source),
+                     experiment.seed, experiment.results.size());
+  auto rows = Rows(experiment);
   for (std::size_t r = 0; r < rows.size(); ++r) {
+    for (std::string& cell : rows[r]) cell = MarkdownCell(cell);
     out << "| " << fmt::format("{}", fmt::join(rows[r], " | ")) << " |\n";
     if (r == 0) {
       std::vector<std::string> rule(rows[r].size(), "---");
@@ -138,8 +144,8 @@ void WriteMarkdown(const Experiment& experiment, std::ostream& out) {
   for (const JobResult& r : experiment.results) {
     if (std::ranges::find(listed, r.measures.policy) != listed.end()) continue;
     listed.push_back(r.measures.policy);
-    out << fmt::format("- **{}**: {} ({})\n", r.measures.policy, r.measures.description,
-                       r.measures.source);
+    out << fmt::format("- **{}**: {} ({})\n", MarkdownCell(r.measures.policy),
+                       MarkdownCell(r.measures.description), MarkdownCell(r.measures.source));
   }
 }
 

@@ -442,7 +442,7 @@ PolicyMeasures Engine::Run() {
     now = event.time;
     Dispatch(event);
     if (++m_.events % kProgressEvery == 0 && progress_) {
-      progress_(static_cast<double>(now) / static_cast<double>(horizon_));
+      progress_(static_cast<double>(now) / static_cast<double>(horizon_), m_.events);
     }
   }
   m_.unfinished = active_;

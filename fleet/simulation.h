@@ -22,8 +22,9 @@
 
 namespace faultline::fleet {
 
-// Called now and then with the share of the horizon simulated so far (0..1, >1 while draining).
-using ProgressFn = std::function<void(double)>;
+// Called now and then with the share of the horizon simulated so far (0..1, >1 while draining)
+// and the events simulated so far (which move even when a long horizon's share hardly does).
+using ProgressFn = std::function<void(double, std::uint64_t)>;
 
 struct RunInput {
   const scenario::FleetSpec* spec = nullptr;

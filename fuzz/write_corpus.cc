@@ -1,7 +1,8 @@
 // Writes the seed corpora of the fuzz targets into <root>/<target>/ (tools/fuzz.sh passes
 // build/fuzz/corpus): for every response the built-in catalogue scripts, the bytes its plan
 // sends, its decoded body and its header lines; the reference client's hand-written wire
-// fixtures; and retry-log lines, whole and torn. Seeds are generated, never committed.
+// fixtures; retry-log lines, whole and torn; and fleet sections with --sweep values. Seeds are
+// generated, never committed.
 //
 //   faultline_fuzz_corpus ROOT
 #include <fmt/format.h>
@@ -9,6 +10,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
@@ -217,6 +219,59 @@ void AddAdapterLines(Corpus& corpus) {
   }
 }
 
+// The fleet target: the shipped fleet experiments (the target's tight bounds keep a run small), a
+// fleet section using every key, and issue 30's hostile files and sweeps, each after a "%%" line.
+void AddFleetSeeds(Corpus& corpus) {
+  const fs::path folder = fs::path(FAULTLINE_SOURCE_DIR) / "scenarios" / "fleet";
+  for (const fs::directory_entry& entry : fs::directory_iterator(folder)) {
+    std::ifstream in(entry.path());
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    corpus.Add("fleet_spec_fuzz", entry.path().filename().string(), text);
+  }
+  const std::string head =
+      "faultline: 1\nname: fleet/seed\ndescription: d\ndialect: openai-chat\nfleet:\n";
+  const std::string every = head + R"(  clients: 50
+  horizon: 3s
+  drain: 2s
+  bucket: 500ms
+  seed: 3
+  arrivals: {process: poisson, rate: [{at: 0s, rate: 5}, {at: 1s, rate: 20}]}
+  provider:
+    concurrency: 2
+    rate: 10
+    burst: 2
+    queue: 5
+    service: {distribution: lognormal, mean: 50ms, sigma: 0.5}
+    overload: {status: 503, retry_after: 1s}
+    brownouts: [{from: 1s, for: 1s, capacity: 0.3}]
+  timeout: 200ms
+  tokens_per_call: 10
+  bytes_per_call: 100
+  policies: [naive, aws-standard]
+)";
+  corpus.Add("fleet_spec_fuzz", "every-key", every);
+  corpus.Add("fleet_spec_fuzz", "closed",
+             head +
+                 "  clients: 5\n  horizon: 2s\n  arrivals: {process: closed, think: 100ms}\n"
+                 "  policies: [openai-node]\n");
+  corpus.Add("fleet_spec_fuzz", "huge-series",
+             head + "  horizon: 1000000s\n  bucket: 1ms\n  policies: [naive]\n");
+  corpus.Add("fleet_spec_fuzz", "huge-horizon",
+             head + "  horizon: 9000000000000s\n  policies: [naive]\n");
+  corpus.Add("fleet_spec_fuzz", "storm",
+             head +
+                 "  clients: 1000000\n  horizon: 100000s\n  arrivals: {rate: 10000000}\n"
+                 "  policies: [naive]\n");
+  for (const std::string_view sweep :
+       {"horizon_s=-10..-10", "horizon_s=1e9..1e9", "arrivals.rate=1e12..1e12", "clients=-5..-5",
+        "provider.service_ms=-5..-5", "timeout_s=-5..-5", "brownout.capacity=-1..-1",
+        "clients=1..1000000:1", "provider.concurrency=1..3", "policy.max_attempts=1..4",
+        "policy.backoff.base_ms=10..30:10", "policy.a~2=1..1"}) {
+    corpus.Add("fleet_spec_fuzz", fmt::format("sweep-{}", sweep),
+               fmt::format("{}\n%%\n{}", every, sweep));
+  }
+}
+
 }  // namespace
 }  // namespace faultline::fuzz
 
@@ -232,6 +287,7 @@ int main(int argc, char** argv) {
   faultline::fuzz::AddRetryLogs(corpus);
   faultline::fuzz::AddServerSeeds(corpus);
   faultline::fuzz::AddAdapterLines(corpus);
+  faultline::fuzz::AddFleetSeeds(corpus);
   std::printf("faultline_fuzz_corpus: %d seeds in %s\n", corpus.written(), argv[1]);
   return corpus.written() > 0 ? 0 : 1;
 }

@@ -1,30 +1,75 @@
-// Reading a scenario's `fleet:` section (fleet_spec.h), with the loader's usual errors.
+// Reading a scenario's `fleet:` section (fleet_spec.h), with the loader's usual errors. Every
+// value's range comes from fleet_bounds.h, which --sweep values are checked against as well.
 #include <cctype>
-#include <limits>
 
 #include "fmt/format.h"
+#include "scenarios/fleet_bounds.h"
 #include "scenarios/loader_internal.h"
 #include "scenarios/loader_keys.h"
 
 namespace faultline::scenario::internal {
 namespace {
 
-constexpr std::uint64_t kMaxClients = 1'000'000;
-constexpr double kMaxRate = 1e7;  // calls (or requests) per second
-constexpr int kMaxInt = std::numeric_limits<int>::max();
+// A number within its range in fleet_bounds.h; a whole number when the range says so.
+double ReadBounded(Reader& reader, const Field& field, FleetValue which) {
+  const FleetBound& bound = BoundOf(which);
+  if (bound.kind != FleetBound::Kind::kWhole) {
+    return reader.ReadNumber(field, bound.min, bound.max).value_or(bound.min);
+  }
+  const auto whole = reader.ReadInt(field, static_cast<std::int64_t>(bound.min),
+                                    static_cast<std::int64_t>(bound.max));
+  return static_cast<double>(whole.value_or(static_cast<std::int64_t>(bound.min)));
+}
+
+// A duration within its range in fleet_bounds.h.
+Duration ReadBoundedDuration(Reader& reader, const Field& field, FleetValue which) {
+  const Duration value = reader.ReadDuration(field, Sign::kAny).value_or(Duration{0});
+  if (!reader.ok()) return value;
+  if (auto error = OutOfRange(which, std::chrono::duration<double>(value).count())) {
+    reader.Fail(field, *error);
+  }
+  return value;
+}
+
+void GetBounded(Reader& reader, const Map& map, std::string_view key, FleetValue which,
+                Duration* out) {
+  if (std::optional<Field> field = reader.Present(map, key)) {
+    *out = ReadBoundedDuration(reader, *field, which);
+  }
+}
+
+void GetBounded(Reader& reader, const Map& map, std::string_view key, FleetValue which,
+                std::optional<Duration>* out) {
+  if (std::optional<Field> field = reader.Present(map, key)) {
+    *out = ReadBoundedDuration(reader, *field, which);
+  }
+}
+
+void GetBounded(Reader& reader, const Map& map, std::string_view key, FleetValue which, int* out) {
+  if (std::optional<Field> field = reader.Present(map, key)) {
+    *out = static_cast<int>(ReadBounded(reader, *field, which));
+  }
+}
+
+void GetBounded(Reader& reader, const Map& map, std::string_view key, FleetValue which,
+                double* out) {
+  if (std::optional<Field> field = reader.Present(map, key)) {
+    *out = ReadBounded(reader, *field, which);
+  }
+}
 
 void ReadStep(Reader& reader, const Field& field, std::vector<FleetStep>* out) {
   std::optional<Map> map = reader.ReadMap(field, keys::kFleetStep);
   if (!map) return;
   FleetStep step;
   if (std::optional<Field> at = reader.Require(*map, "at")) {
-    step.at = reader.ReadDuration(*at, Sign::kNonNegative).value_or(Duration{0});
+    step.at = ReadBoundedDuration(reader, *at, FleetValue::kStepAt);
     if (reader.ok() && !out->empty() && step.at <= out->back().at) {
       reader.Fail(*at, "expected the steps in increasing order of 'at'");
     }
   }
   if (std::optional<Field> rate = reader.Require(*map, "rate")) {
-    step.value = reader.ReadNumber(*rate, 0, kMaxRate).value_or(0);
+    step.value = ReadBounded(reader, *rate, FleetValue::kArrivalRate);
   }
   out->push_back(step);
 }
@@ -32,7 +77,7 @@ void ReadStep(Reader& reader, const Field& field, std::vector<FleetStep>* out) {
 // `rate: 50` or `rate: [{at: 0s, rate: 20}, {at: 30s, rate: 3}]`.
 void ReadRate(Reader& reader, const Field& field, std::vector<FleetStep>* out) {
   if (field.node.IsScalar()) {
-    out->push_back({Duration{0}, reader.ReadNumber(field, 0, kMaxRate).value_or(0)});
+    out->push_back({Duration{0}, ReadBounded(reader, field, FleetValue::kArrivalRate)});
     return;
   }
   std::optional<std::vector<Field>> items = reader.ReadList(field);
@@ -52,7 +97,7 @@ void ReadArrivals(Reader& reader, const Field& field, FleetWorkload* out) {
   reader.GetEnum(*map, "process", keys::kArrivalProcessNames, FleetWorkload::Kind::kPoisson,
                  &out->kind);
   if (std::optional<Field> rate = reader.Present(*map, "rate")) ReadRate(reader, *rate, &out->rate);
-  reader.Get(*map, "think", &out->think);
+  GetBounded(reader, *map, "think", FleetValue::kThink, &out->think);
   if (!reader.ok()) return;
   if (out->kind == FleetWorkload::Kind::kClosed) {
     RejectKey(reader, *map, "rate", "a closed population has no arrival rate; give 'think'");
@@ -66,13 +111,8 @@ void ReadService(Reader& reader, const Field& field, FleetProvider* out) {
   if (!map) return;
   reader.GetEnum(*map, "distribution", keys::kServiceNames, FleetProvider::Service::kConstant,
                  &out->service);
-  reader.Get(*map, "mean", &out->service_mean);
-  if (std::optional<Field> sigma = reader.Present(*map, "sigma")) {
-    out->service_sigma = reader.ReadNumber(*sigma, 0, 10).value_or(0);
-  }
-  if (reader.ok() && out->service_mean.count() == 0) {
-    reader.Fail(*map->Get("mean"), "expected a service time longer than 0");
-  }
+  GetBounded(reader, *map, "mean", FleetValue::kServiceMean, &out->service_mean);
+  GetBounded(reader, *map, "sigma", FleetValue::kServiceSigma, &out->service_sigma);
 }
 
 // `retry_after: honest | none | <duration>` (a constant hint).
@@ -89,7 +129,7 @@ void ReadOverloadHint(Reader& reader, const Field& field, FleetOverload* out) {
     return;
   }
   out->hint = FleetOverload::Hint::kConstant;
-  out->constant = reader.ReadDuration(field, Sign::kNonNegative).value_or(Duration{0});
+  out->constant = ReadBoundedDuration(reader, field, FleetValue::kRetryAfter);
 }
 
 void ReadOverload(Reader& reader, const Field& field, FleetOverload* out) {
@@ -114,13 +154,13 @@ void ReadBrownouts(Reader& reader, const Field& field, std::vector<FleetBrownout
     if (!map) return;
     FleetBrownout brownout;
     if (std::optional<Field> from = reader.Require(*map, "from")) {
-      brownout.from = reader.ReadDuration(*from, Sign::kNonNegative).value_or(Duration{0});
+      brownout.from = ReadBoundedDuration(reader, *from, FleetValue::kBrownoutFrom);
     }
     if (std::optional<Field> length = reader.Require(*map, "for")) {
-      brownout.length = reader.ReadDuration(*length, Sign::kNonNegative).value_or(Duration{0});
+      brownout.length = ReadBoundedDuration(reader, *length, FleetValue::kBrownoutFor);
     }
     if (std::optional<Field> capacity = reader.Require(*map, "capacity")) {
-      brownout.capacity = reader.ReadNumber(*capacity, 0, 1).value_or(0);
+      brownout.capacity = ReadBounded(reader, *capacity, FleetValue::kBrownoutCapacity);
     }
     out->push_back(brownout);
   }
@@ -129,14 +169,10 @@ void ReadBrownouts(Reader& reader, const Field& field, std::vector<FleetBrownout
 void ReadProvider(Reader& reader, const Field& field, FleetProvider* out) {
   std::optional<Map> map = reader.ReadMap(field, keys::kFleetProvider);
   if (!map) return;
-  reader.Get(*map, "concurrency", &out->concurrency, 0, kMaxInt);
-  if (std::optional<Field> rate = reader.Present(*map, "rate")) {
-    out->rate = reader.ReadNumber(*rate, 0, kMaxRate).value_or(0);
-  }
-  if (std::optional<Field> burst = reader.Present(*map, "burst")) {
-    out->burst = reader.ReadNumber(*burst, 1, kMaxRate).value_or(1);
-  }
-  reader.Get(*map, "queue", &out->queue, 0, kMaxInt);
+  GetBounded(reader, *map, "concurrency", FleetValue::kConcurrency, &out->concurrency);
+  GetBounded(reader, *map, "rate", FleetValue::kProviderRate, &out->rate);
+  GetBounded(reader, *map, "burst", FleetValue::kBurst, &out->burst);
+  GetBounded(reader, *map, "queue", FleetValue::kQueue, &out->queue);
   if (std::optional<Field> service = reader.Present(*map, "service")) {
     ReadService(reader, *service, out);
   }
@@ -161,25 +197,15 @@ void ReadPolicies(Reader& reader, const Field& field, std::vector<Located>* out)
 
 void ReadSizes(Reader& reader, const Map& map, FleetSpec* out) {
   if (std::optional<Field> clients = reader.Present(map, "clients")) {
-    out->clients = static_cast<std::uint64_t>(
-        reader.ReadInt(*clients, 1, static_cast<std::int64_t>(kMaxClients)).value_or(1));
+    out->clients = static_cast<std::uint64_t>(ReadBounded(reader, *clients, FleetValue::kClients));
   }
   if (std::optional<Field> seed = reader.Present(map, "seed")) out->seed = reader.ReadUint64(*seed);
-  reader.Get(map, "horizon", &out->horizon);
-  reader.Get(map, "drain", &out->drain);
-  reader.Get(map, "timeout", &out->timeout);
-  reader.Get(map, "bucket", &out->bucket);
-  reader.Get(map, "tokens_per_call", &out->tokens_per_call, 0, kMaxInt);
-  reader.Get(map, "bytes_per_call", &out->bytes_per_call, 0, kMaxInt);
-  if (reader.ok() && out->horizon.count() == 0) {
-    reader.Fail(*map.Get("horizon"), "expected a horizon longer than 0");
-  }
-  if (reader.ok() && out->bucket.count() == 0) {
-    reader.Fail(*map.Get("bucket"), "expected a bucket longer than 0");
-  }
-  if (reader.ok() && out->timeout && out->timeout->count() == 0) {
-    reader.Fail(*map.Get("timeout"), "expected a timeout longer than 0");
-  }
+  GetBounded(reader, map, "horizon", FleetValue::kHorizon, &out->horizon);
+  GetBounded(reader, map, "drain", FleetValue::kDrain, &out->drain);
+  GetBounded(reader, map, "timeout", FleetValue::kTimeout, &out->timeout);
+  GetBounded(reader, map, "bucket", FleetValue::kBucket, &out->bucket);
+  GetBounded(reader, map, "tokens_per_call", FleetValue::kTokensPerCall, &out->tokens_per_call);
+  GetBounded(reader, map, "bytes_per_call", FleetValue::kBytesPerCall, &out->bytes_per_call);
 }
 
 }  // namespace

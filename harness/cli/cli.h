@@ -15,6 +15,9 @@ enum class ExitCode {
   kUsageError = 2,
   kSubjectError = 3,
   kInterrupted = 4,
+  // A run that gave up for want of memory (std::bad_alloc) or hit an internal size limit
+  // (std::length_error): an error message instead of a crash. `faultline simulate` only.
+  kOutOfResources = 5,
   // Every check passed and no subject broke, but a threshold was crossed (k6's code for it).
   kThresholdsCrossed = 99,
 };

@@ -12,6 +12,7 @@
 #include "fmt/format.h"
 #include "harness/runner.h"
 #include "scenarios/duration.h"
+#include "scenarios/fleet_bounds.h"
 #include "scenarios/loader.h"
 
 namespace faultline::cli {
@@ -45,6 +46,28 @@ std::expected<scenario::Duration, std::string> Duration(std::string_view flag,
   return *parsed;
 }
 
+// The flag that sets each fleet value of a fleet from flags, to name it in a range error.
+constexpr std::pair<std::string_view, std::string_view> kFleetFlags[] = {
+    {"fleet.clients", "--clients"},
+    {"fleet.arrivals.rate", "--rate"},
+    {"fleet.horizon", "--horizon"},
+    {"fleet.provider.concurrency", "--concurrency"},
+    {"fleet.provider.rate", "--provider-rate"},
+    {"fleet.provider.queue", "--queue"},
+    {"fleet.provider.service.mean", "--service"},
+    {"fleet.timeout", "--timeout"},
+};
+
+// A fleet from flags within the ranges of a fleet section (scenarios/fleet_bounds.h).
+std::expected<void, std::string> CheckFlags(const scenario::FleetSpec& fleet) {
+  std::optional<std::string> error = scenario::CheckFleetSpec(fleet);
+  if (!error) return {};
+  for (const auto& [key, flag] : kFleetFlags) {
+    if (error->starts_with(fmt::format("{}: ", key))) error->replace(0, key.size(), flag);
+  }
+  return std::unexpected(*error);
+}
+
 // The fleet the flags describe, when no scenario file is given.
 std::expected<scenario::Scenario, std::string> ScenarioFromFlags(const SimulateOptions& options) {
   scenario::Scenario built;
@@ -69,6 +92,7 @@ std::expected<scenario::Scenario, std::string> ScenarioFromFlags(const SimulateO
     fleet.timeout = *timeout;
   }
   if (options.policies.empty()) return std::unexpected("give --compare POLICY,... (or a scenario)");
+  if (auto checked = CheckFlags(fleet); !checked) return std::unexpected(checked.error());
   return built;
 }
 
@@ -95,14 +119,37 @@ ExitCode ListPolicies(std::ostream& out) {
   return ExitCode::kSuccess;
 }
 
-// Progress on stderr: a line whenever a job starts or another quarter of its horizon is done.
-std::function<void(std::size_t, std::size_t, double)> Progress(std::ostream& err) {
-  auto last = std::make_shared<std::pair<std::size_t, int>>(SIZE_MAX, -1);
-  return [&err, last](std::size_t done, std::size_t total, double fraction) {
-    const int quarter = static_cast<int>(std::min(fraction, 1.0) * 4);
-    if (last->first == done && last->second == quarter) return;
-    *last = {done, quarter};
-    err << fmt::format("simulate: job {}/{}: {}% of the horizon\n", done + 1, total, quarter * 25);
+// Progress on stderr: a line whenever a job starts or another tenth of its horizon is done, and
+// between them every kHeartbeat of wall time, with the events simulated so far: a long job's
+// lines keep moving even while its share of the horizon reads the same.
+constexpr auto kHeartbeat = std::chrono::seconds(10);
+
+std::function<void(std::size_t, std::size_t, double, std::uint64_t)> Progress(std::ostream& err) {
+  struct Last {
+    std::size_t job = SIZE_MAX;
+    int tenth = -1;
+    std::chrono::steady_clock::time_point at;
+  };
+  auto last = std::make_shared<Last>();
+  return [&err, last](std::size_t done, std::size_t total, double fraction, std::uint64_t events) {
+    const int tenth = static_cast<int>(std::min(fraction, 1.0) * 10);
+    const auto now = std::chrono::steady_clock::now();
+    if (last->job == done && last->tenth == tenth && now - last->at < kHeartbeat) return;
+    *last = {done, tenth, now};
+    const std::string_view draining = fraction > 1 ? " (draining)" : "";
+    err << fmt::format("simulate: job {}/{}: {:.1f}% of the horizon{}, {} events\n", done + 1,
+                       total, 100 * std::min(fraction, 1.0), draining,
+                       fleet::ReadableCount(static_cast<double>(events)));
+  };
+}
+
+// What the run is estimated to cost, before it starts.
+std::function<void(const fleet::RunCost&, std::size_t)> Estimate(std::ostream& err) {
+  return [&err](const fleet::RunCost& cost, std::size_t jobs) {
+    err << fmt::format(
+        "simulate: {} job(s), about {} calls and up to about {} events, {} of time series\n", jobs,
+        fleet::ReadableCount(cost.calls), fleet::ReadableCount(cost.events),
+        fleet::ReadableBytes(cost.series_bytes));
   };
 }
 
@@ -187,7 +234,11 @@ std::expected<fleet::Experiment, std::string> Simulate(const SimulateOptions& op
     input.shard_index = shard->index;
     input.shard_count = shard->count;
   }
-  if (!options.quiet) input.progress = Progress(err);
+  if (options.large_run) input.bounds = fleet::RunBounds::Lifted();
+  if (!options.quiet) {
+    input.progress = Progress(err);
+    input.estimate = Estimate(err);
+  }
   return fleet::RunExperiment(input);
 }
 
@@ -233,6 +284,9 @@ void AddExperimentOptions(CLI::App& sim, SimulateOptions& options) {
                  "KEY=FROM..TO[:STEP]: run every value, e.g. provider.rate=10..50:10 or "
                  "policy.max_attempts=1..6 (keys: docs/fleet.md)");
   sim.add_option("--shard", options.shard, "I/N: run every N-th job starting at I (CI matrix)");
+  sim.add_flag("--large-run", options.large_run,
+               "run even when the estimate is over the bounds: 10^9 simulated events, 1 GiB of "
+               "time series, 1000 sweep points (then up to 10^6); docs/fleet.md");
   sim.add_option("--merge", options.merge,
                  "join shards' result.json files into one result and its reports (as "
                  "`faultline report merge` does)")
@@ -243,7 +297,9 @@ constexpr std::string_view kSimulateFooter =
     "Each call is run by the reference client's own retry code (reference_impl: Decide, "
     "backoff, Retry-After, budget) with the policy named. Reports (in --out): result.json, "
     "result.csv, summary.md, report.html. docs/fleet.md describes the fleet section, the "
-    "profiles and the measures.\nExit code: 0 done, 2 bad usage or input.";
+    "profiles and the measures, and the bounds a run is checked against before it starts "
+    "(--large-run lifts them).\nExit code: 0 done, 2 bad usage or input (a value out of range, a "
+    "run over the bounds), 5 out of memory.";
 
 }  // namespace
 
@@ -298,7 +354,10 @@ ExitCode RunFleetMerge(const std::vector<std::string>& files, const std::string&
   return ExitCode::kSuccess;
 }
 
-ExitCode RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
+namespace {
+
+ExitCode RunSimulateUnguarded(const SimulateOptions& options, std::ostream& out,
+                              std::ostream& err) {
   if (options.list_policies) return ListPolicies(out);
   if (options.scenario.empty() && options.policies.empty() && options.merge.empty()) {
     err << "faultline simulate: give a scenario file with a 'fleet:' section, --compare "
@@ -321,6 +380,27 @@ ExitCode RunSimulate(const SimulateOptions& options, std::ostream& out, std::ost
   }
   out << fmt::format("reports: {}\n", fmt::join(*written, ", "));
   return ExitCode::kSuccess;
+}
+
+}  // namespace
+
+// The bounds (run_cost.h) refuse what can be foreseen; this turns what cannot (the machine's own
+// memory, a size past a container's limit) into a message and an exit code instead of an abort.
+ExitCode RunSimulate(const SimulateOptions& options, std::ostream& out, std::ostream& err) {
+  try {
+    return RunSimulateUnguarded(options, out, err);
+  } catch (const std::bad_alloc&) {
+    err << "faultline simulate: out of memory; widen fleet.bucket, shorten fleet.horizon or run "
+           "fewer jobs at once (--shard)\n";
+  } catch (const std::length_error& error) {
+    err << fmt::format(
+        "faultline simulate: the run outgrew a size limit ({}); widen "
+        "fleet.bucket, shorten fleet.horizon or run fewer jobs (--shard)\n",
+        error.what());
+  } catch (const std::exception& error) {
+    err << fmt::format("faultline simulate: internal error: {}\n", error.what());
+  }
+  return ExitCode::kOutOfResources;
 }
 
 }  // namespace faultline::cli

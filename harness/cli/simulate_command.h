@@ -1,7 +1,8 @@
 // `faultline simulate`: the fleet simulator's command line (fleet/). Parses the flags, loads the
 // scenario's fleet section (or builds one from flags), runs the experiment and writes the table
 // and the reports; the work is faultline::fleet's. Exit code 0 when the run completed, 2 for bad
-// usage or input.
+// usage or input (a value out of range, a run over the bounds without --large-run), 5 when the
+// run ran out of memory anyway: no exception escapes.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -27,6 +28,7 @@ struct SimulateOptions {
   std::vector<std::string> formats{"json", "csv", "md", "html"};
   bool no_reports = false;
   bool quiet = false;
+  bool large_run = false;  // lift the bounds on events, memory and sweep points (run_cost.h)
   // A fleet from flags, when no scenario is given.
   std::uint64_t clients = 1000;
   double rate = 50;

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "fmt/format.h"
 #include "harness/cli/cli.h"
 
 namespace faultline::cli {
@@ -123,6 +124,80 @@ TEST(SimulateCliTest, BadInputExitsTwoWithAPreciseMessage) {
 
   EXPECT_EQ(Simulate({}).code, ExitCode::kUsageError);
   EXPECT_EQ(Simulate({"--sweep", "nope", "--compare", "naive"}).code, ExitCode::kUsageError);
+}
+
+// Issue 30: hostile fleet files and sweep values end with a message and an exit code, never an
+// uncaught exception (which aborted with 134 before).
+fs::path WriteFleet(std::string_view name, std::string_view fleet_body) {
+  const fs::path path = fs::temp_directory_path() / name;
+  std::ofstream(path) << "faultline: 1\nname: fleet/hostile\ndescription: d\n"
+                         "dialect: openai-chat\nfleet:\n"
+                      << fleet_body;
+  return path;
+}
+
+TEST(SimulateCliTest, HostileFleetsAreRefusedWithTheKeyAndItsRange) {
+  const fs::path huge = WriteFleet("faultline-simulate-huge.yaml",
+                                   "  horizon: 9000000000000s\n  policies: [naive]\n");
+  const Ran ran = Simulate({huge.string(), "--no-reports"});
+  EXPECT_EQ(ran.code, ExitCode::kUsageError);
+  EXPECT_NE(ran.err.find(":6:12: at fleet.horizon: expected a duration from 1us to 720h"),
+            std::string::npos)
+      << ran.err;
+  fs::remove(huge);
+
+  const fs::path small = WriteFleet("faultline-simulate-small.yaml",
+                                    "  horizon: 2s\n  arrivals: {rate: 5}\n  policies: [naive]\n");
+  for (const char* sweep :
+       {"horizon_s=-10..-10", "horizon_s=1e9..1e9", "arrivals.rate=1e12..1e12", "clients=-5..-5",
+        "provider.service_ms=-5..-5", "timeout_s=-5..-5", "clients=1..1000000:1"}) {
+    SCOPED_TRACE(sweep);
+    const Ran swept = Simulate({small.string(), "--sweep", sweep, "--no-reports", "-q"});
+    EXPECT_EQ(swept.code, ExitCode::kUsageError);
+    const std::string_view key =
+        std::string_view(sweep).substr(0, std::string_view(sweep).find('='));
+    EXPECT_NE(swept.err.find(fmt::format("faultline simulate: --sweep {}=", key)),
+              std::string::npos)
+        << swept.err;
+    EXPECT_EQ(swept.out, "") << "nothing ran";
+  }
+  fs::remove(small);
+}
+
+TEST(SimulateCliTest, AFleetFromFlagsMeetsTheSameRanges) {
+  const Ran ran = Simulate({"--compare", "naive", "--concurrency", "-5", "--no-reports"});
+  EXPECT_EQ(ran.code, ExitCode::kUsageError);
+  EXPECT_NE(ran.err.find("--concurrency: expected a whole number from 0 to 2147483647, got -5"),
+            std::string::npos)
+      << ran.err;
+  EXPECT_NE(Simulate({"--compare", "naive", "--rate", "1e12", "--no-reports"})
+                .err.find("--rate: expected a number from 0 to 10000000"),
+            std::string::npos);
+}
+
+TEST(SimulateCliTest, ARunOverTheBoundsIsRefusedAndLargeRunLiftsThem) {
+  const fs::path big = WriteFleet("faultline-simulate-big.yaml",
+                                  "  horizon: 1000000s\n  bucket: 1ms\n  arrivals: {rate: 1}\n"
+                                  "  policies: [naive]\n");
+  const Ran refused = Simulate({big.string(), "--no-reports"});
+  EXPECT_EQ(refused.code, ExitCode::kUsageError);
+  EXPECT_NE(refused.err.find("the time series would take about 224 GiB"), std::string::npos)
+      << refused.err;
+  EXPECT_NE(refused.err.find("--large-run"), std::string::npos) << refused.err;
+  // Lifted, the 80 GB series cannot be allocated: a message and exit 5, not an abort.
+  const Ran lifted = Simulate({big.string(), "--no-reports", "--large-run", "-q"});
+  EXPECT_EQ(lifted.code, ExitCode::kOutOfResources);
+  EXPECT_NE(lifted.err.find("faultline simulate: out of memory"), std::string::npos) << lifted.err;
+  fs::remove(big);
+  EXPECT_NE(Simulate({"--help"}).out.find("--large-run"), std::string::npos);
+}
+
+TEST(SimulateCliTest, ARunStatesItsEstimateBeforeItStarts) {
+  const Ran ran =
+      Simulate({Example("metastable-spike.yaml"), "--compare", "naive", "--no-reports"});
+  EXPECT_EQ(ran.code, ExitCode::kSuccess) << ran.err;
+  EXPECT_NE(ran.err.find("simulate: 1 job(s), about 950 calls and up to about"), std::string::npos)
+      << ran.err;
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "scenarios/fleet_bounds.h"
 #include "scenarios/loader.h"
 
 namespace faultline::scenario {
@@ -79,6 +80,19 @@ TEST(FleetSectionTest, ErrorsNameLineColumnAndPath) {
        "fleet.arrivals.rate", "a closed population has no arrival rate"},
       {"too many clients", "  clients: 2000000\n  policies: [naive]\n", 6, 12, "fleet.clients",
        "1000000"},
+      // Issue 30: a horizon past the microsecond clock's range was accepted (and overflowed).
+      {"horizon past the range", "  horizon: 9000000000000s\n  policies: [naive]\n", 6, 12,
+       "fleet.horizon", "expected a duration from 1us to 720h, got 9000000000000s"},
+      {"negative horizon", "  horizon: -10s\n  policies: [naive]\n", 6, 12, "fleet.horizon",
+       "expected a duration from 1us to 720h, got -10s"},
+      {"zero bucket", "  bucket: 0s\n  policies: [naive]\n", 6, 11, "fleet.bucket",
+       "expected a duration from 1us to 720h, got 0s"},
+      {"drain past the range", "  drain: 1000h\n  policies: [naive]\n", 6, 10, "fleet.drain",
+       "expected a duration from 0s to 720h"},
+      {"service time zero", "  provider: {service: {mean: 0ms}}\n  policies: [naive]\n", 6, 30,
+       "fleet.provider.service.mean", "expected a duration from 1us to 720h, got 0s"},
+      {"arrival rate", "  arrivals: {rate: 1e12}\n  policies: [naive]\n", 6, 20,
+       "fleet.arrivals.rate", "expected a number from 0 to 10000000"},
   };
   for (const FleetError& expected : cases) {
     SCOPED_TRACE(expected.what);
@@ -106,6 +120,39 @@ TEST(FleetSectionTest, TheShippedExperimentsLoad) {
     ASSERT_TRUE(scenario.has_value()) << scenario.error().ToString();
     EXPECT_TRUE(scenario->fleet.has_value()) << name;
   }
+}
+
+TEST(FleetSectionTest, WhatTheLoaderAcceptsIsWithinTheBounds) {
+  auto scenario = ParseScenario(Fleet(R"(  clients: 1000000
+  horizon: 720h
+  drain: 0s
+  bucket: 1us
+  arrivals: {rate: [{at: 0s, rate: 10000000}, {at: 720h, rate: 0}]}
+  provider: {concurrency: 2147483647, burst: 1, brownouts: [{from: 0s, for: 720h, capacity: 1}]}
+  timeout: 1us
+  policies: [naive]
+)"),
+                                "max.yaml");
+  ASSERT_TRUE(scenario.has_value()) << scenario.error().ToString();
+  EXPECT_EQ(CheckFleetSpec(*scenario->fleet), std::nullopt);
+}
+
+TEST(FleetSectionTest, CheckFleetSpecNamesTheKeyAndItsRange) {
+  FleetSpec spec;
+  EXPECT_EQ(CheckFleetSpec(spec), std::nullopt) << "the defaults are in range";
+  spec.provider.brownouts.push_back({Duration{0}, Duration{0}, -1});
+  EXPECT_EQ(CheckFleetSpec(spec),
+            "fleet.provider.brownouts[].capacity: expected a number from 0 to 1, got -1");
+  spec = FleetSpec{};
+  spec.clients = 0;
+  EXPECT_EQ(CheckFleetSpec(spec),
+            "fleet.clients: expected a whole number from 1 to 1000000, got 0");
+  spec = FleetSpec{};
+  spec.timeout = -5s;
+  EXPECT_EQ(CheckFleetSpec(spec), "fleet.timeout: expected a duration from 1us to 720h, got -5s");
+  EXPECT_EQ(DurationText(90s), "90s");
+  EXPECT_EQ(DurationText(1500us), "1500us");
+  EXPECT_EQ(DurationText(720h), "720h");
 }
 
 }  // namespace
