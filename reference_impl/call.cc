@@ -230,7 +230,8 @@ std::vector<Action> Call::Start(Time now, std::chrono::system_clock::time_point 
     return out;
   }
   route_ = first->route;
-  if (!options_.recovered || options_.recovered->retries <= 0) {
+  if (!options_.recovered ||
+      std::max(options_.recovered->retries, options_.recovered->attempts_started) <= 0) {
     // Every route that fits may be held open by the client's breakers: wait for the first probe.
     if (first->at > now) {
       WaitForRoute(first->at, now, out);
@@ -245,12 +246,17 @@ std::vector<Action> Call::Start(Time now, std::chrono::system_clock::time_point 
 
 // A restarted call continues the logged count and waits for the logged retry time, but only as
 // the policy would let any wait go: within its attempt budget, its longest wait and the deadline.
+// An attempt that was in flight when the process died is spent: it may have reached the
+// provider, so sending it again would overdraw the budget.
 void Call::Resume(const RecoveredCall& recovered, Time now, std::vector<Action>& out) {
-  attempt_ = recovered.retries;  // the next attempt continues the count
-  const milliseconds wait = RecoveredWait(recovered);
-  if (std::optional<std::string> refusal = RefuseResume(recovered.retries, wait, now)) {
+  const int spent = std::max(recovered.retries, recovered.attempts_started);
+  attempt_ = spent;  // the next attempt continues the count
+  const bool died_in_flight = recovered.attempts_started > recovered.retries;
+  const milliseconds wait = died_in_flight ? milliseconds(0) : RecoveredWait(recovered);
+  if (std::optional<std::string> refusal = RefuseResume(spent, wait, now)) {
     Failure failure;
-    failure.code = recovered.last_failure_code;
+    // The attempt in flight ended with the process: its connection was lost.
+    failure.code = died_in_flight ? FailureCode::kTransport : recovered.last_failure_code;
     failure.failure_class = ClassOf(failure.code);
     failure.retryable = true;  // it was scheduled for a retry; the policy now forbids one
     if (wait > milliseconds(0)) failure.retry_after = wait;
@@ -349,6 +355,14 @@ std::optional<std::size_t> Call::StickyStart(Time now) const {
 
 void Call::BeginAttempt(Time now, std::vector<Action>& out) {
   ++attempt_;
+  if (options_.retry_log) {
+    // Before the attempt can reach the provider: a restart must count it as spent. A log that
+    // cannot be written must not fail the call.
+    (void)options_.retry_log->Record({.kind = RetryLogRecord::Kind::kAttempt,
+                                      .call_id = options_.call_id,
+                                      .attempt = attempt_,
+                                      .scheduled_at = Wall(now)});
+  }
   state_ = State::kConnecting;
   // A failover happens when its attempt begins (sticky_route.h): a call cancelled in the wait
   // before it moved the client nowhere.
@@ -606,7 +620,8 @@ void Call::FailAttempt(Failure failure, std::vector<RetryHint> hints, Time now,
   previous_delay_ = decision.delay;
   if (options_.retry_log) {
     // A log that cannot be written must not fail the call: the log only helps a restart.
-    (void)options_.retry_log->Record({.call_id = options_.call_id,
+    (void)options_.retry_log->Record({.kind = RetryLogRecord::Kind::kRetry,
+                                      .call_id = options_.call_id,
                                       .attempt = attempt_,
                                       .scheduled_at = Wall(decision.retry_at),
                                       .delay = decision.delay,

@@ -63,13 +63,17 @@ std::optional<RetryLogRecord> ParseRecord(const Json& json) {
   auto call_id = Get<std::string>(json, "call_id");
   auto attempt = Get<std::int64_t>(json, "attempt");
   auto scheduled = Get<std::int64_t>(json, "scheduled_at_ms");
-  if (!call_id || !attempt || !scheduled || *attempt < 1 || *attempt > 1'000'000) {
+  auto started = Get<std::int64_t>(json, "started_at_ms");
+  if (!call_id || !attempt || scheduled.has_value() == started.has_value() || *attempt < 1 ||
+      *attempt > 1'000'000) {
     return std::nullopt;
   }
   RetryLogRecord record;
+  record.kind = started ? RetryLogRecord::Kind::kAttempt : RetryLogRecord::Kind::kRetry;
   record.call_id = std::move(*call_id);
   record.attempt = static_cast<int>(*attempt);
-  record.scheduled_at = FromUnixMs(*scheduled);
+  record.scheduled_at = FromUnixMs(started ? *started : *scheduled);
+  if (started) return record;
   record.delay = milliseconds(Get<std::int64_t>(json, "delay_ms").value_or(0));
   record.delay_source = ParseDelaySource(Get<std::string>(json, "delay_source").value_or(""))
                             .value_or(DelaySource::kBackoff);
@@ -80,8 +84,13 @@ std::optional<RetryLogRecord> ParseRecord(const Json& json) {
 
 void Apply(const RetryLogRecord& record, RecoveredCall& call) {
   ++call.records;
+  if (record.kind == RetryLogRecord::Kind::kAttempt) {
+    call.attempts_started = std::max(call.attempts_started, record.attempt);
+    return;
+  }
   if (record.attempt >= call.retries) call.last_failure_code = record.failure_code;
   call.retries = std::max(call.retries, record.attempt);
+  call.attempts_started = std::max(call.attempts_started, record.attempt);
   if (!call.last_scheduled_at || record.scheduled_at > *call.last_scheduled_at) {
     call.last_scheduled_at = record.scheduled_at;
   }
@@ -92,6 +101,11 @@ void Apply(const RetryLogRecord& record, RecoveredCall& call) {
 std::string ToJsonLine(const RetryLogRecord& record) {
   const auto scheduled_ms =
       std::chrono::duration_cast<milliseconds>(record.scheduled_at.time_since_epoch()).count();
+  if (record.kind == RetryLogRecord::Kind::kAttempt) {
+    return DumpJson({{"call_id", record.call_id},
+                     {"attempt", record.attempt},
+                     {"started_at_ms", scheduled_ms}});
+  }
   Json json = {{"call_id", record.call_id},
                {"attempt", record.attempt},
                {"scheduled_at_ms", scheduled_ms},

@@ -1,15 +1,20 @@
-// The optional durable retry log: one JSON line per scheduled retry, written before the wait.
+// The optional durable retry log: one JSON line per attempt, written before it is sent, and one
+// per scheduled retry, written before the wait.
 //
-// A call that is restarted (the process died during a backoff sleep) reads the log back and
-// continues where it was: it knows how many retries it already spent and when the last one was
-// due, so a restart neither resets the attempt budget nor retries earlier than scheduled.
+// A call that is restarted (the process died during an attempt or a backoff sleep) reads the log
+// back and continues where it was: it knows how many attempts it already spent and when the last
+// retry was due, so a restart neither resets the attempt budget, nor sends again an attempt that
+// was in flight when the process died, nor retries earlier than scheduled.
 //
+//   {"call_id":"c-42","attempt":2,"started_at_ms":1732900000100}
 //   {"call_id":"c-42","attempt":2,"scheduled_at_ms":1732900000123,"delay_ms":1500,
 //    "delay_source":"retry-after","failure_code":"RATE_LIMIT"}
 //
-// `attempt` is the attempt that failed (so after the line, `attempt` retries have been
-// scheduled); `scheduled_at_ms` is the wall-clock Unix time in ms at which the retry starts (read
-// back saturated to what system_clock can hold, about the years 1678 to 2261).
+// An attempt line: `attempt` was about to be sent at `started_at_ms` (its outcome is unknown
+// until a retry line for it follows, or the call ends). A retry line: `attempt` is the attempt
+// that failed (so after the line, `attempt` retries have been scheduled); `scheduled_at_ms` is
+// the wall-clock Unix time in ms at which the retry starts. Times are read back saturated to what
+// system_clock can hold (about the years 1678 to 2261).
 //
 // The call id is written as JSON text: bytes that are not UTF-8 are written as U+FFFD (writing
 // never throws), and Recover() looks the id up the same way, so a restart still finds it.
@@ -44,9 +49,14 @@
 namespace faultline::ref {
 
 struct RetryLogRecord {
+  enum class Kind {
+    kRetry,    // `attempt` failed and a retry is scheduled at `scheduled_at`
+    kAttempt,  // `attempt` is about to be sent, at `scheduled_at` (`started_at_ms`)
+  };
+  Kind kind = Kind::kRetry;
   std::string call_id;
-  int attempt = 1;  // the attempt that failed and is being retried
-  std::chrono::system_clock::time_point scheduled_at;  // when the retry starts (ms precision)
+  int attempt = 1;  // the attempt that failed and is being retried, or that starts
+  std::chrono::system_clock::time_point scheduled_at;  // when the retry / attempt starts (ms)
   std::chrono::milliseconds delay{0};
   DelaySource delay_source = DelaySource::kBackoff;
   FailureCode failure_code = FailureCode::kUnknown;
@@ -58,7 +68,10 @@ std::string ToJsonLine(const RetryLogRecord& record);
 
 // What a restarted call learns from the log.
 struct RecoveredCall {
-  int retries = 0;  // retries already scheduled (the highest `attempt` recorded)
+  int retries = 0;  // retries already scheduled (the highest `attempt` of a retry line)
+  // Attempts already sent (the highest `attempt` of an attempt line): more than `retries` when
+  // the process died during an attempt, which is then spent, its outcome unknown.
+  int attempts_started = 0;
   std::optional<std::chrono::system_clock::time_point> last_scheduled_at;
   // The failure of the last attempt recorded (the one with the highest `attempt`).
   FailureCode last_failure_code = FailureCode::kUnknown;
@@ -114,7 +127,8 @@ class RetryLog {
  public:
   explicit RetryLog(std::unique_ptr<RetryLogStorage> storage);
 
-  // Appends the record; call it after the decision and BEFORE starting the wait.
+  // Appends the record; call it BEFORE sending the attempt, or after the decision to retry and
+  // BEFORE starting the wait.
   std::expected<void, std::string> Record(const RetryLogRecord& record);
 
   // Reads the log back for `call_id`.

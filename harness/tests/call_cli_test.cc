@@ -317,18 +317,27 @@ TEST(CallCliTest, RetryLogIsWrittenBeforeTheWait) {
   const std::string during = log.Read();
   EXPECT_EQ(child.out().find("response/committed"), std::string::npos);
   const ref::RecoveredCall seen = ref::RecoverFromLog(during, "c-1");
-  EXPECT_EQ(seen.records, 1u);
+  EXPECT_EQ(seen.records, 2u);  // attempt 1 before it was sent, its retry before the wait
   EXPECT_EQ(seen.retries, 1);
   ASSERT_EQ(child.Wait(), 0) << child.err();
   ASSERT_FALSE(during.empty());
   EXPECT_EQ(during.back(), '\n');
-  const json record = json::parse(during, nullptr, false);
+  const std::size_t first_end = during.find('\n');
+  const json started = json::parse(during.substr(0, first_end), nullptr, false);
+  EXPECT_EQ(started["attempt"], 1);
+  EXPECT_TRUE(started.contains("started_at_ms"));
+  const json record = json::parse(during.substr(first_end + 1), nullptr, false);
   EXPECT_EQ(record["call_id"], "c-1");
   EXPECT_EQ(record["attempt"], 1);
   EXPECT_EQ(record["failure_code"], "UNAVAILABLE");
   EXPECT_EQ(record["delay_source"], "retry-after");
   EXPECT_GE(record["delay_ms"].get<int>(), 1000);
-  EXPECT_EQ(log.Read(), during);  // the successful attempt 2 logs nothing more
+  // The successful attempt 2 logs its start, nothing more.
+  const std::string after = log.Read();
+  ASSERT_TRUE(after.starts_with(during)) << after;
+  const json second = json::parse(after.substr(during.size()), nullptr, false);
+  EXPECT_EQ(second["attempt"], 2);
+  EXPECT_TRUE(second.contains("started_at_ms"));
   EXPECT_EQ(JsonLines(child).back()["attempt"], 2);
 }
 
@@ -357,7 +366,12 @@ TEST(CallCliTest, RestartRecoversTheAttemptCountAndWaitsForTheLoggedTime) {
   EXPECT_TRUE(OfType(lines, "response/interrupted").empty());
   EXPECT_EQ(lines.back()["type"], "response/failed");
   EXPECT_EQ(lines.back()["failure"]["code"], "UNAVAILABLE");
-  EXPECT_EQ(log.Read(), before);  // no retry was scheduled, so nothing was logged
+  // No retry was scheduled: only attempt 3's start was logged.
+  const ref::RecoveredCall after = ref::RecoverFromLog(log.Read(), "c-2");
+  EXPECT_TRUE(log.Read().starts_with(before));
+  EXPECT_EQ(after.records, 3u);
+  EXPECT_EQ(after.retries, 2);
+  EXPECT_EQ(after.attempts_started, 3);
 }
 
 TEST(CallCliTest, RetryLogToleratesATornLastLine) {
@@ -385,8 +399,9 @@ TEST(CallCliTest, RetryLogToleratesATornLastLine) {
   ASSERT_TRUE(after.starts_with(before + "\n")) << after;
   const ref::RecoveredCall recovered = ref::RecoverFromLog(after, "c-3");
   EXPECT_EQ(recovered.torn_lines, 1u);
-  EXPECT_EQ(recovered.records, 2u);
+  EXPECT_EQ(recovered.records, 4u);  // retry 1 before; attempt 2, its retry, attempt 3
   EXPECT_EQ(recovered.retries, 2);
+  EXPECT_EQ(recovered.attempts_started, 3);
 }
 
 TEST(CallCliTest, AdapterModeTakesTheRetryLogFromTheCallLine) {
@@ -409,8 +424,9 @@ TEST(CallCliTest, AdapterModeTakesTheRetryLogFromTheCallLine) {
   child.Write(call.dump() + "\n");
   ASSERT_EQ(child.Wait(), 0) << child.err();
   const ref::RecoveredCall recovered = ref::RecoverFromLog(log.Read(), "c-4");
-  EXPECT_EQ(recovered.records, 1u);
+  EXPECT_EQ(recovered.records, 3u);  // attempt 1, its retry, attempt 2
   EXPECT_EQ(recovered.retries, 1);
+  EXPECT_EQ(recovered.attempts_started, 2);
 }
 
 }  // namespace

@@ -207,10 +207,11 @@ TEST(CallTest, RateLimitHonoursRetryAfterThenSucceeds) {
   EXPECT_EQ(line["delay_source"], "retry-after");
   EXPECT_GE(line["scheduled_retry_ms"].get<int>(), 2000);
   EXPECT_EQ(wait->at, At(11) + milliseconds(line["scheduled_retry_ms"].get<int>()));
-  // The retry was logged before the wait.
+  // The attempt was logged before it was sent, the retry before the wait.
   const RecoveredCall recovered = RecoverFromLog(log_text->contents, "c7");
-  EXPECT_EQ(recovered.records, 1u);
+  EXPECT_EQ(recovered.records, 2u);
   EXPECT_EQ(recovered.retries, 1);
+  EXPECT_EQ(recovered.attempts_started, 1);
 
   // An early firing does not start the next attempt.
   auto early = h.Timer(At(1500));
@@ -266,6 +267,41 @@ TEST(CallTest, RestartedCallWithItsAttemptsSpentSendsNothing) {
   recovered.last_scheduled_at = kWall0 + milliseconds(100);
   recovered.last_failure_code = FailureCode::kRateLimit;
   ExpectResumeRefused(recovered, "max_attempts is 3");
+}
+
+// Issue 30: a process killed while attempt 2 was in flight re-sent attempt 2 on restart, so a
+// budget of 3 let 4 requests through. The attempt line written before the send makes it spent.
+TEST(CallTest, RestartedCallDoesNotSendAgainTheAttemptInFlight) {
+  RecoveredCall recovered;
+  recovered.retries = 1;           // attempt 1 failed, its retry was scheduled
+  recovered.attempts_started = 2;  // attempt 2 was sent, then the process died
+  recovered.last_scheduled_at = kWall0 - milliseconds(50);
+  Harness h(TestPolicy(), ChatRequest(), {.call_id = "c1", .recovered = recovered});
+  auto started = h.Start();
+  ASSERT_TRUE(Has(started, Kind::kConnect));  // its retry was due long ago: at once
+  EXPECT_EQ(h.events[0].attempt, 3);
+  h.Exchange(SseOk(TruncatedChatBody()), 100);
+  ASSERT_EQ(h.Terminals(), 1);  // attempt 3 of 3 was the last
+  EXPECT_EQ(h.Of(EventType::kStart).size(), 1u);
+
+  recovered.retries = 2;
+  recovered.attempts_started = 3;  // the last attempt of the budget was in flight
+  Harness spent(TestPolicy(), ChatRequest(), {.call_id = "c1", .recovered = recovered});
+  auto ended = spent.Start();
+  EXPECT_FALSE(Has(ended, Kind::kConnect));
+  ASSERT_EQ(spent.Terminals(), 1);
+  const Failure& failure = *spent.events.back().failure;
+  EXPECT_EQ(failure.code, FailureCode::kTransport);  // it ended with the process
+  EXPECT_NE(failure.message.find("max_attempts is 3"), std::string::npos) << failure.message;
+}
+
+// The first attempt in flight when the process died is spent too.
+TEST(CallTest, RestartedCallCountsAFirstAttemptInFlight) {
+  RecoveredCall recovered;
+  recovered.attempts_started = 1;
+  Harness h(TestPolicy(), ChatRequest(), {.call_id = "c1", .recovered = recovered});
+  ASSERT_TRUE(Has(h.Start(), Kind::kConnect));
+  EXPECT_EQ(h.events[0].attempt, 2);
 }
 
 TEST(CallTest, RestartedCallDoesNotWaitLongerThanThePolicyWould) {

@@ -17,11 +17,8 @@ using std::chrono::system_clock;
 const system_clock::time_point kT0 = system_clock::time_point(milliseconds(1'732'900'000'123));
 
 RetryLogRecord Record(std::string call_id, int attempt, long offset_ms = 0) {
-  return {std::move(call_id),
-          attempt,
-          kT0 + milliseconds(offset_ms),
-          milliseconds(1500),
-          DelaySource::kRetryAfter,
+  return {RetryLogRecord::Kind::kRetry,  std::move(call_id), attempt,
+          kT0 + milliseconds(offset_ms), milliseconds(1500), DelaySource::kRetryAfter,
           FailureCode::kRateLimit};
 }
 
@@ -63,6 +60,25 @@ TEST(RetryLogFormatTest, OneJsonLinePerRecord) {
   EXPECT_EQ(ToJsonLine(Record("c-42", 2)),
             R"({"attempt":2,"call_id":"c-42","delay_ms":1500,"delay_source":"retry-after",)"
             R"("failure_code":"RATE_LIMIT","scheduled_at_ms":1732900000123})");
+}
+
+TEST(RetryLogFormatTest, AnAttemptLineSaysWhenItStarted) {
+  const RetryLogRecord started{
+      .kind = RetryLogRecord::Kind::kAttempt, .call_id = "c-42", .attempt = 3, .scheduled_at = kT0};
+  const std::string line = ToJsonLine(started);
+  EXPECT_EQ(line, R"({"attempt":3,"call_id":"c-42","started_at_ms":1732900000123})");
+  const RecoveredCall call =
+      RecoverFromLog(ToJsonLine(Record("c-42", 2)) + "\n" + line + "\n", "c-42");
+  EXPECT_EQ(call.records, 2u);
+  EXPECT_EQ(call.retries, 2);
+  EXPECT_EQ(call.attempts_started, 3);
+  EXPECT_EQ(call.last_failure_code, FailureCode::kRateLimit);  // the last retry line's
+  // A line with both times, or neither, is no record.
+  EXPECT_EQ(RecoverFromLog(R"({"call_id":"c","attempt":1,"started_at_ms":1,"scheduled_at_ms":1})"
+                           "\n",
+                           "c")
+                .invalid_lines,
+            1u);
 }
 
 TEST(RetryLogRecoverTest, CountsRetriesPerCall) {
