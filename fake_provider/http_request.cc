@@ -92,6 +92,15 @@ class RequestReader::Parser final : public http::basic_parser<true> {
   }
 
   void on_header_impl(boost::system::error_code& ec) override {
+    // RFC 9112 §3.2: a request with more than one Host field line gets 400. Which one names
+    // the target would be ambiguous, and proxies in front of us may have read the other one.
+    if (std::ranges::count_if(request_.headers, [](const scenario::Header& header) {
+          return beast::iequals(header.name, "host");
+        }) > 1) {
+      framing_problem = "more than one Host header (RFC 9112 §3.2)";
+      ec = http::error::bad_field;
+      return;
+    }
     std::string codings;
     for (const auto& header : request_.headers) {
       if (!beast::iequals(header.name, "transfer-encoding")) continue;

@@ -277,7 +277,9 @@ std::optional<RetryHint> RatelimitResetHint(const RetryHintInput& input) {
     const std::string suffix(resource);
     auto reset = headers.Find("x-ratelimit-reset-" + suffix);
     if (!reset) continue;
-    if (auto delay = ParseGoDuration(*reset)) {
+    // OpenAI writes a Go duration ("6m0s"); a bare number is read as seconds, as Retry-After's,
+    // so a huge one saturates as it does there instead of being dropped.
+    if (auto delay = ParseGoDuration(*reset).or_else([&] { return ParseDelaySeconds(*reset); })) {
       choice.Add(*delay, headers.Find("x-ratelimit-remaining-" + suffix));
     }
   }

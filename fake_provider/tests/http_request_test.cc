@@ -221,6 +221,23 @@ TEST(RequestReaderTest, TransferEncodingNotEndingInChunkedIsRefused) {
   EXPECT_EQ(old.rejection()->status, 400);
 }
 
+// Issue 30: two Host headers, ours first, were served 200. RFC 9112 §3.2: 400, whichever comes
+// first and whatever their case.
+TEST(RequestReaderTest, TwoHostHeadersAreRefused) {
+  for (std::string_view second : {"Host: evil.example", "host: localhost"}) {
+    SCOPED_TRACE(second);
+    RequestReader reader(Limits());
+    const Fed fed =
+        Feed(reader, "GET /a HTTP/1.1\r\nHost: localhost\r\n" + std::string(second) + "\r\n\r\n");
+    ASSERT_EQ(fed.state, State::kRejected);
+    EXPECT_EQ(reader.rejection()->status, 400);
+    EXPECT_THAT(reader.rejection()->message, HasSubstr("more than one Host header"));
+  }
+  RequestReader one(Limits());
+  EXPECT_EQ(Feed(one, "GET /a HTTP/1.1\r\nHost: localhost\r\nX-Host: a\r\n\r\n").state,
+            State::kComplete);
+}
+
 TEST(RequestReaderTest, EofPartWayIsTruncatedAndGarbageIsA400) {
   RequestReader truncated(Limits());
   EXPECT_EQ(

@@ -210,6 +210,18 @@ TEST(FindRetryHintTest, EachSourceAlone) {
   EXPECT_EQ(Find({}), std::nullopt);
 }
 
+// Issue 30: a 400-digit x-ratelimit-reset-requests was dropped while the same value in
+// Retry-After saturated. A bare number is seconds in both, and saturates in both.
+TEST(FindRetryHintTest, ABareRatelimitResetIsSecondsAndSaturatesAsRetryAfterDoes) {
+  const std::string huge(400, '9');
+  EXPECT_EQ(Find({{"retry-after", huge}}), Hint(kMaxRetryHint.count(), DelaySource::kRetryAfter));
+  EXPECT_EQ(Find({{"x-ratelimit-reset-requests", huge}}),
+            Hint(kMaxRetryHint.count(), DelaySource::kRatelimitReset));
+  EXPECT_EQ(Find({{"x-ratelimit-reset-requests", "2"}}), Hint(2000, DelaySource::kRatelimitReset));
+  EXPECT_EQ(Find({{"x-ratelimit-reset-tokens", "1.5"}}), Hint(1500, DelaySource::kRatelimitReset));
+  EXPECT_EQ(Find({{"x-ratelimit-reset-tokens", "-2"}}), std::nullopt);
+}
+
 TEST(FindRetryHintTest, AsctimeIsUtcWhateverTheLocalZone) {
   // The same instant in all three forms gives the same delay.
   const auto imf = Find({{"retry-after", "Fri, 29 Nov 2024 13:30:00 GMT"}});
