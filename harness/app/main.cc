@@ -17,6 +17,8 @@ int main(int argc, char** argv) {
       return 3;
     case ExitCode::kInterrupted:
       return 4;
+    case ExitCode::kReportWriteError:
+      return 5;
     case ExitCode::kThresholdsCrossed:
       return 99;
   }

@@ -1,7 +1,7 @@
 // `faultline simulate`: the fleet simulator's command line (fleet/). Parses the flags, loads the
 // scenario's fleet section (or builds one from flags), runs the experiment and writes the table
 // and the reports; the work is faultline::fleet's. Exit code 0 when the run completed, 2 for bad
-// usage or input.
+// usage or input, 5 when a report could not be written.
 #pragma once
 
 #include <CLI/CLI.hpp>
