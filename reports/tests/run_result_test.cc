@@ -267,10 +267,11 @@ TEST(Merge, QuotesADifferingSubjectByItsStartAndSizeNeverWhole) {
   RunResult huge = Shard("2/2", {});
   huge.subject = std::string(8 * 1024 * 1024, 'x');
   const std::string error = Merge({Shard("1/2", {}), huge}).error();
-  EXPECT_LT(error.size(), 1024u) << error.substr(0, 1024);
-  EXPECT_THAT(error, HasSubstr("part 2: subject \"xxxx"));
-  EXPECT_THAT(error, HasSubstr("(8388608 bytes, the first 120 characters shown)"));
-  EXPECT_THAT(error, HasSubstr("differs from part 1's \"ref\""));
+  const std::string head = error.substr(0, 1024);  // what a failure prints, too
+  EXPECT_LT(error.size(), 1024u) << head;
+  EXPECT_THAT(head, HasSubstr("part 2: subject \"xxxx"));
+  EXPECT_THAT(head, HasSubstr("(8388608 bytes, the first 120 characters shown)"));
+  EXPECT_THAT(head, HasSubstr("differs from part 1's \"ref\""));
 }
 
 // A run keeps at most kMaxStderrTail bytes of a subject's stderr; a merge keeps to that bound
@@ -287,9 +288,9 @@ TEST(Merge, KeepsEachStderrTailWithinWhatARunKeeps) {
   ASSERT_TRUE(merged.has_value()) << merged.error();
   const std::string& tail = merged->scenarios[0].subject_error->stderr_tail;
   EXPECT_LE(tail.size(), kMaxStderrTail);
-  EXPECT_THAT(tail, ::testing::StartsWith("[faultline report merge: the first "));
-  EXPECT_THAT(tail, HasSubstr(" bytes of this stderr were cut]\n"));
-  EXPECT_THAT(tail, ::testing::EndsWith("Traceback: the last line"));
+  EXPECT_THAT(tail.substr(0, 100), ::testing::StartsWith("[faultline report merge: the first "));
+  EXPECT_THAT(tail.substr(0, 100), HasSubstr(" bytes of this stderr were cut]\n"));
+  EXPECT_THAT(tail.substr(tail.size() - 100), ::testing::EndsWith("\nTraceback: the last line"));
   EXPECT_FALSE(merged->scenarios[1].subject_error.has_value());
 }
 
