@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -34,21 +35,21 @@ int WriteAll(int fd, std::string_view bytes) {
   return 0;
 }
 
-// Closes `fd`; the first error of the write, the sync or the close (NFS reports some only there).
-int Finish(int fd, int error, bool sync) {
-  if (error == 0 && sync && ::fsync(fd) != 0 && errno != EINVAL) error = errno;
-  if (::close(fd) != 0 && error == 0 && errno != EINTR) error = errno;
-  return error;
-}
-
-// A device, a FIFO or a socket (or a link to one) the user named: `-o /dev/stdout` means it.
-// Nothing to replace, nothing to sync.
+// A link, a device, a FIFO or a socket the user named (`-o /dev/stdout`, `-o /dev/full`): written
+// through, never replaced (replacing /dev/stdout would delete the link itself). A regular file
+// behind a link that cannot be written whole is emptied rather than left truncated.
 std::expected<void, std::string> WriteThrough(const fs::path& path, std::string_view bytes) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_TRUNC | O_CLOEXEC | O_NOCTTY);
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
   if (fd < 0) return std::unexpected(CannotWrite(path, errno));
-  if (const int error = Finish(fd, WriteAll(fd, bytes), /*sync=*/false); error != 0) {
-    return std::unexpected(CannotWrite(path, error));
+  struct stat info {};
+  const bool regular = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  int error = WriteAll(fd, bytes);
+  if (error == 0 && regular && ::fsync(fd) != 0 && errno != EINVAL) error = errno;
+  if (error != 0 && regular) {
+    [[maybe_unused]] const int emptied = ::ftruncate(fd, 0);  // nothing more to do if it fails
   }
+  if (::close(fd) != 0 && error == 0 && errno != EINTR) error = errno;
+  if (error != 0) return std::unexpected(CannotWrite(path, error));
   return {};
 }
 
@@ -73,7 +74,10 @@ std::expected<void, std::string> WriteAndRename(const fs::path& path, std::strin
   const fs::path temporary = TemporaryBeside(path);
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) return std::unexpected(CannotWrite(path, errno));
-  int error = Finish(fd, WriteAll(fd, bytes), /*sync=*/true);
+  // The first error of the write, the sync or the close (NFS reports some only there).
+  int error = WriteAll(fd, bytes);
+  if (error == 0 && ::fsync(fd) != 0 && errno != EINVAL) error = errno;
+  if (::close(fd) != 0 && error == 0 && errno != EINTR) error = errno;
   if (error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
   if (error != 0) {
     ::unlink(temporary.c_str());
@@ -110,8 +114,8 @@ std::expected<void, std::string> WriteReportFile(const fs::path& path, const Ren
   render(text);
   const std::string bytes = std::move(text).str();
   std::error_code error;
-  const fs::file_status target = fs::status(path, error);  // through links
-  if (fs::exists(target) && !fs::is_regular_file(target) && !fs::is_directory(target)) {
+  const fs::file_status name = fs::symlink_status(path, error);
+  if (fs::is_symlink(name) || fs::is_other(name)) {  // other: a device, a FIFO, a socket
     return WriteThrough(path, bytes);
   }
   if (auto removed = RemoveEarlier(path); !removed) return removed;

@@ -6,8 +6,10 @@
 //   (".NAME.tmp-PID-N"), fsync'd, and renamed onto the final name only when every byte is on
 //   disk; on a failure the temporary file is removed and nothing is left under the final name.
 // - An earlier report under the final name is removed first, so a failed write cannot leave it
-//   to pass for this run's (CI jobs publish reports `if: always()`). A name that is a device, a
-//   FIFO or a link to one (`-o /dev/stdout`) is written through instead, as the user asked.
+//   to pass for this run's (CI jobs publish reports `if: always()`).
+// - A name that is a link, a device or a FIFO (`-o /dev/stdout`, `-o /dev/full`) is written
+//   through instead, as the user asked (a regular file behind a link is emptied on a failure).
+//   A report folder's names are ours: RemoveStaleReports removes a link there first.
 // - RemoveStaleReports clears a whole report folder's names up front, those of formats this run
 //   does not write too: an old junit.xml beside a new result.json would look current.
 //

@@ -142,6 +142,27 @@ TEST_F(ReportFilesTest, ADeviceIsWrittenThroughAndItsErrorSaid) {
   EXPECT_TRUE(fs::is_symlink(Out("full")));
 }
 
+// `-o /dev/stdout` with stdout on a file, or any link the user keeps: the link stays, its file
+// gets the report; a failed write empties it rather than leave a truncated report there.
+TEST_F(ReportFilesTest, ALinkToAFileIsWrittenThroughAndEmptiedOnAFailure) {
+  LeaveStale({"target.md"});
+  fs::create_symlink(Out("target.md"), Out("link.md"));
+  const auto written = WriteReportFile(Out("link.md"), [](std::ostream& out) { out << "new\n"; });
+  ASSERT_TRUE(written.has_value()) << written.error();
+  EXPECT_TRUE(fs::is_symlink(Out("link.md")));
+  EXPECT_EQ(Read(Out("target.md")), "new\n");
+  std::expected<void, std::string> failed;
+  {
+    const FileSizeLimit limit(1024);
+    failed =
+        WriteReportFile(Out("link.md"), [](std::ostream& out) { out << std::string(4096, 'r'); });
+  }
+  ASSERT_FALSE(failed.has_value());
+  EXPECT_EQ(failed.error(), "cannot write '" + Out("link.md").string() + "': " + Reason(EFBIG));
+  EXPECT_TRUE(fs::is_symlink(Out("link.md")));
+  EXPECT_EQ(fs::file_size(Out("target.md")), 0u);
+}
+
 TEST_F(ReportFilesTest, RunExitsFiveWithTheReasonAndLeavesNoEarlierReport) {
   LeaveStale({"result.json", "junit.xml", "summary.md", "report.html"});
   Ran ran;
