@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "reports/text.h"
 
 namespace faultline::report {
 namespace {
@@ -57,17 +58,38 @@ std::optional<LatencySummary::Percentiles> PercentilesOf(std::vector<double> val
 
 using RunKey = std::tuple<std::string, std::string, int>;  // name, world, repetition
 
+// A field's value as an error quotes it: whole when short, else its start and its size.
+std::string Quoted(std::string_view value) {
+  constexpr std::size_t kChars = 120;
+  if (value.size() <= kChars) return fmt::format("\"{}\"", value);
+  const std::string shown = internal::Shorten(value.substr(0, 4 * kChars), kChars);
+  return fmt::format("\"{}\" ({} bytes, the first {} characters shown)", shown, value.size(),
+                     kChars);
+}
+
 // Fails when two parts disagree on a field that must be shared (tool, subject).
 std::expected<void, std::string> CheckSameField(const std::vector<RunResult>& parts,
                                                 std::string_view label,
                                                 std::string RunResult::*field) {
   for (std::size_t i = 1; i < parts.size(); ++i) {
     if (parts[i].*field != parts[0].*field) {
-      return std::unexpected(fmt::format("part {}: {} \"{}\" differs from part 1's \"{}\"", i + 1,
-                                         label, parts[i].*field, parts[0].*field));
+      return std::unexpected(fmt::format("part {}: {} {} differs from part 1's {}", i + 1, label,
+                                         Quoted(parts[i].*field), Quoted(parts[0].*field)));
     }
   }
   return {};
+}
+
+// At most kMaxStderrTail bytes, as a run keeps them: the last ones, after a line saying how many
+// earlier ones were cut (never in the middle of a UTF-8 sequence).
+void BoundStderrTail(std::string& tail) {
+  if (tail.size() <= kMaxStderrTail) return;
+  constexpr std::size_t kNoteRoom = 100;
+  std::size_t cut = tail.size() - (kMaxStderrTail - kNoteRoom);
+  while (cut < tail.size() && (static_cast<unsigned char>(tail[cut]) & 0xC0) == 0x80) ++cut;
+  tail =
+      fmt::format("[faultline report merge: the first {} bytes of this stderr were cut]\n", cut) +
+      tail.substr(cut);
 }
 
 std::expected<void, std::string> AppendScenarios(const std::vector<RunResult>& parts,
@@ -83,6 +105,7 @@ std::expected<void, std::string> AppendScenarios(const std::vector<RunResult>& p
             scenario.name, scenario.world, scenario.repetition, it->second, i + 1));
       }
       merged.scenarios.push_back(scenario);
+      if (auto& error = merged.scenarios.back().subject_error) BoundStderrTail(error->stderr_tail);
     }
   }
   return {};

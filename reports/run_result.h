@@ -9,6 +9,7 @@
 // Values only; no I/O. Thread-safety: values.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <expected>
 #include <optional>
@@ -44,6 +45,10 @@ struct CheckResult {
   friend bool operator==(const CheckResult&, const CheckResult&) = default;
 };
 
+// The most of a subject's stderr a result keeps, its last bytes: the runner captures no more
+// (harness/worlds/subjects/adapter_process.h) and Merge() cuts a longer tail to it.
+inline constexpr std::size_t kMaxStderrTail = 64 * 1024;
+
 // What the runner saw of a subject that broke the protocol (Verdict::kError): never a client
 // bug, always its own verdict.
 struct SubjectError {
@@ -51,7 +56,7 @@ struct SubjectError {
                      // "not-protocol" | "line-too-long" | "output-too-large" | "bad-policy"
   std::optional<int> exit_status;  // the exit code
   std::optional<int> signal;       // the signal that ended it
-  std::string stderr_tail;         // the last lines of stderr
+  std::string stderr_tail;         // the last lines of stderr, at most kMaxStderrTail bytes
   friend bool operator==(const SubjectError&, const SubjectError&) = default;
 };
 
@@ -227,7 +232,10 @@ std::expected<RunResult, std::string> RunResultFromJson(const nlohmann::json& js
 // (shards run side by side); world is "mixed" when the parts disagree; shard lists the parts'
 // shards joined by "+"; thresholds are gathered in the canonical order of their scenarios;
 // fingerprint is recomputed with RunFingerprint(); it is interrupted when
-// any part was (planned_runs adds up what every part planned).
+// any part was (planned_runs adds up what every part planned). A stderr tail over
+// kMaxStderrTail (a result not written by a run) keeps its last bytes after a line saying how
+// many were cut. An error quotes a differing tool or subject by its first 120 characters and
+// its size, never whole (a 50 MB subject made 50 MB of stderr).
 std::expected<RunResult, std::string> Merge(const std::vector<RunResult>& parts);
 
 }  // namespace faultline::report

@@ -2,8 +2,9 @@
 # The CI step both examples run (github-actions.yml, gitlab-ci.yml): your scenarios (or the
 # built-in catalogue) against your client, the reports in one folder, and the Markdown summary
 # appended to the CI's step summary when there is one. Exits with faultline's own code, so the
-# job fails exactly when a check fails (1), a subject breaks (3), the run is interrupted (4) or
-# a threshold is crossed (99).
+# job fails exactly when a check fails (1), a subject breaks (3), the run is interrupted (4), a
+# report cannot be written (5: a full disk; no earlier run's report is left in the folder to be
+# published as this one's) or a threshold is crossed (99).
 #
 #   faultline-ci.sh [faultline run arguments...]
 #

@@ -17,8 +17,10 @@ int main(int argc, char** argv) {
       return 3;
     case ExitCode::kInterrupted:
       return 4;
-    case ExitCode::kOutOfResources:
+    case ExitCode::kReportWriteError:
       return 5;
+    case ExitCode::kOutOfResources:
+      return 6;
     case ExitCode::kThresholdsCrossed:
       return 99;
   }

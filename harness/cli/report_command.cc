@@ -4,6 +4,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "harness/cli/report_files.h"
 #include "harness/cli/run_command.h"
 #include "harness/cli/simulate_command.h"
 #include "reports/report.h"
@@ -42,24 +43,6 @@ std::expected<report::Format, std::string> ChooseFormat(const ReportOptions& opt
       fmt::format("cannot tell the format of '{}'; give --format", options.output));
 }
 
-// Writes via `write` to the output file, or to `out` when there is none.
-template <typename Write>
-ExitCode Emit(const ReportOptions& options, std::ostream& out, std::ostream& err,
-              const char* command, Write write) {
-  if (options.output.empty()) {
-    write(out);
-    return ExitCode::kSuccess;
-  }
-  std::ofstream file(options.output);
-  write(file);
-  file.close();
-  if (!file) {
-    err << fmt::format("faultline report {}: cannot write '{}'\n", command, options.output);
-    return ExitCode::kUsageError;
-  }
-  return ExitCode::kSuccess;
-}
-
 }  // namespace
 
 CLI::App* AddReportCommand(CLI::App& app, ReportOptions& render, ReportOptions& merge) {
@@ -84,6 +67,12 @@ CLI::App* AddReportCommand(CLI::App& app, ReportOptions& render, ReportOptions& 
   merge_command->add_option("--format", merge.format,
                             "json (default) | junit | md | html; fleet results: json | csv | md | "
                             "html");
+  for (CLI::App* command : {render_command, merge_command}) {
+    command->footer(
+        "Exit code: 0 written, 2 bad usage or input, 5 the output file could not be written (an "
+        "I/O error such as a full disk; an earlier file under its name is removed first, so "
+        "none is left that looks current).");
+  }
   return report;
 }
 
@@ -99,18 +88,23 @@ ExitCode RunReportRender(const ReportOptions& options, std::ostream& out, std::o
       err << "faultline report render: --matrix renders md or html\n";
       return ExitCode::kUsageError;
     }
-    return Emit(options, out, err, "render", [&](std::ostream& stream) {
-      if (*format == report::Format::kHtml) return report::RenderMatrixHtml(*results, stream);
-      report::RenderMatrixMarkdown(*results, stream);
-    });
+    return EmitReport(
+        options.output,
+        [&](std::ostream& stream) {
+          if (*format == report::Format::kHtml) return report::RenderMatrixHtml(*results, stream);
+          report::RenderMatrixMarkdown(*results, stream);
+        },
+        "report render", out, err);
   }
   if (results->size() != 1) {
     err << "faultline report render: give one result (or --matrix for several; merge shards "
            "with `faultline report merge`)\n";
     return ExitCode::kUsageError;
   }
-  return Emit(options, out, err, "render",
-              [&](std::ostream& stream) { report::Render(results->front(), *format, stream); });
+  return EmitReport(
+      options.output,
+      [&](std::ostream& stream) { report::Render(results->front(), *format, stream); },
+      "report render", out, err);
 }
 
 ExitCode RunReportMerge(const ReportOptions& options, std::ostream& out, std::ostream& err) {
@@ -135,8 +129,9 @@ ExitCode RunReportMerge(const ReportOptions& options, std::ostream& out, std::os
     err << "faultline report merge: " << format.error() << "\n";
     return ExitCode::kUsageError;
   }
-  return Emit(options, out, err, "merge",
-              [&](std::ostream& stream) { report::Render(*merged, *format, stream); });
+  return EmitReport(
+      options.output, [&](std::ostream& stream) { report::Render(*merged, *format, stream); },
+      "report merge", out, err);
 }
 
 }  // namespace faultline::cli

@@ -202,8 +202,10 @@ constexpr std::string_view kRunFooter =
     "or broke the protocol) or "
     "a broken run, with no check failed, 4 interrupted (the first Ctrl-C or SIGTERM starts no "
     "further run, stops the running ones and writes the reports of what finished, marked "
-    "interrupted; a second one exits at once with 128 + signal), 99 every check passed but a "
-    "threshold (--threshold or a scenario's expect.thresholds) was crossed.";
+    "interrupted; a second one exits at once with 128 + signal), 5 a report could not be written "
+    "(an I/O error such as a full disk, whatever the verdict; the reports of an earlier run in "
+    "--out are removed before this one starts), 99 every check passed but a threshold "
+    "(--threshold or a scenario's expect.thresholds) was crossed.";
 
 // What the command line gives a run, each part read and checked before the first run.
 struct RunInputs {
@@ -354,7 +356,7 @@ std::expected<ExitCode, std::string> RunAndReport(const std::vector<scenario::Sc
   if (!result) return std::unexpected(result.error());
   result->shard = options.shard;
   if (result->interrupted) result->interrupted->reason = interrupt.signal_name().value_or("stop");
-  return Report(*result, planned, "run", out);
+  return Report(*result, planned, "run", out, err);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // `faultline run`, `faultline validate` and `faultline report`: the conformance runner's command
 // line. Each Add* function registers the subcommand and its flags; each Run* executes it and
 // maps the outcome to an exit code (0 all passed, 1 a check failed, 2 bad usage or input, 3 a
-// subject error, 4 interrupted, 99 a threshold crossed; cli.h).
+// subject error, 4 interrupted, 5 a report not written, 99 a threshold crossed; cli.h).
 #pragma once
 
 #include <CLI/CLI.hpp>

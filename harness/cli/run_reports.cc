@@ -1,12 +1,14 @@
 #include "harness/cli/run_reports.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <fstream>
+#include <cerrno>
 #include <ostream>
 
 #include "harness/cli/progress.h"
+#include "harness/cli/report_files.h"
 
 namespace faultline::cli {
 namespace {
@@ -39,28 +41,25 @@ std::expected<std::vector<PlannedReport>, std::string> PlanReports(
     return std::unexpected(fmt::format("--out: cannot create '{}': {}", out_dir, error.message()));
   }
   const fs::path probe = fs::path(out_dir) / fmt::format(".faultline-probe-{}", ::getpid());
-  const bool writable = std::ofstream(probe).good();
+  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0) {
+    return std::unexpected(fmt::format("--out: cannot write into '{}': {}", out_dir,
+                                       std::error_code(errno, std::generic_category()).message()));
+  }
+  ::close(fd);
   fs::remove(probe, error);
-  if (!writable) {
-    return std::unexpected(fmt::format("--out: cannot write into '{}'", out_dir));
+  std::vector<fs::path> earlier;  // every format's: an old junit.xml must not outlive a new run
+  for (const report::Format format : {report::Format::kJson, report::Format::kJUnit,
+                                      report::Format::kMarkdown, report::Format::kHtml}) {
+    earlier.push_back(ReportPath(out_dir, format));
+  }
+  if (auto removed = RemoveStaleReports(earlier); !removed) {
+    return std::unexpected("--out: " + removed.error());
   }
   return planned;
 }
 
 namespace {
-
-std::expected<std::vector<std::string>, std::string> WriteReports(
-    const report::RunResult& result, const std::vector<PlannedReport>& planned) {
-  std::vector<std::string> written;
-  for (const PlannedReport& report : planned) {
-    std::ofstream file(report.path);
-    report::Render(result, report.format, file);
-    file.close();
-    if (!file) return std::unexpected(fmt::format("cannot write '{}'", report.path.string()));
-    written.push_back(report.path.string());
-  }
-  return written;
-}
 
 // The crossed thresholds as failures are shown, each with the command that re-judges it.
 void PrintThresholds(const report::RunResult& result, std::ostream& out) {
@@ -115,13 +114,21 @@ void PrintSummary(const report::RunResult& result, std::string_view command, std
 
 }  // namespace
 
-std::expected<ExitCode, std::string> Report(const report::RunResult& result,
-                                            const std::vector<PlannedReport>& planned,
-                                            std::string_view command, std::ostream& out) {
+ExitCode Report(const report::RunResult& result, const std::vector<PlannedReport>& planned,
+                std::string_view command, std::ostream& out, std::ostream& err) {
   PrintSummary(result, command, out);
   if (!planned.empty()) {
-    auto written = WriteReports(result, planned);
-    if (!written) return std::unexpected(written.error());
+    std::vector<ReportFile> files;
+    for (const PlannedReport& report : planned) {
+      files.push_back({report.path, [&result, format = report.format](std::ostream& stream) {
+                         report::Render(result, format, stream);
+                       }});
+    }
+    auto written = WriteReportFiles(files);
+    if (!written) {
+      err << "faultline " << command << ": " << written.error() << "\n";
+      return ExitCode::kReportWriteError;
+    }
     out << "  reports:";
     for (const std::string& path : *written) out << " " << path;
     out << "\n";

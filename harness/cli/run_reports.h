@@ -22,15 +22,17 @@ struct PlannedReport {
 
 // The reports to write into `out_dir` (none with `none`), checked before the first run so that a
 // bad --format or an unwritable --out never costs a whole run: every format parses, the folder
-// exists (or is made) and a file can be created in it.
+// exists (or is made) and a file can be created in it. The reports an earlier run left there
+// (every format's, not only the planned ones) are removed now: a run that fails to write, or is
+// killed, must not leave them to pass for its own (report_files.h).
 std::expected<std::vector<PlannedReport>, std::string> PlanReports(
     const std::vector<std::string>& formats, const std::string& out_dir, bool none);
 
 // The summary on `out` under `command`'s name ("run", "serve": the failures with their
 // reproduce commands, crossed thresholds, latency), then the planned reports; the run's exit
-// code (cli.h).
-std::expected<ExitCode, std::string> Report(const report::RunResult& result,
-                                            const std::vector<PlannedReport>& planned,
-                                            std::string_view command, std::ostream& out);
+// code (cli.h), or kReportWriteError with the files and the OS reasons on `err` when a report
+// could not be written.
+ExitCode Report(const report::RunResult& result, const std::vector<PlannedReport>& planned,
+                std::string_view command, std::ostream& out, std::ostream& err);
 
 }  // namespace faultline::cli

@@ -67,7 +67,8 @@ Judging a test suite's calls (docs/testing-your-app.md):
   committed|failed says how the calls ended when the suite knows (else those checks are n/a).
 
 Ctrl-C (SIGINT) or SIGTERM stops the server cleanly (exit code 0; with --report, the
-judgement's: 0 all passed, 1 a check failed, 3 no session saw a request).)";
+judgement's: 0 all passed, 1 a check failed, 3 no session saw a request, 5 a report could
+not be written).)";
 
 std::expected<std::vector<scenario::Scenario>, std::string> LoadServeScenarios(
     const std::vector<std::string>& paths) {
@@ -355,12 +356,7 @@ ExitCode RunServe(const ServeOptions& options, std::ostream& out, std::ostream& 
   }
   out << "faultline serve: stopped" << std::endl;
   if (!*report) return ExitCode::kSuccess;
-  auto judged = JudgeServedSessions(**server, *scenarios, **report, options.seed, out);
-  if (!judged) {
-    err << "faultline serve: " << judged.error() << "\n";
-    return ExitCode::kUsageError;
-  }
-  return *judged;
+  return JudgeServedSessions(**server, *scenarios, **report, options.seed, out, err);
 }
 
 }  // namespace faultline::cli

@@ -92,9 +92,10 @@ std::expected<std::optional<ServeReportPlan>, std::string> PlanServeReport(
   return plan;
 }
 
-std::expected<ExitCode, std::string> JudgeServedSessions(
-    const provider::Server& server, const std::vector<scenario::Scenario>& scenarios,
-    const ServeReportPlan& plan, std::uint64_t seed, std::ostream& out) {
+ExitCode JudgeServedSessions(const provider::Server& server,
+                             const std::vector<scenario::Scenario>& scenarios,
+                             const ServeReportPlan& plan, std::uint64_t seed, std::ostream& out,
+                             std::ostream& err) {
   const std::vector<harness::RecordedRun> runs = ServedRuns(server, scenarios, plan);
   if (runs.empty()) {
     out << "faultline serve: no session saw a request, so nothing was judged (is the app's base "
@@ -112,7 +113,7 @@ std::expected<ExitCode, std::string> JudgeServedSessions(
   }
   options.app_policy = plan.policy;
   options.fail_on.advisories = plan.options.fail_on == "advisory";
-  return Report(harness::JudgeRecorded(runs, options), plan.reports, "serve", out);
+  return Report(harness::JudgeRecorded(runs, options), plan.reports, "serve", out, err);
 }
 
 }  // namespace faultline::cli

@@ -41,9 +41,11 @@ std::expected<std::optional<ServeReportPlan>, std::string> PlanServeReport(
     const ServeReportOptions& options);
 
 // Judges the stopped server's sessions and writes the reports; the exit code of the judgement
-// (as `faultline run`'s), kSubjectError when no session saw a request.
-std::expected<ExitCode, std::string> JudgeServedSessions(
-    const provider::Server& server, const std::vector<scenario::Scenario>& scenarios,
-    const ServeReportPlan& plan, std::uint64_t seed, std::ostream& out);
+// (as `faultline run`'s), kSubjectError when no session saw a request, kReportWriteError (said
+// on `err`) when a report could not be written.
+ExitCode JudgeServedSessions(const provider::Server& server,
+                             const std::vector<scenario::Scenario>& scenarios,
+                             const ServeReportPlan& plan, std::uint64_t seed, std::ostream& out,
+                             std::ostream& err);
 
 }  // namespace faultline::cli

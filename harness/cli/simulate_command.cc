@@ -1,5 +1,6 @@
 #include "harness/cli/simulate_command.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +11,7 @@
 #include "fleet/profiles.h"
 #include "fleet/report.h"
 #include "fmt/format.h"
+#include "harness/cli/report_files.h"
 #include "harness/runner.h"
 #include "scenarios/duration.h"
 #include "scenarios/fleet_bounds.h"
@@ -153,30 +155,43 @@ std::function<void(const fleet::RunCost&, std::size_t)> Estimate(std::ostream& e
   };
 }
 
-std::expected<std::vector<std::string>, std::string> WriteReports(
-    const fleet::Experiment& experiment, const SimulateOptions& options) {
+// The reports --format asks for, in a folder that exists: checked before the experiment, so that
+// a bad --format or --out never costs a whole simulation.
+std::expected<std::vector<const Output*>, std::string> PlanReports(const SimulateOptions& options) {
+  std::vector<const Output*> planned;
+  if (options.no_reports) return planned;
+  for (const std::string& format : options.formats) {
+    const auto known = std::ranges::find(kOutputs, format, &Output::format);
+    if (known == std::end(kOutputs)) {
+      return std::unexpected(fmt::format("--format '{}': expected json, csv, md or html", format));
+    }
+    planned.push_back(known);
+  }
   std::error_code error;
   fs::create_directories(options.out_dir, error);
   if (error) {
     return std::unexpected(fmt::format("cannot create '{}': {}", options.out_dir, error.message()));
   }
-  std::vector<std::string> written;
-  for (const std::string& format : options.formats) {
-    const Output* output = nullptr;
-    for (const Output& known : kOutputs) {
-      if (known.format == format) output = &known;
-    }
-    if (output == nullptr) {
-      return std::unexpected(fmt::format("--format '{}': expected json, csv, md or html", format));
-    }
-    const fs::path path = fs::path(options.out_dir) / output->file;
-    std::ofstream file(path);
-    output->write(experiment, file);
-    file.close();
-    if (!file) return std::unexpected(fmt::format("cannot write '{}'", path.string()));
-    written.push_back(path.string());
+  return planned;
+}
+
+// Every report an earlier run left in --out goes first (every format's: an old summary.md beside
+// a new result.json would look current), then the planned ones (report_files.h). Only now, once
+// the experiment ran: --merge may read its shards from --out.
+std::expected<std::vector<std::string>, std::string> WriteReports(
+    const fleet::Experiment& experiment, const std::vector<const Output*>& planned,
+    const std::string& out_dir) {
+  std::vector<fs::path> earlier;
+  for (const Output& output : kOutputs) earlier.push_back(fs::path(out_dir) / output.file);
+  if (auto removed = RemoveStaleReports(earlier); !removed) {
+    return std::unexpected(removed.error());
   }
-  return written;
+  std::vector<ReportFile> files;
+  for (const Output* output : planned) {
+    files.push_back({fs::path(out_dir) / output->file,
+                     [&experiment, output](std::ostream& out) { output->write(experiment, out); }});
+  }
+  return WriteReportFiles(files);
 }
 
 std::expected<nlohmann::json, std::string> ReadJson(const std::string& file) {
@@ -299,7 +314,8 @@ constexpr std::string_view kSimulateFooter =
     "result.csv, summary.md, report.html. docs/fleet.md describes the fleet section, the "
     "profiles and the measures, and the bounds a run is checked against before it starts "
     "(--large-run lifts them).\nExit code: 0 done, 2 bad usage or input (a value out of range, a "
-    "run over the bounds), 5 out of memory.";
+    "run over the bounds), 5 a report could not be written (an I/O error such as a full disk; "
+    "the reports of an earlier run in --out are removed first), 6 out of memory.";
 
 }  // namespace
 
@@ -340,18 +356,9 @@ ExitCode RunFleetMerge(const std::vector<std::string>& files, const std::string&
     err << "faultline report merge: " << merged.error() << "\n";
     return ExitCode::kUsageError;
   }
-  if (output.empty()) {
-    chosen->write(*merged, out);
-    return ExitCode::kSuccess;
-  }
-  std::ofstream file(output);
-  chosen->write(*merged, file);
-  file.close();
-  if (!file) {
-    err << fmt::format("faultline report merge: cannot write '{}'\n", output);
-    return ExitCode::kUsageError;
-  }
-  return ExitCode::kSuccess;
+  return EmitReport(
+      output, [&](std::ostream& stream) { chosen->write(*merged, stream); }, "report merge", out,
+      err);
 }
 
 namespace {
@@ -364,6 +371,11 @@ ExitCode RunSimulateUnguarded(const SimulateOptions& options, std::ostream& out,
            "POLICY,... with fleet flags, or --merge; see --help\n";
     return ExitCode::kUsageError;
   }
+  auto planned = PlanReports(options);
+  if (!planned) {
+    err << "faultline simulate: " << planned.error() << "\n";
+    return ExitCode::kUsageError;
+  }
   auto experiment = Simulate(options, err);
   if (!experiment) {
     err << "faultline simulate: " << experiment.error() << "\n";
@@ -373,10 +385,10 @@ ExitCode RunSimulateUnguarded(const SimulateOptions& options, std::ostream& out,
                      experiment->seed, experiment->results.size());
   fleet::WriteTable(*experiment, out);
   if (options.no_reports) return ExitCode::kSuccess;
-  auto written = WriteReports(*experiment, options);
+  auto written = WriteReports(*experiment, *planned, options.out_dir);
   if (!written) {
     err << "faultline simulate: " << written.error() << "\n";
-    return ExitCode::kUsageError;
+    return ExitCode::kReportWriteError;
   }
   out << fmt::format("reports: {}\n", fmt::join(*written, ", "));
   return ExitCode::kSuccess;

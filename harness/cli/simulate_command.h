@@ -1,8 +1,8 @@
 // `faultline simulate`: the fleet simulator's command line (fleet/). Parses the flags, loads the
 // scenario's fleet section (or builds one from flags), runs the experiment and writes the table
 // and the reports; the work is faultline::fleet's. Exit code 0 when the run completed, 2 for bad
-// usage or input (a value out of range, a run over the bounds without --large-run), 5 when the
-// run ran out of memory anyway: no exception escapes.
+// usage or input (a value out of range, a run over the bounds without --large-run), 5 when a
+// report could not be written, 6 when the run ran out of memory anyway: no exception escapes.
 #pragma once
 
 #include <CLI/CLI.hpp>

@@ -262,6 +262,38 @@ TEST(Merge, AnInterruptedPartInterruptsTheWhole) {
   EXPECT_FALSE(Merge({two})->interrupted.has_value());
 }
 
+// Issue 30: two results of different subjects, one of them 50 MB, made a 52 MB error message.
+TEST(Merge, QuotesADifferingSubjectByItsStartAndSizeNeverWhole) {
+  RunResult huge = Shard("2/2", {});
+  huge.subject = std::string(8 * 1024 * 1024, 'x');
+  const std::string error = Merge({Shard("1/2", {}), huge}).error();
+  const std::string head = error.substr(0, 1024);  // what a failure prints, too
+  EXPECT_LT(error.size(), 1024u) << head;
+  EXPECT_THAT(head, HasSubstr("part 2: subject \"xxxx"));
+  EXPECT_THAT(head, HasSubstr("(8388608 bytes, the first 120 characters shown)"));
+  EXPECT_THAT(head, HasSubstr("differs from part 1's \"ref\""));
+}
+
+// A run keeps at most kMaxStderrTail bytes of a subject's stderr; a merge keeps to that bound
+// whatever its parts hold (a hand-made result), and says what it cut.
+TEST(Merge, KeepsEachStderrTailWithinWhatARunKeeps) {
+  ScenarioResult broken = Timed("a", "virtual", 0, 1);
+  broken.verdict = Verdict::kError;
+  broken.subject_error = SubjectError{
+      .kind = "exited",
+      .exit_status = 1,
+      .signal = std::nullopt,
+      .stderr_tail = std::string(3 * kMaxStderrTail, 'e') + "\nTraceback: the last line"};
+  auto merged = Merge({Shard("1/2", {broken}), Shard("2/2", {Timed("b", "virtual", 0, 1)})});
+  ASSERT_TRUE(merged.has_value()) << merged.error();
+  const std::string& tail = merged->scenarios[0].subject_error->stderr_tail;
+  EXPECT_LE(tail.size(), kMaxStderrTail);
+  EXPECT_THAT(tail.substr(0, 100), ::testing::StartsWith("[faultline report merge: the first "));
+  EXPECT_THAT(tail.substr(0, 100), HasSubstr(" bytes of this stderr were cut]\n"));
+  EXPECT_THAT(tail.substr(tail.size() - 100), ::testing::EndsWith("\nTraceback: the last line"));
+  EXPECT_FALSE(merged->scenarios[1].subject_error.has_value());
+}
+
 TEST(Merge, SameNameInOtherWorldOrRepetitionIsNotADuplicate) {
   auto merged = Merge({Shard("", {Timed("a", "virtual", 0, 1), Timed("a", "real", 0, 1)}),
                        Shard("", {Timed("a", "virtual", 1, 1)})});

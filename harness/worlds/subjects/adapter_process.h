@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "harness/worlds/real_run.h"
+#include "reports/run_result.h"
 
 namespace faultline::harness {
 
@@ -71,7 +72,8 @@ struct AdapterRun {
   std::string reset_refused;
 };
 
-inline constexpr std::size_t kMaxStderr = 64 * 1024;
+// stderr's (and free stdout's) tail kept: what a result keeps of it.
+inline constexpr std::size_t kMaxStderr = report::kMaxStderrTail;
 inline constexpr std::size_t kDefaultMaxLine = 1024 * 1024;
 inline constexpr std::size_t kDefaultMaxOutput = 64 * 1024 * 1024;
 inline constexpr std::size_t kDefaultMaxLines = 100'000;

@@ -1,0 +1,153 @@
+#include "harness/cli/report_files.h"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <ostream>
+#include <sstream>
+#include <system_error>
+
+namespace faultline::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string Reason(int error) { return std::error_code(error, std::generic_category()).message(); }
+
+std::string CannotWrite(const fs::path& path, int error) {
+  return fmt::format("cannot write '{}': {}", path.string(), Reason(error));
+}
+
+// Every byte of `bytes` to `fd`; 0 or the errno of the write that failed. A short write is
+// retried, so a disk that fills up mid-file reports ENOSPC instead of a silent truncation.
+int WriteAll(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) return EIO;
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return 0;
+}
+
+// A link, a device, a FIFO or a socket the user named (`-o /dev/stdout`, `-o /dev/full`): written
+// through, never replaced (replacing /dev/stdout would delete the link itself). A regular file
+// behind a link that cannot be written whole is emptied rather than left truncated.
+std::expected<void, std::string> WriteThrough(const fs::path& path, std::string_view bytes) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY, 0666);
+  if (fd < 0) return std::unexpected(CannotWrite(path, errno));
+  struct stat info {};
+  const bool regular = ::fstat(fd, &info) == 0 && S_ISREG(info.st_mode);
+  int error = WriteAll(fd, bytes);
+  if (error == 0 && regular && ::fsync(fd) != 0 && errno != EINVAL) error = errno;
+  if (error != 0 && regular) {
+    [[maybe_unused]] const int emptied = ::ftruncate(fd, 0);  // nothing more to do if it fails
+  }
+  if (::close(fd) != 0 && error == 0 && errno != EINTR) error = errno;
+  if (error != 0) return std::unexpected(CannotWrite(path, error));
+  return {};
+}
+
+// A name no other writer uses (O_EXCL checks): hidden, so a CI glob for *.xml never takes a
+// half-written report, and with the pid and a counter, so parallel writers never meet.
+fs::path TemporaryBeside(const fs::path& path) {
+  static std::atomic<unsigned> counter{0};
+  return path.parent_path() /
+         fmt::format(".{}.tmp-{}-{}", path.filename().string(), ::getpid(), counter++);
+}
+
+// The rename is what makes the report appear; syncing the folder keeps it across a crash. Best
+// effort: some file systems cannot sync a folder, and the report is whole either way.
+void SyncFolder(const fs::path& folder) {
+  const int fd = ::open(folder.empty() ? "." : folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+std::expected<void, std::string> WriteAndRename(const fs::path& path, std::string_view bytes) {
+  const fs::path temporary = TemporaryBeside(path);
+  const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  if (fd < 0) return std::unexpected(CannotWrite(path, errno));
+  // The first error of the write, the sync or the close (NFS reports some only there).
+  int error = WriteAll(fd, bytes);
+  if (error == 0 && ::fsync(fd) != 0 && errno != EINVAL) error = errno;
+  if (::close(fd) != 0 && error == 0 && errno != EINTR) error = errno;
+  if (error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
+  if (error != 0) {
+    ::unlink(temporary.c_str());
+    return std::unexpected(CannotWrite(path, error));
+  }
+  SyncFolder(path.parent_path());
+  return {};
+}
+
+// Removes what is under `path`, unless it is a folder: a regular file or a link (not its target).
+std::expected<void, std::string> RemoveEarlier(const fs::path& path) {
+  std::error_code error;
+  const fs::file_status status = fs::symlink_status(path, error);
+  if (!fs::exists(status)) return {};
+  if (fs::is_directory(status)) return std::unexpected(CannotWrite(path, EISDIR));
+  if (!fs::remove(path, error) && error) {
+    return std::unexpected(
+        fmt::format("cannot remove the earlier report '{}': {}", path.string(), error.message()));
+  }
+  return {};
+}
+
+}  // namespace
+
+std::expected<void, std::string> RemoveStaleReports(std::span<const fs::path> paths) {
+  for (const fs::path& path : paths) {
+    if (auto removed = RemoveEarlier(path); !removed) return removed;
+  }
+  return {};
+}
+
+std::expected<void, std::string> WriteReportFile(const fs::path& path, const RenderReport& render) {
+  std::ostringstream text;
+  render(text);
+  const std::string bytes = std::move(text).str();
+  std::error_code error;
+  const fs::file_status name = fs::symlink_status(path, error);
+  if (fs::is_symlink(name) || fs::is_other(name)) {  // other: a device, a FIFO, a socket
+    return WriteThrough(path, bytes);
+  }
+  if (auto removed = RemoveEarlier(path); !removed) return removed;
+  return WriteAndRename(path, bytes);
+}
+
+std::expected<std::vector<std::string>, std::string> WriteReportFiles(
+    const std::vector<ReportFile>& files) {
+  std::vector<std::string> written;
+  std::string failures;
+  for (const ReportFile& file : files) {
+    if (auto done = WriteReportFile(file.path, file.render); !done) {
+      failures += (failures.empty() ? "" : "; ") + done.error();
+    } else {
+      written.push_back(file.path.string());
+    }
+  }
+  if (!failures.empty()) return std::unexpected(failures);
+  return written;
+}
+
+ExitCode EmitReport(const std::string& output, const RenderReport& render, std::string_view command,
+                    std::ostream& out, std::ostream& err) {
+  if (output.empty()) {
+    render(out);
+    return ExitCode::kSuccess;
+  }
+  if (auto written = WriteReportFile(output, render); !written) {
+    err << "faultline " << command << ": " << written.error() << "\n";
+    return ExitCode::kReportWriteError;
+  }
+  return ExitCode::kSuccess;
+}
+
+}  // namespace faultline::cli
