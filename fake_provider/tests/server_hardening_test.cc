@@ -474,5 +474,41 @@ TEST_F(HardeningTest, JournalsRedactCredentialsUnlessAskedToKeepThem) {
   }
 }
 
+// Issue 30, item 6: the keys journals still kept (other header names, the query string, the
+// body) are redacted in what GET .../journal serves; the request itself is served as sent.
+TEST_F(HardeningTest, JournalsRedactKeysInHeadersQueryAndBodyUnlessAskedToKeepThem) {
+  const std::string headers =
+      "Host: 127.0.0.1\r\nOcp-Apim-Subscription-Key: LEAKapim\r\nX-Auth-Key: LEAKauth\r\n"
+      "X-Functions-Key: LEAKfn\r\nX-Access-Key: LEAKaccess\r\nAuthentication: LEAKauthn\r\n";
+  const std::string body =
+      R"({"model":"gpt-4o-mini","stream":true,"api_key":"LEAKbody","options":{"auth":)"
+      R"({"token":"LEAKdeep"}},"messages":[{"role":"user","content":"Say hello."}]})";
+  for (bool keep : {false, true}) {
+    SCOPED_TRACE(keep);
+    ServerOptions options;
+    options.journal_secrets = keep;
+    Start(std::move(options));
+    AddHello();
+    auto response = Exchange(
+        port(), RawRequest("POST", "/s/hard/hello/v1/chat/completions?key=LEAKq&api_key=LEAKq2",
+                           headers, body));
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->status, 200);
+    ASSERT_TRUE(WaitFor([&] { return server().JournalOf("hard/hello")->size() == 1; }));
+    const std::string journal = FetchJournal(port(), "hard/hello").dump();
+    for (std::string_view leak : {"LEAKapim", "LEAKauth", "LEAKfn", "LEAKaccess", "LEAKauthn",
+                                  "LEAKbody", "LEAKdeep", "LEAKq"}) {
+      if (keep) {
+        EXPECT_THAT(journal, HasSubstr(leak));
+      } else {
+        EXPECT_THAT(journal, Not(HasSubstr(leak)));
+      }
+    }
+    // Judging reads the entry, which keeps the body as it came.
+    EXPECT_EQ(server().JournalOf("hard/hello")->front().body, body);
+    server_.reset();
+  }
+}
+
 }  // namespace
 }  // namespace faultline::provider::server_testing
