@@ -75,6 +75,7 @@ JournalEntry JournalEntryFor(const HttpRequest& request, bool keep_secrets) {
   entry.headers = request.headers;
   entry.trailers = request.trailers;
   entry.body = request.body;
+  entry.secrets_in_clear = keep_secrets;
   if (!keep_secrets) {
     RedactSecretHeaders(entry.headers);
     RedactSecretHeaders(entry.trailers);

@@ -6,6 +6,8 @@
 #include <cctype>
 #include <utility>
 
+#include "scenarios/redact.h"
+
 namespace faultline::provider {
 
 std::string_view ToString(EndKind kind) {
@@ -30,18 +32,6 @@ std::string_view ToString(EndKind kind) {
   return "unknown";
 }
 
-bool IsSecretHeader(std::string_view name) {
-  std::string lower(name);
-  std::transform(lower.begin(), lower.end(), lower.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  constexpr std::string_view kExact[] = {"authorization", "proxy-authorization", "cookie"};
-  constexpr std::string_view kParts[] = {"api-key", "api_key", "apikey",
-                                         "token",   "secret",  "password"};
-  return std::ranges::find(kExact, lower) != std::end(kExact) ||
-         std::ranges::any_of(
-             kParts, [&](std::string_view part) { return lower.find(part) != std::string::npos; });
-}
-
 std::string RedactedSecret(std::string_view value) {
   constexpr std::size_t kShown = 4;
   constexpr std::size_t kShowFrom = 12;  // shorter credentials show nothing
@@ -61,7 +51,8 @@ std::string RedactedSecret(std::string_view value) {
 
 void RedactSecretHeaders(std::vector<scenario::Header>& headers) {
   for (auto& header : headers) {
-    if (IsSecretHeader(header.name)) header.value = RedactedSecret(header.value);
+    header.value = scenario::SecretName(header.name) ? RedactedSecret(header.value)
+                                                     : scenario::RedactSecrets(header.value);
   }
 }
 

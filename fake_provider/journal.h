@@ -47,10 +47,15 @@ struct JournalEntry {
   std::uint64_t connection = 0;  // server-wide connection id
   Duration arrived{0};
   std::string method;
-  std::string target;                      // as sent, including the session prefix
+  std::string target;                      // as sent, including the session prefix (and the
+                                           // query: JournalToJson redacts its keys)
   std::vector<scenario::Header> headers;   // credentials redacted unless told otherwise
   std::vector<scenario::Header> trailers;  // a chunked body's trailer fields (never headers)
-  std::string body;                        // exact bytes
+  std::string body;                        // exact bytes (JournalToJson redacts its keys)
+  // --journal-secrets: JournalToJson writes target and body as sent. Without it the entry still
+  // keeps them exact, because judging reads them (bodies compared across attempts, routes);
+  // only the copy that leaves the provider is redacted.
+  bool secrets_in_clear = false;
   int status = 0;
   std::string plan_summary;
   PlanTruth truth;  // what a correct client must make of the response (plan.h)
@@ -66,14 +71,14 @@ struct JournalEntry {
   std::optional<Duration> further_request_at;
 };
 
-// Credentials in request headers: Authorization, Proxy-Authorization, Cookie, x-api-key,
-// api-key and any name with "api-key", "apikey", "token", "secret" or "password" in it.
-bool IsSecretHeader(std::string_view name);
 // What a journal keeps of a credential: its scheme, its first 4 characters when it is long
 // enough for that to give nothing away, and its length:
 // "Bearer sk-proj-abc...xyz" -> "Bearer sk-p...[redacted, 51 bytes]".
 std::string RedactedSecret(std::string_view value);
-// Redacts the value of every secret header in place.
+// Redacts header values in place: a header named as a credential's (scenario::SecretName:
+// Authorization, Cookie, x-api-key, Ocp-Apim-Subscription-Key, X-Auth-Key, ...) keeps only
+// RedactedSecret of its value; any other keeps its value but for the secrets in it
+// (scenario::RedactSecrets: key-shaped tokens, ...).
 void RedactSecretHeaders(std::vector<scenario::Header>& headers);
 
 // How much one journal keeps. Load tests send millions of requests to one session, and each

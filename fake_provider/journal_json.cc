@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "scenarios/redact.h"
+
 namespace faultline::provider {
 namespace {
 
@@ -46,6 +48,11 @@ nlohmann::json HeadersToJson(const std::vector<scenario::Header>& fields) {
 }
 
 nlohmann::json EntryToJson(const JournalEntry& entry) {
+  // The entry keeps the request exact for judging; what is written out loses its keys.
+  const auto shown = [&entry](const std::string& text) {
+    return entry.secrets_in_clear ? text : scenario::RedactSecrets(text);
+  };
+  const std::string body = shown(entry.body);
   nlohmann::json writes = nlohmann::json::array();
   for (const auto& write : entry.writes) writes.push_back(WriteToJson(write));
   nlohmann::json json = {
@@ -54,14 +61,14 @@ nlohmann::json EntryToJson(const JournalEntry& entry) {
       {"connection", entry.connection},
       {"arrived_us", entry.arrived.count()},
       {"method", entry.method},
-      {"target", entry.target},
+      {"target", shown(entry.target)},
       {"headers", HeadersToJson(entry.headers)},
       {"trailers", HeadersToJson(entry.trailers)},
   };
-  if (IsValidUtf8(entry.body)) {
-    json["body"] = entry.body;
+  if (IsValidUtf8(body)) {
+    json["body"] = body;
   } else {
-    json["body_base64"] = Base64Encode(entry.body);
+    json["body_base64"] = Base64Encode(body);
   }
   if (!entry.route.empty()) json["route"] = entry.route;
   if (entry.call >= 0) json["call"] = entry.call;

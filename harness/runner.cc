@@ -25,6 +25,7 @@
 #include "harness/trace/protocol.h"
 #include "harness/worlds/real_world.h"
 #include "harness/worlds/virtual_world.h"
+#include "scenarios/redact.h"
 
 namespace faultline::harness {
 namespace {
@@ -380,63 +381,15 @@ std::vector<scenario::Scenario> SelectScenarios(std::vector<scenario::Scenario> 
   return kept;
 }
 
-namespace {
-
-std::string Lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-bool SecretName(std::string_view name) {
-  const std::string lower = Lower(name);
-  for (std::string_view word : {"key", "token", "secret", "password", "passwd", "auth"}) {
-    if (lower.find(word) != std::string::npos) return true;
-  }
-  return false;
-}
-
-bool KeyShaped(std::string_view word) {
-  while (!word.empty() && (word.front() == '\'' || word.front() == '"')) word.remove_prefix(1);
-  return (word.starts_with("sk-") || word.starts_with("sk_") || word.starts_with("pk-")) &&
-         word.size() >= 12;
-}
-
-}  // namespace
-
-std::string RedactSecrets(std::string_view command) {
-  std::string out;
-  bool redact_next = false;
-  std::size_t at = 0;
-  while (at < command.size()) {
-    const std::size_t space = std::min(command.find_first_of(" \t", at), command.size());
-    std::string_view word = command.substr(at, space - at);
-    std::string shown(word);
-    const std::size_t equals = word.find('=');
-    if (redact_next || KeyShaped(word)) {
-      shown = "[redacted]";
-    } else if (equals != std::string_view::npos && SecretName(word.substr(0, equals))) {
-      shown = std::string(word.substr(0, equals + 1)) + "[redacted]";
-    }
-    redact_next = (word.starts_with("-") && equals == std::string_view::npos && SecretName(word)) ||
-                  Lower(word) == "bearer";
-    out += shown;
-    const std::size_t next = std::min(command.find_first_not_of(" \t", space), command.size());
-    out += command.substr(space, next - space);
-    at = next;
-  }
-  return out;
-}
-
 int PlannedRuns(std::size_t scenarios, const RunnerOptions& options) {
   return static_cast<int>(scenarios) * std::max(1, options.repeat) *
          (options.world == WorldChoice::kBoth ? 2 : 1);
 }
 
 std::string SubjectLabel(const RunnerOptions& options) {
-  if (!options.subject_label.empty()) return RedactSecrets(options.subject_label);
-  if (options.adapter) return RedactSecrets(*options.adapter);
-  if (options.exec) return RedactSecrets(*options.exec);
+  if (!options.subject_label.empty()) return scenario::RedactSecrets(options.subject_label);
+  if (options.adapter) return scenario::RedactSecrets(*options.adapter);
+  if (options.exec) return scenario::RedactSecrets(*options.exec);
   return fmt::format("faultline-ref {} (in-process)", kVersion);
 }
 

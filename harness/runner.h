@@ -103,16 +103,12 @@ std::expected<report::RunResult, std::string> RunAll(
     const std::vector<scenario::Scenario>& scenarios, const RunnerOptions& options,
     const std::function<void(const RunProgress&)>& progress);
 
-// `command` as reports may show it: values of secret-looking environment assignments
-// (`OPENAI_API_KEY=...`), of options such as `--api-key X` and `--token=X`, and anything shaped
-// like an API key (`sk-...`, `Bearer ...`) become "[redacted]". Reports end up in CI artifacts.
-std::string RedactSecrets(std::string_view command);
-
 // The runs RunAll makes of `scenarios`: each scenario x repetitions x worlds.
 int PlannedRuns(std::size_t scenarios, const RunnerOptions& options);
 
 // How results name the subject of `options` (RunResult::subject): the label, else the adapter
-// or app command, redacted; else the in-process reference client.
+// or app command, redacted (scenario::RedactSecrets: reports end up in CI artifacts); else the
+// in-process reference client.
 std::string SubjectLabel(const RunnerOptions& options);
 
 // The seed of one run, from the run seed, the scenario name and the repetition.

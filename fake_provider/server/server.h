@@ -20,7 +20,7 @@
 // Security: the server listens on loopback unless `allow_remote`; beyond loopback every control
 // request needs the control token (generated when none is given). The control API always checks
 // Host and Origin (no cross-site requests, no DNS rebinding). Journals redact credentials
-// (Authorization, x-api-key, ...) unless `journal_secrets`.
+// (headers, query parameters and body fields; journal.h) unless `journal_secrets`.
 //
 // Limits: every resource a client can make the server hold is bounded by an option below; going
 // over answers 4xx (503 for connections) and counts under "rejected" in the stats.
@@ -75,7 +75,7 @@ struct ServerOptions {
   // generated when the server listens beyond loopback and none is given.
   std::string control_token;
   std::vector<std::string> allowed_hosts;  // more Host names for the control API (e.g. a DNS name)
-  bool journal_secrets = false;            // journal Authorization, x-api-key, ... in clear
+  bool journal_secrets = false;            // journal credentials in clear (JournalEntry)
 };
 
 // One route of a session whose scenario has routes (docs/routes.md).

@@ -2,11 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "fake_provider/admission.h"
 #include "fake_provider/journal_json.h"
 
 namespace faultline::provider {
@@ -153,12 +155,17 @@ TEST(JournalTest, EndKindNames) {
 TEST(JournalRedactionTest, SecretHeaderNames) {
   for (std::string_view name :
        {"Authorization", "proxy-authorization", "Cookie", "x-api-key", "api-key", "X-Goog-Api-Key",
-        "x-auth-token", "OpenAI-Secret", "x-apikey", "password"}) {
-    EXPECT_TRUE(IsSecretHeader(name)) << name;
+        "x-auth-token", "OpenAI-Secret", "x-apikey", "password", "Ocp-Apim-Subscription-Key",
+        "X-Auth-Key", "X-Functions-Key", "X-Access-Key", "Authentication"}) {
+    std::vector<scenario::Header> headers = {{std::string(name), "value"}};
+    RedactSecretHeaders(headers);
+    EXPECT_EQ(headers[0].value, "...[redacted, 5 bytes]") << name;
   }
   for (std::string_view name : {"Host", "Content-Type", "x-request-id", "anthropic-version",
-                                "OpenAI-Organization", "User-Agent"}) {
-    EXPECT_FALSE(IsSecretHeader(name)) << name;
+                                "OpenAI-Organization", "User-Agent", "Idempotency-Key"}) {
+    std::vector<scenario::Header> headers = {{std::string(name), "value"}};
+    RedactSecretHeaders(headers);
+    EXPECT_EQ(headers[0].value, "value") << name;
   }
 }
 
@@ -174,6 +181,70 @@ TEST(JournalRedactionTest, KeepsTheSchemeAFewCharactersAndTheLength) {
   RedactSecretHeaders(headers);
   EXPECT_EQ(headers[0].value, "Bearer 0123...[redacted, 23 bytes]");
   EXPECT_EQ(headers[1].value, "h");
+}
+
+// Issue 30, item 6: what the journal kept in clear (headers that hold a key under another name,
+// keys in the query string and in body fields at any depth, key-shaped values anywhere), and what
+// it must keep as sent: judging reads the entry (bodies compared across attempts, routes), so the
+// entry's target and body stay exact and only the journal's JSON, what leaves the provider, is
+// redacted. --journal-secrets (keep_secrets) keeps everything whole.
+HttpRequest LeakyRequest() {
+  HttpRequest request;
+  request.method = "POST";
+  request.target =
+      "/s/demo/v1/chat/completions?key=LEAKquery&api_key=LEAK1&token=LEAK2&access_token=LEAK3"
+      "&sig=LEAK4&signature=LEAK5&alt=json";
+  request.headers = {{"Ocp-Apim-Subscription-Key", "0123456789LEAKapim"},
+                     {"X-Auth-Key", "LEAKauth"},
+                     {"X-Functions-Key", "fn-LEAK"},
+                     {"X-Access-Key", "LEAKaccess"},
+                     {"Authentication", "authn-LEAK"},
+                     {"X-Custom", "note sk-live-LEAK0123456789"},
+                     {"Idempotency-Key", "idem-1"},
+                     {"Content-Type", "application/json"}};
+  request.trailers = {{"X-Goog-Api-Key", "LEAKtrailer"}};
+  std::string deep = R"({"access_token":"LEAKdeep"})";
+  for (int i = 0; i < 200; ++i) deep = R"({"d":[)" + deep + "]}";
+  request.body = R"({"model":"m","api_key":"LEAKbody","secret":"LEAKsecret","nested":)" + deep +
+                 R"(,"messages":[{"role":"user","content":"hi hf_LEAK0123456789ab"}],)"
+                 R"("max_tokens":5})";
+  return request;
+}
+
+TEST(JournalRedactionTest, EveryKeyTheRequestCarriedIsRedactedInTheJournal) {
+  const HttpRequest request = LeakyRequest();
+  const JournalEntry entry = JournalEntryFor(request, /*keep_secrets=*/false);
+  EXPECT_EQ(entry.target, request.target);
+  EXPECT_EQ(entry.body, request.body);
+  const std::string text = JournalToJson("demo", {entry}, 0);
+  EXPECT_EQ(text.find("LEAK"), std::string::npos) << text;
+  const auto written = nlohmann::json::parse(text)["entries"].at(0);
+  EXPECT_EQ(written["target"],
+            "/s/demo/v1/chat/completions?key=[redacted]&api_key=[redacted]&token=[redacted]"
+            "&access_token=[redacted]&sig=[redacted]&signature=[redacted]&alt=json");
+  const auto body = nlohmann::json::parse(written["body"].get<std::string>());
+  EXPECT_EQ(body["model"], "m");
+  EXPECT_EQ(body["max_tokens"], 5);
+  EXPECT_EQ(body["api_key"], "[redacted]");
+  EXPECT_EQ(body["messages"][0]["content"], "hi [redacted]");
+  std::map<std::string, std::string> headers;
+  for (const auto& field : written["headers"]) headers[field[0]] = field[1];
+  EXPECT_EQ(headers["Idempotency-Key"], "idem-1");
+  EXPECT_EQ(headers["Content-Type"], "application/json");
+  EXPECT_EQ(headers["X-Auth-Key"], "...[redacted, 8 bytes]");
+  EXPECT_EQ(headers["X-Custom"], "note [redacted]");
+}
+
+TEST(JournalRedactionTest, JournalSecretsKeepsTheRequestWhole) {
+  const HttpRequest request = LeakyRequest();
+  const JournalEntry entry = JournalEntryFor(request, /*keep_secrets=*/true);
+  const auto written = nlohmann::json::parse(JournalToJson("demo", {entry}, 0))["entries"].at(0);
+  EXPECT_EQ(written["target"], request.target);
+  EXPECT_EQ(written["body"], request.body);
+  for (std::size_t i = 0; i < request.headers.size(); ++i) {
+    EXPECT_EQ(written["headers"][i][1], request.headers[i].value);
+  }
+  EXPECT_EQ(written["trailers"][0][1], "LEAKtrailer");
 }
 
 TEST(JournalJsonTest, SerialisesEveryField) {

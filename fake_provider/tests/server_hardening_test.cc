@@ -76,6 +76,20 @@ class HardeningTest : public ::testing::Test {
     return health && health->status == 200;
   }
   json Rejected() { return FetchStats(port())["rejected"]; }
+  // A server that journals credentials in clear only when `keep`, and one POST to the hello
+  // session, journaled: its response (nullopt when none came or nothing was journaled).
+  std::optional<HttpResponse> JournalOnePost(bool keep, std::string_view target,
+                                             std::string_view headers, std::string_view body) {
+    ServerOptions options;
+    options.journal_secrets = keep;
+    Start(std::move(options));
+    AddHello();
+    auto response = Exchange(port(), RawRequest("POST", target, headers, body));
+    if (!WaitFor([&] { return server().JournalOf("hard/hello")->size() == 1; })) {
+      return std::nullopt;
+    }
+    return response;
+  }
 
   std::unique_ptr<TestServer> server_;
 };
@@ -449,14 +463,8 @@ TEST_F(HardeningTest, JournalsRedactCredentialsUnlessAskedToKeepThem) {
       "api-key: short\r\nX-Other: visible\r\n";
   for (bool keep : {false, true}) {
     SCOPED_TRACE(keep);
-    ServerOptions options;
-    options.journal_secrets = keep;
-    Start(std::move(options));
-    AddHello();
-    auto response = Exchange(port(), RawRequest("POST", "/s/hard/hello/v1/chat/completions",
-                                                "Host: 127.0.0.1\r\n" + headers, kChatBody));
-    ASSERT_TRUE(response);
-    ASSERT_TRUE(WaitFor([&] { return server().JournalOf("hard/hello")->size() == 1; }));
+    ASSERT_TRUE(JournalOnePost(keep, "/s/hard/hello/v1/chat/completions",
+                               "Host: 127.0.0.1\r\n" + headers, kChatBody));
     std::map<std::string, std::string> seen;
     const JournalEntry entry = server().JournalOf("hard/hello")->front();
     for (const auto& header : entry.headers) seen[header.name] = header.value;
@@ -470,6 +478,36 @@ TEST_F(HardeningTest, JournalsRedactCredentialsUnlessAskedToKeepThem) {
       EXPECT_EQ(seen["api-key"], "...[redacted, 5 bytes]");
       EXPECT_THAT(FetchJournal(port(), "hard/hello").dump(), Not(HasSubstr("0123456789")));
     }
+    server_.reset();
+  }
+}
+
+// Issue 30, item 6: the keys journals still kept (other header names, the query string, the
+// body) are redacted in what GET .../journal serves; the request itself is served as sent.
+TEST_F(HardeningTest, JournalsRedactKeysInHeadersQueryAndBodyUnlessAskedToKeepThem) {
+  const std::string headers =
+      "Host: 127.0.0.1\r\nOcp-Apim-Subscription-Key: LEAKapim\r\nX-Auth-Key: LEAKauth\r\n"
+      "X-Functions-Key: LEAKfn\r\nX-Access-Key: LEAKaccess\r\nAuthentication: LEAKauthn\r\n";
+  const std::string body =
+      R"({"model":"gpt-4o-mini","stream":true,"api_key":"LEAKbody","options":{"auth":)"
+      R"({"token":"LEAKdeep"}},"messages":[{"role":"user","content":"Say hello."}]})";
+  for (bool keep : {false, true}) {
+    SCOPED_TRACE(keep);
+    const auto response = JournalOnePost(
+        keep, "/s/hard/hello/v1/chat/completions?key=LEAKq&api_key=LEAKq2", headers, body);
+    ASSERT_TRUE(response);
+    EXPECT_EQ(response->status, 200);
+    const std::string journal = FetchJournal(port(), "hard/hello").dump();
+    for (std::string_view leak : {"LEAKapim", "LEAKauth", "LEAKfn", "LEAKaccess", "LEAKauthn",
+                                  "LEAKbody", "LEAKdeep", "LEAKq"}) {
+      if (keep) {
+        EXPECT_THAT(journal, HasSubstr(leak));
+      } else {
+        EXPECT_THAT(journal, Not(HasSubstr(leak)));
+      }
+    }
+    // Judging reads the entry, which keeps the body as it came.
+    EXPECT_EQ(server().JournalOf("hard/hello")->front().body, body);
     server_.reset();
   }
 }

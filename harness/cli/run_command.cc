@@ -22,6 +22,7 @@
 #include "reference_impl/policy_json.h"
 #include "reports/report.h"
 #include "scenarios/loader.h"
+#include "scenarios/redact.h"
 #include "scenarios/threshold.h"
 
 namespace faultline::cli {
@@ -310,7 +311,7 @@ harness::RunnerOptions RunnerOptionsOf(const RunCommandOptions& options, RunInpu
   }
   if (!options.exec.empty()) {
     runner.exec = options.exec;
-    runner.subject_options = {"--exec", harness::RedactSecrets(options.exec)};
+    runner.subject_options = {"--exec", scenario::RedactSecrets(options.exec)};
   }
   if (!options.policy_file.empty()) {
     runner.subject_options.insert(runner.subject_options.end(), {"--policy", options.policy_file});

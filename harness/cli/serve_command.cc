@@ -49,9 +49,12 @@ Security:
   token is printed at start (or given with --control-token / FAULTLINE_CONTROL_TOKEN, which
   also requires it on loopback). Control requests must name this server in Host (localhost,
   its address, or an --allow-host name) and come from no other Origin, so a web page cannot
-  drive the control API (cross-site requests, DNS rebinding). Journals redact credentials
-  (Authorization, x-api-key, api-key, cookies, *token*, *secret*): the name, 4 characters and
-  the length are kept; --journal-secrets keeps them whole, for debugging.
+  drive the control API (cross-site requests, DNS rebinding). Journals redact credentials:
+  headers named as one (Authorization, Cookie, x-api-key, Ocp-Apim-Subscription-Key, X-Auth-Key,
+  *key*, *token*, *secret*, *auth*, *signature*, *password*) keep the name, 4 characters and the
+  length; key-shaped values (sk-..., hf_..., AIza..., eyJ...) in any header, the query string's
+  key, token, sig... parameters and the body's api_key, token, secret... fields at any depth
+  become [redacted]; --journal-secrets keeps them whole, for debugging.
 
 Limits:
   Each --max-* flag bounds what a client can make the server hold; past one the server
@@ -165,7 +168,8 @@ void AddSecurityOptions(CLI::App& serve, provider::ServerOptions& options) {
                    "Another Host name the control API answers to (repeatable), e.g. a DNS name "
                    "for this machine");
   serve.add_flag("--journal-secrets", options.journal_secrets,
-                 "Journal Authorization, x-api-key and other credentials in clear (debugging)");
+                 "Journal credentials in clear: headers, query parameters and body fields "
+                 "(debugging)");
 }
 
 // What one request and one scenario document may be.

@@ -302,6 +302,59 @@ TEST_F(RunCliTest, ShardsMergeBackIntoTheWholeRun) {
   EXPECT_EQ(RunFaultline({"report", "render", Path("nothing.json")}).code, 2);
 }
 
+// Issue 30, item 6: an adapter that leaks its key everywhere it can (in its own command, inside
+// a quoted word; on stderr, as providers and debug logs print it; in a failure's message; and as
+// it crashes, so that the stderr tail becomes the subject error) leaves no trace of it in any of
+// the four reports.
+constexpr std::string_view kLeakyAdapter = R"(import json, sys
+sys.stdin.readline()
+def line(event):
+    print(json.dumps(event), flush=True)
+line({"type": "adapter/hello", "name": "leaky", "version": "1"})
+sys.stderr.write("Incorrect API key provided: sk-live-LEAK0123456789abcdef\n"
+                 "> Authorization: Bearer LEAKbearer0123456789\n"
+                 "> X-Functions-Key: LEAKfunctions\n"
+                 "GET https://user:LEAKpass@example.com/ hf_LEAK0123456789abcdef\n")
+sys.stderr.flush()
+if sys.argv[1] == "crash":
+    sys.exit(3)
+line({"type": "response/start", "response_id": "a1", "attempt": 1})
+line({"type": "response/failed", "response_id": "a1", "attempt": 1,
+      "failure": {"code": "AUTH", "class": "auth", "phase": "response-headers",
+                  "retryable": False, "partial_output": "none",
+                  "message": "401: Incorrect API key provided: sk-live-LEAK0123456789abcdef"},
+      "give_up": "key=LEAKgiveup"})
+)";
+
+TEST_F(RunCliTest, SecretsTheAdapterLeaksReachNoReport) {
+  WriteFile("leaky.py", kLeakyAdapter);
+  for (std::string_view mode : {"fail", "crash"}) {
+    SCOPED_TRACE(mode);
+    const std::string out = Path(std::string("out-") + std::string(mode));
+    const Ran ran =
+        RunFaultline({"run", "--filter", "demo/hello-openai-chat", "--timeout", "20", "--adapter",
+                      "python3 " + Path("leaky.py") + " " + std::string(mode) +
+                          " 's/x/sk-live-LEAK0123456789abcdef/' --api-key LEAKflag",
+                      "--out", out});
+    EXPECT_NE(ran.code, 0) << ran.out << ran.err;
+    EXPECT_EQ(ran.out.find("LEAK"), std::string::npos) << ran.out;
+    EXPECT_EQ(ran.err.find("LEAK"), std::string::npos) << ran.err;
+    for (const char* file : {"result.json", "junit.xml", "summary.md", "report.html"}) {
+      const std::string text = Read(out + "/" + file);
+      EXPECT_FALSE(text.empty()) << file;
+      EXPECT_EQ(text.find("LEAK"), std::string::npos)
+          << file << ": "
+          << text.substr(text.find("LEAK") == std::string::npos
+                             ? 0
+                             : text.find("LEAK") - std::min<std::size_t>(text.find("LEAK"), 80),
+                         160);
+      EXPECT_NE(text.find("[redacted]"), std::string::npos) << file;
+    }
+    const std::string result = Read(out + "/result.json");
+    EXPECT_NE(result.find("Incorrect API key provided: [redacted]"), std::string::npos) << result;
+  }
+}
+
 // The outage scenario also guards the adapter's fork: an adapter that inherited the provider's
 // listening socket kept it accepting through the outage (and hung the retry after it).
 TEST_F(RunCliTest, TheReferenceAdapterRunsInTheRealWorld) {

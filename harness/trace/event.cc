@@ -4,6 +4,8 @@
 #include <cmath>
 #include <utility>
 
+#include "scenarios/redact.h"
+
 namespace faultline::harness {
 namespace {
 
@@ -62,7 +64,8 @@ ReportedFailure FailureFromJson(const json& object) {
   const json* retryable = Field(object, "retryable");
   failure.retryable = retryable != nullptr && retryable->is_boolean() && retryable->get<bool>();
   failure.partial_output = String(object, "partial_output");
-  failure.message = String(object, "message");
+  // Free text from the subject, bound for the trace and the reports: without the keys it quotes.
+  failure.message = scenario::RedactSecrets(String(object, "message"));
   failure.status = Integer<int>(object, "status");
   failure.retry_after_ms = Number(object, "retry_after_ms");
   failure.request_id = OptionalString(object, "request_id");
@@ -130,7 +133,7 @@ void ReadFailureFields(const json& line, ClientEvent& event) {
     event.wasted = ReportedWaste{Integer<std::int64_t>(*wasted, "bytes").value_or(0),
                                  Integer<std::int64_t>(*wasted, "approx_tokens").value_or(0)};
   }
-  event.give_up = String(line, "give_up");
+  event.give_up = scenario::RedactSecrets(String(line, "give_up"));
   if (const json* all = Field(line, "route_failures"); all != nullptr && all->is_array()) {
     for (const json& failure : *all) event.route_failures.push_back(FailureFromJson(failure));
   }

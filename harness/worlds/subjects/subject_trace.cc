@@ -7,6 +7,7 @@
 
 #include "harness/trace/protocol.h"
 #include "harness/worlds/subjects/app_subject.h"
+#include "scenarios/redact.h"
 
 namespace faultline::harness {
 namespace {
@@ -84,9 +85,11 @@ void CollectLines(const AdapterRun& run, int call, int calls, bool session, Trac
   for (const AdapterLine& line : run.lines) {
     auto event = protocol::ParseLine(line.text);
     if (!event) {
+      // The error may quote the line, and the line whatever the adapter printed.
+      std::string why = scenario::RedactSecrets(event.error().message);
       trace.protocol_errors.push_back(
-          fmt::format("call {} at {:.1f} ms: {}", call, Ms(line.at), event.error().message));
-      if (!line_fault) line_fault = SubjectFault{event.error().kind, event.error().message, {}, {}};
+          fmt::format("call {} at {:.1f} ms: {}", call, Ms(line.at), why));
+      if (!line_fault) line_fault = SubjectFault{event.error().kind, std::move(why), {}, {}};
       continue;
     }
     const bool hello = event->kind == EventKind::kHello;
@@ -126,13 +129,15 @@ void AddProcessEnding(const AdapterRun& run, std::size_t call, std::size_t calls
   if (!run.reset_refused.empty()) {
     trace.subject_endings.push_back(
         fmt::format("the adapter's process was not kept for the next run: {}",
-                    protocol::ValidUtf8(run.reset_refused)));
+                    scenario::RedactSecrets(protocol::ValidUtf8(run.reset_refused))));
   }
+  // Tails are kept for the reports, so without the keys the subject printed (a provider's
+  // "Incorrect API key provided: sk-...", a debug dump of its headers).
   const std::string label = calls > 1 ? fmt::format("[call {}] ", call) : "";
   if (!run.stderr_text.empty())
-    trace.subject_stderr += label + protocol::ValidUtf8(run.stderr_text);
+    trace.subject_stderr += label + scenario::RedactSecrets(protocol::ValidUtf8(run.stderr_text));
   if (!run.stdout_text.empty())
-    trace.subject_stdout += label + protocol::ValidUtf8(run.stdout_text);
+    trace.subject_stdout += label + scenario::RedactSecrets(protocol::ValidUtf8(run.stdout_text));
 }
 
 }  // namespace
