@@ -217,6 +217,16 @@ void AddAdapterLines(Corpus& corpus) {
     corpus.Add("harness_adapter_lines_fuzz", scenario.name + "-torn",
                lines.substr(0, lines.size() - std::min<std::size_t>(lines.size(), 15)));
   }
+  // Issue 30: an unknown field nested deep in a terminal line, and a deep policy in a hello,
+  // at the depth limit and one past it.
+  for (int depth : {63, 64, 65, 3000}) {
+    const std::string deep = std::string(depth, '[') + std::string(depth, ']');
+    corpus.Add("harness_adapter_lines_fuzz", "deep-field-" + std::to_string(depth),
+               R"({"type":"response/committed","text":"x","zz":)" + deep + "}\n");
+    corpus.Add("harness_adapter_lines_fuzz", "deep-policy-" + std::to_string(depth),
+               R"({"type":"adapter/hello","name":"d","version":"1","policy":{"x":)" + deep +
+                   "}}\n");
+  }
 }
 
 // The fleet target: the shipped fleet experiments (the target's tight bounds keep a run small), a

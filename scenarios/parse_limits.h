@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace faultline::scenario {
 
@@ -55,5 +56,15 @@ class StructureBudget {
   int depth_ = 0;
   std::string reason_;
 };
+
+// Whether the arrays and objects of JSON text nest deeper than `limit`, from its bytes alone
+// (brackets inside strings do not count): one pass, no allocation, and the text need not be
+// JSON. Every JSON text that comes from outside (adapter lines, call lines, result files, request
+// bodies the judge reads) is checked with it against ParseLimits{}.max_depth before it is
+// parsed, since nlohmann's dump, comparison and copy recurse as deep as the value nests.
+bool NestsDeeperThan(std::string_view text, int limit);
+
+// The one depth limit for JSON from outside (the scenario documents' own: ParseLimits).
+inline constexpr int kMaxJsonDepth = ParseLimits{}.max_depth;
 
 }  // namespace faultline::scenario

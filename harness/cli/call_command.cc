@@ -27,6 +27,7 @@
 #include "reference_impl/driver.h"
 #include "reference_impl/policy_json.h"
 #include "reference_impl/route_json.h"
+#include "scenarios/parse_limits.h"
 
 namespace faultline::cli {
 namespace {
@@ -128,13 +129,20 @@ struct CancelGate {
   }
 };
 
+// A stdin line as JSON: discarded when it is not JSON or nests deeper than any outside JSON may
+// (its fields are dumped and compared later, which recurses as deep as it nests).
+json ParseStdinLine(std::string_view line) {
+  if (scenario::NestsDeeperThan(line, scenario::kMaxJsonDepth)) return json::value_t::discarded;
+  return json::parse(line, nullptr, /*allow_exceptions=*/false);
+}
+
 // Reads stdin lines after the call line; a {"type":"cancel"} line cancels. Detached: it may stay
 // blocked in a read until the process exits.
 void WatchForCancel(std::istream& in, std::shared_ptr<CancelGate> gate) {
   std::thread([&in, gate] {
     std::string line;
     while (std::getline(in, line)) {
-      const json message = json::parse(line, nullptr, false);
+      const json message = ParseStdinLine(line);
       if (message.is_object() && message.value("type", "") == "cancel") {
         gate->Cancel();
         return;
@@ -338,7 +346,7 @@ class SessionAdapter {
   void ReadLines(std::istream& in) {
     std::string line;
     while (std::getline(in, line)) {
-      boost::asio::post(io_, [this, message = json::parse(line, nullptr, false)] {
+      boost::asio::post(io_, [this, message = ParseStdinLine(line)] {
         if (message.is_object() && message.value("type", "") == "cancel") {
           const auto found = drivers_.find(message.value("call", 0));
           if (found != drivers_.end()) found->second->Cancel();
@@ -434,7 +442,7 @@ ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::os
     return UsageError(err, kCommand, "expected a {\"type\":\"call\",...} line on stdin");
   }
   const SteadyTime start = std::chrono::steady_clock::now();  // at_ms counts from the call line
-  const json call = json::parse(line, nullptr, false);
+  const json call = ParseStdinLine(line);
   if (!IsCallLine(call)) {
     return UsageError(err, kCommand,
                       "the first line must be "

@@ -13,13 +13,9 @@ namespace faultline::cli {
 namespace {
 
 std::expected<report::RunResult, std::string> ReadResult(const std::string& path) {
-  std::ifstream file(path);
-  if (!file) return std::unexpected(fmt::format("cannot read '{}'", path));
-  std::stringstream text;
-  text << file.rdbuf();
-  const nlohmann::json json = nlohmann::json::parse(text.str(), nullptr, false);
-  if (json.is_discarded()) return std::unexpected(fmt::format("{}: not valid JSON", path));
-  auto result = report::RunResultFromJson(json);
+  const auto json = ReadJsonFile(path);
+  if (!json) return std::unexpected(json.error());
+  auto result = report::RunResultFromJson(*json);
   if (!result) return std::unexpected(fmt::format("{}: {}", path, result.error()));
   return std::move(*result);
 }

@@ -7,9 +7,13 @@
 
 #include <atomic>
 #include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <ostream>
 #include <sstream>
 #include <system_error>
+
+#include "scenarios/parse_limits.h"
 
 namespace faultline::cli {
 namespace {
@@ -148,6 +152,29 @@ ExitCode EmitReport(const std::string& output, const RenderReport& render, std::
     return ExitCode::kReportWriteError;
   }
   return ExitCode::kSuccess;
+}
+
+std::expected<nlohmann::json, std::string> ReadJsonFile(const std::filesystem::path& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) {
+    return std::unexpected(
+        fmt::format("cannot read '{}': {}", path.string(), std::strerror(errno)));
+  }
+  std::stringstream text;
+  text << file.rdbuf();
+  if (file.bad()) {
+    return std::unexpected(
+        fmt::format("cannot read '{}': {}", path.string(), std::strerror(errno)));
+  }
+  const std::string bytes = text.str();
+  if (scenario::NestsDeeperThan(bytes, scenario::kMaxJsonDepth)) {
+    return std::unexpected(fmt::format("'{}': arrays and objects nest deeper than {} levels",
+                                       path.string(), scenario::kMaxJsonDepth));
+  }
+  nlohmann::json json = nlohmann::json::parse(bytes, nullptr, /*allow_exceptions=*/false);
+  if (json.is_discarded())
+    return std::unexpected(fmt::format("'{}': not valid JSON", path.string()));
+  return json;
 }
 
 }  // namespace faultline::cli

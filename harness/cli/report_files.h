@@ -15,6 +15,7 @@
 //
 // Failures are values: a message naming the file and the OS reason ("cannot write
 // 'o/result.json': No space left on device"); commands exit with ExitCode::kReportWriteError.
+// Reading one back (ReadJsonFile) is here too: a result file is outside input like any other.
 // Thread-safety: none (each call touches only its own files).
 #pragma once
 
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "harness/cli/cli.h"
+#include "nlohmann/json.hpp"
 
 namespace faultline::cli {
 
@@ -56,5 +58,11 @@ std::expected<std::vector<std::string>, std::string> WriteReportFiles(
 // on device") and is kReportWriteError.
 ExitCode EmitReport(const std::string& output, const RenderReport& render, std::string_view command,
                     std::ostream& out, std::ostream& err);
+
+// A JSON file written by a run (result.json, a shard's): its value, or why not ("'r.json': not
+// valid JSON", "cannot read 'r.json': No such file or directory"). Text that nests deeper than
+// scenario::kMaxJsonDepth is refused before it is parsed: no report nests past a dozen levels,
+// and a hostile one would make every later dump recurse past the stack.
+std::expected<nlohmann::json, std::string> ReadJsonFile(const std::filesystem::path& path);
 
 }  // namespace faultline::cli

@@ -16,6 +16,7 @@
 #include "harness/cli/adapter_shortcuts.h"
 #include "harness/cli/interrupt.h"
 #include "harness/cli/progress.h"
+#include "harness/cli/report_files.h"
 #include "harness/cli/run_reports.h"
 #include "harness/judge/scenario_policy.h"
 #include "harness/runner.h"
@@ -67,13 +68,13 @@ std::expected<std::vector<scenario::Scenario>, std::string> LoadAll(
 std::expected<std::optional<std::set<std::string>>, std::string> LastFailed(
     const std::string& out_dir, std::string& note) {
   const fs::path file = fs::path(out_dir) / "result.json";
-  std::ifstream in(file);
-  if (!in) {
+  if (!fs::exists(file)) {
     note = fmt::format("no earlier result in {}; running everything", file.string());
     return std::nullopt;
   }
-  const auto json = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-  auto result = report::RunResultFromJson(json);
+  const auto json = ReadJsonFile(file);
+  if (!json) return std::unexpected(json.error());
+  auto result = report::RunResultFromJson(*json);
   if (!result) return std::unexpected(fmt::format("{}: {}", file.string(), result.error()));
   std::set<std::string> failed;
   for (const report::ScenarioResult& run : result->scenarios) {

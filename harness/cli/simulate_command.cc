@@ -194,20 +194,10 @@ std::expected<std::vector<std::string>, std::string> WriteReports(
   return WriteReportFiles(files);
 }
 
-std::expected<nlohmann::json, std::string> ReadJson(const std::string& file) {
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!in) return std::unexpected(fmt::format("{}: cannot read", file));
-  auto json = nlohmann::json::parse(text.str(), nullptr, false);
-  if (json.is_discarded()) return std::unexpected(fmt::format("{}: not JSON", file));
-  return json;
-}
-
 std::expected<fleet::Experiment, std::string> Merge(const std::vector<std::string>& files) {
   std::vector<fleet::Experiment> shards;
   for (const std::string& file : files) {
-    auto json = ReadJson(file);
+    auto json = ReadJsonFile(file);
     if (!json) return std::unexpected(json.error());
     auto shard = fleet::ExperimentFromJson(*json);
     if (!shard) return std::unexpected(fmt::format("{}: {}", file, shard.error()));
@@ -339,7 +329,7 @@ CLI::App* AddSimulateCommand(CLI::App& app, SimulateOptions& options) {
 }
 
 bool IsFleetResultFile(const std::string& path) {
-  const auto json = ReadJson(path);
+  const auto json = ReadJsonFile(path);
   return json && json->is_object() && json->contains("faultline_simulate");
 }
 

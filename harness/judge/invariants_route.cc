@@ -14,6 +14,7 @@
 #include "reference_impl/circuit_breaker.h"
 #include "reference_impl/failover.h"
 #include "reference_impl/route_registry.h"
+#include "scenarios/parse_limits.h"
 #include "scenarios/route_scenario.h"
 
 namespace faultline::harness::judge_internal {
@@ -296,7 +297,11 @@ struct BodiesSeen {
 // What is wrong with the body `entry` sent to `route`, given the bodies before it; "".
 std::string BodyFault(const View& view, const provider::JournalEntry& entry,
                       const scenario::Route& route, BodiesSeen& seen) {
-  json body = json::parse(entry.body, nullptr, /*allow_exceptions=*/false);
+  // The subject wrote this body: no deeper than any outside JSON, or comparing it would recurse
+  // as deep as it nests.
+  json body = scenario::NestsDeeperThan(entry.body, scenario::kMaxJsonDepth)
+                  ? json()
+                  : json::parse(entry.body, nullptr, /*allow_exceptions=*/false);
   if (!body.is_object()) {
     return fmt::format("{} sent a body that is not a JSON object", OnRoute(entry));
   }

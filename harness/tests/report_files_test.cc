@@ -245,5 +245,35 @@ TEST_F(ReportFilesTest, ReportMergeAndRenderExitFiveWithTheReasonAndLeaveNoEarli
   ExpectNothingStaleOrTemporary();
 }
 
+// Issue 30: a result.json with a field nested 200,000 deep (a hostile or corrupted file) crashed
+// `report render`, `report merge` and `run --last-failed` with SIGSEGV: nlohmann's dump and
+// comparisons recurse as deep as the value nests. Every result file is now read with the one
+// depth limit for outside JSON, and refused with a usage error that says so.
+TEST_F(ReportFilesTest, AResultFileNestedPastTheLimitIsRefusedNotACrash) {
+  std::string text = Read(AResult());
+  const std::size_t trace = text.find("\"trace\": {");
+  ASSERT_NE(trace, std::string::npos);
+  constexpr int kDepth = 200'000;
+  text.insert(trace + 10, "\"zz\":" + std::string(kDepth, '[') + std::string(kDepth, ']') + ",");
+  const fs::path deep = dir_ / "deep" / "result.json";
+  fs::create_directories(deep.parent_path());
+  std::ofstream(deep) << text;
+  const std::string said = "nest deeper than 64 levels";
+  for (const std::vector<std::string>& args :
+       {std::vector<std::string>{"report", "render", deep.string(), "-o", Out("r.html").string()},
+        std::vector<std::string>{"report", "merge", deep.string(), deep.string(), "-o",
+                                 Out("m.json").string()},
+        std::vector<std::string>{"run", "--time", "virtual", "--filter", kScenario, "--last-failed",
+                                 "--out", deep.parent_path().string()}}) {
+    const Ran ran = Faultline(args);
+    EXPECT_EQ(ran.code, ExitCode::kUsageError) << args[0] << " " << args[1] << ": " << ran.err;
+    EXPECT_NE(ran.err.find(said), std::string::npos) << ran.err;
+  }
+  const auto read = ReadJsonFile(deep);
+  ASSERT_FALSE(read.has_value());
+  EXPECT_NE(read.error().find(said), std::string::npos) << read.error();
+  EXPECT_TRUE(ReadJsonFile(AResult()).has_value());
+}
+
 }  // namespace
 }  // namespace faultline::cli

@@ -23,30 +23,6 @@ std::string Shown(std::string_view line) {
   return shown;
 }
 
-// Whether the arrays and objects of JSON text nest deeper than `limit`, from its bytes alone
-// (brackets inside strings do not count). One pass, no allocation; the text need not be JSON.
-bool NestsDeeperThan(std::string_view text, int limit) {
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\') {
-        ++i;
-      } else if (c == '"') {
-        in_string = false;
-      }
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '{' || c == '[') {
-      if (++depth > limit) return true;
-    } else if ((c == '}' || c == ']') && depth > 0) {
-      --depth;
-    }
-  }
-  return false;
-}
-
 std::unexpected<LineError> NotProtocol(std::string message) {
   return std::unexpected(LineError{"not-protocol", std::move(message)});
 }
@@ -91,7 +67,7 @@ const JsonSchema& Schema() {
 }
 
 std::expected<ClientEvent, LineError> ParseLine(std::string_view line) {
-  if (NestsDeeperThan(line, kMaxLineDepth)) {
+  if (scenario::NestsDeeperThan(line, kMaxLineDepth)) {
     return NotProtocol(fmt::format("arrays and objects nest deeper than {} levels: {}",
                                    kMaxLineDepth, Shown(line)));
   }

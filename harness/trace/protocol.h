@@ -53,7 +53,7 @@ struct LineError {
 // How deep arrays and objects may nest in one line: the bound every JSON document from outside
 // has (scenario::ParseLimits). Checked on the raw bytes before the line is parsed, so a hostile
 // line costs one scan, never a deep tree (nlohmann's dump and destructor recurse).
-inline constexpr int kMaxLineDepth = scenario::ParseLimits{}.max_depth;
+inline constexpr int kMaxLineDepth = scenario::kMaxJsonDepth;
 
 // The adapter protocol's JSON Schema (harness/schema/adapter-protocol.schema.json), compiled; an
 // event's or line's definition is JsonSchema::DefinitionPointer("response/committed").

@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "nlohmann/json.hpp"
+#include "scenarios/parse_limits.h"
 
 namespace faultline::harness {
 namespace {
@@ -197,7 +198,9 @@ class Collector {
 
 void Collector::AfterReset(std::string_view line) {
   if (run_.kept || !run_.reset_refused.empty()) return;
-  const auto message = nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
+  const auto message = scenario::NestsDeeperThan(line, scenario::kMaxJsonDepth)
+                           ? nlohmann::json()
+                           : nlohmann::json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (message.is_object() && message.value("type", "") == "adapter/reset") {
     run_.kept = true;
     process_.reset_answered = true;
