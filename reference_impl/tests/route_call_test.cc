@@ -492,7 +492,9 @@ RetryPolicy StickyPolicy() {
 TEST(StickyRouteTest, LaterCallsStartWhereTheLastFailoverMovedUntilItsReset) {
   Client client(StickyPolicy());
   Harness& first = client.Call(0);
-  const Action* failover = Find(first.Exchange(Error503(), 10), Kind::kWait);
+  // The actions are kept: Find points into them (a temporary's would dangle, as ASan found).
+  const std::vector<Action> failed = first.Exchange(Error503(), 10);
+  const Action* failover = Find(failed, Kind::kWait);
   ASSERT_NE(failover, nullptr);
   const auto moved_ms = static_cast<int>((failover->at - At(0)) / milliseconds(1));
   first.Timer(failover->at);  // the secondary's attempt begins: the failover
