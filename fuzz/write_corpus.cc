@@ -223,9 +223,9 @@ void AddAdapterLines(Corpus& corpus) {
     const std::string deep = std::string(depth, '[') + std::string(depth, ']');
     corpus.Add("harness_adapter_lines_fuzz", "deep-field-" + std::to_string(depth),
                R"({"type":"response/committed","text":"x","zz":)" + deep + "}\n");
-    corpus.Add("harness_adapter_lines_fuzz", "deep-policy-" + std::to_string(depth),
-               R"({"type":"adapter/hello","name":"d","version":"1","policy":{"x":)" + deep +
-                   "}}\n");
+    corpus.Add(
+        "harness_adapter_lines_fuzz", "deep-policy-" + std::to_string(depth),
+        R"({"type":"adapter/hello","name":"d","version":"1","policy":{"x":)" + deep + "}}\n");
   }
 }
 

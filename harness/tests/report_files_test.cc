@@ -19,6 +19,7 @@
 #include <system_error>
 
 #include "harness/cli/cli.h"
+#include "harness/tests/cli_in_process.h"
 
 namespace faultline::cli {
 namespace {
@@ -50,19 +51,8 @@ class FileSizeLimit {
 
 std::string Reason(int error) { return std::error_code(error, std::generic_category()).message(); }
 
-struct Ran {
-  ExitCode code;
-  std::string out, err;
-};
-
-Ran Faultline(std::vector<std::string> args) {
-  args.insert(args.begin(), "faultline");
-  std::vector<const char*> argv;
-  for (const std::string& arg : args) argv.push_back(arg.c_str());
-  std::ostringstream out, err;
-  const ExitCode code = Run(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {code, out.str(), err.str()};
-}
+using test_support::Faultline;
+using test_support::Ran;
 
 std::string Read(const fs::path& path) {
   std::ifstream file(path);

@@ -9,25 +9,15 @@
 
 #include "fmt/format.h"
 #include "harness/cli/cli.h"
+#include "harness/tests/cli_in_process.h"
 
 namespace faultline::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Ran {
-  ExitCode code;
-  std::string out, err;
-};
-
-Ran Faultline(std::vector<std::string> args) {
-  args.insert(args.begin(), "faultline");
-  std::vector<const char*> argv;
-  for (const std::string& arg : args) argv.push_back(arg.c_str());
-  std::ostringstream out, err;
-  const ExitCode code = Run(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {code, out.str(), err.str()};
-}
+using test_support::Faultline;
+using test_support::Ran;
 
 Ran Simulate(std::vector<std::string> args) {
   args.insert(args.begin(), "simulate");
