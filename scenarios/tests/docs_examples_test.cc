@@ -28,7 +28,17 @@ struct Example {
   std::string text;
 };
 
-// The ```yaml blocks that are whole scenario documents (they start with `faultline:`).
+constexpr std::string_view kModeline = "# yaml-language-server: $schema=scenario.schema.json\n";
+
+// A whole document starts with `faultline:`, after the editor's modeline that every complete
+// example carries (a bare `faultline:` block is still found, so the modeline check below fails
+// on it rather than the example going unloaded).
+bool IsWholeDocument(std::string_view text) {
+  if (text.starts_with(kModeline)) text.remove_prefix(kModeline.size());
+  return text.starts_with("faultline:");
+}
+
+// The ```yaml blocks that are whole scenario documents.
 std::vector<Example> ScenarioExamples(const std::string& doc) {
   std::vector<Example> examples;
   std::istringstream lines(doc);
@@ -40,7 +50,7 @@ std::vector<Example> ScenarioExamples(const std::string& doc) {
     if (!open && line == "```yaml") {
       open = Example{number, {}};
     } else if (open && line == "```") {
-      if (open->text.starts_with("faultline:")) examples.push_back(std::move(*open));
+      if (IsWholeDocument(open->text)) examples.push_back(std::move(*open));
       open.reset();
     } else if (open) {
       open->text += line + "\n";
@@ -56,6 +66,9 @@ void ExpectExamplesLoad(const std::string& name) {
     const auto loaded = ParseScenario(example.text, name);
     EXPECT_TRUE(loaded.has_value()) << "docs/" << name << ", example at line " << example.line
                                     << ": " << (loaded ? "" : loaded.error().ToString());
+    EXPECT_TRUE(example.text.starts_with(kModeline))
+        << "docs/" << name << ", example at line " << example.line
+        << ": a complete example starts with the editor's modeline, " << kModeline;
   }
 }
 
