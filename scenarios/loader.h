@@ -11,6 +11,7 @@
 
 #include <expected>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -57,5 +58,12 @@ std::expected<PolicySpec, LoadError> LoadPolicyDocument(const std::filesystem::p
 // The catalogue embedded in the binary at build time (scenarios/catalog/**), parsed.
 // Its files are valid by construction (a test loads them); this still returns errors, not asserts.
 std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadBuiltinCatalog();
+
+// A fleet experiment embedded from scenarios/fleet/, found by the names a user types after
+// reading the README: "rate-limit-storm", "fleet/rate-limit-storm(.yaml)" or a path ending in
+// "scenarios/fleet/rate-limit-storm.yaml". nullopt when `name` names none of them.
+std::optional<std::expected<Scenario, LoadError>> LoadBuiltinFleet(std::string_view name);
+// The embedded fleet experiments' names ("fleet/rate-limit-storm", ...), for help and errors.
+std::vector<std::string> BuiltinFleetNames();
 
 }  // namespace faultline::scenario

@@ -169,4 +169,44 @@ std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadBuiltinCatalog(
   return std::move(collector).Result();
 }
 
+namespace {
+
+std::string_view WithoutExtension(std::string_view path) {
+  for (std::string_view extension : {".yaml", ".yml", ".json"}) {
+    if (path.ends_with(extension)) return path.substr(0, path.size() - extension.size());
+  }
+  return path;
+}
+
+}  // namespace
+
+std::optional<std::expected<Scenario, LoadError>> LoadBuiltinFleet(std::string_view name) {
+  std::string_view wanted = WithoutExtension(name);
+  while (wanted.starts_with("./")) wanted.remove_prefix(2);
+  // Only the names the README and the help print, never any path that happens to end alike: a
+  // missing file of the user's own stays "no such file".
+  for (std::string_view folder : {"scenarios/fleet/", "fleet/"}) {
+    if (wanted.starts_with(folder)) {
+      wanted.remove_prefix(folder.size());
+      break;
+    }
+  }
+  for (const EmbeddedFile& file : EmbeddedFleetFiles()) {
+    if (WithoutExtension(file.path) != wanted) continue;
+    auto parsed = internal::ParseScenarioWithPosition(file.content,
+                                                      fmt::format("<builtin>/fleet/{}", file.path));
+    if (!parsed) return std::unexpected(std::move(parsed.error()));
+    return std::move(parsed->scenario);
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> BuiltinFleetNames() {
+  std::vector<std::string> names;
+  for (const EmbeddedFile& file : EmbeddedFleetFiles()) {
+    names.push_back(fmt::format("fleet/{}", WithoutExtension(file.path)));
+  }
+  return names;
+}
+
 }  // namespace faultline::scenario

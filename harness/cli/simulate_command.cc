@@ -11,6 +11,7 @@
 #include "fleet/profiles.h"
 #include "fleet/report.h"
 #include "fmt/format.h"
+#include "fmt/ranges.h"
 #include "harness/cli/report_files.h"
 #include "harness/runner.h"
 #include "scenarios/duration.h"
@@ -100,7 +101,19 @@ std::expected<scenario::Scenario, std::string> ScenarioFromFlags(const SimulateO
 
 std::expected<scenario::Scenario, std::string> LoadFleetScenario(const SimulateOptions& options) {
   if (options.scenario.empty()) return ScenarioFromFlags(options);
-  auto loaded = scenario::LoadScenarioFile(options.scenario);
+  // A file on disk wins; otherwise the experiments built into the binary answer to the names the
+  // README uses, so its examples run from any directory and after install.
+  std::error_code exists_error;
+  std::optional<std::expected<scenario::Scenario, scenario::LoadError>> builtin;
+  if (!std::filesystem::exists(options.scenario, exists_error)) {
+    builtin = scenario::LoadBuiltinFleet(options.scenario);
+    if (!builtin) {
+      return std::unexpected(fmt::format("{}: no such file, nor a built-in fleet experiment ({})",
+                                         options.scenario,
+                                         fmt::join(scenario::BuiltinFleetNames(), ", ")));
+    }
+  }
+  auto loaded = builtin ? std::move(*builtin) : scenario::LoadScenarioFile(options.scenario);
   if (!loaded) return std::unexpected(loaded.error().ToString());
   if (!loaded->fleet) {
     return std::unexpected(
@@ -279,7 +292,10 @@ void AddFleetFlags(CLI::App& sim, SimulateOptions& options) {
 // The experiment: its scenario, the policies compared, the seed, a sweep, and a shard of its jobs
 // (or the shards to merge).
 void AddExperimentOptions(CLI::App& sim, SimulateOptions& options) {
-  sim.add_option("scenario", options.scenario, "a scenario file with a 'fleet:' section");
+  sim.add_option(
+      "scenario", options.scenario,
+      fmt::format("a scenario file with a 'fleet:' section, or a built-in experiment: {}",
+                  fmt::join(scenario::BuiltinFleetNames(), ", ")));
   sim.add_option("--compare,--policy", options.policies,
                  "policies to run side by side on the same seed: profile names "
                  "(--list-policies) or policy JSON files (default: the fleet section's)")

@@ -1,4 +1,4 @@
-// The deliberately broken adapters (tests/adapters/broken_adapter.py): each bug must be caught by
+// The deliberately broken adapters (harness/adapters/examples/broken/broken_adapter.py): each bug must be caught by
 // the invariant made for it, and the same adapter without a bug must pass everything.
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@ namespace faultline::harness {
 namespace {
 
 const std::filesystem::path kAdapters =
-    std::filesystem::path(FAULTLINE_SOURCE_DIR) / "harness/tests/adapters";
+    std::filesystem::path(FAULTLINE_SOURCE_DIR) / "harness/adapters/examples/broken";
 
 struct Bug {
   std::string name;

@@ -1,6 +1,7 @@
 // The JSON Schema and the loader describe the same format, and the embedded catalogue loads.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -166,6 +167,48 @@ TEST(CatalogTest, EveryEmbeddedFileLoads) {
     EXPECT_EQ(scenario.source.rfind("<builtin>/", 0), 0u) << scenario.source;
     // A description must name the failure and what a correct client does: not a one-liner.
     EXPECT_GT(scenario.description.size(), 150u) << scenario.name;
+  }
+}
+
+// Editors validate the shipped files out of the box: each starts with a yaml-language-server
+// modeline whose path, taken from the file's folder, is the scenario schema.
+void ExpectModelineToTheSchema(const EmbeddedFile& file, const std::filesystem::path& folder) {
+  constexpr std::string_view kModeline = "# yaml-language-server: $schema=";
+  const std::string_view first_line = file.content.substr(0, file.content.find('\n'));
+  ASSERT_TRUE(first_line.starts_with(kModeline)) << file.path << ": " << first_line;
+  const std::filesystem::path source = folder / std::string(file.path);
+  const std::filesystem::path target =
+      source.parent_path() / std::string(first_line.substr(kModeline.size()));
+  EXPECT_TRUE(std::filesystem::equivalent(target, std::filesystem::path(FAULTLINE_SOURCE_DIR) /
+                                                      "scenarios/schema/scenario.schema.json"))
+      << file.path << ": " << target;
+}
+
+TEST(CatalogTest, EveryShippedFileNamesTheSchemaForEditors) {
+  const std::filesystem::path scenarios = std::filesystem::path(FAULTLINE_SOURCE_DIR) / "scenarios";
+  for (const EmbeddedFile& file : EmbeddedCatalogFiles()) {
+    ExpectModelineToTheSchema(file, scenarios / "catalog");
+  }
+  for (const EmbeddedFile& file : EmbeddedFleetFiles())
+    ExpectModelineToTheSchema(file, scenarios / "fleet");
+}
+
+TEST(CatalogTest, BuiltinFleetExperimentsAnswerToTheReadmesNames) {
+  EXPECT_EQ(BuiltinFleetNames(),
+            (std::vector<std::string>{"fleet/metastable-spike", "fleet/rate-limit-storm"}));
+  for (std::string_view name :
+       {"rate-limit-storm", "fleet/rate-limit-storm", "fleet/rate-limit-storm.yaml",
+        "scenarios/fleet/rate-limit-storm.yaml", "./scenarios/fleet/rate-limit-storm.yaml"}) {
+    auto loaded = LoadBuiltinFleet(name);
+    ASSERT_TRUE(loaded.has_value()) << name;
+    ASSERT_TRUE(loaded->has_value()) << loaded->error().ToString();
+    EXPECT_EQ((*loaded)->name, "fleet/rate-limit-storm");
+    EXPECT_TRUE((*loaded)->fleet.has_value());
+  }
+  // Only the printed names: a missing file of the user's own that merely ends alike stays missing.
+  for (std::string_view name : {"/home/me/fleet/rate-limit-storm.yaml", "x/fleet/rate-limit-storm",
+                                "fleet/nope", "storm"}) {
+    EXPECT_FALSE(LoadBuiltinFleet(name).has_value()) << name;
   }
 }
 

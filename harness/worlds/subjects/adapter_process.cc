@@ -11,6 +11,7 @@
 #include <array>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <utility>
 
 #include "nlohmann/json.hpp"
@@ -59,10 +60,19 @@ std::vector<std::string> ChildEnvironment(const std::vector<std::string>& overri
       return o.size() > name.size() && o.starts_with(name) && o[name.size()] == '=';
     });
   };
+  bool has_binary = false;
   for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
     if (!overridden(*entry)) out.emplace_back(*entry);
+    has_binary = has_binary || std::string_view(*entry).starts_with("FAULTLINE_BIN=");
   }
   out.insert(out.end(), overrides.begin(), overrides.end());
+  // The running faultline, so a subject can ask it for what it embeds (the adapter kits fetch the
+  // protocol schema with `$FAULTLINE_BIN schema protocol` when copied alone, off PATH too).
+  std::error_code ignored;
+  if (const auto self = std::filesystem::read_symlink("/proc/self/exe", ignored);
+      !has_binary && !overridden("FAULTLINE_BIN=") && !self.empty()) {
+    out.push_back("FAULTLINE_BIN=" + self.string());
+  }
   return out;
 }
 

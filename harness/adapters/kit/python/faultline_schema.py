@@ -11,13 +11,42 @@ as the runner does: `at attempt: expected an integer, got the string "1"`,
 """
 import json
 import math
+import os
 import re
+import subprocess
 from pathlib import Path
 
-# Beside the kit in the source tree (harness/schema/) and once installed (share/faultline/schema/).
-with open(Path(__file__).resolve().parents[3] / "schema" / "adapter-protocol.schema.json",
-          encoding="utf-8") as _f:
-    SCHEMA = json.load(_f)
+
+def _load_schema():
+    """The schema, looked up where it is: FAULTLINE_PROTOCOL_SCHEMA; the kit's own folder (a kit
+    copied alone into another project, with `faultline schema protocol >
+    kit/adapter-protocol.schema.json`); beside the kit in the source tree (harness/schema/) and once
+    installed (share/faultline/schema/); else the faultline binary that runs the adapter prints it
+    (FAULTLINE_BIN, else `faultline` on PATH). Never a copy kept here: the runner's schema is the
+    one home."""
+    here = Path(__file__).resolve()
+    files = [os.environ.get("FAULTLINE_PROTOCOL_SCHEMA"),
+             here.parents[1] / "adapter-protocol.schema.json",
+             here.parents[3] / "schema" / "adapter-protocol.schema.json"]
+    tried = []
+    for file in filter(None, files):
+        try:
+            with open(file, encoding="utf-8") as f:
+                return json.load(f)
+        except FileNotFoundError:
+            tried.append(str(file))
+    binary = os.environ.get("FAULTLINE_BIN", "faultline")
+    try:
+        return json.loads(subprocess.run([binary, "schema", "protocol"], check=True,
+                                         capture_output=True, text=True).stdout)
+    except (OSError, subprocess.CalledProcessError) as error:
+        tried.append(f"{binary} schema protocol ({error})")
+    raise RuntimeError("the adapter protocol schema was not found; tried: " + ", ".join(tried) +
+                       ". Put it beside the kit: faultline schema protocol > "
+                       "kit/adapter-protocol.schema.json")
+
+
+SCHEMA = _load_schema()
 
 
 def is_integer(v):

@@ -7,11 +7,41 @@
 //
 // Messages say where and what, as the runner does: `at attempt: expected an integer, got the
 // string "1"`, `missing required field "commitment"`, `unknown field "zz"`.
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 
-// Beside the kit in the source tree (harness/schema/) and once installed (share/faultline/schema/).
-export const SCHEMA = JSON.parse(readFileSync(
-  new URL('../../../../schema/adapter-protocol.schema.json', import.meta.url)));
+// The schema, looked up where it is: FAULTLINE_PROTOCOL_SCHEMA; the kit's own folder (a kit copied
+// alone into another project, with `faultline schema protocol > kit/adapter-protocol.schema.json`);
+// beside the kit in the source tree (harness/schema/) and once installed (share/faultline/schema/);
+// else the faultline binary that runs the adapter prints it (FAULTLINE_BIN, else `faultline` on
+// PATH). Never a copy kept here: the runner's schema is the one home.
+function loadSchema() {
+  const tried = [];
+  const files = [
+    process.env.FAULTLINE_PROTOCOL_SCHEMA,
+    new URL('../../adapter-protocol.schema.json', import.meta.url),
+    new URL('../../../../schema/adapter-protocol.schema.json', import.meta.url),
+  ].filter(Boolean);
+  for (const file of files) {
+    try {
+      return JSON.parse(readFileSync(file, 'utf8'));
+    } catch (error) {
+      if (error.code !== 'ENOENT') throw new Error(`the adapter protocol schema ${file}: ${error.message}`);
+      tried.push(String(file instanceof URL ? file.pathname : file));
+    }
+  }
+  const binary = process.env.FAULTLINE_BIN || 'faultline';
+  try {
+    return JSON.parse(execFileSync(binary, ['schema', 'protocol'],
+                                   { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }));
+  } catch (error) {
+    tried.push(`${binary} schema protocol (${error.code ?? error.message})`);
+  }
+  throw new Error(`the adapter protocol schema was not found; tried: ${tried.join(', ')}. ` +
+                  'Put it beside the kit: faultline schema protocol > kit/adapter-protocol.schema.json');
+}
+
+export const SCHEMA = loadSchema();
 
 const ANNOTATIONS = new Set(['$schema', '$id', '$comment', 'title', 'description', 'default',
                              'examples', '$defs']);
