@@ -9,26 +9,14 @@
 #include <sstream>
 
 #include "fleet/report.h"
-#include "scenarios/loader.h"
+#include "fleet/tests/test_support.h"
 
 namespace faultline::fleet {
 namespace {
 
 scenario::Scenario Load(std::string_view policies) {
-  const std::string text = std::string(R"(faultline: 1
-name: fleet/test
-description: d
-dialect: openai-chat
-fleet:
-  clients: 1000
-  horizon: 20s
-  arrivals: {rate: 50}
-  provider: {rate: 30, overload: {status: 429, retry_after: honest}}
-  policies: )") + std::string(policies) +
-                           "\n";
-  auto scenario = scenario::ParseScenario(text, "exp.yaml");
-  EXPECT_TRUE(scenario.has_value()) << scenario.error().ToString();
-  return *scenario;
+  return fleet_test::LoadFleet("{rate: 30, overload: {status: 429, retry_after: honest}}",
+                               policies);
 }
 
 TEST(ExperimentTest, UnknownPolicyInTheFileNamesItsPosition) {
