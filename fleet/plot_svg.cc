@@ -373,6 +373,7 @@ std::string FormatTick(double value, Unit unit, double step) {
       return Fixed(value / scale, step / scale) + suffix;
     }
     case Unit::kMilliseconds:
+      if (value == 0) return "0";  // "0 ms" under "50 s" would read as a unit change
       if (std::abs(value) >= 1000) return Fixed(value / 1000, step / 1000) + " s";
       if (value != 0 && std::abs(value) < 1) return Fixed(value * 1000, step * 1000) + " \u00b5s";
       return Fixed(value, step) + " ms";
