@@ -112,5 +112,31 @@ TEST(ExperimentTest, TheResultSchemaMatchesWhatIsWritten) {
   }
 }
 
+// The capacity line of the report: the tightest limit, reduced over a brownout, kept in
+// result.json.
+TEST(ExperimentTest, TheProviderCapacityIsKeptPerJob) {
+  using Steps = std::vector<std::pair<double, double>>;
+  ExperimentInput input;
+  input.scenario = fleet_test::LoadFleet(
+      "{rate: 30, concurrency: 2, service: {distribution: constant, mean: 100ms}, "
+      "brownouts: [{from: 5s, for: 5s, capacity: 0.5}]}",
+      "[no-retry]");
+  auto experiment = RunExperiment(input);
+  ASSERT_TRUE(experiment.has_value()) << experiment.error();
+  // 2 slots / 100 ms = 20/s under the rate of 30/s; in the brownout 1 slot: 10/s.
+  EXPECT_EQ(experiment->results[0].measures.capacity_steps, (Steps{{0, 20}, {5, 10}, {10, 20}}));
+  auto reread = ExperimentFromJson(ToJson(*experiment));
+  ASSERT_TRUE(reread.has_value()) << reread.error();
+  EXPECT_EQ(reread->results[0].measures.capacity_steps,
+            experiment->results[0].measures.capacity_steps);
+  nlohmann::json older = ToJson(*experiment);  // written before the capacity was kept
+  older["results"][0].erase("capacity_per_s");
+  auto old_result = ExperimentFromJson(older);
+  ASSERT_TRUE(old_result.has_value()) << old_result.error();
+  EXPECT_TRUE(old_result->results[0].measures.capacity_steps.empty());
+  input.scenario = fleet_test::LoadFleet("{concurrency: 0}", "[no-retry]");
+  EXPECT_TRUE(RunExperiment(input)->results[0].measures.capacity_steps.empty()) << "unlimited";
+}
+
 }  // namespace
 }  // namespace faultline::fleet
