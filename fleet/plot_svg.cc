@@ -24,6 +24,8 @@ constexpr double kCoincidePx = 1.5;
 // Roughly what a character of the 11 px labels takes, to wrap the legend and thin ticks.
 constexpr double kCharPx = 6.4;
 constexpr double kLegendLeft = 20;
+// A group's swatch shows the colours of its first members only, so that its names keep room.
+constexpr std::size_t kMaxSwatchColors = 8;
 
 std::string_view Color(std::size_t index) { return kColors[index % kColors.size()]; }
 
@@ -307,15 +309,40 @@ std::pair<double, double> Extent(const LineChart& chart, bool want_x) {
   return {lo, hi};
 }
 
+// The names of a group joined with " = ", those of the form "A @ B" (a policy at a sweep value)
+// gathered by A: "openai-node @ 500, 750 = anthropic-node @ 500, 750".
+std::string GroupText(const std::vector<std::string_view>& names) {
+  std::vector<std::pair<std::string_view, std::string>> gathered;  // (A or the name, "B1, B2")
+  for (std::string_view name : names) {
+    const std::size_t at = name.rfind(" @ ");
+    const std::string_view head = at == std::string_view::npos ? name : name.substr(0, at);
+    auto found =
+        std::ranges::find(gathered, head, &std::pair<std::string_view, std::string>::first);
+    if (at == std::string_view::npos || found == gathered.end()) {
+      gathered.emplace_back(head, at == std::string_view::npos ? "" : name.substr(at + 3));
+    } else {
+      found->second += ", " + std::string(name.substr(at + 3));
+    }
+  }
+  std::string text;
+  for (const auto& [head, values] : gathered) {
+    text +=
+        (text.empty() ? "" : " = ") + std::string(head) + (values.empty() ? "" : " @ ") + values;
+  }
+  return text;
+}
+
 std::vector<LegendEntry> Legend(const LineChart& chart,
                                 const std::vector<std::vector<std::size_t>>& groups) {
   std::vector<LegendEntry> entries;
   for (const auto& group : groups) {
     LegendEntry entry;
+    std::vector<std::string_view> names;
     for (std::size_t index : group) {
-      entry.text += (entry.text.empty() ? "" : " = ") + chart.series[index].name;
-      entry.colors.push_back(chart.series[index].color);
+      names.push_back(chart.series[index].name);
+      if (entry.colors.size() < kMaxSwatchColors) entry.colors.push_back(chart.series[index].color);
     }
+    entry.text = GroupText(names);
     entries.push_back(std::move(entry));
   }
   for (const StepLine& line : chart.steps) entries.push_back({line.label, {}});

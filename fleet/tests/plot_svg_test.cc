@@ -150,6 +150,20 @@ TEST(PlotLineChartTest, ALongSharedLegendEntryWrapsWithinTheChart) {
   for (const std::string& line : more) EXPECT_LE(line.size(), 72u) << line;
 }
 
+TEST(PlotLineChartTest, ASweepsSharedLineGathersEachPolicysValues) {
+  const Points flat{{0, 0}, {1, 0}};
+  std::ostringstream out;
+  WriteLineChart(Chart({{"openai-node @ 500", flat, 0},
+                        {"aws-standard @ 500", flat, 1},
+                        {"openai-node @ 750", flat, 2},
+                        {"aws-standard @ 750", flat, 3},
+                        {"no-retry", flat, 4}}),
+                 out);
+  EXPECT_EQ(
+      AllMatches(out.str(), "class='legend'[^>]*>([^<]*)<"),
+      (std::vector<std::string>{"openai-node @ 500, 750 = aws-standard @ 500, 750 = no-retry"}));
+}
+
 TEST(PlotLineChartTest, MarkersDrawADotPerPoint) {
   LineChart chart = Chart(
       {{"a", {{500, 1}, {1000, 2}, {1500, 3}}, 0}, {"b", {{500, 1}, {1000, 2}, {1500, 3}}, 1}});
