@@ -93,6 +93,9 @@ struct PolicyMeasures {
   int tokens_per_call = 0;
   int bytes_per_call = 0;
   std::optional<double> trigger_end_seconds;  // the end of the last spike or brownout, if any
+  // The provider's capacity (requests/s) from each time (s) on: CapacitySteps (provider_model.h);
+  // empty when unlimited, or in a result.json written before it was kept.
+  std::vector<std::pair<double, double>> capacity_steps;
 
   // Derived by Finish().
   double amplification = 0;       // attempts per logical call

@@ -87,6 +87,7 @@ Json MeasuresJson(const PolicyMeasures& m) {
                {"horizon_s", m.horizon_seconds},
                {"end_s", m.end_seconds},
                {"concurrency", m.concurrency},
+               {"capacity_per_s", m.capacity_steps},
                {"tokens_per_call", m.tokens_per_call},
                {"bytes_per_call", m.bytes_per_call},
                {"latency_histogram", m.latency.Occupied()},
@@ -137,6 +138,9 @@ PolicyMeasures MeasuresFromJson(const Json& json) {
   m.tokens_per_call = json.at("tokens_per_call").get<int>();
   m.bytes_per_call = json.at("bytes_per_call").get<int>();
   m.trigger_end_seconds = ReadOptional(json, "trigger_end_s");
+  if (json.contains("capacity_per_s")) {  // absent from results written before it was kept
+    m.capacity_steps = json["capacity_per_s"].get<std::vector<std::pair<double, double>>>();
+  }
   ReadSeries(json.at("series"), m);
   Finish(m);
   return m;

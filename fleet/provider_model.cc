@@ -11,7 +11,46 @@ constexpr double kPi = 3.14159265358979323846;
 
 Micros ToMicros(scenario::Duration duration) { return duration.count(); }
 
+// Requests/s the provider admits at a brownout factor (the rules of SlotsAt and TakeRateToken);
+// infinity when nothing limits it.
+double CapacityPerSecond(const scenario::FleetProvider& spec, const scenario::RateLimit* limit,
+                         int tokens_per_request, double factor) {
+  double capacity = std::numeric_limits<double>::infinity();
+  if (spec.rate > 0) capacity = spec.rate * factor;
+  const double service_s = std::chrono::duration<double>(spec.service_mean).count();
+  if (spec.concurrency > 0 && service_s > 0) {
+    capacity = std::min(capacity, std::floor(spec.concurrency * factor) / service_s);
+  }
+  const double window_s = limit ? std::chrono::duration<double>(limit->window).count() : 0;
+  if (window_s > 0 && limit->requests > 0)
+    capacity = std::min(capacity, limit->requests / window_s);
+  if (window_s > 0 && limit->tokens > 0 && tokens_per_request > 0) {
+    capacity = std::min(capacity, limit->tokens / double(tokens_per_request) / window_s);
+  }
+  return capacity;
+}
+
 }  // namespace
+
+std::vector<std::pair<double, double>> CapacitySteps(const scenario::FleetProvider& spec,
+                                                     const scenario::RateLimit* rate_limit,
+                                                     int tokens_per_request) {
+  ProviderModel model(spec, 0);  // for CapacityAt, the one rule for overlapping brownouts
+  std::vector<Micros> edges{0};
+  for (const scenario::FleetBrownout& brownout : spec.brownouts) {
+    edges.push_back(ToMicros(brownout.from));
+    edges.push_back(ToMicros(brownout.from + brownout.length));
+  }
+  std::ranges::sort(edges);
+  std::vector<std::pair<double, double>> steps;
+  for (Micros at : edges) {
+    const double capacity =
+        CapacityPerSecond(spec, rate_limit, tokens_per_request, model.CapacityAt(at));
+    if (!std::isfinite(capacity)) return {};
+    if (steps.empty() || steps.back().second != capacity) steps.emplace_back(at * 1e-6, capacity);
+  }
+  return steps;
+}
 
 ProviderModel::ProviderModel(const scenario::FleetProvider& spec, std::uint64_t seed,
                              const scenario::RateLimit* rate_limit, int tokens_per_request)

@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <deque>
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include "fleet/event_queue.h"
 #include "reference_impl/backoff.h"
@@ -20,6 +22,14 @@
 #include "scenarios/rate_window.h"
 
 namespace faultline::fleet {
+
+// The provider's capacity in requests/s as a step function: (seconds, capacity from then on),
+// starting at 0 and changing at each brownout's edges. Capacity is the tightest of the rate,
+// the slots over the mean service time and the `rate_limit:` window's requests (and tokens)
+// per second; empty when nothing limits the provider. For the report's capacity line.
+std::vector<std::pair<double, double>> CapacitySteps(const scenario::FleetProvider& spec,
+                                                     const scenario::RateLimit* rate_limit,
+                                                     int tokens_per_request);
 
 struct RequestId {
   std::uint32_t slot = 0;

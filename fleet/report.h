@@ -1,7 +1,9 @@
 // The outputs of `faultline simulate`, each a pure function of an Experiment written to an
 // injected stream: the terminal table, CSV (one row per job), a Markdown summary, and one
-// self-contained HTML page with SVG plots (load and goodput over time per policy, a latency CDF,
-// amplification bars). result.json is ToJson (experiment.h). Thread-safe (no shared state).
+// self-contained HTML page with SVG plots (fleet/plot_svg.h: load against the provider's capacity,
+// goodput and more over time per policy, a latency CDF, amplification bars, and for a --sweep
+// each measure against the swept value). result.json is ToJson (experiment.h). Thread-safe (no
+// shared state).
 #pragma once
 
 #include <ostream>

@@ -153,6 +153,7 @@ Engine::Engine(const RunInput& input)
   m_.tokens_per_call = spec_.tokens_per_call;
   m_.bytes_per_call = spec_.bytes_per_call;
   m_.trigger_end_seconds = TriggerEndSeconds(spec_);
+  m_.capacity_steps = CapacitySteps(spec_.provider, input.rate_limit, spec_.tokens_per_call);
   m_.series.resize(static_cast<std::size_t>(horizon_ / bucket_ + 1));
 }
 

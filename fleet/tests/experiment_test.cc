@@ -9,26 +9,14 @@
 #include <sstream>
 
 #include "fleet/report.h"
-#include "scenarios/loader.h"
+#include "fleet/tests/test_support.h"
 
 namespace faultline::fleet {
 namespace {
 
 scenario::Scenario Load(std::string_view policies) {
-  const std::string text = std::string(R"(faultline: 1
-name: fleet/test
-description: d
-dialect: openai-chat
-fleet:
-  clients: 1000
-  horizon: 20s
-  arrivals: {rate: 50}
-  provider: {rate: 30, overload: {status: 429, retry_after: honest}}
-  policies: )") + std::string(policies) +
-                           "\n";
-  auto scenario = scenario::ParseScenario(text, "exp.yaml");
-  EXPECT_TRUE(scenario.has_value()) << scenario.error().ToString();
-  return *scenario;
+  return fleet_test::LoadFleet("{rate: 30, overload: {status: 429, retry_after: honest}}",
+                               policies);
 }
 
 TEST(ExperimentTest, UnknownPolicyInTheFileNamesItsPosition) {
@@ -122,6 +110,32 @@ TEST(ExperimentTest, TheResultSchemaMatchesWhatIsWritten) {
   for (const char* nested : {"latency_ms", "series", "counters"}) {
     EXPECT_EQ(Keys(first[nested]), Keys(job[nested]["properties"])) << nested;
   }
+}
+
+// The capacity line of the report: the tightest limit, reduced over a brownout, kept in
+// result.json.
+TEST(ExperimentTest, TheProviderCapacityIsKeptPerJob) {
+  using Steps = std::vector<std::pair<double, double>>;
+  ExperimentInput input;
+  input.scenario = fleet_test::LoadFleet(
+      "{rate: 30, concurrency: 2, service: {distribution: constant, mean: 100ms}, "
+      "brownouts: [{from: 5s, for: 5s, capacity: 0.5}]}",
+      "[no-retry]");
+  auto experiment = RunExperiment(input);
+  ASSERT_TRUE(experiment.has_value()) << experiment.error();
+  // 2 slots / 100 ms = 20/s under the rate of 30/s; in the brownout 1 slot: 10/s.
+  EXPECT_EQ(experiment->results[0].measures.capacity_steps, (Steps{{0, 20}, {5, 10}, {10, 20}}));
+  auto reread = ExperimentFromJson(ToJson(*experiment));
+  ASSERT_TRUE(reread.has_value()) << reread.error();
+  EXPECT_EQ(reread->results[0].measures.capacity_steps,
+            experiment->results[0].measures.capacity_steps);
+  nlohmann::json older = ToJson(*experiment);  // written before the capacity was kept
+  older["results"][0].erase("capacity_per_s");
+  auto old_result = ExperimentFromJson(older);
+  ASSERT_TRUE(old_result.has_value()) << old_result.error();
+  EXPECT_TRUE(old_result->results[0].measures.capacity_steps.empty());
+  input.scenario = fleet_test::LoadFleet("{concurrency: 0}", "[no-retry]");
+  EXPECT_TRUE(RunExperiment(input)->results[0].measures.capacity_steps.empty()) << "unlimited";
 }
 
 }  // namespace
