@@ -247,41 +247,6 @@ TEST(Html, OneFailureInTenThousandRunsIsOneOverviewRow) {
   EXPECT_THAT(html, HasSubstr("FIRST_ROWS = 200")) << "long run tables render their first rows";
 }
 
-CheckResult Advisory(const std::string& id, std::string evidence) {
-  CheckResult check = Check(id, CheckStatus::kFail, std::move(evidence));
-  check.severity = Severity::kAdvisory;
-  return check;
-}
-
-// Three runs of one scenario failing RETRY-004 (and EXPECT-OUTCOME in the second), an advisory
-// in a passed scenario's two runs, and two clean passes.
-RunResult FailuresAndAdvisories() {
-  RunResult result;
-  result.subject = "faultline-ref 0.1.0 (in-process)";
-  result.world = "virtual";
-  for (int repetition = 0; repetition < 3; ++repetition) {
-    std::vector<CheckResult> checks = {
-        Check("RETRY-004", CheckStatus::kFail, fmt::format("early by {} ms", 10 + repetition)),
-        Advisory("ADV-001", "waited less than the Retry-After")};
-    if (repetition == 1) checks.push_back(Check("EXPECT-OUTCOME", CheckStatus::kFail, "gave up"));
-    ScenarioResult run = Scenario("rate-limit/x", Verdict::kFail, checks);
-    run.repetition = repetition;
-    run.seed = 100 + repetition;
-    result.scenarios.push_back(run);
-  }
-  for (int repetition = 0; repetition < 2; ++repetition) {
-    ScenarioResult run = Scenario(
-        "server-error/y", Verdict::kPass,
-        {Check("LIFE-001", CheckStatus::kPass), Advisory("ADV-004", "gave up after one 503")});
-    run.repetition = repetition;
-    result.scenarios.push_back(run);
-  }
-  // Seven runs: a report of sections (groups), as a real run's.
-  result.scenarios.push_back(Scenario("demo/w", Verdict::kPass, {}));
-  result.scenarios.push_back(Scenario("demo/z", Verdict::kPass, {}));
-  return result;
-}
-
 std::string Between(const std::string& text, std::string_view from, std::string_view to) {
   const std::size_t begin = text.find(from);
   if (begin == std::string::npos) return "";
@@ -289,7 +254,7 @@ std::string Between(const std::string& text, std::string_view from, std::string_
 }
 
 TEST(Html, FailuresFoldOneRowPerCheckWithTheirRunsAndOneReproduceCommand) {
-  const std::string html = Html(FailuresAndAdvisories());
+  const std::string html = Html(testing::FailuresAndAdvisories());
   const std::string failures = Between(html, "<h2>Failures</h2>", "</section>");
   ASSERT_FALSE(failures.empty());
   EXPECT_EQ(CountOccurrences(failures, R"(<tr class="scenario-row">)"), 1);
@@ -310,7 +275,7 @@ TEST(Html, FailuresFoldOneRowPerCheckWithTheirRunsAndOneReproduceCommand) {
 }
 
 TEST(Html, AdvisoriesAreCountedLinkedListedAndFilterable) {
-  const std::string html = Html(FailuresAndAdvisories());
+  const std::string html = Html(testing::FailuresAndAdvisories());
   EXPECT_THAT(html, HasSubstr(R"(<a class="count advisory" href="#advisories">5 advisories</a>)"));
   const std::string list =
       Between(html, R"(<section class="overview advisories" id="advisories">)", "</section>");
@@ -335,8 +300,8 @@ TEST(Html, AdvisoriesAreCountedLinkedListedAndFilterable) {
 
 TEST(Html, APassedRunListsItsAdvisoryToo) {
   RunResult result;
-  result.scenarios.push_back(
-      Scenario("server-error/y", Verdict::kPass, {Advisory("ADV-004", "gave up after one 503")}));
+  result.scenarios.push_back(Scenario("server-error/y", Verdict::kPass,
+                                      {testing::Advisory("ADV-004", "gave up after one 503")}));
   const std::string html = Html(result);
   EXPECT_THAT(html, HasSubstr("All 1 runs passed."));
   EXPECT_THAT(html, HasSubstr(R"(<a href="#advisories">1 advisory below</a>)"));
