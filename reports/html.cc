@@ -300,7 +300,7 @@ void WriteTimeline(const ScenarioResult& scenario, std::size_t index, std::ostre
   internal::RenderTimelineSvg(timeline, "timeline of " + scenario.name, fmt::format("s{}", index),
                               out);
   out << "</div>";
-  internal::RenderTimelineLegend(out);
+  internal::RenderTimelineLegend(timeline, out);
 }
 
 // A small report (one scenario being debugged) shows every run in full, open.

@@ -133,6 +133,8 @@ svg.timeline .cross.small { stroke-width: 1.8; }
 .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 4px;
        vertical-align: -2px; opacity: .8; }
 .swatch.hatch { background: repeating-linear-gradient(45deg, #f0a000 0 3px, #fff8e1 3px 6px); }
+.swatch.band { background: var(--c); opacity: .45; outline: 1px dashed var(--c); }
+.swatch.line { width: 0; border-left: 2px dashed var(--c); border-radius: 0; opacity: 1; }
 details.more { margin-top: 10px; }
 details.more > summary { cursor: pointer; color: var(--muted); }
 table.events td { font-size: 12.5px; }
