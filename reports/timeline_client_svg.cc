@@ -50,7 +50,7 @@ double MarkerY(ClientRows& rows, double x) {
 void Label(ClientRows& rows, double x, std::string_view text, std::string_view short_text,
            std::string_view color, std::string& svg) {
   const auto place = [&](std::string_view candidate) {
-    const double width = TextWidth(candidate);
+    const double width = TextWidth(candidate) * 1.1;  // bold: wider than TextWidth's average
     const double left = std::min(x - 2, kSvgWidth - 2 - width);
     return std::pair{rows.labels.Place(left, width), left};
   };
