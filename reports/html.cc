@@ -1,7 +1,8 @@
 // RenderHtml: one self-contained page that a person reads in seconds at any size. A run header
-// (counts, subject, world, seed, fingerprint), then the failures first: one row per failed check
-// with its evidence and the command that reproduces it, linked to its run. Then a verdict filter
-// that works without script (radio buttons and CSS) and one collapsible section per scenario,
+// (counts, subject, world, seed, fingerprint; the advisory count links to their list), then the
+// overview (html_overview.cc): failures folded per scenario and check, the advisories apart. Then
+// a verdict filter that works without script (radio buttons and CSS; "With advisories" keeps the
+// sections with an advisory, passed or not) and one collapsible section per scenario,
 // world and verdict: the first run of each in full (checks, metrics, SVG timeline, client
 // events, adapter stderr), failures open; passing sections are collapsed and their body is an
 // inert <template> that the script renders when opened, and every other run of a section is a
@@ -15,7 +16,9 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "reports/folded_checks.h"
 #include "reports/html_page.h"
+#include "reports/html_run.h"
 #include "reports/report.h"
 #include "reports/text.h"
 #include "reports/timeline.h"
@@ -25,6 +28,11 @@ namespace {
 
 using internal::FormatBytes;
 using internal::FormatMs;
+using internal::GroupAnchor;
+using internal::Lowercase;
+using internal::RunAnchor;
+using internal::SourceText;
+using internal::StatusClass;
 using internal::XmlEscape;
 
 std::string Esc(std::string_view text) { return XmlEscape(text, true); }
@@ -34,9 +42,12 @@ std::string_view Overall(const RunResult& result) {
   return result.failed() > 0 || result.thresholds_crossed() > 0 ? "fail" : "pass";
 }
 
-void WriteCount(int count, std::string_view label, std::string_view css, std::ostream& out) {
-  out << fmt::format(R"(<span class="count {}">{} {}</span>)", count > 0 ? css : "zero", count,
-                     label);
+// A count; with `href`, a link to where the counted things are listed.
+void WriteCount(int count, std::string_view label, std::string_view css, std::ostream& out,
+                std::string_view href = "") {
+  const std::string_view tag = href.empty() ? "span" : "a";
+  out << fmt::format(R"(<{0} class="count {1}"{2}>{3} {4}</{0}>)", tag, count > 0 ? css : "zero",
+                     href.empty() ? "" : fmt::format(R"( href="{}")", href), count, label);
 }
 
 void WriteMetaRow(std::string_view name, std::string_view value, bool mono, std::ostream& out) {
@@ -52,7 +63,7 @@ void WriteHeader(const RunResult& result, std::ostream& out) {
   WriteCount(result.errors(), result.errors() == 1 ? "error" : "errors", "error", out);
   if (result.advisories() > 0) {
     WriteCount(result.advisories(), result.advisories() == 1 ? "advisory" : "advisories",
-               "advisory", out);
+               "advisory", out, "#advisories");
   }
   if (!result.thresholds.empty()) {
     WriteCount(result.thresholds_crossed(),
@@ -76,11 +87,15 @@ void WriteHeader(const RunResult& result, std::ostream& out) {
 }
 
 void WriteFilters(const RunResult& result, std::ostream& out) {
-  const std::pair<std::string_view, std::string> choices[] = {
+  std::vector<std::pair<std::string_view, std::string>> choices = {
       {"all", fmt::format("All ({})", result.scenarios.size())},
       {"fail", fmt::format("Failed ({})", result.failed())},
       {"error", fmt::format("Errors ({})", result.errors())},
       {"pass", fmt::format("Passed ({})", result.passed())}};
+  // Advisories do not fail a run, so a passed run's are found with a filter of their own.
+  if (const int runs = internal::RunsWithAdvisories(result); runs > 0) {
+    choices.emplace_back("advisory", fmt::format("With advisories ({})", runs));
+  }
   for (const auto& [id, label] : choices) {
     out << fmt::format(R"(<input type="radio" class="filter" name="verdict" id="show-{}"{}>)", id,
                        id == "all" ? " checked" : "");
@@ -106,25 +121,27 @@ std::string FailedIds(const ScenarioResult& scenario) {
   return ids;
 }
 
-std::string Lowercase(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
-  return out;
-}
-
-// "run-rate-limit-retry-after-virtual": the same for the same scenario and world in every report.
-std::string GroupAnchor(const ScenarioResult& scenario) {
-  std::string slug = "run-";
-  for (const char c : Lowercase(scenario.name + "-" + scenario.world)) {
-    const bool keep = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-    slug += keep ? c : '-';
+// The failed checks of a summary line: violations red, advisories amber (they did not fail it).
+void WriteIds(const ScenarioResult& scenario, std::ostream& out) {
+  for (const Severity severity : {Severity::kViolation, Severity::kAdvisory}) {
+    std::string ids;
+    for (const CheckResult& check : scenario.checks) {
+      if (check.status != CheckStatus::kFail || check.severity != severity) continue;
+      ids += (ids.empty() ? "" : " ") + check.id;
+    }
+    if (ids.empty()) continue;
+    if (severity == Severity::kAdvisory) ids = "advisory " + ids;
+    out << fmt::format(R"(<span class="ids{}">{}</span>)",
+                       severity == Severity::kAdvisory ? " advisory" : "", Esc(ids));
   }
-  return slug;
 }
 
-// The group's anchor and the 1-based repetition: "run-...-virtual-3".
-std::string RunAnchor(const ScenarioResult& scenario) {
-  return fmt::format("{}-{}", GroupAnchor(scenario), scenario.repetition + 1);
+// " has-advisory" when a run of the section has an advisory: the advisory filter keeps it.
+std::string_view AdvisoryClass(const std::vector<const ScenarioResult*>& runs) {
+  return std::ranges::any_of(runs,
+                             [](const ScenarioResult* run) { return internal::HasAdvisory(*run); })
+             ? " has-advisory"
+             : "";
 }
 
 void WriteSummaryLine(const ScenarioResult& scenario, bool repeated, std::ostream& out) {
@@ -134,18 +151,10 @@ void WriteSummaryLine(const ScenarioResult& scenario, bool repeated, std::ostrea
   out << fmt::format(
       R"(<summary><span class="badge {}">{}</span><span class="name">{}</span><span class="where">{}</span>)",
       css, ToString(scenario.verdict), Esc(scenario.name), Esc(where));
-  if (const std::string ids = FailedIds(scenario); !ids.empty()) {
-    out << fmt::format(R"(<span class="ids">{}</span>)", Esc(ids));
-  }
+  WriteIds(scenario, out);
   out << fmt::format(R"(<span class="facts">{} attempt{} · {}</span></summary>)",
                      scenario.metrics.attempts, scenario.metrics.attempts == 1 ? "" : "s",
                      FormatMs(scenario.metrics.terminal_ms));
-}
-
-// "scenarios/x.yaml:2": where to open the scenario.
-std::string SourceText(const ScenarioResult& scenario) {
-  if (scenario.source_line <= 0) return scenario.source;
-  return fmt::format("{}:{}", scenario.source, scenario.source_line);
 }
 
 void WriteFacts(const ScenarioResult& scenario, std::ostream& out) {
@@ -173,18 +182,6 @@ void WriteFacts(const ScenarioResult& scenario, std::ostream& out) {
                          Esc(subject->stderr_tail));
     }
   }
-}
-
-std::string_view StatusClass(CheckStatus status) {
-  switch (status) {
-    case CheckStatus::kPass:
-      return "pass";
-    case CheckStatus::kFail:
-      return "fail";
-    case CheckStatus::kNotApplicable:
-      return "na";
-  }
-  return "na";
 }
 
 void WriteChecks(const ScenarioResult& scenario, std::ostream& out) {
@@ -303,7 +300,7 @@ void WriteTimeline(const ScenarioResult& scenario, std::size_t index, std::ostre
   internal::RenderTimelineSvg(timeline, "timeline of " + scenario.name, fmt::format("s{}", index),
                               out);
   out << "</div>";
-  internal::RenderTimelineLegend(out);
+  internal::RenderTimelineLegend(timeline, out);
 }
 
 // A small report (one scenario being debugged) shows every run in full, open.
@@ -323,8 +320,9 @@ void WriteBody(const ScenarioResult& scenario, std::size_t index, std::ostream& 
 void WriteScenario(const ScenarioResult& scenario, std::size_t index, bool repeated, bool open,
                    std::ostream& out) {
   const std::string_view css = internal::VerdictClass(scenario.verdict);
-  out << fmt::format(R"(<details class="scenario {}" id="{}" data-name="{}"{}>)", css,
-                     RunAnchor(scenario), Esc(Lowercase(scenario.name)), open ? " open" : "");
+  out << fmt::format(R"(<details class="scenario {}{}" id="{}" data-name="{}"{}>)", css,
+                     AdvisoryClass({&scenario}), RunAnchor(scenario), Esc(Lowercase(scenario.name)),
+                     open ? " open" : "");
   WriteSummaryLine(scenario, repeated, out);
   out << "<div class=\"body\">";
   WriteBody(scenario, index, out);
@@ -370,9 +368,7 @@ void WriteGroupSummary(const Group& group, std::ostream& out) {
       R"(<summary><span class="badge {}">{}</span><span class="name">{}</span><span class="where">{}{}</span>)",
       css, ToString(first.verdict), Esc(first.name), Esc(first.world),
       runs > 1 ? fmt::format(" · {} runs", runs) : "");
-  if (const std::string ids = FailedIds(first); !ids.empty()) {
-    out << fmt::format(R"(<span class="ids">{}</span>)", Esc(ids));
-  }
+  WriteIds(first, out);
   out << fmt::format(R"(<span class="facts">{} attempt{} · {}{}</span></summary>)",
                      first.metrics.attempts, first.metrics.attempts == 1 ? "" : "s",
                      runs > 1 ? "median " : "", Median(group, &Metrics::terminal_ms));
@@ -384,9 +380,9 @@ void WriteGroup(const Group& group, std::size_t index, std::ostream& out) {
   const ScenarioResult& first = group.first();
   const bool pass = first.verdict == Verdict::kPass;
   out << fmt::format(
-      R"(<details class="scenario group {}" id="{}" data-name="{}" data-group="{}"{}>)",
-      internal::VerdictClass(first.verdict), GroupAnchor(first), Esc(Lowercase(first.name)), index,
-      pass ? "" : " open");
+      R"(<details class="scenario group {}{}" id="{}" data-name="{}" data-group="{}"{}>)",
+      internal::VerdictClass(first.verdict), AdvisoryClass(group.runs), GroupAnchor(first),
+      Esc(Lowercase(first.name)), index, pass ? "" : " open");
   WriteGroupSummary(group, out);
   out << "<div class=\"body\">";
   if (group.runs.size() > 1) {
@@ -431,108 +427,6 @@ void WriteRunData(const std::vector<Group>& groups, std::ostream& out) {
   out << R"(<script type="application/json" id="faultline-runs">)" << json << "</script>\n";
 }
 
-// Thresholds as checks of the whole scenario: the crossed ones in the overview (with the command
-// that re-judges them), every one in its own table.
-void WriteThresholdRows(const RunResult& result, bool crossed_only, std::ostream& out) {
-  out << "<table class=\"thresholds\"><thead><tr><th>Scenario</th><th>World</th>"
-         "<th>Threshold</th><th>Status</th><th>Evidence</th><th>Reproduce</th></tr></thead><tbody>";
-  for (const ThresholdResult& t : result.thresholds) {
-    const bool crossed = t.status == CheckStatus::kFail;
-    if (crossed_only && !crossed) continue;
-    const std::string_view css = StatusClass(t.status);
-    ScenarioResult anchor;
-    anchor.name = t.name;
-    anchor.world = t.world;
-    out << fmt::format(
-        R"(<tr class="{}"><td><a href="#{}">{}</a></td><td>{}</td><td class="id">{}</td><td><span class="badge {}">{}</span></td><td>{}</td><td>{}</td></tr>)",
-        css, GroupAnchor(anchor), Esc(t.name), Esc(t.world), Esc(t.expression), css,
-        crossed ? "crossed" : ToString(t.status), Esc(t.evidence),
-        crossed
-            ? fmt::format(R"(<code class="reproduce">{}</code>)", Esc(ReproduceCommand(result, t)))
-            : "");
-  }
-  out << "</tbody></table>";
-}
-
-void WriteThresholds(const RunResult& result, std::ostream& out) {
-  if (result.thresholds.empty()) return;
-  out << fmt::format("<h2>Thresholds <small>({} of {} crossed)</small></h2>",
-                     result.thresholds_crossed(), result.thresholds.size());
-  WriteThresholdRows(result, false, out);
-  out << "\n";
-}
-
-// Failures first: every failed check and error, its evidence and the command that reproduces it,
-// linked to its run. The same check failing in many runs of one scenario and world is one row
-// (its first run's evidence, and how many more): 10,000 copies of one failure read as one, and
-// the page stays fast. Capped so that 10,000 different failures stay readable too.
-constexpr std::size_t kOverviewRows = 500;
-
-struct FailureRow {
-  const ScenarioResult* first = nullptr;
-  std::string id;
-  std::string_view evidence;
-  int runs = 0;
-};
-
-std::vector<FailureRow> FailureRows(const RunResult& result) {
-  std::vector<FailureRow> rows;
-  std::map<std::tuple<std::string_view, std::string_view, std::string>, std::size_t> index;
-  const auto add = [&](const ScenarioResult& s, std::string id, std::string_view evidence) {
-    auto [it, inserted] = index.try_emplace({s.name, s.world, id}, rows.size());
-    if (inserted) rows.push_back({&s, std::move(id), evidence, 0});
-    ++rows[it->second].runs;
-  };
-  for (const ScenarioResult& s : result.scenarios) {
-    if (s.verdict == Verdict::kError) {
-      add(s, s.subject_error ? s.subject_error->kind : "error", s.error);
-    }
-    if (s.verdict != Verdict::kFail) continue;
-    for (const CheckResult& check : s.checks) {
-      if (check.status != CheckStatus::kFail) continue;
-      add(s, check.severity == Severity::kAdvisory ? check.id + " (advisory)" : check.id,
-          check.evidence);
-    }
-  }
-  return rows;
-}
-
-void WriteOverview(const RunResult& result, std::ostream& out) {
-  out << "<section class=\"overview\"><h2>Failures</h2>";
-  if (result.thresholds_crossed() > 0) {
-    out << "<h3>Thresholds crossed</h3>";
-    WriteThresholdRows(result, true, out);
-  }
-  if (result.failed() == 0 && result.errors() == 0) {
-    out << fmt::format("<p class=\"all-passed\">All {} runs passed.</p></section>\n",
-                       result.scenarios.size());
-    return;
-  }
-  out << "<table class=\"failures\"><thead><tr><th>Scenario</th><th>World</th><th>Run</th>"
-         "<th>Check</th><th>Evidence</th><th>Reproduce</th></tr></thead><tbody>";
-  const std::vector<FailureRow> rows = FailureRows(result);
-  for (std::size_t i = 0; i < rows.size() && i < kOverviewRows; ++i) {
-    const ScenarioResult& s = *rows[i].first;
-    const std::string more =
-        rows[i].runs > 1
-            ? fmt::format(R"( <span class="more-runs">and {} more</span>)", rows[i].runs - 1)
-            : "";
-    out << fmt::format(
-        R"(<tr><td><a href="#{}">{}</a><div class="source">{}</div></td><td>{}</td><td class="num">{}{}</td><td class="id">{}</td><td><pre class="evidence">{}</pre></td><td><code class="reproduce">{}</code></td></tr>)",
-        RunAnchor(s), Esc(s.name), Esc(SourceText(s)), Esc(s.world), s.repetition + 1, more,
-        Esc(rows[i].id), Esc(internal::Shorten(rows[i].evidence, 400)),
-        Esc(ReproduceCommand(result, s)));
-  }
-  out << "</tbody></table>";
-  if (rows.size() > kOverviewRows) {
-    out << fmt::format(
-        "<p class=\"note\">{} more failing checks are not listed here; every run "
-        "below and result.json have them.</p>",
-        rows.size() - kOverviewRows);
-  }
-  out << "</section>\n";
-}
-
 std::string Percentiles(const std::optional<LatencySummary::Percentiles>& p) {
   if (!p) return "–";
   return fmt::format("{} / {} / {}", FormatMs(p->p50), FormatMs(p->p95), FormatMs(p->p99));
@@ -561,7 +455,7 @@ void RenderHtml(const RunResult& result, std::ostream& out) {
                   result.failed(), result.errors(), result.subject),
       out);
   WriteHeader(result, out);
-  WriteOverview(result, out);
+  internal::WriteOverview(result, out);
   WriteFilters(result, out);
   out << "<main>\n<h2>Scenarios</h2>\n";
   if (result.scenarios.size() <= kOpenAllUpTo) {
@@ -575,7 +469,7 @@ void RenderHtml(const RunResult& result, std::ostream& out) {
     for (std::size_t g = 0; g < groups.size(); ++g) WriteGroup(groups[g], g, out);
     WriteRunData(groups, out);
   }
-  WriteThresholds(result, out);
+  internal::WriteThresholds(result, out);
   WriteLatency(result, out);
   out << "</main>\n<footer>Rendered by faultline from a run result (format " << result.format
       << ").</footer>\n";

@@ -40,10 +40,15 @@ input.filter { position: absolute; opacity: 0; pointer-events: none; }
        border-radius: 6px; font: inherit; min-width: 260px; }
 #show-all:checked ~ .filters label[for=show-all], #show-fail:checked ~ .filters label[for=show-fail],
 #show-error:checked ~ .filters label[for=show-error],
-#show-pass:checked ~ .filters label[for=show-pass] { background: #1d232b; color: #fff;
+#show-pass:checked ~ .filters label[for=show-pass],
+#show-advisory:checked ~ .filters label[for=show-advisory] { background: #1d232b; color: #fff;
        border-color: #1d232b; }
 #show-fail:checked ~ main .scenario:not(.fail), #show-error:checked ~ main .scenario:not(.error),
-#show-pass:checked ~ main .scenario:not(.pass), .scenario.hidden-by-name { display: none; }
+#show-pass:checked ~ main .scenario:not(.pass),
+#show-advisory:checked ~ main .scenario:not(.has-advisory), .scenario.hidden-by-name { display: none; }
+.filters label[for=show-advisory] { border-color: #e8b96a; color: #8a5300; }
+a.count { text-decoration: none; }
+a.count.advisory:hover { text-decoration: underline; }
 details.scenario { background: #fff; border: 1px solid var(--line); border-left: 5px solid var(--pass);
        border-radius: 6px; margin: 6px 0; }
 details.scenario.fail { border-left-color: var(--fail); }
@@ -54,6 +59,7 @@ details.scenario > summary::-webkit-details-marker { color: var(--muted); }
 summary .name { font-weight: 600; overflow-wrap: anywhere; }
 summary .where { color: var(--muted); font-size: 12.5px; }
 summary .ids { color: var(--fail); font-family: ui-monospace, monospace; font-size: 12.5px; }
+summary .ids.advisory { color: #8a5300; }
 summary .facts { margin-left: auto; color: var(--muted); font-size: 12.5px; white-space: nowrap; }
 .badge { display: inline-block; min-width: 44px; text-align: center; border-radius: 4px;
          padding: 0 6px; font-size: 12px; font-weight: 700; text-transform: uppercase; }
@@ -84,7 +90,6 @@ dl.metrics dt { font-size: 12px; color: var(--muted); }
 dl.metrics dd { margin: 0; font-size: 16px; font-weight: 600; }
 svg.timeline { width: 100%; height: auto; display: block; background: #fff; }
 .source { font: 11px ui-monospace, monospace; color: var(--muted); margin-top: 2px; }
-.more-runs { display: block; font-size: 11px; color: var(--muted); white-space: nowrap; }
 svg.timeline text { font: 11px system-ui, sans-serif; fill: #1d232b; }
 svg.timeline .tick { text-anchor: middle; fill: var(--muted); font-size: 10.5px; }
 svg.timeline .grid { stroke: #eceef1; }
@@ -128,6 +133,8 @@ svg.timeline .cross.small { stroke-width: 1.8; }
 .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 4px;
        vertical-align: -2px; opacity: .8; }
 .swatch.hatch { background: repeating-linear-gradient(45deg, #f0a000 0 3px, #fff8e1 3px 6px); }
+.swatch.band { background: var(--c); opacity: .45; outline: 1px dashed var(--c); }
+.swatch.line { width: 0; border-left: 2px dashed var(--c); border-radius: 0; opacity: 1; }
 details.more { margin-top: 10px; }
 details.more > summary { cursor: pointer; color: var(--muted); }
 table.events td { font-size: 12.5px; }
@@ -143,6 +150,20 @@ footer { margin-top: 30px; color: var(--muted); font-size: 12px; }
 section.overview table.failures td.id { font-family: ui-monospace, monospace; font-size: 12.5px;
        white-space: nowrap; color: var(--fail); }
 section.overview code.reproduce { white-space: pre-wrap; overflow-wrap: anywhere; font-size: 12px; }
+table.failures tr.scenario-row td, table.failures tr.check-row td { background: #f3f4f6;
+       border-top: 2px solid var(--line); }
+table.failures tr.scenario-row a { font-weight: 600; }
+table.failures tr.scenario-row .where, table.failures tr.check-row .where { color: var(--muted);
+       font-size: 12.5px; margin-left: 6px; }
+table.failures tr.scenario-row .source { font: 11px ui-monospace, monospace; color: var(--muted);
+       margin-left: 6px; }
+table.failures div.reproduce { font-size: 12px; color: var(--muted); margin-top: 2px; }
+table.failures td.runs { white-space: nowrap; font-size: 12.5px; }
+table.failures td.runs ul { margin: 4px 0 0; padding-left: 16px; }
+table.failures details.runs > summary { cursor: pointer; }
+table.failures pre.evidence { max-height: 6.5em; }
+table.advisory-list .id { font-family: ui-monospace, monospace; font-weight: 700; color: #8a5300; }
+section.advisories h2 { color: #8a5300; }
 section.overview p.all-passed { background: var(--pass-bg); color: var(--pass); font-weight: 600;
        padding: 8px 12px; border-radius: 6px; }
 table.reps td { font-size: 12.5px; }

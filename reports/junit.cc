@@ -6,12 +6,23 @@
 // system-err. A failed check is one <failure> whose message is its
 // evidence; since some viewers show only the first failure of a test case, system-out repeats
 // every check with its full evidence.
+//
+// Advisories. A passed run with an advisory stays a passed test case: advisories do not fail a
+// run unless `--fail-on advisory` (then the run failed and each advisory is a <failure> like a
+// violation). A <skipped> would misreport a run that ran and passed, and CI dashboards count it
+// as not run. What the viewers do show of a passed case: Jenkins shows its system-out, so the
+// advisories open it ("ADVISORY ADV-004: ..."); GitLab and the GitHub test-report actions show
+// nothing of a passed case, which is why summary.md lists them. The suite's <properties> (the
+// only properties junit-10.xsd allows; Surefire's per-testcase ones are invalid there) carry them
+// for tools and scripts: `advisories` (the count) and one `advisory` per check, its runs folded:
+// "ADV-004 in 2 of 2 runs (runs 1, 2): <first evidence>".
 #include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "fmt/format.h"
+#include "reports/folded_checks.h"
 #include "reports/report.h"
 #include "reports/text.h"
 
@@ -26,6 +37,9 @@ using internal::XmlEscape;
 
 std::string Attr(std::string_view text) { return XmlEscape(text, true); }
 
+// What CI viewers show in their one line: the evidence itself, not the generic statement.
+constexpr std::size_t kMessageChars = 500;
+
 // One suite per scenario and world: the scenario file is the suite's `file`, as a test class's
 // file is in Surefire's reports, and the suite's name carries the subject so that merged reports
 // of several subjects never collide.
@@ -35,11 +49,13 @@ struct Suite {
   std::vector<const ThresholdResult*> thresholds;
   int failures = 0;
   int errors = 0;
-  int skipped = 0;                      // thresholds with no sample
-  double started_ms = 0, ended_ms = 0;  // wall-clock span of its runs
+  int skipped = 0;                                       // thresholds with no sample
+  const internal::FoldedScenario* advisories = nullptr;  // its failed advisory checks, folded
+  double started_ms = 0, ended_ms = 0;                   // wall-clock span of its runs
 };
 
-std::vector<Suite> SuitesOf(const RunResult& result) {
+std::vector<Suite> SuitesOf(const RunResult& result,
+                            const std::vector<internal::FoldedScenario>& advisories) {
   std::vector<Suite> suites;
   std::map<std::pair<std::string_view, std::string_view>, std::size_t> index;
   for (const ScenarioResult& scenario : result.scenarios) {
@@ -66,6 +82,10 @@ std::vector<Suite> SuitesOf(const RunResult& result) {
     suite.failures += threshold.status == CheckStatus::kFail ? 1 : 0;
     suite.skipped += threshold.status == CheckStatus::kNotApplicable ? 1 : 0;
   }
+  for (const internal::FoldedScenario& folded : advisories) {
+    const auto it = index.find({folded.first->name, folded.first->world});
+    if (it != index.end()) suites[it->second].advisories = &folded;
+  }
   return suites;
 }
 
@@ -80,7 +100,14 @@ std::string CaseName(const ScenarioResult& scenario, bool repetitions) {
   return fmt::format("{} [rep {}]", scenario.name, scenario.repetition + 1);
 }
 
-void WriteProperties(const RunResult& result, std::ostream& out) {
+// "ADV-004 in 2 of 2 runs (runs 1, 2): gave up after one 503".
+std::string AdvisoryProperty(const internal::FoldedCheck& check, int runs) {
+  return fmt::format("{} in {} of {} run{} ({}): {}", check.id, check.runs.size(), runs,
+                     runs == 1 ? "" : "s", internal::RunList(check.runs),
+                     internal::Shorten(check.message, kMessageChars));
+}
+
+void WriteProperties(const RunResult& result, const Suite& suite, std::ostream& out) {
   const std::pair<const char*, std::string> properties[] = {
       {"subject", result.subject},
       {"tool_version", result.tool_version},
@@ -94,15 +121,40 @@ void WriteProperties(const RunResult& result, std::ostream& out) {
     if (value.empty()) continue;
     out << fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, Attr(value));
   }
+  if (suite.advisories != nullptr) {
+    int count = 0;
+    for (const internal::FoldedCheck& check : suite.advisories->checks) {
+      count += static_cast<int>(check.runs.size());
+    }
+    out << fmt::format("      <property name=\"advisories\" value=\"{}\"/>\n", count);
+    for (const internal::FoldedCheck& check : suite.advisories->checks) {
+      out << fmt::format("      <property name=\"advisory\" value=\"{}\"/>\n",
+                         Attr(AdvisoryProperty(check, suite.advisories->runs)));
+    }
+  }
   out << "    </properties>\n";
 }
 
 // Every check with its evidence, the metrics and the identifiers needed to reproduce the run.
 std::string SystemOut(const ScenarioResult& scenario) {
   std::string text;
+  // Advisories first: of a passed case, Jenkins shows only this text.
+  for (const CheckResult& check : scenario.checks) {
+    if (check.status != CheckStatus::kFail || check.severity != Severity::kAdvisory) continue;
+    text += fmt::format("ADVISORY {}: {}\n", check.id,
+                        check.evidence.empty() ? check.statement : check.evidence);
+  }
+  if (!text.empty()) {
+    text += scenario.verdict == Verdict::kPass
+                ? "(advisories do not fail a run; --fail-on advisory makes them fail it)\n\n"
+                : "\n";
+  }
   if (!scenario.description.empty()) text += scenario.description + "\n\n";
   for (const CheckResult& check : scenario.checks) {
-    text += fmt::format("[{}] {}: {}\n", ToString(check.status), check.id, check.statement);
+    const bool advisory =
+        check.severity == Severity::kAdvisory && check.status == CheckStatus::kFail;
+    text += fmt::format("[{}] {}: {}\n", advisory ? "advisory" : ToString(check.status), check.id,
+                        check.statement);
     if (!check.evidence.empty()) text += fmt::format("    {}\n", check.evidence);
   }
   const Metrics& m = scenario.metrics;
@@ -127,9 +179,6 @@ std::string SystemOut(const ScenarioResult& scenario) {
   return text;
 }
 
-// What CI viewers show in their one line: the evidence itself, not the generic statement.
-constexpr std::size_t kMessageChars = 500;
-
 void WriteFailures(const ScenarioResult& scenario, std::ostream& out) {
   if (scenario.verdict == Verdict::kError) {
     const std::string kind = scenario.subject_error ? scenario.subject_error->kind : "error";
@@ -139,10 +188,16 @@ void WriteFailures(const ScenarioResult& scenario, std::ostream& out) {
     return;
   }
   if (scenario.verdict != Verdict::kFail) return;
+  // The checks that failed the run: its violations; its advisories only when it has none (then
+  // --fail-on advisory failed it). An advisory next to a violation stays a property.
+  const bool violated = std::ranges::any_of(scenario.checks, [](const CheckResult& check) {
+    return check.status == CheckStatus::kFail && check.severity == Severity::kViolation;
+  });
   int written = 0;
   for (const CheckResult& check : scenario.checks) {
     if (check.status != CheckStatus::kFail) continue;
     const bool advisory = check.severity == Severity::kAdvisory;
+    if (advisory && violated) continue;
     const std::string evidence = check.evidence.empty() ? check.statement : check.evidence;
     out << fmt::format("      <failure message=\"{}\" type=\"{}\">{}{}: {}\n{}</failure>\n",
                        Attr(fmt::format("{}{}: {}", advisory ? "advisory " : "", check.id,
@@ -196,7 +251,7 @@ void WriteSuite(const RunResult& result, const Suite& suite, bool repetitions, s
       JUnitSeconds(suite.ended_ms - suite.started_ms), Attr(first.source));
   if (!result.started_at.empty()) out << fmt::format(" timestamp=\"{}\"", Attr(result.started_at));
   out << ">\n";
-  WriteProperties(result, out);
+  WriteProperties(result, suite, out);
   for (const ScenarioResult* scenario : suite.runs) WriteTestCase(*scenario, repetitions, out);
   for (const ThresholdResult* threshold : suite.thresholds) WriteThresholdCase(*threshold, out);
   out << "  </testsuite>\n";
@@ -226,7 +281,11 @@ void RenderJUnit(const RunResult& result, std::ostream& out) {
       result.failed() + result.thresholds_crossed(), result.errors() + interrupted,
       JUnitSeconds(result.wall_ms));
   const bool repetitions = HasRepetitions(result);
-  for (const Suite& suite : SuitesOf(result)) WriteSuite(result, suite, repetitions, out);
+  const std::vector<internal::FoldedScenario> advisories =
+      internal::FoldFailures(result, Severity::kAdvisory);
+  for (const Suite& suite : SuitesOf(result, advisories)) {
+    WriteSuite(result, suite, repetitions, out);
+  }
   WriteInterruption(result, out);
   out << "</testsuites>\n";
 }

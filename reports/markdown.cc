@@ -1,5 +1,6 @@
 // Markdown for a GitHub step summary ($GITHUB_STEP_SUMMARY): a headline, the failures first
-// (every failed check of every run), then the thresholds (crossed first), then one row per
+// (one row per scenario, world and check, its runs folded), the advisories apart (folded per
+// check ID), then the thresholds (crossed first), then one row per
 // scenario and world (repeated runs folded into counts and medians), then the latency
 // percentiles; always under 1 MiB.
 #include <algorithm>
@@ -8,6 +9,7 @@
 #include <vector>
 
 #include "fmt/format.h"
+#include "reports/folded_checks.h"
 #include "reports/report.h"
 #include "reports/text.h"
 
@@ -52,7 +54,10 @@ std::string Headline(const RunResult& result) {
     counts =
         fmt::format("{} error{}, {}", result.errors(), result.errors() == 1 ? "" : "s", counts);
   }
-  if (result.advisories() > 0) counts += fmt::format(" · {} advisories", result.advisories());
+  if (result.advisories() > 0) {
+    counts +=
+        fmt::format(" · {} advisor{}", result.advisories(), result.advisories() == 1 ? "y" : "ies");
+  }
   if (result.thresholds_crossed() > 0) {
     counts += fmt::format(" · {} of {} thresholds crossed", result.thresholds_crossed(),
                           result.thresholds.size());
@@ -106,33 +111,70 @@ class BudgetedTable {
 // GitHub rejects a step summary over 1 MiB; the header and notes take well under the margin.
 constexpr std::size_t kSummaryBudget = 1000 * 1000;
 
+// "3 of 5: runs 1, 2, 4": the runs a check failed in, of the scenario's runs.
+std::string RunsCell(const internal::FoldedCheck& check, int total) {
+  const std::string list = internal::RunList(check.runs);
+  if (total == 1) return list;
+  return fmt::format("{} of {}: {}", check.runs.size(), total, list);
+}
+
+std::string MessageCell(const internal::FoldedCheck& check) {
+  return MarkdownCell(
+      internal::Shorten(check.message.empty() ? check.statement : check.message, kEvidenceChars));
+}
+
+// One row per scenario, world and check (its runs folded into one cell), the command that
+// reproduces the scenario on its first row only.
 void WriteFailures(const RunResult& result, std::string& out, std::size_t budget) {
-  if (result.failed() == 0 && result.errors() == 0) return;
+  const std::vector<internal::FoldedScenario> folded =
+      internal::FoldFailures(result, Severity::kViolation);
+  if (folded.empty()) return;
   out +=
-      "### Failures\n\n| Scenario | World | Run | Check | Evidence | Reproduce |\n"
-      "| --- | --- | ---: | --- | --- | --- |\n";
+      "### Failures\n\n| Scenario | World | Check | Runs | First message | Reproduce |\n"
+      "| --- | --- | --- | --- | --- | --- |\n";
   BudgetedTable table(out, budget);
-  for (const ScenarioResult& scenario : result.scenarios) {
-    if (scenario.verdict == Verdict::kPass) continue;
-    const std::string head = fmt::format("| {} | {} | {} ", MarkdownCell(scenario.name),
-                                         MarkdownCell(scenario.world), scenario.repetition + 1);
-    const std::string reproduce = Code(ReproduceCommand(result, scenario));
-    if (scenario.verdict == Verdict::kError) {
-      table.Row(fmt::format("{}| error | {} | {} |\n", head,
-                            MarkdownCell(internal::Shorten(scenario.error, kEvidenceChars)),
-                            reproduce));
-      continue;
-    }
-    for (const CheckResult& check : scenario.checks) {
-      if (check.status != CheckStatus::kFail) continue;
-      const bool advisory = check.severity == Severity::kAdvisory;
-      table.Row(fmt::format("{}| {} | {} | {} |\n", head,
-                            MarkdownCell(advisory ? check.id + " (advisory)" : check.id),
-                            MarkdownCell(internal::Shorten(check.evidence, kEvidenceChars)),
-                            reproduce));
+  for (const internal::FoldedScenario& scenario : folded) {
+    std::string reproduce = Code(ReproduceCommand(result, *scenario.first));
+    for (const internal::FoldedCheck& check : scenario.checks) {
+      table.Row(fmt::format("| {} | {} | {} | {} | {} | {} |\n", MarkdownCell(scenario.first->name),
+                            MarkdownCell(scenario.first->world), MarkdownCell(check.id),
+                            RunsCell(check, scenario.runs), MessageCell(check), reproduce));
+      reproduce = "↑";  // once per scenario: the rows below it share it
     }
   }
   table.End("failed checks");
+}
+
+// Advisories apart from the failures (they do not fail a run unless asked), folded per check ID:
+// what each asks for once, then a row per scenario and world with its runs folded.
+void WriteAdvisories(const RunResult& result, std::string& out, std::size_t budget) {
+  const std::vector<internal::FoldedScenario> folded =
+      internal::FoldFailures(result, Severity::kAdvisory);
+  if (folded.empty()) return;
+  const std::vector<internal::FoldedByCheck> by_check = internal::GroupByCheck(folded);
+  out += fmt::format(
+      "### Advisories\n\n{} in {} run{}: legal under the subject's declared policy but harmful "
+      "to its user or the provider; they fail the run only with `--fail-on advisory`.\n\n",
+      result.advisories(), internal::RunsWithAdvisories(result),
+      internal::RunsWithAdvisories(result) == 1 ? "" : "s");
+  for (const internal::FoldedByCheck& check : by_check) {
+    out += fmt::format("- **{}** ({} run{} in {} scenario{}): {}\n", MarkdownCell(check.id),
+                       check.runs, check.runs == 1 ? "" : "s", check.scenarios.size(),
+                       check.scenarios.size() == 1 ? "" : "s", MarkdownCell(check.statement));
+  }
+  out +=
+      "\n| Check | Scenario | World | Runs | First message |\n"
+      "| --- | --- | --- | --- | --- |\n";
+  BudgetedTable table(out, budget);
+  for (const internal::FoldedByCheck& check : by_check) {
+    for (const auto& [scenario, folded_check] : check.scenarios) {
+      table.Row(fmt::format("| {} | {} | {} | {} | {} |\n", MarkdownCell(check.id),
+                            MarkdownCell(scenario->first->name),
+                            MarkdownCell(scenario->first->world),
+                            RunsCell(*folded_check, scenario->runs), MessageCell(*folded_check)));
+    }
+  }
+  table.End("advisories");
 }
 
 // Every threshold, the crossed ones first, each crossed one with the command that re-judges it.
@@ -260,6 +302,7 @@ void RenderMarkdown(const RunResult& result, std::ostream& out) {
   // what the sections before it left.
   std::string text = Headline(result) + Details(result);
   WriteFailures(result, text, kSummaryBudget * 5 / 10);
+  WriteAdvisories(result, text, (kSummaryBudget - std::min(text.size(), kSummaryBudget)) * 3 / 10);
   WriteThresholds(result, text, (kSummaryBudget - std::min(text.size(), kSummaryBudget)) * 3 / 10);
   WriteScenarios(result, text, (kSummaryBudget - std::min(text.size(), kSummaryBudget)) * 7 / 10);
   WriteLatency(result, text, kSummaryBudget - std::min(text.size(), kSummaryBudget));

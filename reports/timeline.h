@@ -96,7 +96,13 @@ std::string_view LaneColor(std::string_view end, int status);
 void RenderTimelineSvg(const Timeline& timeline, std::string_view title, std::string_view id,
                        std::ostream& out);
 
-// The legend of the lane colours and markers, as HTML (once per page).
-void RenderTimelineLegend(std::ostream& out);
+// The colour of a bound's band by its kind ("retry-after", "backoff", "idle", "headers",
+// "deadline"): none is a lane colour (LaneColor) or a client marker's, so a band never reads as
+// a request that ended some way.
+std::string_view BoundColor(std::string_view kind);
+
+// The legend of one timeline, as HTML under its picture: the lane colours and client markers, and
+// an entry for every kind of bound band the timeline has (with its colour), and the marks.
+void RenderTimelineLegend(const Timeline& timeline, std::ostream& out);
 
 }  // namespace faultline::report::internal

@@ -14,10 +14,6 @@
 namespace faultline::report::internal {
 namespace {
 
-constexpr std::string_view kFailColor = "#c62828";
-constexpr std::string_view kCommitColor = "#2e9e5b";
-constexpr std::string_view kInterruptColor = "#e67700";
-
 // How a call ended, from its terminal event: "committed", its failure code or "no ending".
 struct CallEnd {
   std::string text = "no ending";
@@ -75,16 +71,10 @@ void DrawCallMarkers(const Timeline& timeline, int call, double top, const CallE
   }
 }
 
-std::string_view BoundColor(std::string_view kind) {
-  if (kind == "retry-after") return "#2e9e5b";
-  if (kind == "backoff") return "#1f6feb";
-  return "#8e44ad";  // idle, headers
-}
-
 void DrawDeadline(const TimelineBound& bound, const Geometry& g, std::string& svg) {
   if (!bound.to_ms || *bound.to_ms > g.span) return;  // beyond the chart: the run kept to it
   const double x = g.X(*bound.to_ms);
-  const std::string_view color = bound.inside ? "#5f6670" : kFailColor;
+  const std::string_view color = bound.inside ? BoundColor("deadline") : kFailColor;
   Emit(
       svg,
       R"(<line class="deadline" stroke="{0}" x1="{1:.1f}" y1="{2:.1f}" x2="{1:.1f}" y2="{3:.1f}"><title>{4}</title></line>)",
@@ -95,9 +85,11 @@ void DrawDeadline(const TimelineBound& bound, const Geometry& g, std::string& sv
 }
 
 // `named`: a mark outside the band is also named in text (a call lane names only its first,
-// so that the names of close marks do not overlap; each mark's title still says it).
+// so that the names of close marks do not overlap; each mark's title still says it). `labels`:
+// the rows of names on this lane (near its top, near its bottom); a name with no free row is
+// left out, never drawn over another.
 void DrawBand(const TimelineBound& bound, double top, double height, const Geometry& g,
-              std::string& svg, bool named = true) {
+              std::string& svg, bool named = true, LabelRows* labels = nullptr) {
   const std::string_view color = BoundColor(bound.kind);
   const double x1 = g.X(bound.from_ms);
   const double x2 = std::max(x1 + 1.5, g.X(bound.to_ms.value_or(g.span)));
@@ -126,9 +118,14 @@ void DrawBand(const TimelineBound& bound, double top, double height, const Geome
   if (!bound.inside && named) {
     // Near the lane's top (the byte count sits at its middle), left of the mark near the edge.
     const std::string text = "outside " + bound.label;
-    const bool left = mark + 3 + TextWidth(text) > kSvgWidth - 2;
+    const double width = TextWidth(text);
+    const bool left = mark + 3 + width > kSvgWidth - 2;
+    const int row =
+        labels == nullptr ? 0 : labels->Place(left ? mark - 3 - width : mark + 3, width);
+    if (row < 0) return;
     Emit(svg, R"(<text class="bound-label out{}" x="{:.1f}" y="{:.1f}">{}</text>)",
-         left ? " end" : "", left ? mark - 3 : mark + 3, top + 11, XmlEscape(text));
+         left ? " end" : "", left ? mark - 3 : mark + 3, row == 0 ? top + 11 : top + height - 3,
+         XmlEscape(text));
   }
 }
 
@@ -173,13 +170,14 @@ void DrawCallLanes(const Timeline& timeline, const Geometry& g, std::string& svg
 void DrawBounds(const Timeline& timeline, const Geometry& g,
                 const std::function<std::optional<double>(int attempt)>& lane_top,
                 double lane_height, std::string& svg) {
+  std::map<double, LabelRows> labels;  // per lane, by its top
   for (const TimelineBound& bound : timeline.bounds) {
     if (bound.attempt == 0) {
       DrawDeadline(bound, g, svg);
       continue;
     }
     if (const std::optional<double> top = lane_top(bound.attempt)) {
-      DrawBand(bound, *top, lane_height, g, svg);
+      DrawBand(bound, *top, lane_height, g, svg, true, &labels.try_emplace(*top, 2).first->second);
     }
   }
 }

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "fmt/format.h"
 #include "reports/text.h"
@@ -13,17 +15,14 @@
 namespace faultline::report::internal {
 namespace {
 
-constexpr std::string_view kStartColor = "#1f6feb";
-constexpr std::string_view kInterruptColor = "#e67700";
-constexpr std::string_view kCommitColor = "#2e9e5b";
-constexpr std::string_view kFailColor = "#c62828";
-
 struct ClientRows {
   double label_y[2] = {0, 0};  // two rows of marker labels
-  double marker_y = 0;         // markers and chunk ticks
+  double marker_y = 0;         // the first row of markers, and chunk ticks
+  double marker_y2 = 0;        // the second: a marker that would cover another one
   double bracket_y = 0;        // retry brackets
   double note_y = 0;           // their labels
   LabelRows labels{2};
+  LabelRows markers{2};
   LabelRows notes{1};
 };
 
@@ -33,22 +32,36 @@ ClientRows MakeRows(const Geometry& g) {
   rows.label_y[0] = top + 13;
   rows.label_y[1] = top + 26;
   rows.marker_y = top + 40;
-  rows.bracket_y = top + 60;
-  rows.note_y = top + 75;
+  rows.marker_y2 = top + 53;
+  rows.bracket_y = top + 69;
+  rows.note_y = top + 83;
   return rows;
 }
 
-// A label above the markers in the first free row; the shorter form when the long one has no room.
+// The height of a marker spanning [x - 6, x + 8): the first row where it covers no other marker
+// (a retry's start sits right after the interruption before it), else the first row anyway.
+double MarkerY(ClientRows& rows, double x) {
+  return rows.markers.Place(x - 6, 14) == 1 ? rows.marker_y2 : rows.marker_y;
+}
+
+// A label above the markers in the first free row; the shorter form when the long one has no
+// room; none when neither fits (the marker's tooltip still says it). Kept inside the picture:
+// a label of a marker near the right edge ends at the edge instead of being cut off.
 void Label(ClientRows& rows, double x, std::string_view text, std::string_view short_text,
            std::string_view color, std::string& svg) {
-  int row = rows.labels.Place(x - 2, TextWidth(text));
+  const auto place = [&](std::string_view candidate) {
+    const double width = TextWidth(candidate) * 1.1;  // bold: wider than TextWidth's average
+    const double left = std::min(x - 2, kSvgWidth - 2 - width);
+    return std::pair{rows.labels.Place(left, width), left};
+  };
+  auto [row, left] = place(text);
   std::string_view shown = text;
   if (row < 0 && !short_text.empty()) {
-    row = rows.labels.Place(x - 2, TextWidth(short_text));
+    std::tie(row, left) = place(short_text);
     shown = short_text;
   }
   if (row < 0) return;
-  Emit(svg, R"(<text class="marker-label" x="{:.1f}" y="{:.1f}" fill="{}">{}</text>)", x - 2,
+  Emit(svg, R"(<text class="marker-label" x="{:.1f}" y="{:.1f}" fill="{}">{}</text>)", left,
        rows.label_y[row], color, XmlEscape(shown));
 }
 
@@ -85,13 +98,13 @@ void DrawChunks(const Timeline& timeline, const Geometry& g, const ClientRows& r
 void DrawHello(const TimelineEvent& event, const Geometry& g, ClientRows& rows, std::string& svg) {
   const double x = g.X(event.t_ms);
   Emit(svg, R"(<circle class="hello" cx="{:.1f}" cy="{:.1f}" r="3"><title>{}</title></circle>)", x,
-       rows.marker_y, Tooltip(event));
+       MarkerY(rows, x), Tooltip(event));
   Label(rows, x - 3, "hello", "", "#5f6670", svg);
 }
 
 void DrawStart(const TimelineEvent& event, const Geometry& g, ClientRows& rows, std::string& svg) {
   const double x = g.X(event.t_ms);
-  const double y = rows.marker_y;
+  const double y = MarkerY(rows, x);
   Emit(svg,
        R"(<path class="start" fill="{}" d="M{:.1f} {:.1f}l8 6l-8 6z"><title>{}</title></path>)",
        kStartColor, x, y - 6, Tooltip(event));
@@ -151,7 +164,7 @@ void DrawRetryBracket(const Timeline& timeline, const TimelineEvent& event, cons
 void DrawInterrupted(const Timeline& timeline, const TimelineEvent& event, const Geometry& g,
                      ClientRows& rows, std::string& svg) {
   const double x = g.X(event.t_ms);
-  const double y = rows.marker_y;
+  const double y = MarkerY(rows, x);
   Emit(
       svg,
       R"(<path class="cross" stroke="{}" d="M{:.1f} {:.1f}l10 10m0 -10l-10 10"><title>{}</title></path>)",
@@ -166,14 +179,15 @@ void DrawTerminal(const TimelineEvent& event, const Geometry& g, ClientRows& row
   const bool committed = event.type == "response/committed";
   const std::string_view color = committed ? kCommitColor : kFailColor;
   const double x = g.X(event.t_ms);
+  const double y = MarkerY(rows, x);
   Emit(
       svg,
       R"(<line class="terminal-line" stroke="{0}" x1="{1:.1f}" y1="{2:.1f}" x2="{1:.1f}" y2="{3:.1f}"/>)",
-      color, x, rows.marker_y, g.lanes_bottom);
+      color, x, y, g.lanes_bottom);
   Emit(
       svg,
       R"(<circle class="terminal" fill="{}" cx="{:.1f}" cy="{:.1f}" r="6"><title>{}</title></circle>)",
-      color, x, rows.marker_y, Tooltip(event));
+      color, x, y, Tooltip(event));
   const std::string code = event.failure_code.empty() ? "" : " " + event.failure_code;
   const std::string label = committed ? "committed" : "failed" + code;
   Label(rows, x - 6, label, committed ? "" : event.failure_code, color, svg);
@@ -218,37 +232,6 @@ void DrawClientLane(const Timeline& timeline, const Geometry& g, std::string& sv
   for (const TimelineEvent& event : timeline.client) {
     if (event.type == "adapter/hello") DrawHello(event, g, rows, svg);
   }
-}
-
-void RenderTimelineLegend(std::ostream& out) {
-  struct Swatch {
-    std::string_view end;
-    int status;
-    std::string_view text;
-  };
-  constexpr Swatch kSwatches[] = {{"completed", 200, "completed"},
-                                  {"completed", 429, "error status sent"},
-                                  {"closed-by-server", 0, "closed by server"},
-                                  {"reset-by-server", 0, "reset by server"},
-                                  {"client-closed", 0, "client closed"},
-                                  {"stalled-client-gave-up", 0, "client gave up"},
-                                  {"in-progress", 0, "still open"},
-                                  {"write-failed", 0, "other"}};
-  out << R"(<div class="legend"><span class="legend-title">Requests:</span>)";
-  for (const Swatch& swatch : kSwatches) {
-    out << fmt::format(R"(<span><i class="swatch" style="background:{}"></i>{}</span>)",
-                       LaneColor(swatch.end, swatch.status), swatch.text);
-  }
-  out << R"(<span><i class="swatch hatch"></i>stall</span>)"
-      << R"(<span class="legend-title">Client:</span>)"
-      << fmt::format(R"(<span><b style="color:{}">▶</b> start</span>)", kStartColor)
-      << R"(<span><b style="color:#777">|</b> chunk</span>)"
-      << fmt::format(
-             R"(<span><b style="color:{0}">✕</b> interrupted, <b style="color:{0}">⊔</b> scheduled retry</span>)",
-             kInterruptColor)
-      << fmt::format(R"(<span><b style="color:{}">●</b> committed</span>)", kCommitColor)
-      << fmt::format(R"(<span><b style="color:{}">●</b> failed</span>)", kFailColor)
-      << R"(<span><b>┆</b> cancel</span></div>)";
 }
 
 }  // namespace faultline::report::internal

@@ -17,13 +17,19 @@
 namespace faultline::report::internal {
 
 inline constexpr double kSvgWidth = 1000;
-inline constexpr double kPlotLeft = 150;  // lane labels to the left
-inline constexpr double kPlotRight = 60;  // room for the last byte count
-inline constexpr double kClientHeight = 84;
+inline constexpr double kPlotLeft = 150;     // lane labels to the left
+inline constexpr double kPlotRight = 60;     // room for the last byte count
+inline constexpr double kClientHeight = 92;  // two rows of labels, two of markers, retries
 inline constexpr double kLaneHeight = 38;
 inline constexpr double kBarHeight = 24;
 inline constexpr double kAxisHeight = 26;
 inline constexpr double kCharWidth = 6.3;  // average character width at font-size 11
+
+// The client markers' colours (the legend names them).
+inline constexpr std::string_view kStartColor = "#1f6feb";
+inline constexpr std::string_view kInterruptColor = "#e67700";
+inline constexpr std::string_view kCommitColor = "#2e9e5b";
+inline constexpr std::string_view kFailColor = "#c62828";
 
 struct Geometry {
   double span = 1;  // ms at the right edge of the plot

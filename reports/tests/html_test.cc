@@ -174,7 +174,7 @@ TEST(Html, FailuresFirstWithEvidenceReproduceCommandAndALinkToTheRun) {
   EXPECT_THAT(
       html,
       HasSubstr(
-          R"(<td class="id">COMMIT-004</td><td><pre class="evidence">attempt 1: the server closed)"));
+          R"(<td class="id">COMMIT-004</td><td class="runs"><a href="#run-truncation-closed-mid-line-virtual-1">run 1</a> · seed <span class="mono">42</span></td><td><pre class="evidence">attempt 1: the server closed)"));
   EXPECT_THAT(
       html,
       HasSubstr(
@@ -240,10 +240,79 @@ TEST(Html, OneFailureInTenThousandRunsIsOneOverviewRow) {
   }
   const std::string html = Html(result);
   const std::string overview = html.substr(0, html.find("<main>"));
-  EXPECT_EQ(CountOccurrences(overview, R"(<tr><td><a href="#run-)"), 1)
+  EXPECT_EQ(CountOccurrences(overview, R"(<td class="id">)"), 1)
       << "the same check of one scenario and world folds into one row";
-  EXPECT_THAT(overview, HasSubstr(R"(<span class="more-runs">and 49 more</span>)"));
+  EXPECT_EQ(CountOccurrences(overview, R"(<code class="reproduce">)"), 1);
+  EXPECT_THAT(overview, HasSubstr(R"(<summary>50 of 50 runs</summary>)"));
   EXPECT_THAT(html, HasSubstr("FIRST_ROWS = 200")) << "long run tables render their first rows";
+}
+
+std::string Between(const std::string& text, std::string_view from, std::string_view to) {
+  const std::size_t begin = text.find(from);
+  if (begin == std::string::npos) return "";
+  return text.substr(begin, text.find(to, begin) - begin);
+}
+
+TEST(Html, FailuresFoldOneRowPerCheckWithTheirRunsAndOneReproduceCommand) {
+  const std::string html = Html(testing::FailuresAndAdvisories());
+  const std::string failures = Between(html, "<h2>Failures</h2>", "</section>");
+  ASSERT_FALSE(failures.empty());
+  EXPECT_EQ(CountOccurrences(failures, R"(<tr class="scenario-row">)"), 1);
+  EXPECT_EQ(CountOccurrences(failures, R"(<td class="id">)"), 2) << "RETRY-004, EXPECT-OUTCOME";
+  EXPECT_EQ(CountOccurrences(failures, R"(<code class="reproduce">)"), 1) << "once per scenario";
+  EXPECT_THAT(failures, HasSubstr("<summary>3 of 3 runs</summary>"));
+  EXPECT_THAT(
+      failures,
+      HasSubstr(
+          R"(<a href="#run-rate-limit-x-virtual-3">run 3</a> · seed <span class="mono">102</span>)"));
+  EXPECT_THAT(failures, HasSubstr("early by 10 ms")) << "the first run's message";
+  EXPECT_THAT(failures, Not(HasSubstr("early by 11 ms")));
+  EXPECT_THAT(
+      failures,
+      HasSubstr(
+          R"(<td class="id">EXPECT-OUTCOME</td><td class="runs"><a href="#run-rate-limit-x-virtual-2">run 2</a>)"));
+  EXPECT_THAT(failures, Not(HasSubstr("ADV-"))) << "advisories have their own table";
+}
+
+TEST(Html, AdvisoriesAreCountedLinkedListedAndFilterable) {
+  const std::string html = Html(testing::FailuresAndAdvisories());
+  EXPECT_THAT(html, HasSubstr(R"(<a class="count advisory" href="#advisories">5 advisories</a>)"));
+  const std::string list =
+      Between(html, R"(<section class="overview advisories" id="advisories">)", "</section>");
+  ASSERT_FALSE(list.empty());
+  EXPECT_LT(html.find(R"(id="advisories")"), html.find("<main>"));
+  EXPECT_THAT(list, HasSubstr("(5 in 5 runs)"));
+  // One block per check ID, sorted; one row per scenario with its runs folded.
+  EXPECT_LT(list.find(R"(<span class="id">ADV-001</span>)"),
+            list.find(R"(<span class="id">ADV-004</span>)"));
+  EXPECT_THAT(list, HasSubstr(R"(<a href="#run-server-error-y-virtual-1">server-error/y</a>)"));
+  EXPECT_THAT(list, HasSubstr("<summary>2 of 2 runs</summary>"));
+  EXPECT_THAT(list, HasSubstr("gave up after one 503"));
+  EXPECT_THAT(list, Not(HasSubstr("RETRY-004")));
+  // The filter keeps the sections with an advisory, passed ones too.
+  EXPECT_THAT(html, HasSubstr(R"(<label for="show-advisory">With advisories (5)</label>)"));
+  EXPECT_THAT(html, HasSubstr("#show-advisory:checked ~ main .scenario:not(.has-advisory)"));
+  EXPECT_EQ(CountOccurrences(html, R"(<details class="scenario group pass has-advisory")"), 1);
+  EXPECT_EQ(CountOccurrences(html, R"(<details class="scenario group fail has-advisory")"), 1);
+  EXPECT_EQ(CountOccurrences(html, R"(<details class="scenario group pass")"), 2) << "demo/*";
+  EXPECT_THAT(html, HasSubstr(R"(<span class="ids advisory">advisory ADV-004</span>)"));
+}
+
+TEST(Html, APassedRunListsItsAdvisoryToo) {
+  RunResult result;
+  result.scenarios.push_back(Scenario("server-error/y", Verdict::kPass,
+                                      {testing::Advisory("ADV-004", "gave up after one 503")}));
+  const std::string html = Html(result);
+  EXPECT_THAT(html, HasSubstr("All 1 runs passed."));
+  EXPECT_THAT(html, HasSubstr(R"(<a href="#advisories">1 advisory below</a>)"));
+  EXPECT_THAT(html, HasSubstr(R"(id="advisories")"));
+  EXPECT_THAT(html, HasSubstr(R"(<details class="scenario pass has-advisory")"));
+}
+
+TEST(Html, NoAdvisoryNoAdvisorySectionNorFilter) {
+  const std::string html = Html(testing::SampleResult());
+  EXPECT_THAT(html, Not(HasSubstr(R"(id="advisories")")));
+  EXPECT_THAT(html, Not(HasSubstr(R"(id="show-advisory")")));
 }
 
 TEST(HtmlMatrix, CellsAndTotals) {

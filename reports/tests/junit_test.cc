@@ -184,6 +184,51 @@ TEST(JUnit, OneSuitePerScenarioAndWorldAndRepetitionsFromOne) {
   EXPECT_THAT(xml, HasSubstr(R"(type="verdict")"));
 }
 
+// A passed run with an advisory stays passed: no <failure>, no <skipped>; its suite's properties
+// list the advisory with its runs folded and its system-out opens with it.
+TEST(JUnit, AdvisoriesOfAPassedRunArePropertiesAndSystemOutNotFailures) {
+  const std::string xml = JUnit(testing::FailuresAndAdvisories());
+  ASSERT_TRUE(CheckXml(xml).ok) << CheckXml(xml).error;
+  EXPECT_THAT(xml, HasSubstr(R"(<testsuites name="faultline" tests="7" failures="3" errors="0")"))
+      << "the advisories' passed runs are not failures";
+  const std::size_t suite =
+      xml.find("server-error/y\" tests=\"2\" failures=\"0\" errors=\"0\" skipped=\"0\"");
+  ASSERT_NE(suite, std::string::npos) << xml;
+  const std::string passed = xml.substr(suite, xml.find("</testsuite>", suite) - suite);
+  EXPECT_THAT(passed, Not(HasSubstr("<failure")));
+  EXPECT_THAT(passed, Not(HasSubstr("<skipped")));
+  EXPECT_THAT(passed, HasSubstr(R"(<property name="advisories" value="2"/>)"));
+  EXPECT_THAT(
+      passed,
+      HasSubstr(
+          R"(<property name="advisory" value="ADV-004 in 2 of 2 runs (runs 1, 2): gave up after one 503"/>)"));
+  EXPECT_THAT(
+      passed,
+      HasSubstr(
+          "<system-out>ADVISORY ADV-004: gave up after one 503\n(advisories do not fail a run"));
+  EXPECT_THAT(passed, HasSubstr("[advisory] ADV-004: statement of ADV-004"));
+  // The failed scenario: its violations fail, its advisory is a property, not a <failure>.
+  const std::size_t failed_at = xml.find("rate-limit/x\" tests=\"3\" failures=\"3\"");
+  ASSERT_NE(failed_at, std::string::npos);
+  const std::string failed = xml.substr(failed_at, xml.find("</testsuite>", failed_at) - failed_at);
+  EXPECT_EQ(testing::CountOccurrences(failed, R"(<failure message="RETRY-004: )"), 3);
+  EXPECT_EQ(testing::CountOccurrences(failed, R"(<failure message="advisory)"), 0);
+  EXPECT_THAT(
+      failed,
+      HasSubstr(
+          R"(<property name="advisory" value="ADV-001 in 3 of 3 runs (runs 1, 2, 3): waited less than the Retry-After"/>)"));
+}
+
+// With --fail-on advisory the run failed on its advisory: then it is a failure.
+TEST(JUnit, AnAdvisoryThatFailedTheRunIsAFailure) {
+  RunResult result;
+  result.scenarios = {
+      Scenario("server-error/y", Verdict::kFail, {testing::Advisory("ADV-004", "gave up")})};
+  const std::string xml = JUnit(result);
+  EXPECT_THAT(xml, HasSubstr(R"(<failure message="advisory ADV-004: gave up" type="ADV-004">)"));
+  EXPECT_THAT(xml, HasSubstr(R"(failures="1")"));
+}
+
 TEST(JUnit, EmptyResultIsStillAValidReport) {
   RunResult result;
   result.world = "virtual";

@@ -82,6 +82,11 @@ TEST(JUnitXsd, RepetitionsWorldsErrorsAndHostileTextAreValid) {
   EXPECT_EQ(v.status, 0) << v.output;
 }
 
+TEST(JUnitXsd, AdvisoriesOfPassedAndFailedRunsAreValid) {
+  const Validation v = ValidateAgainstXsd(JUnit(testing::FailuresAndAdvisories()));
+  EXPECT_EQ(v.status, 0) << v.output;
+}
+
 TEST(JUnitXsd, InterruptedAndEmptyRunsAreValid) {
   RunResult interrupted = testing::FullResult();
   interrupted.interrupted = Interruption{.reason = "SIGTERM", .planned_runs = 40};

@@ -59,13 +59,13 @@ TEST(Markdown, GoldenSummary) {
       "\n"
       "### Failures\n"
       "\n"
-      "| Scenario | World | Run | Check | Evidence | Reproduce |\n"
-      "| --- | --- | ---: | --- | --- | --- |\n"
-      "| truncation/closed-mid-line | virtual | 1 | COMMIT-004 | committed \"Hello \\| "
+      "| Scenario | World | Check | Runs | First message | Reproduce |\n"
+      "| --- | --- | --- | --- | --- | --- |\n"
+      "| truncation/closed-mid-line | virtual | COMMIT-004 | run 1 | committed \"Hello \\| "
       "wor\"<br>after "
       "590 bytes | `faultline run --filter truncation/closed-mid-line --seed 42 --time virtual` |\n"
-      "| malformed/invalid-json | virtual | 1 | error | adapter exited with status 1 | `faultline "
-      "run --filter malformed/invalid-json --seed 42 --time virtual` |\n"
+      "| malformed/invalid-json | virtual | error | run 1 | adapter exited with status 1 | "
+      "`faultline run --filter malformed/invalid-json --seed 42 --time virtual` |\n"
       "\n"
       "### Scenarios\n"
       "\n"
@@ -159,8 +159,8 @@ TEST(Markdown, EveryRowNamesItsWorld) {
     result.scenarios.back().world = "real";
   }
   const std::string md = Markdown(result);
-  EXPECT_THAT(md, HasSubstr("| truncation/closed-mid-line | virtual | 1 | COMMIT-004 |"));
-  EXPECT_THAT(md, HasSubstr("| truncation/closed-mid-line | real | 1 | COMMIT-004 |"));
+  EXPECT_THAT(md, HasSubstr("| truncation/closed-mid-line | virtual | COMMIT-004 | run 1 |"));
+  EXPECT_THAT(md, HasSubstr("| truncation/closed-mid-line | real | COMMIT-004 | run 1 |"));
   EXPECT_THAT(md, HasSubstr("--time real` |"));
   EXPECT_THAT(md, HasSubstr("| rate-limit/retry-after | real | 1 | ✅ pass |"));
   EXPECT_THAT(md, HasSubstr("| rate-limit/retry-after | virtual | 1 | ✅ pass |"));
@@ -170,9 +170,10 @@ TEST(Markdown, StaysUnderOneMebibyteWithFailuresFirst) {
   RunResult result = SmallResult();
   result.scenarios.clear();
   for (int i = 0; i < 20000; ++i) {  // 20,000 failing runs of 400 scenarios, long evidence
-    ScenarioResult run =
-        Scenario(fmt::format("category-{}/scenario-{}", (i % 400) % 19, i % 400), Verdict::kFail,
-                 {Check("COMMIT-001", CheckStatus::kFail, std::string(600, 'e'))});
+    // A check of its own per repetition: 20,000 rows even folded.
+    ScenarioResult run = Scenario(
+        fmt::format("category-{}/scenario-{}", (i % 400) % 19, i % 400), Verdict::kFail,
+        {Check(fmt::format("CHECK-{}", i / 400), CheckStatus::kFail, std::string(600, 'e'))});
     run.repetition = i / 400;
     result.scenarios.push_back(run);
   }
@@ -185,6 +186,41 @@ TEST(Markdown, StaysUnderOneMebibyteWithFailuresFirst) {
   EXPECT_THAT(md, HasSubstr("more failed checks not shown (summary.md stays under 1 MiB)"));
   EXPECT_LT(md.find("### Failures"), md.find("### Scenarios"));
   EXPECT_THAT(md, HasSubstr("| category-0/scenario-0 | virtual | 50 | ❌ 50 |"));
+}
+
+TEST(Markdown, FailuresFoldOneRowPerCheckAndTheReproduceCommandOnce) {
+  const std::string md = Markdown(testing::FailuresAndAdvisories());
+  const std::string failures =
+      md.substr(md.find("### Failures"), md.find("### Advisories") - md.find("### Failures"));
+  EXPECT_THAT(
+      failures,
+      HasSubstr("| rate-limit/x | virtual | RETRY-004 | 3 of 3: runs 1, 2, 3 | early by 10 ms | "
+                "`faultline run --filter rate-limit/x --seed 42 --time virtual` |\n"
+                "| rate-limit/x | virtual | EXPECT-OUTCOME | 1 of 3: run 2 | gave up | ↑ |\n"));
+  EXPECT_EQ(testing::CountOccurrences(failures, "| rate-limit/x |"), 2);
+  EXPECT_THAT(failures, Not(HasSubstr("ADV-"))) << "advisories are listed apart";
+}
+
+TEST(Markdown, AdvisoriesAreListedFoldedPerCheckEvenWhenEveryRunPassed) {
+  RunResult result = testing::FailuresAndAdvisories();
+  const std::string md = Markdown(result);
+  EXPECT_THAT(md, HasSubstr("· 5 advisories\n"));
+  EXPECT_LT(md.find("### Failures"), md.find("### Advisories"));
+  EXPECT_THAT(md, HasSubstr("5 in 5 runs: legal under the subject's declared policy"));
+  EXPECT_THAT(md, HasSubstr("- **ADV-001** (3 runs in 1 scenario): statement of ADV-001\n"
+                            "- **ADV-004** (2 runs in 1 scenario): statement of ADV-004\n"));
+  EXPECT_THAT(md, HasSubstr("| ADV-001 | rate-limit/x | virtual | 3 of 3: runs 1, 2, 3 | waited "
+                            "less than the Retry-After |\n"
+                            "| ADV-004 | server-error/y | virtual | 2 of 2: runs 1, 2 | gave up "
+                            "after one 503 |\n"));
+  // Nothing failed: no failure table, the advisories still listed.
+  result.scenarios.erase(result.scenarios.begin(), result.scenarios.begin() + 3);
+  const std::string passed = Markdown(result);
+  EXPECT_TRUE(passed.starts_with("## ✅ faultline: 4 passed · 2 advisories\n")) << passed;
+  EXPECT_THAT(passed, Not(HasSubstr("### Failures")));
+  EXPECT_THAT(passed, HasSubstr("| ADV-004 | server-error/y | virtual | 2 of 2: runs 1, 2 |"));
+  result.scenarios.resize(1);
+  EXPECT_TRUE(Markdown(result).starts_with("## ✅ faultline: 1 passed · 1 advisory\n"));
 }
 
 TEST(Markdown, ConformanceMatrix) {

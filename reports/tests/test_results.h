@@ -22,6 +22,13 @@ inline CheckResult Check(const std::string& id, CheckStatus status, std::string 
                      .evidence = std::move(evidence)};
 }
 
+// A failed advisory check.
+inline CheckResult Advisory(const std::string& id, std::string evidence) {
+  CheckResult check = Check(id, CheckStatus::kFail, std::move(evidence));
+  check.severity = Severity::kAdvisory;
+  return check;
+}
+
 inline ScenarioResult Scenario(std::string name, Verdict verdict, std::vector<CheckResult> checks) {
   ScenarioResult s;
   s.name = std::move(name);
@@ -40,6 +47,36 @@ inline ScenarioResult Scenario(std::string name, Verdict verdict, std::vector<Ch
   s.started_ms = 0.25;
   s.trace = nlohmann::json::object();
   return s;
+}
+
+// Three runs of rate-limit/x failing RETRY-004 (EXPECT-OUTCOME in the second too) with ADV-001 in
+// each (seeds 100-102), server-error/y passing twice with ADV-004, and two clean passes (seven
+// runs: an HTML report of collapsible sections, as a real run's).
+inline RunResult FailuresAndAdvisories() {
+  RunResult result;
+  result.subject = "faultline-ref 0.1.0 (in-process)";
+  result.world = "virtual";
+  result.seed = 42;
+  for (int repetition = 0; repetition < 3; ++repetition) {
+    std::vector<CheckResult> checks = {Check("RETRY-004", CheckStatus::kFail,
+                                             "early by " + std::to_string(10 + repetition) + " ms"),
+                                       Advisory("ADV-001", "waited less than the Retry-After")};
+    if (repetition == 1) checks.push_back(Check("EXPECT-OUTCOME", CheckStatus::kFail, "gave up"));
+    ScenarioResult run = Scenario("rate-limit/x", Verdict::kFail, checks);
+    run.repetition = repetition;
+    run.seed = 100 + static_cast<std::uint64_t>(repetition);
+    result.scenarios.push_back(run);
+  }
+  for (int repetition = 0; repetition < 2; ++repetition) {
+    ScenarioResult run = Scenario(
+        "server-error/y", Verdict::kPass,
+        {Check("LIFE-001", CheckStatus::kPass), Advisory("ADV-004", "gave up after one 503")});
+    run.repetition = repetition;
+    result.scenarios.push_back(run);
+  }
+  result.scenarios.push_back(Scenario("demo/w", Verdict::kPass, {}));
+  result.scenarios.push_back(Scenario("demo/z", Verdict::kPass, {}));
+  return result;
 }
 
 // Every field set, including every optional one, values that stress number formatting, and a

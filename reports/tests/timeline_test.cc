@@ -4,10 +4,14 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <regex>
+#include <set>
 #include <sstream>
 #include <tuple>
 
+#include "fmt/format.h"
 #include "reports/tests/test_results.h"
+#include "reports/timeline_layout.h"
 
 namespace faultline::report::internal {
 namespace {
@@ -259,6 +263,158 @@ TEST(TimelineSvg, BoundsAreBandsAndAMarkOutsideIsRed) {
   EXPECT_THAT(svg, HasSubstr("outside idle timeout 5000 ms"));
   EXPECT_THAT(svg, HasSubstr(R"(<line class="deadline")"));
   EXPECT_THAT(svg, HasSubstr(R"(class="floor")")) << "a floor has no upper bound: its edge shows";
+}
+
+// Each <text class="CLASS" x= y=>TEXT</text> of an SVG.
+struct SvgText {
+  double x = 0, y = 0;
+  std::string text;
+  bool end = false;  // text-anchor end: it runs left of x
+};
+std::vector<SvgText> Texts(const std::string& svg, const std::string& css) {
+  std::vector<SvgText> texts;
+  const std::regex pattern("<text class=\"" + css +
+                           "( end)?\" x=\"([0-9.-]+)\" y=\"([0-9.-]+)\"[^>]*>([^<]*)</text>");
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), pattern);
+       it != std::sregex_iterator(); ++it) {
+    texts.push_back({std::stod((*it)[2]), std::stod((*it)[3]), (*it)[4], (*it)[1].matched});
+  }
+  return texts;
+}
+
+void ExpectNoOverlap(const std::vector<SvgText>& texts) {
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    const double left = texts[i].end ? texts[i].x - TextWidth(texts[i].text) : texts[i].x;
+    EXPECT_GE(left, 0) << texts[i].text;
+    EXPECT_LE(left + TextWidth(texts[i].text), kSvgWidth)
+        << texts[i].text << " runs off the picture";
+    for (std::size_t j = i + 1; j < texts.size(); ++j) {
+      if (texts[i].y != texts[j].y) continue;
+      const double other = texts[j].end ? texts[j].x - TextWidth(texts[j].text) : texts[j].x;
+      const bool apart =
+          left + TextWidth(texts[i].text) <= other || other + TextWidth(texts[j].text) <= left;
+      EXPECT_TRUE(apart) << "'" << texts[i].text << "' and '" << texts[j].text << "' overlap";
+    }
+  }
+}
+
+// A storm of quick retries: every interruption followed 1 ms later by the next start, and the
+// run failing at the right edge with a long code. Labels never overlap nor leave the picture;
+// a start is drawn below the interruption it follows, not on it.
+TEST(TimelineSvg, LabelsAndMarkersDoNotStack) {
+  json trace = {{"client", json::array()}};
+  for (int attempt = 1; attempt <= 8; ++attempt) {
+    const double t = (attempt - 1) * 30.0;
+    trace["client"].push_back(
+        {{"t_ms", t}, {"event", {{"type", "response/start"}, {"attempt", attempt}}}});
+    trace["client"].push_back({{"t_ms", t + 29},
+                               {"event",
+                                {{"type", "response/interrupted"},
+                                 {"attempt", attempt},
+                                 {"failure", {{"code", "PROVIDER_OVERLOADED"}}},
+                                 {"scheduled_retry_ms", 9},
+                                 {"delay_source", "backoff"}}}});
+  }
+  trace["client"].push_back({{"t_ms", 240.0},
+                             {"event",
+                              {{"type", "response/failed"},
+                               {"failure", {{"code", "RETRIES_EXHAUSTED_AFTER_OVERLOAD"}}}}}});
+  const std::string svg = Svg(trace);
+  ASSERT_TRUE(testing::CheckXml(svg).ok) << testing::CheckXml(svg).error;
+  const std::vector<SvgText> labels = Texts(svg, "marker-label");
+  ASSERT_FALSE(labels.empty());
+  ExpectNoOverlap(labels);
+  EXPECT_THAT(svg, HasSubstr(">failed RETRIES_EXHAUSTED_AFTER_OVERLOAD</text>"))
+      << "the outcome is labelled in full, ending at the right edge";
+  ExpectNoOverlap(Texts(svg, "note"));
+  // The cross of attempt 1 (29 ms) and the start of attempt 2 (30 ms) are close: two rows.
+  const std::regex cross(R"(<path class="cross" stroke="[^"]+" d="M[0-9.]+ ([0-9.]+))");
+  const std::regex start(R"(<path class="start" fill="[^"]+" d="M[0-9.]+ ([0-9.]+))");
+  std::smatch first_cross;
+  ASSERT_TRUE(std::regex_search(svg, first_cross, cross));
+  std::set<double> start_rows;
+  for (auto it = std::sregex_iterator(svg.begin(), svg.end(), start); it != std::sregex_iterator();
+       ++it) {
+    start_rows.insert(std::stod((*it)[1]) + 6);  // the triangle's middle
+  }
+  EXPECT_EQ(start_rows.size(), 2u) << "the first start has the row to itself, the retries below";
+  EXPECT_NE(std::stod(first_cross[1]) + 5, *start_rows.rbegin());
+}
+
+// Two marks outside their bands at one time on one lane: both named, on two rows.
+TEST(TimelineSvg, NamesOfMarksOnOneLaneDoNotOverlap) {
+  json trace = kTrace;
+  trace["bounds"] = json::parse(R"([
+    {"kind": "backoff", "attempt": 2, "from_ms": 5100, "to_ms": 5300, "mark_ms": 5497.3,
+     "inside": false, "label": "retry 1 window"},
+    {"kind": "retry-after", "attempt": 2, "from_ms": 5600, "mark_ms": 5497.3,
+     "inside": false, "label": "Retry-After floor 1000 ms"},
+    {"kind": "headers", "attempt": 2, "from_ms": 5497.3, "to_ms": 5500, "mark_ms": 5510,
+     "inside": false, "label": "headers timeout 2 ms"}])");
+  const std::string svg = Svg(trace);
+  ASSERT_TRUE(testing::CheckXml(svg).ok) << testing::CheckXml(svg).error;
+  const std::vector<SvgText> names = Texts(svg, "bound-label out");
+  EXPECT_EQ(names.size(), 2u) << "a third name with no free row is left out";
+  ExpectNoOverlap(names);
+  EXPECT_EQ(testing::CountOccurrences(svg, R"(class="mark out")"), 3) << "every mark is drawn";
+}
+
+std::string Legend(const json& trace) {
+  std::ostringstream out;
+  RenderTimelineLegend(BuildTimeline(trace), out);
+  return out.str();
+}
+
+TEST(TimelineLegend, AnEntryForEveryBandKindDrawnInItsColour) {
+  json trace = kTrace;
+  EXPECT_THAT(Legend(trace), Not(HasSubstr("Bounds:"))) << "no band, no entry";
+  trace["bounds"] = json::parse(R"([
+    {"kind": "backoff", "attempt": 2, "from_ms": 5046.5, "to_ms": 6046.5, "mark_ms": 5497.3,
+     "inside": true, "label": "retry 1 window"},
+    {"kind": "idle", "attempt": 1, "from_ms": 31.0, "to_ms": 5031.0, "mark_ms": 5046.5,
+     "inside": false, "label": "idle timeout 5000 ms"},
+    {"kind": "deadline", "attempt": 0, "from_ms": 0.5, "to_ms": 5700.5, "mark_ms": 5600,
+     "inside": true, "label": "total deadline 5700 ms"}])");
+  const std::string legend = Legend(trace);
+  EXPECT_THAT(legend, HasSubstr("Bounds:"));
+  EXPECT_THAT(legend, HasSubstr(fmt::format(R"(style="--c:{}"></i>backoff window)",
+                                            BoundColor("backoff"))));
+  EXPECT_THAT(legend,
+              HasSubstr(fmt::format(R"(style="--c:{}"></i>idle timeout)", BoundColor("idle"))));
+  EXPECT_THAT(legend,
+              HasSubstr(fmt::format(R"(<i class="swatch line" style="--c:{}"></i>total deadline)",
+                                    BoundColor("deadline"))));
+  EXPECT_THAT(legend, Not(HasSubstr("Retry-After floor"))) << "only the kinds drawn";
+  EXPECT_THAT(legend, HasSubstr("outside"));
+  // And the SVG draws each band in the colour its legend entry shows.
+  const std::string svg = Svg(trace);
+  EXPECT_THAT(svg, HasSubstr(fmt::format(R"(<rect class="band backoff" )")));
+  EXPECT_THAT(svg, HasSubstr(fmt::format(R"(fill="{0}" stroke="{0}"><title>retry 1 window)",
+                                         BoundColor("backoff"))));
+}
+
+// A band never takes a lane's or a client marker's colour: the backoff window was the blue of
+// "client closed".
+TEST(BoundColor, NoBandSharesAColourWithALaneOrAMarker) {
+  const std::vector<std::string_view> others = {LaneColor("completed", 200),
+                                                LaneColor("completed", 429),
+                                                LaneColor("closed-by-server", 0),
+                                                LaneColor("reset-by-server", 0),
+                                                LaneColor("client-closed", 0),
+                                                LaneColor("stalled-client-gave-up", 0),
+                                                LaneColor("in-progress", 0),
+                                                LaneColor("write-failed", 0),
+                                                kStartColor,
+                                                kInterruptColor,
+                                                kCommitColor,
+                                                kFailColor};
+  std::set<std::string_view> bands;
+  for (const std::string_view kind : {"retry-after", "backoff", "idle", "deadline"}) {
+    bands.insert(BoundColor(kind));
+    for (const std::string_view other : others) EXPECT_NE(BoundColor(kind), other) << kind;
+  }
+  EXPECT_EQ(bands.size(), 4u) << "the band kinds differ from one another";
+  EXPECT_EQ(BoundColor("headers"), BoundColor("idle")) << "both timeouts of silence";
 }
 
 TEST(LaneColor, ByHowTheExchangeEnded) {
