@@ -62,11 +62,16 @@ std::expected<std::vector<scenario::Scenario>, std::string> LoadAll(
   return std::move(*loaded);
 }
 
-// --last-failed: the names of the scenarios that did not pass in the result the last run wrote
-// to --out; nullopt when there is none or nothing failed there (then everything runs, as
+// --last-failed: the result the last run wrote to --out and the names of its scenarios that did
+// not pass; nullopt when there is none or nothing failed there (then everything runs, as
 // pytest's --last-failed does). `note` says which.
-std::expected<std::optional<std::set<std::string>>, std::string> LastFailed(
-    const std::string& out_dir, std::string& note) {
+struct LastFailedRuns {
+  report::RunResult earlier;  // kept whole: the new reports hold it beside the re-runs
+  std::set<std::string> names;
+};
+
+std::expected<std::optional<LastFailedRuns>, std::string> LastFailed(const std::string& out_dir,
+                                                                     std::string& note) {
   const fs::path file = fs::path(out_dir) / "result.json";
   if (!fs::exists(file)) {
     note = fmt::format("no earlier result in {}; running everything", file.string());
@@ -89,7 +94,42 @@ std::expected<std::optional<std::set<std::string>>, std::string> LastFailed(
   }
   note =
       fmt::format("re-running the {} scenario(s) that failed in {}", failed.size(), file.string());
-  return failed;
+  return LastFailedRuns{std::move(*result), std::move(failed)};
+}
+
+// The report files of a --last-failed run hold the whole picture, as pytest's cache does: the
+// earlier result's runs of every scenario not run again, beside this run's (the terminal and the
+// exit code speak of this run). Without the earlier one (it judged another subject or tool
+// version) they hold this run alone, saying so.
+report::RunResult WithEarlierRuns(report::RunResult rerun, report::RunResult earlier,
+                                  std::ostream& err) {
+  std::set<std::string> rerun_names;
+  for (const report::ScenarioResult& run : rerun.scenarios) rerun_names.insert(run.name);
+  std::erase_if(earlier.scenarios,
+                [&](const report::ScenarioResult& run) { return rerun_names.contains(run.name); });
+  std::erase_if(earlier.thresholds, [&](const report::ThresholdResult& threshold) {
+    return rerun_names.contains(threshold.name);
+  });
+  if (earlier.scenarios.empty()) return rerun;
+  const std::string shard = rerun.shard;
+  const std::size_t kept = earlier.scenarios.size();
+  std::vector<report::RunResult> parts;
+  parts.push_back(std::move(rerun));  // first: its seed and subject options are the run's
+  parts.push_back(std::move(earlier));
+  auto merged = report::Merge(parts);
+  if (!merged) {
+    err << fmt::format(
+        "faultline run: --last-failed: the reports hold only this run's results, "
+        "not the earlier ones ({})\n",
+        merged.error());
+    return std::move(parts.front());
+  }
+  merged->shard = shard;
+  err << fmt::format(
+      "faultline run: --last-failed: the reports keep {} earlier run(s) of the scenarios not run "
+      "again beside these\n",
+      kept);
+  return std::move(*merged);
 }
 
 std::expected<WorldChoice, std::string> ChooseWorld(const RunCommandOptions& options) {
@@ -217,6 +257,7 @@ struct RunInputs {
   std::vector<scenario::Threshold> thresholds;
   std::optional<harness::Shard> shard;
   std::optional<ResolvedAdapter> adapter;
+  std::optional<report::RunResult> earlier;  // --last-failed: the result the re-runs join
 };
 
 // --shard, when given.
@@ -257,32 +298,32 @@ std::expected<RunInputs, std::string> ReadRunInputs(const RunCommandOptions& opt
   if (!adapter) return std::unexpected(adapter.error());
   return RunInputs{
       std::move(*scenarios), std::move(*policy), *world, std::move(*thresholds), *shard,
-      std::move(*adapter)};
+      std::move(*adapter),   std::nullopt};
 }
 
-// --last-failed: keeps only the scenarios that did not pass last time (saying so on `err`).
-std::expected<void, std::string> KeepLastFailed(const RunCommandOptions& options,
-                                                std::vector<scenario::Scenario>& scenarios,
-                                                std::ostream& err) {
-  if (!options.last_failed) return {};
+// --last-failed: keeps only the scenarios that did not pass last time (saying so on `err`) and
+// returns the earlier result, which the reports keep beside the re-runs.
+std::expected<std::optional<report::RunResult>, std::string> KeepLastFailed(
+    const RunCommandOptions& options, std::vector<scenario::Scenario>& scenarios,
+    std::ostream& err) {
+  if (!options.last_failed) return std::nullopt;
   std::string note;
   auto failed = LastFailed(options.out_dir, note);
   if (!failed) return std::unexpected("--last-failed: " + failed.error());
   err << "faultline run: --last-failed: " << note << "\n";
-  if (*failed) {
-    std::erase_if(scenarios,
-                  [&](const scenario::Scenario& s) { return !(*failed)->contains(s.name); });
-  }
-  return {};
+  if (!*failed) return std::nullopt;
+  std::erase_if(scenarios,
+                [&](const scenario::Scenario& s) { return !(*failed)->names.contains(s.name); });
+  return std::move((*failed)->earlier);
 }
 
 // The scenarios that run: --last-failed, --filter and --shard, then (saying so on `err`) only
 // the dialects the adapter speaks.
 std::expected<std::vector<scenario::Scenario>, std::string> SelectRuns(
     const RunCommandOptions& options, RunInputs& inputs, std::ostream& err) {
-  if (auto kept = KeepLastFailed(options, inputs.scenarios, err); !kept) {
-    return std::unexpected(kept.error());
-  }
+  auto earlier = KeepLastFailed(options, inputs.scenarios, err);
+  if (!earlier) return std::unexpected(earlier.error());
+  inputs.earlier = std::move(*earlier);
   auto selected =
       harness::SelectScenarios(std::move(inputs.scenarios), options.filter, inputs.shard);
   const std::optional<ResolvedAdapter>& adapter = inputs.adapter;
@@ -338,6 +379,7 @@ harness::RunnerOptions RunnerOptionsOf(const RunCommandOptions& options, RunInpu
 std::expected<ExitCode, std::string> RunAndReport(const std::vector<scenario::Scenario>& selected,
                                                   harness::RunnerOptions runner,
                                                   const RunCommandOptions& options,
+                                                  std::optional<report::RunResult> earlier,
                                                   const std::vector<PlannedReport>& planned,
                                                   std::ostream& out, std::ostream& err) {
   report::RunResult context;  // what a reproduce command needs before the result exists
@@ -358,6 +400,10 @@ std::expected<ExitCode, std::string> RunAndReport(const std::vector<scenario::Sc
   if (!result) return std::unexpected(result.error());
   result->shard = options.shard;
   if (result->interrupted) result->interrupted->reason = interrupt.signal_name().value_or("stop");
+  if (earlier) {
+    const report::RunResult whole = WithEarlierRuns(*result, std::move(*earlier), err);
+    return Report(*result, planned, "run", out, err, &whole);
+  }
   return Report(*result, planned, "run", out, err);
 }
 
@@ -371,7 +417,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunCommandOptions& options) {
   AddRunJudgingOptions(*run, options);
   run->add_flag("--last-failed", options.last_failed,
                 "re-run only the scenarios that did not pass (or crossed a threshold) in --out's "
-                "result.json (all when there is none or nothing failed); --filter still applies");
+                "result.json (all when there is none or nothing failed); --filter still applies; "
+                "the new reports keep the earlier runs of the scenarios not run again");
   run->add_option("--threshold", options.thresholds,
                   "a bound on an aggregate over every run and call of each scenario, as k6's "
                   "thresholds (repeatable): METRIC.AGG OP BOUND with metrics ttft, total, "
@@ -396,8 +443,8 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
   if (!selected) return usage_error(selected.error());
   auto planned = PlanReports(options.formats, options.out_dir, options.no_reports);
   if (!planned) return usage_error(planned.error());
-  auto exit_code =
-      RunAndReport(*selected, RunnerOptionsOf(options, *inputs), options, *planned, out, err);
+  auto exit_code = RunAndReport(*selected, RunnerOptionsOf(options, *inputs), options,
+                                std::move(inputs->earlier), *planned, out, err);
   if (!exit_code) return usage_error(exit_code.error());
   return *exit_code;
 }

@@ -115,13 +115,15 @@ void PrintSummary(const report::RunResult& result, std::string_view command, std
 }  // namespace
 
 ExitCode Report(const report::RunResult& result, const std::vector<PlannedReport>& planned,
-                std::string_view command, std::ostream& out, std::ostream& err) {
+                std::string_view command, std::ostream& out, std::ostream& err,
+                const report::RunResult* files_hold) {
   PrintSummary(result, command, out);
   if (!planned.empty()) {
+    const report::RunResult& in_files = files_hold != nullptr ? *files_hold : result;
     std::vector<ReportFile> files;
     for (const PlannedReport& report : planned) {
-      files.push_back({report.path, [&result, format = report.format](std::ostream& stream) {
-                         report::Render(result, format, stream);
+      files.push_back({report.path, [&in_files, format = report.format](std::ostream& stream) {
+                         report::Render(in_files, format, stream);
                        }});
     }
     auto written = WriteReportFiles(files);

@@ -31,8 +31,10 @@ std::expected<std::vector<PlannedReport>, std::string> PlanReports(
 // The summary on `out` under `command`'s name ("run", "serve": the failures with their
 // reproduce commands, crossed thresholds, latency), then the planned reports; the run's exit
 // code (cli.h), or kReportWriteError with the files and the OS reasons on `err` when a report
-// could not be written.
+// could not be written. With `files_hold`, the files hold that result instead, and the summary
+// and exit code stay `result`'s (--last-failed: what ran now, and the earlier runs beside it).
 ExitCode Report(const report::RunResult& result, const std::vector<PlannedReport>& planned,
-                std::string_view command, std::ostream& out, std::ostream& err);
+                std::string_view command, std::ostream& out, std::ostream& err,
+                const report::RunResult* files_hold = nullptr);
 
 }  // namespace faultline::cli

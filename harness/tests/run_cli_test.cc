@@ -94,6 +94,19 @@ responses:
   EXPECT_NE(again.err.find("re-running the 1 scenario(s) that failed"), std::string::npos)
       << again.err;
   EXPECT_NE(again.out.find("1 run(s)"), std::string::npos) << again.out;
+  // The files keep the whole picture: the passing scenario's earlier run beside the re-run, so a
+  // CI job that publishes --out after --last-failed does not lose what passed before.
+  EXPECT_NE(again.err.find("the reports keep 1 earlier run(s)"), std::string::npos) << again.err;
+  const auto kept = nlohmann::json::parse(Read(Path("out/result.json")));
+  ASSERT_EQ(kept["scenarios"].size(), 2u) << kept.dump().substr(0, 400);
+  EXPECT_EQ(kept["scenarios"][0]["name"], "cli/bad-expectation");
+  EXPECT_EQ(kept["scenarios"][1]["name"], "cli/good");
+  EXPECT_EQ(kept["scenarios"][1]["verdict"], "pass");
+  EXPECT_NE(Read(Path("out/junit.xml")).find("cli/good"), std::string::npos);
+  // Again: still one re-run, still two in the files (the earlier result was the merged one).
+  const Ran third = RunFaultline({"run", Path("sc"), "--last-failed", "--out", Path("out")});
+  EXPECT_NE(third.out.find("1 run(s)"), std::string::npos) << third.out;
+  EXPECT_EQ(nlohmann::json::parse(Read(Path("out/result.json")))["scenarios"].size(), 2u);
   const Ran none = RunFaultline({"run", Path("sc"), "--last-failed", "--out", Path("empty")});
   EXPECT_EQ(none.code, 1) << none.err;  // no earlier result there: everything runs
   EXPECT_NE(none.err.find("no earlier result"), std::string::npos) << none.err;
