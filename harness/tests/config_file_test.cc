@@ -203,6 +203,24 @@ TEST_F(ConfigFileTest, PrintConfigShowsEachValueAndWhereItCameFrom) {
   EXPECT_NE(again.out.find("\n  repeat: 3  # printed.yaml:"), std::string::npos) << again.out;
 }
 
+TEST_F(ConfigFileTest, TheDocumentedExampleIsAccepted) {
+  const std::string example = FAULTLINE_SOURCE_DIR "/docs/examples/faultline.yaml";
+  for (const char* command : {"run", "simulate", "serve"}) {
+    const auto ran = Faultline({command, "--config", example, "--print-config"});
+    EXPECT_EQ(ran.code, ExitCode::kSuccess) << command << ": " << ran.err;
+  }
+}
+
+TEST(ConfigDocsTest, DocsConfigMdNamesEveryKey) {
+  std::ifstream file(FAULTLINE_SOURCE_DIR "/docs/config.md");
+  std::stringstream text;
+  text << file.rdbuf();
+  for (const ConfigKey& key : ConfigFileKeys()) {
+    EXPECT_NE(text.str().find("`" + key.name + "`"), std::string::npos)
+        << key.section << "." << key.name << " is not in docs/config.md";
+  }
+}
+
 // --- the schema and the commands agree ---
 
 // The schema's type for a key of `kind` with CLI11 type `type`.
