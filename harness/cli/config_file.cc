@@ -330,9 +330,8 @@ std::expected<AppliedConfig, LoadError> ApplyConfigFile(CLI::App& app, const CLI
 void PrintEffectiveConfig(const CLI::App& command, const AppliedConfig& applied,
                           std::ostream& out) {
   out << fmt::format(
-      "# faultline {}: the effective options. A flag outranks its environment variable, which "
-      "outranks {}, which outranks the default;\n# defaults and unset options are commented "
-      "out.\n{}:\n",
+      "# faultline {}: the effective options, each from a flag, its environment variable, {} or\n"
+      "# the default (the first there is); defaults and unset options are commented out.\n{}:\n",
       command.get_name(), applied.file.empty() ? "a config file (none read)" : applied.file,
       command.get_name());
   for (const CLI::Option* option :
@@ -340,7 +339,8 @@ void PrintEffectiveConfig(const CLI::App& command, const AppliedConfig& applied,
     const std::string& key = option->get_lnames().front();
     const ConfigKey::Kind kind = KindOf(*option);
     if (option->count() == 0) {
-      const std::string& fallback = option->get_default_str();
+      const std::string fallback =
+          kind == ConfigKey::Kind::kFlag ? "false" : option->get_default_str();
       out << fmt::format("  # {}: {}\n", key,
                          fallback.empty() ? "(not set)" : fallback + "  # default");
       continue;

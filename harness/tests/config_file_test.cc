@@ -194,6 +194,7 @@ TEST_F(ConfigFileTest, PrintConfigShowsEachValueAndWhereItCameFrom) {
   EXPECT_NE(ran.out.find("\n  repeat: 3  # command line\n"), std::string::npos) << ran.out;
   EXPECT_NE(ran.out.find("\n  # time: auto  # default\n"), std::string::npos) << ran.out;
   EXPECT_NE(ran.out.find("\n  # adapter: (not set)\n"), std::string::npos) << ran.out;
+  EXPECT_NE(ran.out.find("\n  # no-reports: false  # default\n"), std::string::npos) << ran.out;
   EXPECT_FALSE(fs::exists("faultline-reports"));  // printed, not run
 
   // What it prints is a config file that gives the same options.
