@@ -1,11 +1,16 @@
 #include "harness/cli/cli.h"
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <optional>
 
 #include "faultline/version.h"
 #include "harness/cli/adapter_command.h"
 #include "harness/cli/call_command.h"
+#include "harness/cli/config_file.h"
 #include "harness/cli/run_command.h"
 #include "harness/cli/schema_command.h"
 #include "harness/cli/serve_command.h"
@@ -26,6 +31,7 @@ struct Commands {
   AdapterCheckOptions adapter_options;
   SimulateOptions simulate_options;
   SchemaOptions schema_options;
+  ConfigFlags config;  // --config, --no-config, --print-config of the commands below that have them
   CLI::App* serve = nullptr;
   CLI::App* call = nullptr;
   CLI::App* run = nullptr;
@@ -52,6 +58,40 @@ void AddCommands(CLI::App& app, Commands& c) {
   c.help = app.add_subcommand("help", "show this help, or a command's: faultline help run");
   c.help->add_option("command", c.help_topic, "the command whose help to show");
   c.version = app.add_subcommand("version", "print faultline's version (as --version does)");
+  // The commands whose options a team repeats: faultline.yaml has a section for each.
+  for (CLI::App* command : {c.serve, c.call, c.run, c.simulate}) AddConfigFlags(*command, c.config);
+}
+
+// After the command line: the config file's values for the command that runs (if it has a
+// section), or --print-config's answer, or a usage error. nullopt: go on and run the command.
+std::optional<ExitCode> ApplyConfig(CLI::App& app, const Commands& c, std::ostream& out,
+                                    std::ostream& err) {
+  const CLI::App* command = nullptr;
+  for (const CLI::App* candidate : {c.serve, c.call, c.run, c.simulate}) {
+    if (candidate->parsed()) command = candidate;
+  }
+  if (command == nullptr) return std::nullopt;
+  const std::string name = command->get_name();
+  auto applied = ApplyConfigFile(app, *command, c.config);
+  if (!applied) {
+    err << "faultline " << name << ": " << applied.error().ToString() << "\n";
+    return ExitCode::kUsageError;
+  }
+  if (c.config.print) {
+    PrintEffectiveConfig(*command, *applied, out);
+    return ExitCode::kSuccess;
+  }
+  if (!applied->set.empty()) {  // say so: a run that differs from its flags must not surprise
+    std::vector<std::string> keys;
+    for (const auto& entry : applied->set) keys.push_back(entry.first);
+    err << fmt::format(
+        "faultline {}: {} sets {}{} (--print-config shows all; --no-config ignores it)\n", name,
+        applied->file, fmt::join(keys, ", "),
+        applied->overridden.empty()
+            ? ""
+            : fmt::format("; flags override {}", fmt::join(applied->overridden, ", ")));
+  }
+  return std::nullopt;
 }
 
 // `faultline help [COMMAND]`: the help --help shows, of the whole tool or of one command.
@@ -111,7 +151,15 @@ ExitCode Run(int argc, const char* const* argv, std::ostream& out, std::ostream&
     const int code = app.exit(error, out, err);
     return code == 0 ? ExitCode::kSuccess : ExitCode::kUsageError;
   }
+  if (const std::optional<ExitCode> done = ApplyConfig(app, commands, out, err)) return *done;
   return RunParsed(app, commands, out, err);
+}
+
+std::vector<ConfigKey> ConfigFileKeys() {
+  CLI::App app;
+  Commands commands;
+  AddCommands(app, commands);
+  return ConfigKeys(app);
 }
 
 }  // namespace faultline::cli

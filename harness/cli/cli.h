@@ -3,6 +3,9 @@
 #pragma once
 
 #include <ostream>
+#include <vector>
+
+#include "harness/cli/config_file.h"
 
 namespace faultline::cli {
 
@@ -28,5 +31,9 @@ enum class ExitCode {
 
 // Parses `argv` and runs the subcommand. Normal output goes to `out`, diagnostics to `err`.
 ExitCode Run(int argc, const char* const* argv, std::ostream& out, std::ostream& err);
+
+// The keys faultline.yaml may hold, from the commands Run builds: what config.schema.json must
+// list (harness/tests/config_file_test.cc).
+std::vector<ConfigKey> ConfigFileKeys();
 
 }  // namespace faultline::cli

@@ -10,10 +10,10 @@ CLI::App* AddSchemaCommand(CLI::App& app, SchemaOptions& options) {
   CLI::App* schema = app.add_subcommand(
       "schema",
       "Print a JSON Schema (draft 2020-12): scenario files, policy files, run results, the "
-      "adapter protocol's lines.");
-  schema->add_option("which", options.which, "scenario | policy | result | protocol")
+      "adapter protocol's lines, faultline.yaml config files.");
+  schema->add_option("which", options.which, "scenario | policy | result | protocol | config")
       ->required()
-      ->check(CLI::IsMember({"scenario", "policy", "result", "protocol"}));
+      ->check(CLI::IsMember({"scenario", "policy", "result", "protocol", "config"}));
   schema->footer(
       "e.g. faultline schema scenario > scenario.schema.json, then point your editor's YAML/JSON "
       "language server at it; faultline schema protocol describes every line an adapter writes "

@@ -243,6 +243,7 @@ void AddCapacityOptions(CLI::App& serve, provider::ServerOptions& options) {
           },
           "A request must arrive whole within this time (slow clients are cut off); also the "
           "idle time of a kept-alive connection")
+      ->type_name("INT")  // a callback has no type of its own; the config schema reads it
       ->check(CLI::Range(100, 3'600'000))
       ->default_str(std::to_string(options.request_timeout.count()));
 }

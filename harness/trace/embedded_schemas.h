@@ -9,7 +9,8 @@
 
 namespace faultline::harness {
 
-// The schema called `name` ("scenario", "policy", "result", "protocol"); empty for another name.
+// The schema called `name` ("scenario", "policy", "result", "protocol", "config"); empty for
+// another name.
 std::string_view EmbeddedSchema(std::string_view name);
 
 }  // namespace faultline::harness
