@@ -100,8 +100,8 @@ class Runner {
          const std::function<void(const RunProgress&)>& progress, int total)
       : options_(options), real_(real), progress_(progress), total_(total) {}
 
-  // nullopt when a stop request cut the run short: it is not judged.
-  std::optional<report::ScenarioResult> RunOne(const Job& job);
+  // nullopt when a stop request cut the run short: it is not judged. `slot` is the job's.
+  std::optional<report::ScenarioResult> RunOne(const Job& job, std::size_t slot);
   // The trace, verdict, checks, metrics (or the subject error) and fingerprint of a finished run.
   void Judged(const Job& job, const Trace& trace, report::ScenarioResult& result) const;
   // The verdict, checks, metrics (or the subject error) of a finished run.
@@ -109,6 +109,8 @@ class Runner {
   // `result` is null for a run a stop request cut short.
   void Finished(const report::ScenarioResult* result, std::size_t slot);
   void Started(std::size_t slot, const std::string& name);
+  // The subject of the job in `slot` ended; its judging begins.
+  void Judging(std::size_t slot);
 
  private:
   std::expected<Trace, std::string> Execute(const Job& job, std::uint64_t seed);
@@ -131,7 +133,14 @@ class Runner {
   std::mutex mutex_;
   int done_ = 0;
   int failed_ = 0;
-  std::map<std::size_t, std::pair<std::string, Clock::time_point>> running_;
+  struct Running {
+    std::string name;
+    Clock::time_point since;
+    std::optional<Clock::time_point> judged_since;  // set once its subject ended
+  };
+  std::map<std::size_t, Running> running_;
+  // The progress update for the runs now (under mutex_).
+  RunProgress Progress(const report::ScenarioResult* finished) const;
 };
 
 std::expected<Trace, std::string> Runner::Execute(const Job& job, std::uint64_t seed) {
@@ -181,7 +190,7 @@ std::optional<SubjectFault> SubjectFaultOf(const Trace& trace, const DeclaredPol
   return std::nullopt;
 }
 
-std::optional<report::ScenarioResult> Runner::RunOne(const Job& job) {
+std::optional<report::ScenarioResult> Runner::RunOne(const Job& job, std::size_t slot) {
   const scenario::Scenario& scenario = *job.scenario;
   const std::uint64_t seed = RunSeed(options_.seed, scenario.name, job.repetition);
   report::ScenarioResult result = Describe(scenario, job, seed);
@@ -195,6 +204,7 @@ std::optional<report::ScenarioResult> Runner::RunOne(const Job& job) {
     return result;
   }
   if (trace->interrupted) return std::nullopt;
+  Judging(slot);
   Judged(job, *trace, result);
   return result;
 }
@@ -272,7 +282,28 @@ std::vector<report::CheckResult> Runner::Checks(const Job& job, const Trace& tra
 
 void Runner::Started(std::size_t slot, const std::string& name) {
   std::lock_guard lock(mutex_);
-  running_[slot] = {name, Clock::now()};
+  running_[slot] = {name, Clock::now(), std::nullopt};
+}
+
+void Runner::Judging(std::size_t slot) {
+  std::lock_guard lock(mutex_);
+  const auto it = running_.find(slot);
+  if (it == running_.end()) return;
+  it->second.judged_since = Clock::now();
+  if (progress_) progress_(Progress(nullptr));
+}
+
+RunProgress Runner::Progress(const report::ScenarioResult* finished) const {
+  RunProgress progress{.done = done_, .total = total_, .failed = failed_, .finished = finished};
+  const auto oldest =
+      std::ranges::min_element(running_, {}, [](const auto& item) { return item.second.since; });
+  if (oldest != running_.end()) {
+    progress.slowest_running = oldest->second.name;
+    progress.slowest_since = oldest->second.since;
+    progress.slowest_judging = oldest->second.judged_since.has_value();
+    progress.slowest_judged_since = oldest->second.judged_since.value_or(Clock::time_point{});
+  }
+  return progress;
 }
 
 void Runner::Finished(const report::ScenarioResult* result, std::size_t slot) {
@@ -281,15 +312,7 @@ void Runner::Finished(const report::ScenarioResult* result, std::size_t slot) {
   if (result == nullptr) return;
   ++done_;
   if (result->verdict != report::Verdict::kPass) ++failed_;
-  if (!progress_) return;
-  RunProgress progress{done_, total_, failed_, result, {}};
-  const auto oldest =
-      std::ranges::min_element(running_, {}, [](const auto& item) { return item.second.second; });
-  if (oldest != running_.end()) {
-    progress.slowest_running = oldest->second.first;
-    progress.slowest_since = oldest->second.second;
-  }
-  progress_(progress);
+  if (progress_) progress_(Progress(result));
 }
 
 // A real run's length as the same scenario takes with the reference client in virtual time
@@ -445,7 +468,7 @@ std::vector<std::optional<report::ScenarioResult>> RunJobs(const std::vector<Job
       for (std::size_t k = next++; k < order.size() && !options.stop.stop_requested(); k = next++) {
         const std::size_t i = order[k];
         runner.Started(i, jobs[i].scenario->name);
-        finished[i] = runner.RunOne(jobs[i]);
+        finished[i] = runner.RunOne(jobs[i], i);
         runner.Finished(finished[i] ? &*finished[i] : nullptr, i);
       }
     });

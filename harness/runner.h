@@ -79,12 +79,17 @@ std::vector<scenario::Scenario> SelectScenarios(std::vector<scenario::Scenario> 
 struct RunProgress {
   int done = 0;
   int total = 0;
-  int failed = 0;                                    // fail or error
-  const report::ScenarioResult* finished = nullptr;  // the run that just ended
-  // The run that has been running longest, and since when ("" when none): a progress line can
-  // keep counting its time between completions.
+  int failed = 0;  // fail or error
+  // The run that just ended; null for an update between completions (a run's subject ended
+  // and its judging began), which changes only the slowest run below.
+  const report::ScenarioResult* finished = nullptr;
+  // The run that started longest ago and is not done, since when ("" when none), and whether its
+  // subject already ended and it is being judged (since `slowest_judged_since`): a progress line
+  // keeps counting its time between completions and never calls a stopped subject running.
   std::string slowest_running{};
   std::chrono::steady_clock::time_point slowest_since{};
+  bool slowest_judging = false;
+  std::chrono::steady_clock::time_point slowest_judged_since{};
 };
 
 // A trace recorded outside RunAll (a `faultline serve` session, worlds/served_session.h), with

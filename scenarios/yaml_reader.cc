@@ -187,6 +187,10 @@ void Reader::Fail(const Field& at, std::string message) {
       return;
     }
   }
+  if (std::ranges::find(read_past_, std::tuple(at.path, at.mark.line, at.mark.column)) !=
+      read_past_.end()) {
+    return;
+  }
   error_ = std::move(error);
 }
 
@@ -199,9 +203,13 @@ std::optional<Map> Reader::ReadMap(const Field& field, std::span<const std::stri
   Map map;
   map.self_ = field;
   for (auto it = field.node.begin(); it != field.node.end(); ++it) {
-    // After a bad key, even one an earlier pass reported, the rest of the mapping is not read:
-    // what it lacks without that key would only repeat the error.
-    if (!CheckKey(map, it->first, it->second, known)) return std::nullopt;
+    if (CheckKey(map, it->first, it->second, known)) continue;
+    // An unknown key an earlier pass reported: read on past it, so an error beside it is found
+    // too. Any other bad key (a new error, a key given twice, one that is not a name) ends it.
+    if (!ok() || !it->first.IsScalar()) return std::nullopt;
+    const std::string& name = it->first.Scalar();
+    if (std::find(known.begin(), known.end(), name) != known.end()) return std::nullopt;
+    read_past_.emplace_back(field.path, field.mark.line, field.mark.column);
   }
   return map;
 }

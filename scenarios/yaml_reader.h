@@ -4,10 +4,12 @@
 // every later read into a no-op, so the loader reads a document top-down without checking after
 // every field, and still reports the first problem exactly. To find every error of a document,
 // the loader reads it again with the errors found so far as `reported`: a Fail at one of those
-// places records nothing and the read goes on past that field (past the whole mapping, for a
-// bad key), so the next pass stops at the next error. Reading never throws on bad input;
-// LoadDocuments throws yaml-cpp's syntax errors, which the loader's entry points catch.
-// Internal to scenarios/.
+// places records nothing and the read goes on past that field (for an unknown key, past that
+// key, so its siblings are checked too), so the next pass stops at the next error. What such a
+// mapping lacks as a whole (a required key that "descriptio" misspells, one of its keys) is not
+// reported: it would repeat the one mistake. Reading never throws
+// on bad input; LoadDocuments throws yaml-cpp's syntax errors, which the loader's entry points
+// catch. Internal to scenarios/.
 #pragma once
 
 #include <yaml-cpp/yaml.h>
@@ -18,6 +20,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -135,6 +138,9 @@ class Reader {
   std::string file_;
   std::span<const LoadError> reported_;
   std::optional<LoadError> error_;
+  // The mappings read past a reported unknown key (path, line, column): errors about one of them
+  // as a whole are not recorded, and the read goes on.
+  std::vector<std::tuple<std::string, int, int>> read_past_;
 };
 
 // Why LoadDocuments built nothing: yaml-cpp stopped making progress at `mark` (it would loop

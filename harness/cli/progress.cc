@@ -90,11 +90,18 @@ std::string ProgressPrinter::Status() const {
   std::string status =
       fmt::format("[{}/{}] {} failed · {:.0f} s", last_.done, last_.total, last_.failed,
                   std::chrono::duration<double>(now - started_).count());
-  if (!last_.slowest_running.empty()) {
-    status += fmt::format("; slowest running: {} ({:.1f} s)", last_.slowest_running,
-                          std::chrono::duration<double>(now - last_.slowest_since).count());
+  const auto seconds = [](auto duration) {
+    return std::chrono::duration<double>(duration).count();
+  };
+  if (last_.slowest_running.empty()) return status;
+  if (last_.slowest_judging) {
+    // Its subject has stopped: say so, with how long it ran, rather than count it as running.
+    return status + fmt::format("; slowest: {}, judging for {:.1f} s (its subject ran {:.1f} s)",
+                                last_.slowest_running, seconds(now - last_.slowest_judged_since),
+                                seconds(last_.slowest_judged_since - last_.slowest_since));
   }
-  return status;
+  return status + fmt::format("; slowest running: {} ({:.1f} s)", last_.slowest_running,
+                              seconds(now - last_.slowest_since));
 }
 
 void ProgressPrinter::Tick() {
@@ -113,7 +120,11 @@ void ProgressPrinter::Tick() {
 void ProgressPrinter::operator()(const harness::RunProgress& progress) {
   std::lock_guard lock(mutex_);
   last_ = progress;
-  last_.finished = nullptr;  // only valid during this call
+  last_.finished = nullptr;            // only valid during this call
+  if (progress.finished == nullptr) {  // between completions: the next status line shows it
+    if (options_.live) err_ << "\r\033[K" << Status() << std::flush;
+    return;
+  }
   const report::ScenarioResult& result = *progress.finished;
   const bool show = result.verdict != report::Verdict::kPass || options_.verbose;
   if (options_.live) {

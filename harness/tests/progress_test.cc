@@ -104,5 +104,29 @@ TEST(ProgressTest, CiLogsGetAHeartbeatAndFailuresTheirReproduceCommand) {
   EXPECT_EQ(text.find('\r'), std::string::npos) << "no terminal control in a log";
 }
 
+// A run whose subject was stopped at its timeout is judged afterwards: the line says it is being
+// judged and how long its subject ran, never "running" for time the subject did not have.
+TEST(ProgressTest, ARunWhoseSubjectEndedIsJudgingNotRunning) {
+  LockedBuffer buffer;
+  std::ostream err(&buffer);
+  const auto now = std::chrono::steady_clock::now();
+  ProgressPrinter printer(err, {.heartbeat = 10ms}, {}, 2);
+  printer({.done = 0,
+           .total = 2,
+           .failed = 0,
+           .finished = nullptr,  // an update between completions: no line of its own
+           .slowest_running = "stall/slow",
+           .slowest_since = now - 30s,
+           .slowest_judging = true,
+           .slowest_judged_since = now});
+  EXPECT_TRUE(WaitFor(buffer, [](const std::string& text) {
+    return text.find("slowest: stall/slow, judging for ") != std::string::npos;
+  })) << buffer.Text();
+  const std::string text = buffer.Text();
+  EXPECT_NE(text.find("(its subject ran 30.0 s)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("slowest running"), std::string::npos) << text;
+  EXPECT_EQ(text.find("demo/"), std::string::npos) << "no run line without a finished run";
+}
+
 }  // namespace
 }  // namespace faultline::cli

@@ -63,6 +63,34 @@ TEST(LoaderAllErrorsTest, EveryErrorOfAFileWithItsPosition) {
             "time)");
 }
 
+// An error beside an unknown key, in the same mapping, is found too (it was skipped with the
+// rest of the mapping); a required key the unknown one misspells is not reported again as missing.
+TEST(LoaderAllErrorsTest, AnErrorBesideAnUnknownKeyIsFoundAndAMisspellingIsReportedOnce) {
+  const fs::path file = WriteFile("sibling-errors.yaml",
+                                  "faultline: 1\n"
+                                  "name: t/sibling-errors\n"
+                                  "descriptio: d\n"
+                                  "dialect: openai-chat\n"
+                                  "responses:\n"
+                                  "  - status: 429\n"
+                                  "    retry_afterr: 2\n"
+                                  "    headers: 7\n"
+                                  "  - content: {text: hi, chunk_sise: 4, chunk_size: -1}\n");
+  const std::vector<fs::path> paths{file};
+  auto loaded = LoadScenarios(paths, kMaxErrorsPerFile);
+  ASSERT_FALSE(loaded.has_value());
+  std::vector<std::string> found;
+  for (const LoadError& error : loaded.error()) found.push_back(error.path);
+  EXPECT_EQ(found, (std::vector<std::string>{
+                       "descriptio", "responses[0].retry_afterr", "responses[0].headers",
+                       "responses[1].content.chunk_sise", "responses[1].content.chunk_size"}))
+      << loaded.error().front().ToString();
+  for (const LoadError& error : loaded.error()) {
+    EXPECT_EQ(error.message.find("missing required key 'description'"), std::string::npos)
+        << error.ToString();
+  }
+}
+
 TEST(LoaderAllErrorsTest, WithoutACapOnlyTheFirstErrorIsReported) {
   const fs::path file = WriteFile("several-errors-first.yaml", std::string(kSeveralErrors));
   const std::vector<fs::path> paths{file};
