@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "fake_provider/dialect_internal.h"
+#include "hashing/fnv1a.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::provider {
@@ -90,17 +91,8 @@ std::string Dump(const Json& value) {
   return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
-std::uint64_t StableHash(std::string_view text) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (unsigned char byte : text) {
-    hash ^= byte;
-    hash *= 0x100000001b3ULL;
-  }
-  return hash;
-}
-
 IdSource::IdSource(std::uint64_t seed, int attempt, WallTime now, std::string_view salt)
-    : state_(Mix(seed ^ StableHash(salt))) {
+    : state_(Mix(seed ^ hashing::Fnv1a64(salt))) {
   state_ = Mix(state_ + static_cast<std::uint64_t>(attempt));
   state_ = Mix(state_ + static_cast<std::uint64_t>(now.time_since_epoch().count()));
 }

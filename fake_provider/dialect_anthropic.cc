@@ -15,6 +15,7 @@
 
 #include "fake_provider/dialect.h"
 #include "fake_provider/dialect_internal.h"
+#include "hashing/fnv1a.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::provider::dialect_internal {
@@ -28,7 +29,7 @@ SseEvent Event(std::string_view name, Json data) { return {std::string(name), Du
 
 // A stand-in for the thinking block's signature: fixed length, derived from the thinking text.
 std::string ThinkingSignature(std::string_view thinking) {
-  IdSource source(StableHash(thinking), 0, WallTime{}, "anthropic-signature");
+  IdSource source(hashing::Fnv1a64(thinking), 0, WallTime{}, "anthropic-signature");
   return "Eq" + source.Base62(94);
 }
 

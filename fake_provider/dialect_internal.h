@@ -38,8 +38,6 @@ class IdSource {
   std::uint64_t state_;
 };
 
-// A stable hash of a string (FNV-1a), for values derived from content rather than the request.
-std::uint64_t StableHash(std::string_view text);
 
 // `created` seconds: now, kept to exactly 10 digits (clamped into 2001-09-09 .. 2286-11-20).
 std::int64_t CreatedSeconds(WallTime now);

@@ -14,6 +14,7 @@
 
 #include "fake_provider/dialect.h"
 #include "fake_provider/dialect_internal.h"
+#include "hashing/fnv1a.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::provider::dialect_internal {
@@ -22,7 +23,7 @@ namespace {
 constexpr std::string_view kDone = "[DONE]";
 
 std::string Fingerprint(std::string_view model) {
-  return fmt::format("fp_{:010x}", StableHash(model) & 0xff'ffff'ffffULL);
+  return fmt::format("fp_{:010x}", hashing::Fnv1a64(model) & 0xff'ffff'ffffULL);
 }
 
 Json UsageObject(const Usage& usage) {

@@ -14,16 +14,13 @@
 #include <string_view>
 #include <vector>
 
+#include "hashing/fnv1a.h"
 #include "reference_impl/dialect.h"
 
 namespace faultline::ref::fuzz {
 
 // FNV-1a: a seed that depends on every byte of the input.
-inline std::uint64_t Hash(std::string_view input) {
-  std::uint64_t hash = 1469598103934665603ULL;
-  for (const char c : input) hash = (hash ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-  return hash;
-}
+inline std::uint64_t Hash(std::string_view input) { return hashing::Fnv1a64(input); }
 
 // xorshift64*: the cut positions' generator.
 inline std::uint64_t Next(std::uint64_t& state) {

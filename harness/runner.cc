@@ -25,6 +25,7 @@
 #include "harness/trace/protocol.h"
 #include "harness/worlds/real_world.h"
 #include "harness/worlds/virtual_world.h"
+#include "hashing/fnv1a.h"
 #include "scenarios/redact.h"
 
 namespace faultline::harness {
@@ -417,10 +418,8 @@ std::string SubjectLabel(const RunnerOptions& options) {
 }
 
 std::uint64_t RunSeed(std::uint64_t seed, std::string_view name, int repetition) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL ^ seed;
-  for (const char c : fmt::format("{}#{}", name, repetition)) {
-    hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-  }
+  const std::uint64_t hash =
+      hashing::Fnv1a64(fmt::format("{}#{}", name, repetition), hashing::kFnv1aOffsetBasis ^ seed);
   return hash & 0x7fffffffffffffffULL;  // JSON readers without uint64 keep it exact-ish
 }
 

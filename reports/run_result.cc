@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "fmt/format.h"
+#include "hashing/fnv1a.h"
 #include "reports/text.h"
 
 namespace faultline::report {
@@ -268,14 +269,10 @@ std::string RunFingerprint(const std::vector<ScenarioResult>& scenarios) {
   std::ranges::stable_sort(ordered, [](const ScenarioResult* a, const ScenarioResult* b) {
     return RunOrderLess(*a, *b);
   });
-  std::uint64_t hash = 0xcbf29ce484222325ULL;  // FNV-1a 64 offset basis
-  auto mix = [&hash](unsigned char byte) {
-    hash ^= byte;
-    hash *= 0x100000001b3ULL;
-  };
+  std::uint64_t hash = hashing::kFnv1aOffsetBasis;
   for (const ScenarioResult* scenario : ordered) {
-    for (char c : scenario->fingerprint) mix(static_cast<unsigned char>(c));
-    mix('|');  // separator: ["ab","c"] and ["a","bc"] differ
+    hash = hashing::Fnv1a64(scenario->fingerprint, hash);
+    hash = hashing::Fnv1a64("|", hash);  // separator: ["ab","c"] and ["a","bc"] differ
   }
   return fmt::format("{:016x}", hash);
 }

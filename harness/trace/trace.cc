@@ -6,6 +6,7 @@
 
 #include "harness/trace/protocol.h"
 #include "harness/trace/response_hints.h"
+#include "hashing/fnv1a.h"
 
 namespace faultline::harness {
 namespace {
@@ -118,12 +119,8 @@ json TraceToJson(const Trace& trace) { return ToJson(trace, /*with_volatile=*/tr
 
 namespace {
 
-// FNV-1a, 64 bits: stable across platforms and standard libraries (std::hash is not).
-std::string Digest(std::string_view text) {
-  std::uint64_t hash = 0xcbf29ce484222325ULL;
-  for (const char c : text) hash = (hash ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
-  return fmt::format("{:016x}", hash);
-}
+// Stable across platforms and standard libraries (std::hash is not).
+std::string Digest(std::string_view text) { return fmt::format("{:016x}", hashing::Fnv1a64(text)); }
 
 }  // namespace
 
