@@ -72,6 +72,19 @@ base=$(sed -n 's/.*listening on \(http[^ ]*\).*/\1/p' serve.out | head -n 1)
   { cat serve.out call.out; kill "$serve_pid"; exit 1; }
 kill "$serve_pid"
 grep -q 'committed attempt 2' call.out || { cat call.out; exit 1; }
+# A faultline.yaml in the working directory drives the installed binary; a flag overrides it.
+mkdir -p configured && cat > configured/faultline.yaml <<'YAML'
+# yaml-language-server: $schema=../share/faultline/schema/config.schema.json
+run:
+  filter: demo/*
+  out: from-config
+YAML
+test -s "$prefix/share/faultline/schema/config.schema.json"
+(cd configured && "$fl" run > run.out 2>&1) || { cat configured/run.out; exit 1; }
+test -s configured/from-config/result.json
+(cd configured && "$fl" run --filter 'demo/hello-*' --out from-flag > run.out 2>&1) || {
+  cat configured/run.out; exit 1; }
+test -s configured/from-flag/result.json
 # The adapter kit copied alone into another project runs its examples: no import of the shipped
 # adapters' policies, and the schema from the faultline that runs it.
 cp -r "$prefix/share/faultline/adapters/kit" kit-copy
