@@ -347,6 +347,17 @@ bool KeyShaped(std::string_view token) {
          });
 }
 
+std::string CutForRedaction(std::string text, std::size_t max) {
+  if (text.size() <= max) return text;
+  constexpr std::string_view kCut = "[…]";
+  constexpr std::string_view kSpaces = " \t\r\n";
+  const std::size_t cut = text.size() - max;
+  if (kSpaces.find(text[cut - 1]) != std::string_view::npos) return text.substr(cut);
+  const std::size_t space = text.find_first_of(kSpaces, cut);
+  if (space == std::string::npos) return std::string(kCut);
+  return std::string(kCut) + text.substr(space);
+}
+
 std::string RedactSecrets(std::string_view text) {
   return RedactKeyShapes(RedactFollowingWords(RedactNamedValues(RedactUserinfo(text))));
 }

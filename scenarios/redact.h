@@ -20,6 +20,7 @@
 // Thread-safety: pure functions.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -39,5 +40,12 @@ bool KeyShaped(std::string_view token);
 
 // `text` with every secret the rules above find replaced by kRedacted.
 std::string RedactSecrets(std::string_view text);
+
+// Cuts `text` to its last `max` bytes, for a tail that will be redacted (a subject's stderr and
+// stdout): a cut through a word keeps none of it, "[…]" standing in for its rest. Shapes are
+// recognised by their start (sk-, Bearer, https://user:), so the end of a key whose start was
+// cut away would pass redaction whole; a line with no space in the kept bytes becomes "[…]".
+// `text` of `max` bytes or fewer is returned as it is.
+std::string CutForRedaction(std::string text, std::size_t max);
 
 }  // namespace faultline::scenario

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "harness/cli/report_files.h"
+
 namespace faultline::cli {
 namespace {
 
@@ -29,6 +31,7 @@ void OnSignal(int signal) {
   }
   constexpr char kMessage[] = "\nfaultline: second interrupt, exiting at once (no reports)\n";
   [[maybe_unused]] const ssize_t n = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  RemoveReportTemporariesNow();  // a report half written is removed, never left beside the rest
   ::_exit(128 + signal);
 }
 

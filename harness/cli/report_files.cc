@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <iterator>
 #include <ostream>
 #include <sstream>
 #include <system_error>
@@ -65,6 +66,16 @@ fs::path TemporaryBeside(const fs::path& path) {
          fmt::format(".{}.tmp-{}-{}", path.filename().string(), ::getpid(), counter++);
 }
 
+// The temporaries being written, for RemoveReportTemporariesNow. A slot is free (0), being
+// filled (1) or published (2): its name is complete before the flag says 2, so a signal handler
+// reading it never sees half a name. Fixed storage: a handler may not allocate.
+struct TemporarySlot {
+  std::atomic<int> state{0};
+  char name[4096];
+};
+TemporarySlot g_temporaries[8];
+static_assert(std::atomic<int>::is_always_lock_free, "read by a signal handler");
+
 // The rename is what makes the report appear; syncing the folder keeps it across a crash. Best
 // effort: some file systems cannot sync a folder, and the report is whole either way.
 void SyncFolder(const fs::path& folder) {
@@ -76,6 +87,7 @@ void SyncFolder(const fs::path& folder) {
 
 std::expected<void, std::string> WriteAndRename(const fs::path& path, std::string_view bytes) {
   const fs::path temporary = TemporaryBeside(path);
+  const PendingTemporary pending(temporary);  // before it exists: no moment it could be left
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) return std::unexpected(CannotWrite(path, errno));
   // The first error of the write, the sync or the close (NFS reports some only there).
@@ -152,6 +164,30 @@ ExitCode EmitReport(const std::string& output, const RenderReport& render, std::
     return ExitCode::kReportWriteError;
   }
   return ExitCode::kSuccess;
+}
+
+void RemoveReportTemporariesNow() noexcept {
+  for (TemporarySlot& slot : g_temporaries) {
+    // After the rename the name is gone: unlink fails with ENOENT and the report stays.
+    if (slot.state.load(std::memory_order_acquire) == 2) ::unlink(slot.name);
+  }
+}
+
+PendingTemporary::PendingTemporary(const fs::path& temporary) noexcept {
+  const std::string& name = temporary.native();
+  if (name.size() >= sizeof(TemporarySlot::name)) return;
+  for (int i = 0; i < static_cast<int>(std::size(g_temporaries)); ++i) {
+    int free = 0;
+    if (!g_temporaries[i].state.compare_exchange_strong(free, 1)) continue;
+    std::memcpy(g_temporaries[i].name, name.c_str(), name.size() + 1);
+    g_temporaries[i].state.store(2, std::memory_order_release);
+    slot_ = i;
+    return;
+  }
+}
+
+PendingTemporary::~PendingTemporary() {
+  if (slot_ >= 0) g_temporaries[slot_].state.store(0, std::memory_order_release);
 }
 
 std::expected<nlohmann::json, std::string> ReadJsonFile(const std::filesystem::path& path) {

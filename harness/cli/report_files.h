@@ -59,6 +59,25 @@ std::expected<std::vector<std::string>, std::string> WriteReportFiles(
 ExitCode EmitReport(const std::string& output, const RenderReport& render, std::string_view command,
                     std::ostream& out, std::ostream& err);
 
+// Removes the temporary files of the reports being written at this moment, for an exit that
+// cannot wait for them to finish (a second interrupt, interrupt.h): no ".NAME.tmp-PID-N" is left
+// behind. Async-signal-safe: it only reads what writers published and calls unlink(2).
+void RemoveReportTemporariesNow() noexcept;
+
+// Registers `temporary` for RemoveReportTemporariesNow while it lives (WriteAndRename holds one
+// over each write; public so a test can check the mechanism without a signal). A name too long
+// for a slot, or a ninth at once, is not registered.
+class PendingTemporary {
+ public:
+  explicit PendingTemporary(const std::filesystem::path& temporary) noexcept;
+  ~PendingTemporary();
+  PendingTemporary(const PendingTemporary&) = delete;
+  PendingTemporary& operator=(const PendingTemporary&) = delete;
+
+ private:
+  int slot_ = -1;
+};
+
 // A JSON file written by a run (result.json, a shard's): its value, or why not ("'r.json': not
 // valid JSON", "cannot read 'r.json': No such file or directory"). Text that nests deeper than
 // scenario::kMaxJsonDepth is refused before it is parsed: no report nests past a dozen levels,

@@ -14,9 +14,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <system_error>
+#include <vector>
 
 #include "harness/cli/cli.h"
 #include "harness/tests/cli_in_process.h"
@@ -263,6 +265,31 @@ TEST_F(ReportFilesTest, AResultFileNestedPastTheLimitIsRefusedNotACrash) {
   ASSERT_FALSE(read.has_value());
   EXPECT_NE(read.error().find(said), std::string::npos) << read.error();
   EXPECT_TRUE(ReadJsonFile(AResult()).has_value());
+}
+
+// A second interrupt exits at once; the handler removes the temporaries of the reports being
+// written then, so no ".NAME.tmp-PID-N" is left in --out (the handler calls exactly this).
+TEST_F(ReportFilesTest, ASecondInterruptLeavesNoTemporaryBehind) {
+  const std::filesystem::path temporary = Out(".result.json.tmp-1-0");
+  std::ofstream(temporary) << "half a report";
+  {
+    const PendingTemporary pending(temporary);
+    RemoveReportTemporariesNow();
+    EXPECT_FALSE(std::filesystem::exists(temporary)) << "a pending temporary is removed";
+  }
+  std::ofstream(temporary) << "a file of the user's, no longer pending";
+  RemoveReportTemporariesNow();
+  EXPECT_TRUE(std::filesystem::exists(temporary)) << "only what is being written is removed";
+  // Nine at once: the ninth is not registered, and the slots free again afterwards.
+  {
+    std::vector<std::unique_ptr<PendingTemporary>> many;
+    for (int i = 0; i < 9; ++i) {
+      many.push_back(std::make_unique<PendingTemporary>(Out("t" + std::to_string(i))));
+    }
+  }
+  const PendingTemporary again(temporary);
+  RemoveReportTemporariesNow();
+  EXPECT_FALSE(std::filesystem::exists(temporary));
 }
 
 }  // namespace

@@ -116,5 +116,23 @@ TEST(SecretNameTest, ByWordNotBySubstring) {
   }
 }
 
+// A key cut through by the 64 KiB tail of a subject's stderr: without its "sk-" start the rest
+// is not key-shaped, so the cut drops the word's rest instead of keeping it to escape redaction.
+TEST(CutForRedactionTest, AWordCutThroughKeepsNoneOfItsRest) {
+  const std::string key = "sk-proj-" + std::string(40, 'A') + "Secret9";
+  const std::string text = "start of the log\nkey " + key + " used\nlast line\n";
+  const std::size_t max = text.size() - text.find(key) - 5;  // the cut falls inside the key
+  const std::string kept = CutForRedaction(text, max);
+  EXPECT_EQ(kept.find("Secret9"), std::string::npos) << kept;
+  EXPECT_EQ(kept, "[…] used\nlast line\n");
+  EXPECT_EQ(RedactSecrets(kept), kept);
+  // A cut at a word's start keeps the word, which redaction then sees whole.
+  const std::size_t at_word = text.size() - text.find(key);
+  EXPECT_EQ(RedactSecrets(CutForRedaction(text, at_word)), "[redacted] used\nlast line\n");
+  // Nothing to cut: as it is. No space at all in what is kept: only the marker.
+  EXPECT_EQ(CutForRedaction("short", 64), "short");
+  EXPECT_EQ(CutForRedaction(std::string(100, 'x'), 10), "[…]");
+}
+
 }  // namespace
 }  // namespace faultline::scenario

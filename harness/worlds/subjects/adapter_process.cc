@@ -16,6 +16,7 @@
 
 #include "nlohmann/json.hpp"
 #include "scenarios/parse_limits.h"
+#include "scenarios/redact.h"
 
 namespace faultline::harness {
 namespace {
@@ -279,7 +280,7 @@ void Collector::ReadTail(Fd& fd, std::string& tail, std::size_t& bytes) {
   bytes += static_cast<std::size_t>(n);
   tail.append(buffer.data(), static_cast<std::size_t>(n));
   // Keep the tail: the last lines say why a subject died.
-  if (tail.size() > 2 * kMaxStderr) tail.erase(0, tail.size() - kMaxStderr);
+  if (tail.size() > 2 * kMaxStderr) tail = scenario::CutForRedaction(std::move(tail), kMaxStderr);
 }
 
 int Collector::PollTimeoutMs() const {
@@ -329,7 +330,7 @@ AdapterRun Collector::Run() {
     Reap();
   }
   for (std::string* tail : {&run_.stderr_text, &run_.stdout_text}) {
-    if (tail->size() > kMaxStderr) tail->erase(0, tail->size() - kMaxStderr);
+    *tail = scenario::CutForRedaction(std::move(*tail), kMaxStderr);  // then redacted whole
   }
   return std::move(run_);
 }
