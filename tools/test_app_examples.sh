@@ -68,7 +68,9 @@ expect node rate-limit/openai-chat-429-then-success pass RETRY-004 pass
 expect node demo/truncated-no-done fail COMMIT-002 fail
 
 # The same app run by hand against `faultline serve --report`, its outcome stated: the verdicts
-# and failed checks judged from the journals are --exec's.
+# and failed checks judged from the journals are --exec's. The log exists before the server does:
+# the loop below reads it at once (a missing file would end the script under set -e).
+: >serve.log
 "$binary" serve --listen 127.0.0.1:0 --quiet --report serve --format json --policy openai-node \
   --outcome committed >serve.log 2>&1 &
 server=$!

@@ -64,6 +64,7 @@ for fleet in scenarios/fleet/rate-limit-storm.yaml scenarios/fleet/metastable-sp
     cat sim.out; exit 1; }
   test -s sim/report.html
 done
+: > serve.out  # before the server, which may not have opened it when the loop reads it
 "$fl" serve > serve.out 2>&1 &
 serve_pid=$!
 for _ in $(seq 100); do grep -q 'listening on' serve.out && break; sleep 0.1; done
