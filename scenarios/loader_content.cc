@@ -200,6 +200,13 @@ void CheckEndKeys(Reader& reader, const Map& map, Termination::Kind kind) {
     RejectKey(reader, map, "at_byte",
               "'at_byte' cuts inside an event; it needs kind: close, reset or no_terminator");
   }
+  // A clean end sends every event and the terminator: a cut point there would be read and
+  // ignored, and a scenario must never say more than the provider does.
+  if (kind == Termination::Kind::kDone) {
+    RejectKey(reader, map, "after_event",
+              "'after_event' cuts the stream, and kind: done sends every event and the "
+              "terminator; cut with no_terminator, no_final_chunk, close, reset or stall");
+  }
   if (kind != Termination::Kind::kStall) {
     RejectKey(reader, map, "wait", "'wait' applies only to kind: stall");
     RejectKey(reader, map, "heartbeat", "'heartbeat' applies only to kind: stall");
