@@ -72,8 +72,7 @@ void DrawCallMarkers(const Timeline& timeline, int call, double top, const CallE
 }
 
 void DrawDeadline(const TimelineBound& bound, const Geometry& g, std::string& svg) {
-  if (!bound.to_ms || *bound.to_ms > g.span) return;  // beyond the chart: the run kept to it
-  const double x = g.X(*bound.to_ms);
+  const double x = g.X(*bound.to_ms);  // on the axis (BoundIsDrawn)
   const std::string_view color = bound.inside ? BoundColor("deadline") : kFailColor;
   Emit(
       svg,
@@ -152,7 +151,7 @@ void DrawCallLanes(const Timeline& timeline, const Geometry& g, std::string& svg
     // would hide the bars).
     bool named = false;
     for (const TimelineBound& bound : timeline.bounds) {
-      if (bound.call != call || (bound.attempt == 0 && bound.inside)) continue;
+      if (bound.call != call || !BoundIsDrawn(timeline, bound)) continue;
       DrawBand(bound, top, kCallLaneHeight, g, svg, !named);
       named = named || !bound.inside;
     }
@@ -172,6 +171,7 @@ void DrawBounds(const Timeline& timeline, const Geometry& g,
                 double lane_height, std::string& svg) {
   std::map<double, LabelRows> labels;  // per lane, by its top
   for (const TimelineBound& bound : timeline.bounds) {
+    if (!BoundIsDrawn(timeline, bound)) continue;
     if (bound.attempt == 0) {
       DrawDeadline(bound, g, svg);
       continue;

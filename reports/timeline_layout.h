@@ -94,4 +94,10 @@ void DrawBounds(const Timeline& timeline, const Geometry& g,
                 const std::function<std::optional<double>(int attempt)>& lane_top,
                 double lane_height, std::string& svg);
 
+// timeline_svg.cc: whether the picture draws `bound`, the one rule the drawing and its legend
+// follow (a legend entry for a band nobody can see is noise). With several calls, a call's lane
+// shows its bounds but a deadline it kept to; with one, a band is drawn on its attempt's lane when
+// that lane is there, and a deadline when it falls on the axis.
+bool BoundIsDrawn(const Timeline& timeline, const TimelineBound& bound);
+
 }  // namespace faultline::report::internal

@@ -55,10 +55,12 @@ void WriteClientMarkers(std::ostream& out) {
       << R"(<span><b>┆</b> cancel</span>)";
 }
 
-// The kinds of the timeline's bounds, in the legend's fixed order, then any other.
+// The kinds of the bounds the picture draws, in the legend's fixed order, then any other.
 void WriteBoundSwatches(const Timeline& timeline, std::ostream& out) {
   std::set<std::string_view> kinds;
-  for (const TimelineBound& bound : timeline.bounds) kinds.insert(bound.kind);
+  for (const TimelineBound& bound : timeline.bounds) {
+    if (BoundIsDrawn(timeline, bound)) kinds.insert(bound.kind);
+  }
   if (kinds.empty()) return;
   out << R"(<span class="legend-title">Bounds:</span>)";
   const auto entry = [&](std::string_view kind) {

@@ -223,4 +223,11 @@ void RenderTimelineSvg(const Timeline& timeline, std::string_view title, std::st
   out << svg;
 }
 
+bool BoundIsDrawn(const Timeline& timeline, const TimelineBound& bound) {
+  if (timeline.calls > 1) return !(bound.attempt == 0 && bound.inside);
+  if (bound.attempt == 0) return bound.to_ms && *bound.to_ms <= MakeGeometry(timeline).span;
+  return std::ranges::any_of(
+      timeline.lanes, [&](const TimelineLane& lane) { return lane.attempt == bound.attempt; });
+}
+
 }  // namespace faultline::report::internal

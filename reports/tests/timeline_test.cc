@@ -393,6 +393,21 @@ TEST(TimelineLegend, AnEntryForEveryBandKindDrawnInItsColour) {
                                          BoundColor("backoff"))));
 }
 
+// A deadline beyond the axis (the run kept well inside it) is not drawn, so it has no entry: the
+// legend names only what the picture shows.
+TEST(TimelineLegend, ABoundBeyondThePictureHasNoEntry) {
+  json trace = kTrace;
+  trace["bounds"] = json::parse(R"([
+    {"kind": "backoff", "attempt": 2, "from_ms": 5046.5, "to_ms": 6046.5, "mark_ms": 5497.3,
+     "inside": true, "label": "retry 1 window"},
+    {"kind": "deadline", "attempt": 0, "from_ms": 0.5, "to_ms": 120000.5, "mark_ms": 5600,
+     "inside": true, "label": "total deadline 120000 ms"}])");
+  const std::string legend = Legend(trace);
+  EXPECT_THAT(legend, HasSubstr("backoff window"));
+  EXPECT_THAT(legend, Not(HasSubstr("total deadline"))) << legend;
+  EXPECT_THAT(Svg(trace), Not(HasSubstr(R"(class="deadline")")));
+}
+
 // A band never takes a lane's or a client marker's colour: the backoff window was the blue of
 // "client closed".
 TEST(BoundColor, NoBandSharesAColourWithALaneOrAMarker) {
