@@ -39,9 +39,14 @@ struct Job {
   int repetition;
 };
 
+constexpr std::string_view kDialectAtom = "dialect:";
+
 bool AtomMatches(const scenario::Scenario& scenario, std::string_view term) {
   if (term.starts_with("tag:")) {
     return std::ranges::find(scenario.tags, term.substr(4)) != scenario.tags.end();
+  }
+  if (term.starts_with(kDialectAtom)) {
+    return scenario::ToString(scenario.dialect) == term.substr(kDialectAtom.size());
   }
   const std::string pattern(term);
   return ::fnmatch(pattern.c_str(), scenario.name.c_str(), 0) == 0;
@@ -388,6 +393,21 @@ bool MatchesFilter(const scenario::Scenario& scenario, std::string_view filter) 
     kept = kept || TermMatches(scenario, term);
   }
   return !any_positive || kept;
+}
+
+std::optional<std::string> FilterProblem(std::string_view filter) {
+  for (std::size_t at = filter.find(kDialectAtom); at != std::string_view::npos;
+       at = filter.find(kDialectAtom, at + 1)) {
+    const std::size_t begin = at + kDialectAtom.size();
+    const std::string_view name = filter.substr(begin, filter.find_first_of(",+", begin) - begin);
+    if (!scenario::ParseDialect(name)) {
+      return fmt::format(
+          "--filter: no dialect '{}' (openai-chat, anthropic-messages, "
+          "openai-responses)",
+          name);
+    }
+  }
+  return std::nullopt;
 }
 
 std::vector<scenario::Scenario> SelectScenarios(std::vector<scenario::Scenario> scenarios,

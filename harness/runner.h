@@ -68,10 +68,14 @@ struct RunnerOptions {
 };
 
 // Which scenarios a filter keeps. Terms are separated by commas; a scenario is kept when any term
-// matches: a glob on its name ("rate-limit/*", "*retry-after*") or "tag:NAME", or several of
-// those joined by '+', all of which must match ("tag:stall+tag:anthropic-messages"). A leading
-// '!' excludes instead. Empty filter: everything.
+// matches: a glob on its name ("rate-limit/*", "*retry-after*"), "tag:NAME" or "dialect:NAME"
+// (the wire format it speaks, whatever its name and tags say), or several of those joined by
+// '+', all of which must match ("tag:stall+dialect:anthropic-messages"). A leading '!' excludes
+// instead. Empty filter: everything.
 bool MatchesFilter(const scenario::Scenario& scenario, std::string_view filter);
+// What is wrong with `filter`, or nullopt: a "dialect:" atom that names no dialect (it would
+// silently keep nothing).
+std::optional<std::string> FilterProblem(std::string_view filter);
 std::vector<scenario::Scenario> SelectScenarios(std::vector<scenario::Scenario> scenarios,
                                                 std::string_view filter,
                                                 std::optional<Shard> shard);

@@ -195,7 +195,8 @@ void AddRunSubjectOptions(CLI::App& run, RunCommandOptions& options) {
 // Which of the scenarios run, how often, and where the reports go.
 void AddRunSelectionOptions(CLI::App& run, RunCommandOptions& options) {
   run.add_option("--filter", options.filter,
-                 "comma-separated name globs or tag:NAME, any of which keeps a scenario; A+B "
+                 "comma-separated name globs, tag:NAME or dialect:NAME, any of which keeps a "
+                 "scenario; A+B "
                  "needs both; !TERM excludes (\"rate-limit/*,tag:stall+tag:openai-chat,!*slow*\")");
   run.add_option("--repeat", options.repeat, "run each scenario N times (p50/p95/p99 latency)")
       ->check(CLI::Range(1, 100000))
@@ -324,6 +325,7 @@ std::expected<std::vector<scenario::Scenario>, std::string> SelectRuns(
   auto earlier = KeepLastFailed(options, inputs.scenarios, err);
   if (!earlier) return std::unexpected(earlier.error());
   inputs.earlier = std::move(*earlier);
+  if (auto problem = harness::FilterProblem(options.filter)) return std::unexpected(*problem);
   auto selected =
       harness::SelectScenarios(std::move(inputs.scenarios), options.filter, inputs.shard);
   const std::optional<ResolvedAdapter>& adapter = inputs.adapter;

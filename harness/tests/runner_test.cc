@@ -148,6 +148,30 @@ TEST(RunnerTest, RepeatedRunsGetPercentilesAndEqualSeedsEqualFingerprints) {
   EXPECT_GE(first->latency[0].terminal_ms->p50, 1000.0);  // the 1 s Retry-After is a floor
 }
 
+// dialect:NAME keeps the scenarios of one wire format, whatever their names and tags say (the
+// demo files of every dialect among them), and a dialect that does not exist is refused, not an
+// empty selection.
+TEST(RunnerTest, FilterByDialect) {
+  const auto catalog = Catalog();
+  for (const scenario::Dialect dialect :
+       {scenario::Dialect::kOpenAiChat, scenario::Dialect::kAnthropicMessages,
+        scenario::Dialect::kOpenAiResponses}) {
+    const std::string filter = "dialect:" + std::string(scenario::ToString(dialect));
+    const auto kept = SelectScenarios(catalog, filter, std::nullopt);
+    const auto expected = std::ranges::count_if(
+        catalog, [&](const scenario::Scenario& s) { return s.dialect == dialect; });
+    EXPECT_EQ(static_cast<std::ptrdiff_t>(kept.size()), expected) << filter;
+    EXPECT_GT(expected, 0) << filter;
+    EXPECT_FALSE(FilterProblem(filter)) << filter;
+  }
+  const auto demo_chat = SelectScenarios(catalog, "demo/*+dialect:openai-chat", std::nullopt);
+  ASSERT_FALSE(demo_chat.empty());
+  for (const auto& s : demo_chat) EXPECT_EQ(s.dialect, scenario::Dialect::kOpenAiChat) << s.name;
+  EXPECT_EQ(FilterProblem("rate-limit/*,!dialect:openai"),
+            "--filter: no dialect 'openai' (openai-chat, anthropic-messages, openai-responses)");
+  EXPECT_FALSE(FilterProblem("tag:stall+dialect:anthropic-messages,demo/*"));
+}
+
 TEST(RunnerTest, FilterAndShard) {
   const auto catalog = Catalog();
   const auto rate = SelectScenarios(catalog, "rate-limit/*", std::nullopt);
