@@ -38,7 +38,6 @@ class IdSource {
   std::uint64_t state_;
 };
 
-
 // `created` seconds: now, kept to exactly 10 digits (clamped into 2001-09-09 .. 2286-11-20).
 std::int64_t CreatedSeconds(WallTime now);
 

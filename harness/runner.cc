@@ -210,7 +210,9 @@ std::optional<report::ScenarioResult> Runner::RunOne(const Job& job, std::size_t
     return result;
   }
   if (trace->interrupted) return std::nullopt;
-  Judging(slot);
+  // Only a real run's subject can stop long before its judging ends; a virtual run's phase would
+  // only redraw the live line once more per run.
+  if (job.real) Judging(slot);
   Judged(job, *trace, result);
   return result;
 }

@@ -9,7 +9,8 @@
 namespace faultline::scenario {
 
 struct EmbeddedFile {
-  std::string_view path;  // relative to its folder, e.g. "demo/hello.yaml" or "rate-limit-storm.yaml"
+  std::string_view
+      path;  // relative to its folder, e.g. "demo/hello.yaml" or "rate-limit-storm.yaml"
   std::string_view content;
 };
 

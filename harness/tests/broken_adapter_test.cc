@@ -1,5 +1,6 @@
-// The deliberately broken adapters (harness/adapters/examples/broken/broken_adapter.py): each bug must be caught by
-// the invariant made for it, and the same adapter without a bug must pass everything.
+// The deliberately broken adapters (harness/adapters/examples/broken/broken_adapter.py): each bug
+// must be caught by the invariant made for it, and the same adapter without a bug must pass
+// everything.
 #include <gtest/gtest.h>
 
 #include <algorithm>

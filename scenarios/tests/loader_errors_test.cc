@@ -163,8 +163,8 @@ TEST(LoaderErrorTest, KeysThatMeanNothingWhereTheyAre) {
       {"at_byte on a clean end", Doc("  - content: {end: {kind: done, at_byte: 3}}\n"), 6, 33,
        "responses[0].content.end.at_byte",
        "'at_byte' cuts inside an event; it needs kind: close, reset or no_terminator"},
-      {"after_event on a clean end", Doc("  - content: {end: {kind: done, after_event: 2}}\n"),
-       6, 33, "responses[0].content.end.after_event",
+      {"after_event on a clean end", Doc("  - content: {end: {kind: done, after_event: 2}}\n"), 6,
+       33, "responses[0].content.end.after_event",
        "'after_event' cuts the stream, and kind: done sends every event and the terminator; cut "
        "with no_terminator, no_final_chunk, close, reset or stall"},
       {"wait on a close", Doc("  - content: {end: {kind: close, wait: 1s}}\n"), 6, 34,
