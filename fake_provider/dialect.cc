@@ -87,6 +87,17 @@ std::string WithFraction(std::int64_t value, std::int64_t unit) {
 
 }  // namespace
 
+void SkipToTerminator(const scenario::Termination& end, StreamEvents& stream) {
+  if (end.kind != scenario::Termination::Kind::kDone || !end.after_event) return;
+  const auto cut = static_cast<std::size_t>(std::max(0, *end.after_event));
+  if (cut >= stream.terminator) return;
+  const auto first = stream.events.begin();
+  stream.events.erase(first + static_cast<std::ptrdiff_t>(cut),
+                      first + static_cast<std::ptrdiff_t>(stream.terminator));
+  stream.terminator = cut;
+  if (stream.first_output && *stream.first_output >= cut) stream.first_output.reset();
+}
+
 std::string Dump(const Json& value) {
   return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }

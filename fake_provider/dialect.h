@@ -87,6 +87,8 @@ class DialectWriter {
   virtual ResponseIds MakeIds(std::uint64_t seed, int attempt, WallTime now,
                               std::string_view model) const = 0;
 
+  // Honours `content.end`'s skip to the terminator (kDone with after_event, SkipToTerminator in
+  // dialect_internal.h); numbered dialects number the terminator after the last event sent.
   virtual StreamEvents Stream(const scenario::Content& content, const ResponseIds& ids,
                               const Usage& usage) const = 0;
   virtual Body Json(const scenario::Content& content, const ResponseIds& ids,

@@ -131,6 +131,7 @@ StreamEvents MessagesStream(const scenario::Content& content, const ResponseIds&
                                            {"usage", {{"output_tokens", usage.output_tokens}}}}));
   out.terminator = events.size();
   events.push_back(Event("message_stop", {{"type", "message_stop"}}));
+  SkipToTerminator(content.end, out);
   return out;
 }
 

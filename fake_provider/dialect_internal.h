@@ -22,6 +22,11 @@ const DialectWriter& OpenAiChatWriter();
 const DialectWriter& AnthropicWriter();
 const DialectWriter& OpenAiResponsesWriter();
 
+// `end: {kind: done, after_event: N}`: the events from N up to the terminator are left out, so
+// the terminator comes right after event N-1 (and whatever faults are injected after it). Output
+// that is left out no longer counts as shown. A stream without such an end is left as it is.
+void SkipToTerminator(const scenario::Termination& end, StreamEvents& stream);
+
 // Compact one-line JSON. Invalid UTF-8 in scenario strings is replaced, never thrown on.
 std::string Dump(const Json& value);
 

@@ -106,6 +106,7 @@ StreamEvents ChatStream(const scenario::Content& content, const ResponseIds& ids
   events.push_back({"", Dump(usage_chunk)});
   out.terminator = events.size();
   events.push_back({"", std::string(kDone)});
+  SkipToTerminator(content.end, out);
   return out;
 }
 

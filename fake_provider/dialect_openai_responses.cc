@@ -199,7 +199,9 @@ class StreamBuilder {
     if (!content_.text.empty()) AddMessage(output_index++);
     if (content_.tool_call) AddFunctionCall(output_index++);
     const bool incomplete = FinishOf(content_).status == "incomplete";
+    // Skipped before the terminator is numbered, so that its number follows the last event sent.
     out_.terminator = out_.events.size();
+    SkipToTerminator(content_.end, out_);
     Emit(incomplete ? "response.incomplete" : "response.completed",
          {{"response", FinalResponse(content_, ids_, usage)}});
     return std::move(out_);

@@ -64,9 +64,9 @@ const EventFault* SpoilingFault(const scenario::Content& content, std::size_t cu
   const EventFault* first = nullptr;
   for (const EventFault& fault : content.faults) {
     if (static_cast<std::size_t>(std::max(fault.after_event, 0)) > cut) continue;
-    const bool spoils = fault.kind != EventFault::Kind::kDelay &&
-                        !(fault.kind == EventFault::Kind::kStall && !fault.wait.forever);
-    if (spoils && (first == nullptr || fault.after_event < first->after_event)) first = &fault;
+    if (scenario::SpoilsStream(fault) &&
+        (first == nullptr || fault.after_event < first->after_event))
+      first = &fault;
   }
   return first;
 }

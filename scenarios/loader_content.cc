@@ -1,5 +1,7 @@
 // Reading a response's streamed content: text, tool call, framing, per-event faults, the end.
+#include <algorithm>
 #include <limits>
+#include <vector>
 
 #include "fmt/format.h"
 #include "scenarios/loader_internal.h"
@@ -200,20 +202,42 @@ void CheckEndKeys(Reader& reader, const Map& map, Termination::Kind kind) {
     RejectKey(reader, map, "at_byte",
               "'at_byte' cuts inside an event; it needs kind: close, reset or no_terminator");
   }
-  // A clean end sends every event and the terminator: a cut point there would be read and
-  // ignored, and a scenario must never say more than the provider does.
-  if (kind == Termination::Kind::kDone) {
-    RejectKey(reader, map, "after_event",
-              "'after_event' cuts the stream, and kind: done sends every event and the "
-              "terminator; cut with no_terminator, no_final_chunk, close, reset or stall");
-  }
   if (kind != Termination::Kind::kStall) {
     RejectKey(reader, map, "wait", "'wait' applies only to kind: stall");
     RejectKey(reader, map, "heartbeat", "'heartbeat' applies only to kind: stall");
   }
 }
 
-std::optional<Termination> ReadEnd(Reader& reader, const Field& field, Dialect dialect) {
+// `kind: done` with `after_event` skips to the terminator after the cut: the shape of "an error
+// envelope, then [DONE]". Without a spoiling fault at or before the cut the stream would only be a
+// shorter answer, which `text` says better, and the truth would promise text never sent.
+void CheckSkipToTerminator(Reader& reader, const Map& map, const Termination& end,
+                           const std::vector<EventFault>& faults) {
+  if (end.kind != Termination::Kind::kDone || !end.after_event) return;
+  const int cut = *end.after_event;
+  const bool spoiled = std::ranges::any_of(faults, [&](const EventFault& fault) {
+    return fault.after_event <= cut && SpoilsStream(fault);
+  });
+  const bool beyond =
+      std::ranges::any_of(faults, [&](const EventFault& fault) { return fault.after_event > cut; });
+  if (spoiled && !beyond) return;
+  std::optional<Field> after = reader.Present(map, "after_event");
+  if (!after) return;
+  if (beyond) {
+    reader.Fail(*after, fmt::format("kind: done with after_event: {0} skips to the terminator "
+                                    "after event {0}, so a fault after event {0} is never sent",
+                                    cut));
+  } else {
+    reader.Fail(*after, fmt::format("kind: done with after_event: {0} skips to the terminator "
+                                    "after event {0}; it needs a fault that spoils the stream at "
+                                    "or before it (inject, raw, or a stall forever), else write "
+                                    "a shorter text",
+                                    cut));
+  }
+}
+
+std::optional<Termination> ReadEnd(Reader& reader, const Field& field, Dialect dialect,
+                                   const std::vector<EventFault>& faults) {
   Termination end;
   if (!field.node.IsMap()) {
     if (std::optional<std::size_t> index = reader.ReadName(field, keys::kEndKindNames)) {
@@ -232,6 +256,7 @@ std::optional<Termination> ReadEnd(Reader& reader, const Field& field, Dialect d
   if (!reader.ok()) return std::nullopt;
   CheckEndKeys(reader, *map, end.kind);
   reader.Get(*map, "after_event", &end.after_event, 0, kMaxInt);
+  CheckSkipToTerminator(reader, *map, end, faults);
   reader.Get(*map, "at_byte", &end.at_byte, 0, kMaxInt);
   reader.Get(*map, "wait", &end.wait);
   if (std::optional<Field> heartbeat = reader.Present(*map, "heartbeat")) {
@@ -266,7 +291,9 @@ void ReadContent(Reader& reader, const Field& field, Dialect dialect, Content* o
     out->faults = ReadFaults(reader, *faults, dialect);
   }
   if (std::optional<Field> end = reader.Present(*map, "end")) {
-    if (std::optional<Termination> value = ReadEnd(reader, *end, dialect)) out->end = *value;
+    if (std::optional<Termination> value = ReadEnd(reader, *end, dialect, out->faults)) {
+      out->end = *value;
+    }
   }
 }
 

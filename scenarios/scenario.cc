@@ -66,6 +66,11 @@ std::optional<Dialect> ParseDialect(std::string_view text) {
   return std::nullopt;
 }
 
+bool SpoilsStream(const EventFault& fault) {
+  return fault.kind != EventFault::Kind::kDelay &&
+         !(fault.kind == EventFault::Kind::kStall && !fault.wait.forever);
+}
+
 std::string_view ToString(ErrorKind kind) {
   const ErrorKindInfo* info = FindErrorKind(kind);
   return info != nullptr ? info->name : "unknown";

@@ -164,6 +164,10 @@ struct EventFault {
   friend bool operator==(const EventFault&, const EventFault&) = default;
 };
 
+// Whether a fault, once sent, leaves the response unusable: everything but a delay and a stall
+// that ends. A client that reads past such a fault and commits the answer is wrong.
+bool SpoilsStream(const EventFault& fault);
+
 // How the response ends.
 struct Termination {
   enum class Kind {
@@ -178,7 +182,10 @@ struct Termination {
   };
   Kind kind = Kind::kDone;
   // The cut point: after this many events (nullopt = after all content events), plus `at_byte`
-  // bytes of the next event when set.
+  // bytes of the next event when set. For kDone, the events from the cut point up to the
+  // terminator are skipped and the terminator follows: "an in-stream error, then [DONE]". The
+  // loader takes that only with a spoiling fault at or before the cut (SpoilsStream), because a
+  // clean stream with its middle left out would only be a shorter answer, which `text` says.
   std::optional<int> after_event;
   std::optional<int> at_byte;
   Wait wait{Duration{0}, true};  // kStall only

@@ -145,5 +145,49 @@ TEST(StreamErrorForTest, ErrorEnvelopeIsOpenAiShapedInEveryDialect) {
   }
 }
 
+// `end: {kind: done, after_event: N}`: the first N events, then the terminator, numbered after
+// the last event sent where the dialect numbers its events.
+TEST(SkipToTerminatorTest, TheTerminatorFollowsTheCutInEveryDialect) {
+  scenario::Content content;
+  content.text = "Hello, world";
+  content.chunk_size = 4;
+  scenario::EventFault fault;
+  fault.kind = scenario::EventFault::Kind::kErrorEnvelope;
+  fault.after_event = 3;
+  content.faults.push_back(fault);
+  content.end.kind = scenario::Termination::Kind::kDone;
+  content.end.after_event = 3;
+  struct Case {
+    Dialect dialect;
+    std::string terminator_name;
+    std::string terminator_data_start;
+  };
+  for (const Case& c :
+       {Case{Dialect::kOpenAiChat, "", "[DONE]"},
+        Case{Dialect::kAnthropicMessages, "message_stop", "{\"type\":\"message_stop\""},
+        Case{Dialect::kOpenAiResponses, "response.completed",
+             "{\"type\":\"response.completed\""}}) {
+    SCOPED_TRACE(scenario::ToString(c.dialect));
+    const DialectWriter& writer = WriterFor(c.dialect);
+    const ResponseIds ids = writer.MakeIds(1, 1, FixedNow(), "");
+    scenario::Content whole = content;
+    whole.end = {};
+    const StreamEvents full = writer.Stream(whole, ids, {10, 3});
+    const StreamEvents cut = writer.Stream(content, ids, {10, 3});
+    ASSERT_EQ(cut.events.size(), 4u);
+    EXPECT_EQ(cut.terminator, 3u);
+    for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(cut.events[i], full.events[i]);
+    EXPECT_EQ(cut.events[3].name, c.terminator_name);
+    EXPECT_TRUE(cut.events[3].data.starts_with(c.terminator_data_start)) << cut.events[3].data;
+    if (c.dialect == Dialect::kOpenAiResponses) {
+      EXPECT_EQ(dialect_testing::json::parse(cut.events[3].data)["sequence_number"], 3);
+    }
+    // A cut at or past the terminator leaves the stream whole.
+    scenario::Content late = content;
+    late.end.after_event = static_cast<int>(full.terminator);
+    EXPECT_EQ(writer.Stream(late, ids, {10, 3}).events, full.events);
+  }
+}
+
 }  // namespace
 }  // namespace faultline::provider

@@ -163,10 +163,19 @@ TEST(LoaderErrorTest, KeysThatMeanNothingWhereTheyAre) {
       {"at_byte on a clean end", Doc("  - content: {end: {kind: done, at_byte: 3}}\n"), 6, 33,
        "responses[0].content.end.at_byte",
        "'at_byte' cuts inside an event; it needs kind: close, reset or no_terminator"},
-      {"after_event on a clean end", Doc("  - content: {end: {kind: done, after_event: 2}}\n"), 6,
-       33, "responses[0].content.end.after_event",
-       "'after_event' cuts the stream, and kind: done sends every event and the terminator; cut "
-       "with no_terminator, no_final_chunk, close, reset or stall"},
+      {"a skip to the terminator with nothing spoiling the stream",
+       Doc("  - content: {faults: [{after_event: 1, delay: 1s}], end: {kind: done, "
+           "after_event: 2}}\n"),
+       6, 85, "responses[0].content.end.after_event",
+       "kind: done with after_event: 2 skips to the terminator after event 2; it needs a fault "
+       "that spoils the stream at or before it (inject, raw, or a stall forever), else write a "
+       "shorter text"},
+      {"a fault after a skip to the terminator",
+       Doc("  - content: {faults: [{after_event: 2, inject: error_envelope}, {after_event: 3, "
+           "inject: invalid_json}], end: {kind: done, after_event: 2}}\n"),
+       6, 138, "responses[0].content.end.after_event",
+       "kind: done with after_event: 2 skips to the terminator after event 2, so a fault after "
+       "event 2 is never sent"},
       {"wait on a close", Doc("  - content: {end: {kind: close, wait: 1s}}\n"), 6, 34,
        "responses[0].content.end.wait", "'wait' applies only to kind: stall"},
       {"heartbeat on a reset", Doc("  - content: {end: {kind: reset, heartbeat: {every: 1s}}}\n"),
