@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <utility>
 
@@ -37,7 +38,10 @@ Destination ResolveTarget(std::string_view target) {
   }
   constexpr std::string_view kSessionPrefix = "/s/";
   if (!target.starts_with(kSessionPrefix)) return Destination{};
-  const std::size_t v1 = target.find("/v1/", kSessionPrefix.size() - 1);
+  // The session id ends where the API's version segment starts: /v1/ (OpenAI, Anthropic) or
+  // /v1beta/ (Gemini), whichever comes first.
+  const std::size_t v1 = std::min(target.find("/v1/", kSessionPrefix.size() - 1),
+                                  target.find("/v1beta/", kSessionPrefix.size() - 1));
   if (v1 == std::string_view::npos || v1 <= kSessionPrefix.size()) return Destination{};
   std::string_view path = target.substr(v1);
   path = path.substr(0, path.find('?'));
@@ -85,8 +89,12 @@ JournalEntry JournalEntryFor(const HttpRequest& request, bool keep_secrets) {
 
 Admitted Admit(ProviderSession& session, Journal& journal, const AdmissionInput& input) {
   Admitted admitted;
+  const std::string_view target = input.request.target;
+  const std::size_t question = target.find('?');
+  const std::string_view query =
+      question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
   admitted.plan =
-      session.Respond({input.request.method, input.path, input.request.body}, input.now);
+      session.Respond({input.request.method, input.path, input.request.body, query}, input.now);
   JournalEntry entry = JournalEntryFor(input.request, input.keep_secrets);
   entry.connection = input.connection;
   entry.arrived = input.now - input.session_start;

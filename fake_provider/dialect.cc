@@ -28,6 +28,8 @@ const DialectWriter& WriterFor(scenario::Dialect dialect) {
       return dialect_internal::AnthropicWriter();
     case scenario::Dialect::kOpenAiResponses:
       return dialect_internal::OpenAiResponsesWriter();
+    case scenario::Dialect::kGemini:
+      return dialect_internal::GeminiWriter();
   }
   return dialect_internal::OpenAiChatWriter();
 }
@@ -49,6 +51,11 @@ SseEvent DialectWriter::StreamErrorFor(const scenario::Content& content, std::si
   dialect_internal::Json envelope;
   envelope["error"] = dialect_internal::OpenAiErrorObject(fault.error, words);
   return {"", dialect_internal::Dump(envelope)};
+}
+
+DialectWriter::TargetKind DialectWriter::ReadTarget(std::string_view path,
+                                                    std::string_view /*query*/) const {
+  return path == endpoint_path() ? TargetKind::kBodyDecides : TargetKind::kNotServed;
 }
 
 Body DialectWriter::ErrorWithIds(const scenario::ErrorSpec& error, int status,

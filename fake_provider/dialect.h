@@ -79,9 +79,19 @@ class DialectWriter {
   virtual ~DialectWriter() = default;
 
   virtual scenario::Dialect dialect() const = 0;
-  virtual std::string_view endpoint_path() const = 0;  // "/v1/chat/completions", ...
+  // The endpoint a person calls: "/v1/chat/completions", ..., Gemini's for its default model.
+  virtual std::string_view endpoint_path() const = 0;
+  // The endpoints in words, for a 404's message; endpoint_path() unless the path varies.
+  virtual std::string_view endpoint_help() const { return endpoint_path(); }
   virtual std::string_view default_model() const = 0;
-  virtual std::string_view request_id_header() const = 0;  // "x-request-id" | "request-id"
+  // "x-request-id" | "request-id"; "" when the provider sends none (Gemini).
+  virtual std::string_view request_id_header() const = 0;
+
+  // What a request target (its path, and its query without the '?') asks this dialect for.
+  // Default: endpoint_path() is served, and the body's `stream` flag decides. Gemini puts the
+  // model and the choice of a stream in the path.
+  enum class TargetKind { kNotServed, kBodyDecides, kStream, kJson };
+  virtual TargetKind ReadTarget(std::string_view path, std::string_view query) const;
 
   // Deterministic ids for the attempt: a function of (seed, attempt, now) only.
   virtual ResponseIds MakeIds(std::uint64_t seed, int attempt, WallTime now,

@@ -144,7 +144,9 @@ std::string Head(int status, const HeadInput& input) {
   out.reserve(512);
   AppendHeader(out, "date", FormatImfFixdate(date));
   AppendHeader(out, "content-type", input.content_type);
-  AppendHeader(out, input.request_id_header, input.request_id);
+  if (!input.request_id_header.empty()) {
+    AppendHeader(out, input.request_id_header, input.request_id);
+  }
   if (input.spec != nullptr && input.spec->retry_after) {
     AppendHeader(out, "retry-after", RetryAfterValue(*input.spec->retry_after, date));
   } else if (input.retry_after_seconds) {

@@ -135,16 +135,19 @@ ResponsePlan ProviderSession::Respond(const RequestInfo& request, WallTime now) 
   const DialectWriter& writer = compiled_->writer();
   PlanRequest plan_request;
   plan_request.attempt = 0;
-  plan_request.stream = WantsStream(request.body);
   plan_request.seed = seed_;
   plan_request.now = now;
   plan_request.input_tokens = EstimateTokens(request.body);
   const std::string_view path = StripQuery(request.path);
-  if (path != writer.endpoint_path()) {
+  const DialectWriter::TargetKind target = writer.ReadTarget(path, request.query);
+  plan_request.stream = target == DialectWriter::TargetKind::kBodyDecides
+                            ? WantsStream(request.body)
+                            : target == DialectWriter::TargetKind::kStream;
+  if (target == DialectWriter::TargetKind::kNotServed) {
     return compiled_->ErrorPlan(
         404, scenario::ErrorKind::kNotFound,
         fmt::format("Unknown path '{}'. This fake provider ({}) serves POST {}", path,
-                    scenario::ToString(writer.dialect()), writer.endpoint_path()),
+                    scenario::ToString(writer.dialect()), writer.endpoint_help()),
         std::nullopt, plan_request);
   }
   if (request.method != "POST") {

@@ -28,6 +28,7 @@ struct RequestInfo {
   std::string_view method;  // "POST"
   std::string_view path;    // relative to the session's base URL, e.g. "/v1/chat/completions"
   std::string_view body;
+  std::string_view query = {};  // after the '?', e.g. "alt=sse" (Gemini's streams); "" for none
 };
 
 // True when the JSON body asks for a stream ("stream": true), found by a scan, not a parse.

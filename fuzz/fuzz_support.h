@@ -70,8 +70,8 @@ inline std::string_view AsText(const std::uint8_t* data, std::size_t size) {
 template <typename Run>
 void ExpectSameInEveryDialect(const char* property, std::string_view input,
                               const std::vector<std::vector<std::string_view>>& others, Run run) {
-  for (const Dialect dialect :
-       {Dialect::kOpenAiChat, Dialect::kAnthropicMessages, Dialect::kOpenAiResponses}) {
+  for (const Dialect dialect : {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
+                                Dialect::kOpenAiResponses, Dialect::kGemini}) {
     for (const bool stream : {true, false}) {
       const std::string whole = run(dialect, stream, std::vector<std::string_view>{input});
       for (const auto& pieces : others) {

@@ -20,12 +20,19 @@ std::string_view TerminatorOf(Dialect dialect) {
       return "message_stop";
     case Dialect::kOpenAiResponses:
       return "response.completed";
+    case Dialect::kGemini:
+      return "a chunk with finishReason";
   }
   return "the terminator";
 }
 
+// The finish reasons that say the provider withheld the answer: OpenAI's and Anthropic's, and
+// Gemini's (a finishReason, or a prompt's blockReason).
 bool IsContentFilterFinish(std::string_view reason) {
-  return reason == "content_filter" || reason == "refusal";
+  static constexpr std::string_view kWithheld[] = {
+      "content_filter",     "refusal", "SAFETY",      "RECITATION", "BLOCKLIST",
+      "PROHIBITED_CONTENT", "SPII",    "IMAGE_SAFETY"};
+  return std::ranges::find(kWithheld, reason) != std::end(kWithheld);
 }
 
 std::string DescribeProviderError(const ProviderErrorDelta& error) {
@@ -73,7 +80,8 @@ void AttemptAssembler::Apply(const Delta& delta) {
     Finalize(terminal->marker);
   } else if (const auto* error = std::get_if<ProviderErrorDelta>(&delta)) {
     const ProviderErrorClass kind =
-        ClassifyProviderError(dialect_, error->type, error->code).value_or(ProviderErrorClass{});
+        ClassifyStreamError(dialect_, error->type, error->code, error->message)
+            .value_or(ProviderErrorClass{});
     Failure failure = MakeFailure(kind.code, kind.failure_class, Phase::kStream, kind.retryable,
                                   DescribeProviderError(*error));
     failure.error_event = true;

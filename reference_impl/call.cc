@@ -9,6 +9,7 @@
 #include <utility>
 #include <variant>
 
+#include "nlohmann/json.hpp"
 #include "reference_impl/policy_json.h"
 
 namespace faultline::ref {
@@ -33,6 +34,8 @@ std::string_view DialectPath(Dialect dialect) {
       return "/v1/messages";
     case Dialect::kOpenAiResponses:
       return "/v1/responses";
+    case Dialect::kGemini:
+      return "/v1beta/models/";
   }
   return "/";
 }
@@ -136,10 +139,30 @@ std::expected<BaseUrl, std::string> ParseBaseUrl(std::string_view url) {
   return out;
 }
 
-std::string RequestPath(Dialect dialect, std::string_view base_path) {
+std::string RequestPath(Dialect dialect, std::string_view base_path, std::string_view model,
+                        bool stream) {
+  if (dialect == Dialect::kGemini) {
+    if (base_path.ends_with("/v1beta")) base_path.remove_suffix(7);
+    return fmt::format("{}{}{}{}", base_path, DialectPath(dialect),
+                       model.empty() ? "{model}" : model,
+                       stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
+  }
   std::string_view path = DialectPath(dialect);
   if (base_path.ends_with("/v1")) path.remove_prefix(3);
   return fmt::format("{}{}", base_path, path);
+}
+
+WireRequest ToWire(Dialect dialect, std::string_view base_path, std::string_view request) {
+  if (dialect != Dialect::kGemini) return {RequestPath(dialect, base_path), std::string(request)};
+  nlohmann::json body = nlohmann::json::parse(request, nullptr, /*allow_exceptions=*/false);
+  if (!body.is_object()) return {RequestPath(dialect, base_path), std::string(request)};
+  std::string model;
+  if (auto it = body.find("model"); it != body.end() && it->is_string()) model = *it;
+  bool stream = true;
+  if (auto it = body.find("stream"); it != body.end() && it->is_boolean()) stream = *it;
+  body.erase("model");
+  body.erase("stream");
+  return {RequestPath(dialect, base_path, model, stream), body.dump()};
 }
 
 std::string BuildHttpRequest(const CallRequest& request) {
@@ -147,12 +170,15 @@ std::string BuildHttpRequest(const CallRequest& request) {
   const bool v6 = url.host.find(':') != std::string::npos;
   std::string host = v6 ? fmt::format("[{}]", url.host) : url.host;
   if (url.port != 80) host += fmt::format(":{}", url.port);
+  const WireRequest wire = ToWire(request.dialect, url.path, request.body);
   std::string out = fmt::format(
       "POST {} HTTP/1.1\r\nHost: {}\r\nuser-agent: faultline-ref/0.1\r\n"
       "content-type: application/json\r\ncontent-length: {}\r\n",
-      RequestPath(request.dialect, url.path), host, request.body.size());
+      wire.path, host, wire.body.size());
   if (request.dialect == Dialect::kAnthropicMessages) {
     out += fmt::format("x-api-key: {}\r\nanthropic-version: 2023-06-01\r\n", request.api_key);
+  } else if (request.dialect == Dialect::kGemini) {
+    out += fmt::format("x-goog-api-key: {}\r\n", request.api_key);
   } else {
     out += fmt::format("Authorization: Bearer {}\r\n", request.api_key);
   }
@@ -161,7 +187,7 @@ std::string BuildHttpRequest(const CallRequest& request) {
     out += fmt::format("idempotency-key: {}\r\n", *request.idempotency_key);
   }
   out += "\r\n";
-  out += request.body;
+  out += wire.body;
   return out;
 }
 

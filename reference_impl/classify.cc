@@ -6,12 +6,15 @@
 
 #include "fmt/format.h"
 #include "nlohmann/json.hpp"
+#include "reference_impl/ascii_text.h"
 #include "reference_impl/stream_error_class.h"
 
 namespace faultline::ref {
 namespace {
 
 using Json = nlohmann::json;
+using ascii::Contains;
+using ascii::Lowercase;
 
 // The provider's error fields, whatever the envelope ({"error":{...}}, {"type":"error",
 // "error":{...}}, {"error":"text"}, {"message":...} or not JSON at all).
@@ -19,7 +22,24 @@ struct BodyError {
   std::string type;
   std::string code;
   std::string message;  // the provider's message, or the raw body when it is not JSON
+  // A google.rpc.RetryInfo detail: the provider says when the window reopens, so a quota
+  // wording beside it names a per-minute window (Gemini's free tier), not an exhausted quota.
+  bool retry_info = false;
 };
+
+bool HasRetryInfo(const Json& error) {
+  const auto details = error.find("details");
+  if (details == error.end() || !details->is_array()) return false;
+  for (const Json& detail : *details) {
+    if (!detail.is_object()) continue;
+    const auto type = detail.find("@type");
+    if (type != detail.end() && type->is_string() &&
+        type->get_ref<const std::string&>().ends_with("google.rpc.RetryInfo")) {
+      return true;
+    }
+  }
+  return false;
+}
 
 std::string FieldText(const Json& object, std::string_view key) {
   const auto found = object.find(std::string(key));
@@ -33,7 +53,11 @@ BodyError ReadBodyError(std::string_view body) {
   if (json.is_discarded() || !json.is_object()) return {{}, {}, std::string(body)};
   const auto error = json.find("error");
   if (error != json.end() && error->is_object()) {
-    return {FieldText(*error, "type"), FieldText(*error, "code"), FieldText(*error, "message")};
+    // Google's google.rpc.Status has no `type`: its `status` name says the kind.
+    std::string type = FieldText(*error, "type");
+    if (type.empty()) type = FieldText(*error, "status");
+    return {std::move(type), FieldText(*error, "code"), FieldText(*error, "message"),
+            HasRetryInfo(*error)};
   }
   if (error != json.end() && error->is_string()) return {{}, {}, error->get<std::string>()};
   std::string message = FieldText(json, "message");
@@ -41,17 +65,6 @@ BodyError ReadBodyError(std::string_view body) {
   return {FieldText(json, "type"), FieldText(json, "code"), std::move(message)};
 }
 
-std::string Lowercase(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-  }
-  return out;
-}
-
-bool Contains(std::string_view haystack, std::string_view needle) {
-  return haystack.find(needle) != std::string_view::npos;
-}
 
 std::string_view Trim(std::string_view text) {
   constexpr std::string_view kSpace = " \t\r\n";
@@ -73,15 +86,13 @@ bool IsContextWindow(const BodyError& error, std::optional<FailureCode> table_co
   return (Contains(text, "maximum context length is") && Contains(text, "tokens")) ||
          (Contains(text, "prompt is too long") && Contains(text, "tokens")) ||
          Contains(text, "exceed context limit") || Contains(text, "exceeds the context window") ||
-         Contains(text, "context_length_exceeded");
+         Contains(text, "context_length_exceeded") ||
+         Contains(text, "exceeds the maximum number of tokens allowed");
 }
 
 bool IsQuota(const BodyError& error, std::optional<FailureCode> table_code) {
   if (table_code == FailureCode::kQuota) return true;
-  const std::string text = Lowercase(error.message);
-  return Contains(text, "exceeded your current quota") ||
-         Contains(text, "credit balance is too low") || Contains(text, "insufficient balance") ||
-         Contains(text, "insufficient_quota");
+  return SaysQuotaExhausted(error.message) && !error.retry_info;
 }
 
 struct StatusRow {
@@ -129,8 +140,7 @@ StatusRow Refine(StatusRow row, const BodyError& error, Dialect dialect) {
   // OpenAI's per-model overload is a 503 whose type is only "server_error"; its wording ("That
   // model is currently overloaded with other requests") is what says it. The generic 503 ("The
   // server is overloaded or not ready yet.") stays UNAVAILABLE: it also covers deploys.
-  const bool overloaded_wording =
-      row.status >= 500 && Contains(Lowercase(error.message), "currently overloaded");
+  const bool overloaded_wording = row.status >= 500 && SaysModelOverloaded(error.message);
   if (table_code == FailureCode::kOverloaded || overloaded_wording) {
     return {row.status, FailureCode::kOverloaded, FailureClass::kProviderOverloaded, true};
   }

@@ -32,10 +32,17 @@
 //     N tokens (X in the messages, Y in the completion)", which carries code
 //     `invalid_request_error` and so is only recognisable by its words);
 //   "prompt is too long: N tokens > M maximum" and "input length and `max_tokens` exceed context
-//     limit" (Anthropic); "exceeds the context window" (OpenAI Responses).
+//     limit" (Anthropic); "exceeds the context window" (OpenAI Responses); "exceeds the maximum
+//     number of tokens allowed" (Gemini).
 // Quota wordings: code or type `insufficient_quota` / `billing_hard_limit_reached` /
 //   `billing_error`, "exceeded your current quota" (OpenAI), "credit balance is too low"
-//   (Anthropic, which sends it as a 400), "insufficient balance" (DeepSeek's 402).
+//   (Anthropic, which sends it as a 400), "insufficient balance" (DeepSeek's 402). A quota
+//   wording beside a google.rpc.RetryInfo detail is no quota: Gemini's free tier says "exceeded
+//   your current quota" of a per-minute window and says when it reopens (a rate limit).
+// Overload wordings: "That model is currently overloaded" (OpenAI), "The model is overloaded"
+//   (Gemini's 503 UNAVAILABLE), on any 5xx.
+// Google's errors (Gemini) are google.rpc.Status objects without a `type`: their `status` name
+//   (RESOURCE_EXHAUSTED, UNAVAILABLE, INVALID_ARGUMENT, ...) stands for it in the table.
 //
 // `x-should-retry: true|false` (sent by OpenAI and Anthropic) overrides the retryable column.
 // The request id comes from `x-request-id` (OpenAI) or `request-id` (Anthropic). The server's

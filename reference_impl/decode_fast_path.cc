@@ -464,6 +464,8 @@ bool TryDecodeFast(Dialect dialect, const SseEventView& event, DialectDecoder::S
       return FastAnthropic(event, state, out);
     case Dialect::kOpenAiResponses:
       return FastOpenAiResponses(event, state, out);
+    case Dialect::kGemini:
+      return false;  // no scanner yet: nlohmann reads every chunk
   }
   return false;
 }

@@ -10,13 +10,15 @@ std::string_view ToString(Dialect dialect) {
       return "anthropic-messages";
     case Dialect::kOpenAiResponses:
       return "openai-responses";
+    case Dialect::kGemini:
+      return "gemini";
   }
   return "openai-chat";
 }
 
 std::optional<Dialect> ParseDialect(std::string_view text) {
-  for (Dialect dialect :
-       {Dialect::kOpenAiChat, Dialect::kAnthropicMessages, Dialect::kOpenAiResponses}) {
+  for (Dialect dialect : {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
+                          Dialect::kOpenAiResponses, Dialect::kGemini}) {
     if (ToString(dialect) == text) return dialect;
   }
   return std::nullopt;

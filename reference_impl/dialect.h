@@ -1,4 +1,4 @@
-// The three provider wire dialects the reference client speaks.
+// The provider wire dialects the reference client speaks.
 //
 // Values only; no I/O. Safe to use from any thread.
 #pragma once
@@ -12,6 +12,8 @@ enum class Dialect {
   kOpenAiChat,         // "openai-chat": POST /v1/chat/completions
   kAnthropicMessages,  // "anthropic-messages": POST /v1/messages
   kOpenAiResponses,    // "openai-responses": POST /v1/responses
+  kGemini,             // "gemini": POST /v1beta/models/{model}:streamGenerateContent?alt=sse |
+                       // :generateContent
 };
 
 std::string_view ToString(Dialect dialect);

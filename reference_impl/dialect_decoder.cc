@@ -100,6 +100,8 @@ std::string_view ToString(TerminalMarker marker) {
       return "response.completed";
     case TerminalMarker::kResponseIncomplete:
       return "response.incomplete";
+    case TerminalMarker::kFinishReason:
+      return "finishReason";
     case TerminalMarker::kBody:
       return "body";
   }
@@ -120,6 +122,8 @@ std::expected<EventWeight, DecodeError> DialectDecoder::DecodeEvent(const SseEve
         return internal::DecodeAnthropicEvent(event, state_, out);
       case Dialect::kOpenAiResponses:
         return internal::DecodeOpenAiResponsesEvent(event, state_, out);
+      case Dialect::kGemini:
+        return internal::DecodeGeminiEvent(event, state_, out);
     }
     return EventWeight::kMeaningful;
   } catch (const internal::ShapeError& error) {
@@ -147,6 +151,9 @@ std::expected<void, DecodeError> DialectDecoder::DecodeBody(std::string_view bod
         break;
       case Dialect::kOpenAiResponses:
         internal::DecodeOpenAiResponsesBody(json, out);
+        break;
+      case Dialect::kGemini:
+        internal::DecodeGeminiBody(json, out);
         break;
     }
     return {};

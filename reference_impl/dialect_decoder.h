@@ -14,6 +14,8 @@
 //   openai-responses    event: response.* with sequence_number; terminal response.completed or
 //                       response.incomplete; errors response.failed {response.error} and `error`
 //                       (flat {"code","message"} or nested {"error":{...}})
+//   gemini              data: {GenerateContentResponse} ...; no terminator event: the chunk with
+//                       `finishReason` ends the answer; error: data: {"error":{google.rpc.Status}}
 //
 // Tool-call fragments carry an `index` that is stable within one attempt (the chat tool_calls
 // index, the Anthropic content-block index, the Responses output_index); id and name come with a
@@ -88,6 +90,7 @@ enum class TerminalMarker {
   kMessageStop,         // anthropic-messages `message_stop`
   kResponseCompleted,   // openai-responses `response.completed`
   kResponseIncomplete,  // openai-responses `response.incomplete`
+  kFinishReason,        // gemini: the chunk that carries `finishReason` (no terminator event)
   kBody,                // a complete non-streamed JSON body
 };
 std::string_view ToString(TerminalMarker marker);
@@ -142,6 +145,7 @@ class DialectDecoder {
   // Per-attempt protocol state, exposed for the per-dialect decoders.
   struct State {
     std::optional<std::int64_t> last_sequence_number;  // openai-responses
+    int gemini_calls = 0;  // gemini: function calls so far (each comes whole, in its own part)
     struct Block {
       int index = 0;
       bool tool_use = false;  // a client tool call (not text, thinking or a server tool)

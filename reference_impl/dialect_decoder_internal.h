@@ -56,5 +56,8 @@ void DecodeAnthropicBody(const Json& body, std::vector<Delta>& out);
 EventWeight DecodeOpenAiResponsesEvent(const SseEventView& event, DialectDecoder::State& state,
                                        std::vector<Delta>& out);
 void DecodeOpenAiResponsesBody(const Json& body, std::vector<Delta>& out);
+EventWeight DecodeGeminiEvent(const SseEventView& event, DialectDecoder::State& state,
+                              std::vector<Delta>& out);
+void DecodeGeminiBody(const Json& body, std::vector<Delta>& out);
 
 }  // namespace faultline::ref::internal

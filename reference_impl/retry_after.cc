@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "nlohmann/json.hpp"
+#include "reference_impl/ascii_text.h"
 
 namespace faultline::ref {
 namespace {
@@ -120,13 +121,6 @@ std::pair<double, std::size_t> GoDurationPrefix(std::string_view text) {
   return {total, pos};
 }
 
-std::string Lowercase(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
-  }
-  return out;
-}
 
 struct WordUnit {
   std::string_view word;
@@ -157,7 +151,7 @@ std::optional<milliseconds> DurationPhrase(std::string_view text) {
 
 // The first "try again in X" / "retry after X" phrase of a human-readable message.
 std::optional<milliseconds> HintInMessage(std::string_view message) {
-  const std::string lower = Lowercase(message);
+  const std::string lower = ascii::Lowercase(message);
   for (std::string_view phrase : {"try again in ", "retry after ", "retry in "}) {
     const std::size_t at = lower.find(phrase);
     if (at == std::string::npos) continue;

@@ -22,24 +22,36 @@ bool HasStrictTool(const Json& tools) {
 
 bool IsImagePart(const Json& part) {
   if (!part.is_object()) return false;
+  if (part.contains("inlineData")) return true;  // Gemini
   const std::string type = part.value("type", "");
   return type == "image" || type == "image_url" || type == "input_image";
 }
 
+// A turn's parts: `content` (OpenAI, Anthropic, Responses) or `parts` (Gemini).
 bool HasImage(const Json& messages) {
   if (!messages.is_array()) return false;
   for (const Json& message : messages) {
-    const auto content = message.is_object() ? message.find("content") : message.end();
-    if (!message.is_object() || content == message.end() || !content->is_array()) continue;
+    if (!message.is_object()) continue;
+    const auto content =
+        message.contains("content") ? message.find("content") : message.find("parts");
+    if (content == message.end() || !content->is_array()) continue;
     if (std::ranges::any_of(*content, IsImagePart)) return true;
   }
   return false;
 }
 
-// An Anthropic-style prefill: the conversation ends with the assistant's own words.
+// A prefill: the conversation ends with the assistant's own words (Gemini's role "model").
 bool EndsWithAssistant(const Json& messages) {
-  return messages.is_array() && !messages.empty() && messages.back().is_object() &&
-         messages.back().value("role", "") == "assistant";
+  if (!messages.is_array() || messages.empty() || !messages.back().is_object()) return false;
+  const std::string role = messages.back().value("role", "");
+  return role == "assistant" || role == "model";
+}
+
+// Gemini keeps the output budget, reasoning and stop sequences in `generationConfig`.
+const Json& GenerationConfig(const Json& body) {
+  static const Json kNone = Json::object();
+  const auto found = body.find("generationConfig");
+  return found != body.end() && found->is_object() ? *found : kNone;
 }
 
 int OutputBudget(const Json& body) {
@@ -47,6 +59,12 @@ int OutputBudget(const Json& body) {
     const auto found = body.find(key);
     if (found != body.end() && found->is_number_integer()) {
       return static_cast<int>(std::clamp<std::int64_t>(found->get<std::int64_t>(), 0, 1 << 30));
+    }
+  }
+  if (const Json& config = GenerationConfig(body); config.contains("maxOutputTokens")) {
+    const Json& budget = config["maxOutputTokens"];
+    if (budget.is_number_integer()) {
+      return static_cast<int>(std::clamp<std::int64_t>(budget.get<std::int64_t>(), 0, 1 << 30));
     }
   }
   return 0;
@@ -67,12 +85,16 @@ RequestNeeds NeedsOf(std::string_view body) {
   const auto tools = json.find("tools");
   needs.tools = tools != json.end() && tools->is_array() && !tools->empty();
   needs.strict_tools = needs.tools && HasStrictTool(*tools);
-  needs.reasoning =
-      Present(json, "reasoning") || Present(json, "thinking") || Present(json, "reasoning_effort");
-  const Json messages = json.contains("messages") ? json["messages"] : json.value("input", Json());
+  const Json& config = GenerationConfig(json);
+  needs.reasoning = Present(json, "reasoning") || Present(json, "thinking") ||
+                    Present(json, "reasoning_effort") || Present(config, "thinkingConfig");
+  const Json messages = json.contains("messages")   ? json["messages"]
+                        : json.contains("contents") ? json["contents"]
+                                                    : json.value("input", Json());
   needs.images = HasImage(messages);
   needs.prefill = EndsWithAssistant(messages);
-  needs.stop_sequences = Present(json, "stop") || Present(json, "stop_sequences");
+  needs.stop_sequences =
+      Present(json, "stop") || Present(json, "stop_sequences") || Present(config, "stopSequences");
   needs.context_tokens += OutputBudget(json);
   return needs;
 }

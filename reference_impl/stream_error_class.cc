@@ -1,10 +1,16 @@
 #include "reference_impl/stream_error_class.h"
 
 #include <array>
+#include <string>
 #include <utility>
+
+#include "reference_impl/ascii_text.h"
 
 namespace faultline::ref {
 namespace {
+
+using ascii::Contains;
+using ascii::Lowercase;
 
 constexpr ProviderErrorClass kRateLimit{FailureCode::kRateLimit, FailureClass::kRateLimit, true};
 constexpr ProviderErrorClass kQuota{FailureCode::kQuota, FailureClass::kQuota, false};
@@ -25,7 +31,7 @@ constexpr ProviderErrorClass kSafety{FailureCode::kContentFilter, FailureClass::
 // The strings do not collide between providers, so one table serves every dialect: an
 // OpenAI-compatible gateway in front of Claude may well send "overloaded_error" in an OpenAI
 // envelope, and it still means 529.
-constexpr std::array<std::pair<std::string_view, ProviderErrorClass>, 36> kTable{{
+constexpr std::array<std::pair<std::string_view, ProviderErrorClass>, 45> kTable{{
     // Anthropic error.type (https://docs.anthropic.com/en/api/errors).
     {"invalid_request_error", kInvalid},
     {"authentication_error", kAuth},
@@ -64,9 +70,44 @@ constexpr std::array<std::pair<std::string_view, ProviderErrorClass>, 36> kTable
     {"vector_store_timeout", kTimeout},
     {"content_filter", kSafety},
     {"content_policy_violation", kSafety},
+    // Google's google.rpc.Status `status` (Gemini), upper case.
+    {"INVALID_ARGUMENT", kInvalid},
+    {"FAILED_PRECONDITION", kInvalid},
+    {"NOT_FOUND", kInvalid},
+    {"UNAUTHENTICATED", kAuth},
+    {"PERMISSION_DENIED", kAuth},
+    {"RESOURCE_EXHAUSTED", kRateLimit},
+    {"INTERNAL", kServer},
+    {"UNAVAILABLE", kUnavailable},
+    {"DEADLINE_EXCEEDED", kTimeout},
 }};
 
+
 }  // namespace
+
+bool SaysModelOverloaded(std::string_view message) {
+  const std::string text = Lowercase(message);
+  return Contains(text, "currently overloaded") || Contains(text, "model is overloaded");
+}
+
+bool SaysQuotaExhausted(std::string_view message) {
+  const std::string text = Lowercase(message);
+  return Contains(text, "exceeded your current quota") ||
+         Contains(text, "credit balance is too low") || Contains(text, "insufficient balance") ||
+         Contains(text, "insufficient_quota");
+}
+
+std::optional<ProviderErrorClass> ClassifyStreamError(Dialect dialect, std::string_view type,
+                                                      std::string_view code,
+                                                      std::string_view message) {
+  std::optional<ProviderErrorClass> known = ClassifyProviderError(dialect, type, code);
+  if (!known) return known;
+  const bool server =
+      known->code == FailureCode::kServer || known->code == FailureCode::kUnavailable;
+  if (server && SaysModelOverloaded(message)) return kOverloaded;
+  if (known->code == FailureCode::kRateLimit && SaysQuotaExhausted(message)) return kQuota;
+  return known;
+}
 
 std::optional<ProviderErrorClass> ClassifyProviderErrorString(Dialect /*dialect*/,
                                                               std::string_view text) {

@@ -38,4 +38,21 @@ std::optional<ProviderErrorClass> ClassifyProviderErrorString(Dialect dialect,
 std::optional<ProviderErrorClass> ClassifyProviderError(Dialect dialect, std::string_view type,
                                                         std::string_view code);
 
+// An error inside a stream, which has no status: the table's class of its type and code, refined
+// by its words the way an HTTP error's body refines its status (classify.h) — a model-overloaded
+// wording makes a server or unavailable error OVERLOADED (Gemini's in-stream overload is an
+// UNAVAILABLE "The model is overloaded"), a quota wording makes a rate limit QUOTA.
+std::optional<ProviderErrorClass> ClassifyStreamError(Dialect dialect, std::string_view type,
+                                                      std::string_view code,
+                                                      std::string_view message);
+
+// The wordings, case-insensitive, shared with the HTTP classifier:
+// "That model is currently overloaded" (OpenAI's per-model 503) and "The model is overloaded"
+// (Gemini's 503); not OpenAI's generic "The server is overloaded or not ready yet", which also
+// covers deploys.
+bool SaysModelOverloaded(std::string_view message);
+// "exceeded your current quota" (OpenAI; Gemini's daily quota), "credit balance is too low"
+// (Anthropic), "insufficient balance" (DeepSeek), "insufficient_quota".
+bool SaysQuotaExhausted(std::string_view message);
+
 }  // namespace faultline::ref

@@ -10,8 +10,8 @@
 namespace faultline::scenario {
 namespace {
 
-constexpr std::array<Dialect, 3> kDialects = {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
-                                              Dialect::kOpenAiResponses};
+constexpr std::array<Dialect, 4> kDialects = {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
+                                              Dialect::kOpenAiResponses, Dialect::kGemini};
 constexpr std::string_view kBuiltinPrefix = "<builtin>/";
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
@@ -88,8 +88,12 @@ std::size_t CountDialect(const std::vector<const Scenario*>& group, Dialect dial
 }
 
 void AppendSummaryTable(const Groups& groups, std::size_t total, std::string& out) {
-  out += "| category | scenarios | openai-chat | anthropic-messages | openai-responses |\n";
-  out += "|---|---:|---:|---:|---:|\n";
+  out += "| category | scenarios |";
+  for (Dialect dialect : kDialects)
+    fmt::format_to(std::back_inserter(out), " {} |", ToString(dialect));
+  out += "\n|---|---:|";
+  for (std::size_t i = 0; i < kDialects.size(); ++i) out += "---:|";
+  out += "\n";
   std::array<std::size_t, kDialects.size()> totals{};
   for (const auto& [category, group] : groups) {
     fmt::format_to(std::back_inserter(out), "| [{}](#{}) | {} |", Cell(category), Anchor(category),

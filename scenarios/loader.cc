@@ -125,6 +125,9 @@ std::optional<std::pair<std::string_view, std::string>> Unsendable(Dialect diale
   if (dialect == Dialect::kOpenAiResponses && !request.stop.empty()) {
     return std::pair{"stop", "the OpenAI Responses API has no stop sequences"};
   }
+  if (dialect == Dialect::kGemini && request.strict_tools) {
+    return std::pair{"strict_tools", "Gemini's function declarations have no strict mode"};
+  }
   if (dialect != Dialect::kAnthropicMessages) return std::nullopt;
   if (request.reasoning && !request.prefill.empty()) {
     return std::pair{"prefill",

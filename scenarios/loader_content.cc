@@ -173,7 +173,7 @@ std::optional<EventFault> ReadFault(Reader& reader, const Field& field, Dialect 
     }
   }
   if (std::optional<Field> error = reader.Present(*map, "error")) {
-    if (std::optional<ErrorSpec> value = ReadError(reader, *error)) fault.error = *value;
+    if (std::optional<ErrorSpec> value = ReadError(reader, *error, dialect)) fault.error = *value;
   }
   reader.GetEnum(*map, "shape", keys::kShapeNames, EventFault::Shape::kResponseFailed,
                  &fault.shape);

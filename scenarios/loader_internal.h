@@ -29,7 +29,7 @@ void ReadResponse(Reader& reader, const Field& field, Dialect dialect, ResponseP
                   ResponseSpec* out);
 
 // Reads an ErrorSpec: a kind name ("rate_limit") or {kind, wording, message}.
-std::optional<ErrorSpec> ReadError(Reader& reader, const Field& field);
+std::optional<ErrorSpec> ReadError(Reader& reader, const Field& field, Dialect dialect);
 
 // Reads a response's `content` (or its alias `stream`) into *out.
 void ReadContent(Reader& reader, const Field& field, Dialect dialect, Content* out);

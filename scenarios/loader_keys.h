@@ -26,7 +26,7 @@ inline constexpr std::string_view kResponse[] = {
     "error",     "retry_after",  "retry_after_ms", "should_retry",  "rate_limit_headers",
     "date_skew", "content_type", "body",           "headers",       "content",
     "stream"};
-inline constexpr std::string_view kError[] = {"kind", "wording", "message"};
+inline constexpr std::string_view kError[] = {"kind", "wording", "message", "retry_delay"};
 inline constexpr std::string_view kRetryAfter[] = {"seconds", "http_date", "form", "raw"};
 inline constexpr std::string_view kRateLimitHeaders[] = {"requests_limit",   "requests_remaining",
                                                          "requests_reset",   "tokens_limit",
@@ -78,7 +78,7 @@ inline constexpr std::string_view kGroupOutage[] = {"group", "from", "for"};
 
 // The dialect names, in the order of scenario::Dialect (checked against /$defs/dialect).
 inline constexpr std::string_view kDialectNames[] = {"openai-chat", "anthropic-messages",
-                                                     "openai-responses"};
+                                                     "openai-responses", "gemini"};
 
 // Enumerated values. Each list is in the order of the C++ enum it maps to, starting at the
 // enumerator named in the comment (the loader converts a position into an enumerator).

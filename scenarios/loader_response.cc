@@ -167,10 +167,10 @@ void ReadConnection(Reader& reader, const Map& map, ResponseSpec* out) {
   }
 }
 
-void ReadStatusAndError(Reader& reader, const Map& map, ResponseSpec* out) {
+void ReadStatusAndError(Reader& reader, const Map& map, Dialect dialect, ResponseSpec* out) {
   reader.Get(map, "status", &out->status, 100, 599);
   if (std::optional<Field> field = reader.Present(map, "error")) {
-    out->error = ReadError(reader, *field);
+    out->error = ReadError(reader, *field, dialect);
   }
   if (!reader.ok()) return;
   const bool success = out->status >= 200 && out->status <= 299;
@@ -225,7 +225,7 @@ void RejectKey(Reader& reader, const Map& map, std::string_view key, std::string
   if (std::optional<Field> field = map.GetKey(key)) reader.Fail(*field, std::string(reason));
 }
 
-std::optional<ErrorSpec> ReadError(Reader& reader, const Field& field) {
+std::optional<ErrorSpec> ReadError(Reader& reader, const Field& field, Dialect dialect) {
   ErrorSpec error;
   if (!field.node.IsMap()) {
     std::optional<ErrorKind> kind = ReadErrorKind(reader, field);
@@ -243,6 +243,13 @@ std::optional<ErrorSpec> ReadError(Reader& reader, const Field& field) {
   }
   reader.GetEnum(*map, "wording", keys::kWordingNames, ContextWording::kOpenAi, &error.wording);
   reader.Get(*map, "message", &error.message);
+  if (reader.ok() && dialect != Dialect::kGemini) {
+    RejectKey(reader, *map, "retry_delay",
+              fmt::format("'retry_delay' is Gemini's RetryInfo detail; {} says it otherwise "
+                          "(retry_after, retry_after_ms, or the message's words)",
+                          ToString(dialect)));
+  }
+  reader.Get(*map, "retry_delay", &error.retry_delay);
   if (!reader.ok()) return std::nullopt;
   return error;
 }
@@ -262,7 +269,7 @@ void ReadResponse(Reader& reader, const Field& field, Dialect dialect, ResponseP
   ReadConnection(reader, *map, out);
   reader.Get(*map, "headers_delay", &out->headers_delay);
   reader.Get(*map, "headers_stall", &out->headers_stall);
-  ReadStatusAndError(reader, *map, out);
+  ReadStatusAndError(reader, *map, dialect, out);
   if (std::optional<Field> retry_after = reader.Present(*map, "retry_after")) {
     out->retry_after = ReadRetryAfter(reader, *retry_after);
   }
@@ -270,6 +277,10 @@ void ReadResponse(Reader& reader, const Field& field, Dialect dialect, ResponseP
     out->retry_after_ms = ReadHeaderValue(reader, *retry_after_ms);
   }
   reader.Get(*map, "should_retry", &out->should_retry);
+  if (dialect == Dialect::kGemini) {
+    RejectKey(reader, *map, "rate_limit_headers",
+              "Gemini sends no rate-limit headers; its 429 says which quota ran out in its body");
+  }
   if (std::optional<Field> headers = reader.Present(*map, "rate_limit_headers")) {
     out->rate_limit_headers = ReadRateLimitHeaders(reader, *headers);
   }

@@ -10,10 +10,11 @@
 namespace faultline::scenario {
 namespace {
 
-constexpr std::array<std::pair<Dialect, std::string_view>, 3> kDialectNames = {{
+constexpr std::array<std::pair<Dialect, std::string_view>, 4> kDialectNames = {{
     {Dialect::kOpenAiChat, "openai-chat"},
     {Dialect::kAnthropicMessages, "anthropic-messages"},
     {Dialect::kOpenAiResponses, "openai-responses"},
+    {Dialect::kGemini, "gemini"},
 }};
 
 struct ErrorKindInfo {

@@ -25,8 +25,8 @@ namespace faultline::scenario {
 // The schema version this build reads (`faultline: 1`).
 inline constexpr int kSchemaVersion = 1;
 
-enum class Dialect { kOpenAiChat, kAnthropicMessages, kOpenAiResponses };
-std::string_view ToString(Dialect dialect);  // "openai-chat", "anthropic-messages", ...
+enum class Dialect { kOpenAiChat, kAnthropicMessages, kOpenAiResponses, kGemini };
+std::string_view ToString(Dialect dialect);  // "openai-chat", "anthropic-messages", ..., "gemini"
 std::optional<Dialect> ParseDialect(std::string_view text);
 
 // A raw header line, kept in order; duplicates are allowed on purpose.
@@ -83,6 +83,9 @@ struct ErrorSpec {
   ErrorKind kind = ErrorKind::kServer;
   ContextWording wording = ContextWording::kDialect;
   std::optional<std::string> message;  // overrides the provider's default message
+  // Gemini only: the `google.rpc.RetryInfo` detail's `retryDelay`, verbatim ("37s", "1.5s", or
+  // garbage on purpose); nullopt sends no RetryInfo.
+  std::optional<std::string> retry_delay;
   friend bool operator==(const ErrorSpec&, const ErrorSpec&) = default;
 };
 

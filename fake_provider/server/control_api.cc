@@ -34,10 +34,11 @@ HttpReply MethodNotAllowed(std::string_view allowed) {
   return reply;
 }
 
-// The base URL to give an SDK: OpenAI SDKs append the path after /v1, Anthropic's after the
-// host.
+// The base URL to give an SDK: OpenAI SDKs append the path after /v1, Anthropic's and Google's
+// after the host.
 std::string SdkBaseUrl(const SessionState& session) {
-  return session.scenario().dialect == scenario::Dialect::kAnthropicMessages
+  const scenario::Dialect dialect = session.scenario().dialect;
+  return dialect == scenario::Dialect::kAnthropicMessages || dialect == scenario::Dialect::kGemini
              ? session.base_url()
              : session.base_url() + "/v1";
 }

@@ -202,9 +202,12 @@ std::optional<std::string> InvalidSessionIdReason(std::string_view id) {
   if (id.empty()) return "a session id must not be empty";
   if (id.size() > 200) return "a session id must be at most 200 characters";
   if (id.front() == '/' || id.back() == '/') return "a session id must not start or end with '/'";
-  if (id.find("/v1/") != std::string_view::npos || id.starts_with("v1/") || id.ends_with("/v1") ||
-      id == "v1") {
-    return "a session id must not contain the path segment 'v1'";
+  for (std::string_view segment : {"v1", "v1beta"}) {
+    const std::string inner = fmt::format("/{}/", segment);
+    if (id.find(inner) != std::string_view::npos || id.starts_with(inner.substr(1)) ||
+        id.ends_with(inner.substr(0, inner.size() - 1)) || id == segment) {
+      return fmt::format("a session id must not contain the path segment '{}'", segment);
+    }
   }
   if (ResolveTarget(fmt::format("/s/{}/v1/", id)).call >= 0) {
     return "a session id must not end in '/call/<n>' (that names one call of a session)";

@@ -28,6 +28,10 @@ TEST(WriterForTest, EachDialectHasItsOwnWriter) {
   const DialectWriter& chat = WriterFor(Dialect::kOpenAiChat);
   const DialectWriter& messages = WriterFor(Dialect::kAnthropicMessages);
   const DialectWriter& responses = WriterFor(Dialect::kOpenAiResponses);
+  const DialectWriter& gemini = WriterFor(Dialect::kGemini);
+  EXPECT_EQ(gemini.dialect(), Dialect::kGemini);
+  EXPECT_EQ(gemini.request_id_header(), "");  // Gemini sends none
+  EXPECT_EQ(gemini.default_model(), "gemini-2.5-flash");
   EXPECT_EQ(chat.dialect(), Dialect::kOpenAiChat);
   EXPECT_EQ(messages.dialect(), Dialect::kAnthropicMessages);
   EXPECT_EQ(responses.dialect(), Dialect::kOpenAiResponses);
@@ -129,8 +133,8 @@ TEST(StreamErrorForTest, ErrorEnvelopeIsOpenAiShapedInEveryDialect) {
   fault.after_event = 2;
   fault.error.kind = scenario::ErrorKind::kServer;
   content.faults.push_back(fault);
-  for (Dialect dialect :
-       {Dialect::kOpenAiChat, Dialect::kAnthropicMessages, Dialect::kOpenAiResponses}) {
+  for (Dialect dialect : {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
+                          Dialect::kOpenAiResponses, Dialect::kGemini}) {
     const DialectWriter& writer = WriterFor(dialect);
     const ResponseIds ids = writer.MakeIds(1, 1, FixedNow(), "");
     const SseEvent event = writer.StreamErrorFor(content, 0, ids);
@@ -149,7 +153,7 @@ TEST(StreamErrorForTest, ErrorEnvelopeIsOpenAiShapedInEveryDialect) {
 // the last event sent where the dialect numbers its events.
 TEST(SkipToTerminatorTest, TheTerminatorFollowsTheCutInEveryDialect) {
   scenario::Content content;
-  content.text = "Hello, world";
+  content.text = "Hello, world, again";
   content.chunk_size = 4;
   scenario::EventFault fault;
   fault.kind = scenario::EventFault::Kind::kErrorEnvelope;
@@ -165,8 +169,10 @@ TEST(SkipToTerminatorTest, TheTerminatorFollowsTheCutInEveryDialect) {
   for (const Case& c :
        {Case{Dialect::kOpenAiChat, "", "[DONE]"},
         Case{Dialect::kAnthropicMessages, "message_stop", "{\"type\":\"message_stop\""},
-        Case{Dialect::kOpenAiResponses, "response.completed",
-             "{\"type\":\"response.completed\""}}) {
+        Case{Dialect::kOpenAiResponses, "response.completed", "{\"type\":\"response.completed\""},
+        Case{Dialect::kGemini, "",
+             "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"\"}],\"role\":"
+             "\"model\"},\"finishReason\":\"STOP\""}}) {
     SCOPED_TRACE(scenario::ToString(c.dialect));
     const DialectWriter& writer = WriterFor(c.dialect);
     const ResponseIds ids = writer.MakeIds(1, 1, FixedNow(), "");

@@ -139,7 +139,7 @@ TEST_F(PlanCompilerTest, NonStreamRequestGetsTheJsonBodyWithContentLength) {
 TEST_F(PlanCompilerTest, ErrorStatusSendsTheDialectErrorBody) {
   ResponseSpec spec;
   spec.status = 503;
-  spec.error = scenario::ErrorSpec{scenario::ErrorKind::kUnavailable, {}, "try later"};
+  spec.error = scenario::ErrorSpec{scenario::ErrorKind::kUnavailable, {}, "try later", {}};
   for (const bool stream : {true, false}) {
     const ResponsePlan plan = PlanFor(spec, Request(1, stream));
     ASSERT_EQ(plan.steps.size(), 1u);
@@ -158,7 +158,7 @@ TEST_F(PlanCompilerTest, ErrorStatusSendsTheDialectErrorBody) {
 TEST_F(PlanCompilerTest, BadGatewayIsPlainText) {
   ResponseSpec spec;
   spec.status = 502;
-  spec.error = scenario::ErrorSpec{scenario::ErrorKind::kBadGateway, {}, {}};
+  spec.error = scenario::ErrorSpec{scenario::ErrorKind::kBadGateway, {}, {}, {}};
   const auto response = Decode(SentBytes(PlanFor(spec, Request())));
   EXPECT_EQ(response.status_line, "HTTP/1.1 502 Bad Gateway");
   EXPECT_EQ(response.Header("content-type"), "text/plain");
@@ -176,7 +176,7 @@ TEST_F(PlanCompilerTest, RetryAfterHttpDatesParseBackToTheDateHeaderPlusTheOffse
     for (const auto& [form, offset] : cases) {
       ResponseSpec spec;
       spec.status = 429;
-      spec.error = scenario::ErrorSpec{scenario::ErrorKind::kRateLimit, {}, {}};
+      spec.error = scenario::ErrorSpec{scenario::ErrorKind::kRateLimit, {}, {}, {}};
       spec.retry_after = RetryAfter{form, "", offset};
       spec.date_skew = skew;
       const auto response = Decode(SentBytes(PlanFor(spec, Request())));
@@ -192,7 +192,7 @@ TEST_F(PlanCompilerTest, RetryAfterHttpDatesParseBackToTheDateHeaderPlusTheOffse
 TEST_F(PlanCompilerTest, SummaryIsAShortHumanLine) {
   ResponseSpec spec;
   spec.status = 429;
-  spec.error = scenario::ErrorSpec{scenario::ErrorKind::kRateLimit, {}, {}};
+  spec.error = scenario::ErrorSpec{scenario::ErrorKind::kRateLimit, {}, {}, {}};
   spec.retry_after = RetryAfter{RetryAfter::Form::kImfFixdate, "", 2s};
   EXPECT_EQ(PlanFor(spec, Request()).summary, "429 rate_limit retry-after=imf(+2s)");
   spec.retry_after = RetryAfter{RetryAfter::Form::kRfc850, "", -30s};
@@ -353,7 +353,7 @@ TEST_F(PlanCompilerTest, ChaosChoicesAndOtherwiseArePreRendered) {
   scenario::Chaos::Choice overloaded;
   overloaded.probability = 0.5;
   overloaded.response.status = 529;
-  overloaded.response.error = scenario::ErrorSpec{scenario::ErrorKind::kOverloaded, {}, {}};
+  overloaded.response.error = scenario::ErrorSpec{scenario::ErrorKind::kOverloaded, {}, {}, {}};
   chaos.faults.push_back(overloaded);
   scenario.chaos = chaos;
   const CompiledScenario compiled(scenario, &writer_);
@@ -386,7 +386,7 @@ TEST_P(RealWriterPlanTest, FilledTemplatesEqualDirectRendering) {
   tools.content.tool_call = scenario::ToolCallSpec{};
   ResponseSpec error;
   error.status = 429;
-  error.error = scenario::ErrorSpec{scenario::ErrorKind::kRateLimit, {}, {}};
+  error.error = scenario::ErrorSpec{scenario::ErrorKind::kRateLimit, {}, {}, {}};
   scenario.responses = {plain, tools, error};
   const CompiledScenario compiled(scenario);
   const DialectWriter& writer = compiled.writer();

@@ -26,7 +26,8 @@ RequestInfo Post(std::string_view body = kBody) { return {"POST", kPath, body}; 
 ResponseSpec Status(int status) {
   ResponseSpec spec;
   spec.status = status;
-  if (status != 200) spec.error = scenario::ErrorSpec{scenario::DefaultErrorKind(status), {}, {}};
+  if (status != 200)
+    spec.error = scenario::ErrorSpec{scenario::DefaultErrorKind(status), {}, {}, {}};
   return spec;
 }
 

@@ -200,7 +200,7 @@ TEST(VirtualWorldTest, LongRetryAfterAndTenMinuteStallRunInMilliseconds) {
   scenario::Scenario scenario;
   scenario::ResponseSpec limited;
   limited.status = 429;
-  limited.error = scenario::ErrorSpec{scenario::ErrorKind::kRateLimit, {}, {}};
+  limited.error = scenario::ErrorSpec{scenario::ErrorKind::kRateLimit, {}, {}, {}};
   limited.retry_after = scenario::RetryAfter{scenario::RetryAfter::Form::kSeconds, "120", {}};
   scenario::ResponseSpec stalling;
   stalling.content.text = "Hello, world";

@@ -5,10 +5,11 @@ This is what a hand-written client without any recovery does, so that the confor
 shows what the SDKs' recovery adds (or breaks) against it. It makes exactly one attempt with
 http.client: no retries, no backoff, no Retry-After handling and no timeouts at all (the socket
 blocks for as long as the server keeps it open; the runner's --timeout stops a hang). It streams
-the request the runner gave in any of the three dialects and ends like a naive client does:
+the request the runner gave in any of the four dialects and ends like a naive client does:
 
-  - committed at the dialect's terminator ([DONE], message_stop, response.completed) and also
-    when the connection ends cleanly without one: whatever the stream produced is the answer;
+  - committed at the dialect's terminator ([DONE], message_stop, response.completed, Gemini's
+    chunk with finishReason) and also when the connection ends cleanly without one: whatever
+    the stream produced is the answer;
   - failed on an HTTP error status, an in-stream error event, unparseable JSON or an event of
     the wrong shape, or a transport error (reset, a chunked body cut short);
   - failed ABORTED when the runner sends {"type":"cancel"}: the socket is shut at once
@@ -38,8 +39,8 @@ def main(ctx):
     url = urlsplit(kit.endpoint(call))
     conn = ctx.wire.connection(url.hostname, url.port or 80)  # no timeout at all
     try:
-        conn.request("POST", url.path, json.dumps(call["request"]).encode(),
-                     kit.request_headers(call))
+        target = url.path + ("?" + url.query if url.query else "")  # Gemini's ?alt=sse
+        conn.request("POST", target, kit.request_body(call), kit.request_headers(call))
         resp = conn.getresponse()
         if resp.status >= 300:
             resp.read()  # the wire classifies the status with its body

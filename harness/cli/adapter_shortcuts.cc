@@ -27,6 +27,10 @@ struct Shortcut {
 
 constexpr std::string_view kFrameworks = "frameworks";
 constexpr std::string_view kFrameworksSetup = "setup.sh --frameworks";
+// The framework adapters build their models from the OpenAI and Anthropic providers only (no
+// Google provider is installed), so Gemini scenarios are not theirs.
+const std::vector<Dialect> kFrameworkDialects = {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
+                                                 Dialect::kOpenAiResponses};
 
 const std::array<Shortcut, 10>& Shortcuts() {
   static const std::array<Shortcut, 10> kShortcuts{{
@@ -46,23 +50,13 @@ const std::array<Shortcut, 10>& Shortcuts() {
        "anthropic-node.mjs",
        " --helper",
        {Dialect::kAnthropicMessages}},
-      {"vercel-ai", "node", "vercel-ai.mjs", "", {}, kFrameworks, kFrameworksSetup},
-      {"langchain", "node", "langchain.mjs", "", {}, kFrameworks, kFrameworksSetup},
+      {"vercel-ai", "node", "vercel-ai.mjs", "", kFrameworkDialects, kFrameworks, kFrameworksSetup},
+      {"langchain", "node", "langchain.mjs", "", kFrameworkDialects, kFrameworks, kFrameworksSetup},
       // The routers: failover over the call line's routes (docs/routes.md).
-      {"vercel-ai-fallback",
-       "node",
-       "vercel-ai.mjs",
-       " --with-fallbacks",
-       {},
-       kFrameworks,
-       kFrameworksSetup},
-      {"langchain-fallbacks",
-       "node",
-       "langchain.mjs",
-       " --with-fallbacks",
-       {},
-       kFrameworks,
-       kFrameworksSetup},
+      {"vercel-ai-fallback", "node", "vercel-ai.mjs", " --with-fallbacks", kFrameworkDialects,
+       kFrameworks, kFrameworksSetup},
+      {"langchain-fallbacks", "node", "langchain.mjs", " --with-fallbacks", kFrameworkDialects,
+       kFrameworks, kFrameworksSetup},
       {"python-baseline", "python3", "python_baseline.py", "", {}},
       {"reference", "", "", " call --adapter", {}},
   }};

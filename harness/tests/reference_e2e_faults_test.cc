@@ -116,8 +116,7 @@ class TruncationE2E : public ReferenceE2E, public ::testing::WithParamInterface<
 
 TEST_P(TruncationE2E, RetriesAndCommitsOnlyTheSecondAttempt) {
   const CutCase& cut = GetParam();
-  for (Dialect dialect :
-       {Dialect::kOpenAiChat, Dialect::kAnthropicMessages, Dialect::kOpenAiResponses}) {
+  for (Dialect dialect : kAllDialects) {
     SCOPED_TRACE(DialectName(dialect));
     const Outcome outcome =
         RunCall(Scenario(dialect,
@@ -170,8 +169,7 @@ INSTANTIATE_TEST_SUITE_P(
 // All events including the terminator arrive, then the connection closes without the final
 // zero-length chunk: the terminator makes the answer whole (assembler.h), so attempt 1 commits.
 TEST_F(ReferenceE2E, MissingFinalChunkAfterTheTerminatorStillCommits) {
-  for (Dialect dialect :
-       {Dialect::kOpenAiChat, Dialect::kAnthropicMessages, Dialect::kOpenAiResponses}) {
+  for (Dialect dialect : kAllDialects) {
     SCOPED_TRACE(DialectName(dialect));
     const Outcome outcome = RunCall(Scenario(
         dialect, "  - content: {text: \"whole answer\", end: no_final_chunk}\n" + kSecondResponse));
@@ -201,8 +199,7 @@ void ExpectStallRecovered(const Outcome& outcome) {
 }
 
 TEST_F(ReferenceE2E, StallForeverTimesOutAndRetries) {
-  for (Dialect dialect :
-       {Dialect::kOpenAiChat, Dialect::kAnthropicMessages, Dialect::kOpenAiResponses}) {
+  for (Dialect dialect : kAllDialects) {
     SCOPED_TRACE(DialectName(dialect));
     const Outcome outcome = RunCall(Scenario(
         dialect,

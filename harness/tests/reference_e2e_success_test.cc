@@ -71,9 +71,7 @@ TEST_P(FramingE2E, CommitsExactlyTheScenarioText) {
 }
 
 INSTANTIATE_TEST_SUITE_P(AllDialects, FramingE2E,
-                         ::testing::Combine(::testing::Values(Dialect::kOpenAiChat,
-                                                              Dialect::kAnthropicMessages,
-                                                              Dialect::kOpenAiResponses),
+                         ::testing::Combine(::testing::ValuesIn(kAllDialects),
                                             ::testing::ValuesIn(Framings())),
                          [](const auto& info) {
                            std::string name(DialectName(std::get<0>(info.param)));

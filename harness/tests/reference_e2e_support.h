@@ -54,17 +54,12 @@ inline RetryPolicy FastPolicy() {
   return policy;
 }
 
-inline std::string_view DialectName(Dialect dialect) {
-  switch (dialect) {
-    case Dialect::kOpenAiChat:
-      return "openai-chat";
-    case Dialect::kAnthropicMessages:
-      return "anthropic-messages";
-    case Dialect::kOpenAiResponses:
-      return "openai-responses";
-  }
-  return "openai-chat";
-}
+// Every dialect, for the tests that hold in each: the fake provider's writer and the reference
+// client's decoder, written apart, agree over a real socket.
+inline constexpr Dialect kAllDialects[] = {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
+                                           Dialect::kOpenAiResponses, Dialect::kGemini};
+
+inline std::string_view DialectName(Dialect dialect) { return faultline::ref::ToString(dialect); }
 
 inline std::string RequestBody(Dialect dialect) {
   switch (dialect) {
@@ -74,6 +69,8 @@ inline std::string RequestBody(Dialect dialect) {
       return R"({"model":"claude-sonnet-4-5","max_tokens":256,"stream":true,"messages":[{"role":"user","content":"Say hello."}]})";
     case Dialect::kOpenAiResponses:
       return R"({"model":"gpt-4o-mini","stream":true,"input":"Say hello."})";
+    case Dialect::kGemini:
+      return R"({"model":"gemini-2.5-flash","stream":true,"contents":[{"role":"user","parts":[{"text":"Say hello."}]}]})";
   }
   return {};
 }
@@ -84,7 +81,7 @@ struct Outcome {
   std::vector<Clock::time_point> at;
   int done = 0;
   bool finished_in_time = false;
-  std::string body;  // the request body the client sent
+  std::string body;  // the request body the client sent, as it went on the wire
   std::vector<JournalEntry> journal;
 
   int Terminals() const {
@@ -153,7 +150,7 @@ class ReferenceE2E : public ::testing::Test {
                         .stream = true,
                         .idempotency_key = std::nullopt,
                         .routes = {}};
-    outcome.body = request.body;
+    outcome.body = ToWire(dialect, "", request.body).body;  // what goes on the wire
     Drive(std::move(request), std::move(policy), std::move(hook), outcome);
     // The journal lands asynchronously (the server sees the client's close after the call ended).
     WaitFor(
@@ -175,6 +172,7 @@ class ReferenceE2E : public ::testing::Test {
       return Dialect::kAnthropicMessages;
     }
     if (yaml.find("openai-responses") != std::string_view::npos) return Dialect::kOpenAiResponses;
+    if (yaml.find("dialect: gemini") != std::string_view::npos) return Dialect::kGemini;
     return Dialect::kOpenAiChat;
   }
 

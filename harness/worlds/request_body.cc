@@ -27,6 +27,10 @@ json WeatherParameters(bool strict) {
 
 json Tools(scenario::Dialect dialect, bool strict) {
   json tool = {{"name", "get_weather"}, {"description", "Current weather for a city"}};
+  if (dialect == scenario::Dialect::kGemini) {  // no strict mode: the loader refuses one
+    tool["parameters"] = WeatherParameters(false);
+    return json::array({{{"functionDeclarations", json::array({tool})}}});
+  }
   tool[dialect == scenario::Dialect::kAnthropicMessages ? "input_schema" : "parameters"] =
       WeatherParameters(strict);
   if (strict) tool["strict"] = true;
@@ -54,8 +58,34 @@ json UserContent(scenario::Dialect dialect, const scenario::RequestSpec& request
     case scenario::Dialect::kOpenAiResponses:
       return json::array({{{"type", "input_text"}, {"text", request.message}},
                           {{"type", "input_image"}, {"image_url", ImageDataUrl()}}});
+    case scenario::Dialect::kGemini:
+      break;  // GeminiContents
   }
   return request.message;
+}
+
+// Gemini's turns: `contents` of {"role","parts"}, the model's own first words as a "model" turn.
+json GeminiContents(const scenario::RequestSpec& request) {
+  json parts = json::array({{{"text", request.message}}});
+  if (request.image) {
+    parts.push_back(
+        {{"inlineData", {{"mimeType", "image/png"}, {"data", std::string(kImagePng)}}}});
+  }
+  json turns = json::array({{{"role", "user"}, {"parts", std::move(parts)}}});
+  if (!request.prefill.empty()) {
+    turns.push_back({{"role", "model"}, {"parts", json::array({{{"text", request.prefill}}})}});
+  }
+  return turns;
+}
+
+// Gemini keeps the budget, reasoning and stop sequences in generationConfig.
+json GeminiGenerationConfig(const scenario::RequestSpec& request) {
+  json config = {{"maxOutputTokens", request.max_tokens}};
+  if (!request.stop.empty()) config["stopSequences"] = request.stop;
+  if (request.reasoning) {
+    config["thinkingConfig"] = {{"includeThoughts", true}, {"thinkingBudget", 1024}};
+  }
+  return config;
 }
 
 // The conversation: the user's turn, then the assistant's own first words when it prefills.
@@ -90,9 +120,14 @@ void AddReasoningAndStop(scenario::Dialect dialect, const scenario::RequestSpec&
       case scenario::Dialect::kOpenAiResponses:
         body["reasoning"] = {{"effort", "medium"}};
         break;
+      case scenario::Dialect::kGemini:
+        break;  // in generationConfig
     }
   }
-  if (request.stop.empty() || dialect == scenario::Dialect::kOpenAiResponses) return;
+  if (request.stop.empty() || dialect == scenario::Dialect::kOpenAiResponses ||
+      dialect == scenario::Dialect::kGemini) {
+    return;
+  }
   body[dialect == scenario::Dialect::kAnthropicMessages ? "stop_sequences" : "stop"] = request.stop;
 }
 
@@ -105,6 +140,8 @@ std::string DefaultModel(scenario::Dialect dialect) {
       return "gpt-4o-mini";
     case scenario::Dialect::kAnthropicMessages:
       return "claude-sonnet-4-20250514";
+    case scenario::Dialect::kGemini:
+      return "gemini-2.5-flash";
   }
   return "model";
 }
@@ -112,6 +149,15 @@ std::string DefaultModel(scenario::Dialect dialect) {
 json RequestBody(scenario::Dialect dialect, const scenario::RequestSpec& request) {
   const std::string model = request.model.empty() ? DefaultModel(dialect) : request.model;
   json body;
+  if (dialect == scenario::Dialect::kGemini) {
+    // `model` and `stream` choose Gemini's path, not its body (ref::ToWire takes them out).
+    body = {{"model", model},
+            {"stream", request.stream},
+            {"contents", GeminiContents(request)},
+            {"generationConfig", GeminiGenerationConfig(request)}};
+    if (request.tools) body["tools"] = Tools(dialect, false);
+    return body;
+  }
   if (dialect == scenario::Dialect::kOpenAiResponses) {
     body = {
         {"model", model}, {"input", Conversation(dialect, request)}, {"stream", request.stream}};

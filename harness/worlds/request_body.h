@@ -1,7 +1,8 @@
 // The request a subject is asked to send: the JSON body for one user message (with what else the
 // scenario's request needs: an image, a prefill, reasoning, stop sequences, a strict tool) in the
-// dialect's shape (OpenAI Chat Completions, Anthropic Messages, OpenAI Responses). The one place
-// `faultline call` and `faultline run` build bodies.
+// dialect's shape (OpenAI Chat Completions, Anthropic Messages, OpenAI Responses, Gemini). The one
+// place `faultline call` and `faultline run` build bodies. A Gemini body also says "model" and
+// "stream", which go in its path on the wire (ref::ToWire).
 //
 // Pure functions. Thread-safety: reentrant.
 #pragma once

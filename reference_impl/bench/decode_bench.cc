@@ -20,9 +20,9 @@ namespace faultline::ref::bench {
 namespace {
 
 const std::string& Body(Dialect dialect) {
-  static const std::string kBodies[] = {BenchBody(Dialect::kOpenAiChat),
-                                        BenchBody(Dialect::kAnthropicMessages),
-                                        BenchBody(Dialect::kOpenAiResponses)};
+  static const std::string kBodies[] = {
+      BenchBody(Dialect::kOpenAiChat), BenchBody(Dialect::kAnthropicMessages),
+      BenchBody(Dialect::kOpenAiResponses), BenchBody(Dialect::kGemini)};
   return kBodies[static_cast<int>(dialect)];
 }
 
@@ -76,9 +76,11 @@ void BM_FullDecode(benchmark::State& state, Dialect dialect) {
 BENCHMARK_CAPTURE(BM_SseOnly, openai_chat, Dialect::kOpenAiChat);
 BENCHMARK_CAPTURE(BM_SseOnly, anthropic_messages, Dialect::kAnthropicMessages);
 BENCHMARK_CAPTURE(BM_SseOnly, openai_responses, Dialect::kOpenAiResponses);
+BENCHMARK_CAPTURE(BM_SseOnly, gemini, Dialect::kGemini);
 BENCHMARK_CAPTURE(BM_FullDecode, openai_chat, Dialect::kOpenAiChat);
 BENCHMARK_CAPTURE(BM_FullDecode, anthropic_messages, Dialect::kAnthropicMessages);
 BENCHMARK_CAPTURE(BM_FullDecode, openai_responses, Dialect::kOpenAiResponses);
+BENCHMARK_CAPTURE(BM_FullDecode, gemini, Dialect::kGemini);
 
 }  // namespace
 }  // namespace faultline::ref::bench

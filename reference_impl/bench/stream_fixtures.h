@@ -170,6 +170,28 @@ inline std::string OpenAiResponsesBody() {
   return body;
 }
 
+// Gemini streamGenerateContent?alt=sse: text chunks that repeat usageMetadata, modelVersion and
+// responseId, then the chunk with finishReason and the usage totals (no terminator event).
+inline std::string GeminiBody() {
+  constexpr std::string_view kTail =
+      R"("usageMetadata":{"promptTokenCount":812,"totalTokenCount":812},)"
+      R"("modelVersion":"gemini-2.5-flash","responseId":"Rm3OaNvBBPCXz7IPq4Pz2Ao"})";
+  std::string body;
+  for (int i = 0; i < kBenchDeltas; ++i) {
+    body += fmt::format(
+        "data: {{\"candidates\":[{{\"content\":{{\"parts\":[{{\"text\":\"{}\"}}],"
+        "\"role\":\"model\"}},\"index\":0}}],{}\r\n\r\n",
+        BenchToken(i).json, kTail);
+  }
+  body += fmt::format(
+      "data: {{\"candidates\":[{{\"content\":{{\"parts\":[{{\"text\":\"\"}}],\"role\":"
+      "\"model\"}},\"finishReason\":\"STOP\",\"index\":0}}],\"usageMetadata\":"
+      "{{\"promptTokenCount\":812,\"candidatesTokenCount\":{},\"totalTokenCount\":{}}},"
+      "\"modelVersion\":\"gemini-2.5-flash\",\"responseId\":\"Rm3OaNvBBPCXz7IPq4Pz2Ao\"}}\r\n\r\n",
+      kBenchDeltas, 812 + kBenchDeltas);
+  return body;
+}
+
 inline std::string BenchBody(Dialect dialect) {
   switch (dialect) {
     case Dialect::kOpenAiChat:
@@ -178,6 +200,8 @@ inline std::string BenchBody(Dialect dialect) {
       return AnthropicBody();
     case Dialect::kOpenAiResponses:
       return OpenAiResponsesBody();
+    case Dialect::kGemini:
+      return GeminiBody();
   }
   return {};
 }

@@ -519,6 +519,26 @@ TEST(AssemblerTest, ContentTypeMustMatchTheCall) {
 
 // --- the shared classification table ------------------------------------------------------------
 
+// An in-stream error has no status: its words refine the table's class as a body refines one.
+TEST(StreamErrorClassTest, InStreamWordsRefineTheTableLikeAnHttpBody) {
+  const auto code_of = [](std::string_view type, std::string_view message) {
+    auto known = ClassifyStreamError(Dialect::kGemini, type, "503", message);
+    return known ? known->code : FailureCode::kUnknown;
+  };
+  EXPECT_EQ(code_of("UNAVAILABLE", "The model is overloaded. Please try again later."),
+            FailureCode::kOverloaded);
+  EXPECT_EQ(code_of("INTERNAL", "That model is currently overloaded"), FailureCode::kOverloaded);
+  EXPECT_EQ(code_of("UNAVAILABLE", "The service is currently unavailable."),
+            FailureCode::kUnavailable);
+  EXPECT_EQ(code_of("RESOURCE_EXHAUSTED", "You exceeded your current quota, please check"),
+            FailureCode::kQuota);
+  EXPECT_EQ(code_of("RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota)."),
+            FailureCode::kRateLimit);
+  // Words never turn an invalid request or an unknown error into something else.
+  EXPECT_EQ(code_of("INVALID_ARGUMENT", "The model is overloaded"), FailureCode::kInvalidRequest);
+  EXPECT_EQ(code_of("", "The model is overloaded"), FailureCode::kUnknown);
+}
+
 TEST(StreamErrorClassTest, CodeWinsOverTypeAndUnknownIsNullopt) {
   EXPECT_EQ(ClassifyProviderError(Dialect::kOpenAiChat, "invalid_request_error",
                                   "context_length_exceeded")

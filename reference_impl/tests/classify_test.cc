@@ -32,6 +32,18 @@ std::string AnthropicBody(std::string_view type, std::string_view message) {
          std::string(message) + "\"}}";
 }
 
+// A google.rpc.Status body (Gemini), with `details` when given (a JSON array's items).
+std::string GoogleBody(int code, std::string_view status, std::string_view message,
+                       std::string_view details = "") {
+  std::string body = "{\"error\":{\"code\":" + std::to_string(code) + ",\"message\":\"" +
+                     std::string(message) + "\",\"status\":\"" + std::string(status) + "\"";
+  if (!details.empty()) body += ",\"details\":[" + std::string(details) + "]";
+  return body + "}}";
+}
+
+constexpr std::string_view kRetryInfo =
+    R"({"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"37s"})";
+
 struct Row {
   std::string name;
   int status;
@@ -46,6 +58,7 @@ std::vector<Row> Rows() {
   const Dialect chat = Dialect::kOpenAiChat;
   const Dialect anthropic = Dialect::kAnthropicMessages;
   const Dialect responses = Dialect::kOpenAiResponses;
+  const Dialect gemini = Dialect::kGemini;
   const std::string kOpenAiContext =
       "This model's maximum context length is 128000 tokens. However, your messages resulted in "
       "131245 tokens. Please reduce the length of the messages.";
@@ -148,6 +161,34 @@ std::vector<Row> Rows() {
        C::kServer, K::kProviderUnavailable, true},
       {"401_quota_words_ignored", 401, chat, OpenAiBody("", "", "You exceeded your current quota"),
        C::kAuth, K::kAuth, false},
+      // Gemini: google.rpc.Status bodies, whose `status` name stands for a type.
+      {"429_gemini_resource_exhausted", 429, gemini,
+       GoogleBody(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).",
+                  kRetryInfo),
+       C::kRateLimit, K::kRateLimit, true},
+      {"429_gemini_free_tier_quota_words_with_retry_info", 429, gemini,
+       GoogleBody(429, "RESOURCE_EXHAUSTED",
+                  "You exceeded your current quota, please check your plan and billing details.",
+                  kRetryInfo),
+       C::kRateLimit, K::kRateLimit, true},
+      {"429_gemini_daily_quota", 429, gemini,
+       GoogleBody(429, "RESOURCE_EXHAUSTED",
+                  "You exceeded your current quota, please check your plan and billing details."),
+       C::kQuota, K::kQuota, false},
+      {"503_gemini_model_overloaded", 503, gemini,
+       GoogleBody(503, "UNAVAILABLE", "The model is overloaded. Please try again later."),
+       C::kOverloaded, K::kProviderOverloaded, true},
+      {"503_gemini_unavailable", 503, gemini,
+       GoogleBody(503, "UNAVAILABLE", "The service is currently unavailable."), C::kUnavailable,
+       K::kProviderUnavailable, true},
+      {"400_gemini_context", 400, gemini,
+       GoogleBody(400, "INVALID_ARGUMENT",
+                  "The input token count (1048577) exceeds the maximum number of tokens allowed "
+                  "(1048576)."),
+       C::kContextWindowExceeded, K::kContextOverflow, false},
+      {"400_gemini_invalid_argument", 400, gemini,
+       GoogleBody(400, "INVALID_ARGUMENT", "Request contains an invalid argument."),
+       C::kInvalidRequest, K::kInvalidRequest, false},
   };
 }
 
@@ -208,6 +249,17 @@ TEST(ClassifyTest, RetryHintIsParsedWithItsSource) {
 
   EXPECT_EQ(Classify(500, {}).failure.retry_after, std::nullopt);
   EXPECT_FALSE(Classify(500, {}).hint);
+}
+
+TEST(ClassifyTest, GeminiRetryDelayIsABodyHint) {
+  const ClassifiedResponse gemini = ClassifyHttpError(
+      {429, MakeHeaders({}),
+       GoogleBody(429, "RESOURCE_EXHAUSTED", "Resource has been exhausted.", kRetryInfo),
+       Dialect::kGemini},
+      kNow);
+  ASSERT_TRUE(gemini.hint);
+  EXPECT_EQ(gemini.hint->source, DelaySource::kBody);
+  EXPECT_EQ(gemini.failure.retry_after, milliseconds(37'000));
 }
 
 TEST(ClassifyTest, QuotaKeepsItsHintButIsNotRetryable) {

@@ -384,9 +384,77 @@ TEST(OpenAiResponsesDecoderTest, NonStreamedBodies) {
   EXPECT_FALSE(DecodeBody(Dialect::kOpenAiResponses, R"({"status":"completed","output":{}})"));
 }
 
+// --- gemini
+// ---------------------------------------------------------------------------------------
+
+TEST(GeminiDecoderTest, TextThoughtsAndTheFinishChunkAsTerminal) {
+  DialectDecoder decoder(Dialect::kGemini);
+  Deltas out;
+  const auto feed = [&](std::string data) {
+    auto weight = decoder.DecodeEvent(SseEvent{"", std::move(data), ""}, out);
+    ASSERT_TRUE(weight) << weight.error().message;
+  };
+  feed(
+      R"({"candidates":[{"content":{"parts":[{"text":"Plan.","thought":true}],"role":"model"},"index":0}],"usageMetadata":{"promptTokenCount":9,"totalTokenCount":9}})");
+  feed(R"({"candidates":[{"content":{"parts":[{"text":"Hel"}],"role":"model"},"index":0}]})");
+  feed(
+      R"({"candidates":[{"content":{"parts":[{"text":"lo"}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":9,"candidatesTokenCount":2,"totalTokenCount":11}})");
+  EXPECT_EQ(out, (Deltas{ReasoningDelta{"Plan."}, UsageDelta{9, std::nullopt}, TextDelta{"Hel"},
+                         TextDelta{"lo"}, UsageDelta{9, 2}, FinishDelta{"STOP"},
+                         TerminalDelta{TerminalMarker::kFinishReason}}));
+}
+
+TEST(GeminiDecoderTest, FunctionCallsAreWholeAndNumberedAcrossChunks) {
+  DialectDecoder decoder(Dialect::kGemini);
+  Deltas out;
+  for (
+      const char* data :
+      {R"({"candidates":[{"content":{"parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}}],"role":"model"},"index":0}]})",
+       R"({"candidates":[{"content":{"parts":[{"functionCall":{"name":"get_time","args":{}}}],"role":"model"},"index":0}]})"}) {
+    ASSERT_TRUE(decoder.DecodeEvent(SseEvent{"", data, ""}, out));
+  }
+  EXPECT_EQ(out, (Deltas{ToolCallDelta{0, "", "get_weather", R"({"city":"Paris"})"},
+                         ToolCallDelta{1, "", "get_time", "{}"}}));
+}
+
+TEST(GeminiDecoderTest, ErrorsAreGoogleRpcStatusesOrEnvelopes) {
+  auto status = DecodeOne(
+      Dialect::kGemini, "",
+      R"({"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}})");
+  ASSERT_TRUE(status);
+  EXPECT_EQ(*status,
+            (Deltas{ProviderErrorDelta{"UNAVAILABLE", "503", "The model is overloaded."}}));
+  auto envelope = DecodeOne(Dialect::kGemini, "",
+                            R"({"error":{"message":"boom","type":"server_error","code":null}})");
+  ASSERT_TRUE(envelope);
+  EXPECT_EQ(*envelope, (Deltas{ProviderErrorDelta{"server_error", "", "boom"}}));
+}
+
+TEST(GeminiDecoderTest, BlockedPromptAndMalformedChunks) {
+  auto blocked = DecodeOne(Dialect::kGemini, "", R"({"promptFeedback":{"blockReason":"SAFETY"}})");
+  ASSERT_TRUE(blocked);
+  EXPECT_EQ(*blocked,
+            (Deltas{FinishDelta{"SAFETY"}, TerminalDelta{TerminalMarker::kFinishReason}}));
+  EXPECT_FALSE(DecodeOne(Dialect::kGemini, "", R"({"candidates":"not-a-list"})"));
+  EXPECT_FALSE(DecodeOne(Dialect::kGemini, "", R"({"usageMetadata":{}})"));
+  EXPECT_FALSE(DecodeOne(Dialect::kGemini, "", "not json"));
+  EXPECT_FALSE(
+      DecodeOne(Dialect::kGemini, "",
+                R"({"candidates":[{"content":{"parts":[{"functionCall":{"args":{}}}]}}]})"));
+}
+
+TEST(GeminiDecoderTest, NonStreamedBody) {
+  auto body = DecodeBody(
+      Dialect::kGemini,
+      R"({"candidates":[{"content":{"parts":[{"text":"Hello"}],"role":"model"},"finishReason":"STOP","index":0}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":1}})");
+  ASSERT_TRUE(body) << body.error().message;
+  EXPECT_EQ(*body, (Deltas{TextDelta{"Hello"}, UsageDelta{3, 1}, FinishDelta{"STOP"},
+                           TerminalDelta{TerminalMarker::kBody}}));
+}
+
 TEST(DialectTest, NamesRoundTrip) {
-  for (Dialect dialect :
-       {Dialect::kOpenAiChat, Dialect::kAnthropicMessages, Dialect::kOpenAiResponses}) {
+  for (Dialect dialect : {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
+                          Dialect::kOpenAiResponses, Dialect::kGemini}) {
     EXPECT_EQ(ParseDialect(ToString(dialect)), dialect);
   }
   EXPECT_EQ(ToString(Dialect::kAnthropicMessages), "anthropic-messages");

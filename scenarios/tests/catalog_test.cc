@@ -103,8 +103,8 @@ TEST(SchemaTest, EnumeratedValuesMatchTheLoader) {
         << set.schema_pointer;
   }
   std::vector<std::string> dialects;
-  for (Dialect dialect :
-       {Dialect::kOpenAiChat, Dialect::kAnthropicMessages, Dialect::kOpenAiResponses}) {
+  for (Dialect dialect : {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
+                          Dialect::kOpenAiResponses, Dialect::kGemini}) {
     dialects.emplace_back(ToString(dialect));
   }
   EXPECT_EQ(EnumOf(schema, "/$defs/dialect"), dialects);

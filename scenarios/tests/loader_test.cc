@@ -129,7 +129,8 @@ ResponseSpec ConnectionResetResponse() {
 ResponseSpec RateLimitedResponse() {
   ResponseSpec response;
   response.status = 429;
-  response.error = ErrorSpec{ErrorKind::kRateLimit, ContextWording::kDialect, std::nullopt};
+  response.error =
+      ErrorSpec{ErrorKind::kRateLimit, ContextWording::kDialect, std::nullopt, std::nullopt};
   response.retry_after = RetryAfter{RetryAfter::Form::kSeconds, "1.5", Duration{0}};
   response.retry_after_ms = "1500";
   response.should_retry = true;
@@ -142,8 +143,8 @@ ResponseSpec RateLimitedResponse() {
 ResponseSpec ContextWindowResponse() {
   ResponseSpec response;
   response.status = 400;
-  response.error =
-      ErrorSpec{ErrorKind::kContextWindow, ContextWording::kAnthropicPromptTooLong, "too long"};
+  response.error = ErrorSpec{ErrorKind::kContextWindow, ContextWording::kAnthropicPromptTooLong,
+                             "too long", std::nullopt};
   response.retry_after = RetryAfter{RetryAfter::Form::kRfc850, "", seconds(-2)};
   response.content_type = "application/json";
   response.body = R"({"x":1})";

@@ -15,10 +15,12 @@ std::string WithLoopback(std::string_view existing) {
   return fmt::format("{},{}", existing, kLoopback);
 }
 
-// The dialect's endpoint under `base_url` ("<base>/v1/chat/completions", ...).
-std::string Endpoint(const AppCall& call) {
+// The dialect's endpoint under `base_url` ("<base>/v1/chat/completions", ...) and the body to
+// send there (the request as it is, but for Gemini: ref::ToWire).
+ref::WireRequest Wire(const AppCall& call) {
   const auto dialect = ref::ParseDialect(call.dialect);
-  return call.base_url + (dialect ? ref::RequestPath(*dialect, "") : std::string("/"));
+  if (!dialect) return {"/", call.request};
+  return ref::ToWire(*dialect, "", call.request);
 }
 
 }  // namespace
@@ -27,6 +29,7 @@ std::vector<std::string> AppEnvironment(const AppCall& call, std::string_view no
   const std::string key(kTestApiKey);
   const std::string openai = call.base_url + "/v1";  // the OpenAI SDKs' base URL has the /v1
   const std::string bypass = WithLoopback(no_proxy);
+  const ref::WireRequest wire = Wire(call);
   return {
       // The OpenAI SDKs (Python >= 1, Node >= 4, and the clients built on them); the older name
       // is what openai-python < 1 and LangChain's older integrations read.
@@ -36,12 +39,16 @@ std::vector<std::string> AppEnvironment(const AppCall& call, std::string_view no
       // The Anthropic SDKs (Python, TypeScript) take the base URL without /v1.
       "ANTHROPIC_BASE_URL=" + call.base_url,
       "ANTHROPIC_API_KEY=" + key,
+      // Google's Gen AI SDKs: the key under both of its names, the base URL without /v1beta.
+      "GOOGLE_GEMINI_BASE_URL=" + call.base_url,
+      "GEMINI_API_KEY=" + key,
+      "GOOGLE_API_KEY=" + key,
       // For scripts: where to send what.
       "FAULTLINE_BASE_URL=" + call.base_url,
-      "FAULTLINE_ENDPOINT=" + Endpoint(call),
+      "FAULTLINE_ENDPOINT=" + call.base_url + wire.path,
       "FAULTLINE_DIALECT=" + call.dialect,
       "FAULTLINE_MODEL=" + call.model,
-      "FAULTLINE_REQUEST=" + call.request,
+      "FAULTLINE_REQUEST=" + wire.body,
       "FAULTLINE_CALL_LINE=" + call.call_line,
       "FAULTLINE_SCENARIO=" + call.scenario,
       fmt::format("FAULTLINE_CALL={}", call.call),

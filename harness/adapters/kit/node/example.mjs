@@ -4,8 +4,8 @@
 // hello says exactly that (the node-fetch preset: one attempt and undici's own timeouts). It commits only a whole answer (the dialect's terminator seen, not empty) and
 // fails otherwise.
 //   faultline run --adapter "node harness/adapters/kit/node/example.mjs" --filter 'success/*'
-import { AdapterFailure, endpoint, parseEvent, requestHeaders, runAdapter, sseEvents }
-  from './faultline-adapter.mjs';
+import { AdapterFailure, endpoint, parseEvent, requestBody, requestHeaders, runAdapter,
+         sseEvents } from './faultline-adapter.mjs';
 
 await runAdapter({
   name: 'kit-example-node',
@@ -16,7 +16,7 @@ await runAdapter({
   strict: true,  // an event of an unexpected shape is MALFORMED_RESPONSE, not skipped
   async main({ call, fetch, signal, wire, output }) {
     const response = await fetch(endpoint(call), {
-      method: 'POST', headers: requestHeaders(call), body: JSON.stringify(call.request), signal,
+      method: 'POST', headers: requestHeaders(call), body: requestBody(call), signal,
     });
     if (!response.ok) throw new AdapterFailure(await wire.lastFailure());  // classified
     if (!call.request.stream) {

@@ -45,10 +45,10 @@ import { Wire } from './lib/wire.mjs';
 
 export { DIALECTS, PROTOCOL, ProtocolMisuse, currentCall, emit, inCall, note, readCall,
          readCalls } from './lib/protocol.mjs';
-export { AdapterFailure, aborted, causeText, classifyHttp, classifyNetworkError,
-         classifyStreamError, classifyThrown, errorFields, failure, parseHttpDate,
-         providerErrorCode, retryHint } from './lib/classify.mjs';
-export { Output, endpoint, parseEvent, requestHeaders } from './lib/output.mjs';
+export { AdapterFailure, aborted, bodyRetryHint, causeText, classifyHttp, classifyNetworkError,
+         classifyStreamError, classifyThrown, errorFields, failure, parseGoDuration,
+         parseHttpDate, providerErrorCode, retryHint } from './lib/classify.mjs';
+export { Output, endpoint, parseEvent, requestBody, requestHeaders } from './lib/output.mjs';
 export { SseDecoder, sseEvents } from './lib/sse.mjs';
 export { Wire, responseId } from './lib/wire.mjs';
 

@@ -19,7 +19,7 @@ NO_RECOVERY_POLICY = {"extends": "python-http-client"}
 
 def main(ctx):
     call = ctx.call
-    request = urllib.request.Request(kit.endpoint(call), json.dumps(call["request"]).encode(),
+    request = urllib.request.Request(kit.endpoint(call), kit.request_body(call),
                                      kit.request_headers(call), method="POST")
     try:
         response = ctx.wire.opener().open(request)  # observed by the kit; no timeout

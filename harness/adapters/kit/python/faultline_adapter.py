@@ -243,7 +243,8 @@ def _text(v):
 
 
 def error_fields(body):
-    """(type, code, message) of a provider error in any envelope, a JSON text, or plain text."""
+    """(type, code, message) of a provider error in any envelope, a JSON text, or plain text.
+    Google's google.rpc.Status has no `type`: its `status` (RESOURCE_EXHAUSTED) stands for it."""
     if isinstance(body, (bytes, bytearray)):
         body = body.decode("utf-8", "replace")
     if isinstance(body, str):
@@ -255,11 +256,39 @@ def error_fields(body):
         return "", "", _text(body)
     error = body.get("error")
     if isinstance(error, dict):
-        return _text(error.get("type")), _text(error.get("code")), _text(error.get("message"))
+        return (_text(error.get("type")) or _text(error.get("status")), _text(error.get("code")),
+                _text(error.get("message")))
     if isinstance(error, str):
         return "", "", error
     return (_text(body.get("type")), _text(body.get("code")),
             _text(body.get("message")) or _text(body.get("detail")))
+
+
+def _error_object(body):
+    """The provider's error object of a body ({"error": {...}}, as JSON text or parsed), or
+    None."""
+    if isinstance(body, (bytes, bytearray)):
+        body = body.decode("utf-8", "replace")
+    if isinstance(body, str):
+        try:
+            body = json.loads(body)
+        except ValueError:
+            return None
+    error = body.get("error") if isinstance(body, dict) else None
+    return error if isinstance(error, dict) else None
+
+
+def _details(error):
+    """The objects of a google.rpc.Status's `details` (Gemini), [] when it has none."""
+    details = (error or {}).get("details")
+    return [d for d in details if isinstance(d, dict)] if isinstance(details, list) else []
+
+
+def has_retry_info(body):
+    """Whether the error's details[] hold a google.rpc.RetryInfo: the window it names reopens,
+    so a quota wording beside it is a rate limit."""
+    return any(isinstance(d.get("@type"), str) and d["@type"].endswith(PROTOCOL["retry_info_type"])
+               for d in _details(_error_object(body)))
 
 
 def provider_error_code(kind, code):
@@ -284,8 +313,13 @@ def classify_stream_error(error_object, phase="stream"):
         error_object = (response.get("error") if isinstance(response, dict) else None) or response
     kind, code, message = error_fields(error_object)
     label = "/".join(x for x in (kind, code) if x) or "error"
-    return failure(provider_error_code(kind, code) or "UNKNOWN", phase,
-                   f"in-stream error ({label}): {message}")
+    # Without a status its words refine the table's code (stream_refine): a server or unavailable
+    # error saying the model is overloaded is OVERLOADED, a rate limit with quota wording QUOTA.
+    code_name = provider_error_code(kind, code) or "UNKNOWN"
+    wording, refined = PROTOCOL["stream_refine"].get(code_name, (None, None))
+    if wording and _worded(message, PROTOCOL["wording"][wording]):
+        code_name = refined
+    return failure(code_name, phase, f"in-stream error ({label}): {message}")
 
 
 def _status_row(status):
@@ -299,7 +333,7 @@ def _status_row(status):
     return "MALFORMED_RESPONSE", False
 
 
-def _refine(status, row, kind, code, message):
+def _refine(status, row, kind, code, message, retry_info=False):
     table = provider_error_code(kind, code)
     wording, on = PROTOCOL["wording"], PROTOCOL["refine_statuses"]
     if table == "OVERLOADED" or (status >= 500 and _worded(message, wording["overloaded_5xx"])):
@@ -307,7 +341,8 @@ def _refine(status, row, kind, code, message):
     context = table == "CONTEXT_WINDOW_EXCEEDED" or _worded(message, wording["context_window"])
     if status in on["context_window"] and context:
         return "CONTEXT_WINDOW_EXCEEDED", False
-    quota = table == "QUOTA" or _worded(message, wording["quota"])
+    # A quota wording beside a RetryInfo detail names a window that reopens: a rate limit.
+    quota = table == "QUOTA" or (_worded(message, wording["quota"]) and not retry_info)
     if status in on["quota"] and quota:
         return "QUOTA", False
     return row
@@ -329,7 +364,8 @@ def _header(headers, name):
 def classify_http(status, headers, body=b"", now=None):
     """The failure of an HTTP error response (`body`: what of it was read)."""
     kind, code, message = error_fields(body)
-    code_name, retryable = _refine(status, _status_row(status), kind, code, message)
+    code_name, retryable = _refine(status, _status_row(status), kind, code, message,
+                                   has_retry_info(body))
     should = (_header(headers, "x-should-retry") or "").strip().lower()
     flat = message.replace("\r", " ").replace("\n", " ")
     flat = flat[:300] + "..." if len(flat) > 300 else flat
@@ -341,7 +377,7 @@ def classify_http(status, headers, body=b"", now=None):
         if value:
             out["request_id"] = value
             break
-    hint = retry_hint(headers, now)
+    hint = retry_hint(headers, now) or body_retry_hint(body)
     if hint:
         out["retry_after_ms"] = hint[0]
     return out
@@ -411,6 +447,38 @@ def retry_hint(headers, now=None):
     if not dates:
         return None
     return _hint_ms(max(0.0, max(dates) - reference) * 1000), "retry-after-date"
+
+
+_GO_UNITS = {"ms": 1.0, "us": 1e-3, "\u00b5s": 1e-3, "\u03bcs": 1e-3, "ns": 1e-6, "h": 3600000.0,
+             "m": 60000.0, "s": 1000.0}
+_GO_PART = re.compile(r"([0-9]+\.?[0-9]*|\.[0-9]+)(ms|us|\u00b5s|\u03bcs|ns|h|m|s)")
+
+
+def parse_go_duration(value):
+    """A Go duration ("37s", "1.5s", "6m0s", "250ms", "0") as a hint in ms, or None."""
+    value = value.strip()
+    if value == "0":
+        return 0
+    total, pos = 0.0, 0
+    while pos < len(value):
+        m = _GO_PART.match(value, pos)
+        if not m:
+            return None
+        total, pos = total + float(m.group(1)) * _GO_UNITS[m.group(2)], m.end()
+    if not value:
+        return None
+    return _hint_ms(min(total, PROTOCOL["max_retry_hint_ms"]))
+
+
+def body_retry_hint(body):
+    """(ms, "body") of the error body's hint, or None: Google's error.details[].retryDelay (its
+    google.rpc.RetryInfo), the first valid one."""
+    for detail in _details(_error_object(body)):
+        delay = detail.get("retryDelay")
+        ms = parse_go_duration(delay) if isinstance(delay, str) else None
+        if ms is not None:
+            return ms, "body"
+    return None
 
 
 def classify_network_error(exc, phase="connect"):
@@ -698,14 +766,34 @@ class ObservedHTTPSConnection(_Observed, http.client.HTTPSConnection):
 # ---- the request and the stream ----------------------------------------------------------------
 
 def endpoint(call):
-    """The URL of the call's dialect endpoint under base_url (which has no /v1)."""
-    return call["base_url"].rstrip("/") + PROTOCOL["dialects"][call["dialect"]]["path"]
+    """The URL of the call's dialect endpoint under base_url (which has no /v1). Gemini's path
+    names the request's model and method (a stream unless the request's "stream" is false), and a
+    base_url ending in /v1beta does not repeat it (reference_impl/call.cc RequestPath)."""
+    dialect = PROTOCOL["dialects"][call["dialect"]]
+    base = call["base_url"].rstrip("/")
+    if "path_fields" not in dialect:
+        return base + dialect["path"]
+    base = base.removesuffix(dialect["path"][:dialect["path"].index("/", 1)])
+    request = call.get("request") or {}
+    model = request.get("model")
+    path = dialect["path_unstreamed"] if request.get("stream") is False else dialect["path"]
+    return base + path.replace("{model}", model if isinstance(model, str) and model else
+                               "{model}")
+
+
+def request_body(call):
+    """The body to send, as JSON bytes: the call's request, without what the dialect's path says
+    instead (Gemini's "model" and "stream")."""
+    omit = PROTOCOL["dialects"][call["dialect"]].get("path_fields", [])
+    return json.dumps({k: v for k, v in call["request"].items() if k not in omit}).encode()
 
 
 def request_headers(call):
     headers = {"Content-Type": "application/json"}
     if call["dialect"] == "anthropic-messages":
         headers.update({"x-api-key": call["api_key"], "anthropic-version": "2023-06-01"})
+    elif call["dialect"] == "gemini":
+        headers["x-goog-api-key"] = call["api_key"]
     else:
         headers["Authorization"] = f"Bearer {call['api_key']}"
     return headers
@@ -794,6 +882,54 @@ def _absent_or(value, kind):
     return value is None or isinstance(value, kind)
 
 
+def _gemini_response(obj):
+    """One Gemini GenerateContentResponse (a stream's chunk, or a whole answer) as (parts, finish,
+    usage): the first candidate's parts (("text", t), ("reasoning", t) for a thought, ("call",
+    {id, name, arguments}) for a function call, which comes whole in one part: its `args`
+    re-serialised), its finishReason, or a blocked prompt's promptFeedback.blockReason
+    (reference_impl/decode_gemini.cc)."""
+    parts, finish = [], ""
+    candidates, feedback = obj.get("candidates"), obj.get("promptFeedback")
+    if candidates is not None:
+        _need(isinstance(candidates, list), "`candidates` must be an array")
+        for candidate in candidates:
+            _need(isinstance(candidate, dict), "every candidate must be an object")
+            if candidate.get("index", 0) not in (0, None):
+                continue  # the first candidate only
+            content = candidate.get("content")
+            _need(_absent_or(content, dict), "`content` must be an object")
+            _need(_absent_or((content or {}).get("parts"), list), "`parts` must be an array")
+            for part in (content or {}).get("parts") or []:
+                _need(isinstance(part, dict), "every part must be an object")
+                call = part.get("functionCall")
+                if call is not None:
+                    _need(isinstance(call, dict), "`functionCall` must be an object")
+                    _need(isinstance(call.get("name"), str), "a function call needs a `name`")
+                    args = call.get("args")
+                    args = "{}" if args is None else args if isinstance(args, str) else \
+                        json.dumps(args, separators=(",", ":"))
+                    call_id = call.get("id") if isinstance(call.get("id"), str) else ""
+                    parts.append(("call", {"id": call_id, "name": call["name"],
+                                           "arguments": args}))
+                    continue
+                _need(_absent_or(part.get("text"), str), "`text` must be a string")
+                if not part.get("text"):
+                    continue
+                _need(_absent_or(part.get("thought"), bool), "`thought` must be a bool")
+                parts.append(("reasoning" if part.get("thought") else "text", part["text"]))
+            _need(_absent_or(candidate.get("finishReason"), str), "`finishReason` must be a string")
+            finish = candidate.get("finishReason") or ""
+    elif feedback is not None:
+        _need(isinstance(feedback, dict), "`promptFeedback` must be an object")
+        finish = feedback.get("blockReason")
+        _need(isinstance(finish, str) and finish,
+              "a response needs `candidates` or a `blockReason`")
+    else:
+        _need(False, "a response needs `candidates` (or `promptFeedback`)")
+    _need(_absent_or(obj.get("usageMetadata"), dict), "`usageMetadata` must be an object")
+    return parts, finish, obj.get("usageMetadata")
+
+
 def _is_error_event(obj):
     return obj.get("type") in ("error", "response.failed") or (
         isinstance(obj.get("error"), dict) and "type" not in obj)
@@ -823,6 +959,7 @@ class Output:
         self.finish, self.usage = None, {"input_tokens": None, "output_tokens": None}
         self.chunks, self.terminated, self.stream_failure = 0, False, None
         self.last_sequence = None  # of a Responses stream, checked when strict
+        self.gemini_calls = 0  # a Gemini attempt's function calls, numbered across its chunks
         self.attempt = None  # of the output held (the wire's attempt number), None while none
         self.splice_noted = False
 
@@ -964,9 +1101,36 @@ class Output:
             return True
         return False
 
+    def _gemini(self, obj):
+        """A Gemini chunk. There is no terminator event: the chunk with a finish reason ends the
+        answer."""
+        parts, finish, usage = _gemini_response(obj)
+        for kind, value in parts:
+            if kind == "call":
+                self.add_tool_call(self.gemini_calls, value["id"], value["name"],
+                                   value["arguments"])
+                self.gemini_calls += 1
+            elif kind == "reasoning":
+                self.reasoning += value
+            else:
+                self.add_text(value)
+        self._gemini_usage(usage)
+        self.finish = finish or self.finish
+        return bool(finish)
+
+    def _gemini_usage(self, usage):
+        """Gemini's usage counts, each kept when a chunk leaves it out."""
+        for key, field in (("input_tokens", "promptTokenCount"),
+                           ("output_tokens", "candidatesTokenCount")):
+            value = _count((usage or {}).get(field))
+            if value is not None:
+                self.usage[key] = value
+
     _WHOLE_SHAPE = {"openai-chat": lambda o: isinstance(o.get("choices"), list) and o["choices"],
                     "anthropic-messages": lambda o: isinstance(o.get("content"), list),
-                    "openai-responses": lambda o: isinstance(o.get("output"), list)}
+                    "openai-responses": lambda o: isinstance(o.get("output"), list),
+                    "gemini": lambda o: isinstance(o.get("candidates"), list) or isinstance(
+                        o.get("promptFeedback"), dict)}
 
     def whole(self, obj):
         """A non-streamed answer: the response's JSON object (missing parts read as empty
@@ -982,6 +1146,22 @@ class Output:
                                          f"unreadable response object ({e!r})")) from None
 
     def _whole(self, obj):
+        if self.dialect == "gemini":
+            if not self._WHOLE_SHAPE["gemini"](obj):
+                return  # missing parts read as empty (not strict)
+            parts, finish, usage = _gemini_response(obj)
+            calls = 0
+            for kind, value in parts:
+                if kind == "call":
+                    self.tools[calls] = value
+                    calls += 1
+                elif kind == "reasoning":
+                    self.reasoning += value
+                else:
+                    self.text += value
+            self.finish = finish or None
+            self._gemini_usage(usage)
+            return
         usage = obj.get("usage") or {}
         if self.dialect == "openai-chat":
             choice = (obj.get("choices") or [{}])[0]
@@ -1033,7 +1213,8 @@ class Output:
             return failure("STREAM_TRUNCATED", "finish" if self.finish else "stream",
                            "the stream ended without "
                            f"{PROTOCOL['dialects'][self.dialect]['terminator']}", **partial)
-        if self.finish == "content_filter" or (self.refusal and not self.has_output()):
+        if self.finish in PROTOCOL["content_filter_finishes"] or (
+                self.refusal and not self.has_output()):
             return failure("CONTENT_FILTER", "finish", f"the provider refused ({self.finish})",
                            **partial)
         if not self.has_output():

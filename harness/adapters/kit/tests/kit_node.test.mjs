@@ -11,10 +11,11 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { test } from 'node:test';
 import { PROTOCOL, currentCall, eventProblems, inCall } from '../node/lib/protocol.mjs';
-import { Output } from '../node/lib/output.mjs';
+import { Output, endpoint, parseEvent, requestBody, requestHeaders }
+  from '../node/lib/output.mjs';
 import { sseEvents } from '../node/lib/sse.mjs';
-import { classifyHttp, classifyNetworkError, classifyStreamError, parseHttpDate, retryHint }
-  from '../node/lib/classify.mjs';
+import { bodyRetryHint, classifyHttp, classifyNetworkError, classifyStreamError, parseGoDuration,
+         parseHttpDate, retryHint } from '../node/lib/classify.mjs';
 
 const CASES = JSON.parse(readFileSync(new URL('cases.json', import.meta.url)));
 const LINES = JSON.parse(readFileSync(new URL('protocol_cases.json', import.meta.url)));
@@ -55,6 +56,19 @@ test('in-stream errors classify like their HTTP twins', () => {
     const got = classifyStreamError(row.error);
     assert.equal(got.code, row.code, row.name);
     assert.equal(got.phase, 'stream', row.name);
+  }
+});
+
+test('Go durations (Google\'s retryDelay) and the error body\'s hint', () => {
+  for (const { value, ms } of CASES.go_durations) {
+    assert.equal(parseGoDuration(value), ms, JSON.stringify(value));
+  }
+  const google = JSON.stringify({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', details: [
+    { '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay: '30s' }] } });
+  assert.deepEqual(bodyRetryHint(google), { ms: 30000, source: 'body' });
+  assert.deepEqual(bodyRetryHint(JSON.parse(google)), { ms: 30000, source: 'body' });
+  for (const none of ['', '{}', 'not json', '{"error":{"details":[{"retryDelay":"soon"}]}}']) {
+    assert.equal(bodyRetryHint(none), null, none);
   }
 });
 
@@ -191,6 +205,71 @@ test('a strict Output rejects the shapes the reference client rejects; a lenient
   }
 });
 
+// ---- gemini --------------------------------------------------------------------------------
+
+const geminiResponse = (parts, { finish, usage = { promptTokenCount: 9 } } = {}) => ({
+  candidates: [{ content: { parts, role: 'model' }, ...(finish && { finishReason: finish }),
+                 index: 0 }],
+  usageMetadata: usage, modelVersion: 'gemini-2.5-flash', responseId: 'r1',
+});
+const googleError = (code, status, message, details) =>
+  ({ error: { code, message, status, ...(details && { details }) } });
+
+test('gemini: the model and the method go in the path, the rest in the body; x-goog-api-key',
+     () => {
+  const contents = [{ role: 'user', parts: [{ text: 'hi' }] }];
+  const call = { dialect: 'gemini', base_url: 'http://127.0.0.1:9/s/run/x/', api_key: 'k',
+                 request: { model: 'gemini-2.5-flash', contents, stream: true } };
+  assert.equal(endpoint(call), 'http://127.0.0.1:9/s/run/x/v1beta/models/gemini-2.5-flash:' +
+               'streamGenerateContent?alt=sse');
+  assert.equal(endpoint({ ...call, base_url: 'http://127.0.0.1:9/v1beta',
+                          request: { ...call.request, stream: false } }),
+               'http://127.0.0.1:9/v1beta/models/gemini-2.5-flash:generateContent',
+               'a base URL ending in /v1beta does not repeat it');
+  assert.deepEqual(JSON.parse(requestBody(call)), { contents });
+  assert.deepEqual(requestHeaders(call),
+                   { 'content-type': 'application/json', 'x-goog-api-key': 'k' });
+  const chat = { ...call, dialect: 'openai-chat' };  // the other dialects send the request as is
+  assert.equal(endpoint(chat), 'http://127.0.0.1:9/s/run/x/v1/chat/completions');
+  assert.deepEqual(JSON.parse(requestBody(chat)), call.request);
+});
+
+test('gemini: a whole answer, reasoning, usage, refusals, a cut stream, an error chunk', () => {
+  // No wire and no hello here: only what writes no assistant/chunk (a whole answer, thoughts).
+  const whole = new Output('gemini', null, { strict: true });
+  whole.whole(geminiResponse([{ text: 'hm', thought: true }, { text: 'Hello' },
+                              { functionCall: { name: 'get_weather', args: { city: 'Paris' } } }],
+                             { finish: 'STOP',
+                               usage: { promptTokenCount: 9, candidatesTokenCount: 3 } }));
+  assert.equal(whole.check(), null);
+  assert.deepEqual(whole.committed(), {
+    text: 'Hello', reasoning: 'hm', finish_reason: 'STOP',
+    tool_calls: [{ id: '', name: 'get_weather', arguments: '{"city":"Paris"}' }],
+    usage: { input_tokens: 9, output_tokens: 3 } });
+  const stream = new Output('gemini', null, { strict: true });
+  assert.equal(stream.event(geminiResponse([{ text: 'hm', thought: true }])), false);
+  assert.equal(stream.check().code, 'STREAM_TRUNCATED', 'no chunk with a finishReason yet');
+  assert.match(stream.check().message, /without a chunk with finishReason/);
+  assert.equal(stream.event(geminiResponse([{ text: '' }], {
+    finish: 'STOP', usage: { promptTokenCount: 9, candidatesTokenCount: 0 } })), true);
+  assert.equal(stream.check().code, 'EMPTY_RESPONSE');
+  assert.deepEqual([stream.reasoning, stream.committed().usage],
+                   ['hm', { input_tokens: 9, output_tokens: 0 }]);
+  const safety = new Output('gemini', null, { strict: true });
+  assert.equal(safety.event(geminiResponse([], { finish: 'SAFETY' })), true);
+  assert.equal(safety.check().code, 'CONTENT_FILTER');
+  const blocked = new Output('gemini', null, { strict: true });
+  assert.equal(blocked.event({ promptFeedback: { blockReason: 'PROHIBITED_CONTENT' } }), true);
+  assert.deepEqual([blocked.check().code, blocked.finish],
+                   ['CONTENT_FILTER', 'PROHIBITED_CONTENT']);
+  const failed = new Output('gemini', null, { strict: true });
+  const data = JSON.stringify(googleError(503, 'UNAVAILABLE',
+                                          'The model is overloaded. Please try again later.'));
+  assert.equal(failed.event(parseEvent({ event: 'message', data })), true);
+  assert.deepEqual([failed.check().code, failed.check().phase, failed.check().retryable],
+                   ['OVERLOADED', 'stream', true]);
+});
+
 // ---- whole adapters against a loopback server ----------------------------------------------
 
 const sse = (obj) => `data: ${JSON.stringify(obj)}\n\n`;
@@ -203,8 +282,10 @@ const chatEnd =
 async function serve(plan) {
   const arrivals = [];
   const server = http.createServer((req, res) => {
-    req.resume();
+    let body = '';
+    req.on('data', (data) => (body += data));
     req.on('end', () => {
+      req.body = body;
       arrivals.push(Date.now());
       plan[Math.min(arrivals.length, plan.length) - 1](req, res);
     });
@@ -282,6 +363,53 @@ test('the example commits a whole stream and fails a rate limit, classified', as
     assert.deepEqual([failure.code, failure.status, failure.retry_after_ms],
                      ['RATE_LIMIT', 429, 2000]);
     assert.equal(limited.code, 1);
+  } finally {
+    await server.close();
+  }
+});
+
+test('the example speaks gemini: a stream committed, a 429 with its retryDelay, an error chunk',
+     async () => {
+  const seen = [];
+  const contents = [{ role: 'user', parts: [{ text: 'hi' }] }];
+  const stream = (events) => (req, res) => {
+    seen.push({ url: req.url, key: req.headers['x-goog-api-key'],
+                authorization: req.headers.authorization, body: JSON.parse(req.body) });
+    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.end(events.map(sse).join(''));
+  };
+  const server = await serve([
+    stream([geminiResponse([{ text: 'Hel' }]), geminiResponse([{ text: 'lo' }]),
+            geminiResponse([{ text: '' }], { finish: 'STOP',
+                            usage: { promptTokenCount: 9, candidatesTokenCount: 2 } })]),
+    status(429, googleError(429, 'RESOURCE_EXHAUSTED', 'Resource has been exhausted (e.g. ' +
+                            'check quota).', [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo',
+                                                retryDelay: '37s' }])),
+    stream([geminiResponse([{ text: 'Hel' }]),
+            googleError(503, 'UNAVAILABLE', 'The model is overloaded. Please try again later.')]),
+    stream([geminiResponse([{ text: 'Hel' }])]),  // cut: no chunk with a finishReason
+  ]);
+  const gemini = { dialect: 'gemini', request: { model: 'gemini-2.5-flash', contents,
+                                                 stream: true } };
+  try {
+    const good = await runAdapter(EXAMPLE, server.url, () => {}, gemini);
+    assert.deepEqual(types(good.events), ['adapter/hello', 'response/start', 'assistant/chunk',
+                                          'assistant/chunk', 'response/committed']);
+    const committed = good.events.at(-1);
+    assert.deepEqual([committed.text, committed.finish_reason, committed.usage],
+                     ['Hello', 'STOP', { input_tokens: 9, output_tokens: 2 }]);
+    assert.deepEqual(seen[0], {
+      url: '/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse', key: 'sk-test',
+      authorization: undefined, body: { contents } });
+    const limited = (await runAdapter(EXAMPLE, server.url, () => {}, gemini)).events.at(-1);
+    assert.deepEqual(
+      [limited.failure.code, limited.failure.status, limited.failure.retry_after_ms],
+      ['RATE_LIMIT', 429, 37000], 'Google\'s retryDelay is the hint');
+    const overloaded = (await runAdapter(EXAMPLE, server.url, () => {}, gemini)).events.at(-1);
+    assert.deepEqual([overloaded.failure.code, overloaded.failure.phase,
+                      overloaded.failure.partial_output], ['OVERLOADED', 'stream', 'uncommitted']);
+    const cut = (await runAdapter(EXAMPLE, server.url, () => {}, gemini)).events.at(-1);
+    assert.equal(cut.failure.code, 'STREAM_TRUNCATED');
   } finally {
     await server.close();
   }

@@ -58,6 +58,19 @@ class ClassificationTest(unittest.TestCase):
                 got = kit.classify_stream_error(row["error"])
                 self.assertEqual((got["code"], got["phase"]), (row["code"], "stream"))
 
+    def test_go_durations_and_the_body_hint(self):
+        for row in CASES["go_durations"]:
+            with self.subTest(row["value"]):
+                self.assertEqual(kit.parse_go_duration(row["value"]), row["ms"])
+        google = json.dumps({"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "details": [
+            {"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "30s"}]}})
+        self.assertEqual(kit.body_retry_hint(google), (30000, "body"))
+        self.assertEqual(kit.body_retry_hint(google.encode()), (30000, "body"))
+        self.assertEqual(kit.body_retry_hint(json.loads(google)), (30000, "body"))
+        for none in ("", "{}", "not json", '{"error":{"details":[{"retryDelay":"soon"}]}}'):
+            with self.subTest(none):
+                self.assertIsNone(kit.body_retry_hint(none))
+
     def test_network_errors(self):
         import socket
         import http.client as hc
@@ -186,6 +199,79 @@ class SseAndOutputTest(unittest.TestCase):
                                  [False] * len(case["events"]))
 
 
+# ---- gemini ------------------------------------------------------------------------------------
+
+def gemini_response(parts, finish=None, usage=None):
+    candidate = {"content": {"parts": parts, "role": "model"}, "index": 0}
+    if finish:
+        candidate["finishReason"] = finish
+    return {"candidates": [candidate], "usageMetadata": usage or {"promptTokenCount": 9},
+            "modelVersion": "gemini-2.5-flash", "responseId": "r1"}
+
+
+def google_error(code, status_name, message, details=None):
+    error = {"code": code, "message": message, "status": status_name}
+    if details:
+        error["details"] = details
+    return {"error": error}
+
+
+class GeminiTest(unittest.TestCase):
+    def test_the_model_and_method_in_the_path_the_rest_in_the_body(self):
+        contents = [{"role": "user", "parts": [{"text": "hi"}]}]
+        call = {"dialect": "gemini", "base_url": "http://127.0.0.1:9/s/run/x/", "api_key": "k",
+                "request": {"model": "gemini-2.5-flash", "contents": contents, "stream": True}}
+        self.assertEqual(kit.endpoint(call), "http://127.0.0.1:9/s/run/x/v1beta/models/"
+                         "gemini-2.5-flash:streamGenerateContent?alt=sse")
+        unstreamed = {**call, "base_url": "http://127.0.0.1:9/v1beta",
+                      "request": {**call["request"], "stream": False}}
+        self.assertEqual(kit.endpoint(unstreamed),
+                         "http://127.0.0.1:9/v1beta/models/gemini-2.5-flash:generateContent",
+                         "a base URL ending in /v1beta does not repeat it")
+        self.assertEqual(json.loads(kit.request_body(call)), {"contents": contents})
+        self.assertEqual(kit.request_headers(call),
+                         {"Content-Type": "application/json", "x-goog-api-key": "k"})
+        chat = {**call, "dialect": "openai-chat"}  # the other dialects send the request as is
+        self.assertEqual(kit.endpoint(chat), "http://127.0.0.1:9/s/run/x/v1/chat/completions")
+        self.assertEqual(json.loads(kit.request_body(chat)), call["request"])
+
+    def test_whole_answers_reasoning_usage_refusals_cut_streams_error_chunks(self):
+        # No wire and no hello here: only what writes no assistant/chunk (a whole answer, thoughts).
+        whole = kit.Output("gemini", strict=True)
+        whole.whole(gemini_response(
+            [{"text": "hm", "thought": True}, {"text": "Hello"},
+             {"functionCall": {"name": "get_weather", "args": {"city": "Paris"}}}],
+            "STOP", {"promptTokenCount": 9, "candidatesTokenCount": 3}))
+        self.assertIsNone(whole.check())
+        self.assertEqual(whole.committed(), {
+            "text": "Hello", "reasoning": "hm", "finish_reason": "STOP",
+            "tool_calls": [{"id": "", "name": "get_weather", "arguments": '{"city":"Paris"}'}],
+            "usage": {"input_tokens": 9, "output_tokens": 3}})
+        stream = kit.Output("gemini", strict=True)
+        self.assertFalse(stream.event(gemini_response([{"text": "hm", "thought": True}])))
+        self.assertEqual(stream.check()["code"], "STREAM_TRUNCATED")
+        self.assertIn("without a chunk with finishReason", stream.check()["message"])
+        self.assertTrue(stream.event(gemini_response(
+            [{"text": ""}], "STOP", {"promptTokenCount": 9, "candidatesTokenCount": 0})))
+        self.assertEqual(stream.check()["code"], "EMPTY_RESPONSE")
+        self.assertEqual((stream.reasoning, stream.committed()["usage"]),
+                         ("hm", {"input_tokens": 9, "output_tokens": 0}))
+        safety = kit.Output("gemini", strict=True)
+        self.assertTrue(safety.event(gemini_response([], "SAFETY")))
+        self.assertEqual(safety.check()["code"], "CONTENT_FILTER")
+        blocked = kit.Output("gemini", strict=True)
+        self.assertTrue(blocked.event({"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}}))
+        self.assertEqual((blocked.check()["code"], blocked.finish),
+                         ("CONTENT_FILTER", "PROHIBITED_CONTENT"))
+        failed = kit.Output("gemini", strict=True)
+        data = json.dumps(google_error(503, "UNAVAILABLE",
+                                       "The model is overloaded. Please try again later."))
+        self.assertTrue(failed.event(kit.parse_event("message", data)))
+        got = failed.check()
+        self.assertEqual((got["code"], got["phase"], got["retryable"]),
+                         ("OVERLOADED", "stream", True))
+
+
 # ---- whole adapters against a loopback server --------------------------------------------------
 
 def chat_chunk(text):
@@ -251,11 +337,13 @@ class Server:
 
     def __init__(self, plan):
         self.arrivals = 0
+        self.requests = []  # (path, headers, body) of each
         outer = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_POST(self):
-                self.rfile.read(int(self.headers.get("content-length", 0)))
+                body = self.rfile.read(int(self.headers.get("content-length", 0)))
+                outer.requests.append((self.path, self.headers, body))
                 outer.arrivals += 1
                 plan[min(outer.arrivals, len(plan)) - 1](self)
 
@@ -274,13 +362,14 @@ class Server:
         self.httpd.server_close()
 
 
-def run(command, base_url, cancel_after_chunk=False, cancelled=None):
+def run(command, base_url, cancel_after_chunk=False, cancelled=None, extra=None):
     """Runs an adapter on one call: (events with their receipt time, stderr, exit code). With
-    cancel_after_chunk, the cancel goes after the first chunk and its time into `cancelled`."""
+    cancel_after_chunk, the cancel goes after the first chunk and its time into `cancelled`.
+    `extra` adds fields to the call line."""
     cancelled = [] if cancelled is None else cancelled
     call = {"type": "call", "base_url": base_url, "api_key": "sk-test", "dialect": "openai-chat",
             "request": {"model": "m", "messages": [{"role": "user", "content": "hi"}],
-                        "stream": True}, "scenario": "kit-test"}
+                        "stream": True}, "scenario": "kit-test", **(extra or {})}
     proc = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
     proc.stdin.write(json.dumps(call) + "\n")
@@ -340,6 +429,55 @@ class AdapterTest(unittest.TestCase):
             failure = events[-1]["failure"]
             self.assertEqual((failure["code"], failure["status"], failure["retry_after_ms"], code),
                              ("RATE_LIMIT", 429, 2000, 1))
+        finally:
+            server.close()
+
+    def test_example_speaks_gemini(self):
+        def stream(*events):
+            def answer(handler):
+                body = "".join("data: " + json.dumps(e) + "\n\n" for e in events).encode()
+                handler.send_response(200)
+                handler.send_header("content-type", "text/event-stream")
+                handler.send_header("content-length", str(len(body)))
+                handler.end_headers()
+                handler.wfile.write(body)
+            return answer
+
+        contents = [{"role": "user", "parts": [{"text": "hi"}]}]
+        gemini = {"dialect": "gemini",
+                  "request": {"model": "gemini-2.5-flash", "contents": contents, "stream": True}}
+        retry_info = [{"@type": "type.googleapis.com/google.rpc.RetryInfo", "retryDelay": "37s"}]
+        server = Server([
+            stream(gemini_response([{"text": "Hel"}]), gemini_response([{"text": "lo"}]),
+                   gemini_response([{"text": ""}], "STOP",
+                                   {"promptTokenCount": 9, "candidatesTokenCount": 2})),
+            status(429, google_error(429, "RESOURCE_EXHAUSTED",
+                                     "Resource has been exhausted (e.g. check quota).",
+                                     retry_info)),
+            stream(gemini_response([{"text": "Hel"}]), google_error(
+                503, "UNAVAILABLE", "The model is overloaded. Please try again later.")),
+            stream(gemini_response([{"text": "Hel"}])),  # cut: no chunk with a finishReason
+        ])
+        try:
+            events, _, code = run(EXAMPLE, server.url, extra=gemini)
+            self.assertEqual(types(events), ["adapter/hello", "response/start", "assistant/chunk",
+                                             "assistant/chunk", "response/committed"])
+            self.assertEqual((events[-1]["text"], events[-1]["finish_reason"],
+                              events[-1]["usage"], code),
+                             ("Hello", "STOP", {"input_tokens": 9, "output_tokens": 2}, 0))
+            path, headers, body = server.requests[0]
+            self.assertEqual(path, "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse")
+            self.assertEqual((headers.get("x-goog-api-key"), headers.get("authorization")),
+                             ("sk-test", None))
+            self.assertEqual(json.loads(body), {"contents": contents})
+            failure = run(EXAMPLE, server.url, extra=gemini)[0][-1]["failure"]
+            self.assertEqual((failure["code"], failure["status"], failure["retry_after_ms"]),
+                             ("RATE_LIMIT", 429, 37000), "Google's retryDelay is the hint")
+            failure = run(EXAMPLE, server.url, extra=gemini)[0][-1]["failure"]
+            self.assertEqual((failure["code"], failure["phase"], failure["partial_output"]),
+                             ("OVERLOADED", "stream", "uncommitted"))
+            failure = run(EXAMPLE, server.url, extra=gemini)[0][-1]["failure"]
+            self.assertEqual(failure["code"], "STREAM_TRUNCATED")
         finally:
             server.close()
 

@@ -1,7 +1,9 @@
 """The kits' protocol.json and the protocol's JSON Schema must say what the reference client
 says: its classification tables (reference_impl/classify.cc, stream_error_class.cc), its taxonomy
-names (failure.cc) and its delay sources (retry_after.cc) are read from the C++ sources and
-compared, so that a change on either side that the other does not follow fails here.
+names (failure.cc), its delay sources (retry_after.cc), its dialects' paths and terminators
+(dialect.cc, call.cc, assembler.cc) and the finish reasons it calls a refusal (assembler.cc) are
+read from the C++ sources and compared, so that a change on either side that the other does not
+follow fails here.
     python3 -m unittest discover -s harness/adapters/kit/tests -p 'test_*.py'
 """
 import json
@@ -69,23 +71,89 @@ class ProtocolJsonTest(unittest.TestCase):
 
     def test_wording(self):
         text = source("classify.cc")
+        shared = source("stream_error_class.cc")
 
-        def wordings(function):
-            body = function_body(text, function)
-            groups = []
-            for clause in re.split(r"\|\|", body.split("return", 1)[1]):
-                words = re.findall(r"Contains\(text, \"([^\"]+)\"\)", clause)
-                if words:
-                    groups.append(words)
-            return groups
-
-        self.assertEqual(PROTOCOL["wording"]["context_window"], wordings("bool IsContextWindow("))
-        self.assertEqual(PROTOCOL["wording"]["quota"], wordings("bool IsQuota("))
+        self.assertEqual(PROTOCOL["wording"]["context_window"],
+                         wordings(text, "bool IsContextWindow("))
+        self.assertEqual(PROTOCOL["wording"]["quota"], wordings(shared, "bool SaysQuotaExhausted("))
+        self.assertEqual(PROTOCOL["wording"]["overloaded_5xx"],
+                         wordings(shared, "bool SaysModelOverloaded("))
+        is_quota = function_body(text, "bool IsQuota(")
+        self.assertIn("SaysQuotaExhausted(error.message) && !error.retry_info", is_quota)
+        self.assertIn(f'ends_with("{PROTOCOL["retry_info_type"]}")',
+                      function_body(text, "bool HasRetryInfo("))
+        self.assertIn('FieldText(*error, "status")',
+                      function_body(text, "BodyError ReadBodyError("))
         refine = function_body(text, "StatusRow Refine(")
-        self.assertIn(f'"{PROTOCOL["wording"]["overloaded_5xx"][0][0]}"', refine)
+        self.assertIn("row.status >= 500 && SaysModelOverloaded(error.message)", refine)
         for key, statuses in PROTOCOL["refine_statuses"].items():
             condition = " || ".join(f"status == {s}" for s in statuses)
             self.assertIn(f"({condition})", refine, key)
+
+    def test_stream_refine(self):
+        """ClassifyStreamError: `if (<codes> && Says...(message)) return k...;`, each clause."""
+        text = source("stream_error_class.cc")
+        body = function_body(text, "std::optional<ProviderErrorClass> ClassifyStreamError(")
+        kinds = {name: code for name, code in re.findall(
+            r"constexpr ProviderErrorClass (k\w+)\{FailureCode::(k\w+),", text)}
+        flags = {name: re.findall(r"FailureCode::(k\w+)", value)
+                 for name, value in re.findall(r"const bool (\w+) =([^;]+);", body)}
+        says = {"SaysModelOverloaded": wordings(text, "bool SaysModelOverloaded("),
+                "SaysQuotaExhausted": wordings(text, "bool SaysQuotaExhausted(")}
+        want = {}
+        for condition, function, result in re.findall(
+                r"if \(([^&]+?) && (Says\w+)\(message\)\) return (k\w+);", body):
+            codes = flags.get(condition.strip()) or re.findall(r"FailureCode::(k\w+)", condition)
+            wording = next(k for k, v in PROTOCOL["wording"].items() if v == says[function])
+            for code in codes:
+                want[code_name(code)] = [wording, code_name(kinds[result])]
+        self.assertTrue(want)
+        self.assertEqual(PROTOCOL["stream_refine"], want)
+
+    def test_dialects(self):
+        kinds = {name: kind for kind, name in re.findall(
+            r"case Dialect::(k\w+):\s+return \"([a-z-]+)\";",
+            function_body(source("dialect.cc"), "std::string_view ToString(Dialect dialect)"))}
+        self.assertEqual(sorted(PROTOCOL["dialects"]), sorted(kinds))
+        call = source("call.cc")
+        paths = function_body(call, "std::string_view DialectPath(")
+        assembler = source("assembler.cc")
+        terminators = function_body(assembler, "std::string_view TerminatorOf(")
+        for name, dialect in PROTOCOL["dialects"].items():
+            kind = kinds[name]
+            path = re.search(rf"case Dialect::{kind}:\s+return \"([^\"]+)\";", paths).group(1)
+            terminator = re.search(rf"case Dialect::{kind}:\s+return \"([^\"]+)\";",
+                                   terminators).group(1)
+            self.assertEqual(dialect["terminator"], terminator, name)
+            if "path_fields" not in dialect:
+                self.assertEqual(dialect["path"], path, name)
+                continue
+            # The model and the method in the path (RequestPath), the rest in the body (ToWire).
+            request_path = function_body(call, "std::string RequestPath(")
+            stream, whole = re.search(r'stream \? "([^"]+)" : "([^"]+)"', request_path).groups()
+            self.assertEqual(dialect["path"], f"{path}{{model}}{stream}", name)
+            self.assertEqual(dialect["path_unstreamed"], f"{path}{{model}}{whole}", name)
+            first = path[:path.index("/", 1)]
+            self.assertIn(f'base_path.ends_with("{first}")', request_path)
+            to_wire = function_body(call, "WireRequest ToWire(")
+            self.assertEqual(dialect["path_fields"], re.findall(r'body\.erase\("(\w+)"\);',
+                                                                 to_wire))
+
+    def test_content_filter_finishes(self):
+        body = function_body(source("assembler.cc"), "bool IsContentFilterFinish(")
+        withheld = re.search(r"kWithheld\[\] = \{([^}]*)\}", body).group(1)
+        self.assertEqual(PROTOCOL["content_filter_finishes"], re.findall(r'"(\w+)"', withheld))
+
+
+def wordings(text, function):
+    """The wordings a `return Contains(text, "a") && ... || ...;` function checks, as groups."""
+    body = function_body(text, function)
+    groups = []
+    for clause in re.split(r"\|\|", body.split("return", 1)[1]):
+        words = re.findall(r"Contains\(text, \"([^\"]+)\"\)", clause)
+        if words:
+            groups.append(words)
+    return groups
 
 
 if __name__ == "__main__":

@@ -34,26 +34,48 @@ const text = (v) => {
   return typeof v === 'string' ? v : JSON.stringify(v);
 };
 
-// {type, code, message} of a provider error, whatever the envelope: {"error":{...}},
+// The provider's error object of a body ({"error":{...}}, as JSON text or parsed), or null.
+function errorObject(body) {
+  if (typeof body === 'string') {
+    try {
+      return errorObject(JSON.parse(body));
+    } catch {
+      return null;
+    }
+  }
+  const error = body && typeof body === 'object' ? body.error : null;
+  return error && typeof error === 'object' && !Array.isArray(error) ? error : null;
+}
+
+// The objects of a google.rpc.Status's `details` (Gemini), [] when it has none.
+const details = (error) => (Array.isArray(error?.details) ? error.details : [])
+  .filter((d) => d !== null && typeof d === 'object' && !Array.isArray(d));
+
+// {type, code, message, retryInfo} of a provider error, whatever the envelope: {"error":{...}},
 // {"type":"error","error":{...}}, {"error":"text"}, a bare {type, code, message}, or a string.
+// Google's google.rpc.Status has no `type`: its `status` (RESOURCE_EXHAUSTED) stands for it.
+// `retryInfo`: a details[] entry is a google.rpc.RetryInfo (the window says when it reopens).
 export function errorFields(body) {
   if (typeof body === 'string') {
     try {
       return errorFields(JSON.parse(body));
     } catch {
-      return { type: '', code: '', message: body };
+      return { type: '', code: '', message: body, retryInfo: false };
     }
   }
   if (!body || typeof body !== 'object' || Array.isArray(body)) {
-    return { type: '', code: '', message: text(body) };
+    return { type: '', code: '', message: text(body), retryInfo: false };
   }
   const error = body.error;
   if (error && typeof error === 'object') {
-    return { type: text(error.type), code: text(error.code), message: text(error.message) };
+    const retryInfo = details(error).some(
+        (d) => typeof d['@type'] === 'string' && d['@type'].endsWith(PROTOCOL.retry_info_type));
+    return { type: text(error.type) || text(error.status), code: text(error.code),
+             message: text(error.message), retryInfo };
   }
-  if (typeof error === 'string') return { type: '', code: '', message: error };
+  if (typeof error === 'string') return { type: '', code: '', message: error, retryInfo: false };
   return { type: text(body.type), code: text(body.code),
-           message: text(body.message) || text(body.detail) };
+           message: text(body.message) || text(body.detail), retryInfo: false };
 }
 
 // The code the shared table gives a provider error (its code first, then its type), or null.
@@ -66,14 +88,18 @@ const worded = (message, entries) =>
   entries.some((all) => all.every((w) => message.toLowerCase().includes(w)));
 
 // An error inside a 200 stream, classified like its HTTP twin (in-stream overloaded_error is
-// OVERLOADED, as 529 is); an unknown one is UNKNOWN, as in the reference client. `errorObject`
+// OVERLOADED, as 529 is); an unknown one is UNKNOWN, as in the reference client. Without a
+// status, its words refine the table's code (stream_refine: a server or unavailable error saying
+// the model is overloaded is OVERLOADED, a rate limit with quota wording QUOTA). `errorObject`
 // is the error event (a Responses `response.failed` carries its error in `response.error`) or
 // the provider's error object it holds.
 export function classifyStreamError(errorObject, phase = 'stream') {
   const source = errorObject?.type === 'response.failed'
     ? errorObject.response?.error ?? errorObject.response : errorObject;
   const fields = errorFields(source);
-  const code = providerErrorCode(fields) ?? 'UNKNOWN';
+  let code = providerErrorCode(fields) ?? 'UNKNOWN';
+  const [wording, refined] = PROTOCOL.stream_refine[code] ?? [];
+  if (wording && worded(fields.message, PROTOCOL.wording[wording])) code = refined;
   const kind = [fields.type, fields.code].filter(Boolean).join('/') || 'error';
   return failure(code, phase, `in-stream error (${kind}): ${fields.message}`);
 }
@@ -100,7 +126,8 @@ function refine(status, [code, retryable], fields) {
   if (on.context_window.includes(status) && contextWindow) {
     return ['CONTEXT_WINDOW_EXCEEDED', false];
   }
-  const quota = table === 'QUOTA' || worded(fields.message, wording.quota);
+  // A quota wording beside a RetryInfo detail names a window that reopens: a rate limit.
+  const quota = table === 'QUOTA' || (worded(fields.message, wording.quota) && !fields.retryInfo);
   if (on.quota.includes(status) && quota) return ['QUOTA', false];
   return [code, retryable];
 }
@@ -135,12 +162,12 @@ export function classifyHttp({ status, headers, body = '', now = Date.now() }) {
       break;
     }
   }
-  const hint = retryHint(headers, now);
+  const hint = retryHint(headers, now) ?? bodyRetryHint(body);
   if (hint) out.retry_after_ms = hint.ms;
   return out;
 }
 
-// ---- Retry hints (retry-after-ms, retry-after) -------------------------------------------
+// ---- Retry hints (retry-after-ms, retry-after, the body's retryDelay) ------------------------
 
 const DECIMAL = /^(\d+\.?\d*|\.\d+)$/;
 const MONTHS = 'jan feb mar apr may jun jul aug sep oct nov dec'.split(' ');
@@ -196,6 +223,35 @@ export function retryHint(headers, now = Date.now()) {
       .map((d) => parseHttpDate(d, now)).filter((d) => d !== null);
   if (!dates.length) return null;
   return { ms: toHint(Math.max(0, Math.max(...dates) - reference)), source: 'retry-after-date' };
+}
+
+const GO_UNITS = { ms: 1, us: 1e-3, '\u00b5s': 1e-3, '\u03bcs': 1e-3, ns: 1e-6, h: 3600000,
+                   m: 60000, s: 1000 };
+const GO_PART = /(\d+\.?\d*|\.\d+)(ms|us|\u00b5s|\u03bcs|ns|h|m|s)/y;
+
+// A Go duration ("37s", "1.5s", "6m0s", "250ms", "0") as a hint in ms, or null.
+export function parseGoDuration(value) {
+  const v = value.trim();
+  if (v === '0') return 0;
+  let total = 0;
+  GO_PART.lastIndex = 0;
+  while (GO_PART.lastIndex < v.length) {
+    const m = GO_PART.exec(v);
+    if (!m) return null;
+    total += Number(m[1]) * GO_UNITS[m[2]];
+  }
+  return v ? toHint(total) : null;
+}
+
+// The error body's hint, {ms, source: 'body'}, or null: Google's error.details[].retryDelay
+// (its google.rpc.RetryInfo), the first valid one. `body`: the body text or its parsed JSON.
+export function bodyRetryHint(body) {
+  for (const detail of details(errorObject(body))) {
+    if (typeof detail.retryDelay !== 'string') continue;
+    const ms = parseGoDuration(detail.retryDelay);
+    if (ms !== null) return { ms, source: 'body' };
+  }
+  return null;
 }
 
 // ---- network errors, timeouts, thrown errors ---------------------------------------------

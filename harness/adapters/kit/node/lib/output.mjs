@@ -1,7 +1,8 @@
-// What an adapter needs to make and read a call in any of the three dialects: the request
-// (endpoint, headers), the SSE framing, and Output, which assembles text, reasoning, tool calls,
-// finish reason and usage from the dialect's events (or a whole non-streamed object), writes
-// assistant/chunk for every text or tool-call delta, and builds the terminal event's fields.
+// What an adapter needs to make and read a call in any of the four dialects: the request
+// (endpoint, headers, body), the SSE framing, and Output, which assembles text, reasoning, tool
+// calls, finish reason and usage from the dialect's events (or a whole non-streamed object),
+// writes assistant/chunk for every text or tool-call delta, and builds the terminal event's
+// fields.
 //
 // Output reports; it does not judge. An SDK adapter feeds it whatever the SDK yielded and
 // commits it (so the runner can catch an SDK that accepts a truncated stream); a client of its
@@ -20,15 +21,36 @@ import { responseId } from './wire.mjs';
 
 // ---- the request -------------------------------------------------------------------------
 
-// The URL of the call's dialect endpoint under base_url (which has no /v1).
-export const endpoint = (call) =>
-  `${call.base_url.replace(/\/+$/, '')}${PROTOCOL.dialects[call.dialect].path}`;
+// The URL of the call's dialect endpoint under base_url (which has no /v1). Gemini's path names
+// the request's model and method (a stream unless the request's "stream" is false), and a
+// base_url ending in /v1beta does not repeat it (reference_impl/call.cc RequestPath).
+export function endpoint(call) {
+  const dialect = PROTOCOL.dialects[call.dialect];
+  let base = call.base_url.replace(/\/+$/, '');
+  if (!dialect.path_fields) return `${base}${dialect.path}`;
+  const first = dialect.path.slice(0, dialect.path.indexOf('/', 1));
+  if (base.endsWith(first)) base = base.slice(0, -first.length);
+  const { model, stream } = call.request ?? {};
+  const path = stream === false ? dialect.path_unstreamed : dialect.path;
+  const name = typeof model === 'string' && model ? model : '{model}';
+  return `${base}${path.replace('{model}', name)}`;
+}
+
+// The body to send, as JSON text: the call's request, without what the dialect's path says
+// instead (Gemini's "model" and "stream").
+export function requestBody(call) {
+  const omit = PROTOCOL.dialects[call.dialect].path_fields ?? [];
+  return JSON.stringify(Object.fromEntries(Object.entries(call.request)
+    .filter(([key]) => !omit.includes(key))));
+}
 
 export function requestHeaders(call) {
   const headers = { 'content-type': 'application/json' };
   if (call.dialect === 'anthropic-messages') {
     headers['x-api-key'] = call.api_key;
     headers['anthropic-version'] = '2023-06-01';
+  } else if (call.dialect === 'gemini') {
+    headers['x-goog-api-key'] = call.api_key;
   } else {
     headers.authorization = `Bearer ${call.api_key}`;
   }
@@ -84,6 +106,7 @@ export class Output {
     this.terminated = false;   // the dialect's terminator was seen
     this.streamFailure = null;  // an error the stream announced (an error event)
     this.lastSequence = undefined;  // of a Responses stream, checked when strict
+    this.geminiCalls = 0;  // a Gemini attempt's function calls, numbered across its chunks
     this.attempt = null;  // of the output held (the wire's attempt number), null while none
     this.spliceNoted = false;
   }
@@ -168,7 +191,8 @@ export class Output {
                      `the stream ended without ${PROTOCOL.dialects[this.dialect].terminator}`,
                      partial);
     }
-    if (this.finish === 'content_filter' || (this.refusal && !this.hasOutput())) {
+    if (PROTOCOL.content_filter_finishes.includes(this.finish) ||
+        (this.refusal && !this.hasOutput())) {
       return failure('CONTENT_FILTER', 'finish', `the provider refused (${this.finish})`, partial);
     }
     if (!this.hasOutput()) return failure('EMPTY_RESPONSE', 'finish', 'no text and no tool call');
@@ -313,10 +337,76 @@ function responsesEvent(out, obj) {
   return false;
 }
 
+// Gemini: one GenerateContentResponse (a stream's chunk, or a whole answer) read as
+// {parts, finish, usage}: the first candidate's parts ({text}, {reasoning} for a thought, {call}
+// for a function call, which comes whole in one part: its `args` re-serialised), its
+// finishReason, or a blocked prompt's promptFeedback.blockReason (reference_impl/decode_gemini.cc).
+function geminiResponse(obj) {
+  const parts = [];
+  let finish = '';
+  if (obj.candidates !== undefined && obj.candidates !== null) {
+    need(Array.isArray(obj.candidates), '`candidates` must be an array');
+    for (const candidate of obj.candidates) {
+      need(isObject(candidate), 'every candidate must be an object');
+      if ((candidate.index ?? 0) !== 0) continue;  // the first candidate only
+      need(absentOr(candidate.content, isObject), '`content` must be an object');
+      need(absentOr(candidate.content?.parts, Array.isArray), '`parts` must be an array');
+      for (const part of candidate.content?.parts ?? []) {
+        need(isObject(part), 'every part must be an object');
+        const call = part.functionCall;
+        if (call !== undefined && call !== null) {
+          need(isObject(call), '`functionCall` must be an object');
+          need(isString(call.name), 'a function call needs a `name`');
+          const args = call.args === undefined || call.args === null ? '{}'
+            : isString(call.args) ? call.args : JSON.stringify(call.args);
+          parts.push({ call: { id: isString(call.id) ? call.id : '', name: call.name, args } });
+          continue;
+        }
+        need(absentOr(part.text, isString), '`text` must be a string');
+        if (!part.text) continue;
+        need(absentOr(part.thought, (v) => typeof v === 'boolean'), '`thought` must be a bool');
+        parts.push(part.thought ? { reasoning: part.text } : { text: part.text });
+      }
+      need(absentOr(candidate.finishReason, isString), '`finishReason` must be a string');
+      finish = candidate.finishReason ?? '';
+    }
+  } else if (obj.promptFeedback !== undefined && obj.promptFeedback !== null) {
+    need(isObject(obj.promptFeedback), '`promptFeedback` must be an object');
+    finish = obj.promptFeedback.blockReason;
+    need(isString(finish) && finish !== '', 'a response needs `candidates` or a `blockReason`');
+  } else {
+    need(false, 'a response needs `candidates` (or `promptFeedback`)');
+  }
+  need(absentOr(obj.usageMetadata, isObject), '`usageMetadata` must be an object');
+  return { parts, finish, usage: obj.usageMetadata ?? null };
+}
+
+// Gemini's usage counts, each kept when a chunk leaves it out.
+function geminiUsage(out, usage) {
+  const input = count(usage?.promptTokenCount);
+  const output = count(usage?.candidatesTokenCount);
+  if (input !== null) out.usage.input_tokens = input;
+  if (output !== null) out.usage.output_tokens = output;
+}
+
+// A Gemini chunk. There is no terminator event: the chunk with a finish reason ends the answer.
+function geminiChunk(out, obj) {
+  const { parts, finish, usage } = geminiResponse(obj);
+  for (const part of parts) {
+    if (part.call) out.addToolCall(out.geminiCalls++, part.call.id, part.call.name, part.call.args);
+    else if (part.reasoning) out.reasoning += part.reasoning;
+    else out.addText(part.text);
+  }
+  geminiUsage(out, usage);
+  if (finish) out.finish = finish;
+  return finish !== '';
+}
+
 const DECODERS = {
   'openai-chat': chatChunk,
   'anthropic-messages': anthropicEvent,
   'openai-responses': responsesEvent,
+  gemini: geminiChunk,
 };
 
 // ---- the dialects' whole answers ---------------------------------------------------------
@@ -326,6 +416,7 @@ const WHOLE_SHAPE = {
   'openai-chat': (obj) => Array.isArray(obj?.choices) && obj.choices.length > 0,
   'anthropic-messages': (obj) => Array.isArray(obj?.content),
   'openai-responses': (obj) => Array.isArray(obj?.output),
+  gemini: (obj) => Array.isArray(obj?.candidates) || isObject(obj?.promptFeedback),
 };
 
 function setTool(out, i, id, name, args) {
@@ -366,5 +457,17 @@ const WHOLE = {
     out.finish = obj.status ?? null;
     out.usage = { input_tokens: count(obj.usage?.input_tokens),
                   output_tokens: count(obj.usage?.output_tokens) };
+  },
+  gemini(out, obj) {
+    if (!WHOLE_SHAPE.gemini(obj)) return;  // missing parts read as empty (not strict)
+    const { parts, finish, usage } = geminiResponse(obj);
+    let calls = 0;
+    for (const part of parts) {
+      if (part.call) setTool(out, calls++, part.call.id, part.call.name, part.call.args);
+      else if (part.reasoning) out.reasoning += part.reasoning;
+      else out.text += part.text;
+    }
+    out.finish = finish || null;
+    geminiUsage(out, usage);
   },
 };

@@ -51,6 +51,7 @@ export async function* sseEvents(body) {
 }
 
 // Whether a dialect's event object (parsed data) reports a provider error: Anthropic's and the
-// Responses API's `error`, a Responses `response.failed`, or OpenAI Chat's bare {"error": {...}}.
+// Responses API's `error`, a Responses `response.failed`, or OpenAI Chat's and Gemini's bare
+// {"error": {...}} (Gemini's a google.rpc.Status).
 export const isErrorEvent = (obj) => obj.type === 'error' || obj.type === 'response.failed' ||
     (obj.error !== null && typeof obj.error === 'object' && obj.type === undefined);
