@@ -7,6 +7,7 @@
 #include "fleet/profiles.h"
 #include "fleet/simulation.h"
 #include "fmt/format.h"
+#include "hashing/shard_bucket.h"
 #include "reference_impl/policy_json.h"
 #include "scenarios/fleet_bounds.h"
 
@@ -139,6 +140,13 @@ std::expected<std::vector<double>, std::string> SweepValues(const std::optional<
   return values;
 }
 
+// What names a job for sharding: its policy's name and its sweep value (NaN without a sweep).
+// Not its index, which a policy added to --compare or a sweep widened would change for others.
+std::string JobKey(const NamedPolicy& policy, double value) {
+  if (std::isnan(value)) return policy.name;
+  return fmt::format("{}\x1f{}", policy.name, value);  // a unit separator no name holds
+}
+
 struct PolicyRef {
   std::string name;
   std::string where;  // "file:line:column: " when it came from the fleet section
@@ -263,10 +271,9 @@ std::expected<Experiment, std::string> RunExperiment(const ExperimentInput& inpu
   experiment.total_jobs = values->size() * policies->size();
   std::vector<std::size_t> mine;
   for (std::size_t job = 0; job < experiment.total_jobs; ++job) {
-    if (static_cast<int>(job % static_cast<std::size_t>(input.shard_count)) ==
-        input.shard_index - 1) {
-      mine.push_back(job);
-    }
+    const std::string key =
+        JobKey((*policies)[job % policies->size()], (*values)[job / policies->size()]);
+    if (hashing::ShardBucket(key, input.shard_count) == input.shard_index) mine.push_back(job);
   }
   const auto prepare = [&](std::size_t job) {
     return PrepareJob(input, (*policies)[job % policies->size()],
