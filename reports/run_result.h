@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <expected>
+#include <iosfwd>
 #include <map>
 #include <optional>
 #include <string>
@@ -224,6 +225,10 @@ bool RunOrderLess(const ScenarioResult& a, const ScenarioResult& b);
 std::string RunFingerprint(const std::vector<ScenarioResult>& scenarios);
 
 nlohmann::json ToJson(const RunResult& result);
+// ToJson(result) as dump(2) writes it (invalid UTF-8 replaced), and a newline, byte for byte,
+// but one run at a time: the document of every run is never in memory at once (a result of
+// 100,000 runs is a few hundred MB of JSON values beside the result itself).
+void WriteJson(const RunResult& result, std::ostream& out);
 // Strict: unknown format versions and missing fields are errors naming the JSON path.
 std::expected<RunResult, std::string> RunResultFromJson(const nlohmann::json& json);
 
