@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iterator>
+#include <span>
 
 #include "fleet/profiles.h"
 #include "fleet/simulation.h"
@@ -306,11 +308,10 @@ std::expected<Experiment, std::string> RunExperiment(const ExperimentInput& inpu
   return experiment;
 }
 
-std::expected<Experiment, std::string> MergeShards(const std::vector<Experiment>& shards) {
+std::expected<Experiment, std::string> MergeShards(std::vector<Experiment> shards) {
   if (shards.empty()) return std::unexpected("nothing to merge");
-  Experiment merged = shards.front();
-  merged.results.clear();
-  for (const Experiment& shard : shards) {
+  Experiment merged = std::move(shards.front());
+  for (Experiment& shard : std::span(shards).subspan(1)) {
     if (shard.scenario != merged.scenario || shard.seed != merged.seed ||
         shard.total_jobs != merged.total_jobs) {
       return std::unexpected(fmt::format(
@@ -318,7 +319,7 @@ std::expected<Experiment, std::string> MergeShards(const std::vector<Experiment>
           merged.scenario, merged.seed, merged.total_jobs, shard.scenario, shard.seed,
           shard.total_jobs));
     }
-    merged.results.insert(merged.results.end(), shard.results.begin(), shard.results.end());
+    std::ranges::move(shard.results, std::back_inserter(merged.results));
   }
   std::ranges::sort(merged.results, {}, &JobResult::job);
   for (std::size_t i = 0; i < merged.results.size(); ++i) {

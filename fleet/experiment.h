@@ -77,7 +77,9 @@ std::expected<Experiment, std::string> RunExperiment(const ExperimentInput& inpu
 nlohmann::json ToJson(const Experiment& experiment);
 std::expected<Experiment, std::string> ExperimentFromJson(const nlohmann::json& json);
 
-// Joins the shards of one experiment; every job must be present exactly once.
-std::expected<Experiment, std::string> MergeShards(const std::vector<Experiment>& shards);
+// Joins the shards of one experiment; every job must be present exactly once. The shards are
+// taken by value and their results moved, never copied: a caller that moves them in holds each
+// job's measures (time series up to the run bounds) once.
+std::expected<Experiment, std::string> MergeShards(std::vector<Experiment> shards);
 
 }  // namespace faultline::fleet

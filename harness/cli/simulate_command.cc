@@ -216,7 +216,7 @@ std::expected<fleet::Experiment, std::string> Merge(const std::vector<std::strin
     if (!shard) return std::unexpected(fmt::format("{}: {}", file, shard.error()));
     shards.push_back(std::move(*shard));
   }
-  return fleet::MergeShards(shards);
+  return fleet::MergeShards(std::move(shards));
 }
 
 // The report `faultline report merge` writes: --format's, else the one the output file's
