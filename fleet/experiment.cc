@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <iterator>
+#include <span>
 
 #include "fleet/profiles.h"
 #include "fleet/simulation.h"
 #include "fmt/format.h"
+#include "hashing/shard_bucket.h"
 #include "reference_impl/policy_json.h"
 #include "scenarios/fleet_bounds.h"
 
@@ -139,6 +142,13 @@ std::expected<std::vector<double>, std::string> SweepValues(const std::optional<
   return values;
 }
 
+// What names a job for sharding: its policy's name and its sweep value (NaN without a sweep).
+// Not its index, which a policy added to --compare or a sweep widened would change for others.
+std::string JobKey(const NamedPolicy& policy, double value) {
+  if (std::isnan(value)) return policy.name;
+  return fmt::format("{}\x1f{}", policy.name, value);  // a unit separator no name holds
+}
+
 struct PolicyRef {
   std::string name;
   std::string where;  // "file:line:column: " when it came from the fleet section
@@ -263,10 +273,9 @@ std::expected<Experiment, std::string> RunExperiment(const ExperimentInput& inpu
   experiment.total_jobs = values->size() * policies->size();
   std::vector<std::size_t> mine;
   for (std::size_t job = 0; job < experiment.total_jobs; ++job) {
-    if (static_cast<int>(job % static_cast<std::size_t>(input.shard_count)) ==
-        input.shard_index - 1) {
-      mine.push_back(job);
-    }
+    const std::string key =
+        JobKey((*policies)[job % policies->size()], (*values)[job / policies->size()]);
+    if (hashing::ShardBucket(key, input.shard_count) == input.shard_index) mine.push_back(job);
   }
   const auto prepare = [&](std::size_t job) {
     return PrepareJob(input, (*policies)[job % policies->size()],
@@ -299,11 +308,10 @@ std::expected<Experiment, std::string> RunExperiment(const ExperimentInput& inpu
   return experiment;
 }
 
-std::expected<Experiment, std::string> MergeShards(const std::vector<Experiment>& shards) {
+std::expected<Experiment, std::string> MergeShards(std::vector<Experiment> shards) {
   if (shards.empty()) return std::unexpected("nothing to merge");
-  Experiment merged = shards.front();
-  merged.results.clear();
-  for (const Experiment& shard : shards) {
+  Experiment merged = std::move(shards.front());
+  for (Experiment& shard : std::span(shards).subspan(1)) {
     if (shard.scenario != merged.scenario || shard.seed != merged.seed ||
         shard.total_jobs != merged.total_jobs) {
       return std::unexpected(fmt::format(
@@ -311,7 +319,7 @@ std::expected<Experiment, std::string> MergeShards(const std::vector<Experiment>
           merged.scenario, merged.seed, merged.total_jobs, shard.scenario, shard.seed,
           shard.total_jobs));
     }
-    merged.results.insert(merged.results.end(), shard.results.begin(), shard.results.end());
+    std::ranges::move(shard.results, std::back_inserter(merged.results));
   }
   std::ranges::sort(merged.results, {}, &JobResult::job);
   for (std::size_t i = 0; i < merged.results.size(); ++i) {

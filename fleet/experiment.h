@@ -2,8 +2,10 @@
 // (--compare), optionally across one swept parameter (--sweep KEY=A..B:STEP), optionally only
 // one shard of those jobs (--shard I/N) whose results are merged afterwards (MergeShards).
 //
-// Jobs are numbered policy-major within each sweep value, so a shard is a fixed subset and the
-// merged result is the same as one unsharded run. Pure apart from the progress callback.
+// Jobs are numbered policy-major within each sweep value; a shard keeps a job by a stable hash of
+// its policy's name and its sweep value (hashing/shard_bucket.h), so a shard is a fixed subset,
+// a policy added or a sweep widened moves no other job between shards, and the merged result is
+// the same as one unsharded run. Pure apart from the progress callback.
 #pragma once
 
 #include <cstdint>
@@ -38,8 +40,9 @@ struct ExperimentInput {
   std::vector<std::string> policies;  // names or files; empty: the fleet section's
   std::uint64_t seed = 1;
   std::optional<Sweep> sweep;
-  // This run's share of the jobs: every job whose index % shard_count == shard_index - 1 (the CLI
-  // parses "I/N" with the runner's ParseShard).
+  // This run's share of the jobs: every job whose policy name and sweep value hash to
+  // shard_index among shard_count (hashing::ShardBucket; the CLI resolves --shard with the
+  // runner's harness/shard.h).
   int shard_index = 1;
   int shard_count = 1;
   // (jobs done, jobs in this shard, share of the current job's horizon simulated, its events)
@@ -74,7 +77,9 @@ std::expected<Experiment, std::string> RunExperiment(const ExperimentInput& inpu
 nlohmann::json ToJson(const Experiment& experiment);
 std::expected<Experiment, std::string> ExperimentFromJson(const nlohmann::json& json);
 
-// Joins the shards of one experiment; every job must be present exactly once.
-std::expected<Experiment, std::string> MergeShards(const std::vector<Experiment>& shards);
+// Joins the shards of one experiment; every job must be present exactly once. The shards are
+// taken by value and their results moved, never copied: a caller that moves them in holds each
+// job's measures (time series up to the run bounds) once.
+std::expected<Experiment, std::string> MergeShards(std::vector<Experiment> shards);
 
 }  // namespace faultline::fleet

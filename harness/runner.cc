@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
-#include <charconv>
 #include <ctime>
 #include <functional>
 #include <map>
@@ -362,21 +361,6 @@ std::vector<std::size_t> LongestFirst(const std::vector<Job>& jobs, const Runner
 
 }  // namespace
 
-std::expected<Shard, std::string> ParseShard(std::string_view text) {
-  const std::size_t slash = text.find('/');
-  Shard shard;
-  const auto parse = [](std::string_view part, int& out) {
-    const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), out);
-    return error == std::errc{} && end == part.data() + part.size();
-  };
-  if (slash == std::string_view::npos || !parse(text.substr(0, slash), shard.index) ||
-      !parse(text.substr(slash + 1), shard.count) || shard.count < 1 || shard.index < 1 ||
-      shard.index > shard.count) {
-    return std::unexpected(fmt::format("bad shard '{}': expected I/N with 1 <= I <= N", text));
-  }
-  return shard;
-}
-
 bool MatchesFilter(const scenario::Scenario& scenario, std::string_view filter) {
   bool any_positive = false;
   bool kept = false;
@@ -418,13 +402,13 @@ std::vector<scenario::Scenario> SelectScenarios(std::vector<scenario::Scenario> 
   std::erase_if(scenarios, [&](const auto& s) { return !MatchesFilter(s, filter); });
   std::ranges::sort(scenarios, {}, &scenario::Scenario::name);
   if (!shard) return scenarios;
-  std::vector<scenario::Scenario> kept;
-  for (std::size_t i = 0; i < scenarios.size(); ++i) {
-    if (static_cast<int>(i % static_cast<std::size_t>(shard->count)) == shard->index - 1) {
-      kept.push_back(std::move(scenarios[i]));
-    }
-  }
-  return kept;
+  return KeepShard(std::move(scenarios), *shard);
+}
+
+std::vector<scenario::Scenario> KeepShard(std::vector<scenario::Scenario> scenarios,
+                                          const Shard& shard) {
+  std::erase_if(scenarios, [&](const scenario::Scenario& s) { return !InShard(s.name, shard); });
+  return scenarios;
 }
 
 int PlannedRuns(std::size_t scenarios, const RunnerOptions& options) {

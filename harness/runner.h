@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/shard.h"
 #include "harness/trace/trace.h"
 #include "harness/worlds/virtual_world.h"
 #include "nlohmann/json.hpp"
@@ -30,13 +31,6 @@
 namespace faultline::harness {
 
 enum class WorldChoice { kVirtual, kReal, kBoth };
-
-struct Shard {
-  int index = 1;  // 1-based
-  int count = 1;
-};
-// "I/N" with 1 <= I <= N.
-std::expected<Shard, std::string> ParseShard(std::string_view text);
 
 struct RunnerOptions {
   WorldChoice world = WorldChoice::kVirtual;
@@ -76,9 +70,14 @@ bool MatchesFilter(const scenario::Scenario& scenario, std::string_view filter);
 // What is wrong with `filter`, or nullopt: a "dialect:" atom that names no dialect (it would
 // silently keep nothing).
 std::optional<std::string> FilterProblem(std::string_view filter);
+// The scenarios `filter` keeps, by name, and of those the ones `shard` keeps (KeepShard).
 std::vector<scenario::Scenario> SelectScenarios(std::vector<scenario::Scenario> scenarios,
                                                 std::string_view filter,
                                                 std::optional<Shard> shard);
+// The scenarios `shard` keeps, by a stable hash of each one's name (shard.h): a scenario's shard
+// depends on its name alone, whatever else the catalogue or the filter holds.
+std::vector<scenario::Scenario> KeepShard(std::vector<scenario::Scenario> scenarios,
+                                          const Shard& shard);
 
 struct RunProgress {
   int done = 0;

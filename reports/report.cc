@@ -129,9 +129,6 @@ void Render(const RunResult& result, Format format, std::ostream& out) {
   }
 }
 
-void RenderJson(const RunResult& result, std::ostream& out) {
-  // `replace`: a stray invalid byte in evidence must not make the whole report unwritable.
-  out << ToJson(result).dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
-}
+void RenderJson(const RunResult& result, std::ostream& out) { WriteJson(result, out); }
 
 }  // namespace faultline::report

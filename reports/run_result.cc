@@ -57,8 +57,6 @@ std::optional<LatencySummary::Percentiles> PercentilesOf(std::vector<double> val
                                      .p99 = NearestRankPercentile(values, 99)};
 }
 
-using RunKey = std::tuple<std::string, std::string, int>;  // name, world, repetition
-
 // A field's value as an error quotes it: whole when short, else its start and its size.
 std::string Quoted(std::string_view value) {
   constexpr std::size_t kChars = 120;
@@ -68,17 +66,13 @@ std::string Quoted(std::string_view value) {
                      kChars);
 }
 
-// Fails when two parts disagree on a field that must be shared (tool, subject).
-std::expected<void, std::string> CheckSameField(const std::vector<RunResult>& parts,
-                                                std::string_view label,
+// Fails when a part disagrees with the first on a field that must be shared (tool, subject).
+std::expected<void, std::string> CheckSameField(const RunResult& first, const RunResult& part,
+                                                std::size_t number, std::string_view label,
                                                 std::string RunResult::*field) {
-  for (std::size_t i = 1; i < parts.size(); ++i) {
-    if (parts[i].*field != parts[0].*field) {
-      return std::unexpected(fmt::format("part {}: {} {} differs from part 1's {}", i + 1, label,
-                                         Quoted(parts[i].*field), Quoted(parts[0].*field)));
-    }
-  }
-  return {};
+  if (part.*field == first.*field) return {};
+  return std::unexpected(fmt::format("part {}: {} {} differs from part 1's {}", number, label,
+                                     Quoted(part.*field), Quoted(first.*field)));
 }
 
 // At most kMaxStderrTail bytes, as a run keeps them: the last ones, after a line saying how many
@@ -93,68 +87,25 @@ void BoundStderrTail(std::string& tail) {
       tail.substr(cut);
 }
 
-std::expected<void, std::string> AppendScenarios(const std::vector<RunResult>& parts,
-                                                 RunResult& merged) {
-  std::map<RunKey, std::size_t> seen;  // run -> 1-based part that had it
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    for (const ScenarioResult& scenario : parts[i].scenarios) {
-      RunKey key{scenario.name, scenario.world, scenario.repetition};
-      auto [it, inserted] = seen.emplace(key, i + 1);
-      if (!inserted) {
-        return std::unexpected(fmt::format(
-            "scenario \"{}\" (world {}, repetition {}) appears twice: in part {} and part {}",
-            scenario.name, scenario.world, scenario.repetition, it->second, i + 1));
-      }
-      merged.scenarios.push_back(scenario);
-      if (auto& error = merged.scenarios.back().subject_error) BoundStderrTail(error->stderr_tail);
-    }
+// Joins `reason` into the reasons of the parts interrupted so far (each once).
+void JoinInterruption(std::optional<Interruption>& merged, const Interruption& part) {
+  if (!merged) merged.emplace();
+  if (merged->reason.find(part.reason) == std::string::npos) {
+    merged->reason += (merged->reason.empty() ? "" : "+") + part.reason;
   }
-  return {};
 }
 
-std::string MergedWorld(const std::vector<RunResult>& parts) {
-  for (const RunResult& part : parts) {
-    if (part.world != parts[0].world) return "mixed";
-  }
-  return parts[0].world;
-}
-
-std::string MergedShard(const std::vector<RunResult>& parts) {
-  std::string shard;
-  for (const RunResult& part : parts) {
-    if (part.shard.empty()) continue;
-    if (!shard.empty()) shard += '+';
-    shard += part.shard;
-  }
-  return shard;
-}
-
-// Interrupted when any part was: the reasons of the parts that were, the runs all parts planned.
-std::optional<Interruption> MergedInterruption(const std::vector<RunResult>& parts) {
-  std::optional<Interruption> merged;
-  int planned = 0;
-  for (const RunResult& part : parts) {
-    planned +=
-        part.interrupted ? part.interrupted->planned_runs : static_cast<int>(part.scenarios.size());
-    if (!part.interrupted) continue;
-    if (!merged) merged.emplace();
-    if (merged->reason.find(part.interrupted->reason) == std::string::npos) {
-      merged->reason += (merged->reason.empty() ? "" : "+") + part.interrupted->reason;
-    }
-  }
-  if (merged) merged->planned_runs = planned;
-  return merged;
-}
-
-std::string EarliestStart(const std::vector<RunResult>& parts) {
-  std::string earliest;
-  for (const RunResult& part : parts) {
-    // RFC 3339 UTC timestamps of one format order like strings.
-    if (!part.started_at.empty() && (earliest.empty() || part.started_at < earliest)) {
-      earliest = part.started_at;
-    }
-  }
-  return earliest;
+// Each threshold in the place of its scenario's runs: by name, then world as runs order them.
+void SortThresholds(std::vector<ThresholdResult>& thresholds) {
+  const auto run_of = [](const ThresholdResult& threshold) {
+    ScenarioResult run;
+    run.name = threshold.name;
+    run.world = threshold.world;
+    return run;
+  };
+  std::ranges::stable_sort(thresholds, [&](const ThresholdResult& a, const ThresholdResult& b) {
+    return RunOrderLess(run_of(a), run_of(b));
+  });
 }
 
 }  // namespace
@@ -278,46 +229,70 @@ std::string RunFingerprint(const std::vector<ScenarioResult>& scenarios) {
 }
 
 std::expected<RunResult, std::string> Merge(const std::vector<RunResult>& parts) {
-  if (parts.empty()) return std::unexpected("nothing to merge: no results given");
-  if (auto same = CheckSameField(parts, "tool version", &RunResult::tool_version); !same) {
-    return std::unexpected(same.error());
-  }
-  if (auto same = CheckSameField(parts, "subject", &RunResult::subject); !same) {
-    return std::unexpected(same.error());
-  }
-  RunResult merged;
-  merged.format = kResultFormat;
-  merged.tool_version = parts[0].tool_version;
-  merged.subject = parts[0].subject;
-  merged.subject_options = parts[0].subject_options;
-  merged.seed = parts[0].seed;
-  merged.world = MergedWorld(parts);
-  merged.shard = MergedShard(parts);
-  merged.started_at = EarliestStart(parts);
-  merged.interrupted = MergedInterruption(parts);
-  for (const RunResult& part : parts) merged.wall_ms = std::max(merged.wall_ms, part.wall_ms);
-  if (auto appended = AppendScenarios(parts, merged); !appended) {
-    return std::unexpected(appended.error());
-  }
-  std::ranges::stable_sort(merged.scenarios, RunOrderLess);
+  ResultMerger merger;
   for (const RunResult& part : parts) {
-    merged.thresholds.insert(merged.thresholds.end(), part.thresholds.begin(),
-                             part.thresholds.end());
+    if (auto added = merger.Add(part); !added) return std::unexpected(added.error());
   }
-  // Each threshold in the place of its scenario's runs: by name, then world as runs order them.
-  const auto run_of = [](const ThresholdResult& threshold) {
-    ScenarioResult run;
-    run.name = threshold.name;
-    run.world = threshold.world;
-    return run;
-  };
-  std::ranges::stable_sort(merged.thresholds,
-                           [&](const ThresholdResult& a, const ThresholdResult& b) {
-                             return RunOrderLess(run_of(a), run_of(b));
-                           });
-  merged.fingerprint = RunFingerprint(merged.scenarios);
-  Summarize(merged);
-  return merged;
+  return std::move(merger).Finish();
+}
+
+std::expected<void, std::string> ResultMerger::Add(RunResult part) {
+  const std::size_t number = parts_ + 1;
+  if (parts_ > 0) {
+    for (const auto& [label, field] :
+         {std::pair{"tool version", &RunResult::tool_version}, {"subject", &RunResult::subject}}) {
+      if (auto same = CheckSameField(merged_, part, number, label, field); !same) return same;
+    }
+  }
+  // Every run is checked before anything changes, so a refused part leaves nothing behind.
+  std::map<RunKey, std::size_t> fresh;
+  for (const ScenarioResult& scenario : part.scenarios) {
+    RunKey key{scenario.name, scenario.world, scenario.repetition};
+    const auto earlier = seen_.find(key);
+    const std::size_t other = earlier != seen_.end() ? earlier->second : number;
+    if (earlier != seen_.end() || !fresh.emplace(std::move(key), number).second) {
+      return std::unexpected(fmt::format(
+          "scenario \"{}\" (world {}, repetition {}) appears twice: in part {} and part {}",
+          scenario.name, scenario.world, scenario.repetition, other, number));
+    }
+  }
+  seen_.merge(fresh);
+  parts_ = number;
+  if (number == 1) {
+    merged_.format = kResultFormat;
+    merged_.tool_version = part.tool_version;
+    merged_.subject = part.subject;
+    merged_.subject_options = part.subject_options;
+    merged_.seed = part.seed;
+    merged_.world = part.world;
+  }
+  if (part.world != merged_.world) merged_.world = "mixed";
+  if (!part.shard.empty()) merged_.shard += (merged_.shard.empty() ? "" : "+") + part.shard;
+  // RFC 3339 UTC timestamps of one format order like strings.
+  if (!part.started_at.empty() &&
+      (merged_.started_at.empty() || part.started_at < merged_.started_at)) {
+    merged_.started_at = part.started_at;
+  }
+  merged_.wall_ms = std::max(merged_.wall_ms, part.wall_ms);
+  planned_runs_ +=
+      part.interrupted ? part.interrupted->planned_runs : static_cast<int>(part.scenarios.size());
+  if (part.interrupted) JoinInterruption(merged_.interrupted, *part.interrupted);
+  for (ScenarioResult& scenario : part.scenarios) {
+    merged_.scenarios.push_back(std::move(scenario));
+    if (auto& error = merged_.scenarios.back().subject_error) BoundStderrTail(error->stderr_tail);
+  }
+  std::ranges::move(part.thresholds, std::back_inserter(merged_.thresholds));
+  return {};
+}
+
+std::expected<RunResult, std::string> ResultMerger::Finish() && {
+  if (parts_ == 0) return std::unexpected("nothing to merge: no results given");
+  if (merged_.interrupted) merged_.interrupted->planned_runs = planned_runs_;
+  std::ranges::stable_sort(merged_.scenarios, RunOrderLess);
+  SortThresholds(merged_.thresholds);
+  merged_.fingerprint = RunFingerprint(merged_.scenarios);
+  Summarize(merged_);
+  return std::move(merged_);
 }
 
 }  // namespace faultline::report

@@ -12,9 +12,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <expected>
+#include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "nlohmann/json.hpp"
@@ -222,6 +225,10 @@ bool RunOrderLess(const ScenarioResult& a, const ScenarioResult& b);
 std::string RunFingerprint(const std::vector<ScenarioResult>& scenarios);
 
 nlohmann::json ToJson(const RunResult& result);
+// ToJson(result) as dump(2) writes it (invalid UTF-8 replaced), and a newline, byte for byte,
+// but one run at a time: the document of every run is never in memory at once (a result of
+// 100,000 runs is a few hundred MB of JSON values beside the result itself).
+void WriteJson(const RunResult& result, std::ostream& out);
 // Strict: unknown format versions and missing fields are errors naming the JSON path.
 std::expected<RunResult, std::string> RunResultFromJson(const nlohmann::json& json);
 
@@ -237,5 +244,26 @@ std::expected<RunResult, std::string> RunResultFromJson(const nlohmann::json& js
 // many were cut. An error quotes a differing tool or subject by its first 120 characters and
 // its size, never whole (a 50 MB subject made 50 MB of stderr).
 std::expected<RunResult, std::string> Merge(const std::vector<RunResult>& parts);
+
+// Merge() one part at a time, for `faultline report merge` of hundreds of shards: each part's
+// runs are moved in as it is added, so a caller that reads one file, adds it and drops it holds
+// the merged runs and one part, never every part beside the merged copy. The merged result
+// itself grows with the runs (every report is rendered from it). Same rules and errors as Merge;
+// a part is added whole or not at all (a refused part changes nothing).
+//
+// Thread-safety: none; one thread adds.
+class ResultMerger {
+ public:
+  std::expected<void, std::string> Add(RunResult part);
+  // The merged result; the merger is spent. Error: no part was added.
+  std::expected<RunResult, std::string> Finish() &&;
+
+ private:
+  RunResult merged_;
+  std::size_t parts_ = 0;
+  using RunKey = std::tuple<std::string, std::string, int>;  // name, world, repetition
+  std::map<RunKey, std::size_t> seen_;  // every run added -> the 1-based part that had it
+  int planned_runs_ = 0;                // what every part planned, for an interrupted merge
+};
 
 }  // namespace faultline::report

@@ -1,6 +1,8 @@
 // ToJson / RunResultFromJson. The writer and the strict reader list the same keys in the same
 // order; reports/schema/run-result.schema.json describes them and a test keeps the three in step.
+#include <ostream>
 #include <string>
+#include <string_view>
 
 #include "fmt/format.h"
 #include "reports/json_reader.h"
@@ -324,10 +326,17 @@ void CheckSummary(ObjectReader& parent, const RunResult& result, std::string& er
 
 }  // namespace
 
-nlohmann::json ToJson(const RunResult& result) {
+namespace {
+
+// The result document; its "scenarios" left empty unless `with_scenarios` (WriteJson writes them
+// one at a time).
+json Document(const RunResult& result, bool with_scenarios) {
   json scenarios = json::array();
-  for (const ScenarioResult& scenario : result.scenarios)
-    scenarios.push_back(ScenarioToJson(scenario));
+  if (with_scenarios) {
+    for (const ScenarioResult& scenario : result.scenarios) {
+      scenarios.push_back(ScenarioToJson(scenario));
+    }
+  }
   json latency = json::array();
   for (const LatencySummary& summary : result.latency) latency.push_back(LatencyToJson(summary));
   json thresholds = json::array();
@@ -354,6 +363,40 @@ nlohmann::json ToJson(const RunResult& result) {
   if (result.interrupted) out["interrupted"] = InterruptionToJson(*result.interrupted);
   if (!result.subject_options.empty()) out["subject_options"] = result.subject_options;
   return out;
+}
+
+// dump(2) with a stray invalid byte in evidence replaced: it must not make a report unwritable.
+std::string Dump(const json& value) {
+  return value.dump(2, ' ', false, json::error_handler_t::replace);
+}
+
+}  // namespace
+
+nlohmann::json ToJson(const RunResult& result) { return Document(result, true); }
+
+void WriteJson(const RunResult& result, std::ostream& out) {
+  const std::string head = Dump(Document(result, false));
+  // Where the empty array stands: a raw newline occurs in a dump only between its tokens (never
+  // inside a string, where it is escaped), so this text is the top-level key and nothing else.
+  constexpr std::string_view kEmpty = "\n  \"scenarios\": []";
+  const std::size_t at = head.find(kEmpty);
+  if (result.scenarios.empty() || at == std::string::npos) {
+    out << head << '\n';
+    return;
+  }
+  out << std::string_view(head).substr(0, at) << "\n  \"scenarios\": [";
+  for (std::size_t i = 0; i < result.scenarios.size(); ++i) {
+    // Each run as dump(2) nests it: two levels deeper, so every line gains four spaces.
+    const std::string run = Dump(ScenarioToJson(result.scenarios[i]));
+    out << (i == 0 ? "\n    " : ",\n    ");
+    std::size_t start = 0;
+    for (std::size_t newline = run.find('\n'); newline != std::string::npos;
+         start = newline + 1, newline = run.find('\n', start)) {
+      out << std::string_view(run).substr(start, newline + 1 - start) << "    ";
+    }
+    out << std::string_view(run).substr(start);
+  }
+  out << "\n  ]" << std::string_view(head).substr(at + kEmpty.size()) << '\n';
 }
 
 std::expected<RunResult, std::string> RunResultFromJson(const nlohmann::json& in) {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -53,6 +54,43 @@ TEST(ExperimentTest, ShardsMergeIntoTheUnshardedResult) {
   EXPECT_EQ(ToJson(*merged), ToJson(*whole));
   shards.pop_back();
   EXPECT_FALSE(MergeShards(shards).has_value()) << "a missing shard is an error";
+}
+
+// Each job's shard: (policy, sweep value) -> shard index, over every shard of `count`.
+std::map<std::pair<std::string, double>, int> ShardOfEachJob(ExperimentInput input, int count) {
+  std::map<std::pair<std::string, double>, int> shard_of;
+  for (int i = 1; i <= count; ++i) {
+    input.shard_index = i;
+    input.shard_count = count;
+    auto shard = RunExperiment(input);
+    EXPECT_TRUE(shard.has_value()) << shard.error();
+    if (!shard) continue;
+    for (const JobResult& job : shard->results) {
+      shard_of[{job.measures.policy, job.sweep_value.value_or(0)}] = i;
+    }
+  }
+  return shard_of;
+}
+
+// Shards are assigned by each job's policy and sweep value, not by its position: a policy added
+// to the comparison and a sweep widened (which renumber every job) move no job between shards.
+TEST(ExperimentTest, APolicyAddedOrASweepWidenedMovesNoOtherJob) {
+  ExperimentInput before;
+  before.scenario = Load("[no-retry, openai-node]");
+  before.sweep = *ParseSweep("provider.rate=20..40:10");
+  ExperimentInput after;
+  after.scenario = Load("[aws-standard, no-retry, openai-node]");
+  after.sweep = *ParseSweep("provider.rate=10..50:10");
+  for (const int count : {2, 3}) {
+    const auto earlier = ShardOfEachJob(before, count);
+    const auto later = ShardOfEachJob(after, count);
+    ASSERT_EQ(earlier.size(), 6u);
+    ASSERT_EQ(later.size(), 15u);
+    for (const auto& [job, shard] : earlier) {
+      ASSERT_TRUE(later.contains(job)) << job.first << " at " << job.second;
+      EXPECT_EQ(later.at(job), shard) << job.first << " at " << job.second << " moved";
+    }
+  }
 }
 
 TEST(ExperimentTest, SweepErrorsSayWhatIsExpected) {

@@ -108,12 +108,19 @@ ExitCode RunReportMerge(const ReportOptions& options, std::ostream& out, std::os
   if (!options.inputs.empty() && IsFleetResultFile(options.inputs.front())) {
     return RunFleetMerge(options.inputs, options.output, options.format, out, err);
   }
-  auto results = ReadAll(options.inputs);
-  if (!results) {
-    err << "faultline report merge: " << results.error() << "\n";
-    return ExitCode::kUsageError;
+  // One file at a time, each parsed, moved into the merger and dropped: hundreds of shards cost
+  // the merged runs and one file's JSON, not every file's result beside the merged copy.
+  report::ResultMerger merger;
+  for (const std::string& path : options.inputs) {
+    auto part = ReadResult(path);
+    auto added = part ? merger.Add(std::move(*part))
+                      : std::expected<void, std::string>(std::unexpected(part.error()));
+    if (!added) {
+      err << "faultline report merge: " << added.error() << "\n";
+      return ExitCode::kUsageError;
+    }
   }
-  auto merged = report::Merge(*results);
+  auto merged = std::move(merger).Finish();
   if (!merged) {
     err << "faultline report merge: " << merged.error() << "\n";
     return ExitCode::kUsageError;

@@ -18,6 +18,7 @@
 #include "harness/cli/progress.h"
 #include "harness/cli/report_files.h"
 #include "harness/cli/run_reports.h"
+#include "harness/cli/shard_option.h"
 #include "harness/judge/scenario_policy.h"
 #include "harness/runner.h"
 #include "reference_impl/policy_json.h"
@@ -201,7 +202,7 @@ void AddRunSelectionOptions(CLI::App& run, RunCommandOptions& options) {
   run.add_option("--repeat", options.repeat, "run each scenario N times (p50/p95/p99 latency)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
-  run.add_option("--shard", options.shard, "I/N: run every N-th scenario starting at I (CI)");
+  AddShardOptions(run, options.shard, options.shard_count, "scenarios");
   run.add_option("--out", options.out_dir, "folder for the reports")->capture_default_str();
   run.add_option("--format", options.formats, "reports to write: json junit md html")
       ->delimiter(',')
@@ -261,12 +262,6 @@ struct RunInputs {
   std::optional<report::RunResult> earlier;  // --last-failed: the result the re-runs join
 };
 
-// --shard, when given.
-std::expected<std::optional<harness::Shard>, std::string> ShardOption(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  return harness::ParseShard(text);
-}
-
 // --adapter, when given.
 std::expected<std::optional<ResolvedAdapter>, std::string> AdapterOption(const std::string& text) {
   if (text.empty()) return std::nullopt;
@@ -280,7 +275,7 @@ std::expected<RunInputs, std::string> ReadRunInputs(const RunCommandOptions& opt
   auto world = ChooseWorld(options);
   auto thresholds = ParseThresholds(options.thresholds);
   if (!thresholds) return std::unexpected(thresholds.error());
-  auto shard = ShardOption(options.shard);
+  auto shard = ShardOption(options.shard, options.shard_count);
   if (!shard) return std::unexpected(shard.error());
   if (!options.adapter.empty() && !options.exec.empty()) {
     return std::unexpected(
@@ -318,8 +313,8 @@ std::expected<std::optional<report::RunResult>, std::string> KeepLastFailed(
   return std::move((*failed)->earlier);
 }
 
-// The scenarios that run: --last-failed, --filter and --shard, then (saying so on `err`) only
-// the dialects the adapter speaks.
+// The scenarios that run: --last-failed, --filter, (saying so on `err`) only the dialects the
+// adapter speaks, then --shard's share.
 std::expected<std::vector<scenario::Scenario>, std::string> SelectRuns(
     const RunCommandOptions& options, RunInputs& inputs, std::ostream& err) {
   auto earlier = KeepLastFailed(options, inputs.scenarios, err);
@@ -327,7 +322,7 @@ std::expected<std::vector<scenario::Scenario>, std::string> SelectRuns(
   inputs.earlier = std::move(*earlier);
   if (auto problem = harness::FilterProblem(options.filter)) return std::unexpected(*problem);
   auto selected =
-      harness::SelectScenarios(std::move(inputs.scenarios), options.filter, inputs.shard);
+      harness::SelectScenarios(std::move(inputs.scenarios), options.filter, std::nullopt);
   const std::optional<ResolvedAdapter>& adapter = inputs.adapter;
   if (adapter && !adapter->dialects.empty()) {
     const auto before = selected.size();
@@ -342,6 +337,18 @@ std::expected<std::vector<scenario::Scenario>, std::string> SelectRuns(
   if (selected.empty()) {
     return std::unexpected("no scenario matches" +
                            (options.filter.empty() ? "" : " --filter '" + options.filter + "'"));
+  }
+  if (!inputs.shard) return selected;
+  // The shard is taken last: a scenario's shard is its name's alone, so it cannot depend on the
+  // order of these steps. A shard that keeps nothing is no mistake (a few scenarios over many
+  // CI jobs): it runs nothing and writes an empty result, which merges like any other.
+  const std::size_t matched = selected.size();
+  selected = harness::KeepShard(std::move(selected), *inputs.shard);
+  if (selected.empty()) {
+    err << fmt::format(
+        "faultline run: shard {} holds none of the {} selected scenario(s); its result is "
+        "empty\n",
+        harness::ShardText(*inputs.shard), matched);
   }
   return selected;
 }
@@ -381,6 +388,7 @@ harness::RunnerOptions RunnerOptionsOf(const RunCommandOptions& options, RunInpu
 std::expected<ExitCode, std::string> RunAndReport(const std::vector<scenario::Scenario>& selected,
                                                   harness::RunnerOptions runner,
                                                   const RunCommandOptions& options,
+                                                  const std::optional<harness::Shard>& shard,
                                                   std::optional<report::RunResult> earlier,
                                                   const std::vector<PlannedReport>& planned,
                                                   std::ostream& out, std::ostream& err) {
@@ -400,7 +408,7 @@ std::expected<ExitCode, std::string> RunAndReport(const std::vector<scenario::Sc
   runner.stop = interrupt.token();
   auto result = harness::RunAll(selected, runner, std::ref(printer));
   if (!result) return std::unexpected(result.error());
-  result->shard = options.shard;
+  result->shard = shard ? harness::ShardText(*shard) : "";
   if (result->interrupted) result->interrupted->reason = interrupt.signal_name().value_or("stop");
   if (earlier) {
     const report::RunResult whole = WithEarlierRuns(*result, std::move(*earlier), err);
@@ -446,7 +454,7 @@ ExitCode RunRun(const RunCommandOptions& options, std::ostream& out, std::ostrea
   auto planned = PlanReports(options.formats, options.out_dir, options.no_reports);
   if (!planned) return usage_error(planned.error());
   auto exit_code = RunAndReport(*selected, RunnerOptionsOf(options, *inputs), options,
-                                std::move(inputs->earlier), *planned, out, err);
+                                inputs->shard, std::move(inputs->earlier), *planned, out, err);
   if (!exit_code) return usage_error(exit_code.error());
   return *exit_code;
 }

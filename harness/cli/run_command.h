@@ -24,7 +24,8 @@ struct RunCommandOptions {
   std::uint64_t seed = 0;
   std::string filter;
   int repeat = 1;
-  std::string shard;
+  std::string shard;    // "", I/N or auto (shard_option.h)
+  int shard_count = 0;  // --shard-count: N for --shard auto; 0 not given
   std::string out_dir = "faultline-reports";
   std::vector<std::string> formats{"json", "junit", "md", "html"};
   std::string policy_file;

@@ -13,7 +13,7 @@
 #include "fmt/format.h"
 #include "fmt/ranges.h"
 #include "harness/cli/report_files.h"
-#include "harness/runner.h"
+#include "harness/cli/shard_option.h"
 #include "scenarios/duration.h"
 #include "scenarios/fleet_bounds.h"
 #include "scenarios/loader.h"
@@ -216,7 +216,7 @@ std::expected<fleet::Experiment, std::string> Merge(const std::vector<std::strin
     if (!shard) return std::unexpected(fmt::format("{}: {}", file, shard.error()));
     shards.push_back(std::move(*shard));
   }
-  return fleet::MergeShards(shards);
+  return fleet::MergeShards(std::move(shards));
 }
 
 // The report `faultline report merge` writes: --format's, else the one the output file's
@@ -246,11 +246,11 @@ std::expected<fleet::Experiment, std::string> Simulate(const SimulateOptions& op
     if (!sweep) return std::unexpected(sweep.error());
     input.sweep = std::move(*sweep);
   }
-  if (!options.shard.empty()) {
-    auto shard = harness::ParseShard(options.shard);
-    if (!shard) return std::unexpected(shard.error());
-    input.shard_index = shard->index;
-    input.shard_count = shard->count;
+  auto shard = ShardOption(options.shard, options.shard_count);
+  if (!shard) return std::unexpected(shard.error());
+  if (*shard) {
+    input.shard_index = (*shard)->index;
+    input.shard_count = (*shard)->count;
   }
   if (options.large_run) input.bounds = fleet::RunBounds::Lifted();
   if (!options.quiet) {
@@ -304,7 +304,7 @@ void AddExperimentOptions(CLI::App& sim, SimulateOptions& options) {
   sim.add_option("--sweep", options.sweep,
                  "KEY=FROM..TO[:STEP]: run every value, e.g. provider.rate=10..50:10 or "
                  "policy.max_attempts=1..6 (keys: docs/fleet.md)");
-  sim.add_option("--shard", options.shard, "I/N: run every N-th job starting at I (CI matrix)");
+  AddShardOptions(sim, options.shard, options.shard_count, "jobs");
   sim.add_flag("--large-run", options.large_run,
                "run even when the estimate is over the bounds: 10^9 simulated events, 1 GiB of "
                "time series, 1000 sweep points (then up to 10^6); docs/fleet.md");

@@ -21,7 +21,8 @@ struct SimulateOptions {
   std::vector<std::string> policies;  // --compare / --policy
   std::optional<std::uint64_t> seed;
   std::string sweep;
-  std::string shard;
+  std::string shard;               // "", I/N or auto (shard_option.h)
+  int shard_count = 0;             // --shard-count: N for --shard auto; 0 not given
   std::vector<std::string> merge;  // shard result.json files to join
   bool list_policies = false;
   std::string out_dir = "faultline-simulate";

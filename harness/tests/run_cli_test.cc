@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "harness/tests/cli_in_process.h"
 #include "harness/tests/faultline_process.h"
 
 namespace faultline::harness {
@@ -288,6 +289,40 @@ TEST_F(RunCliTest, SchemasArePrintedFromTheBinaryForEditors) {
         << which << ": the embedded copy is the file";
   }
   EXPECT_EQ(RunFaultline({"schema", "nonsense"}).code, 2);
+}
+
+// --shard auto takes GitLab's parallel: variables (or another engine's, harness/shard.h) and
+// records the shard it resolved, not "auto"; a shard the hash leaves empty writes an empty
+// result and passes; what auto cannot read is a usage error before any run.
+TEST_F(RunCliTest, ShardAutoReadsTheEnginesVariables) {
+  int runs = 0;
+  for (const char* index : {"1", "2", "3"}) {
+    const cli::test_support::ShardVariables env({{"CI_NODE_INDEX", index}, {"CI_NODE_TOTAL", "3"}});
+    const std::string out = Path(std::string("auto") + index);
+    const Ran ran = RunFaultline(
+        {"run", "--filter", "demo/*", "--shard", "auto", "--format", "json", "--out", out});
+    EXPECT_EQ(ran.code, 0) << ran.err;
+    const auto result = nlohmann::json::parse(Read(out + "/result.json"));
+    EXPECT_EQ(result["shard"], std::string(index) + "/3");
+    runs += static_cast<int>(result["scenarios"].size());
+  }
+  EXPECT_EQ(runs, 6) << "every demo scenario in exactly one shard";
+  {
+    const cli::test_support::ShardVariables env({{"CI_NODE_INDEX", "1"}, {"CI_NODE_TOTAL", "40"}});
+    const Ran sparse = RunFaultline({"run", "--filter", "demo/hello-openai-chat", "--shard", "auto",
+                                     "--format", "json", "--out", Path("sparse")});
+    EXPECT_EQ(sparse.code, 0) << sparse.err;  // (1 scenario over 40 shards: most are empty)
+  }
+  const cli::test_support::ShardVariables none({});
+  const Ran nothing = RunFaultline({"run", "--shard", "auto", "--no-reports"});
+  EXPECT_EQ(nothing.code, 2);
+  EXPECT_NE(nothing.err.find("--shard auto: found no shard in the environment"), std::string::npos)
+      << nothing.err;
+  const Ran count_without_auto =
+      RunFaultline({"run", "--shard", "1/2", "--shard-count", "2", "--no-reports"});
+  EXPECT_EQ(count_without_auto.code, 2);
+  EXPECT_NE(count_without_auto.err.find("--shard-count"), std::string::npos)
+      << count_without_auto.err;
 }
 
 TEST_F(RunCliTest, ShardsMergeBackIntoTheWholeRun) {

@@ -4,6 +4,10 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <map>
+#include <set>
+#include <string>
+
 #include "harness/judge/judge.h"
 #include "harness/worlds/real_world.h"
 #include "harness/worlds/virtual_world.h"
@@ -204,6 +208,46 @@ TEST(RunnerTest, FilterAndShard) {
   EXPECT_FALSE(ParseShard("4/3"));
   EXPECT_FALSE(ParseShard("x"));
   EXPECT_TRUE(ParseShard("3/3"));
+}
+
+// Each scenario's shard of `count`, by name.
+std::map<std::string, int> ShardOfEachScenario(const std::vector<scenario::Scenario>& catalog,
+                                               int count) {
+  std::map<std::string, int> shard_of;
+  for (int i = 1; i <= count; ++i) {
+    for (const auto& s : SelectScenarios(catalog, "", Shard{i, count})) {
+      EXPECT_TRUE(shard_of.emplace(s.name, i).second) << s.name << " in two shards";
+    }
+  }
+  EXPECT_EQ(shard_of.size(), catalog.size()) << "every scenario in exactly one shard";
+  return shard_of;
+}
+
+// A CI matrix keeps its split when the catalogue changes: a scenario added (here one that sorts
+// first, which shifted every other one under assignment by position) or removed moves no other
+// scenario between shards.
+TEST(RunnerTest, AddingOrRemovingAScenarioMovesNoOther) {
+  const auto catalog = Catalog();
+  ASSERT_GT(catalog.size(), 20u);
+  auto grown = catalog;
+  grown.push_back(catalog.front());
+  grown.back().name = "aaa/a-new-scenario";
+  auto shrunk = catalog;
+  shrunk.erase(shrunk.begin() + static_cast<std::ptrdiff_t>(catalog.size() / 2));
+  for (const int count : {2, 3, 7}) {
+    const auto before = ShardOfEachScenario(catalog, count);
+    for (const auto& changed : {grown, shrunk}) {
+      for (const auto& [name, shard] : ShardOfEachScenario(changed, count)) {
+        if (before.contains(name)) {
+          EXPECT_EQ(shard, before.at(name)) << name << " moved (count " << count << ")";
+        }
+      }
+    }
+    // And no shard is left idle by the hash: each holds some of a catalogue this size.
+    std::set<int> used;
+    for (const auto& [name, shard] : before) used.insert(shard);
+    EXPECT_EQ(used.size(), static_cast<std::size_t>(count));
+  }
 }
 
 // Fingerprints cover what the seed determines: the same seed gives the same run fingerprint run

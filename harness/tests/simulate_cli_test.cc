@@ -24,6 +24,14 @@ Ran Simulate(std::vector<std::string> args) {
   return Faultline(std::move(args));
 }
 
+// `faultline simulate ARGS --out DIR EXTRA...`: one shard (or the whole) of an experiment.
+Ran SimulateInto(const fs::path& dir, std::vector<std::string> args,
+                 const std::vector<std::string>& extra) {
+  args.insert(args.end(), {"--out", dir.string()});
+  args.insert(args.end(), extra.begin(), extra.end());
+  return Simulate(std::move(args));
+}
+
 nlohmann::json ReadJson(const fs::path& path) {
   std::ifstream in(path);
   return nlohmann::json::parse(in, nullptr, false);
@@ -66,11 +74,8 @@ TEST(SimulateCliTest, ReportMergeJoinsFleetShards) {
                                         "--format",
                                         "json",
                                         "--quiet"};
-  const auto sharded = [&](const std::string& dir, std::vector<std::string> extra) {
-    std::vector<std::string> args = run;
-    args.insert(args.end(), {"--out", (out / dir).string()});
-    args.insert(args.end(), extra.begin(), extra.end());
-    return Simulate(args).code;
+  const auto sharded = [&](const std::string& dir, const std::vector<std::string>& extra) {
+    return SimulateInto(out / dir, run, extra).code;
   };
   ASSERT_EQ(sharded("whole", {}), ExitCode::kSuccess);
   ASSERT_EQ(sharded("a", {"--shard", "1/2"}), ExitCode::kSuccess);
@@ -89,10 +94,53 @@ TEST(SimulateCliTest, ReportMergeJoinsFleetShards) {
   ASSERT_EQ(sharded("joined", {"--merge", a + "," + b}), ExitCode::kSuccess);
   EXPECT_EQ(ReadJson(out / "joined" / "result.json"), whole);
 
-  const Ran missing = Faultline({"report", "merge", a});
+  // A shard alone lacks the other's jobs. With three jobs over two shards the hash may leave one
+  // shard empty, so the one with fewer jobs stands for the shard missing.
+  const std::string fewer = ReadJson(a)["results"].size() < ReadJson(b)["results"].size() ? a : b;
+  const Ran missing = Faultline({"report", "merge", fewer});
   EXPECT_EQ(missing.code, ExitCode::kUsageError);
   EXPECT_NE(missing.err.find("faultline report merge: "), std::string::npos) << missing.err;
   EXPECT_EQ(Faultline({"report", "merge", a, b, "--format", "junit"}).code, ExitCode::kUsageError);
+  fs::remove_all(out);
+}
+
+// --shard auto reads the shard from the environment (the CI engine's), as `run` does; the
+// shards merged are the unsharded result, and auto with nothing to read is a usage error that
+// names the variables.
+TEST(SimulateCliTest, ShardAutoReadsTheEnvironment) {
+  const fs::path out = fs::temp_directory_path() / "faultline-simulate-auto-test";
+  fs::remove_all(out);
+  const std::vector<std::string> run = {Example("metastable-spike.yaml"),
+                                        "--compare",
+                                        "no-retry,naive,token-bucket,aws-standard",
+                                        "--format",
+                                        "json",
+                                        "--quiet"};
+  const auto simulate = [&](const std::string& dir, const std::vector<std::string>& extra) {
+    return SimulateInto(out / dir, run, extra);
+  };
+  ASSERT_EQ(simulate("whole", {}).code, ExitCode::kSuccess);
+  std::vector<std::string> parts;
+  for (int index = 0; index < 3; ++index) {  // a Kubernetes Indexed Job of 3 completions
+    const test_support::ShardVariables env({{"JOB_COMPLETION_INDEX", std::to_string(index)}});
+    const std::string dir = "k8s-" + std::to_string(index);
+    const Ran ran = simulate(dir, {"--shard", "auto", "--shard-count", "3"});
+    ASSERT_EQ(ran.code, ExitCode::kSuccess) << ran.err;
+    parts.push_back((out / dir / "result.json").string());
+  }
+  std::vector<std::string> merge = {"report", "merge"};
+  merge.insert(merge.end(), parts.begin(), parts.end());
+  merge.insert(merge.end(), {"-o", (out / "merged.json").string()});
+  const Ran merged = Faultline(merge);
+  ASSERT_EQ(merged.code, ExitCode::kSuccess) << merged.err;
+  EXPECT_EQ(ReadJson(out / "merged.json"), ReadJson(out / "whole" / "result.json"));
+
+  const test_support::ShardVariables none({});
+  const Ran nothing = simulate("none", {"--shard", "auto"});
+  EXPECT_EQ(nothing.code, ExitCode::kUsageError);
+  EXPECT_NE(nothing.err.find("--shard auto: found no shard in the environment"), std::string::npos)
+      << nothing.err;
+  EXPECT_NE(nothing.err.find("JOB_COMPLETION_INDEX"), std::string::npos) << nothing.err;
   fs::remove_all(out);
 }
 

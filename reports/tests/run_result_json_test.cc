@@ -31,6 +31,25 @@ TEST(RunResultJson, RoundTripThroughTextIsExact) {
   EXPECT_EQ(*back, original);
 }
 
+// WriteJson writes one run at a time, yet the very bytes of the whole document's dump: for no
+// run, for every field set, for the fixture, and for evidence that holds the text the writer
+// looks for, newlines and an invalid byte.
+TEST(RunResultJson, WriteJsonIsTheWholeDocumentsDumpByteForByte) {
+  RunResult tricky = testing::FullResult();
+  tricky.scenarios.push_back(tricky.scenarios.front());
+  tricky.scenarios.back().name = "x/\n  \"scenarios\": []";
+  tricky.scenarios.back().checks.push_back(
+      testing::Check("EXPECT-OUTCOME", CheckStatus::kFail, "line\n  \"scenarios\": [] \xff"));
+  tricky.subject = "the \"scenarios\": [] subject";
+  for (const RunResult& result : {RunResult{}, testing::FullResult(), testing::SampleResult(),
+                                  testing::FailuresAndAdvisories(), tricky}) {
+    std::ostringstream written;
+    WriteJson(result, written);
+    EXPECT_EQ(written.str(),
+              ToJson(result).dump(2, ' ', false, json::error_handler_t::replace) + "\n");
+  }
+}
+
 TEST(RunResultJson, RoundTripOfDefaultsAndTheFixture) {
   auto empty = RunResultFromJson(ToJson(RunResult{}));
   ASSERT_TRUE(empty.has_value()) << empty.error();

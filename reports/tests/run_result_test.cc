@@ -301,5 +301,40 @@ TEST(Merge, SameNameInOtherWorldOrRepetitionIsNotADuplicate) {
   EXPECT_EQ(merged->scenarios.size(), 3u);
 }
 
+// `faultline report merge` adds shards one at a time (ResultMerger) and drops each: the same
+// result as Merge of them all, and a refused part leaves nothing of itself behind.
+TEST(ResultMerger, AddingOneAtATimeIsMergeAndARefusedPartLeavesNothing) {
+  const RunResult one = Shard("1/3", {Timed("b", "virtual", 0, 5), Timed("a", "virtual", 1, 20)});
+  const RunResult two = Shard("2/3", {});  // a shard the hash left empty
+  const RunResult three = Shard("3/3", {Timed("a", "virtual", 0, 10), Timed("c", "real", 0, 1)});
+  ResultMerger merger;
+  ASSERT_TRUE(merger.Add(one).has_value());
+  ASSERT_TRUE(merger.Add(two).has_value());
+  // Its "c" is new but its "b" is a duplicate: refused whole, "c" not kept.
+  const auto refused =
+      merger.Add(Shard("x", {Timed("c", "virtual", 0, 1), Timed("b", "virtual", 0, 1)}));
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_THAT(refused.error(), HasSubstr("\"b\" (world virtual, repetition 0)"));
+  EXPECT_THAT(refused.error(), HasSubstr("part 1 and part 3"));
+  auto so_far = std::move(merger).Finish();
+  ASSERT_TRUE(so_far.has_value()) << so_far.error();
+  EXPECT_EQ(so_far->scenarios.size(), 2u);
+  EXPECT_EQ(so_far->shard, "1/3+2/3");
+
+  ResultMerger clean;
+  for (const RunResult& part : {one, two, three}) ASSERT_TRUE(clean.Add(part).has_value());
+  auto added = std::move(clean).Finish();
+  auto whole = Merge({one, two, three});
+  ASSERT_TRUE(added.has_value() && whole.has_value());
+  EXPECT_EQ(ToJson(*added), ToJson(*whole));
+  EXPECT_EQ(added->shard, "1/3+2/3+3/3");
+  EXPECT_EQ(added->world, "virtual");  // every part ran "virtual" (as its run world says)
+  ASSERT_EQ(added->scenarios.size(), 4u);
+  std::vector<ScenarioResult> runs = three.scenarios;
+  runs.insert(runs.end(), one.scenarios.begin(), one.scenarios.end());
+  EXPECT_EQ(added->fingerprint, RunFingerprint(runs));
+  EXPECT_FALSE(ResultMerger().Finish().has_value()) << "nothing added";
+}
+
 }  // namespace
 }  // namespace faultline::report
