@@ -38,10 +38,12 @@ Destination ResolveTarget(std::string_view target) {
   }
   constexpr std::string_view kSessionPrefix = "/s/";
   if (!target.starts_with(kSessionPrefix)) return Destination{};
-  // The session id ends where the API's version segment starts: /v1/ (OpenAI, Anthropic) or
-  // /v1beta/ (Gemini), whichever comes first.
-  const std::size_t v1 = std::min(target.find("/v1/", kSessionPrefix.size() - 1),
-                                  target.find("/v1beta/", kSessionPrefix.size() - 1));
+  // The session id ends where the API's path starts: /v1/ (OpenAI, Anthropic), /v1beta/
+  // (Gemini) or /api/ (Ollama), whichever comes first.
+  std::size_t v1 = std::string_view::npos;
+  for (std::string_view segment : {"/v1/", "/v1beta/", "/api/"}) {
+    v1 = std::min(v1, target.find(segment, kSessionPrefix.size() - 1));
+  }
   if (v1 == std::string_view::npos || v1 <= kSessionPrefix.size()) return Destination{};
   std::string_view path = target.substr(v1);
   path = path.substr(0, path.find('?'));

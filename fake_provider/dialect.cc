@@ -30,6 +30,8 @@ const DialectWriter& WriterFor(scenario::Dialect dialect) {
       return dialect_internal::OpenAiResponsesWriter();
     case scenario::Dialect::kGemini:
       return dialect_internal::GeminiWriter();
+    case scenario::Dialect::kOllama:
+      return dialect_internal::OllamaWriter();
   }
   return dialect_internal::OpenAiChatWriter();
 }

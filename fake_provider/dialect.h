@@ -84,13 +84,19 @@ class DialectWriter {
   // The endpoints in words, for a 404's message; endpoint_path() unless the path varies.
   virtual std::string_view endpoint_help() const { return endpoint_path(); }
   virtual std::string_view default_model() const = 0;
-  // "x-request-id" | "request-id"; "" when the provider sends none (Gemini).
+  // "x-request-id" | "request-id"; "" when the provider sends none (Gemini, Ollama).
   virtual std::string_view request_id_header() const = 0;
+  // The media type of a stream: Server-Sent Events, or Ollama's newline-delimited JSON (whose
+  // events the framer then writes one JSON object per line: sse_framing.h).
+  virtual std::string_view stream_content_type() const {
+    return "text/event-stream; charset=utf-8";
+  }
 
   // What a request target (its path, and its query without the '?') asks this dialect for.
   // Default: endpoint_path() is served, and the body's `stream` flag decides. Gemini puts the
   // model and the choice of a stream in the path.
-  enum class TargetKind { kNotServed, kBodyDecides, kStream, kJson };
+  // kBodyDecidesStreamByDefault: the body's "stream": false asks for one body (Ollama's rule).
+  enum class TargetKind { kNotServed, kBodyDecides, kBodyDecidesStreamByDefault, kStream, kJson };
   virtual TargetKind ReadTarget(std::string_view path, std::string_view query) const;
 
   // Deterministic ids for the attempt: a function of (seed, attempt, now) only.

@@ -61,7 +61,7 @@ ResponsePlan StalledForeverPlan(const CompiledEntry& entry, int attempt) {
 
 std::string_view ContentType(const CompiledEntry& entry, bool sse_body, bool stream_requested) {
   if (entry.spec->content_type) return *entry.spec->content_type;
-  if (sse_body) return plan_internal::kStreamContentType;
+  if (sse_body) return entry.stream_content_type;
   return stream_requested ? entry.stream_content_type : entry.body_content_type;
 }
 
@@ -155,8 +155,8 @@ ResponsePlan CompiledScenario::Plan(const scenario::ResponseSpec& response,
   if (!program.chunked) head.content_length = program.items.front().bytes.RenderedSize(values);
   plan_internal::BodyMarks marks;
   plan.steps = Steps(spec, program, plan_internal::Head(spec.status, head), values, &marks);
-  plan.truth =
-      plan_internal::EntryTruth(spec, program, use_stream, head.content_type, request.stream);
+  plan.truth = plan_internal::EntryTruth(spec, program, use_stream, head.content_type,
+                                         request.stream, writer_->stream_content_type());
   if (plan.truth.streamed) {
     plan.truth.output_from = marks.first_output;
     plan.truth.events_from = marks.first_event;

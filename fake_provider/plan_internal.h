@@ -16,7 +16,6 @@
 
 namespace faultline::provider::plan_internal {
 
-inline constexpr std::string_view kStreamContentType = "text/event-stream; charset=utf-8";
 inline constexpr std::string_view kFinalChunk = "0\r\n\r\n";
 
 // One unit of body bytes: an SSE event, an injected fault event, or a whole non-stream body.
@@ -105,8 +104,10 @@ bool KeepsAlive(const BodyProgram& program);
 // The ground truth of a response (plan_truth.cc). `stream`: the body is an event stream;
 // `content_type` is what the plan sends; `stream_requested`: the client asked for a stream (an
 // answer of another content type is then malformed, whatever its body).
+// `stream_media`: the dialect's stream media type (DialectWriter::stream_content_type).
 PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& program, bool stream,
-                     std::string_view content_type, bool stream_requested = false);
+                     std::string_view content_type, bool stream_requested = false,
+                     std::string_view stream_media = "text/event-stream");
 PlanTruth ErrorTruth(scenario::ErrorKind kind);
 // Every field a client may read a retry hint from in what `steps` send (plan.h's HintField):
 // none for a 2xx answer, which no client reads a hint from.

@@ -24,10 +24,15 @@ constexpr std::size_t kMinSentinelLength = 8;
 constexpr std::string_view kInvalidJson = R"({"faultline":"invalid-json","truncated":)";
 constexpr std::string_view kFallbackTwoObjects = R"({"a":1}{"b":2})";
 
-// The literal prefix of an id ("chatcmpl-", "msg_", "req_"): up to the first '_' or '-'.
+// The literal prefix of an id ("chatcmpl-", "msg_", "req_"): letters up to the first '_' or
+// '-'; none when something else comes first (Ollama's created_at, "2024-…", varies whole).
 std::size_t IdPrefixLength(std::string_view id) {
   const std::size_t separator = id.find_first_of("_-");
-  return separator == std::string_view::npos ? 0 : separator + 1;
+  if (separator == std::string_view::npos) return 0;
+  const bool letters = std::ranges::all_of(id.substr(0, separator), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+  });
+  return letters ? separator + 1 : 0;
 }
 
 // Replaces the part of `id` after its prefix by a sentinel of the same length (at least
@@ -221,7 +226,7 @@ BodyProgram CompileStream(const scenario::Content& content, const DialectWriter&
     faults_at[static_cast<std::size_t>(after)].push_back(i);
   }
   // Frame in wire order so the BOM and the mixed line-ending cycle follow the bytes.
-  SseFramer framer(content.framing);
+  SseFramer framer(content.framing, scenario::StreamsNdjson(writer.dialect()));
   const StreamContext context{content, stream, writer, ids, slots, framer};
   for (std::size_t position = 0; position <= count; ++position) {
     for (std::size_t fault_index : faults_at[position]) {
@@ -343,7 +348,8 @@ CompiledEntry CompileEntry(const scenario::ResponseSpec& spec, const DialectWrit
     label = "";
   }
   entry.body_content_type = body.content_type;
-  entry.stream_content_type = success ? std::string(kStreamContentType) : body.content_type;
+  entry.stream_content_type =
+      success ? std::string(writer.stream_content_type()) : body.content_type;
   ByteTemplate body_bytes =
       spec.body ? ByteTemplate(*spec.body)
                 : ByteTemplate::WithHoles(std::move(body.bytes), entry.placeholders);

@@ -136,8 +136,10 @@ ClassOf VerbatimAnswerClass(std::string_view body) {
   return {"", false};
 }
 
-bool HasContentType(std::string_view type, bool stream) {
-  return type.find(stream ? "text/event-stream" : "json") != std::string_view::npos;
+// `stream_media` may carry parameters ("; charset=utf-8"): its media type is what must appear.
+bool HasContentType(std::string_view type, bool stream, std::string_view stream_media) {
+  const std::string_view media = stream_media.substr(0, stream_media.find(';'));
+  return type.find(stream ? media : "json") != std::string_view::npos;
 }
 
 // More than any response head the provider writes.
@@ -196,7 +198,8 @@ std::vector<HintField> HintFieldsOf(int status, const std::vector<PlanStep>& ste
 }
 
 PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& program, bool stream,
-                     std::string_view content_type, bool stream_requested) {
+                     std::string_view content_type, bool stream_requested,
+                     std::string_view stream_media) {
   PlanTruth truth;
   if (spec.connection != scenario::ConnectionFault::kNone) {
     SetClass(truth, {"transport", true});
@@ -205,13 +208,14 @@ PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& prog
   } else if (spec.status < 200 || spec.status > 299) {
     SetClass(truth, spec.body ? VerbatimErrorClass(spec.status, *spec.body)
                               : ClassOfError(spec.error.value_or(scenario::ErrorSpec{}).kind));
-  } else if (!HasContentType(content_type, stream || stream_requested)) {
+  } else if (!HasContentType(content_type, stream || stream_requested, stream_media)) {
     SetClass(truth, {"protocol", true});  // whatever the body: the wrong kind of answer
     truth.failure_in_head = true;
   } else if (spec.body) {
     // A verbatim stream promises nothing; a verbatim JSON answer only that it is JSON.
-    SetClass(truth, HasContentType(content_type, true) ? ClassOf{"", false}
-                                                       : VerbatimAnswerClass(*spec.body));
+    SetClass(truth, HasContentType(content_type, true, stream_media)
+                        ? ClassOf{"", false}
+                        : VerbatimAnswerClass(*spec.body));
   } else {
     const scenario::Content& content = spec.content;
     truth.answer = content.text;

@@ -85,8 +85,10 @@ bool HealthFails(const scenario::Health& health, Duration since_start, std::uint
 
 }  // namespace
 
-bool WantsStream(std::string_view body) {
-  bool wants = false;
+bool WantsStream(std::string_view body) { return StreamFlag(body).value_or(false); }
+
+std::optional<bool> StreamFlag(std::string_view body) {
+  std::optional<bool> flag;
   int depth = 0;
   std::size_t i = 0;
   while (i < body.size()) {
@@ -99,9 +101,19 @@ bool WantsStream(std::string_view body) {
       const std::size_t colon = SkipSpace(body, i);
       if (colon >= body.size() || body[colon] != ':') continue;
       const std::size_t value = SkipSpace(body, colon + 1);
-      const std::size_t after = value + 4;
-      wants = body.substr(value, 4) == "true" && (after >= body.size() || IsSpace(body[after]) ||
-                                                  body[after] == ',' || body[after] == '}');
+      const auto literal = [&](std::string_view word) {
+        const std::size_t after = value + word.size();
+        return body.substr(value, word.size()) == word &&
+               (after >= body.size() || IsSpace(body[after]) || body[after] == ',' ||
+                body[after] == '}');
+      };
+      if (literal("true")) {
+        flag = true;
+      } else if (literal("false")) {
+        flag = false;
+      } else {
+        flag.reset();  // null or anything else: as if absent
+      }
       i = value;
       continue;
     }
@@ -109,7 +121,7 @@ bool WantsStream(std::string_view body) {
     if (c == '}' || c == ']') --depth;
     ++i;
   }
-  return wants;
+  return flag;
 }
 
 // The sliding window of accepted requests (the rule is the scenario format's).
@@ -140,9 +152,17 @@ ResponsePlan ProviderSession::Respond(const RequestInfo& request, WallTime now) 
   plan_request.input_tokens = EstimateTokens(request.body);
   const std::string_view path = StripQuery(request.path);
   const DialectWriter::TargetKind target = writer.ReadTarget(path, request.query);
-  plan_request.stream = target == DialectWriter::TargetKind::kBodyDecides
-                            ? WantsStream(request.body)
-                            : target == DialectWriter::TargetKind::kStream;
+  switch (target) {
+    case DialectWriter::TargetKind::kBodyDecides:
+      plan_request.stream = StreamFlag(request.body).value_or(false);
+      break;
+    case DialectWriter::TargetKind::kBodyDecidesStreamByDefault:
+      plan_request.stream = StreamFlag(request.body).value_or(true);
+      break;
+    default:
+      plan_request.stream = target == DialectWriter::TargetKind::kStream;
+      break;
+  }
   if (target == DialectWriter::TargetKind::kNotServed) {
     return compiled_->ErrorPlan(
         404, scenario::ErrorKind::kNotFound,

@@ -33,6 +33,8 @@ struct RequestInfo {
 
 // True when the JSON body asks for a stream ("stream": true), found by a scan, not a parse.
 bool WantsStream(std::string_view body);
+// The body's top-level "stream" flag: true, false, or nullopt when absent or not a boolean.
+std::optional<bool> StreamFlag(std::string_view body);
 
 class CompiledScenario;  // defined in plan_compiler.h
 

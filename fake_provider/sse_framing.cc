@@ -59,7 +59,8 @@ void SplitJson(std::string_view json, std::vector<std::string_view>& out) {
 
 }  // namespace
 
-SseFramer::SseFramer(const scenario::Framing& framing) : framing_(framing) {}
+SseFramer::SseFramer(const scenario::Framing& framing, bool ndjson)
+    : framing_(framing), ndjson_(ndjson) {}
 
 std::string_view SseFramer::NextEnding(bool blank_line) {
   if (framing_.line_ending != LineEnding::kMixed) return FixedEnding(framing_.line_ending);
@@ -83,6 +84,7 @@ void SseFramer::AppendBomOnce(std::string& out) {
 }
 
 std::string SseFramer::Event(const SseEvent& event) {
+  if (ndjson_) return event.data + "\n";
   std::string out;
   AppendBomOnce(out);
   if (framing_.comments) AppendLine(out, kFramingComment);

@@ -1,4 +1,5 @@
-// SSE framing: logical events (SseEvent) -> the text the fake provider puts on the wire.
+// SSE framing: logical events (SseEvent) -> the text the fake provider puts on the wire (or, for
+// Ollama, newline-delimited JSON: one event's data per line).
 //
 // A dialect writer says what the events are; the framer says how they look on the wire, as the
 // scenario's Framing asks: line endings (LF, CRLF, CR, or a mix of the three), a UTF-8 BOM before
@@ -32,7 +33,9 @@ inline constexpr std::string_view kFramingComment = ": faultline";
 
 class SseFramer {
  public:
-  explicit SseFramer(const scenario::Framing& framing);
+  // `ndjson`: Ollama's framing instead of SSE: each event's data as one line ending in "\n",
+  // its name dropped (the loader refuses the SSE-only framing options for such a dialect).
+  explicit SseFramer(const scenario::Framing& framing, bool ndjson = false);
 
   // The wire text of one event: [BOM] [comment line] [`event:` line] `data:` line(s), blank line.
   // An event with an empty name and empty data is a heartbeat: ": keep-alive" and a blank line.
@@ -46,6 +49,7 @@ class SseFramer {
   void AppendBomOnce(std::string& out);
 
   scenario::Framing framing_;
+  bool ndjson_ = false;
   bool started_ = false;
   unsigned line_count_ = 0;
   bool previous_was_cr_ = false;

@@ -71,7 +71,7 @@ template <typename Run>
 void ExpectSameInEveryDialect(const char* property, std::string_view input,
                               const std::vector<std::vector<std::string_view>>& others, Run run) {
   for (const Dialect dialect : {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
-                                Dialect::kOpenAiResponses, Dialect::kGemini}) {
+                                Dialect::kOpenAiResponses, Dialect::kGemini, Dialect::kOllama}) {
     for (const bool stream : {true, false}) {
       const std::string whole = run(dialect, stream, std::vector<std::string_view>{input});
       for (const auto& pieces : others) {

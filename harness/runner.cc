@@ -389,7 +389,7 @@ std::optional<std::string> FilterProblem(std::string_view filter) {
     if (!scenario::ParseDialect(name)) {
       return fmt::format(
           "--filter: no dialect '{}' (openai-chat, anthropic-messages, "
-          "openai-responses, gemini)",
+          "openai-responses, gemini, ollama)",
           name);
     }
   }

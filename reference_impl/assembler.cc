@@ -22,6 +22,8 @@ std::string_view TerminatorOf(Dialect dialect) {
       return "response.completed";
     case Dialect::kGemini:
       return "a chunk with finishReason";
+    case Dialect::kOllama:
+      return "a line with \"done\": true";
   }
   return "the terminator";
 }
@@ -188,13 +190,16 @@ WastedWork AttemptAssembler::wasted() const {
   return WastedWork{bytes_, tokens};
 }
 
-std::optional<Failure> CheckContentType(bool stream, std::optional<std::string_view> content_type) {
+std::optional<Failure> CheckContentType(bool stream, std::optional<std::string_view> content_type,
+                                        Dialect dialect) {
   if (!content_type) return std::nullopt;
   std::string media(content_type->substr(0, content_type->find(';')));
   std::erase_if(media, [](unsigned char c) { return std::isspace(c) != 0; });
   std::ranges::transform(media, media.begin(), [](unsigned char c) { return std::tolower(c); });
-  const bool ok = stream ? media == "text/event-stream"
-                         : media == "application/json" || media.ends_with("+json");
+  const std::string_view stream_media =
+      StreamsNdjson(dialect) ? "application/x-ndjson" : "text/event-stream";
+  const bool ok =
+      stream ? media == stream_media : media == "application/json" || media.ends_with("+json");
   if (ok) return std::nullopt;
   Failure failure;
   failure.code = FailureCode::kMalformedResponse;
@@ -202,7 +207,7 @@ std::optional<Failure> CheckContentType(bool stream, std::optional<std::string_v
   failure.phase = Phase::kResponseHeaders;
   failure.retryable = true;
   failure.message = fmt::format("expected {} but the response is `{}`",
-                                stream ? "text/event-stream" : "application/json", *content_type);
+                                stream ? stream_media : "application/json", *content_type);
   return failure;
 }
 

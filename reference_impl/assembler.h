@@ -131,9 +131,11 @@ class AttemptAssembler {
   std::optional<AttemptOutcome> outcome_;
 };
 
-// A 2xx answer must carry the media type of what was asked for: text/event-stream for a stream,
-// JSON (application/json or */*+json) for a body. Returns MALFORMED_RESPONSE (phase
-// response-headers, retryable) otherwise; a missing Content-Type is accepted.
-std::optional<Failure> CheckContentType(bool stream, std::optional<std::string_view> content_type);
+// A 2xx answer must carry the media type of what was asked for: text/event-stream for a stream
+// (application/x-ndjson in a dialect that streams NDJSON), JSON (application/json or */*+json)
+// for a body. Returns MALFORMED_RESPONSE (phase response-headers, retryable) otherwise; a missing
+// Content-Type is accepted.
+std::optional<Failure> CheckContentType(bool stream, std::optional<std::string_view> content_type,
+                                        Dialect dialect = Dialect::kOpenAiChat);
 
 }  // namespace faultline::ref

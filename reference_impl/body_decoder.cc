@@ -10,7 +10,10 @@ constexpr std::size_t kMaxJsonBody = 64 * 1024 * 1024;
 }  // namespace
 
 BodyDecoder::BodyDecoder(Dialect dialect, bool stream)
-    : stream_(stream), dialect_(dialect), assembler_(dialect, stream) {}
+    : stream_(stream),
+      ndjson_(StreamsNdjson(dialect)),
+      dialect_(dialect),
+      assembler_(dialect, stream) {}
 
 BodyDecoder::Progress BodyDecoder::Feed(std::string_view body) {
   deltas_.clear();
@@ -26,7 +29,7 @@ BodyDecoder::Progress BodyDecoder::Feed(std::string_view body) {
     return progress;
   }
   // Events before an SSE error count first: a terminator before the garbage still completes.
-  const SseFeedResult fed = sse_.Feed(body);
+  const SseFeedResult fed = ndjson_ ? ndjson_lines_.Feed(body) : sse_.Feed(body);
   progress.heartbeats += fed.comments;
   DecodeEvents(fed.events, progress);
   if (fed.error && !assembler_.outcome()) assembler_.FailProtocol(fed.error->message);
@@ -52,7 +55,11 @@ void BodyDecoder::DecodeEvents(std::span<const SseEventView> events, Progress& p
 const AttemptOutcome& BodyDecoder::End() {
   if (assembler_.outcome()) return *assembler_.outcome();
   if (stream_) {
-    sse_.Finish();
+    if (ndjson_) {
+      ndjson_lines_.Finish();
+    } else {
+      sse_.Finish();
+    }
     return assembler_.EndOfBody();
   }
   deltas_.clear();

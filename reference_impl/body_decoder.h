@@ -1,5 +1,6 @@
-// The decoding pipeline of one attempt's response body: the SSE decoder (or, for a non-streamed
-// call, the whole JSON body), the dialect decoder and the lifecycle assembler, wired together.
+// The decoding pipeline of one attempt's response body: the SSE decoder (the NDJSON one for
+// Ollama; for a non-streamed call, the whole JSON body), the dialect decoder and the lifecycle
+// assembler, wired together.
 //
 // The driver feeds it the body bytes that HttpResponseParser produced and learns, per feed, which
 // deltas to show as uncommitted output, whether anything meaningful arrived (for the idle
@@ -18,6 +19,7 @@
 #include "reference_impl/assembler.h"
 #include "reference_impl/dialect.h"
 #include "reference_impl/dialect_decoder.h"
+#include "reference_impl/ndjson_decoder.h"
 #include "reference_impl/sse_decoder.h"
 
 namespace faultline::ref {
@@ -45,7 +47,9 @@ class BodyDecoder {
   void DecodeEvents(std::span<const SseEventView> events, Progress& progress);
 
   bool stream_;
+  bool ndjson_;  // Ollama's framing instead of SSE
   SseDecoder sse_;
+  NdjsonDecoder ndjson_lines_;
   DialectDecoder dialect_;
   AttemptAssembler assembler_;
   std::vector<Delta> deltas_;

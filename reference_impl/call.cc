@@ -36,6 +36,8 @@ std::string_view DialectPath(Dialect dialect) {
       return "/v1/responses";
     case Dialect::kGemini:
       return "/v1beta/models/";
+    case Dialect::kOllama:
+      return "/api/chat";
   }
   return "/";
 }
@@ -148,7 +150,7 @@ std::string RequestPath(Dialect dialect, std::string_view base_path, std::string
                        stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
   }
   std::string_view path = DialectPath(dialect);
-  if (base_path.ends_with("/v1")) path.remove_prefix(3);
+  if (base_path.ends_with("/v1") && path.starts_with("/v1/")) path.remove_prefix(3);
   return fmt::format("{}{}", base_path, path);
 }
 
@@ -182,7 +184,9 @@ std::string BuildHttpRequest(const CallRequest& request) {
   } else {
     out += fmt::format("Authorization: Bearer {}\r\n", request.api_key);
   }
-  out += request.stream ? "accept: text/event-stream\r\n" : "accept: application/json\r\n";
+  out += !request.stream                  ? "accept: application/json\r\n"
+         : StreamsNdjson(request.dialect) ? "accept: application/x-ndjson\r\n"
+                                          : "accept: text/event-stream\r\n";
   if (request.idempotency_key) {
     out += fmt::format("idempotency-key: {}\r\n", *request.idempotency_key);
   }
@@ -467,7 +471,8 @@ void Call::OnHead(Time now, std::vector<Action>& out) {
     return;
   }
   decoder_->assembler().SetResponseInfo(head.status, RequestId(head.headers));
-  if (auto bad = CheckContentType(request_.stream, head.headers.Find("content-type"))) {
+  if (auto bad = CheckContentType(request_.stream, head.headers.Find("content-type"),
+                                  routes_[route_].dialect)) {
     bad->status = head.status;
     bad->request_id = RequestId(head.headers);
     FailAttempt(std::move(*bad), {}, now, out);

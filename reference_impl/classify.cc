@@ -65,7 +65,6 @@ BodyError ReadBodyError(std::string_view body) {
   return {FieldText(json, "type"), FieldText(json, "code"), std::move(message)};
 }
 
-
 std::string_view Trim(std::string_view text) {
   constexpr std::string_view kSpace = " \t\r\n";
   const std::size_t first = text.find_first_not_of(kSpace);
@@ -87,7 +86,8 @@ bool IsContextWindow(const BodyError& error, std::optional<FailureCode> table_co
          (Contains(text, "prompt is too long") && Contains(text, "tokens")) ||
          Contains(text, "exceed context limit") || Contains(text, "exceeds the context window") ||
          Contains(text, "context_length_exceeded") ||
-         Contains(text, "exceeds the maximum number of tokens allowed");
+         Contains(text, "exceeds the maximum number of tokens allowed") ||
+         Contains(text, "exceeds the context length");
 }
 
 bool IsQuota(const BodyError& error, std::optional<FailureCode> table_code) {

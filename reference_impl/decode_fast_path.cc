@@ -465,6 +465,7 @@ bool TryDecodeFast(Dialect dialect, const SseEventView& event, DialectDecoder::S
     case Dialect::kOpenAiResponses:
       return FastOpenAiResponses(event, state, out);
     case Dialect::kGemini:
+    case Dialect::kOllama:
       return false;  // no scanner yet: nlohmann reads every chunk
   }
   return false;

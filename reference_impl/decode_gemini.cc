@@ -105,7 +105,7 @@ EventWeight DecodeGeminiEvent(const SseEventView& event, DialectDecoder::State& 
     out.push_back(GoogleErrorFrom(*error));
     return EventWeight::kMeaningful;
   }
-  if (AppendResponse(chunk, state.gemini_calls, out)) {
+  if (AppendResponse(chunk, state.whole_calls, out)) {
     out.push_back(TerminalDelta{TerminalMarker::kFinishReason});
   }
   return EventWeight::kMeaningful;

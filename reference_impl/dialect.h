@@ -14,7 +14,11 @@ enum class Dialect {
   kOpenAiResponses,    // "openai-responses": POST /v1/responses
   kGemini,             // "gemini": POST /v1beta/models/{model}:streamGenerateContent?alt=sse |
                        // :generateContent
+  kOllama,             // "ollama": POST /api/chat, newline-delimited JSON
 };
+
+// Whether the dialect streams newline-delimited JSON (Ollama) rather than Server-Sent Events.
+bool StreamsNdjson(Dialect dialect);
 
 std::string_view ToString(Dialect dialect);
 std::optional<Dialect> ParseDialect(std::string_view text);

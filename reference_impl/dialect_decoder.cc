@@ -102,6 +102,8 @@ std::string_view ToString(TerminalMarker marker) {
       return "response.incomplete";
     case TerminalMarker::kFinishReason:
       return "finishReason";
+    case TerminalMarker::kDoneLine:
+      return "done";
     case TerminalMarker::kBody:
       return "body";
   }
@@ -124,6 +126,8 @@ std::expected<EventWeight, DecodeError> DialectDecoder::DecodeEvent(const SseEve
         return internal::DecodeOpenAiResponsesEvent(event, state_, out);
       case Dialect::kGemini:
         return internal::DecodeGeminiEvent(event, state_, out);
+      case Dialect::kOllama:
+        return internal::DecodeOllamaEvent(event, state_, out);
     }
     return EventWeight::kMeaningful;
   } catch (const internal::ShapeError& error) {
@@ -154,6 +158,9 @@ std::expected<void, DecodeError> DialectDecoder::DecodeBody(std::string_view bod
         break;
       case Dialect::kGemini:
         internal::DecodeGeminiBody(json, out);
+        break;
+      case Dialect::kOllama:
+        internal::DecodeOllamaBody(json, out);
         break;
     }
     return {};

@@ -16,6 +16,9 @@
 //                       (flat {"code","message"} or nested {"error":{...}})
 //   gemini              data: {GenerateContentResponse} ...; no terminator event: the chunk with
 //                       `finishReason` ends the answer; error: data: {"error":{google.rpc.Status}}
+//   ollama              one JSON object per line (NDJSON, each handed over as an event's data):
+//                       {"message":{...},"done":false} ... {"done":true,"done_reason"}; error:
+//                       {"error":"text"}
 //
 // Tool-call fragments carry an `index` that is stable within one attempt (the chat tool_calls
 // index, the Anthropic content-block index, the Responses output_index); id and name come with a
@@ -91,6 +94,7 @@ enum class TerminalMarker {
   kResponseCompleted,   // openai-responses `response.completed`
   kResponseIncomplete,  // openai-responses `response.incomplete`
   kFinishReason,        // gemini: the chunk that carries `finishReason` (no terminator event)
+  kDoneLine,            // ollama: the line with "done": true
   kBody,                // a complete non-streamed JSON body
 };
 std::string_view ToString(TerminalMarker marker);
@@ -145,7 +149,7 @@ class DialectDecoder {
   // Per-attempt protocol state, exposed for the per-dialect decoders.
   struct State {
     std::optional<std::int64_t> last_sequence_number;  // openai-responses
-    int gemini_calls = 0;  // gemini: function calls so far (each comes whole, in its own part)
+    int whole_calls = 0;  // gemini, ollama: tool calls so far (each comes whole, not in pieces)
     struct Block {
       int index = 0;
       bool tool_use = false;  // a client tool call (not text, thinking or a server tool)

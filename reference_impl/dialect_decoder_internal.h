@@ -59,5 +59,8 @@ void DecodeOpenAiResponsesBody(const Json& body, std::vector<Delta>& out);
 EventWeight DecodeGeminiEvent(const SseEventView& event, DialectDecoder::State& state,
                               std::vector<Delta>& out);
 void DecodeGeminiBody(const Json& body, std::vector<Delta>& out);
+EventWeight DecodeOllamaEvent(const SseEventView& event, DialectDecoder::State& state,
+                              std::vector<Delta>& out);
+void DecodeOllamaBody(const Json& body, std::vector<Delta>& out);
 
 }  // namespace faultline::ref::internal

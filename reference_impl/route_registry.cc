@@ -20,6 +20,12 @@ bool HasStrictTool(const Json& tools) {
   return false;
 }
 
+// Ollama carries a turn's images beside its text, as bare base64 strings.
+bool HasImages(const Json& message) {
+  const auto images = message.find("images");
+  return images != message.end() && images->is_array() && !images->empty();
+}
+
 bool IsImagePart(const Json& part) {
   if (!part.is_object()) return false;
   if (part.contains("inlineData")) return true;  // Gemini
@@ -32,6 +38,7 @@ bool HasImage(const Json& messages) {
   if (!messages.is_array()) return false;
   for (const Json& message : messages) {
     if (!message.is_object()) continue;
+    if (HasImages(message)) return true;
     const auto content =
         message.contains("content") ? message.find("content") : message.find("parts");
     if (content == message.end() || !content->is_array()) continue;
@@ -47,12 +54,14 @@ bool EndsWithAssistant(const Json& messages) {
   return role == "assistant" || role == "model";
 }
 
-// Gemini keeps the output budget, reasoning and stop sequences in `generationConfig`.
-const Json& GenerationConfig(const Json& body) {
+// Gemini keeps the output budget, reasoning and stop sequences in `generationConfig`, Ollama its
+// budget and stop sequences in `options`.
+const Json& Nested(const Json& body, const char* key) {
   static const Json kNone = Json::object();
-  const auto found = body.find("generationConfig");
+  const auto found = body.find(key);
   return found != body.end() && found->is_object() ? *found : kNone;
 }
+const Json& GenerationConfig(const Json& body) { return Nested(body, "generationConfig"); }
 
 int OutputBudget(const Json& body) {
   for (const char* key : {"max_tokens", "max_output_tokens", "max_completion_tokens"}) {
@@ -61,13 +70,22 @@ int OutputBudget(const Json& body) {
       return static_cast<int>(std::clamp<std::int64_t>(found->get<std::int64_t>(), 0, 1 << 30));
     }
   }
-  if (const Json& config = GenerationConfig(body); config.contains("maxOutputTokens")) {
-    const Json& budget = config["maxOutputTokens"];
-    if (budget.is_number_integer()) {
-      return static_cast<int>(std::clamp<std::int64_t>(budget.get<std::int64_t>(), 0, 1 << 30));
+  for (const auto& [holder, key] :
+       {std::pair{"generationConfig", "maxOutputTokens"}, std::pair{"options", "num_predict"}}) {
+    const Json& nested = Nested(body, holder);
+    const auto budget = nested.find(key);
+    if (budget != nested.end() && budget->is_number_integer()) {
+      return static_cast<int>(std::clamp<std::int64_t>(budget->get<std::int64_t>(), 0, 1 << 30));
     }
   }
   return 0;
+}
+
+// Ollama's "think": true, or a level ("high") on the models that take one.
+bool Thinks(const Json& body) {
+  const auto think = body.find("think");
+  if (think == body.end()) return false;
+  return (think->is_boolean() && think->get<bool>()) || think->is_string();
 }
 
 bool Present(const Json& body, const char* key) {
@@ -87,14 +105,16 @@ RequestNeeds NeedsOf(std::string_view body) {
   needs.strict_tools = needs.tools && HasStrictTool(*tools);
   const Json& config = GenerationConfig(json);
   needs.reasoning = Present(json, "reasoning") || Present(json, "thinking") ||
-                    Present(json, "reasoning_effort") || Present(config, "thinkingConfig");
+                    Present(json, "reasoning_effort") || Present(config, "thinkingConfig") ||
+                    Thinks(json);
   const Json messages = json.contains("messages")   ? json["messages"]
                         : json.contains("contents") ? json["contents"]
                                                     : json.value("input", Json());
   needs.images = HasImage(messages);
   needs.prefill = EndsWithAssistant(messages);
-  needs.stop_sequences =
-      Present(json, "stop") || Present(json, "stop_sequences") || Present(config, "stopSequences");
+  needs.stop_sequences = Present(json, "stop") || Present(json, "stop_sequences") ||
+                         Present(config, "stopSequences") ||
+                         Present(Nested(json, "options"), "stop");
   needs.context_tokens += OutputBudget(json);
   return needs;
 }

@@ -82,7 +82,6 @@ constexpr std::array<std::pair<std::string_view, ProviderErrorClass>, 45> kTable
     {"DEADLINE_EXCEEDED", kTimeout},
 }};
 
-
 }  // namespace
 
 bool SaysModelOverloaded(std::string_view message) {
@@ -101,6 +100,9 @@ std::optional<ProviderErrorClass> ClassifyStreamError(Dialect dialect, std::stri
                                                       std::string_view code,
                                                       std::string_view message) {
   std::optional<ProviderErrorClass> known = ClassifyProviderError(dialect, type, code);
+  // Ollama's error line is a bare string that names no kind: the server failed mid-answer, which
+  // is its HTTP 500.
+  if (!known && dialect == Dialect::kOllama && type.empty() && code.empty()) return kServer;
   if (!known) return known;
   const bool server =
       known->code == FailureCode::kServer || known->code == FailureCode::kUnavailable;

@@ -41,7 +41,8 @@ std::optional<ProviderErrorClass> ClassifyProviderError(Dialect dialect, std::st
 // An error inside a stream, which has no status: the table's class of its type and code, refined
 // by its words the way an HTTP error's body refines its status (classify.h) — a model-overloaded
 // wording makes a server or unavailable error OVERLOADED (Gemini's in-stream overload is an
-// UNAVAILABLE "The model is overloaded"), a quota wording makes a rate limit QUOTA.
+// UNAVAILABLE "The model is overloaded"), a quota wording makes a rate limit QUOTA. Ollama's
+// error line names no kind at all: it is SERVER, like the 500 it stands for.
 std::optional<ProviderErrorClass> ClassifyStreamError(Dialect dialect, std::string_view type,
                                                       std::string_view code,
                                                       std::string_view message);

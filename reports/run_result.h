@@ -103,7 +103,8 @@ struct ScenarioResult {
   std::string description;
   std::string source;   // file it came from ("<builtin>/..." for the embedded catalogue)
   int source_line = 0;  // the line of the scenario's `name:` in `source` (0: unknown)
-  std::string dialect;  // "openai-chat" | "anthropic-messages" | "openai-responses" | "gemini"
+  std::string dialect;  // "openai-chat" | "anthropic-messages" | "openai-responses" | "gemini" |
+                        // "ollama"
   std::vector<std::string> tags;
   std::string world;  // "real" | "virtual"
   std::uint64_t seed = 0;

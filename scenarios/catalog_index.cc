@@ -10,8 +10,9 @@
 namespace faultline::scenario {
 namespace {
 
-constexpr std::array<Dialect, 4> kDialects = {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
-                                              Dialect::kOpenAiResponses, Dialect::kGemini};
+constexpr std::array<Dialect, 5> kDialects = {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
+                                              Dialect::kOpenAiResponses, Dialect::kGemini,
+                                              Dialect::kOllama};
 constexpr std::string_view kBuiltinPrefix = "<builtin>/";
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }

@@ -128,6 +128,9 @@ std::optional<std::pair<std::string_view, std::string>> Unsendable(Dialect diale
   if (dialect == Dialect::kGemini && request.strict_tools) {
     return std::pair{"strict_tools", "Gemini's function declarations have no strict mode"};
   }
+  if (dialect == Dialect::kOllama && request.strict_tools) {
+    return std::pair{"strict_tools", "Ollama's tools have no strict mode"};
+  }
   if (dialect != Dialect::kAnthropicMessages) return std::nullopt;
   if (request.reasoning && !request.prefill.empty()) {
     return std::pair{"prefill",

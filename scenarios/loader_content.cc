@@ -46,9 +46,18 @@ void ReadDrip(Reader& reader, const Field& field, Content* out) {
   }
 }
 
-void ReadFraming(Reader& reader, const Field& field, Framing* out) {
+void ReadFraming(Reader& reader, const Field& field, Dialect dialect, Framing* out) {
   std::optional<Map> map = reader.ReadMap(field, keys::kFraming);
   if (!map) return;
+  if (StreamsNdjson(dialect)) {
+    // NDJSON has one line per object and nothing else: no event lines, comments or BOM.
+    for (std::string_view key : {"line_ending", "bom", "comments", "multiline_data"}) {
+      RejectKey(reader, *map, key,
+                fmt::format("'{}' shapes Server-Sent Events; {} streams one JSON object per line "
+                            "(split_writes still applies)",
+                            key, ToString(dialect)));
+    }
+  }
   reader.GetEnum(*map, "line_ending", keys::kLineEndingNames, Framing::LineEnding::kLf,
                  &out->line_ending);
   reader.Get(*map, "bom", &out->bom);
@@ -74,6 +83,12 @@ std::optional<Heartbeat> ReadHeartbeat(Reader& reader, const Field& field, Diale
       reader.Fail(*every, "expected a heartbeat period longer than 0");
     }
     if (period) heartbeat.every = *period;
+  }
+  if (StreamsNdjson(dialect)) {
+    reader.Fail(map->self(), fmt::format("{} streams one JSON object per line and has no "
+                                         "keep-alive of its own: a stall there is silence",
+                                         ToString(dialect)));
+    return std::nullopt;
   }
   reader.GetEnum(*map, "style", keys::kHeartbeatStyleNames, Heartbeat::Style::kComment,
                  &heartbeat.style);
@@ -174,6 +189,14 @@ std::optional<EventFault> ReadFault(Reader& reader, const Field& field, Dialect 
   }
   if (std::optional<Field> error = reader.Present(*map, "error")) {
     if (std::optional<ErrorSpec> value = ReadError(reader, *error, dialect)) fault.error = *value;
+    // Ollama's error line is a bare string: it names no kind, so only a server failure (what a
+    // client must take it for) can be written truthfully.
+    if (reader.ok() && dialect == Dialect::kOllama &&
+        fault.kind == EventFault::Kind::kProviderError && fault.error.kind != ErrorKind::kServer) {
+      reader.Fail(*error, fmt::format("ollama's in-stream error is a bare string that names no "
+                                      "kind; it can only be 'error: server', not '{}'",
+                                      ToString(fault.error.kind)));
+    }
   }
   reader.GetEnum(*map, "shape", keys::kShapeNames, EventFault::Shape::kResponseFailed,
                  &fault.shape);
@@ -285,7 +308,7 @@ void ReadContent(Reader& reader, const Field& field, Dialect dialect, Content* o
   reader.Get(*map, "output_tokens", &out->output_tokens, 0, kMaxInt);
   if (std::optional<Field> drip = reader.Present(*map, "drip")) ReadDrip(reader, *drip, out);
   if (std::optional<Field> framing = reader.Present(*map, "framing")) {
-    ReadFraming(reader, *framing, &out->framing);
+    ReadFraming(reader, *framing, dialect, &out->framing);
   }
   if (std::optional<Field> faults = reader.Present(*map, "faults")) {
     out->faults = ReadFaults(reader, *faults, dialect);

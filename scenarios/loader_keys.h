@@ -78,7 +78,7 @@ inline constexpr std::string_view kGroupOutage[] = {"group", "from", "for"};
 
 // The dialect names, in the order of scenario::Dialect (checked against /$defs/dialect).
 inline constexpr std::string_view kDialectNames[] = {"openai-chat", "anthropic-messages",
-                                                     "openai-responses", "gemini"};
+                                                     "openai-responses", "gemini", "ollama"};
 
 // Enumerated values. Each list is in the order of the C++ enum it maps to, starting at the
 // enumerator named in the comment (the loader converts a position into an enumerator).

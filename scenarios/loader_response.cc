@@ -280,6 +280,8 @@ void ReadResponse(Reader& reader, const Field& field, Dialect dialect, ResponseP
   if (dialect == Dialect::kGemini) {
     RejectKey(reader, *map, "rate_limit_headers",
               "Gemini sends no rate-limit headers; its 429 says which quota ran out in its body");
+  } else if (dialect == Dialect::kOllama) {
+    RejectKey(reader, *map, "rate_limit_headers", "Ollama sends no rate-limit headers");
   }
   if (std::optional<Field> headers = reader.Present(*map, "rate_limit_headers")) {
     out->rate_limit_headers = ReadRateLimitHeaders(reader, *headers);

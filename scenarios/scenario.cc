@@ -10,11 +10,12 @@
 namespace faultline::scenario {
 namespace {
 
-constexpr std::array<std::pair<Dialect, std::string_view>, 4> kDialectNames = {{
+constexpr std::array<std::pair<Dialect, std::string_view>, 5> kDialectNames = {{
     {Dialect::kOpenAiChat, "openai-chat"},
     {Dialect::kAnthropicMessages, "anthropic-messages"},
     {Dialect::kOpenAiResponses, "openai-responses"},
     {Dialect::kGemini, "gemini"},
+    {Dialect::kOllama, "ollama"},
 }};
 
 struct ErrorKindInfo {
@@ -59,6 +60,8 @@ std::string_view ToString(Dialect dialect) {
   }
   return "unknown";
 }
+
+bool StreamsNdjson(Dialect dialect) { return dialect == Dialect::kOllama; }
 
 std::optional<Dialect> ParseDialect(std::string_view text) {
   for (const auto& [value, name] : kDialectNames) {

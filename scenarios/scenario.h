@@ -25,8 +25,10 @@ namespace faultline::scenario {
 // The schema version this build reads (`faultline: 1`).
 inline constexpr int kSchemaVersion = 1;
 
-enum class Dialect { kOpenAiChat, kAnthropicMessages, kOpenAiResponses, kGemini };
-std::string_view ToString(Dialect dialect);  // "openai-chat", "anthropic-messages", ..., "gemini"
+enum class Dialect { kOpenAiChat, kAnthropicMessages, kOpenAiResponses, kGemini, kOllama };
+std::string_view ToString(Dialect dialect);  // "openai-chat", "anthropic-messages", ..., "ollama"
+// Whether the dialect streams newline-delimited JSON (Ollama) rather than Server-Sent Events.
+bool StreamsNdjson(Dialect dialect);
 std::optional<Dialect> ParseDialect(std::string_view text);
 
 // A raw header line, kept in order; duplicates are allowed on purpose.

@@ -34,13 +34,14 @@ HttpReply MethodNotAllowed(std::string_view allowed) {
   return reply;
 }
 
-// The base URL to give an SDK: OpenAI SDKs append the path after /v1, Anthropic's and Google's
-// after the host.
+// The base URL to give an SDK: OpenAI SDKs append the path after /v1, Anthropic's, Google's and
+// Ollama's after the host.
 std::string SdkBaseUrl(const SessionState& session) {
   const scenario::Dialect dialect = session.scenario().dialect;
-  return dialect == scenario::Dialect::kAnthropicMessages || dialect == scenario::Dialect::kGemini
-             ? session.base_url()
-             : session.base_url() + "/v1";
+  const bool host_only = dialect == scenario::Dialect::kAnthropicMessages ||
+                         dialect == scenario::Dialect::kGemini ||
+                         dialect == scenario::Dialect::kOllama;
+  return host_only ? session.base_url() : session.base_url() + "/v1";
 }
 
 // A parent session's routes (server_core.h): where each is served.

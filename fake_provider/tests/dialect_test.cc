@@ -134,7 +134,7 @@ TEST(StreamErrorForTest, ErrorEnvelopeIsOpenAiShapedInEveryDialect) {
   fault.error.kind = scenario::ErrorKind::kServer;
   content.faults.push_back(fault);
   for (Dialect dialect : {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
-                          Dialect::kOpenAiResponses, Dialect::kGemini}) {
+                          Dialect::kOpenAiResponses, Dialect::kGemini, Dialect::kOllama}) {
     const DialectWriter& writer = WriterFor(dialect);
     const ResponseIds ids = writer.MakeIds(1, 1, FixedNow(), "");
     const SseEvent event = writer.StreamErrorFor(content, 0, ids);
@@ -170,6 +170,7 @@ TEST(SkipToTerminatorTest, TheTerminatorFollowsTheCutInEveryDialect) {
        {Case{Dialect::kOpenAiChat, "", "[DONE]"},
         Case{Dialect::kAnthropicMessages, "message_stop", "{\"type\":\"message_stop\""},
         Case{Dialect::kOpenAiResponses, "response.completed", "{\"type\":\"response.completed\""},
+        Case{Dialect::kOllama, "", "{\"model\":\"llama3.2\",\"created_at\":"},
         Case{Dialect::kGemini, "",
              "{\"candidates\":[{\"content\":{\"parts\":[{\"text\":\"\"}],\"role\":"
              "\"model\"},\"finishReason\":\"STOP\""}}) {

@@ -5,11 +5,13 @@ This is what a hand-written client without any recovery does, so that the confor
 shows what the SDKs' recovery adds (or breaks) against it. It makes exactly one attempt with
 http.client: no retries, no backoff, no Retry-After handling and no timeouts at all (the socket
 blocks for as long as the server keeps it open; the runner's --timeout stops a hang). It streams
-the request the runner gave in any of the four dialects and ends like a naive client does:
+the request the runner gave in any of the five dialects (SSE, or Ollama's NDJSON lines) and ends
+like a naive client does:
 
   - committed at the dialect's terminator ([DONE], message_stop, response.completed, Gemini's
-    chunk with finishReason) and also when the connection ends cleanly without one: whatever
-    the stream produced is the answer;
+    chunk with finishReason, Ollama's line with "done": true) and also when the connection ends
+    cleanly without one: whatever the stream produced is the answer (the content-type is not
+    checked either);
   - failed on an HTTP error status, an in-stream error event, unparseable JSON or an event of
     the wrong shape, or a transport error (reset, a chunked body cut short);
   - failed ABORTED when the runner sends {"type":"cancel"}: the socket is shut at once
@@ -45,11 +47,11 @@ def main(ctx):
         if resp.status >= 300:
             resp.read()  # the wire classifies the status with its body
             raise kit.AdapterFailure(ctx.wire.last_failure())
-        if not call["request"].get("stream"):
+        if not kit.streams(call):
             ctx.output.whole(json.loads(resp.read()))
             return
-        for event, data in kit.sse_events(resp):
-            if ctx.output.event(kit.parse_event(event, data)):
+        for event, data in kit.stream_events(call, resp):  # SSE events, or Ollama's NDJSON lines
+            if ctx.output.event(kit.parse_event(event, data, call["dialect"])):
                 return  # the terminator, or an error event (the kit fails the call with it)
         # A clean end without the terminator: a naive client takes what it has.
     finally:

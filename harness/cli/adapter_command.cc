@@ -131,8 +131,9 @@ CLI::App* AddAdapterCommand(CLI::App& app, AdapterCheckOptions& options) {
       ->required();
   check
       ->add_option("--dialect", options.dialect,
-                   "openai-chat, anthropic-messages, openai-responses or gemini")
-      ->check(CLI::IsMember({"openai-chat", "anthropic-messages", "openai-responses", "gemini"}))
+                   "openai-chat, anthropic-messages, openai-responses, gemini or ollama")
+      ->check(CLI::IsMember(
+          {"openai-chat", "anthropic-messages", "openai-responses", "gemini", "ollama"}))
       ->capture_default_str();
   check->add_option("--timeout", options.timeout_s, "seconds per scenario")
       ->check(CLI::Range(1.0, 600.0))

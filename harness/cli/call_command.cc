@@ -465,7 +465,7 @@ std::expected<ref::CallRequest, std::string> OptionsRequest(const CallCommandOpt
   const auto dialect = ref::ParseDialect(options.dialect);
   if (!dialect) {
     return std::unexpected("unknown dialect '" + options.dialect +
-                           "' (openai-chat, anthropic-messages, openai-responses, gemini)");
+                           "' (openai-chat, anthropic-messages, openai-responses, gemini, ollama)");
   }
   auto url = ref::ParseBaseUrl(options.base_url);
   if (!url) return std::unexpected(url.error());
@@ -486,7 +486,7 @@ CLI::App* AddCallCommand(CLI::App& app, CallCommandOptions& options) {
   call->add_option("--base-url", options.base_url,
                    "http://HOST:PORT[/PATH] of the provider (plain HTTP)");
   call->add_option("--dialect", options.dialect,
-                   "openai-chat | anthropic-messages | openai-responses | gemini")
+                   "openai-chat | anthropic-messages | openai-responses | gemini | ollama")
       ->capture_default_str();
   call->add_option("--message", options.message, "the user message")->capture_default_str();
   call->add_option("--model", options.model, "model name (default: per dialect)");

@@ -27,8 +27,9 @@ constexpr std::string_view kServeFooter = R"(Sessions:
       OpenAI SDKs (openai-chat, openai-responses)   base_url = <session base URL>/v1
       Anthropic SDK (anthropic-messages)            base_url = <session base URL>
       Google Gen AI SDK (gemini)                    base_url = <session base URL>
+      Ollama clients (ollama)                       host = <session base URL>
       curl   POST <session base URL>/v1/chat/completions   (or /v1/messages, /v1/responses,
-             /v1beta/models/MODEL:streamGenerateContent?alt=sse)
+             /v1beta/models/MODEL:streamGenerateContent?alt=sse, /api/chat)
   A scenario with listener outages gets a port of its own (shown in its base URL), so it can
   refuse connections for a while without disturbing the other sessions.
 

@@ -61,7 +61,10 @@ TEST_F(AdapterShortcutsTest, FrameworkAdaptersNeedTheirOwnPackages) {
   auto vercel = ResolveAdapter("vercel-ai");
   ASSERT_TRUE(vercel) << vercel.error();
   EXPECT_EQ(vercel->command, fmt::format("node '{}'", (dir_ / "vercel-ai.mjs").string()));
-  EXPECT_TRUE(vercel->dialects.empty());  // all three dialects
+  // The OpenAI and Anthropic providers only: no Gemini or Ollama scenario goes to them.
+  EXPECT_THAT(vercel->dialects, ::testing::ElementsAre(scenario::Dialect::kOpenAiChat,
+                                                       scenario::Dialect::kAnthropicMessages,
+                                                       scenario::Dialect::kOpenAiResponses));
   EXPECT_EQ(vercel->label, "vercel-ai");
   auto router = ResolveAdapter("langchain-fallbacks");
   ASSERT_TRUE(router) << router.error();

@@ -57,7 +57,8 @@ inline RetryPolicy FastPolicy() {
 // Every dialect, for the tests that hold in each: the fake provider's writer and the reference
 // client's decoder, written apart, agree over a real socket.
 inline constexpr Dialect kAllDialects[] = {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
-                                           Dialect::kOpenAiResponses, Dialect::kGemini};
+                                           Dialect::kOpenAiResponses, Dialect::kGemini,
+                                           Dialect::kOllama};
 
 inline std::string_view DialectName(Dialect dialect) { return faultline::ref::ToString(dialect); }
 
@@ -69,6 +70,8 @@ inline std::string RequestBody(Dialect dialect) {
       return R"({"model":"claude-sonnet-4-5","max_tokens":256,"stream":true,"messages":[{"role":"user","content":"Say hello."}]})";
     case Dialect::kOpenAiResponses:
       return R"({"model":"gpt-4o-mini","stream":true,"input":"Say hello."})";
+    case Dialect::kOllama:
+      return R"({"model":"llama3.2","stream":true,"messages":[{"role":"user","content":"Say hello."}]})";
     case Dialect::kGemini:
       return R"({"model":"gemini-2.5-flash","stream":true,"contents":[{"role":"user","parts":[{"text":"Say hello."}]}]})";
   }
@@ -173,6 +176,7 @@ class ReferenceE2E : public ::testing::Test {
     }
     if (yaml.find("openai-responses") != std::string_view::npos) return Dialect::kOpenAiResponses;
     if (yaml.find("dialect: gemini") != std::string_view::npos) return Dialect::kGemini;
+    if (yaml.find("dialect: ollama") != std::string_view::npos) return Dialect::kOllama;
     return Dialect::kOpenAiChat;
   }
 

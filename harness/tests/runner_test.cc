@@ -159,7 +159,8 @@ TEST(RunnerTest, FilterByDialect) {
   const auto catalog = Catalog();
   for (const scenario::Dialect dialect :
        {scenario::Dialect::kOpenAiChat, scenario::Dialect::kAnthropicMessages,
-        scenario::Dialect::kOpenAiResponses, scenario::Dialect::kGemini}) {
+        scenario::Dialect::kOpenAiResponses, scenario::Dialect::kGemini,
+        scenario::Dialect::kOllama}) {
     const std::string filter = "dialect:" + std::string(scenario::ToString(dialect));
     const auto kept = SelectScenarios(catalog, filter, std::nullopt);
     const auto expected = std::ranges::count_if(
@@ -171,9 +172,9 @@ TEST(RunnerTest, FilterByDialect) {
   const auto demo_chat = SelectScenarios(catalog, "demo/*+dialect:openai-chat", std::nullopt);
   ASSERT_FALSE(demo_chat.empty());
   for (const auto& s : demo_chat) EXPECT_EQ(s.dialect, scenario::Dialect::kOpenAiChat) << s.name;
-  EXPECT_EQ(
-      FilterProblem("rate-limit/*,!dialect:openai"),
-      "--filter: no dialect 'openai' (openai-chat, anthropic-messages, openai-responses, gemini)");
+  EXPECT_EQ(FilterProblem("rate-limit/*,!dialect:openai"),
+            "--filter: no dialect 'openai' (openai-chat, anthropic-messages, openai-responses, "
+            "gemini, ollama)");
   EXPECT_FALSE(FilterProblem("tag:stall+dialect:anthropic-messages,demo/*"));
 }
 

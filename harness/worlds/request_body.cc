@@ -59,9 +59,21 @@ json UserContent(scenario::Dialect dialect, const scenario::RequestSpec& request
       return json::array({{{"type", "input_text"}, {"text", request.message}},
                           {{"type", "input_image"}, {"image_url", ImageDataUrl()}}});
     case scenario::Dialect::kGemini:
-      break;  // GeminiContents
+    case scenario::Dialect::kOllama:
+      break;  // GeminiContents, OllamaMessages
   }
   return request.message;
+}
+
+// Ollama's messages: OpenAI's roles, the image as a bare base64 string in `images`.
+json OllamaMessages(const scenario::RequestSpec& request) {
+  json user = {{"role", "user"}, {"content", request.message}};
+  if (request.image) user["images"] = json::array({std::string(kImagePng)});
+  json turns = json::array({std::move(user)});
+  if (!request.prefill.empty()) {
+    turns.push_back({{"role", "assistant"}, {"content", request.prefill}});
+  }
+  return turns;
 }
 
 // Gemini's turns: `contents` of {"role","parts"}, the model's own first words as a "model" turn.
@@ -121,11 +133,12 @@ void AddReasoningAndStop(scenario::Dialect dialect, const scenario::RequestSpec&
         body["reasoning"] = {{"effort", "medium"}};
         break;
       case scenario::Dialect::kGemini:
-        break;  // in generationConfig
+      case scenario::Dialect::kOllama:
+        break;  // in generationConfig, in "think"
     }
   }
   if (request.stop.empty() || dialect == scenario::Dialect::kOpenAiResponses ||
-      dialect == scenario::Dialect::kGemini) {
+      dialect == scenario::Dialect::kGemini || dialect == scenario::Dialect::kOllama) {
     return;
   }
   body[dialect == scenario::Dialect::kAnthropicMessages ? "stop_sequences" : "stop"] = request.stop;
@@ -142,6 +155,8 @@ std::string DefaultModel(scenario::Dialect dialect) {
       return "claude-sonnet-4-20250514";
     case scenario::Dialect::kGemini:
       return "gemini-2.5-flash";
+    case scenario::Dialect::kOllama:
+      return "llama3.2";
   }
   return "model";
 }
@@ -156,6 +171,18 @@ json RequestBody(scenario::Dialect dialect, const scenario::RequestSpec& request
             {"contents", GeminiContents(request)},
             {"generationConfig", GeminiGenerationConfig(request)}};
     if (request.tools) body["tools"] = Tools(dialect, false);
+    return body;
+  }
+  if (dialect == scenario::Dialect::kOllama) {
+    // Ollama streams unless told not to; the budget and stop sequences go in its options.
+    json options = {{"num_predict", request.max_tokens}};
+    if (!request.stop.empty()) options["stop"] = request.stop;
+    body = {{"model", model},
+            {"messages", OllamaMessages(request)},
+            {"stream", request.stream},
+            {"options", std::move(options)}};
+    if (request.reasoning) body["think"] = true;
+    if (request.tools) body["tools"] = Tools(scenario::Dialect::kOpenAiChat, false);
     return body;
   }
   if (dialect == scenario::Dialect::kOpenAiResponses) {

@@ -20,9 +20,10 @@ namespace faultline::ref::bench {
 namespace {
 
 const std::string& Body(Dialect dialect) {
-  static const std::string kBodies[] = {
-      BenchBody(Dialect::kOpenAiChat), BenchBody(Dialect::kAnthropicMessages),
-      BenchBody(Dialect::kOpenAiResponses), BenchBody(Dialect::kGemini)};
+  static const std::string kBodies[] = {BenchBody(Dialect::kOpenAiChat),
+                                        BenchBody(Dialect::kAnthropicMessages),
+                                        BenchBody(Dialect::kOpenAiResponses),
+                                        BenchBody(Dialect::kGemini), BenchBody(Dialect::kOllama)};
   return kBodies[static_cast<int>(dialect)];
 }
 
@@ -81,6 +82,7 @@ BENCHMARK_CAPTURE(BM_FullDecode, openai_chat, Dialect::kOpenAiChat);
 BENCHMARK_CAPTURE(BM_FullDecode, anthropic_messages, Dialect::kAnthropicMessages);
 BENCHMARK_CAPTURE(BM_FullDecode, openai_responses, Dialect::kOpenAiResponses);
 BENCHMARK_CAPTURE(BM_FullDecode, gemini, Dialect::kGemini);
+BENCHMARK_CAPTURE(BM_FullDecode, ollama, Dialect::kOllama);
 
 }  // namespace
 }  // namespace faultline::ref::bench

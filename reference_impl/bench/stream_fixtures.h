@@ -192,6 +192,25 @@ inline std::string GeminiBody() {
   return body;
 }
 
+// Ollama /api/chat: one JSON object per line, then the line with "done": true and the counts.
+inline std::string OllamaBody() {
+  std::string body;
+  for (int i = 0; i < kBenchDeltas; ++i) {
+    body += fmt::format(
+        R"({{"model":"llama3.2","created_at":"2025-03-06T19:55:58.123456789Z","message":)"
+        R"({{"role":"assistant","content":"{}"}},"done":false}})"
+        "\n",
+        BenchToken(i).json);
+  }
+  body +=
+      fmt::format(R"({{"model":"llama3.2","created_at":"2025-03-06T19:56:02.123456789Z","message":)"
+                  R"({{"role":"assistant","content":""}},"done":true,"done_reason":"stop",)"
+                  R"("total_duration":4883583458,"prompt_eval_count":812,"eval_count":{}}})"
+                  "\n",
+                  kBenchDeltas);
+  return body;
+}
+
 inline std::string BenchBody(Dialect dialect) {
   switch (dialect) {
     case Dialect::kOpenAiChat:
@@ -202,6 +221,8 @@ inline std::string BenchBody(Dialect dialect) {
       return OpenAiResponsesBody();
     case Dialect::kGemini:
       return GeminiBody();
+    case Dialect::kOllama:
+      return OllamaBody();
   }
   return {};
 }

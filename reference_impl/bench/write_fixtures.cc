@@ -29,7 +29,7 @@ int WriteArg(std::string_view arg) {
   const auto colon = arg.find(':');
   if (colon == std::string_view::npos) {
     for (Dialect d : {Dialect::kOpenAiChat, Dialect::kAnthropicMessages, Dialect::kOpenAiResponses,
-                      Dialect::kGemini}) {
+                      Dialect::kGemini, Dialect::kOllama}) {
       std::string path = fmt::format("{}/{}.sse", arg, faultline::ref::ToString(d));
       if (!Write(d, path)) return 2;
     }

@@ -537,6 +537,10 @@ TEST(StreamErrorClassTest, InStreamWordsRefineTheTableLikeAnHttpBody) {
   // Words never turn an invalid request or an unknown error into something else.
   EXPECT_EQ(code_of("INVALID_ARGUMENT", "The model is overloaded"), FailureCode::kInvalidRequest);
   EXPECT_EQ(code_of("", "The model is overloaded"), FailureCode::kUnknown);
+  // Ollama's error line names no kind: the server failed, like its 500.
+  EXPECT_EQ(ClassifyStreamError(Dialect::kOllama, "", "", "unexpected EOF")->code,
+            FailureCode::kServer);
+  EXPECT_FALSE(ClassifyStreamError(Dialect::kOpenAiChat, "", "", "unexpected EOF"));
 }
 
 TEST(StreamErrorClassTest, CodeWinsOverTypeAndUnknownIsNullopt) {

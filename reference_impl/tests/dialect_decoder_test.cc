@@ -452,9 +452,54 @@ TEST(GeminiDecoderTest, NonStreamedBody) {
                            TerminalDelta{TerminalMarker::kBody}}));
 }
 
+// --- ollama
+// ---------------------------------------------------------------------------------------
+
+TEST(OllamaDecoderTest, LinesThinkingToolCallsAndTheDoneLine) {
+  DialectDecoder decoder(Dialect::kOllama);
+  Deltas out;
+  for (
+      const char* line :
+      {R"({"model":"llama3.2","message":{"role":"assistant","content":"","thinking":"Plan."},"done":false})",
+       R"({"model":"llama3.2","message":{"role":"assistant","content":"Hi"},"done":false})",
+       R"({"model":"llama3.2","message":{"role":"assistant","content":"","tool_calls":[{"function":{"name":"get_weather","arguments":{"city":"Paris"}}}]},"done":false})",
+       R"({"model":"llama3.2","message":{"role":"assistant","content":""},"done":true,"done_reason":"stop","prompt_eval_count":26,"eval_count":3})"}) {
+    auto weight = decoder.DecodeEvent(SseEvent{"message", line, ""}, out);
+    ASSERT_TRUE(weight) << weight.error().message;
+  }
+  EXPECT_EQ(out,
+            (Deltas{ReasoningDelta{"Plan."}, TextDelta{"Hi"},
+                    ToolCallDelta{0, "", "get_weather", R"({"city":"Paris"})"}, UsageDelta{26, 3},
+                    FinishDelta{"stop"}, TerminalDelta{TerminalMarker::kDoneLine}}));
+}
+
+TEST(OllamaDecoderTest, ErrorsAreBareStringsOrEnvelopes) {
+  auto bare = DecodeOne(Dialect::kOllama, "message", R"({"error":"unexpected EOF"})");
+  ASSERT_TRUE(bare);
+  EXPECT_EQ(*bare, (Deltas{ProviderErrorDelta{"", "", "unexpected EOF"}}));
+  auto envelope = DecodeOne(Dialect::kOllama, "message",
+                            R"({"error":{"message":"boom","type":"server_error"}})");
+  ASSERT_TRUE(envelope);
+  EXPECT_EQ(*envelope, (Deltas{ProviderErrorDelta{"server_error", "", "boom"}}));
+  EXPECT_FALSE(
+      DecodeOne(Dialect::kOllama, "message", R"({"message":"not-an-object","done":false})"));
+  EXPECT_FALSE(DecodeOne(Dialect::kOllama, "message", R"({"message":{"content":"x"}})"));
+  EXPECT_FALSE(DecodeOne(Dialect::kOllama, "message", "{\"done\":false}{\"done\":false}"));
+}
+
+TEST(OllamaDecoderTest, NonStreamedBodyMustBeDone) {
+  auto body = DecodeBody(
+      Dialect::kOllama,
+      R"({"message":{"role":"assistant","content":"Hello"},"done":true,"done_reason":"length","eval_count":1})");
+  ASSERT_TRUE(body) << body.error().message;
+  EXPECT_EQ(*body, (Deltas{TextDelta{"Hello"}, UsageDelta{std::nullopt, 1}, FinishDelta{"length"},
+                           TerminalDelta{TerminalMarker::kBody}}));
+  EXPECT_FALSE(DecodeBody(Dialect::kOllama, R"({"message":{"content":"Hel"},"done":false})"));
+}
+
 TEST(DialectTest, NamesRoundTrip) {
   for (Dialect dialect : {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
-                          Dialect::kOpenAiResponses, Dialect::kGemini}) {
+                          Dialect::kOpenAiResponses, Dialect::kGemini, Dialect::kOllama}) {
     EXPECT_EQ(ParseDialect(ToString(dialect)), dialect);
   }
   EXPECT_EQ(ToString(Dialect::kAnthropicMessages), "anthropic-messages");

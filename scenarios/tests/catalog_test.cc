@@ -104,7 +104,7 @@ TEST(SchemaTest, EnumeratedValuesMatchTheLoader) {
   }
   std::vector<std::string> dialects;
   for (Dialect dialect : {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
-                          Dialect::kOpenAiResponses, Dialect::kGemini}) {
+                          Dialect::kOpenAiResponses, Dialect::kGemini, Dialect::kOllama}) {
     dialects.emplace_back(ToString(dialect));
   }
   EXPECT_EQ(EnumOf(schema, "/$defs/dialect"), dialects);

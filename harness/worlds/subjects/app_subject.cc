@@ -43,6 +43,8 @@ std::vector<std::string> AppEnvironment(const AppCall& call, std::string_view no
       "GOOGLE_GEMINI_BASE_URL=" + call.base_url,
       "GEMINI_API_KEY=" + key,
       "GOOGLE_API_KEY=" + key,
+      // Ollama's clients (ollama-python, ollama-js, its CLI) take the host without a path.
+      "OLLAMA_HOST=" + call.base_url,
       // For scripts: where to send what.
       "FAULTLINE_BASE_URL=" + call.base_url,
       "FAULTLINE_ENDPOINT=" + call.base_url + wire.path,

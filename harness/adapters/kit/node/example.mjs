@@ -1,11 +1,12 @@
 #!/usr/bin/env node
 // The smallest honest faultline adapter: one chat call with Node's plain fetch, in any dialect,
-// streamed when the runner's request says so. It makes ONE attempt and never retries, and its
-// hello says exactly that (the node-fetch preset: one attempt and undici's own timeouts). It commits only a whole answer (the dialect's terminator seen, not empty) and
-// fails otherwise.
+// streamed when the runner's request says so (SSE, or NDJSON for ollama). It makes ONE attempt
+// and never retries, and its hello says exactly that (the node-fetch preset: one attempt and
+// undici's own timeouts). It commits only a whole answer (the content-type it asked for, the
+// dialect's terminator seen, not empty) and fails otherwise.
 //   faultline run --adapter "node harness/adapters/kit/node/example.mjs" --filter 'success/*'
-import { AdapterFailure, endpoint, parseEvent, requestBody, requestHeaders, runAdapter,
-         sseEvents } from './faultline-adapter.mjs';
+import { AdapterFailure, checkContentType, endpoint, parseEvent, requestBody, requestHeaders,
+         runAdapter, streamEvents, streams } from './faultline-adapter.mjs';
 
 await runAdapter({
   name: 'kit-example-node',
@@ -19,11 +20,14 @@ await runAdapter({
       method: 'POST', headers: requestHeaders(call), body: requestBody(call), signal,
     });
     if (!response.ok) throw new AdapterFailure(await wire.lastFailure());  // classified
-    if (!call.request.stream) {
+    const wrongType = checkContentType(call, response);  // not the framing it asked for?
+    if (wrongType) throw new AdapterFailure(wrongType);
+    if (!streams(call)) {
       output.whole(await response.json());
     } else {
-      for await (const sse of sseEvents(response.body)) {
-        if (output.event(parseEvent(sse))) break;  // the dialect's terminator (or an error event)
+      for await (const event of streamEvents(call, response.body)) {  // SSE events or NDJSON lines
+        // The dialect's terminator (or an error event) ends it.
+        if (output.event(parseEvent(event, call.dialect))) break;
       }
     }
     const problem = output.check();  // truncated, empty, refused, broken tool call?

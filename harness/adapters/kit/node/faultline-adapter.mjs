@@ -48,8 +48,10 @@ export { DIALECTS, PROTOCOL, ProtocolMisuse, currentCall, emit, inCall, note, re
 export { AdapterFailure, aborted, bodyRetryHint, causeText, classifyHttp, classifyNetworkError,
          classifyStreamError, classifyThrown, errorFields, failure, parseGoDuration,
          parseHttpDate, providerErrorCode, retryHint } from './lib/classify.mjs';
-export { Output, endpoint, parseEvent, requestBody, requestHeaders } from './lib/output.mjs';
-export { SseDecoder, sseEvents } from './lib/sse.mjs';
+export { Output, checkContentType, endpoint, parseEvent, requestBody, requestHeaders,
+         streamEvents, streams } from './lib/output.mjs';
+export { SseDecoder, isErrorEvent, sseEvents } from './lib/sse.mjs';
+export { NdjsonDecoder, ndjsonEvents } from './lib/ndjson.mjs';
 export { Wire, responseId } from './lib/wire.mjs';
 
 // How long the process stays up after its terminal event, so that a connection the library
@@ -133,7 +135,8 @@ async function closePooledConnections() {
 
 // One call: main() with the kit's wire and output, then its one terminal event. {failed, bug}.
 async function serveCall(call, signal, { main, classifyError, strict, baseFetch }) {
-  const wire = new Wire({ baseFetch: baseFetch ?? globalThis.fetch, routes: call.routes ?? [] });
+  const wire = new Wire({ baseFetch: baseFetch ?? globalThis.fetch, routes: call.routes ?? [],
+                          dialect: call.dialect });
   const output = new Output(call.dialect, wire, { strict });
   const context = { call, signal, fetch: wire.fetch, wire, output };
   let failed = await outcome(main, context, classifyError);

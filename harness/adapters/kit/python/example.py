@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The smallest honest faultline adapter in Python: one chat call with plain urllib (any dialect,
-streamed when the request says so). ONE attempt, no retries, no timeout, and its hello says so
-(the python-http-client preset). It commits only a whole answer (terminator
-seen, not empty).
+streamed when the request says so: SSE, or NDJSON for ollama). ONE attempt, no retries, no
+timeout, and its hello says so (the python-http-client preset). It commits only a whole answer
+(the content-type it asked for, terminator seen, not empty).
     faultline run --adapter "python3 harness/adapters/kit/python/example.py" --filter 'success/*'
 """
 import json
@@ -26,11 +26,14 @@ def main(ctx):
     except urllib.error.HTTPError as error:
         error.read()  # the wire classifies the status with its body
         raise kit.AdapterFailure(ctx.wire.last_failure()) from None
-    if not call["request"].get("stream"):
+    wrong_type = kit.check_content_type(call, response)  # not the framing it asked for?
+    if wrong_type:
+        raise kit.AdapterFailure(wrong_type)
+    if not kit.streams(call):
         ctx.output.whole(json.loads(response.read()))
     else:
-        for event, data in kit.sse_events(response):
-            if ctx.output.event(kit.parse_event(event, data)):
+        for event, data in kit.stream_events(call, response):  # SSE events or NDJSON lines
+            if ctx.output.event(kit.parse_event(event, data, call["dialect"])):
                 break  # the dialect's terminator, or an error event
     problem = ctx.output.check()  # truncated, empty, refused, broken tool call?
     if problem:

@@ -302,11 +302,13 @@ def _worded(message, entries):
     return any(all(word in lower for word in entry) for entry in entries)
 
 
-def classify_stream_error(error_object, phase="stream"):
+def classify_stream_error(error_object, phase="stream", dialect=None):
     """An error inside a 200 stream, like its HTTP twin; UNKNOWN when the table does not know.
 
     `error_object` is the error event (a Responses `response.failed` carries its error in
-    `response.error`) or the provider's error object it holds.
+    `response.error`) or the provider's error object it holds. `dialect`: the stream's; in a
+    dialect whose errors name no kind (Ollama's {"error":"text"}), an error with neither type nor
+    code is its `untyped_stream_error` (SERVER: the server failed mid-answer), whatever its words.
     """
     if isinstance(error_object, dict) and error_object.get("type") == "response.failed":
         response = error_object.get("response") or {}
@@ -315,7 +317,11 @@ def classify_stream_error(error_object, phase="stream"):
     label = "/".join(x for x in (kind, code) if x) or "error"
     # Without a status its words refine the table's code (stream_refine): a server or unavailable
     # error saying the model is overloaded is OVERLOADED, a rate limit with quota wording QUOTA.
-    code_name = provider_error_code(kind, code) or "UNKNOWN"
+    code_name = provider_error_code(kind, code)
+    untyped = PROTOCOL["dialects"].get(dialect or "", {}).get("untyped_stream_error")
+    if not code_name and untyped and not kind and not code:
+        return failure(untyped, phase, f"in-stream error ({label}): {message}")
+    code_name = code_name or "UNKNOWN"
     wording, refined = PROTOCOL["stream_refine"].get(code_name, (None, None))
     if wording and _worded(message, PROTOCOL["wording"][wording]):
         code_name = refined
@@ -789,6 +795,8 @@ def request_body(call):
 
 
 def request_headers(call):
+    """The request's headers. Ollama (hosted) takes the key as a bearer token (a local server
+    ignores it) and is told which answer is expected: application/x-ndjson for a stream."""
     headers = {"Content-Type": "application/json"}
     if call["dialect"] == "anthropic-messages":
         headers.update({"x-api-key": call["api_key"], "anthropic-version": "2023-06-01"})
@@ -796,7 +804,45 @@ def request_headers(call):
         headers["x-goog-api-key"] = call["api_key"]
     else:
         headers["Authorization"] = f"Bearer {call['api_key']}"
+    if _framing(call["dialect"]) == "ndjson":
+        headers["Accept"] = PROTOCOL["framings"]["ndjson"] if streams(call) else "application/json"
     return headers
+
+
+def _framing(dialect):
+    return PROTOCOL["dialects"].get(dialect or "", {}).get("framing", "sse")
+
+
+def streams(call):
+    """Whether the call's answer is a stream: its request's "stream" is true, or it is absent (not
+    a boolean) in a dialect that streams by default (Ollama streams unless told "stream": false;
+    Gemini's path)."""
+    stream = (call.get("request") or {}).get("stream")
+    if isinstance(stream, bool):
+        return stream
+    return PROTOCOL["dialects"].get(call.get("dialect"), {}).get("streams_by_default") is True
+
+
+def check_content_type(call, response):
+    """The reference client's check of a 2xx response's content-type (assembler.cc
+    CheckContentType): a stream must be its framing's media type (text/event-stream, or
+    application/x-ndjson for Ollama), a whole answer application/json or ...+json; another is
+    MALFORMED_RESPONSE in phase response-headers, retryable. No content-type is no verdict.
+    `response`: an http.client / urllib response (its status is added), or the header's value.
+    Returns the failure, or None."""
+    value = response if response is None or isinstance(response, str) else \
+        response.getheader("content-type")
+    if value is None:
+        return None
+    media = re.sub(r"\s+", "", value.split(";")[0]).lower()
+    stream = streams(call)
+    want = PROTOCOL["framings"][_framing(call["dialect"])] if stream else "application/json"
+    if media == want or (not stream and media.endswith("+json")):
+        return None
+    status = getattr(response, "status", None)
+    return failure("MALFORMED_RESPONSE", "response-headers",
+                   f"expected {want} but the response is `{value}`",
+                   **({"status": status} if is_integer(status) else {}))
 
 
 class SseParser:
@@ -847,10 +893,54 @@ def sse_events(response, size=65536):
         yield from parser.feed(chunk)
 
 
-def parse_event(event, data):
-    """One SSE event as the dialect's JSON object; None for `[DONE]`; AdapterFailure
-    (MALFORMED_RESPONSE) for data that is not a JSON object."""
-    if data.strip() == "[DONE]":
+class NdjsonParser:
+    """Incremental application/x-ndjson parsing (Ollama's streams), as the reference client reads
+    it (reference_impl/ndjson_decoder.cc): a line ends at LF, a CR before it is dropped, blank
+    lines are skipped, an unfinished last line when the body ends is discarded (finish()). Each
+    line comes as ("message", line), the shape of an SSE event, for parse_event and Output."""
+
+    def __init__(self):
+        self.buf = b""
+
+    def feed(self, chunk):
+        """Yields ("message", line) for every line completed by `chunk`."""
+        self.buf += chunk
+        while (i := self.buf.find(b"\n")) >= 0:
+            line, self.buf = self.buf[:i], self.buf[i + 1:]
+            line = line.removesuffix(b"\r")
+            if line.strip(b" \t\r"):
+                yield "message", line.decode("utf-8", "replace")
+
+    def finish(self):
+        """The body ended: an unfinished last line is discarded (a cut stream); returns its
+        bytes."""
+        discarded = len(self.buf) if self.buf.strip(b" \t\r") else 0
+        self.buf = b""
+        return discarded
+
+
+def ndjson_events(response, size=65536):
+    """("message", line) of a streamed application/x-ndjson body, as the bytes arrive; an
+    unfinished last line is not one."""
+    parser = NdjsonParser()
+    while chunk := response.read1(size):
+        yield from parser.feed(chunk)
+    parser.finish()
+
+
+def stream_events(call, response, size=65536):
+    """(event, data) of a streamed body in the call's dialect's framing: SSE events, or NDJSON
+    lines (Ollama). `call` may be the dialect's name instead."""
+    dialect = call if isinstance(call, str) else call["dialect"]
+    reader = ndjson_events if _framing(dialect) == "ndjson" else sse_events
+    return reader(response, size)
+
+
+def parse_event(event, data, dialect=None):
+    """One SSE event (or NDJSON line) as the dialect's JSON object; None for `[DONE]` (not in an
+    NDJSON dialect, whose every line is an object); AdapterFailure (MALFORMED_RESPONSE) for data
+    that is not a JSON object."""
+    if data.strip() == "[DONE]" and _framing(dialect) != "ndjson":
         return None
     try:
         obj = json.loads(data)
@@ -930,7 +1020,51 @@ def _gemini_response(obj):
     return parts, finish, obj.get("usageMetadata")
 
 
-def _is_error_event(obj):
+def _ollama_response(obj):
+    """One Ollama /api/chat object (a stream's line, or a whole answer) as (parts, done, finish,
+    usage): message.thinking (("reasoning", t)), message.content (("text", t)),
+    message.tool_calls (("call", {id, name, arguments}), each whole: {function: {name,
+    arguments}}, its `arguments` object re-serialised, its id usually absent); the line with
+    "done": true has done_reason ("stop" when absent) and prompt_eval_count / eval_count
+    (reference_impl/decode_ollama.cc). Every shape is checked before anything is taken."""
+    _need(isinstance(obj.get("done"), bool), "`done` must be a boolean")
+    parts = []
+    message = obj.get("message")
+    if message is not None:
+        _need(isinstance(message, dict), "`message` must be an object")
+        for key in ("thinking", "content"):
+            _need(_absent_or(message.get(key), str), f"`{key}` must be a string")
+        _need(_absent_or(message.get("tool_calls"), list), "`tool_calls` must be an array")
+        if message.get("thinking"):
+            parts.append(("reasoning", message["thinking"]))
+        if message.get("content"):
+            parts.append(("text", message["content"]))
+        for call in message.get("tool_calls") or []:
+            _need(isinstance(call, dict), "every tool call must be an object")
+            function = call.get("function")
+            _need(isinstance(function, dict), "`function` must be an object")
+            _need(isinstance(function.get("name"), str), "`name` must be a string")
+            _need(_absent_or(call.get("id"), str), "`id` must be a string")
+            args = function.get("arguments")
+            args = "{}" if args is None else args if isinstance(args, str) else \
+                json.dumps(args, separators=(",", ":"))
+            parts.append(("call", {"id": call.get("id") or "", "name": function["name"],
+                                   "arguments": args}))
+    if not obj["done"]:
+        return parts, False, "", None
+    for key in ("prompt_eval_count", "eval_count"):
+        _need(obj.get(key) is None or is_integer(obj[key]), f"`{key}` must be an integer")
+    _need(_absent_or(obj.get("done_reason"), str), "`done_reason` must be a string")
+    return parts, True, obj.get("done_reason") or "stop", (_count(obj.get("prompt_eval_count")),
+                                                           _count(obj.get("eval_count")))
+
+
+def _is_error_event(obj, dialect=None):
+    """Whether a dialect's event object reports a provider error: Anthropic's and the Responses
+    API's `error`, a Responses `response.failed`, OpenAI Chat's and Gemini's bare {"error":
+    {...}}; an Ollama line whenever it has an `error`, most often a bare string."""
+    if dialect == "ollama":
+        return obj.get("error") is not None
     return obj.get("type") in ("error", "response.failed") or (
         isinstance(obj.get("error"), dict) and "type" not in obj)
 
@@ -960,6 +1094,7 @@ class Output:
         self.chunks, self.terminated, self.stream_failure = 0, False, None
         self.last_sequence = None  # of a Responses stream, checked when strict
         self.gemini_calls = 0  # a Gemini attempt's function calls, numbered across its chunks
+        self.ollama_calls = 0  # an Ollama attempt's tool calls, numbered across its lines
         self.attempt = None  # of the output held (the wire's attempt number), None while none
         self.splice_noted = False
 
@@ -1004,8 +1139,9 @@ class Output:
             self.terminated = True
             return True
         try:
-            if _is_error_event(obj):
-                self.stream_failure = self.stream_failure or classify_stream_error(obj)
+            if _is_error_event(obj, self.dialect):
+                self.stream_failure = self.stream_failure or classify_stream_error(
+                    obj, "stream", self.dialect)
                 return True
             done = getattr(self, "_" + self.dialect.replace("-", "_"))(obj)
         except (AttributeError, TypeError, KeyError, ValueError) as e:
@@ -1118,6 +1254,19 @@ class Output:
         self.finish = finish or self.finish
         return bool(finish)
 
+    def _apply_whole_parts(self, parts):
+        """The parts of a whole answer (Gemini's, Ollama's) in order: text, reasoning, whole tool
+        calls numbered by arrival."""
+        calls = 0
+        for kind, value in parts:
+            if kind == "call":
+                self.tools[calls] = value
+                calls += 1
+            elif kind == "reasoning":
+                self.reasoning += value
+            else:
+                self.text += value
+
     def _gemini_usage(self, usage):
         """Gemini's usage counts, each kept when a chunk leaves it out."""
         for key, field in (("input_tokens", "promptTokenCount"),
@@ -1126,11 +1275,36 @@ class Output:
             if value is not None:
                 self.usage[key] = value
 
+    def _ollama(self, obj):
+        """An Ollama line. The line with "done": true ends the answer."""
+        parts, done, finish, usage = _ollama_response(obj)
+        for kind, value in parts:
+            if kind == "call":
+                self.add_tool_call(self.ollama_calls, value["id"], value["name"],
+                                   value["arguments"])
+                self.ollama_calls += 1
+            elif kind == "reasoning":
+                self.reasoning += value
+            else:
+                self.add_text(value)
+        if not done:
+            return False
+        self._ollama_usage(usage)
+        self.finish = finish
+        return True
+
+    def _ollama_usage(self, usage):
+        """Ollama's usage counts (the done line's), each kept when it leaves one out."""
+        for key, value in zip(("input_tokens", "output_tokens"), usage or (None, None)):
+            if value is not None:
+                self.usage[key] = value
+
     _WHOLE_SHAPE = {"openai-chat": lambda o: isinstance(o.get("choices"), list) and o["choices"],
                     "anthropic-messages": lambda o: isinstance(o.get("content"), list),
                     "openai-responses": lambda o: isinstance(o.get("output"), list),
                     "gemini": lambda o: isinstance(o.get("candidates"), list) or isinstance(
-                        o.get("promptFeedback"), dict)}
+                        o.get("promptFeedback"), dict),
+                    "ollama": lambda o: o.get("done") is True or _is_error_event(o, "ollama")}
 
     def whole(self, obj):
         """A non-streamed answer: the response's JSON object (missing parts read as empty
@@ -1146,19 +1320,25 @@ class Output:
                                          f"unreadable response object ({e!r})")) from None
 
     def _whole(self, obj):
+        if self.dialect == "ollama":
+            # The one object with "done": true and the whole message, or {"error": ...} (the
+            # provider failed the answer: as an error line would).
+            if _is_error_event(obj, "ollama"):
+                self.stream_failure = self.stream_failure or classify_stream_error(
+                    obj, "stream", "ollama")
+                return
+            if not isinstance(obj.get("done"), bool):
+                return  # missing parts read as empty (not strict)
+            parts, _, finish, usage = _ollama_response(obj)
+            self._apply_whole_parts(parts)
+            self.finish = finish or None
+            self._ollama_usage(usage)
+            return
         if self.dialect == "gemini":
             if not self._WHOLE_SHAPE["gemini"](obj):
                 return  # missing parts read as empty (not strict)
             parts, finish, usage = _gemini_response(obj)
-            calls = 0
-            for kind, value in parts:
-                if kind == "call":
-                    self.tools[calls] = value
-                    calls += 1
-                elif kind == "reasoning":
-                    self.reasoning += value
-                else:
-                    self.text += value
+            self._apply_whole_parts(parts)
             self.finish = finish or None
             self._gemini_usage(usage)
             return

@@ -11,9 +11,10 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { test } from 'node:test';
 import { PROTOCOL, currentCall, eventProblems, inCall } from '../node/lib/protocol.mjs';
-import { Output, endpoint, parseEvent, requestBody, requestHeaders }
-  from '../node/lib/output.mjs';
+import { Output, checkContentType, endpoint, parseEvent, requestBody, requestHeaders,
+         streamEvents, streams } from '../node/lib/output.mjs';
 import { sseEvents } from '../node/lib/sse.mjs';
+import { NdjsonDecoder } from '../node/lib/ndjson.mjs';
 import { bodyRetryHint, classifyHttp, classifyNetworkError, classifyStreamError, parseGoDuration,
          parseHttpDate, retryHint } from '../node/lib/classify.mjs';
 
@@ -53,7 +54,7 @@ test('retry hints: retry-after-ms, delay-seconds, the three date forms, invalid 
 
 test('in-stream errors classify like their HTTP twins', () => {
   for (const row of CASES.stream_errors) {
-    const got = classifyStreamError(row.error);
+    const got = classifyStreamError(row.error, 'stream', row.dialect);
     assert.equal(got.code, row.code, row.name);
     assert.equal(got.phase, 'stream', row.name);
   }
@@ -270,6 +271,107 @@ test('gemini: a whole answer, reasoning, usage, refusals, a cut stream, an error
                    ['OVERLOADED', 'stream', true]);
 });
 
+// ---- ollama --------------------------------------------------------------------------------
+
+const ollamaLine = (message, extra = {}) => ({
+  model: 'llama3.2', created_at: '2026-12-05T11:00:00.000000000Z',
+  message: { role: 'assistant', content: '', ...message }, done: false, ...extra });
+const ollamaDone = (extra = {}) => ollamaLine({}, {
+  done: true, done_reason: 'stop', total_duration: 4883583458, prompt_eval_count: 26,
+  eval_count: 3, ...extra });
+const ndjson = (objs) => objs.map((o) => `${JSON.stringify(o)}\n`).join('');
+
+test('ollama: /api/chat (no /v1), the request as is, a bearer key, accept by the stream', () => {
+  const messages = [{ role: 'user', content: 'hi' }];
+  const request = { model: 'llama3.2', messages, stream: true,
+                    options: { num_predict: 64, stop: ['END'] } };
+  const call = { dialect: 'ollama', base_url: 'http://127.0.0.1:9/s/run/x/', api_key: 'k',
+                 request };
+  assert.equal(endpoint(call), 'http://127.0.0.1:9/s/run/x/api/chat');
+  assert.deepEqual(JSON.parse(requestBody(call)), request);
+  assert.deepEqual(requestHeaders(call), { 'content-type': 'application/json',
+                                           authorization: 'Bearer k',
+                                           accept: 'application/x-ndjson' });
+  const whole = { ...call, request: { ...request, stream: false } };
+  assert.equal(requestHeaders(whole).accept, 'application/json');
+  assert.deepEqual([streams(call), streams(whole), streams({ ...call, request: { messages } })],
+                   [true, false, true], 'Ollama streams unless told "stream": false');
+  assert.equal(streams({ dialect: 'openai-chat', request: { messages } }), false);
+  // The content-type the reference client requires (assembler.cc CheckContentType).
+  assert.equal(checkContentType(call, 'application/x-ndjson; charset=utf-8'), null);
+  assert.equal(checkContentType(call, null), null, 'no content-type, no verdict');
+  const wrong = checkContentType(call, 'text/event-stream');
+  assert.deepEqual([wrong.code, wrong.phase, wrong.retryable],
+                   ['MALFORMED_RESPONSE', 'response-headers', true]);
+  assert.equal(checkContentType(whole, 'application/json; charset=utf-8'), null);
+  assert.equal(checkContentType(whole, 'application/x-ndjson').code, 'MALFORMED_RESPONSE');
+  const chat = { dialect: 'openai-chat', request: { stream: true } };
+  assert.equal(checkContentType(chat, 'text/event-stream'), null);
+  assert.equal(checkContentType(chat, 'application/x-ndjson').code, 'MALFORMED_RESPONSE');
+});
+
+test('NDJSON framing: split writes, CRLF, blank lines, an unfinished last line discarded',
+     async () => {
+  const decoder = new NdjsonDecoder();
+  const encoder = new TextEncoder();
+  const lines = [];
+  for (const part of ['{"a"', ':1}\r', '\n\n  \r\n{"b":"\u00e9', '"}\n{"c":']) {
+    lines.push(...decoder.push(encoder.encode(part)));
+  }
+  assert.deepEqual(lines, [{ event: 'message', data: '{"a":1}' },
+                           { event: 'message', data: '{"b":"\u00e9"}' }]);
+  assert.equal(decoder.finish(), 5, 'the cut line\'s bytes');
+  const body = new ReadableStream({
+    start(controller) {
+      controller.enqueue(encoder.encode('{"x":1}\n{"y"'));
+      controller.close();
+    },
+  });
+  const events = [];
+  for await (const event of streamEvents('ollama', body)) events.push(event);
+  assert.deepEqual(events, [{ event: 'message', data: '{"x":1}' }]);
+  // A line is an object of the dialect: `[DONE]` means nothing in NDJSON.
+  assert.throws(() => parseEvent({ event: 'message', data: '[DONE]' }, 'ollama'),
+                (e) => e.failure?.code === 'MALFORMED_RESPONSE');
+  assert.equal(parseEvent({ event: 'message', data: '[DONE]' }), null);
+});
+
+test('ollama: a whole answer, thinking, the done line, a cut stream, an error line', () => {
+  // No wire and no hello here: only what writes no assistant/chunk (a whole answer, thinking).
+  const whole = new Output('ollama', null, { strict: true });
+  whole.whole(ollamaDone({ message: { role: 'assistant', content: 'Hello', thinking: 'hm',
+    tool_calls: [{ function: { name: 'get_weather', arguments: { city: 'Paris' } } }] } }));
+  assert.equal(whole.check(), null);
+  assert.deepEqual(whole.committed(), {
+    text: 'Hello', reasoning: 'hm', finish_reason: 'stop',
+    tool_calls: [{ id: '', name: 'get_weather', arguments: '{"city":"Paris"}' }],
+    usage: { input_tokens: 26, output_tokens: 3 } });
+  const stream = new Output('ollama', null, { strict: true });
+  assert.equal(stream.event(ollamaLine({ thinking: 'hm' })), false);
+  assert.equal(stream.check().code, 'STREAM_TRUNCATED', 'no line with "done": true yet');
+  assert.match(stream.check().message, /without a line with "done": true/);
+  assert.equal(stream.event(ollamaDone({ done_reason: undefined })), true);
+  assert.deepEqual([stream.check().code, stream.finish, stream.reasoning, stream.usage],
+                   ['EMPTY_RESPONSE', 'stop', 'hm', { input_tokens: 26, output_tokens: 3 }]);
+  const long = new Output('ollama', null, { strict: true });
+  assert.equal(long.event(ollamaDone({ done_reason: 'length' })), true);
+  assert.equal(long.finish, 'length');
+  for (const [error, code] of [
+    [{ error: 'an error was encountered while running the model: unexpected EOF' }, 'SERVER'],
+    [{ error: 'the model is overloaded' }, 'SERVER'],  // no kind: SERVER, whatever it says
+    [{ error: { type: 'rate_limit_error', message: 'slow down' } }, 'RATE_LIMIT']]) {
+    const failed = new Output('ollama', null, { strict: true });
+    const data = JSON.stringify(error);
+    assert.equal(failed.event(parseEvent({ event: 'message', data }, 'ollama')), true);
+    assert.deepEqual([failed.check().code, failed.check().phase], [code, 'stream'], data);
+  }
+  const body = new Output('ollama', null, { strict: true });  // a 200 body that is an error
+  body.whole({ error: 'unexpected server error' });
+  assert.equal(body.check().code, 'SERVER');
+  assert.throws(() => new Output('ollama', null, { strict: true }).whole(ollamaLine({})),
+                (e) => e.failure?.code === 'MALFORMED_RESPONSE', 'a whole answer must be done');
+});
+
 // ---- whole adapters against a loopback server ----------------------------------------------
 
 const sse = (obj) => `data: ${JSON.stringify(obj)}\n\n`;
@@ -410,6 +512,94 @@ test('the example speaks gemini: a stream committed, a 429 with its retryDelay, 
                       overloaded.failure.partial_output], ['OVERLOADED', 'stream', 'uncommitted']);
     const cut = (await runAdapter(EXAMPLE, server.url, () => {}, gemini)).events.at(-1);
     assert.equal(cut.failure.code, 'STREAM_TRUNCATED');
+  } finally {
+    await server.close();
+  }
+});
+
+test('the example speaks ollama: NDJSON committed, a cut stream, an error line, HTTP errors',
+     async () => {
+  const seen = [];
+  const messages = [{ role: 'user', content: 'hi' }];
+  const lines = (text, type = 'application/x-ndjson') => (req, res) => {
+    seen.push({ url: req.url, authorization: req.headers.authorization,
+                accept: req.headers.accept, body: JSON.parse(req.body) });
+    res.writeHead(200, { 'content-type': type });
+    res.end(text);
+  };
+  const call = { name: 'get_weather', arguments: { city: 'Paris' } };
+  const server = await serve([
+    lines(ndjson([ollamaLine({ thinking: 'hm' }), ollamaLine({ content: 'Hel' }),
+                  ollamaLine({ content: 'lo' }), ollamaLine({ tool_calls: [{ function: call }] }),
+                  ollamaDone()]).replaceAll('\n', '\r\n')),
+    // Cut: the done line never came whole.
+    lines(ndjson([ollamaLine({ content: 'Hel' })]) + JSON.stringify(ollamaDone()).slice(0, 40)),
+    lines(ndjson([ollamaLine({ content: 'Hel' }),
+                  { error: 'an error was encountered while running the model: unexpected EOF' }])),
+    status(400, { error: 'the input length exceeds the context length' }),
+    status(429, { error: 'you have exceeded your current quota, please upgrade your plan' }),
+    lines(ndjson([ollamaDone()]), 'text/event-stream'),  // not the framing asked for
+    (req, res) => {  // "stream": false: one object, done, the whole message
+      res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify(ollamaDone({ message: { role: 'assistant', content: 'Hello' } })));
+    },
+  ]);
+  const ollama = { dialect: 'ollama', request: { model: 'llama3.2', messages, stream: true,
+                                                 options: { num_predict: 64 } } };
+  const last = async (extra = ollama) =>
+    (await runAdapter(EXAMPLE, server.url, () => {}, extra)).events;
+  try {
+    const good = await last();
+    assert.deepEqual(types(good), ['adapter/hello', 'response/start', 'assistant/chunk',
+                                   'assistant/chunk', 'assistant/chunk', 'response/committed']);
+    assert.deepEqual(good[4].tool_call, { index: 0, name: 'get_weather',
+                                          arguments: '{"city":"Paris"}' });
+    const committed = good.at(-1);
+    assert.deepEqual([committed.text, committed.reasoning, committed.finish_reason,
+                      committed.usage, committed.tool_calls],
+                     ['Hello', 'hm', 'stop', { input_tokens: 26, output_tokens: 3 },
+                      [{ id: '', name: 'get_weather', arguments: '{"city":"Paris"}' }]]);
+    assert.deepEqual(seen[0], { url: '/api/chat', authorization: 'Bearer sk-test',
+                                accept: 'application/x-ndjson', body: ollama.request });
+    const cut = (await last()).at(-1).failure;
+    assert.deepEqual([cut.code, cut.phase, cut.partial_output],
+                     ['STREAM_TRUNCATED', 'stream', 'uncommitted']);
+    assert.match(cut.message, /without a line with "done": true/);
+    const failed = (await last()).at(-1).failure;
+    assert.deepEqual([failed.code, failed.phase, failed.retryable, failed.partial_output],
+                     ['SERVER', 'stream', true, 'uncommitted'], 'an error line names no kind');
+    const context = (await last()).at(-1).failure;
+    assert.deepEqual([context.code, context.status, context.retryable],
+                     ['CONTEXT_WINDOW_EXCEEDED', 400, false]);
+    assert.match(context.message, /exceeds the context length/);
+    const quota = (await last()).at(-1).failure;
+    assert.deepEqual([quota.code, quota.status], ['QUOTA', 429]);
+    const wrong = (await last()).at(-1).failure;
+    assert.deepEqual([wrong.code, wrong.phase, wrong.status],
+                     ['MALFORMED_RESPONSE', 'response-headers', 200]);
+    const whole = await last({ ...ollama, request: { ...ollama.request, stream: false } });
+    assert.deepEqual([whole.at(-1).type, whole.at(-1).text], ['response/committed', 'Hello']);
+  } finally {
+    await server.close();
+  }
+});
+
+test('an Ollama error line that a library retries silently is announced as SERVER', async () => {
+  const messages = [{ role: 'user', content: 'hi' }];
+  const lines = (objs) => (req, res) => {
+    res.writeHead(200, { 'content-type': 'application/x-ndjson' });
+    res.end(ndjson(objs));
+  };
+  const server = await serve([lines([{ error: 'model runner has unexpectedly stopped' }]),
+                              lines([ollamaLine({ content: 'Hello' }), ollamaDone()])]);
+  try {
+    const run = await runAdapter(RETRY_LOOP, server.url, () => {}, {
+      dialect: 'ollama', request: { model: 'llama3.2', messages, stream: true } });
+    const interrupted = run.events.find((e) => e.type === 'response/interrupted');
+    assert.deepEqual([interrupted.attempt, interrupted.failure.code, interrupted.failure.phase],
+                     [1, 'SERVER', 'stream'], 'seen on the wire in the call\'s dialect');
+    assert.deepEqual([run.events.at(-1).type, run.events.at(-1).text],
+                     ['response/committed', 'Hello']);
   } finally {
     await server.close();
   }

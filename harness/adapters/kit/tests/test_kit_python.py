@@ -55,7 +55,7 @@ class ClassificationTest(unittest.TestCase):
     def test_stream_errors_like_their_http_twins(self):
         for row in CASES["stream_errors"]:
             with self.subTest(row["name"]):
-                got = kit.classify_stream_error(row["error"])
+                got = kit.classify_stream_error(row["error"], "stream", row.get("dialect"))
                 self.assertEqual((got["code"], got["phase"]), (row["code"], "stream"))
 
     def test_go_durations_and_the_body_hint(self):
@@ -272,6 +272,121 @@ class GeminiTest(unittest.TestCase):
                          ("OVERLOADED", "stream", True))
 
 
+# ---- ollama ------------------------------------------------------------------------------------
+
+def ollama_line(message=None, **extra):
+    return {"model": "llama3.2", "created_at": "2026-12-05T11:00:00.000000000Z",
+            "message": {"role": "assistant", "content": "", **(message or {})}, "done": False,
+            **extra}
+
+
+def ollama_done(**extra):
+    return ollama_line(**{"done": True, "done_reason": "stop", "total_duration": 4883583458,
+                          "prompt_eval_count": 26, "eval_count": 3, **extra})
+
+
+def ndjson(*objs):
+    return "".join(json.dumps(o) + "\n" for o in objs)
+
+
+class OllamaTest(unittest.TestCase):
+    def test_api_chat_the_request_as_is_a_bearer_key_accept_by_the_stream(self):
+        messages = [{"role": "user", "content": "hi"}]
+        request = {"model": "llama3.2", "messages": messages, "stream": True,
+                   "options": {"num_predict": 64, "stop": ["END"]}}
+        call = {"dialect": "ollama", "base_url": "http://127.0.0.1:9/s/run/x/", "api_key": "k",
+                "request": request}
+        self.assertEqual(kit.endpoint(call), "http://127.0.0.1:9/s/run/x/api/chat")
+        self.assertEqual(json.loads(kit.request_body(call)), request)
+        self.assertEqual(kit.request_headers(call), {"Content-Type": "application/json",
+                                                     "Authorization": "Bearer k",
+                                                     "Accept": "application/x-ndjson"})
+        whole = {**call, "request": {**request, "stream": False}}
+        self.assertEqual(kit.request_headers(whole)["Accept"], "application/json")
+        self.assertEqual([kit.streams(call), kit.streams(whole),
+                          kit.streams({**call, "request": {"messages": messages}})],
+                         [True, False, True], 'Ollama streams unless told "stream": false')
+        self.assertFalse(kit.streams({"dialect": "openai-chat", "request": {}}))
+        self.assertIsNone(kit.check_content_type(call, "application/x-ndjson; charset=utf-8"))
+        self.assertIsNone(kit.check_content_type(call, None), "no content-type, no verdict")
+        wrong = kit.check_content_type(call, "text/event-stream")
+        self.assertEqual((wrong["code"], wrong["phase"], wrong["retryable"]),
+                         ("MALFORMED_RESPONSE", "response-headers", True))
+        self.assertIsNone(kit.check_content_type(whole, "application/json; charset=utf-8"))
+        self.assertEqual(kit.check_content_type(whole, "application/x-ndjson")["code"],
+                         "MALFORMED_RESPONSE")
+        chat = {"dialect": "openai-chat", "request": {"stream": True}}
+        self.assertIsNone(kit.check_content_type(chat, "text/event-stream"))
+        self.assertEqual(kit.check_content_type(chat, "application/x-ndjson")["code"],
+                         "MALFORMED_RESPONSE")
+
+    def test_ndjson_framing(self):
+        parser = kit.NdjsonParser()
+        lines = []
+        for part in (b'{"a"', b":1}\r", b'\n\n  \r\n{"b":"\xc3', b'\xa9"}\n{"c":'):
+            lines += parser.feed(part)
+        self.assertEqual(lines, [("message", '{"a":1}'), ("message", '{"b":"\u00e9"}')])
+        self.assertEqual(parser.finish(), 5, "the cut line's bytes")
+
+        class Body:
+            def __init__(self, *parts):
+                self.parts = list(parts)
+
+            def read1(self, _size):
+                return self.parts.pop(0) if self.parts else b""
+
+        self.assertEqual(list(kit.stream_events("ollama", Body(b'{"x":1}\n{"y"'))),
+                         [("message", '{"x":1}')])
+        with self.assertRaises(kit.AdapterFailure) as caught:
+            kit.parse_event("message", "[DONE]", "ollama")  # nothing in NDJSON
+        self.assertEqual(caught.exception.failure["code"], "MALFORMED_RESPONSE")
+        self.assertIsNone(kit.parse_event("message", "[DONE]"))
+
+    def test_whole_answers_thinking_the_done_line_cut_streams_error_lines(self):
+        # No wire and no hello here: only what writes no assistant/chunk (a whole answer,
+        # thinking).
+        whole = kit.Output("ollama", strict=True)
+        whole.whole(ollama_done(message={
+            "role": "assistant", "content": "Hello", "thinking": "hm",
+            "tool_calls": [{"function": {"name": "get_weather", "arguments": {"city": "Paris"}}}]}))
+        self.assertIsNone(whole.check())
+        self.assertEqual(whole.committed(), {
+            "text": "Hello", "reasoning": "hm", "finish_reason": "stop",
+            "tool_calls": [{"id": "", "name": "get_weather", "arguments": '{"city":"Paris"}'}],
+            "usage": {"input_tokens": 26, "output_tokens": 3}})
+        stream = kit.Output("ollama", strict=True)
+        self.assertFalse(stream.event(ollama_line({"thinking": "hm"})))
+        self.assertEqual(stream.check()["code"], "STREAM_TRUNCATED")
+        self.assertIn('without a line with "done": true', stream.check()["message"])
+        done = ollama_done()
+        del done["done_reason"]
+        self.assertTrue(stream.event(done))
+        self.assertEqual((stream.check()["code"], stream.finish, stream.reasoning, stream.usage),
+                         ("EMPTY_RESPONSE", "stop", "hm",
+                          {"input_tokens": 26, "output_tokens": 3}))
+        long = kit.Output("ollama", strict=True)
+        self.assertTrue(long.event(ollama_done(done_reason="length")))
+        self.assertEqual(long.finish, "length")
+        for error, code in (
+                ({"error": "an error was encountered while running the model: unexpected EOF"},
+                 "SERVER"),
+                ({"error": "the model is overloaded"}, "SERVER"),  # no kind: SERVER, whatever
+                ({"error": {"type": "rate_limit_error", "message": "slow down"}}, "RATE_LIMIT")):
+            with self.subTest(error):
+                failed = kit.Output("ollama", strict=True)
+                self.assertTrue(failed.event(kit.parse_event("message", json.dumps(error),
+                                                             "ollama")))
+                self.assertEqual((failed.check()["code"], failed.check()["phase"]),
+                                 (code, "stream"))
+        body = kit.Output("ollama", strict=True)  # a 200 body that is an error
+        body.whole({"error": "unexpected server error"})
+        self.assertEqual(body.check()["code"], "SERVER")
+        with self.assertRaises(kit.AdapterFailure) as caught:
+            kit.Output("ollama", strict=True).whole(ollama_line())
+        self.assertEqual(caught.exception.failure["code"], "MALFORMED_RESPONSE",
+                         "a whole answer must be done")
+
+
 # ---- whole adapters against a loopback server --------------------------------------------------
 
 def chat_chunk(text):
@@ -478,6 +593,99 @@ class AdapterTest(unittest.TestCase):
                              ("OVERLOADED", "stream", "uncommitted"))
             failure = run(EXAMPLE, server.url, extra=gemini)[0][-1]["failure"]
             self.assertEqual(failure["code"], "STREAM_TRUNCATED")
+        finally:
+            server.close()
+
+    def test_example_and_baseline_speak_ollama(self):
+        def lines(text, content_type="application/x-ndjson"):
+            def answer(handler):
+                body = text.encode()
+                handler.send_response(200)
+                handler.send_header("content-type", content_type)
+                handler.send_header("content-length", str(len(body)))
+                handler.end_headers()
+                handler.wfile.write(body)
+            return answer
+
+        def whole(handler):  # "stream": false: one object, done, the whole message
+            body = json.dumps(ollama_done(message={"role": "assistant",
+                                                   "content": "Hello"})).encode()
+            handler.send_response(200)
+            handler.send_header("content-type", "application/json; charset=utf-8")
+            handler.send_header("content-length", str(len(body)))
+            handler.end_headers()
+            handler.wfile.write(body)
+
+        messages = [{"role": "user", "content": "hi"}]
+        ollama = {"dialect": "ollama", "request": {"model": "llama3.2", "messages": messages,
+                                                   "stream": True,
+                                                   "options": {"num_predict": 64}}}
+        tool = {"name": "get_weather", "arguments": {"city": "Paris"}}
+        good = lines(ndjson(ollama_line({"thinking": "hm"}), ollama_line({"content": "Hel"}),
+                            ollama_line({"content": "lo"}),
+                            ollama_line({"tool_calls": [{"function": tool}]}),
+                            ollama_done()).replace("\n", "\r\n"))
+        # Cut: the done line never came whole.
+        cut = lines(ndjson(ollama_line({"content": "Hel"})) + json.dumps(ollama_done())[:40])
+        error_line = lines(ndjson(ollama_line({"content": "Hel"}), {
+            "error": "an error was encountered while running the model: unexpected EOF"}))
+        server = Server([
+            good, cut, error_line,
+            status(400, {"error": "the input length exceeds the context length"}),
+            status(429, {"error": "you have exceeded your current quota, please upgrade your "
+                                  "plan"}),
+            lines(ndjson(ollama_done()), "text/event-stream"),  # not the framing asked for
+            whole,
+            good, cut,  # the baseline
+        ])
+        try:
+            events, _, code = run(EXAMPLE, server.url, extra=ollama)
+            self.assertEqual(types(events), [
+                "adapter/hello", "response/start", "assistant/chunk", "assistant/chunk",
+                "assistant/chunk", "response/committed"])
+            self.assertEqual(events[4]["tool_call"], {"index": 0, "name": "get_weather",
+                                                      "arguments": '{"city":"Paris"}'})
+            committed = events[-1]
+            self.assertEqual((committed["text"], committed["reasoning"],
+                              committed["finish_reason"], committed["usage"],
+                              committed["tool_calls"], code),
+                             ("Hello", "hm", "stop", {"input_tokens": 26, "output_tokens": 3},
+                              [{"id": "", "name": "get_weather",
+                                "arguments": '{"city":"Paris"}'}], 0))
+            path, headers, body = server.requests[0]
+            self.assertEqual((path, headers.get("authorization"), headers.get("accept")),
+                             ("/api/chat", "Bearer sk-test", "application/x-ndjson"))
+            self.assertEqual(json.loads(body), ollama["request"])
+            failure = run(EXAMPLE, server.url, extra=ollama)[0][-1]["failure"]
+            self.assertEqual((failure["code"], failure["phase"], failure["partial_output"]),
+                             ("STREAM_TRUNCATED", "stream", "uncommitted"))
+            self.assertIn('without a line with "done": true', failure["message"])
+            failure = run(EXAMPLE, server.url, extra=ollama)[0][-1]["failure"]
+            self.assertEqual((failure["code"], failure["phase"], failure["retryable"],
+                              failure["partial_output"]),
+                             ("SERVER", "stream", True, "uncommitted"),
+                             "an error line names no kind")
+            failure = run(EXAMPLE, server.url, extra=ollama)[0][-1]["failure"]
+            self.assertEqual((failure["code"], failure["status"], failure["retryable"]),
+                             ("CONTEXT_WINDOW_EXCEEDED", 400, False))
+            self.assertIn("exceeds the context length", failure["message"])
+            failure = run(EXAMPLE, server.url, extra=ollama)[0][-1]["failure"]
+            self.assertEqual((failure["code"], failure["status"]), ("QUOTA", 429))
+            failure = run(EXAMPLE, server.url, extra=ollama)[0][-1]["failure"]
+            self.assertEqual((failure["code"], failure["phase"], failure["status"]),
+                             ("MALFORMED_RESPONSE", "response-headers", 200))
+            unstreamed = {**ollama, "request": {**ollama["request"], "stream": False}}
+            events = run(EXAMPLE, server.url, extra=unstreamed)[0]
+            self.assertEqual((events[-1]["type"], events[-1]["text"]),
+                             ("response/committed", "Hello"))
+            # The baseline reads Ollama's lines too; a cut stream is its answer, naively.
+            events = run(BASELINE, server.url, extra=ollama)[0]
+            self.assertEqual((events[-1]["type"], events[-1]["text"], events[-1]["usage"]),
+                             ("response/committed", "Hello",
+                              {"input_tokens": 26, "output_tokens": 3}))
+            events = run(BASELINE, server.url, extra=ollama)[0]
+            self.assertEqual((events[-1]["type"], events[-1]["text"]),
+                             ("response/committed", "Hel"))
         finally:
             server.close()
 

@@ -1,7 +1,9 @@
 """The kits' protocol.json and the protocol's JSON Schema must say what the reference client
 says: its classification tables (reference_impl/classify.cc, stream_error_class.cc), its taxonomy
-names (failure.cc), its delay sources (retry_after.cc), its dialects' paths and terminators
-(dialect.cc, call.cc, assembler.cc) and the finish reasons it calls a refusal (assembler.cc) are
+names (failure.cc), its delay sources (retry_after.cc), its dialects' paths, terminators and
+stream framings (dialect.cc, call.cc, assembler.cc; SSE or Ollama's NDJSON, and the untyped
+in-stream error rule of stream_error_class.cc) and the finish reasons it calls a refusal
+(assembler.cc) are
 read from the C++ sources and compared, so that a change on either side that the other does not
 follow fails here.
     python3 -m unittest discover -s harness/adapters/kit/tests -p 'test_*.py'
@@ -122,8 +124,8 @@ class ProtocolJsonTest(unittest.TestCase):
         for name, dialect in PROTOCOL["dialects"].items():
             kind = kinds[name]
             path = re.search(rf"case Dialect::{kind}:\s+return \"([^\"]+)\";", paths).group(1)
-            terminator = re.search(rf"case Dialect::{kind}:\s+return \"([^\"]+)\";",
-                                   terminators).group(1)
+            terminator = re.search(rf"case Dialect::{kind}:\s+return \"((?:[^\"\\]|\\.)*)\";",
+                                   terminators).group(1).replace('\\"', '"')
             self.assertEqual(dialect["terminator"], terminator, name)
             if "path_fields" not in dialect:
                 self.assertEqual(dialect["path"], path, name)
@@ -138,6 +140,56 @@ class ProtocolJsonTest(unittest.TestCase):
             to_wire = function_body(call, "WireRequest ToWire(")
             self.assertEqual(dialect["path_fields"], re.findall(r'body\.erase\("(\w+)"\);',
                                                                  to_wire))
+
+    def test_framing(self):
+        """Which dialects stream NDJSON (dialect.cc StreamsNdjson), the media type each framing is
+        asked for (call.cc BuildHttpRequest's accept) and checked against (assembler.cc
+        CheckContentType), which dialects stream a request without "stream", and the class of an
+        in-stream error that names no kind (stream_error_class.cc ClassifyStreamError)."""
+        dialect_cc = source("dialect.cc")
+        kinds = {name: kind for kind, name in re.findall(
+            r"case Dialect::(k\w+):\s+return \"([a-z-]+)\";",
+            function_body(dialect_cc, "std::string_view ToString(Dialect dialect)"))}
+        ndjson = re.search(r"bool StreamsNdjson\(Dialect dialect\) \{([^}]*)\}",
+                           dialect_cc).group(1)
+        ndjson_kinds = set(re.findall(r"Dialect::(k\w+)", ndjson))
+        self.assertTrue(ndjson_kinds)
+        for name, dialect in PROTOCOL["dialects"].items():
+            want = "ndjson" if kinds[name] in ndjson_kinds else "sse"
+            self.assertEqual(dialect.get("framing"), want, name)
+        framings = PROTOCOL["framings"]
+        check = function_body(source("assembler.cc"), "std::optional<Failure> CheckContentType(")
+        self.assertEqual(re.search(r'StreamsNdjson\(dialect\) \? "([^"]+)" : "([^"]+)"',
+                                   check).groups(), (framings["ndjson"], framings["sse"]))
+        build = function_body(source("call.cc"), "std::string BuildHttpRequest(")
+        for media in framings.values():
+            self.assertIn(f'"accept: {media}\\r\\n"', build)
+        # A request without "stream": Gemini's path says a stream (ToWire), Ollama's server
+        # streams (the fake provider reads it so); the others need "stream": true.
+        self.assertIn("bool stream = true;",
+                      function_body(source("call.cc"), "WireRequest ToWire("))
+        ollama = (REPO / "fake_provider/dialect_ollama.cc").read_text(encoding="utf-8")
+        self.assertIn("TargetKind::kBodyDecidesStreamByDefault", ollama)
+        self.assertEqual(sorted(n for n, d in PROTOCOL["dialects"].items()
+                                if d.get("streams_by_default")), ["gemini", "ollama"])
+        # Ollama's {"error":"text"}: the text is the message (classify.cc ReadBodyError), and
+        # inside a stream an error that names no kind is the dialect's untyped class, unrefined.
+        self.assertIn("error->is_string()", function_body(source("classify.cc"),
+                                                          "BodyError ReadBodyError("))
+        text = source("stream_error_class.cc")
+        classes = {name: code for name, code in re.findall(
+            r"constexpr ProviderErrorClass (k\w+)\{FailureCode::(k\w+),", text)}
+        body = function_body(text, "std::optional<ProviderErrorClass> ClassifyStreamError(")
+        untyped = re.findall(r"if \(!known && dialect == Dialect::(k\w+) && type\.empty\(\) && "
+                             r"code\.empty\(\)\) return (k\w+);", body)
+        self.assertTrue(untyped)
+        names = {kind: name for name, kind in kinds.items()}
+        self.assertEqual({names[kind]: code_name(classes[cls]) for kind, cls in untyped},
+                         {name: d["untyped_stream_error"] for name, d in
+                          PROTOCOL["dialects"].items() if "untyped_stream_error" in d})
+        # Before the wordings refine the table's code: the untyped rule returns first.
+        self.assertLess(body.index("type.empty() && code.empty()"),
+                        body.index("SaysModelOverloaded"))
 
     def test_content_filter_finishes(self):
         body = function_body(source("assembler.cc"), "bool IsContentFilterFinish(")

@@ -92,14 +92,22 @@ const worded = (message, entries) =>
 // status, its words refine the table's code (stream_refine: a server or unavailable error saying
 // the model is overloaded is OVERLOADED, a rate limit with quota wording QUOTA). `errorObject`
 // is the error event (a Responses `response.failed` carries its error in `response.error`) or
-// the provider's error object it holds.
-export function classifyStreamError(errorObject, phase = 'stream') {
+// the provider's error object it holds. `dialect`: the stream's; in a dialect whose errors name
+// no kind (Ollama's {"error":"text"}), an error with neither type nor code is its
+// `untyped_stream_error` (SERVER: the server failed mid-answer), whatever its words say.
+export function classifyStreamError(errorObject, phase = 'stream', dialect = null) {
   const source = errorObject?.type === 'response.failed'
     ? errorObject.response?.error ?? errorObject.response : errorObject;
   const fields = errorFields(source);
-  let code = providerErrorCode(fields) ?? 'UNKNOWN';
-  const [wording, refined] = PROTOCOL.stream_refine[code] ?? [];
-  if (wording && worded(fields.message, PROTOCOL.wording[wording])) code = refined;
+  let code = providerErrorCode(fields);
+  const untyped = PROTOCOL.dialects[dialect]?.untyped_stream_error;
+  if (!code && untyped && !fields.type && !fields.code) {
+    code = untyped;
+  } else {
+    code ??= 'UNKNOWN';
+    const [wording, refined] = PROTOCOL.stream_refine[code] ?? [];
+    if (wording && worded(fields.message, PROTOCOL.wording[wording])) code = refined;
+  }
   const kind = [fields.type, fields.code].filter(Boolean).join('/') || 'error';
   return failure(code, phase, `in-stream error (${kind}): ${fields.message}`);
 }

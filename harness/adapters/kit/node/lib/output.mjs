@@ -1,5 +1,6 @@
-// What an adapter needs to make and read a call in any of the four dialects: the request
-// (endpoint, headers, body), the SSE framing, and Output, which assembles text, reasoning, tool
+// What an adapter needs to make and read a call in any of the five dialects: the request
+// (endpoint, headers, body), whether the answer streams and in which framing (SSE, or Ollama's
+// NDJSON: streamEvents, checkContentType), and Output, which assembles text, reasoning, tool
 // calls, finish reason and usage from the dialect's events (or a whole non-streamed object),
 // writes assistant/chunk for every text or tool-call delta, and builds the terminal event's
 // fields.
@@ -16,7 +17,8 @@
 // to another attempt's output without a reset, a note on stderr says so.
 import { PROTOCOL, emit, note } from './protocol.mjs';
 import { AdapterFailure, classifyStreamError, failure } from './classify.mjs';
-import { isErrorEvent } from './sse.mjs';
+import { isErrorEvent, sseEvents } from './sse.mjs';
+import { ndjsonEvents } from './ndjson.mjs';
 import { responseId } from './wire.mjs';
 
 // ---- the request -------------------------------------------------------------------------
@@ -44,6 +46,8 @@ export function requestBody(call) {
     .filter(([key]) => !omit.includes(key))));
 }
 
+// The request's headers. Ollama (hosted) takes the key as a bearer token (a local server
+// ignores it) and is told which answer is expected: application/x-ndjson for a stream.
 export function requestHeaders(call) {
   const headers = { 'content-type': 'application/json' };
   if (call.dialect === 'anthropic-messages') {
@@ -54,15 +58,55 @@ export function requestHeaders(call) {
   } else {
     headers.authorization = `Bearer ${call.api_key}`;
   }
+  if (framing(call.dialect) === 'ndjson') {
+    headers.accept = streams(call) ? PROTOCOL.framings.ndjson : 'application/json';
+  }
   return headers;
 }
 
-// ---- SSE (the framing: sse.mjs) ------------------------------------------------------------
+// Whether the call's answer is a stream: its request's "stream" is true, or it is absent (not a
+// boolean) in a dialect that streams by default (Ollama streams unless told "stream": false;
+// Gemini's path).
+export function streams(call) {
+  const stream = call.request?.stream;
+  if (typeof stream === 'boolean') return stream;
+  return PROTOCOL.dialects[call.dialect]?.streams_by_default === true;
+}
 
-// One SSE event as the dialect's JSON object; null for OpenAI Chat's `[DONE]`. Throws an
-// AdapterFailure (MALFORMED_RESPONSE) for data that is not a JSON object.
-export function parseEvent({ event, data }) {
-  if (data.trim() === '[DONE]') return null;
+const framing = (dialect) => PROTOCOL.dialects[dialect]?.framing ?? 'sse';
+
+// The events of a streamed body in the call's dialect's framing: SSE events, or NDJSON lines
+// (Ollama), each as {event, data} for parseEvent. `call` may be the dialect's name instead.
+export function streamEvents(call, body) {
+  const dialect = typeof call === 'string' ? call : call.dialect;
+  return framing(dialect) === 'ndjson' ? ndjsonEvents(body) : sseEvents(body);
+}
+
+// The reference client's check of a 2xx response's content-type (assembler.cc CheckContentType):
+// a stream must be its framing's media type (text/event-stream, or application/x-ndjson for
+// Ollama), a whole answer application/json or ...+json; another is MALFORMED_RESPONSE in phase
+// response-headers, retryable. No content-type is no verdict. `response`: a fetch Response (its
+// status is added), or the content-type header's value. Returns the failure, or null.
+export function checkContentType(call, response) {
+  const value = typeof response === 'string' || response === null || response === undefined
+    ? response : response.headers?.get?.('content-type');
+  if (value === null || value === undefined) return null;
+  const media = value.split(';')[0].replace(/\s+/g, '').toLowerCase();
+  const stream = streams(call);
+  const want = stream ? PROTOCOL.framings[framing(call.dialect)] : 'application/json';
+  if (stream ? media === want : media === want || media.endsWith('+json')) return null;
+  const status = Number.isInteger(response?.status) ? { status: response.status } : {};
+  return failure('MALFORMED_RESPONSE', 'response-headers',
+                 `expected ${want} but the response is \`${value}\``, status);
+}
+
+// ---- the stream's events (the framings: sse.mjs, ndjson.mjs) -------------------------------
+
+// One SSE event (or NDJSON line) as the dialect's JSON object; null for OpenAI Chat's `[DONE]`
+// (not in an NDJSON dialect, whose every line is an object). Throws an AdapterFailure
+// (MALFORMED_RESPONSE) for data that is not a JSON object.
+export function parseEvent({ event, data }, dialect = null) {
+  if (data.trim() === '[DONE]' && framing(dialect) !== 'ndjson') return null;
   let obj;
   try {
     obj = JSON.parse(data);
@@ -107,6 +151,7 @@ export class Output {
     this.streamFailure = null;  // an error the stream announced (an error event)
     this.lastSequence = undefined;  // of a Responses stream, checked when strict
     this.geminiCalls = 0;  // a Gemini attempt's function calls, numbered across its chunks
+    this.ollamaCalls = 0;  // an Ollama attempt's tool calls, numbered across its lines
     this.attempt = null;  // of the output held (the wire's attempt number), null while none
     this.spliceNoted = false;
   }
@@ -154,8 +199,8 @@ export class Output {
   event(obj) {
     if (obj === null) return (this.terminated = true);
     try {
-      if (isErrorEvent(obj)) {
-        this.streamFailure ??= classifyStreamError(obj);
+      if (isErrorEvent(obj, this.dialect)) {
+        this.streamFailure ??= classifyStreamError(obj, 'stream', this.dialect);
         return true;
       }
       return (this.terminated = DECODERS[this.dialect](this, obj) === true || this.terminated);
@@ -402,11 +447,67 @@ function geminiChunk(out, obj) {
   return finish !== '';
 }
 
+// Ollama: one /api/chat object (a stream's line, or a whole answer) read as {parts, done, finish,
+// usage}: message.thinking (reasoning), message.content (text), message.tool_calls (each whole:
+// {function: {name, arguments}}, its `arguments` object re-serialised, its id usually absent);
+// the line with "done": true has done_reason ("stop" when absent) and prompt_eval_count /
+// eval_count (reference_impl/decode_ollama.cc). Every shape is checked before anything is taken.
+function ollamaResponse(obj) {
+  need(typeof obj.done === 'boolean', '`done` must be a boolean');
+  const parts = [];
+  const message = obj.message ?? null;
+  if (message !== null) {
+    need(isObject(message), '`message` must be an object');
+    need(absentOr(message.thinking, isString), '`thinking` must be a string');
+    need(absentOr(message.content, isString), '`content` must be a string');
+    need(absentOr(message.tool_calls, Array.isArray), '`tool_calls` must be an array');
+    if (message.thinking) parts.push({ reasoning: message.thinking });
+    if (message.content) parts.push({ text: message.content });
+    for (const call of message.tool_calls ?? []) {
+      need(isObject(call), 'every tool call must be an object');
+      need(isObject(call.function), '`function` must be an object');
+      need(isString(call.function.name), '`name` must be a string');
+      need(absentOr(call.id, isString), '`id` must be a string');
+      const args = call.function.arguments;
+      parts.push({ call: { id: call.id ?? '', name: call.function.name,
+                           args: args === undefined || args === null ? '{}'
+                             : isString(args) ? args : JSON.stringify(args) } });
+    }
+  }
+  if (!obj.done) return { parts, done: false, finish: '', usage: null };
+  const int = (v) => absentOr(v, Number.isInteger);
+  need(int(obj.prompt_eval_count) && int(obj.eval_count), 'the counts must be integers');
+  need(absentOr(obj.done_reason, isString), '`done_reason` must be a string');
+  return { parts, done: true, finish: obj.done_reason || 'stop',
+           usage: { input: count(obj.prompt_eval_count), output: count(obj.eval_count) } };
+}
+
+// Ollama's usage counts (the done line's), each kept when it leaves one out.
+function ollamaUsage(out, usage) {
+  if (usage?.input !== null && usage?.input !== undefined) out.usage.input_tokens = usage.input;
+  if (usage?.output !== null && usage?.output !== undefined) out.usage.output_tokens = usage.output;
+}
+
+// An Ollama line. The line with "done": true ends the answer.
+function ollamaLine(out, obj) {
+  const { parts, done, finish, usage } = ollamaResponse(obj);
+  for (const part of parts) {
+    if (part.call) out.addToolCall(out.ollamaCalls++, part.call.id, part.call.name, part.call.args);
+    else if (part.reasoning) out.reasoning += part.reasoning;
+    else out.addText(part.text);
+  }
+  if (!done) return false;
+  ollamaUsage(out, usage);
+  out.finish = finish;
+  return true;
+}
+
 const DECODERS = {
   'openai-chat': chatChunk,
   'anthropic-messages': anthropicEvent,
   'openai-responses': responsesEvent,
   gemini: geminiChunk,
+  ollama: ollamaLine,
 };
 
 // ---- the dialects' whole answers ---------------------------------------------------------
@@ -417,11 +518,24 @@ const WHOLE_SHAPE = {
   'anthropic-messages': (obj) => Array.isArray(obj?.content),
   'openai-responses': (obj) => Array.isArray(obj?.output),
   gemini: (obj) => Array.isArray(obj?.candidates) || isObject(obj?.promptFeedback),
+  ollama: (obj) => obj?.done === true || isErrorEvent(obj ?? {}, 'ollama'),
 };
 
 function setTool(out, i, id, name, args) {
   out.tools.set(i, { id: id ?? '', name: name ?? '', arguments: args ?? '' });
 }
+
+// The parts of a whole answer (Gemini's, Ollama's) in order: text, reasoning, whole tool calls
+// numbered by arrival.
+function applyWholeParts(out, parts) {
+  let calls = 0;
+  for (const part of parts) {
+    if (part.call) setTool(out, calls++, part.call.id, part.call.name, part.call.args);
+    else if (part.reasoning) out.reasoning += part.reasoning;
+    else out.text += part.text;
+  }
+}
+
 
 const WHOLE = {
   'openai-chat'(out, obj) {
@@ -461,13 +575,21 @@ const WHOLE = {
   gemini(out, obj) {
     if (!WHOLE_SHAPE.gemini(obj)) return;  // missing parts read as empty (not strict)
     const { parts, finish, usage } = geminiResponse(obj);
-    let calls = 0;
-    for (const part of parts) {
-      if (part.call) setTool(out, calls++, part.call.id, part.call.name, part.call.args);
-      else if (part.reasoning) out.reasoning += part.reasoning;
-      else out.text += part.text;
-    }
+    applyWholeParts(out, parts);
     out.finish = finish || null;
     geminiUsage(out, usage);
+  },
+  // An Ollama body: the one object with "done": true and the whole message, or {"error": ...}
+  // (the provider failed the answer: as an error line would).
+  ollama(out, obj) {
+    if (isErrorEvent(obj ?? {}, 'ollama')) {
+      out.streamFailure ??= classifyStreamError(obj, 'stream', 'ollama');
+      return;
+    }
+    if (typeof obj?.done !== 'boolean') return;  // missing parts read as empty (not strict)
+    const { parts, finish, usage } = ollamaResponse(obj);
+    applyWholeParts(out, parts);
+    out.finish = finish || null;
+    ollamaUsage(out, usage);
   },
 };

@@ -52,6 +52,10 @@ export async function* sseEvents(body) {
 
 // Whether a dialect's event object (parsed data) reports a provider error: Anthropic's and the
 // Responses API's `error`, a Responses `response.failed`, or OpenAI Chat's and Gemini's bare
-// {"error": {...}} (Gemini's a google.rpc.Status).
-export const isErrorEvent = (obj) => obj.type === 'error' || obj.type === 'response.failed' ||
+// {"error": {...}} (Gemini's a google.rpc.Status). An Ollama line (`dialect` 'ollama') is an
+// error whenever it has an `error`, most often a bare string: {"error":"text"}.
+export const isErrorEvent = (obj, dialect = null) => {
+  if (dialect === 'ollama') return obj.error !== undefined && obj.error !== null;
+  return obj.type === 'error' || obj.type === 'response.failed' ||
     (obj.error !== null && typeof obj.error === 'object' && obj.type === undefined);
+};

@@ -8,8 +8,10 @@
 //   - What happened to it is recorded from the wire: the status and headers, an error body (read
 //     from a Response.clone(), at most 250 ms and 64 KiB, since libraries often cancel a retried
 //     response's body unread), the network error of a failed fetch, the first error event of an
-//     event stream, or the error that ended the body stream (the body is passed through a
-//     transparent stream that sees its events, its end or its error).
+//     event stream (or error line of an application/x-ndjson stream: Ollama's; classified in the
+//     dialect of the attempt's route, else the call's), or the error that ended the body stream
+//     (the body is passed through a transparent stream that sees its events, its end or its
+//     error).
 //   - When a new request starts after the previous attempt failed, that attempt's
 //     response/interrupted (its classified failure) is written BEFORE the new request goes out,
 //     so libraries without a retry hook still announce retries in the right order. A library
@@ -22,6 +24,7 @@
 import { emit } from './protocol.mjs';
 import { classifyHttp, classifyNetworkError, classifyStreamError, failure } from './classify.mjs';
 import { SseDecoder, isErrorEvent } from './sse.mjs';
+import { NdjsonDecoder } from './ndjson.mjs';
 
 const ERROR_BODY_MS = 250;
 const ERROR_BODY_BYTES = 65536;
@@ -31,11 +34,14 @@ export const responseId = (attempt) => `attempt-${attempt}`;
 
 export class Wire {
   // `baseFetch`: what the library would have used (default: globalThis.fetch at construction).
-  // `routes`: the call line's routes ([{id, base_url}]), longest base_url first.
-  constructor({ baseFetch = globalThis.fetch, routes = [] } = {}) {
+  // `routes`: the call line's routes ([{id, base_url, dialect}]), longest base_url first.
+  // `dialect`: the call's (an error inside a stream is classified in it, or in its route's).
+  constructor({ baseFetch = globalThis.fetch, routes = [], dialect = null } = {}) {
     this.baseFetch = baseFetch;
+    this.dialect = dialect;
     this.routes = routes
-      .map((r) => ({ id: r.id, prefix: `${r.base_url.replace(/\/+$/, '')}/` }))
+      .map((r) => ({ id: r.id, dialect: r.dialect ?? null,
+                     prefix: `${r.base_url.replace(/\/+$/, '')}/` }))
       .sort((x, y) => y.prefix.length - x.prefix.length);
     this.attempts = [];     // one record per request, in order
     this.pending = null;    // a response/interrupted being written (it may wait for a body)
@@ -56,7 +62,7 @@ export class Wire {
   // The route a request to `input` (a URL string, URL or Request) goes to, or null.
   #routeOf(input) {
     const url = typeof input === 'string' ? input : input?.href ?? input?.url ?? '';
-    return this.routes.find((r) => url.startsWith(r.prefix))?.id ?? null;
+    return this.routes.find((r) => url.startsWith(r.prefix)) ?? null;
   }
 
   // Where the call is now: the phase a cancel or a library error happened in. An attempt that
@@ -115,7 +121,9 @@ export class Wire {
     }
     const a = { n: this.attempts.length + 1, chunks: 0, announced: false, status: 0, ok: false,
                 headers: null, bodyText: null, error: null, streamError: null, bodyError: null,
-                bodyDone: false, route: this.#routeOf(input) };
+                bodyDone: false, route: null, dialect: this.dialect };
+    const route = this.#routeOf(input);
+    if (route) Object.assign(a, { route: route.id, dialect: route.dialect ?? this.dialect });
     this.attempts.push(a);
     emit('response/start', this.ids());
     let response;
@@ -165,8 +173,9 @@ function observeBody(response, a) {
     return response;
   }
   const reader = response.body.getReader();
-  const sse = /text\/event-stream/i.test(response.headers.get('content-type') ?? '')
-    ? new SseDecoder() : null;
+  const type = response.headers.get('content-type') ?? '';
+  const framer = /text\/event-stream/i.test(type) ? new SseDecoder()
+    : /application\/x-ndjson/i.test(type) ? new NdjsonDecoder() : null;
   const body = new ReadableStream({
     async pull(controller) {
       let step;
@@ -181,7 +190,9 @@ function observeBody(response, a) {
         a.bodyDone = true;
         controller.close();
       } else {
-        if (sse && !a.streamError) a.streamError = firstStreamError(sse.push(step.value));
+        if (framer && !a.streamError) {
+          a.streamError = firstStreamError(framer.push(step.value), a.dialect);
+        }
         controller.enqueue(step.value);
       }
     },
@@ -198,9 +209,9 @@ function observeBody(response, a) {
   return observed;
 }
 
-// The failure of the first error event among `events`, or null. Only events that can be one
-// are parsed (the library parses them all anyway).
-function firstStreamError(events) {
+// The failure of the first error event among `events` (of a stream in `dialect`), or null. Only
+// events that can be one are parsed (the library parses them all anyway).
+function firstStreamError(events, dialect) {
   for (const { event, data } of events) {
     if (event !== 'error' && !/"error"|response\.failed/.test(data)) continue;
     let obj;
@@ -210,7 +221,9 @@ function firstStreamError(events) {
       continue;  // not JSON: the library's to report
     }
     if (!obj || typeof obj !== 'object' || Array.isArray(obj)) continue;
-    if (event === 'error' || isErrorEvent(obj)) return classifyStreamError(obj);
+    if (event === 'error' || isErrorEvent(obj, dialect)) {
+      return classifyStreamError(obj, 'stream', dialect);
+    }
   }
   return null;
 }
