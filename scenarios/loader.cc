@@ -244,11 +244,70 @@ void ReadListenerOutages(Reader& reader, const Field& field, std::vector<Listene
   }
 }
 
-void ReadIdentity(Reader& reader, const Map& map, Scenario* out, YAML::Mark* name_mark) {
+// The place of `{dialect}` in a matrix file's name, which each expansion fills with its dialect.
+constexpr std::string_view kDialectSlot = "{dialect}";
+
+// A matrix file's name: {dialect} filled in with `dialect`, then checked like any name.
+std::string ReadMatrixName(Reader& reader, const Field& name, Dialect dialect) {
+  std::string text = reader.ReadString(name).value_or("");
+  const std::size_t slot = text.find(kDialectSlot);
+  if (!reader.ok()) return {};
+  if (slot == std::string::npos) {
+    reader.Fail(name, fmt::format("a file with 'dialects' names each of its scenarios: put {} in "
+                                  "its name",
+                                  kDialectSlot));
+    return {};
+  }
+  text.replace(slot, kDialectSlot.size(), ToString(dialect));
+  if (!IsValidName(text)) {
+    reader.Fail(name, fmt::format("expected a scenario name made of a-z, 0-9 and . _ / - around "
+                                  "{}, got {}",
+                                  kDialectSlot, Describe(name.node)));
+    return {};
+  }
+  return text;
+}
+
+// `dialects: [...]`: one file, one scenario per listed dialect (`matrix` is the one being read).
+void ReadMatrixDialect(Reader& reader, const Map& map, std::optional<Dialect> matrix,
+                       Scenario* out) {
+  const Field list_field = *map.Get("dialects");
+  if (map.Has("dialect")) {
+    reader.Fail(*map.GetKey("dialect"),
+                "'dialect' names one dialect and 'dialects' several; give one of them");
+    return;
+  }
+  if (!matrix) {
+    reader.Fail(list_field,
+                "'dialects' expands this file into one scenario per dialect; load it "
+                "as a scenario file or folder (faultline run FILE, faultline validate)");
+    return;
+  }
+  std::vector<Dialect> seen;
+  for (const Field& item : reader.ReadList(list_field).value_or(std::vector<Field>{})) {
+    std::optional<std::size_t> index = reader.ReadName(item, keys::kDialectNames);
+    if (!index) return;
+    const Dialect dialect =
+        ParseDialect(keys::kDialectNames[*index]).value_or(Dialect::kOpenAiChat);
+    if (std::ranges::find(seen, dialect) != seen.end()) {
+      reader.Fail(item, fmt::format("'{}' is listed twice", ToString(dialect)));
+      return;
+    }
+    seen.push_back(dialect);
+  }
+  if (reader.ok() && seen.empty()) reader.Fail(list_field, "expected at least one dialect");
+  out->dialect = *matrix;
+}
+
+void ReadIdentity(Reader& reader, const Map& map, Scenario* out, YAML::Mark* name_mark,
+                  std::optional<Dialect> matrix) {
   reader.Require(map, "faultline");  // its value was checked by CheckVersion
   if (std::optional<Field> name = reader.Require(map, "name")) {
     *name_mark = name->mark;
-    if (std::optional<std::string> text = ReadName(reader, *name, "scenario name")) {
+    if (map.Has("dialects")) {
+      // Read alone, without a dialect, a matrix file is refused by ReadMatrixDialect.
+      if (matrix) out->name = ReadMatrixName(reader, *name, *matrix);
+    } else if (std::optional<std::string> text = ReadName(reader, *name, "scenario name")) {
       out->name = *text;
     }
   }
@@ -258,7 +317,9 @@ void ReadIdentity(Reader& reader, const Map& map, Scenario* out, YAML::Mark* nam
       reader.Fail(*description, "expected a description of the failure, got an empty string");
     }
   }
-  if (std::optional<Field> dialect = reader.Require(map, "dialect")) {
+  if (map.Has("dialects")) {
+    ReadMatrixDialect(reader, map, matrix, out);
+  } else if (std::optional<Field> dialect = reader.Require(map, "dialect")) {
     if (std::optional<std::size_t> index = reader.ReadName(*dialect, keys::kDialectNames)) {
       out->dialect = ParseDialect(keys::kDialectNames[*index]).value_or(Dialect::kOpenAiChat);
     }
@@ -269,6 +330,11 @@ void ReadIdentity(Reader& reader, const Map& map, Scenario* out, YAML::Mark* nam
         out->tags.push_back(*text);
       }
     }
+  }
+  // A matrix file's scenarios are tagged with their dialect, as one-dialect files are by hand.
+  const std::string dialect_tag(ToString(out->dialect));
+  if (matrix && std::ranges::find(out->tags, dialect_tag) == out->tags.end()) {
+    out->tags.push_back(dialect_tag);
   }
 }
 
@@ -301,11 +367,12 @@ void ReadBehaviour(Reader& reader, const Map& map, Scenario* out) {
   reader.Get(map, "cancel_at", &out->cancel_at);
 }
 
-void ReadDocument(Reader& reader, const Field& root, Scenario* out, YAML::Mark* name_mark) {
+void ReadDocument(Reader& reader, const Field& root, Scenario* out, YAML::Mark* name_mark,
+                  std::optional<Dialect> matrix) {
   CheckVersion(reader, root);
   std::optional<Map> map = reader.ReadMap(root, keys::kDocument);
   if (!map) return;
-  ReadIdentity(reader, *map, out, name_mark);
+  ReadIdentity(reader, *map, out, name_mark, matrix);
   if (std::optional<Field> request = reader.Present(*map, "request")) {
     ReadRequest(reader, *request, &out->request);
   }
@@ -384,13 +451,15 @@ LoadError YamlError(std::string_view file, const YAML::Mark& mark, std::string m
 // The errors after the first, `first`, of `document`: each pass reads it past every error
 // found so far and stops at the next one.
 void FurtherErrors(const YAML::Node& document, std::string_view file, LoadError first,
-                   std::size_t max_errors, std::vector<LoadError>& further) {
+                   std::size_t max_errors, std::vector<LoadError>& further,
+                   std::optional<Dialect> matrix) {
   std::vector<LoadError> found{std::move(first)};
   while (found.size() < max_errors) {
     Reader reader(file, found);
     ParsedScenario ignored;
     YAML::Mark name_mark = YAML::Mark::null_mark();
-    ReadDocument(reader, Field{document, "", document.Mark()}, &ignored.scenario, &name_mark);
+    ReadDocument(reader, Field{document, "", document.Mark()}, &ignored.scenario, &name_mark,
+                 matrix);
     if (reader.ok()) break;
     found.push_back(*reader.error());
   }
@@ -471,11 +540,9 @@ std::optional<LoadError> OverStreamEvents(std::string_view file, const YAML::Nod
   return error;
 }
 
-std::expected<ParsedScenario, LoadError> ParseDocuments(std::string_view text,
-                                                        std::string_view file,
-                                                        const ParseLimits& limits,
-                                                        std::vector<LoadError>* further,
-                                                        std::size_t max_errors) {
+std::expected<ParsedScenario, LoadError> ParseDocuments(
+    std::string_view text, std::string_view file, const ParseLimits& limits,
+    std::vector<LoadError>* further, std::size_t max_errors, std::optional<Dialect> matrix) {
   auto document = OneDocument(
       text, file, limits,
       {"a scenario (faultline: 1, name: ...)", "a scenario file holds exactly one scenario"});
@@ -484,7 +551,8 @@ std::expected<ParsedScenario, LoadError> ParseDocuments(std::string_view text,
   Reader reader(file);
   ParsedScenario parsed;
   YAML::Mark name_mark = YAML::Mark::null_mark();
-  ReadDocument(reader, Field{documents[0], "", documents[0].Mark()}, &parsed.scenario, &name_mark);
+  ReadDocument(reader, Field{documents[0], "", documents[0].Mark()}, &parsed.scenario, &name_mark,
+               matrix);
   if (reader.ok()) {
     if (auto over = OverStreamEvents(file, documents[0], parsed.scenario, limits)) {
       return std::unexpected(std::move(*over));
@@ -492,7 +560,7 @@ std::expected<ParsedScenario, LoadError> ParseDocuments(std::string_view text,
   }
   if (!reader.ok()) {
     if (further != nullptr && max_errors > 1) {
-      FurtherErrors(documents[0], file, *reader.error(), max_errors, *further);
+      FurtherErrors(documents[0], file, *reader.error(), max_errors, *further, matrix);
     }
     return std::unexpected(*reader.error());
   }
@@ -524,13 +592,33 @@ void ReadResponses(Reader& reader, const Field& field, Dialect dialect,
   }
 }
 
-std::expected<ParsedScenario, LoadError> ParseScenarioWithPosition(std::string_view text,
-                                                                   std::string_view file,
-                                                                   const ParseLimits& limits,
-                                                                   std::vector<LoadError>* further,
-                                                                   std::size_t max_errors) {
+std::expected<ParsedScenario, LoadError> ParseScenarioWithPosition(
+    std::string_view text, std::string_view file, const ParseLimits& limits,
+    std::vector<LoadError>* further, std::size_t max_errors, std::optional<Dialect> matrix) {
   return CatchingYamlErrors(
-      file, [&] { return ParseDocuments(text, file, limits, further, max_errors); });
+      file, [&] { return ParseDocuments(text, file, limits, further, max_errors, matrix); });
+}
+
+std::vector<Dialect> MatrixDialects(std::string_view text, const ParseLimits& limits) {
+  std::vector<Dialect> dialects;
+  try {
+    auto document = OneDocument(text, "", limits, {"", ""});
+    if (!document || !document->IsMap()) return dialects;
+    const YAML::Node list = (*document)["dialects"];
+    if (!list) return dialects;
+    // A list that is not valid is read once, so that the parse reports what is wrong with it.
+    const std::vector<Dialect> invalid{Dialect::kOpenAiChat};
+    if (!list.IsSequence() || list.size() == 0) return invalid;
+    for (const YAML::Node& item : list) {
+      const std::optional<Dialect> dialect =
+          item.IsScalar() ? ParseDialect(item.Scalar()) : std::nullopt;
+      if (!dialect || std::ranges::find(dialects, *dialect) != dialects.end()) return invalid;
+      dialects.push_back(*dialect);
+    }
+  } catch (const YAML::Exception&) {
+    return {};
+  }
+  return dialects;
 }
 
 }  // namespace internal

@@ -29,6 +29,11 @@ namespace faultline::scenario {
 std::expected<Scenario, LoadError> ParseScenario(std::string_view text, std::string_view file,
                                                  const ParseLimits& limits = {});
 
+// Parses one document into every scenario it holds: one, or one per dialect of a matrix file
+// (`dialects:` instead of `dialect:`, docs/scenario-guide.md). ParseScenario refuses a matrix.
+std::expected<std::vector<Scenario>, std::vector<LoadError>> ParseScenarios(
+    std::string_view text, std::string_view file, const ParseLimits& limits = {});
+
 // Reads and parses one file (.yaml, .yml or .json).
 std::expected<Scenario, LoadError> LoadScenarioFile(const std::filesystem::path& file);
 

@@ -92,6 +92,7 @@ class Collector {
     scenarios_.push_back(std::move(scenario));
   }
   void AddError(LoadError error) { errors_.push_back(std::move(error)); }
+  std::size_t error_count() const { return errors_.size(); }
 
   std::expected<std::vector<Scenario>, std::vector<LoadError>> Result() && {
     if (!errors_.empty()) return std::unexpected(std::move(errors_));
@@ -122,7 +123,29 @@ std::expected<internal::ParsedScenario, LoadError> ParseFile(
   return internal::ParseScenarioWithPosition(*text, file.string(), {}, further, max_errors);
 }
 
+// Every scenario of one file: the one, or one per dialect of a matrix file (`dialects:`), each
+// with its own errors (a file valid in one of its dialects may not be in another).
+void CollectFile(std::string_view text, std::string_view file, std::size_t max_errors,
+                 Collector& collector, const ParseLimits& limits = {}) {
+  std::vector<std::optional<Dialect>> expansions;
+  for (Dialect dialect : internal::MatrixDialects(text, limits)) expansions.emplace_back(dialect);
+  if (expansions.empty()) expansions.emplace_back(std::nullopt);
+  for (const std::optional<Dialect>& matrix : expansions) {
+    std::vector<LoadError> further;
+    collector.Add(
+        internal::ParseScenarioWithPosition(text, file, limits, &further, max_errors, matrix));
+    for (LoadError& error : further) collector.AddError(std::move(error));
+  }
+}
+
 }  // namespace
+
+std::expected<std::vector<Scenario>, std::vector<LoadError>> ParseScenarios(
+    std::string_view text, std::string_view file, const ParseLimits& limits) {
+  Collector collector;
+  CollectFile(text, file, 1, collector, limits);
+  return std::move(collector).Result();
+}
 
 std::expected<Scenario, LoadError> LoadScenarioFile(const fs::path& file) {
   auto parsed = ParseFile(file);
@@ -148,10 +171,14 @@ std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadScenarios(
   const std::vector<fs::path> files = ExpandPaths(paths, path_errors);
   for (LoadError& error : path_errors) collector.AddError(std::move(error));
   for (const fs::path& file : files) {
-    std::vector<LoadError> further;
-    collector.Add(ParseFile(file, &further, max_errors_per_file));
-    for (LoadError& error : further) collector.AddError(std::move(error));
-    if (max_errors_per_file > 1 && further.size() + 1 >= max_errors_per_file) {
+    std::expected<std::string, LoadError> text = ReadFile(file);
+    if (!text) {
+      collector.AddError(std::move(text.error()));
+      continue;
+    }
+    const std::size_t errors_before = collector.error_count();
+    CollectFile(*text, file.string(), max_errors_per_file, collector);
+    if (max_errors_per_file > 1 && collector.error_count() - errors_before >= max_errors_per_file) {
       collector.AddError(FileError(
           file, fmt::format("stopped after {} errors in this file; fix these and validate again",
                             max_errors_per_file)));
@@ -163,8 +190,7 @@ std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadScenarios(
 std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadBuiltinCatalog() {
   Collector collector;
   for (const EmbeddedFile& file : EmbeddedCatalogFiles()) {
-    collector.Add(
-        internal::ParseScenarioWithPosition(file.content, fmt::format("<builtin>/{}", file.path)));
+    CollectFile(file.content, fmt::format("<builtin>/{}", file.path), 1, collector);
   }
   return std::move(collector).Result();
 }

@@ -64,8 +64,17 @@ struct ParsedScenario {
 // With `further`, a document whose fields are wrong is read again past each error found
 // (yaml_reader.h) and `further` gets its later errors, up to `max_errors` in all with the first;
 // a syntax error, an empty file or a text over the limits has only the one.
+// `matrix`: read a file with `dialects: [...]` as its scenario in that one dialect
+// (MatrixDialects); without it such a file is an error (a caller that takes one scenario cannot
+// take several).
 std::expected<ParsedScenario, LoadError> ParseScenarioWithPosition(
     std::string_view text, std::string_view file, const ParseLimits& limits = {},
-    std::vector<LoadError>* further = nullptr, std::size_t max_errors = 1);
+    std::vector<LoadError>* further = nullptr, std::size_t max_errors = 1,
+    std::optional<Dialect> matrix = std::nullopt);
+
+// The dialects a matrix file (`dialects: [...]` instead of `dialect:`) expands into, in its
+// order; empty for any other text, including one that is not a valid document; one dialect for a
+// `dialects` list that is not valid (the parse in it then reports what is wrong).
+std::vector<Dialect> MatrixDialects(std::string_view text, const ParseLimits& limits = {});
 
 }  // namespace faultline::scenario::internal

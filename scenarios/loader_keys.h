@@ -13,9 +13,10 @@
 namespace faultline::scenario::keys {
 
 inline constexpr std::string_view kDocument[] = {
-    "faultline", "name",          "description", "dialect",    "tags",
-    "request",   "responses",     "chaos",       "rate_limit", "listener_outages",
-    "routes",    "group_outages", "cancel_at",   "policy",     "expect",
+    "faultline",     "name",       "description",      "dialect",
+    "dialects",      "tags",       "request",          "responses",
+    "chaos",         "rate_limit", "listener_outages", "routes",
+    "group_outages", "cancel_at",  "policy",           "expect",
     "fleet"};
 inline constexpr std::string_view kRequest[] = {
     "stream",        "model",     "message", "max_tokens",   "tools", "calls",

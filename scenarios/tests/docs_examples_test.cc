@@ -63,9 +63,9 @@ void ExpectExamplesLoad(const std::string& name) {
   const std::vector<Example> examples = ScenarioExamples(ReadDoc(name));
   EXPECT_FALSE(examples.empty()) << name << " has no complete scenario example";
   for (const Example& example : examples) {
-    const auto loaded = ParseScenario(example.text, name);
+    const auto loaded = ParseScenarios(example.text, name);
     EXPECT_TRUE(loaded.has_value()) << "docs/" << name << ", example at line " << example.line
-                                    << ": " << (loaded ? "" : loaded.error().ToString());
+                                    << ": " << (loaded ? "" : loaded.error().front().ToString());
     EXPECT_TRUE(example.text.starts_with(kModeline))
         << "docs/" << name << ", example at line " << example.line
         << ": a complete example starts with the editor's modeline, " << kModeline;
