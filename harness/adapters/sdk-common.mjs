@@ -106,8 +106,12 @@ function helperCheck(message) {
   if (/missing finish_reason|ended without producing/.test(message)) {
     return failure('STREAM_TRUNCATED', 'finish', `helper: ${message}`);
   }
-  if (/missing (output|content) at index|expected content to be/.test(message) ||
-      /Unexpected event order|Cannot read prop|Unable to parse/.test(message)) {
+  // openai 7's helpers: "expected a non-empty item_id for response.output_text.delta"; a chunk of
+  // the wrong shape crashes its chat helper ("Invalid value used as weak map key") and the Agents
+  // SDK's chat model ("chunk.choices?.find is not a function").
+  if (/missing (output|content) at index|expected content to be|expected a non-empty /.test(message) ||
+      /Unexpected event order|Cannot read prop|Unable to parse|used as weak map key/.test(message) ||
+      /^chunk\.\S+ is not a function/.test(message)) {
     return failure('MALFORMED_RESPONSE', 'stream', `helper: ${message}`);
   }
   return null;
