@@ -62,7 +62,9 @@ TEST_F(AdapterShortcutsTest, FrameworkAdaptersNeedTheirOwnPackages) {
   auto vercel = ResolveAdapter("vercel-ai");
   ASSERT_TRUE(vercel) << vercel.error();
   EXPECT_EQ(vercel->command, fmt::format("node '{}'", (dir_ / "vercel-ai.mjs").string()));
-  EXPECT_TRUE(vercel->dialects.empty());  // all three dialects
+  // The frameworks build OpenAI and Anthropic models only: every dialect but gemini.
+  EXPECT_EQ(vercel->dialects.size(), 3u);
+  EXPECT_THAT(vercel->dialects, ::testing::Not(::testing::Contains(scenario::Dialect::kGemini)));
   EXPECT_EQ(vercel->label, "vercel-ai");
   auto router = ResolveAdapter("langchain-fallbacks");
   ASSERT_TRUE(router) << router.error();
