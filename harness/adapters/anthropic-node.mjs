@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Adapter for the official `@anthropic-ai/sdk` npm package (pinned in node/package.json; install
-// with harness/adapters/setup.sh), dialect anthropic-messages.
+// with harness/adapters/setup.sh), dialect anthropic-messages. With --node22, the newer release
+// pinned in node22/package.json instead (setup.sh --node22), run under the Node 22 installed
+// there (the anthropic-node22 shortcut).
 //
 // It drives the UNMODIFIED SDK with its default options: only apiKey and baseURL are set (the
 // SDK appends /v1/messages itself, so the runner's base_url is used as it is). `fetch` and
@@ -13,16 +15,18 @@
 //
 //   --helper   use the SDK's streaming helper instead: client.messages.stream() + finalMessage(),
 //              the way the SDK's documentation recommends to stream.
+//   --node22   the Node 22 lane: the SDK from node22/ (needs Node >= 22).
 //
-// Usage: node harness/adapters/anthropic-node.mjs [--helper] [--per-call] < call lines
+// Usage: node harness/adapters/anthropic-node.mjs [--helper] [--node22] [--per-call] < call lines
 // (session mode by default: one process serves every call of a scenario run; sdk-common.mjs)
 // Exit code: 0 committed, 1 failed, 2 bad input or SDK not installed.
 import { loadSdk, runSdkAdapter } from './sdk-common.mjs';
-import { ANTHROPIC_NODE_POLICY } from './policies.mjs';
+import { ANTHROPIC_NODE22_POLICY, ANTHROPIC_NODE_POLICY } from './policies.mjs';
 
 const { module: sdk, version } = await loadSdk('@anthropic-ai/sdk');
 const Anthropic = sdk.default;
 const helper = process.argv.includes('--helper');
+const node22 = process.argv.includes('--node22');
 
 async function start({ call, fetch, logger, output, signal }) {
   const client = new Anthropic({
@@ -48,9 +52,9 @@ async function start({ call, fetch, logger, output, signal }) {
 }
 
 await runSdkAdapter({
-  name: helper ? 'anthropic-node-helper' : 'anthropic-node',
+  name: `anthropic-node${node22 ? '22' : ''}${helper ? '-helper' : ''}`,
   version,
-  policy: ANTHROPIC_NODE_POLICY,
+  policy: node22 ? ANTHROPIC_NODE22_POLICY : ANTHROPIC_NODE_POLICY,
   dialects: ['anthropic-messages'],
   errors: sdk,
   start,

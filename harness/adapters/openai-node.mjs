@@ -1,6 +1,8 @@
 #!/usr/bin/env node
 // Adapter for the official `openai` npm package (pinned in node/package.json; install with
-// harness/adapters/setup.sh), dialects openai-chat and openai-responses.
+// harness/adapters/setup.sh), dialects openai-chat and openai-responses. With --node22, the
+// openai 7 line pinned in node22/package.json instead (setup.sh --node22), run under the Node 22
+// installed there (the openai-node7 shortcut).
 //
 // It drives the UNMODIFIED SDK with its default options: only apiKey and baseURL are set (the
 // runner's base_url has no /v1; the SDK expects it in baseURL). `fetch` and `logger` are set to
@@ -15,16 +17,18 @@
 //   --helper   use the SDK's streaming helpers instead (client.chat.completions.stream() +
 //              finalChatCompletion(), client.responses.stream() + finalResponse()), which
 //              check the end of the stream themselves.
+//   --node22   the Node 22 lane: openai 7 from node22/ (needs Node >= 22).
 //
-// Usage: node harness/adapters/openai-node.mjs [--helper] [--per-call] < call lines
+// Usage: node harness/adapters/openai-node.mjs [--helper] [--node22] [--per-call] < call lines
 // (session mode by default: one process serves every call of a scenario run; sdk-common.mjs)
 // Exit code: 0 committed, 1 failed, 2 bad input or SDK not installed.
 import { loadSdk, runSdkAdapter } from './sdk-common.mjs';
-import { OPENAI_NODE_POLICY } from './policies.mjs';
+import { OPENAI_NODE7_POLICY, OPENAI_NODE_POLICY } from './policies.mjs';
 
 const { module: sdk, version } = await loadSdk('openai');
 const OpenAI = sdk.default;
 const helper = process.argv.includes('--helper');
+const node22 = process.argv.includes('--node22');
 
 async function start({ call, fetch, logger, output, signal }) {
   const client = new OpenAI({
@@ -52,9 +56,9 @@ async function start({ call, fetch, logger, output, signal }) {
 }
 
 await runSdkAdapter({
-  name: helper ? 'openai-node-helper' : 'openai-node',
+  name: `openai-node${node22 ? '7' : ''}${helper ? '-helper' : ''}`,
   version,
-  policy: OPENAI_NODE_POLICY,
+  policy: node22 ? OPENAI_NODE7_POLICY : OPENAI_NODE_POLICY,
   dialects: ['openai-chat', 'openai-responses'],
   errors: sdk,
   start,

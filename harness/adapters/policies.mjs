@@ -39,3 +39,60 @@ export const vercelAiFallbackPolicy = (routes) =>
      routing: { sticky: { reset_ms: AI_FALLBACK_RESET_MS } } });
 export const langchainFallbacksPolicy = (routes) =>
   ({ extends: 'langchain-js-fallbacks', max_attempts: 7 * routes });
+
+// The Node 22 lane (harness/adapters/setup.sh --node22; node22/package.json pins the versions,
+// node22/node_modules/<pkg>/ holds the sources the lines below cite). They run under the Node 22
+// installed there, whose fetch is undici 6.29.1 (process.versions.undici): the same connect,
+// headers and body timeouts as Node 20's (the node-fetch preset).
+
+// openai 7.60.0 (src/client.ts, O7:) differs from 6.30.1 in one declared key. The same defaults:
+// O7:656 + 1046-1047 maxRetries 2 (3 attempts); O7:2146-2167 shouldRetry, x-should-retry first,
+// then 408, 409, 429, >= 500; O7:2238-2251 backoff min(0.5 s x 2^n, 8 s) x (1 - 0.25 random);
+// O7:646 + 2592 the 600 s timeout, cleared once fetch() resolves at the headers (O7:2101-2143)
+// for a stream. What changed, retryRequest O7:2169-2236: a hint that is not finite, negative, or
+// over 60 s (`timeoutMillis > 60 * 1000`, O7:2200-2208) is replaced by the backoff, where 6.x
+// slept any hint (a past date or NaN at once, 2^32 s after ~1 ms); and the sleep takes the
+// call's signals (O7:2222-2233, internal/utils/sleep.ts:1), so a cancel ends the backoff wait.
+export const OPENAI_NODE7_POLICY = {
+  extends: 'openai-node',
+  retry_after: { cap_ms: 60000, over_cap: 'backoff' },
+};
+
+// @anthropic-ai/sdk 1.17.0 (src/client.ts, A17:): the retry loop of 1.14.0 line for line
+// (maxRetries ?? 2 A17:1123; shouldRetry A17:2032-2070; retryRequest A17:2072-2111, a hint used
+// only when 0 < hint <= 2^31-1 ms, A17:2104; backoff A17:2113-2125; timeout 600 s A17:1108 +
+// 2286, cleared at the headers by fetchWithTimeout A17:1920), so the anthropic-node preset. New in
+// 1.17: a non-streamed response whose body fails to read on the transport (APIConnectionError) is
+// sent again, unless x-should-retry says false (A17:1862-1878, core/api-promise.ts:113-133);
+// a stream, whose body the caller reads, is never sent again (api-promise.ts:116-120): the
+// body phase is retried for unstreamed calls only (stream_retries never).
+export const ANTHROPIC_NODE22_POLICY = {
+  extends: 'anthropic-node',
+  retry_phases: ['connect', 'response-headers', 'stream'],
+  stream_retries: 'never',
+};
+
+// @google/genai 3.3.0 (dist/node/index.mjs, G:). Without httpOptions.retryOptions nothing is
+// retried: apiCall G:13980-14035 returns the first response (`if (!retryOptions) return
+// runFetch()`, G:14019-14021); the retry defaults G:13576-13592 (5 attempts, 1 s x2 up to 60 s,
+// jitter, 408/429/500/502/503/504) apply only to a caller that passes retryOptions. No timeout:
+// httpOptions.timeout is unset (G:13541-13575 arms no timer), and on Node the SDK gives every
+// request a dispatcher with undici's headersTimeout and bodyTimeout set to 0 (G:13518-13533,
+// G:13869-13875), so only undici's 10 s connect timeout is left; RetryInfo.retryDelay is never
+// read. Declared as node-fetch without its headers and body timeouts.
+export const GOOGLE_GENAI_POLICY = {
+  extends: 'node-fetch',
+  timeouts: { response_headers_ms: null, idle_ms: null, heartbeats_reset_idle: false },
+};
+
+// @openai/agents 0.20.0 over openai 7.60.0. The runner's own retry is opt-in:
+// modelSettings.retry is unset by default, so maxRetries is 0 (@openai/agents-core
+// dist/runner/modelRetry.mjs:944 `request.modelSettings.retry?.maxRetries ?? 0`) and nothing
+// but the OpenAI client retries: OpenAIResponsesModel / OpenAIChatCompletionsModel call
+// client.responses.create / chat.completions.create with the client's defaults
+// (@openai/agents-openai dist/openaiResponsesModel.mjs:1010-1022; the runner sets maxRetries 0 on
+// them only when it manages the retry itself, :1019-1021). Its rule when a retry is configured,
+// that an emitted stream event vetoes any retry (modelRetry.mjs:650-663), is therefore moot by
+// default: a stream is never retried once its headers are in, as with the client alone. The
+// client's policy is openai 7's.
+export const OPENAI_AGENTS_POLICY = OPENAI_NODE7_POLICY;

