@@ -107,6 +107,11 @@ void SkipToTerminator(const scenario::Termination& end, StreamEvents& stream) {
   if (stream.first_output && *stream.first_output >= cut) stream.first_output.reset();
 }
 
+Json ArgumentsObject(const std::string& arguments) {
+  Json parsed = Json::parse(arguments, nullptr, /*allow_exceptions=*/false);
+  return parsed.is_discarded() ? Json(arguments) : parsed;
+}
+
 std::string Dump(const Json& value) {
   return value.dump(-1, ' ', false, Json::error_handler_t::replace);
 }

@@ -135,12 +135,6 @@ StreamEvents MessagesStream(const scenario::Content& content, const ResponseIds&
   return out;
 }
 
-// The tool input as an object; arguments that are not JSON stay a string (as sent).
-Json ToolInput(const std::string& arguments) {
-  Json input = Json::parse(arguments, nullptr, /*allow_exceptions=*/false);
-  return input.is_discarded() ? Json(arguments) : input;
-}
-
 std::string MessageBody(const scenario::Content& content, const ResponseIds& ids,
                         const Usage& usage) {
   Json message = MessageHead(ids);
@@ -155,7 +149,7 @@ std::string MessageBody(const scenario::Content& content, const ResponseIds& ids
     blocks.push_back({{"type", "tool_use"},
                       {"id", ids.item_id},
                       {"name", content.tool_call->name},
-                      {"input", ToolInput(content.tool_call->arguments)}});
+                      {"input", ArgumentsObject(content.tool_call->arguments)}});
   }
   message["stop_reason"] = StopReason(content);
   message["stop_sequence"] = nullptr;

@@ -42,13 +42,6 @@ std::string FinishReason(const scenario::Content& content) {
   return content.finish_reason.value_or("STOP");
 }
 
-// The tool arguments as the object Gemini sends; arguments that are not a JSON object stay a
-// string (as written), so that a malformed call still reaches the client as sent.
-Json FunctionArgs(const std::string& arguments) {
-  Json args = Json::parse(arguments, nullptr, /*allow_exceptions=*/false);
-  return args.is_discarded() ? Json(arguments) : args;
-}
-
 Json UsageObject(const Usage& usage, const scenario::Content& content, bool final) {
   Json out = Json::object({{"promptTokenCount", usage.input_tokens}});
   if (!final) {
@@ -76,7 +69,7 @@ Json Response(const ResponseIds& ids, Json parts, const std::optional<std::strin
 
 Json FunctionCallPart(const scenario::ToolCallSpec& call) {
   return Json::object(
-      {{"functionCall", {{"name", call.name}, {"args", FunctionArgs(call.arguments)}}}});
+      {{"functionCall", {{"name", call.name}, {"args", ArgumentsObject(call.arguments)}}}});
 }
 
 StreamEvents GeminiStream(const scenario::Content& content, const ResponseIds& ids,

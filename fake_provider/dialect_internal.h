@@ -29,6 +29,11 @@ const DialectWriter& OllamaWriter();
 // that is left out no longer counts as shown. A stream without such an end is left as it is.
 void SkipToTerminator(const scenario::Termination& end, StreamEvents& stream);
 
+// Tool-call arguments as the object the providers that send whole calls put on the wire
+// (Anthropic's `input`, Gemini's `args`, Ollama's `arguments`); arguments that are not JSON stay
+// a string, so that a malformed call still reaches the client as the scenario wrote it.
+Json ArgumentsObject(const std::string& arguments);
+
 // Compact one-line JSON. Invalid UTF-8 in scenario strings is replaced, never thrown on.
 std::string Dump(const Json& value);
 

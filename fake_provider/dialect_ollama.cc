@@ -43,14 +43,9 @@ std::string DoneReason(const scenario::Content& content) {
   return content.finish_reason.value_or("stop");
 }
 
-Json Arguments(const std::string& arguments) {
-  Json args = Json::parse(arguments, nullptr, /*allow_exceptions=*/false);
-  return args.is_discarded() ? Json(arguments) : args;
-}
-
 Json ToolCalls(const scenario::ToolCallSpec& call) {
   return Json::array(
-      {{{"function", {{"name", call.name}, {"arguments", Arguments(call.arguments)}}}}});
+      {{{"function", {{"name", call.name}, {"arguments", ArgumentsObject(call.arguments)}}}}});
 }
 
 Json Line(const ResponseIds& ids, Json message, bool done) {

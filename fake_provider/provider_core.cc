@@ -85,8 +85,6 @@ bool HealthFails(const scenario::Health& health, Duration since_start, std::uint
 
 }  // namespace
 
-bool WantsStream(std::string_view body) { return StreamFlag(body).value_or(false); }
-
 std::optional<bool> StreamFlag(std::string_view body) {
   std::optional<bool> flag;
   int depth = 0;

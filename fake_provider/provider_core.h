@@ -31,9 +31,8 @@ struct RequestInfo {
   std::string_view query = {};  // after the '?', e.g. "alt=sse" (Gemini's streams); "" for none
 };
 
-// True when the JSON body asks for a stream ("stream": true), found by a scan, not a parse.
-bool WantsStream(std::string_view body);
-// The body's top-level "stream" flag: true, false, or nullopt when absent or not a boolean.
+// The body's top-level "stream" flag, found by a scan, not a parse: true, false, or nullopt when
+// absent or not a boolean.
 std::optional<bool> StreamFlag(std::string_view body);
 
 class CompiledScenario;  // defined in plan_compiler.h

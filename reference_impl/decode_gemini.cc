@@ -41,10 +41,7 @@ void AppendParts(const Json& content, int& call_index, std::vector<Delta>& out) 
       delta.index = call_index++;
       delta.id = OptString(*call, "id");
       delta.name = RequireString(*call, "name");
-      const Json* args = Member(*call, "args");
-      delta.arguments = args == nullptr     ? "{}"
-                        : args->is_string() ? args->get<std::string>()
-                                            : args->dump();
+      delta.arguments = WholeCallArguments(Member(*call, "args"));
       out.push_back(std::move(delta));
       continue;
     }

@@ -46,10 +46,7 @@ void AppendMessage(const Json& message, int& call_index, std::vector<Delta>& out
     delta.index = call_index++;
     delta.id = OptString(call, "id");
     delta.name = RequireString(function, "name");
-    const Json* args = Member(function, "arguments");
-    delta.arguments = args == nullptr     ? "{}"
-                      : args->is_string() ? args->get<std::string>()
-                                          : args->dump();
+    delta.arguments = WholeCallArguments(Member(function, "arguments"));
     out.push_back(std::move(delta));
   }
 }

@@ -76,6 +76,11 @@ std::string CodeText(const Json& object, std::string_view key) {
   throw ShapeError{fmt::format("`{}` must be a string or a number", key)};
 }
 
+std::string WholeCallArguments(const Json* arguments) {
+  if (arguments == nullptr) return "{}";
+  return arguments->is_string() ? arguments->get<std::string>() : arguments->dump();
+}
+
 ProviderErrorDelta ErrorFrom(const Json& error) {
   if (!error.is_object()) throw ShapeError{"the error must be an object"};
   return ProviderErrorDelta{std::string(OptString(error, "type")), CodeText(error, "code"),

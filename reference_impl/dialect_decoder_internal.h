@@ -38,6 +38,10 @@ std::int64_t RequireInt(const Json& object, std::string_view key);
 // An error `code` may be a string, a number or null; returns it as text ("" for null).
 std::string CodeText(const Json& object, std::string_view key);
 
+// The arguments of a tool call that comes whole (Gemini's `args`, Ollama's `arguments`): the
+// object re-serialised, a string as it is, "{}" when absent.
+std::string WholeCallArguments(const Json* arguments);
+
 // {"type","code","message"} of an error object, the shape every provider uses.
 ProviderErrorDelta ErrorFrom(const Json& error);
 

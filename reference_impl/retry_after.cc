@@ -121,7 +121,6 @@ std::pair<double, std::size_t> GoDurationPrefix(std::string_view text) {
   return {total, pos};
 }
 
-
 struct WordUnit {
   std::string_view word;
   double ms;

@@ -42,22 +42,23 @@ class ProviderSessionTest : public ::testing::Test {
   const WallTime start_ = testing::TestNow();
 };
 
-TEST(WantsStreamTest, FindsTheTopLevelStreamKeyWithoutParsing) {
-  EXPECT_TRUE(WantsStream(R"({"stream":true})"));
-  EXPECT_TRUE(WantsStream("{ \"model\" : \"x\",\n \"stream\" \t:\r\n true }"));
-  EXPECT_TRUE(WantsStream(R"({"stream_options":{"include_usage":true},"stream":true})"));
-  EXPECT_FALSE(WantsStream(R"({"stream":false})"));
-  EXPECT_FALSE(WantsStream(R"({"model":"x"})"));
-  EXPECT_FALSE(WantsStream(R"({"stream":"true"})"));
-  EXPECT_FALSE(WantsStream(R"({"stream":trueish})"));
-  EXPECT_FALSE(WantsStream(R"({"content":"\"stream\": true"})")) << "inside a string";
-  EXPECT_FALSE(WantsStream(R"({"metadata":{"stream":true}})")) << "not top-level";
-  EXPECT_FALSE(WantsStream(R"({"messages":[{"stream":true}]})"));
-  EXPECT_FALSE(WantsStream(R"({"a":"x\\","stream":false})"));
-  EXPECT_TRUE(WantsStream(R"({"a":"x\\","stream":true})")) << "escaped backslash ends the string";
-  EXPECT_FALSE(WantsStream(R"({"stream":true,"stream":false})")) << "the last key wins";
-  EXPECT_FALSE(WantsStream(""));
-  EXPECT_FALSE(WantsStream(R"({"stream)"));
+TEST(StreamFlagTest, FindsTheTopLevelStreamKeyWithoutParsing) {
+  EXPECT_EQ(StreamFlag(R"({"stream":true})"), true);
+  EXPECT_EQ(StreamFlag("{ \"model\" : \"x\",\n \"stream\" \t:\r\n true }"), true);
+  EXPECT_EQ(StreamFlag(R"({"stream_options":{"include_usage":true},"stream":true})"), true);
+  EXPECT_EQ(StreamFlag(R"({"stream":false})"), false);
+  EXPECT_EQ(StreamFlag(R"({"model":"x"})"), std::nullopt);
+  EXPECT_EQ(StreamFlag(R"({"stream":"true"})"), std::nullopt);
+  EXPECT_EQ(StreamFlag(R"({"stream":trueish})"), std::nullopt);
+  EXPECT_EQ(StreamFlag(R"({"content":"\"stream\": true"})"), std::nullopt) << "inside a string";
+  EXPECT_EQ(StreamFlag(R"({"metadata":{"stream":true}})"), std::nullopt) << "not top-level";
+  EXPECT_EQ(StreamFlag(R"({"messages":[{"stream":true}]})"), std::nullopt);
+  EXPECT_EQ(StreamFlag(R"({"a":"x\\","stream":false})"), false);
+  EXPECT_EQ(StreamFlag(R"({"a":"x\\","stream":true})"), true)
+      << "escaped backslash ends the string";
+  EXPECT_EQ(StreamFlag(R"({"stream":true,"stream":false})"), false) << "the last key wins";
+  EXPECT_EQ(StreamFlag(""), std::nullopt);
+  EXPECT_EQ(StreamFlag(R"({"stream)"), std::nullopt);
 }
 
 TEST_F(ProviderSessionTest, ResponsesAnswerAttemptsInOrderAndTheLastRepeats) {
