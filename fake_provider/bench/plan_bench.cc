@@ -65,10 +65,10 @@ void BM_CopyPlanBytes(benchmark::State& state) {
 }
 BENCHMARK(BM_CopyPlanBytes);
 
-void BM_WantsStream(benchmark::State& state) {
-  for (auto _ : state) benchmark::DoNotOptimize(WantsStream(kRequestBody));
+void BM_StreamFlag(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(StreamFlag(kRequestBody));
 }
-BENCHMARK(BM_WantsStream);
+BENCHMARK(BM_StreamFlag);
 
 }  // namespace
 }  // namespace faultline::provider
