@@ -1,7 +1,7 @@
 """The kits' protocol.json and the protocol's JSON Schema must say what the reference client
 says: its classification tables (reference_impl/classify.cc, stream_error_class.cc), its taxonomy
 names (failure.cc), its delay sources (retry_after.cc), its dialects' paths, terminators and
-stream framings (dialect.cc, call.cc, assembler.cc; SSE or Ollama's NDJSON, and the untyped
+stream framings (dialect.cc, call_request.cc, assembler.cc; SSE or Ollama's NDJSON, and the untyped
 in-stream error rule of stream_error_class.cc) and the finish reasons it calls a refusal
 (assembler.cc) are
 read from the C++ sources and compared, so that a change on either side that the other does not
@@ -117,7 +117,7 @@ class ProtocolJsonTest(unittest.TestCase):
             r"case Dialect::(k\w+):\s+return \"([a-z-]+)\";",
             function_body(source("dialect.cc"), "std::string_view ToString(Dialect dialect)"))}
         self.assertEqual(sorted(PROTOCOL["dialects"]), sorted(kinds))
-        call = source("call.cc")
+        call = source("call_request.cc")
         paths = function_body(call, "std::string_view DialectPath(")
         assembler = source("assembler.cc")
         terminators = function_body(assembler, "std::string_view TerminatorOf(")
@@ -143,7 +143,7 @@ class ProtocolJsonTest(unittest.TestCase):
 
     def test_framing(self):
         """Which dialects stream NDJSON (dialect.cc StreamsNdjson), the media type each framing is
-        asked for (call.cc BuildHttpRequest's accept) and checked against (assembler.cc
+        asked for (call_request.cc BuildHttpRequest's accept) and checked against (assembler.cc
         CheckContentType), which dialects stream a request without "stream", and the class of an
         in-stream error that names no kind (stream_error_class.cc ClassifyStreamError)."""
         dialect_cc = source("dialect.cc")
@@ -161,13 +161,13 @@ class ProtocolJsonTest(unittest.TestCase):
         check = function_body(source("assembler.cc"), "std::optional<Failure> CheckContentType(")
         self.assertEqual(re.search(r'StreamsNdjson\(dialect\) \? "([^"]+)" : "([^"]+)"',
                                    check).groups(), (framings["ndjson"], framings["sse"]))
-        build = function_body(source("call.cc"), "std::string BuildHttpRequest(")
+        build = function_body(source("call_request.cc"), "std::string BuildHttpRequest(")
         for media in framings.values():
             self.assertIn(f'"accept: {media}\\r\\n"', build)
         # A request without "stream": Gemini's path says a stream (ToWire), Ollama's server
         # streams (the fake provider reads it so); the others need "stream": true.
         self.assertIn("bool stream = true;",
-                      function_body(source("call.cc"), "WireRequest ToWire("))
+                      function_body(source("call_request.cc"), "WireRequest ToWire("))
         ollama = (REPO / "fake_provider/dialect_ollama.cc").read_text(encoding="utf-8")
         self.assertIn("TargetKind::kBodyDecidesStreamByDefault", ollama)
         self.assertEqual(sorted(n for n, d in PROTOCOL["dialects"].items()
