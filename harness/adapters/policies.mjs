@@ -96,3 +96,11 @@ export const GOOGLE_GENAI_POLICY = {
 // default: a stream is never retried once its headers are in, as with the client alone. The
 // client's policy is openai 7's.
 export const OPENAI_AGENTS_POLICY = OPENAI_NODE7_POLICY;
+
+// ollama 0.6.4 (ollama-js, pinned in node/package.json: it declares no engines; src/browser.ts,
+// src/utils.ts). One attempt, nothing retried: chat() is one utils.post (browser.ts:76-111,
+// utils.ts:248-270), an HTTP error a ResponseError at once (utils.ts:67-92), an error line a
+// thrown Error (utils.ts:45-59). No timer of its own: the global fetch (browser.ts:52) with
+// undici's timeouts, and a stream aborted only by client.abort() (browser.ts:58-63, 83-87). The
+// node-fetch preset.
+export const OLLAMA_JS_POLICY = { extends: 'node-fetch' };
