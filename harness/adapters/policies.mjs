@@ -97,6 +97,61 @@ export const GOOGLE_GENAI_POLICY = {
 // client's policy is openai 7's.
 export const OPENAI_AGENTS_POLICY = OPENAI_NODE7_POLICY;
 
+// The Vercel AI SDK 7 (ai 7.0.185 with @ai-sdk/openai 4.0.126, @ai-sdk/anthropic 4.0.112,
+// @ai-sdk/google 4.0.129; AI: ai/src/, PU: @ai-sdk/provider-utils 5.0.86 src/, OA:
+// @ai-sdk/openai/src/, AN: @ai-sdk/anthropic/src/, GO: @ai-sdk/google/src/), streamText with
+// its defaults. The vercel-ai preset (ai 6) holds for what did not move: maxRetries ?? 2
+// (AI util/prepare-retries.ts:15,44: 3 attempts); an APICallError is retried when isRetryable
+// (AI util/retry-with-exponential-backoff.ts:83-88): by default 408, 409, 429, >= 500
+// (@ai-sdk/provider src/errors/api-call-error.ts:28-32) and the network errors of PU
+// handle-fetch-error.ts:6-18, 41-102 (a refused or reset connection, undici's timeouts);
+// backoff 2 s x2, no jitter (AI util/retry-with-exponential-backoff.ts:67-68, PU
+// retry-with-exponential-backoff.ts:109-125); retry-after-ms, then retry-after (seconds or a
+// date against the local clock) instead of the backoff when 0 <= hint < 60 s (AI
+// util/retry-with-exponential-backoff.ts:10-58); `timeout` unset, so no timer of its own (AI
+// generate-text/stream-text.ts:947-956, prompt/request-options.ts:30-40) and undici's (6.29.1 in
+// Node 22.23.5) alone; an unstreamed body is read inside the retried call, its transport errors
+// retryable (PU post-to-api.ts:141-165). What a stream's failure after its headers gets depends
+// on the provider, which reads ahead before it hands the stream over (the retried call ends
+// there; an error part after it is never retried by default):
+// - OpenAI (openai-chat, openai-responses): up to the first output chunk (OA
+//   openai-stream-error.ts:39-132; chat: content, refusal, tool calls, chat/openai-chat-
+//   language-model.ts:596-600, 825-840). An error frame there is a retryable APICallError by
+//   its status (insufficient_quota never, OA openai-stream-error.ts:303-315), a broken body the
+//   network error it is (PU response-handler.ts:57-90): stream_retries before-output. The
+//   Responses read-ahead stops at the first event that is not response.created or
+//   response.in_progress (responses/openai-responses-language-model.ts:1682-1694, 3310-3318) or
+//   50 ms after response.in_progress (OA openai-stream-error.ts:81-86), before the first text:
+//   before-output is the nearest the format says.
+// - Anthropic: the first event only (a ping is skipped), AN anthropic-language-model.ts:
+//   3678-3716: stream_retries first-event.
+// - Google (gemini): none; the stream is returned at its headers (GO google-language-model.ts:
+//   881-900): stream_retries never.
+// With streamRetries (opt-in: AI generate-text/stream-text.ts:730-748, default 0 at :2235-2240,
+// `--stream-retries N`), streamText retries the step when the stream yields an error part, also
+// after output (:3110-3181): an error event or an event it cannot parse (the providers put both
+// in error parts), never a broken or stalled body (a read that throws ends the stream,
+// :3022-3029), whatever the error's isRetryable says (:3133-3135), at once: the retried call has
+// no backoff before its first attempt (:3163 calls callLanguageModel, :2845-2847, whose retry
+// waits only after a failure, PU retry-with-exponential-backoff.ts:86-87). The parts an attempt
+// streamed before its error stay in fullStream (:735-738: "Partial output from a failed attempt
+// that was already emitted cannot be retracted"), so the caller of fullStream gets both
+// attempts' text: COMMIT-001 judges it. Declared as the nearest the format says: stream_retries
+// until-commit on error events; what it cannot say is left to the defaults' keys, and the runner
+// holds the library to them: an unparseable event is a `transport` failure to the format (which
+// the library retries, resets not), the retry has no backoff (the declared 2 s is that of the
+// other retries), and its budget is its own, N more calls of the model on top of the 3 attempts
+// of maxRetries, each of them retried by maxRetries again.
+const VERCEL_AI7_STREAM_RETRIES = {
+  'openai-chat': 'before-output',
+  'openai-responses': 'before-output',
+  'anthropic-messages': 'first-event',
+  gemini: 'never',
+};
+export const vercelAi7Policy = (dialect, streamRetries) => (streamRetries > 0
+  ? { extends: 'vercel-ai', stream_retries: 'until-commit', stream_retry_on: ['error-event'] }
+  : { extends: 'vercel-ai', stream_retries: VERCEL_AI7_STREAM_RETRIES[dialect] ?? 'never' });
+
 // ollama 0.6.4 (ollama-js, pinned in node/package.json: it declares no engines; src/browser.ts,
 // src/utils.ts). One attempt, nothing retried: chat() is one utils.post (browser.ts:76-111,
 // utils.ts:248-270), an HTTP error a ResponseError at once (utils.ts:67-92), an error line a

@@ -144,8 +144,13 @@ export function runSdkAdapter({ name, version, policy, dialects, errors, start }
 // The runner's request body (any dialect's wire shape) as one neutral conversation, for the
 // framework adapters to hand to their library: [{role, parts}] where a part is {type: 'text',
 // text} or {type: 'image', url} (a data: URL). A Responses `input` may be a plain string or
-// message items (an image or a prefill); an Anthropic image block becomes a data: URL too.
+// message items (an image or a prefill); an Anthropic image block becomes a data: URL too, and
+// so does a Gemini inlineData part (Gemini's `contents`, whose "model" turns are the assistant's).
 export function conversation(request) {
+  if (Array.isArray(request.contents)) {
+    return request.contents.map(({ role, parts }) => ({
+      role: role === 'model' ? 'assistant' : (role ?? 'user'), parts: partsOf(parts) }));
+  }
   const items = typeof request.input === 'string' ? [{ role: 'user', content: request.input }]
       : (request.input ?? request.messages ?? []);
   return items.map(({ role, content }) => ({ role, parts: partsOf(content) }));
@@ -156,6 +161,9 @@ function partsOf(content) {
   return (content ?? []).map((part) => {
     if (part.type === 'image_url') return { type: 'image', url: part.image_url?.url ?? part.image_url };
     if (part.type === 'input_image') return { type: 'image', url: part.image_url };
+    if (part.inlineData) {
+      return { type: 'image', url: `data:${part.inlineData.mimeType};base64,${part.inlineData.data}` };
+    }
     if (part.type === 'image') {
       return { type: 'image', url: `data:${part.source?.media_type};base64,${part.source?.data}` };
     }
@@ -163,8 +171,9 @@ function partsOf(content) {
   });
 }
 
-// The request's stop sequences (Chat Completions `stop`, Messages `stop_sequences`), or undefined.
+// The request's stop sequences (Chat Completions `stop`, Messages `stop_sequences`, Gemini
+// `generationConfig.stopSequences`), or undefined.
 export const stopSequences = (request) => {
-  const stop = request.stop ?? request.stop_sequences;
+  const stop = request.stop ?? request.stop_sequences ?? request.generationConfig?.stopSequences;
   return stop === undefined ? undefined : [stop].flat();
 };
