@@ -109,6 +109,8 @@ std::string_view ToString(TerminalMarker marker) {
       return "finishReason";
     case TerminalMarker::kDoneLine:
       return "done";
+    case TerminalMarker::kMessageStopEvent:
+      return "messageStop";
     case TerminalMarker::kBody:
       return "body";
   }
@@ -133,6 +135,8 @@ std::expected<EventWeight, DecodeError> DialectDecoder::DecodeEvent(const SseEve
         return internal::DecodeGeminiEvent(event, state_, out);
       case Dialect::kOllama:
         return internal::DecodeOllamaEvent(event, state_, out);
+      case Dialect::kBedrockConverse:
+        return internal::DecodeBedrockEvent(event, out);
     }
     return EventWeight::kMeaningful;
   } catch (const internal::ShapeError& error) {
@@ -166,6 +170,9 @@ std::expected<void, DecodeError> DialectDecoder::DecodeBody(std::string_view bod
         break;
       case Dialect::kOllama:
         internal::DecodeOllamaBody(json, out);
+        break;
+      case Dialect::kBedrockConverse:
+        internal::DecodeBedrockBody(json, out);
         break;
     }
     return {};

@@ -66,5 +66,7 @@ void DecodeGeminiBody(const Json& body, std::vector<Delta>& out);
 EventWeight DecodeOllamaEvent(const SseEventView& event, DialectDecoder::State& state,
                               std::vector<Delta>& out);
 void DecodeOllamaBody(const Json& body, std::vector<Delta>& out);
+EventWeight DecodeBedrockEvent(const SseEventView& event, std::vector<Delta>& out);
+void DecodeBedrockBody(const Json& body, std::vector<Delta>& out);
 
 }  // namespace faultline::ref::internal

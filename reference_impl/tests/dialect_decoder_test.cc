@@ -498,10 +498,8 @@ TEST(OllamaDecoderTest, NonStreamedBodyMustBeDone) {
 }
 
 TEST(DialectTest, NamesRoundTrip) {
-  for (Dialect dialect : {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
-                          Dialect::kOpenAiResponses, Dialect::kGemini, Dialect::kOllama}) {
-    EXPECT_EQ(ParseDialect(ToString(dialect)), dialect);
-  }
+  for (Dialect dialect : AllDialects()) EXPECT_EQ(ParseDialect(ToString(dialect)), dialect);
+  EXPECT_EQ(AllDialects().size(), 6u);
   EXPECT_EQ(ToString(Dialect::kAnthropicMessages), "anthropic-messages");
   EXPECT_FALSE(ParseDialect("openai"));
 }

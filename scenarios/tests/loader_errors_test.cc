@@ -273,9 +273,8 @@ TEST(LoaderErrorTest, InvalidTextValues) {
        "expected a description of the failure, got an empty string"},
       {"unknown dialect", "faultline: 1\nname: t/x\ndescription: d\ndialect: openai\n", 4, 10,
        "dialect",
-       "expected one of openai-chat, anthropic-messages, openai-responses, gemini, ollama, got the "
-       "string "
-       "\"openai\""},
+       "expected one of openai-chat, anthropic-messages, openai-responses, gemini, ollama, "
+       "bedrock-converse, got the string \"openai\""},
       {"retry-after seconds", Doc("  - status: 429\n    retry_after: {seconds: soon}\n"), 7, 28,
        "responses[0].retry_after.seconds",
        "expected a number of seconds such as 2 or \"1.5\", got the string \"soon\" (use 'raw' "
