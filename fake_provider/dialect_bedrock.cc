@@ -97,7 +97,7 @@ StreamEvents BedrockStream(const scenario::Content& content, const ResponseIds& 
     event("contentBlockStart",
           Json::object({{"contentBlockIndex", block},
                         {"start", {{"toolUse", {{"toolUseId", ids.item_id}, {"name", call.name}}}}}}));
-    for (const std::string& piece : SplitCodePoints(call.arguments, content.chunk_size)) {
+    for (const std::string& piece : SplitBytes(call.arguments, call.chunk_size)) {
       delta(block, Json::object({{"toolUse", {{"input", piece}}}}));
     }
     stop(block++);

@@ -120,7 +120,8 @@ bool SaysContextOverflow(std::string_view message) {
          Contains(text, "exceed context limit") || Contains(text, "exceeds the context window") ||
          Contains(text, "context_length_exceeded") ||
          Contains(text, "exceeds the maximum number of tokens allowed") ||
-         Contains(text, "exceeds the context length") || Contains(text, "input is too long");
+         Contains(text, "exceeds the context length") || Contains(text, "input is too long") ||
+         Contains(text, "too many input tokens");
 }
 
 bool SaysQuotaExhausted(std::string_view message) {

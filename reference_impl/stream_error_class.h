@@ -55,7 +55,7 @@ std::optional<ProviderErrorClass> ClassifyStreamError(Dialect dialect, std::stri
 // overloaded or not ready yet", which also covers deploys.
 bool SaysModelOverloaded(std::string_view message);
 // A context window's wording: OpenAI's, DeepSeek's, Anthropic's two, Gemini's, Ollama's and
-// Bedrock's ("Input is too long for requested model.").
+// Bedrock's ("Input is too long for requested model.", "Too many input tokens").
 bool SaysContextOverflow(std::string_view message);
 // "exceeded your current quota" (OpenAI; Gemini's daily quota), "credit balance is too low"
 // (Anthropic), "insufficient balance" (DeepSeek), "insufficient_quota".

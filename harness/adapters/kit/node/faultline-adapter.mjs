@@ -45,7 +45,7 @@ import { Wire } from './lib/wire.mjs';
 
 export { DIALECTS, PROTOCOL, ProtocolMisuse, currentCall, emit, inCall, note, readCall,
          readCalls } from './lib/protocol.mjs';
-export { AdapterFailure, aborted, awsErrorCode, awsException, awsType, bodyRetryHint, causeText,
+export { AdapterFailure, aborted, awsException, awsType, bodyRetryHint, causeText,
          classifyHttp, classifyNetworkError, classifyStreamError, classifyThrown, errorFields,
          failure, parseGoDuration, parseHttpDate, providerErrorCode,
          retryHint } from './lib/classify.mjs';

@@ -319,31 +319,18 @@ def has_retry_info(body):
 
 
 def provider_error_code(kind, code, message=""):
-    """The code the shared table gives a provider error (its code first, then its type), else the
-    code of its AWS type (aws_error_code), or None."""
+    """The code the shared table gives a provider error (its code first, then its type; an AWS
+    type whatever the case of its first letter: protocol.json _aws_types), or None."""
+    del message  # the words refine a code elsewhere (stream_refine, the HTTP refinement)
     table = PROTOCOL["provider_errors"]
+    lower_first = kind[0].lower() + kind[1:] if isinstance(kind, str) and kind else ""
     return (code and table.get(code)) or (kind and table.get(kind)) or \
-        aws_error_code(kind, message)
+        (lower_first and table.get(lower_first)) or None
 
 
 def _worded(message, entries):
     lower = message.lower()
     return any(all(word in lower for word in entry) for entry in entries)
-
-
-def aws_error_code(kind, message=""):
-    """The code of an AWS error type (Bedrock's: protocol.json aws_errors, its first letter in
-    either case), refined by its message (aws_refine: a serviceUnavailableException saying "Too
-    many connections" is OVERLOADED), or None for a type it does not know."""
-    if not isinstance(kind, str) or not kind:
-        return None
-    name = kind[0].lower() + kind[1:]
-    if name not in PROTOCOL["aws_errors"]:
-        return None
-    wording, refined = PROTOCOL["aws_refine"].get(name, (None, None))
-    if wording and _worded(message, PROTOCOL["wording"][wording]):
-        return refined
-    return PROTOCOL["aws_errors"][name]
 
 
 def classify_stream_error(error_object, phase="stream", dialect=None):

@@ -1,13 +1,12 @@
 """The kits' protocol.json and the protocol's JSON Schema must say what the reference client
 says: its classification tables (reference_impl/classify.cc, stream_error_class.cc), its taxonomy
 names (failure.cc), its delay sources (retry_after.cc), its dialects' paths, terminators and
-stream framings (dialect.cc, call_request.cc, assembler.cc; SSE or Ollama's NDJSON, and the untyped
-in-stream error rule of stream_error_class.cc) and the finish reasons it calls a refusal
-(assembler.cc) are
-read from the C++ sources and compared, so that a change on either side that the other does not
-follow fails here. A dialect the kits speak before the reference client does (AHEAD: Bedrock's,
-while its C++ side is written) is checked once reference_impl/dialect.cc names it; until then
-test_dialects_ahead_of_the_reference is skipped, saying which.
+stream framings (dialect.cc, call_request.cc, assembler.cc; SSE, Ollama's NDJSON or Bedrock's event
+stream, and the untyped in-stream error rule of stream_error_class.cc) and the finish reasons it
+calls a refusal (assembler.cc) are read from the C++ sources and compared, so that a change on
+either side that the other does not follow fails here. A dialect the kits speak before the
+reference client does (AHEAD, empty while they agree) is checked once reference_impl/dialect.cc
+names it; until then test_dialects_ahead_of_the_reference is skipped, saying which.
     python3 -m unittest discover -s harness/adapters/kit/tests -p 'test_*.py'
 """
 import json
@@ -25,7 +24,7 @@ FAILURE = SCHEMA["$defs"]["failure"]["properties"]
 
 # Dialects the kits speak ahead of the reference client: compared with its sources once
 # reference_impl/dialect.cc names them, left out of the comparisons until then.
-AHEAD = {"bedrock-converse"}
+AHEAD = set()
 
 
 def source(name):
@@ -96,7 +95,9 @@ class ProtocolJsonTest(unittest.TestCase):
         shared = source("stream_error_class.cc")
 
         self.assertEqual(PROTOCOL["wording"]["context_window"],
-                         wordings(text, "bool IsContextWindow("))
+                         wordings(shared, "bool SaysContextOverflow("))
+        self.assertIn("SaysContextOverflow(error.message)",
+                      function_body(text, "bool IsContextWindow("))
         self.assertEqual(PROTOCOL["wording"]["quota"], wordings(shared, "bool SaysQuotaExhausted("))
         self.assertEqual(PROTOCOL["wording"]["overloaded_5xx"],
                          wordings(shared, "bool SaysModelOverloaded("))
@@ -121,7 +122,8 @@ class ProtocolJsonTest(unittest.TestCase):
         flags = {name: re.findall(r"FailureCode::(k\w+)", value)
                  for name, value in re.findall(r"const bool (\w+) =([^;]+);", body)}
         says = {"SaysModelOverloaded": wordings(text, "bool SaysModelOverloaded("),
-                "SaysQuotaExhausted": wordings(text, "bool SaysQuotaExhausted(")}
+                "SaysQuotaExhausted": wordings(text, "bool SaysQuotaExhausted("),
+                "SaysContextOverflow": wordings(text, "bool SaysContextOverflow(")}
         want = {}
         for condition, function, result in re.findall(
                 r"if \(([^&]+?) && (Says\w+)\(message\)\) return (k\w+);", body):
@@ -173,38 +175,31 @@ class ProtocolJsonTest(unittest.TestCase):
             self.skipTest(f"{', '.join(ahead)}: not in reference_impl/dialect.cc yet, so its "
                           "path, terminator and framing are not compared with the reference")
 
-    def test_aws_errors_name_the_taxonomy(self):
-        """Bedrock's error table (the kits' own until the reference classifies Bedrock): every
-        code is the taxonomy's, every refinement's type is in the table and its wording exists."""
-        for kind, code in PROTOCOL["aws_errors"].items():
-            self.assertIn(code, PROTOCOL["codes"], kind)
-            self.assertTrue(kind[0].islower() and kind.endswith("Exception"), kind)
-        for kind, (wording, code) in PROTOCOL["aws_refine"].items():
-            self.assertIn(kind, PROTOCOL["aws_errors"])
-            self.assertIn(wording, PROTOCOL["wording"])
-            self.assertIn(code, PROTOCOL["codes"])
-
     def test_framing(self):
-        """Which dialects stream NDJSON (dialect.cc StreamsNdjson), the media type each framing is
-        asked for (call_request.cc BuildHttpRequest's accept) and checked against (assembler.cc
-        CheckContentType), which dialects stream a request without "stream", and the class of an
+        """How each dialect frames a stream (dialect.cc StreamFramingOf), the media type of each
+        framing (StreamMediaType), asked for by call_request.cc BuildHttpRequest's accept and
+        checked by assembler.cc CheckContentType, which dialects stream a request without "stream", and the class of an
         in-stream error that names no kind (stream_error_class.cc ClassifyStreamError)."""
         dialect_cc = source("dialect.cc")
         kinds = reference_dialects()
-        ndjson = re.search(r"bool StreamsNdjson\(Dialect dialect\) \{([^}]*)\}",
-                           dialect_cc).group(1)
-        ndjson_kinds = set(re.findall(r"Dialect::(k\w+)", ndjson))
-        self.assertTrue(ndjson_kinds)
+        framing_of = function_body(dialect_cc, "StreamFraming StreamFramingOf(Dialect dialect)")
+        framed = {kind: framing for kind, framing in re.findall(
+            r"case Dialect::(k\w+):\s+return StreamFraming::k(\w+);", framing_of)}
+        self.assertTrue(framed)
         for name, dialect in checked_dialects().items():
-            want = "ndjson" if kinds[name] in ndjson_kinds else "sse"
+            want = framed.get(kinds[name], "Sse").lower()
             self.assertEqual(dialect.get("framing"), want, name)
-        framings = PROTOCOL["framings"]
-        check = function_body(source("assembler.cc"), "std::optional<Failure> CheckContentType(")
-        self.assertEqual(re.search(r'StreamsNdjson\(dialect\) \? "([^"]+)" : "([^"]+)"',
-                                   check).groups(), (framings["ndjson"], framings["sse"]))
-        build = function_body(source("call_request.cc"), "std::string BuildHttpRequest(")
-        for framing in {d["framing"] for d in checked_dialects().values()}:
-            self.assertIn(f'"accept: {framings[framing]}\\r\\n"', build)
+        # The media type of each framing (StreamMediaType), which the accept header asks for
+        # (BuildHttpRequest) and the response's content type must be (CheckContentType).
+        media = function_body(dialect_cc, "std::string_view StreamMediaType(Dialect dialect)")
+        types = {framing.lower(): media_type for framing, media_type in re.findall(
+            r"case StreamFraming::k(\w+):\s+return \"([^\"]+)\";", media)}
+        types["sse"] = re.findall(r'return "([^"]+)";', media)[-1]
+        self.assertEqual(PROTOCOL["framings"], types)
+        self.assertIn("StreamMediaType(dialect)",
+                      function_body(source("assembler.cc"), "std::optional<Failure> CheckContentType("))
+        self.assertIn("StreamMediaType(request.dialect)",
+                      function_body(source("call_request.cc"), "std::string BuildHttpRequest("))
         # A request without "stream": Gemini's path says a stream (ToWire), Ollama's server
         # streams (the fake provider reads it so); the others need "stream": true.
         self.assertIn("bool stream = true;",

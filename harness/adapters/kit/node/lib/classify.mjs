@@ -100,27 +100,15 @@ export function errorFields(body) {
            retryInfo: false };
 }
 
-// The code the shared table gives a provider error (its code first, then its type), else the
-// code of its AWS type (awsErrorCode), or null.
-export function providerErrorCode({ type = '', code = '', message = '' }) {
+// The code the shared table gives a provider error (its code first, then its type; an AWS type
+// whatever the case of its first letter: protocol.json _aws_types), or null.
+export function providerErrorCode({ type = '', code = '' }) {
   return (code && PROTOCOL.provider_errors[code]) || (type && PROTOCOL.provider_errors[type]) ||
-      awsErrorCode(type, message);
+      (type && PROTOCOL.provider_errors[type[0].toLowerCase() + type.slice(1)]) || null;
 }
 
 const worded = (message, entries) =>
   entries.some((all) => all.every((w) => message.toLowerCase().includes(w)));
-
-// The code of an AWS error type (Bedrock's: protocol.json aws_errors, its first letter in either
-// case), refined by its message (aws_refine: a serviceUnavailableException saying "Too many
-// connections" is OVERLOADED), or null for a type it does not know.
-export function awsErrorCode(type, message = '') {
-  if (typeof type !== 'string' || type === '') return null;
-  const name = type[0].toLowerCase() + type.slice(1);
-  if (!Object.hasOwn(PROTOCOL.aws_errors, name)) return null;
-  const [wording, refined] = PROTOCOL.aws_refine[name] ?? [];
-  return wording && worded(message, PROTOCOL.wording[wording]) ? refined
-    : PROTOCOL.aws_errors[name];
-}
 
 // An error inside a 200 stream, classified like its HTTP twin (in-stream overloaded_error is
 // OVERLOADED, as 529 is); an unknown one is UNKNOWN, as in the reference client. Without a
