@@ -87,6 +87,12 @@ ProviderErrorDelta ErrorFrom(const Json& error) {
                             std::string(OptString(error, "message"))};
 }
 
+const Json* OpenAiEnvelope(const SseEventView& event, const Json& data) {
+  if (event.type != "message" || data.contains("type")) return nullptr;
+  const Json* error = Member(data, "error");
+  return error != nullptr && error->is_object() ? error : nullptr;
+}
+
 std::string Excerpt(std::string_view text) {
   constexpr std::size_t kMax = 120;
   if (text.size() <= kMax) return std::string(text);
