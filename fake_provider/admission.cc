@@ -38,10 +38,9 @@ Destination ResolveTarget(std::string_view target) {
   }
   constexpr std::string_view kSessionPrefix = "/s/";
   if (!target.starts_with(kSessionPrefix)) return Destination{};
-  // The session id ends where the API's path starts: /v1/ (OpenAI, Anthropic), /v1beta/
-  // (Gemini) or /api/ (Ollama), whichever comes first.
+  // The session id ends where the API's path starts, whichever root segment comes first.
   std::size_t v1 = std::string_view::npos;
-  for (std::string_view segment : {"/v1/", "/v1beta/", "/api/"}) {
+  for (std::string_view segment : kApiRootSegments) {
     v1 = std::min(v1, target.find(segment, kSessionPrefix.size() - 1));
   }
   if (v1 == std::string_view::npos || v1 <= kSessionPrefix.size()) return Destination{};

@@ -25,8 +25,14 @@ namespace faultline::provider {
 // Requests under this prefix are the server's control API (server/control_api.h).
 inline constexpr std::string_view kControlPrefix = "/_faultline";
 
+// The first path segment of every API faultline serves: /v1/ (OpenAI, Anthropic), /v1beta/
+// (Gemini), /api/ (Ollama), /model/ (Bedrock). A session id ends where one of them starts, so
+// none may appear inside an id.
+inline constexpr std::string_view kApiRootSegments[] = {"/v1/", "/v1beta/", "/api/", "/model/"};
+
 // Where a request target goes: /_faultline/... is the control API, /s/<id>/v1/... a session
-// (the id is everything between "/s/" and the first "/v1/", percent-decoded), anything else is
+// (the id is everything between "/s/" and the first API root segment, percent-decoded: see
+// kApiRootSegments), anything else is
 // unknown (the server answers it with a 404 hint). A session id ending in "/call/<n>" names call
 // n of a scenario with several concurrent calls (CallBaseUrl): the request goes to the session,
 // and the journal records the call, so every request is attributed to the call that sent it.

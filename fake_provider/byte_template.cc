@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "fake_provider/event_stream_encoder.h"
+
 namespace faultline::provider {
 namespace {
 
@@ -45,6 +47,12 @@ ByteTemplate ByteTemplate::WithHoles(std::string text, const SlotValues& placeho
   return result;
 }
 
+ByteTemplate ByteTemplate::SealedMessage(std::string message, const SlotValues& placeholders) {
+  ByteTemplate result = WithHoles(std::move(message), placeholders);
+  result.sealed_ = true;
+  return result;
+}
+
 std::size_t ByteTemplate::RenderedSize(const SlotValues& values) const {
   std::size_t size = text_.size();
   for (const Hole& hole : holes_) {
@@ -54,6 +62,7 @@ std::size_t ByteTemplate::RenderedSize(const SlotValues& values) const {
 }
 
 void ByteTemplate::AppendTo(std::string& out, const SlotValues& values) const {
+  const std::size_t start = out.size();
   std::size_t literal_start = 0;
   for (const Hole& hole : holes_) {
     out.append(text_, literal_start, hole.offset - literal_start);
@@ -61,6 +70,7 @@ void ByteTemplate::AppendTo(std::string& out, const SlotValues& values) const {
     literal_start = hole.offset + hole.length;
   }
   out.append(text_, literal_start, std::string::npos);
+  if (sealed_ && !holes_.empty()) event_stream::Reseal(out, start);
 }
 
 std::string ByteTemplate::Render(const SlotValues& values) const {

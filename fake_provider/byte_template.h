@@ -40,6 +40,9 @@ class ByteTemplate {
   // Finds every occurrence of each non-empty placeholder in `text`. Numeric slots match whole
   // numbers only (no digit, '.' or '-' next to them).
   static ByteTemplate WithHoles(std::string text, const SlotValues& placeholders);
+  // The same for one AWS event-stream message (event_stream_encoder.h): its lengths and
+  // checksums cover the values filled in, so every rendering seals it again.
+  static ByteTemplate SealedMessage(std::string message, const SlotValues& placeholders);
 
   const std::string& text() const { return text_; }
   bool has_holes() const { return !holes_.empty(); }
@@ -60,6 +63,7 @@ class ByteTemplate {
   };
   std::string text_;
   std::vector<Hole> holes_;  // sorted by offset, non-overlapping
+  bool sealed_ = false;      // one event-stream message: reseal after filling the holes
 };
 
 }  // namespace faultline::provider

@@ -32,6 +32,8 @@ const DialectWriter& WriterFor(scenario::Dialect dialect) {
       return dialect_internal::GeminiWriter();
     case scenario::Dialect::kOllama:
       return dialect_internal::OllamaWriter();
+    case scenario::Dialect::kBedrockConverse:
+      return dialect_internal::BedrockWriter();
   }
   return dialect_internal::OpenAiChatWriter();
 }

@@ -72,6 +72,8 @@ struct StreamEvents {
 struct Body {
   std::string content_type;
   std::string bytes;
+  // Headers that come with this body: Bedrock names an error's type in x-amzn-ErrorType.
+  std::vector<scenario::Header> headers{};
 };
 
 class DialectWriter {

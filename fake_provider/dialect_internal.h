@@ -23,6 +23,7 @@ const DialectWriter& AnthropicWriter();
 const DialectWriter& OpenAiResponsesWriter();
 const DialectWriter& GeminiWriter();
 const DialectWriter& OllamaWriter();
+const DialectWriter& BedrockWriter();
 
 // `end: {kind: done, after_event: N}`: the events from N up to the terminator are left out, so
 // the terminator comes right after event N-1 (and whatever faults are injected after it). Output

@@ -23,6 +23,7 @@ struct CompiledScenario::Rendered {
   // The stateful rate limit's 429 body (the writer's default wording), with holes for ids.
   ByteTemplate rate_limit_body;
   std::string rate_limit_content_type;
+  std::vector<scenario::Header> rate_limit_headers;
 
   const CompiledEntry* Find(const scenario::ResponseSpec& spec) const {
     for (const CompiledEntry& entry : entries) {
@@ -111,6 +112,7 @@ CompiledScenario::CompiledScenario(scenario::Scenario scenario, const DialectWri
   const Body rate_limit = writer_->ErrorWithIds(rate_limit_error, 429, rendered.placeholders.ids);
   rendered.rate_limit_body = ByteTemplate::WithHoles(rate_limit.bytes, rendered.placeholders.slots);
   rendered.rate_limit_content_type = rate_limit.content_type;
+  rendered.rate_limit_headers = rate_limit.headers;
 }
 
 CompiledScenario::~CompiledScenario() = default;
@@ -153,6 +155,7 @@ ResponsePlan CompiledScenario::Plan(const scenario::ResponseSpec& response,
   head.writer = writer_;
   head.content_type = ContentType(*entry, use_stream, request.stream);
   if (!program.chunked) head.content_length = program.items.front().bytes.RenderedSize(values);
+  if (!use_stream) head.extra = entry->body_headers;
   plan_internal::BodyMarks marks;
   plan.steps = Steps(spec, program, plan_internal::Head(spec.status, head), values, &marks);
   plan.truth = plan_internal::EntryTruth(spec, program, use_stream, head.content_type,
@@ -175,7 +178,8 @@ ResponsePlan CompiledScenario::ErrorPlan(int status, scenario::ErrorKind kind, s
   if (status == 429 && kind == scenario::ErrorKind::kRateLimit && message.empty()) {
     const SlotValues values =
         plan_internal::SlotValuesFor(rendered_->placeholders, ids, request.input_tokens, 0);
-    body = {rendered_->rate_limit_content_type, rendered_->rate_limit_body.Render(values)};
+    body = {rendered_->rate_limit_content_type, rendered_->rate_limit_body.Render(values),
+            rendered_->rate_limit_headers};
   } else {
     scenario::ErrorSpec error;
     error.kind = kind;
@@ -190,6 +194,7 @@ ResponsePlan CompiledScenario::ErrorPlan(int status, scenario::ErrorKind kind, s
   head.retry_after_seconds = retry_after;
   head.content_length = body.bytes.size();
   head.writer = writer_;
+  head.extra = std::move(body.headers);
   if (status == 405) head.extra.push_back({"allow", "POST"});
 
   ResponsePlan plan;

@@ -50,10 +50,11 @@ std::string SentinelId(std::string& id, char letter, std::size_t& prefix) {
 
 bool IsSuccess(int status) { return status >= 200 && status < 300; }
 
-BodyItem MakeItem(std::string framed, const scenario::Framing& framing, const SlotValues& slots) {
+BodyItem MakeItem(const SseFramer& framer, std::string framed, const scenario::Framing& framing,
+                  const SlotValues& slots) {
   BodyItem item;
-  if (framing.split_writes) item.split = SplitPoint(framed, framing.split_utf8);
-  item.bytes = ByteTemplate::WithHoles(std::move(framed), slots);
+  if (framing.split_writes) item.split = framer.SplitPointOf(framed);
+  item.bytes = framer.Template(std::move(framed), slots);
   return item;
 }
 
@@ -130,7 +131,7 @@ std::optional<FaultAction> CompileFault(const StreamContext& context, std::size_
   action.kind = FaultAction::Kind::kInject;
   const SseEvent event = InjectedEvent(fault, fault_index, position, context.stream,
                                        context.content, context.writer, context.ids);
-  action.item.bytes = ByteTemplate::WithHoles(context.framer.Event(event), context.slots);
+  action.item.bytes = context.framer.Template(context.framer.Event(event), context.slots);
   return action;
 }
 
@@ -226,7 +227,7 @@ BodyProgram CompileStream(const scenario::Content& content, const DialectWriter&
     faults_at[static_cast<std::size_t>(after)].push_back(i);
   }
   // Frame in wire order so the BOM and the mixed line-ending cycle follow the bytes.
-  SseFramer framer(content.framing, scenario::StreamsNdjson(writer.dialect()));
+  SseFramer framer(content.framing, scenario::StreamFramingOf(writer.dialect()));
   const StreamContext context{content, stream, writer, ids, slots, framer};
   for (std::size_t position = 0; position <= count; ++position) {
     for (std::size_t fault_index : faults_at[position]) {
@@ -236,7 +237,7 @@ BodyProgram CompileStream(const scenario::Content& content, const DialectWriter&
     }
     if (position < count) {
       program.items.push_back(
-          MakeItem(framer.Event(stream.events[position]), content.framing, slots));
+          MakeItem(framer, framer.Event(stream.events[position]), content.framing, slots));
     }
   }
   program.summary = StreamSummary(program, content);
@@ -348,6 +349,7 @@ CompiledEntry CompileEntry(const scenario::ResponseSpec& spec, const DialectWrit
     label = "";
   }
   entry.body_content_type = body.content_type;
+  if (!spec.body) entry.body_headers = std::move(body.headers);
   entry.stream_content_type =
       success ? std::string(writer.stream_content_type()) : body.content_type;
   ByteTemplate body_bytes =

@@ -107,7 +107,8 @@ void ApplyEnd(const BodyProgram& program, bool stream, PlanTruth& truth) {
 }
 
 // A verbatim error body may refine its status's class the way the taxonomy lets a body refine
-// one (docs/failure-taxonomy.md): overloaded at any status, a context window on 400/413/422, a
+// one (docs/failure-taxonomy.md): overloaded at any status (Bedrock says it as "too many
+// connections"), a context window on 400/413/422, a
 // quota on 400/429. When its words could, the scenario promises nothing; else the status is the
 // injected fault and decides the class.
 ClassOf VerbatimErrorClass(int status, std::string_view body) {
@@ -119,7 +120,7 @@ ClassOf VerbatimErrorClass(int status, std::string_view body) {
     return std::ranges::any_of(
         words, [&](std::string_view w) { return lower.find(w) != std::string::npos; });
   };
-  const bool refinable = says({"overload"}) ||
+  const bool refinable = says({"overload", "too many connections"}) ||
                          ((status == 400 || status == 413 || status == 422) &&
                           says({"context", "too long", "maximum", "tokens"})) ||
                          ((status == 400 || status == 429) &&

@@ -1,6 +1,9 @@
 #include "fake_provider/sse_framing.h"
 
 #include <array>
+#include <utility>
+
+#include "fake_provider/event_stream_encoder.h"
 
 namespace faultline::provider {
 namespace {
@@ -59,8 +62,22 @@ void SplitJson(std::string_view json, std::vector<std::string_view>& out) {
 
 }  // namespace
 
-SseFramer::SseFramer(const scenario::Framing& framing, bool ndjson)
-    : framing_(framing), ndjson_(ndjson) {}
+SseFramer::SseFramer(const scenario::Framing& framing, scenario::StreamFraming stream)
+    : framing_(framing), stream_(stream) {}
+
+ByteTemplate SseFramer::Template(std::string framed, const SlotValues& placeholders) const {
+  if (stream_ == scenario::StreamFraming::kEventStream) {
+    return ByteTemplate::SealedMessage(std::move(framed), placeholders);
+  }
+  return ByteTemplate::WithHoles(std::move(framed), placeholders);
+}
+
+std::size_t SseFramer::SplitPointOf(std::string_view framed) const {
+  if (stream_ == scenario::StreamFraming::kEventStream) {
+    return event_stream::SplitPoint(framed, framing_.split_utf8);
+  }
+  return SplitPoint(framed, framing_.split_utf8);
+}
 
 std::string_view SseFramer::NextEnding(bool blank_line) {
   if (framing_.line_ending != LineEnding::kMixed) return FixedEnding(framing_.line_ending);
@@ -84,7 +101,8 @@ void SseFramer::AppendBomOnce(std::string& out) {
 }
 
 std::string SseFramer::Event(const SseEvent& event) {
-  if (ndjson_) return event.data + "\n";
+  if (stream_ == scenario::StreamFraming::kNdjson) return event.data + "\n";
+  if (stream_ == scenario::StreamFraming::kEventStream) return event_stream::EncodeEvent(event);
   std::string out;
   AppendBomOnce(out);
   if (framing_.comments) AppendLine(out, kFramingComment);

@@ -1,5 +1,6 @@
 // SSE framing: logical events (SseEvent) -> the text the fake provider puts on the wire (or, for
-// Ollama, newline-delimited JSON: one event's data per line).
+// Ollama, newline-delimited JSON: one event's data per line; for Bedrock, binary event-stream
+// messages: event_stream_encoder.h).
 //
 // A dialect writer says what the events are; the framer says how they look on the wire, as the
 // scenario's Framing asks: line endings (LF, CRLF, CR, or a mix of the three), a UTF-8 BOM before
@@ -21,6 +22,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fake_provider/byte_template.h"
 #include "fake_provider/dialect.h"
 #include "scenarios/scenario.h"
 
@@ -33,13 +35,19 @@ inline constexpr std::string_view kFramingComment = ": faultline";
 
 class SseFramer {
  public:
-  // `ndjson`: Ollama's framing instead of SSE: each event's data as one line ending in "\n",
-  // its name dropped (the loader refuses the SSE-only framing options for such a dialect).
-  explicit SseFramer(const scenario::Framing& framing, bool ndjson = false);
+  // `stream`: the dialect's framing. kNdjson writes each event's data as one line ending in
+  // "\n", its name dropped; kEventStream one binary message per event. The loader refuses the
+  // SSE-only framing options for both.
+  explicit SseFramer(const scenario::Framing& framing,
+                     scenario::StreamFraming stream = scenario::StreamFraming::kSse);
 
   // The wire text of one event: [BOM] [comment line] [`event:` line] `data:` line(s), blank line.
   // An event with an empty name and empty data is a heartbeat: ": keep-alive" and a blank line.
   std::string Event(const SseEvent& event);
+  // The template of one framed event; an event-stream message is sealed again when filled in.
+  ByteTemplate Template(std::string framed, const SlotValues& placeholders) const;
+  // Where split_writes cuts one framed event (SplitPoint below, or the event-stream rule).
+  std::size_t SplitPointOf(std::string_view framed) const;
   // Bytes that go out verbatim (an injected raw fault); the BOM still comes first if due.
   std::string Raw(std::string_view bytes);
 
@@ -49,7 +57,7 @@ class SseFramer {
   void AppendBomOnce(std::string& out);
 
   scenario::Framing framing_;
-  bool ndjson_ = false;
+  scenario::StreamFraming stream_;
   bool started_ = false;
   unsigned line_count_ = 0;
   bool previous_was_cr_ = false;

@@ -70,8 +70,7 @@ inline std::string_view AsText(const std::uint8_t* data, std::size_t size) {
 template <typename Run>
 void ExpectSameInEveryDialect(const char* property, std::string_view input,
                               const std::vector<std::vector<std::string_view>>& others, Run run) {
-  for (const Dialect dialect : {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
-                                Dialect::kOpenAiResponses, Dialect::kGemini, Dialect::kOllama}) {
+  for (const Dialect dialect : faultline::ref::AllDialects()) {
     for (const bool stream : {true, false}) {
       const std::string whole = run(dialect, stream, std::vector<std::string_view>{input});
       for (const auto& pieces : others) {

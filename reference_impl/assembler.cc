@@ -24,16 +24,19 @@ std::string_view TerminatorOf(Dialect dialect) {
       return "a chunk with finishReason";
     case Dialect::kOllama:
       return "a line with \"done\": true";
+    case Dialect::kBedrockConverse:
+      return "messageStop";
   }
   return "the terminator";
 }
 
-// The finish reasons that say the provider withheld the answer: OpenAI's and Anthropic's, and
-// Gemini's (a finishReason, or a prompt's blockReason).
+// The finish reasons that say the provider withheld the answer: OpenAI's and Anthropic's,
+// Gemini's (a finishReason, or a prompt's blockReason) and Bedrock's stopReason.
 bool IsContentFilterFinish(std::string_view reason) {
   static constexpr std::string_view kWithheld[] = {
-      "content_filter",     "refusal", "SAFETY",      "RECITATION", "BLOCKLIST",
-      "PROHIBITED_CONTENT", "SPII",    "IMAGE_SAFETY"};
+      "content_filter", "refusal",      "SAFETY",           "RECITATION",
+      "BLOCKLIST",      "PROHIBITED_CONTENT", "SPII",       "IMAGE_SAFETY",
+      "guardrail_intervened", "content_filtered"};
   return std::ranges::find(kWithheld, reason) != std::end(kWithheld);
 }
 
@@ -196,8 +199,7 @@ std::optional<Failure> CheckContentType(bool stream, std::optional<std::string_v
   std::string media(content_type->substr(0, content_type->find(';')));
   std::erase_if(media, [](unsigned char c) { return std::isspace(c) != 0; });
   std::ranges::transform(media, media.begin(), [](unsigned char c) { return std::tolower(c); });
-  const std::string_view stream_media =
-      StreamsNdjson(dialect) ? "application/x-ndjson" : "text/event-stream";
+  const std::string_view stream_media = StreamMediaType(dialect);
   const bool ok =
       stream ? media == stream_media : media == "application/json" || media.ends_with("+json");
   if (ok) return std::nullopt;

@@ -11,7 +11,7 @@ constexpr std::size_t kMaxJsonBody = 64 * 1024 * 1024;
 
 BodyDecoder::BodyDecoder(Dialect dialect, bool stream)
     : stream_(stream),
-      ndjson_(StreamsNdjson(dialect)),
+      framing_(StreamFramingOf(dialect)),
       dialect_(dialect),
       assembler_(dialect, stream) {}
 
@@ -29,12 +29,24 @@ BodyDecoder::Progress BodyDecoder::Feed(std::string_view body) {
     return progress;
   }
   // Events before an SSE error count first: a terminator before the garbage still completes.
-  const SseFeedResult fed = ndjson_ ? ndjson_lines_.Feed(body) : sse_.Feed(body);
+  const SseFeedResult fed = FeedFramer(body);
   progress.heartbeats += fed.comments;
   DecodeEvents(fed.events, progress);
   if (fed.error && !assembler_.outcome()) assembler_.FailProtocol(fed.error->message);
   progress.deltas = deltas_;
   return progress;
+}
+
+SseFeedResult BodyDecoder::FeedFramer(std::string_view body) {
+  switch (framing_) {
+    case StreamFraming::kNdjson:
+      return ndjson_lines_.Feed(body);
+    case StreamFraming::kEventStream:
+      return event_stream_.Feed(body);
+    case StreamFraming::kSse:
+      break;
+  }
+  return sse_.Feed(body);
 }
 
 void BodyDecoder::DecodeEvents(std::span<const SseEventView> events, Progress& progress) {
@@ -55,10 +67,16 @@ void BodyDecoder::DecodeEvents(std::span<const SseEventView> events, Progress& p
 const AttemptOutcome& BodyDecoder::End() {
   if (assembler_.outcome()) return *assembler_.outcome();
   if (stream_) {
-    if (ndjson_) {
-      ndjson_lines_.Finish();
-    } else {
-      sse_.Finish();
+    switch (framing_) {
+      case StreamFraming::kSse:
+        sse_.Finish();
+        break;
+      case StreamFraming::kNdjson:
+        ndjson_lines_.Finish();
+        break;
+      case StreamFraming::kEventStream:
+        event_stream_.Finish();
+        break;
     }
     return assembler_.EndOfBody();
   }

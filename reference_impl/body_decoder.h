@@ -1,6 +1,6 @@
 // The decoding pipeline of one attempt's response body: the SSE decoder (the NDJSON one for
-// Ollama; for a non-streamed call, the whole JSON body), the dialect decoder and the lifecycle
-// assembler, wired together.
+// Ollama, the event-stream one for Bedrock; for a non-streamed call, the whole JSON body), the
+// dialect decoder and the lifecycle assembler, wired together.
 //
 // The driver feeds it the body bytes that HttpResponseParser produced and learns, per feed, which
 // deltas to show as uncommitted output, whether anything meaningful arrived (for the idle
@@ -19,6 +19,7 @@
 #include "reference_impl/assembler.h"
 #include "reference_impl/dialect.h"
 #include "reference_impl/dialect_decoder.h"
+#include "reference_impl/event_stream_decoder.h"
 #include "reference_impl/ndjson_decoder.h"
 #include "reference_impl/sse_decoder.h"
 
@@ -44,12 +45,14 @@ class BodyDecoder {
   const AttemptAssembler& assembler() const { return assembler_; }
 
  private:
+  SseFeedResult FeedFramer(std::string_view body);
   void DecodeEvents(std::span<const SseEventView> events, Progress& progress);
 
   bool stream_;
-  bool ndjson_;  // Ollama's framing instead of SSE
+  StreamFraming framing_;
   SseDecoder sse_;
   NdjsonDecoder ndjson_lines_;
+  EventStreamDecoder event_stream_;
   DialectDecoder dialect_;
   AttemptAssembler assembler_;
   std::vector<Delta> deltas_;

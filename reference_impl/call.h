@@ -98,14 +98,15 @@ struct CallRequest {
 };
 
 // The request path for the dialect under the base URL's path ("/v1" is not repeated). Gemini's
-// path names the model and the method: `model` (empty: "{model}") and `stream` choose them.
+// and Bedrock's paths name the model and the method: `model` (empty: "{model}", "{modelId}";
+// Bedrock's percent-encoded) and `stream` choose them.
 std::string RequestPath(Dialect dialect, std::string_view base_path, std::string_view model = {},
                         bool stream = true);
 
 // What goes on the wire for a request JSON in the adapter protocol's shape (the call line's
-// `request`): its path under `base_path`, and its body. The body goes as it is, except in Gemini,
-// whose path carries the model and the choice of a stream: the protocol's request says them as
-// "model" and "stream" (docs/adapter-protocol.md), and the wire body is the rest.
+// `request`): its path under `base_path`, and its body. The body goes as it is, except in Gemini
+// and Bedrock, whose paths carry the model and the choice of a stream: the protocol's request
+// says them as "model" and "stream" (docs/adapter-protocol.md), and the wire body is the rest.
 struct WireRequest {
   std::string path;
   std::string body;

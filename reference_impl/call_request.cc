@@ -24,8 +24,32 @@ std::string_view DialectPath(Dialect dialect) {
       return "/v1beta/models/";
     case Dialect::kOllama:
       return "/api/chat";
+    case Dialect::kBedrockConverse:
+      return "/model/";
   }
   return "/";
+}
+
+// A model id as one path segment, the way the AWS SDKs send it: everything but the unreserved
+// characters percent-encoded (Bedrock's ids carry ':', inference profile ARNs '/' as well).
+std::string PathSegment(std::string_view text) {
+  std::string out;
+  for (const char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    const bool unreserved = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                            (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' || c == '~';
+    if (unreserved) {
+      out += c;
+    } else {
+      out += fmt::format("%{:02X}", u);
+    }
+  }
+  return out;
+}
+
+// Whether the model and the choice of a stream are in the path rather than in the body.
+bool PathCarriesModel(Dialect dialect) {
+  return dialect == Dialect::kGemini || dialect == Dialect::kBedrockConverse;
 }
 
 std::expected<std::uint16_t, std::string> ParsePort(std::string_view text) {
@@ -78,13 +102,18 @@ std::string RequestPath(Dialect dialect, std::string_view base_path, std::string
                        model.empty() ? "{model}" : model,
                        stream ? ":streamGenerateContent?alt=sse" : ":generateContent");
   }
+  if (dialect == Dialect::kBedrockConverse) {
+    return fmt::format("{}{}{}{}", base_path, DialectPath(dialect),
+                       model.empty() ? "{modelId}" : PathSegment(model),
+                       stream ? "/converse-stream" : "/converse");
+  }
   std::string_view path = DialectPath(dialect);
   if (base_path.ends_with("/v1") && path.starts_with("/v1/")) path.remove_prefix(3);
   return fmt::format("{}{}", base_path, path);
 }
 
 WireRequest ToWire(Dialect dialect, std::string_view base_path, std::string_view request) {
-  if (dialect != Dialect::kGemini) return {RequestPath(dialect, base_path), std::string(request)};
+  if (!PathCarriesModel(dialect)) return {RequestPath(dialect, base_path), std::string(request)};
   nlohmann::json body = nlohmann::json::parse(request, nullptr, /*allow_exceptions=*/false);
   if (!body.is_object()) return {RequestPath(dialect, base_path), std::string(request)};
   std::string model;
@@ -110,12 +139,12 @@ std::string BuildHttpRequest(const CallRequest& request) {
     out += fmt::format("x-api-key: {}\r\nanthropic-version: 2023-06-01\r\n", request.api_key);
   } else if (request.dialect == Dialect::kGemini) {
     out += fmt::format("x-goog-api-key: {}\r\n", request.api_key);
-  } else {
+  } else {  // Bedrock takes its API keys as bearer tokens too
+
     out += fmt::format("Authorization: Bearer {}\r\n", request.api_key);
   }
-  out += !request.stream                  ? "accept: application/json\r\n"
-         : StreamsNdjson(request.dialect) ? "accept: application/x-ndjson\r\n"
-                                          : "accept: text/event-stream\r\n";
+  out += fmt::format("accept: {}\r\n",
+                     request.stream ? StreamMediaType(request.dialect) : "application/json");
   if (request.idempotency_key) {
     out += fmt::format("idempotency-key: {}\r\n", *request.idempotency_key);
   }

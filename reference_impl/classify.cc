@@ -61,8 +61,23 @@ BodyError ReadBodyError(std::string_view body) {
   }
   if (error != json.end() && error->is_string()) return {{}, {}, error->get<std::string>()};
   std::string message = FieldText(json, "message");
+  if (message.empty()) message = FieldText(json, "Message");  // some AWS services' spelling
   if (message.empty()) message = FieldText(json, "detail");
   return {FieldText(json, "type"), FieldText(json, "code"), std::move(message)};
+}
+
+// AWS names an error's type in x-amzn-ErrorType ("ThrottlingException:http://internal...") or
+// in the body's "__type" ("com.amazon.coral.availability#ThrottlingException").
+std::string AwsErrorType(const HttpHeaders& headers, std::string_view body) {
+  if (auto value = headers.Find("x-amzn-errortype")) {
+    return std::string(value->substr(0, value->find(':')));
+  }
+  if (body.find("__type") == std::string_view::npos) return {};
+  const Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (!json.is_object()) return {};
+  const std::string type = FieldText(json, "__type");
+  const std::size_t hash = type.rfind('#');
+  return hash == std::string::npos ? type : type.substr(hash + 1);
 }
 
 std::string_view Trim(std::string_view text) {
@@ -80,14 +95,7 @@ std::optional<FailureCode> TableCode(Dialect dialect, const BodyError& error) {
 }
 
 bool IsContextWindow(const BodyError& error, std::optional<FailureCode> table_code) {
-  if (table_code == FailureCode::kContextWindowExceeded) return true;
-  const std::string text = Lowercase(error.message);
-  return (Contains(text, "maximum context length is") && Contains(text, "tokens")) ||
-         (Contains(text, "prompt is too long") && Contains(text, "tokens")) ||
-         Contains(text, "exceed context limit") || Contains(text, "exceeds the context window") ||
-         Contains(text, "context_length_exceeded") ||
-         Contains(text, "exceeds the maximum number of tokens allowed") ||
-         Contains(text, "exceeds the context length");
+  return table_code == FailureCode::kContextWindowExceeded || SaysContextOverflow(error.message);
 }
 
 bool IsQuota(const BodyError& error, std::optional<FailureCode> table_code) {
@@ -164,7 +172,7 @@ std::optional<bool> ShouldRetryHeader(const HttpHeaders& headers) {
 }
 
 std::optional<std::string> RequestId(const HttpHeaders& headers) {
-  for (std::string_view name : {"x-request-id", "request-id"}) {
+  for (std::string_view name : {"x-request-id", "request-id", "x-amzn-requestid"}) {
     auto value = headers.Find(name);
     if (value && !Trim(*value).empty()) return std::string(Trim(*value));
   }
@@ -203,7 +211,8 @@ std::string_view TransportText(TransportKind kind) {
 ClassifiedResponse ClassifyHttpError(const HttpErrorResponse& response,
                                      std::chrono::system_clock::time_point now,
                                      bool honor_should_retry, RetryAfterParse parse) {
-  const BodyError error = ReadBodyError(response.body);
+  BodyError error = ReadBodyError(response.body);
+  if (error.type.empty()) error.type = AwsErrorType(response.headers, response.body);
   const StatusRow row = Refine(RowFor(response.status), error, response.dialect);
   ClassifiedResponse result;
   Failure& failure = result.failure;

@@ -103,6 +103,10 @@ void AppendMessageDelta(const Json& data, std::vector<Delta>& out) {
 EventWeight DecodeAnthropicEvent(const SseEventView& event, DialectDecoder::State& state,
                                  std::vector<Delta>& out) {
   const Json data = ParseObject(event.data, "the event data");
+  if (const Json* envelope = OpenAiEnvelope(event, data)) {
+    out.push_back(ErrorFrom(*envelope));
+    return EventWeight::kMeaningful;
+  }
   const std::string_view type = RequireString(data, "type");
   if (event.type != "message" && event.type != type) {
     throw ShapeError{fmt::format("the data's type is `{}`", type)};

@@ -466,6 +466,7 @@ bool TryDecodeFast(Dialect dialect, const SseEventView& event, DialectDecoder::S
       return FastOpenAiResponses(event, state, out);
     case Dialect::kGemini:
     case Dialect::kOllama:
+    case Dialect::kBedrockConverse:
       return false;  // no scanner yet: nlohmann reads every chunk
   }
   return false;

@@ -14,15 +14,44 @@ std::string_view ToString(Dialect dialect) {
       return "gemini";
     case Dialect::kOllama:
       return "ollama";
+    case Dialect::kBedrockConverse:
+      return "bedrock-converse";
   }
   return "openai-chat";
 }
 
-bool StreamsNdjson(Dialect dialect) { return dialect == Dialect::kOllama; }
+StreamFraming StreamFramingOf(Dialect dialect) {
+  switch (dialect) {
+    case Dialect::kOllama:
+      return StreamFraming::kNdjson;
+    case Dialect::kBedrockConverse:
+      return StreamFraming::kEventStream;
+    default:
+      return StreamFraming::kSse;
+  }
+}
+
+std::string_view StreamMediaType(Dialect dialect) {
+  switch (StreamFramingOf(dialect)) {
+    case StreamFraming::kNdjson:
+      return "application/x-ndjson";
+    case StreamFraming::kEventStream:
+      return "application/vnd.amazon.eventstream";
+    case StreamFraming::kSse:
+      break;
+  }
+  return "text/event-stream";
+}
+
+std::span<const Dialect> AllDialects() {
+  static constexpr Dialect kAll[] = {Dialect::kOpenAiChat,      Dialect::kAnthropicMessages,
+                                     Dialect::kOpenAiResponses, Dialect::kGemini,
+                                     Dialect::kOllama,          Dialect::kBedrockConverse};
+  return kAll;
+}
 
 std::optional<Dialect> ParseDialect(std::string_view text) {
-  for (Dialect dialect : {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
-                          Dialect::kOpenAiResponses, Dialect::kGemini, Dialect::kOllama}) {
+  for (Dialect dialect : AllDialects()) {
     if (ToString(dialect) == text) return dialect;
   }
   return std::nullopt;

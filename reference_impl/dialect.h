@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string_view>
 
 namespace faultline::ref {
@@ -15,12 +16,22 @@ enum class Dialect {
   kGemini,             // "gemini": POST /v1beta/models/{model}:streamGenerateContent?alt=sse |
                        // :generateContent
   kOllama,             // "ollama": POST /api/chat, newline-delimited JSON
+  kBedrockConverse,    // "bedrock-converse": POST /model/{modelId}/converse-stream | /converse,
+                       // AWS binary event stream
 };
 
-// Whether the dialect streams newline-delimited JSON (Ollama) rather than Server-Sent Events.
-bool StreamsNdjson(Dialect dialect);
+// How the dialect frames a stream: Server-Sent Events, newline-delimited JSON (Ollama) or the
+// AWS binary event stream (Bedrock).
+enum class StreamFraming { kSse, kNdjson, kEventStream };
+StreamFraming StreamFramingOf(Dialect dialect);
+// The media type of the dialect's stream, which the response's content type must be (and the
+// request's accept header asks for): "text/event-stream", "application/x-ndjson",
+// "application/vnd.amazon.eventstream".
+std::string_view StreamMediaType(Dialect dialect);
 
 std::string_view ToString(Dialect dialect);
 std::optional<Dialect> ParseDialect(std::string_view text);
+// Every dialect, in the order of the enum.
+std::span<const Dialect> AllDialects();
 
 }  // namespace faultline::ref

@@ -87,6 +87,12 @@ ProviderErrorDelta ErrorFrom(const Json& error) {
                             std::string(OptString(error, "message"))};
 }
 
+const Json* OpenAiEnvelope(const SseEventView& event, const Json& data) {
+  if (event.type != "message" || data.contains("type")) return nullptr;
+  const Json* error = Member(data, "error");
+  return error != nullptr && error->is_object() ? error : nullptr;
+}
+
 std::string Excerpt(std::string_view text) {
   constexpr std::size_t kMax = 120;
   if (text.size() <= kMax) return std::string(text);
@@ -109,6 +115,8 @@ std::string_view ToString(TerminalMarker marker) {
       return "finishReason";
     case TerminalMarker::kDoneLine:
       return "done";
+    case TerminalMarker::kMessageStopEvent:
+      return "messageStop";
     case TerminalMarker::kBody:
       return "body";
   }
@@ -133,6 +141,8 @@ std::expected<EventWeight, DecodeError> DialectDecoder::DecodeEvent(const SseEve
         return internal::DecodeGeminiEvent(event, state_, out);
       case Dialect::kOllama:
         return internal::DecodeOllamaEvent(event, state_, out);
+      case Dialect::kBedrockConverse:
+        return internal::DecodeBedrockEvent(event, out);
     }
     return EventWeight::kMeaningful;
   } catch (const internal::ShapeError& error) {
@@ -166,6 +176,9 @@ std::expected<void, DecodeError> DialectDecoder::DecodeBody(std::string_view bod
         break;
       case Dialect::kOllama:
         internal::DecodeOllamaBody(json, out);
+        break;
+      case Dialect::kBedrockConverse:
+        internal::DecodeBedrockBody(json, out);
         break;
     }
     return {};

@@ -1,6 +1,6 @@
 // Dialect decoders: provider SSE events (and non-streamed JSON bodies) to normalized deltas.
 //
-// The three wire dialects say the same few things in different shapes. A decoder turns each event
+// The wire dialects say the same few things in different shapes. A decoder turns each event
 // of one attempt into deltas: text, reasoning, tool-call fragments, refusal text, the finish
 // reason, token usage, the terminal marker, and in-stream provider errors. What the deltas mean
 // for the attempt (commit, truncation, emptiness, classification) is the assembler's business
@@ -19,6 +19,9 @@
 //   ollama              one JSON object per line (NDJSON, each handed over as an event's data):
 //                       {"message":{...},"done":false} ... {"done":true,"done_reason"}; error:
 //                       {"error":"text"}
+//   bedrock-converse    binary event-stream messages (each handed over as an event named by its
+//                       :event-type): messageStart, contentBlock*, messageStop, metadata; error:
+//                       an exception message ("exception:throttlingException" {"message"})
 //
 // Tool-call fragments carry an `index` that is stable within one attempt (the chat tool_calls
 // index, the Anthropic content-block index, the Responses output_index); id and name come with a
@@ -95,6 +98,7 @@ enum class TerminalMarker {
   kResponseIncomplete,  // openai-responses `response.incomplete`
   kFinishReason,        // gemini: the chunk that carries `finishReason` (no terminator event)
   kDoneLine,            // ollama: the line with "done": true
+  kMessageStopEvent,    // bedrock-converse: the `messageStop` event
   kBody,                // a complete non-streamed JSON body
 };
 std::string_view ToString(TerminalMarker marker);

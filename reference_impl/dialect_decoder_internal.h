@@ -44,6 +44,10 @@ std::string WholeCallArguments(const Json* arguments);
 
 // {"type","code","message"} of an error object, the shape every provider uses.
 ProviderErrorDelta ErrorFrom(const Json& error);
+// The error object of an OpenAI-style envelope, {"error":{...}} on an unnamed data line without a
+// `type`: what a gateway writes into any dialect's stream when the upstream fails after the
+// headers. nullptr for anything else (Anthropic's own `error` event has a type).
+const Json* OpenAiEnvelope(const SseEventView& event, const Json& data);
 
 std::string Excerpt(std::string_view text);  // for error messages: at most ~120 bytes
 
@@ -66,5 +70,7 @@ void DecodeGeminiBody(const Json& body, std::vector<Delta>& out);
 EventWeight DecodeOllamaEvent(const SseEventView& event, DialectDecoder::State& state,
                               std::vector<Delta>& out);
 void DecodeOllamaBody(const Json& body, std::vector<Delta>& out);
+EventWeight DecodeBedrockEvent(const SseEventView& event, std::vector<Delta>& out);
+void DecodeBedrockBody(const Json& body, std::vector<Delta>& out);
 
 }  // namespace faultline::ref::internal

@@ -29,6 +29,7 @@ bool HasImages(const Json& message) {
 bool IsImagePart(const Json& part) {
   if (!part.is_object()) return false;
   if (part.contains("inlineData")) return true;  // Gemini
+  if (part.contains("image")) return true;       // Bedrock Converse's {"image":{...}} block
   const std::string type = part.value("type", "");
   return type == "image" || type == "image_url" || type == "input_image";
 }
@@ -55,7 +56,8 @@ bool EndsWithAssistant(const Json& messages) {
 }
 
 // Gemini keeps the output budget, reasoning and stop sequences in `generationConfig`, Ollama its
-// budget and stop sequences in `options`.
+// budget and stop sequences in `options`, Bedrock in `inferenceConfig` (and its tools in
+// `toolConfig`, thinking in `additionalModelRequestFields`).
 const Json& Nested(const Json& body, const char* key) {
   static const Json kNone = Json::object();
   const auto found = body.find(key);
@@ -71,7 +73,8 @@ int OutputBudget(const Json& body) {
     }
   }
   for (const auto& [holder, key] :
-       {std::pair{"generationConfig", "maxOutputTokens"}, std::pair{"options", "num_predict"}}) {
+       {std::pair{"generationConfig", "maxOutputTokens"}, std::pair{"options", "num_predict"},
+        std::pair{"inferenceConfig", "maxTokens"}}) {
     const Json& nested = Nested(body, holder);
     const auto budget = nested.find(key);
     if (budget != nested.end() && budget->is_number_integer()) {
@@ -100,12 +103,19 @@ RequestNeeds NeedsOf(std::string_view body) {
   needs.context_tokens = static_cast<int>(std::min<std::size_t>(body.size() / 4, 1 << 30));
   const Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
   if (!json.is_object()) return needs;
-  const auto tools = json.find("tools");
-  needs.tools = tools != json.end() && tools->is_array() && !tools->empty();
+  const Json& tool_config = Nested(json, "toolConfig");  // Bedrock's
+  const Json* tools = nullptr;
+  if (const auto found = json.find("tools"); found != json.end()) {
+    tools = &*found;
+  } else if (const auto nested = tool_config.find("tools"); nested != tool_config.end()) {
+    tools = &*nested;
+  }
+  needs.tools = tools != nullptr && tools->is_array() && !tools->empty();
   needs.strict_tools = needs.tools && HasStrictTool(*tools);
   const Json& config = GenerationConfig(json);
   needs.reasoning = Present(json, "reasoning") || Present(json, "thinking") ||
                     Present(json, "reasoning_effort") || Present(config, "thinkingConfig") ||
+                    Present(Nested(json, "additionalModelRequestFields"), "thinking") ||
                     Thinks(json);
   const Json messages = json.contains("messages")   ? json["messages"]
                         : json.contains("contents") ? json["contents"]
@@ -114,7 +124,8 @@ RequestNeeds NeedsOf(std::string_view body) {
   needs.prefill = EndsWithAssistant(messages);
   needs.stop_sequences = Present(json, "stop") || Present(json, "stop_sequences") ||
                          Present(config, "stopSequences") ||
-                         Present(Nested(json, "options"), "stop");
+                         Present(Nested(json, "options"), "stop") ||
+                         Present(Nested(json, "inferenceConfig"), "stopSequences");
   needs.context_tokens += OutputBudget(json);
   return needs;
 }

@@ -31,7 +31,7 @@ constexpr ProviderErrorClass kSafety{FailureCode::kContentFilter, FailureClass::
 // The strings do not collide between providers, so one table serves every dialect: an
 // OpenAI-compatible gateway in front of Claude may well send "overloaded_error" in an OpenAI
 // envelope, and it still means 529.
-constexpr std::array<std::pair<std::string_view, ProviderErrorClass>, 45> kTable{{
+constexpr std::array<std::pair<std::string_view, ProviderErrorClass>, 58> kTable{{
     // Anthropic error.type (https://docs.anthropic.com/en/api/errors).
     {"invalid_request_error", kInvalid},
     {"authentication_error", kAuth},
@@ -80,13 +80,48 @@ constexpr std::array<std::pair<std::string_view, ProviderErrorClass>, 45> kTable
     {"INTERNAL", kServer},
     {"UNAVAILABLE", kUnavailable},
     {"DEADLINE_EXCEEDED", kTimeout},
+    // Bedrock's modelled exceptions, in the lower camel case of the stream's union (the HTTP
+    // x-amzn-ErrorType's upper camel case is looked up the same way: BedrockTypeName).
+    {"throttlingException", kRateLimit},
+    {"serviceQuotaExceededException", kQuota},
+    {"serviceUnavailableException", kUnavailable},
+    {"modelNotReadyException", kUnavailable},
+    {"internalServerException", kServer},
+    {"modelStreamErrorException", kServer},
+    {"modelErrorException", kServer},
+    {"modelTimeoutException", kTimeout},
+    {"validationException", kInvalid},
+    {"accessDeniedException", kAuth},
+    {"unrecognizedClientException", kAuth},
+    {"expiredTokenException", kAuth},
+    {"resourceNotFoundException", kInvalid},
 }};
+
+// "ThrottlingException" -> "throttlingException": Bedrock names a type in upper camel case over
+// HTTP and in lower camel case inside a stream.
+std::string BedrockTypeName(std::string_view text) {
+  std::string out(text);
+  if (!out.empty() && out[0] >= 'A' && out[0] <= 'Z') out[0] = static_cast<char>(out[0] - 'A' + 'a');
+  return out;
+}
 
 }  // namespace
 
 bool SaysModelOverloaded(std::string_view message) {
   const std::string text = Lowercase(message);
-  return Contains(text, "currently overloaded") || Contains(text, "model is overloaded");
+  return Contains(text, "currently overloaded") || Contains(text, "model is overloaded") ||
+         Contains(text, "too many connections");
+}
+
+bool SaysContextOverflow(std::string_view message) {
+  const std::string text = Lowercase(message);
+  return (Contains(text, "maximum context length is") && Contains(text, "tokens")) ||
+         (Contains(text, "prompt is too long") && Contains(text, "tokens")) ||
+         Contains(text, "exceed context limit") || Contains(text, "exceeds the context window") ||
+         Contains(text, "context_length_exceeded") ||
+         Contains(text, "exceeds the maximum number of tokens allowed") ||
+         Contains(text, "exceeds the context length") || Contains(text, "input is too long") ||
+         Contains(text, "too many input tokens");
 }
 
 bool SaysQuotaExhausted(std::string_view message) {
@@ -107,12 +142,16 @@ std::optional<ProviderErrorClass> ClassifyStreamError(Dialect dialect, std::stri
   const bool server =
       known->code == FailureCode::kServer || known->code == FailureCode::kUnavailable;
   if (server && SaysModelOverloaded(message)) return kOverloaded;
+  if (known->code == FailureCode::kInvalidRequest && SaysContextOverflow(message)) return kContext;
   if (known->code == FailureCode::kRateLimit && SaysQuotaExhausted(message)) return kQuota;
   return known;
 }
 
-std::optional<ProviderErrorClass> ClassifyProviderErrorString(Dialect /*dialect*/,
+std::optional<ProviderErrorClass> ClassifyProviderErrorString(Dialect dialect,
                                                               std::string_view text) {
+  const std::string bedrock_name =
+      dialect == Dialect::kBedrockConverse ? BedrockTypeName(text) : std::string();
+  if (!bedrock_name.empty()) text = bedrock_name;
   for (const auto& [name, result] : kTable) {
     if (name == text) return result;
   }

@@ -41,17 +41,22 @@ std::optional<ProviderErrorClass> ClassifyProviderError(Dialect dialect, std::st
 // An error inside a stream, which has no status: the table's class of its type and code, refined
 // by its words the way an HTTP error's body refines its status (classify.h) — a model-overloaded
 // wording makes a server or unavailable error OVERLOADED (Gemini's in-stream overload is an
-// UNAVAILABLE "The model is overloaded"), a quota wording makes a rate limit QUOTA. Ollama's
-// error line names no kind at all: it is SERVER, like the 500 it stands for.
+// UNAVAILABLE "The model is overloaded"), a context wording makes an invalid request a context
+// overflow (Bedrock's in-stream validationException "Input is too long…"), a quota wording makes
+// a rate limit QUOTA. Ollama's error line names no kind at all: it is SERVER, like the 500 it
+// stands for.
 std::optional<ProviderErrorClass> ClassifyStreamError(Dialect dialect, std::string_view type,
                                                       std::string_view code,
                                                       std::string_view message);
 
 // The wordings, case-insensitive, shared with the HTTP classifier:
-// "That model is currently overloaded" (OpenAI's per-model 503) and "The model is overloaded"
-// (Gemini's 503); not OpenAI's generic "The server is overloaded or not ready yet", which also
-// covers deploys.
+// "That model is currently overloaded" (OpenAI's per-model 503), "The model is overloaded"
+// (Gemini's 503) and "Too many connections" (Bedrock's 503); not OpenAI's generic "The server is
+// overloaded or not ready yet", which also covers deploys.
 bool SaysModelOverloaded(std::string_view message);
+// A context window's wording: OpenAI's, DeepSeek's, Anthropic's two, Gemini's, Ollama's and
+// Bedrock's ("Input is too long for requested model.", "Too many input tokens").
+bool SaysContextOverflow(std::string_view message);
 // "exceeded your current quota" (OpenAI; Gemini's daily quota), "credit balance is too low"
 // (Anthropic), "insufficient balance" (DeepSeek), "insufficient_quota".
 bool SaysQuotaExhausted(std::string_view message);

@@ -10,9 +10,6 @@
 namespace faultline::scenario {
 namespace {
 
-constexpr std::array<Dialect, 5> kDialects = {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
-                                              Dialect::kOpenAiResponses, Dialect::kGemini,
-                                              Dialect::kOllama};
 constexpr std::string_view kBuiltinPrefix = "<builtin>/";
 
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f'; }
@@ -90,23 +87,24 @@ std::size_t CountDialect(const std::vector<const Scenario*>& group, Dialect dial
 
 void AppendSummaryTable(const Groups& groups, std::size_t total, std::string& out) {
   out += "| category | scenarios |";
-  for (Dialect dialect : kDialects)
+  for (Dialect dialect : AllDialects())
     fmt::format_to(std::back_inserter(out), " {} |", ToString(dialect));
   out += "\n|---|---:|";
-  for (std::size_t i = 0; i < kDialects.size(); ++i) out += "---:|";
+  for (std::size_t i = 0; i < AllDialects().size(); ++i) out += "---:|";
   out += "\n";
-  std::array<std::size_t, kDialects.size()> totals{};
+  std::vector<std::size_t> totals(AllDialects().size());
   for (const auto& [category, group] : groups) {
     fmt::format_to(std::back_inserter(out), "| [{}](#{}) | {} |", Cell(category), Anchor(category),
                    group.size());
-    for (std::size_t i = 0; i < kDialects.size(); ++i) {
-      totals[i] += CountDialect(group, kDialects[i]);
-      fmt::format_to(std::back_inserter(out), " {} |", CountDialect(group, kDialects[i]));
+    for (std::size_t i = 0; i < AllDialects().size(); ++i) {
+      totals[i] += CountDialect(group, AllDialects()[i]);
+      fmt::format_to(std::back_inserter(out), " {} |", CountDialect(group, AllDialects()[i]));
     }
     out += '\n';
   }
-  fmt::format_to(std::back_inserter(out), "| **all** | **{}** | **{}** | **{}** | **{}** |\n",
-                 total, totals[0], totals[1], totals[2]);
+  fmt::format_to(std::back_inserter(out), "| **all** | **{}** |", total);
+  for (std::size_t count : totals) fmt::format_to(std::back_inserter(out), " **{}** |", count);
+  out += '\n';
 }
 
 // The scenario's name, linked to its file when it comes from the embedded catalogue.

@@ -131,6 +131,9 @@ std::optional<std::pair<std::string_view, std::string>> Unsendable(Dialect diale
   if (dialect == Dialect::kOllama && request.strict_tools) {
     return std::pair{"strict_tools", "Ollama's tools have no strict mode"};
   }
+  if (dialect == Dialect::kBedrockConverse && request.strict_tools) {
+    return std::pair{"strict_tools", "Bedrock's toolSpec has no strict mode"};
+  }
   if (dialect != Dialect::kAnthropicMessages) return std::nullopt;
   if (request.reasoning && !request.prefill.empty()) {
     return std::pair{"prefill",

@@ -46,16 +46,23 @@ void ReadDrip(Reader& reader, const Field& field, Content* out) {
   }
 }
 
+// How a dialect that does not stream Server-Sent Events streams instead, for error messages.
+std::string_view NonSseStream(Dialect dialect) {
+  return StreamFramingOf(dialect) == StreamFraming::kNdjson
+             ? "streams one JSON object per line"
+             : "streams length-prefixed binary messages (application/vnd.amazon.eventstream)";
+}
+
 void ReadFraming(Reader& reader, const Field& field, Dialect dialect, Framing* out) {
   std::optional<Map> map = reader.ReadMap(field, keys::kFraming);
   if (!map) return;
-  if (StreamsNdjson(dialect)) {
-    // NDJSON has one line per object and nothing else: no event lines, comments or BOM.
+  if (StreamFramingOf(dialect) != StreamFraming::kSse) {
+    // NDJSON has one line per object and nothing else, an event stream length-prefixed binary
+    // messages: no event lines, comments or BOM.
     for (std::string_view key : {"line_ending", "bom", "comments", "multiline_data"}) {
       RejectKey(reader, *map, key,
-                fmt::format("'{}' shapes Server-Sent Events; {} streams one JSON object per line "
-                            "(split_writes still applies)",
-                            key, ToString(dialect)));
+                fmt::format("'{}' shapes Server-Sent Events; {} {} (split_writes still applies)",
+                            key, ToString(dialect), NonSseStream(dialect)));
     }
   }
   reader.GetEnum(*map, "line_ending", keys::kLineEndingNames, Framing::LineEnding::kLf,
@@ -84,10 +91,10 @@ std::optional<Heartbeat> ReadHeartbeat(Reader& reader, const Field& field, Diale
     }
     if (period) heartbeat.every = *period;
   }
-  if (StreamsNdjson(dialect)) {
-    reader.Fail(map->self(), fmt::format("{} streams one JSON object per line and has no "
-                                         "keep-alive of its own: a stall there is silence",
-                                         ToString(dialect)));
+  if (StreamFramingOf(dialect) != StreamFraming::kSse) {
+    reader.Fail(map->self(), fmt::format("{} {} and has no keep-alive of its own: a stall there "
+                                         "is silence",
+                                         ToString(dialect), NonSseStream(dialect)));
     return std::nullopt;
   }
   reader.GetEnum(*map, "style", keys::kHeartbeatStyleNames, Heartbeat::Style::kComment,
@@ -114,6 +121,13 @@ void CheckInjection(Reader& reader, const Map& map, Dialect dialect, const Event
     reader.Fail(inject,
                 "openai-chat has no in-stream error event of its own; use "
                 "'inject: error_envelope'");
+  } else if (fault.kind == EventFault::Kind::kErrorEnvelope &&
+             StreamFramingOf(dialect) == StreamFraming::kEventStream) {
+    // An event-stream message needs an event or exception type: an untyped {"error":...}
+    // payload is not something Bedrock or a gateway in front of it can send.
+    reader.Fail(inject, fmt::format("{} has no error envelope: its in-stream errors are "
+                                    "exception messages; use 'inject: provider_error'",
+                                    ToString(dialect)));
   }
   if (fault.kind != EventFault::Kind::kProviderError &&
       fault.kind != EventFault::Kind::kErrorEnvelope) {

@@ -282,6 +282,9 @@ void ReadResponse(Reader& reader, const Field& field, Dialect dialect, ResponseP
               "Gemini sends no rate-limit headers; its 429 says which quota ran out in its body");
   } else if (dialect == Dialect::kOllama) {
     RejectKey(reader, *map, "rate_limit_headers", "Ollama sends no rate-limit headers");
+  } else if (dialect == Dialect::kBedrockConverse) {
+    RejectKey(reader, *map, "rate_limit_headers",
+              "Bedrock sends no rate-limit headers; its 429 is a ThrottlingException");
   }
   if (std::optional<Field> headers = reader.Present(*map, "rate_limit_headers")) {
     out->rate_limit_headers = ReadRateLimitHeaders(reader, *headers);

@@ -10,13 +10,20 @@
 namespace faultline::scenario {
 namespace {
 
-constexpr std::array<std::pair<Dialect, std::string_view>, 5> kDialectNames = {{
+constexpr std::array<std::pair<Dialect, std::string_view>, 6> kDialectNames = {{
     {Dialect::kOpenAiChat, "openai-chat"},
     {Dialect::kAnthropicMessages, "anthropic-messages"},
     {Dialect::kOpenAiResponses, "openai-responses"},
     {Dialect::kGemini, "gemini"},
     {Dialect::kOllama, "ollama"},
+    {Dialect::kBedrockConverse, "bedrock-converse"},
 }};
+
+constexpr std::array<Dialect, kDialectNames.size()> kAllDialects = [] {
+  std::array<Dialect, kDialectNames.size()> out{};
+  for (std::size_t i = 0; i < out.size(); ++i) out[i] = kDialectNames[i].first;
+  return out;
+}();
 
 struct ErrorKindInfo {
   ErrorKind kind;
@@ -61,7 +68,27 @@ std::string_view ToString(Dialect dialect) {
   return "unknown";
 }
 
-bool StreamsNdjson(Dialect dialect) { return dialect == Dialect::kOllama; }
+std::span<const Dialect> AllDialects() { return kAllDialects; }
+
+std::string DialectNames() {
+  std::string out;
+  for (const auto& [value, name] : kDialectNames) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+StreamFraming StreamFramingOf(Dialect dialect) {
+  switch (dialect) {
+    case Dialect::kOllama:
+      return StreamFraming::kNdjson;
+    case Dialect::kBedrockConverse:
+      return StreamFraming::kEventStream;
+    default:
+      return StreamFraming::kSse;
+  }
+}
 
 std::optional<Dialect> ParseDialect(std::string_view text) {
   for (const auto& [value, name] : kDialectNames) {

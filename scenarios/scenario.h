@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,11 +26,27 @@ namespace faultline::scenario {
 // The schema version this build reads (`faultline: 1`).
 inline constexpr int kSchemaVersion = 1;
 
-enum class Dialect { kOpenAiChat, kAnthropicMessages, kOpenAiResponses, kGemini, kOllama };
-std::string_view ToString(Dialect dialect);  // "openai-chat", "anthropic-messages", ..., "ollama"
-// Whether the dialect streams newline-delimited JSON (Ollama) rather than Server-Sent Events.
-bool StreamsNdjson(Dialect dialect);
+enum class Dialect {
+  kOpenAiChat,
+  kAnthropicMessages,
+  kOpenAiResponses,
+  kGemini,
+  kOllama,
+  kBedrockConverse,
+};
+// "openai-chat", "anthropic-messages", ..., "ollama", "bedrock-converse"
+std::string_view ToString(Dialect dialect);
 std::optional<Dialect> ParseDialect(std::string_view text);
+// Every dialect, in the order of the enum.
+std::span<const Dialect> AllDialects();
+// The names of every dialect, joined with ", " (for help texts and errors).
+std::string DialectNames();
+
+// How a dialect frames its stream: Server-Sent Events, Ollama's newline-delimited JSON, or
+// Bedrock's binary event stream (application/vnd.amazon.eventstream). The SSE-only scenario keys
+// (line endings, BOM, comments, multi-line data, heartbeats) exist only for kSse.
+enum class StreamFraming { kSse, kNdjson, kEventStream };
+StreamFraming StreamFramingOf(Dialect dialect);
 
 // A raw header line, kept in order; duplicates are allowed on purpose.
 struct Header {

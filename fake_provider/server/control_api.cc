@@ -34,13 +34,12 @@ HttpReply MethodNotAllowed(std::string_view allowed) {
   return reply;
 }
 
-// The base URL to give an SDK: OpenAI SDKs append the path after /v1, Anthropic's, Google's and
-// Ollama's after the host.
+// The base URL to give an SDK: OpenAI SDKs append the path after /v1, Anthropic's, Google's,
+// Ollama's and the AWS SDK's (its endpoint) after the host.
 std::string SdkBaseUrl(const SessionState& session) {
   const scenario::Dialect dialect = session.scenario().dialect;
-  const bool host_only = dialect == scenario::Dialect::kAnthropicMessages ||
-                         dialect == scenario::Dialect::kGemini ||
-                         dialect == scenario::Dialect::kOllama;
+  const bool host_only = dialect != scenario::Dialect::kOpenAiChat &&
+                         dialect != scenario::Dialect::kOpenAiResponses;
   return host_only ? session.base_url() : session.base_url() + "/v1";
 }
 

@@ -202,8 +202,8 @@ std::optional<std::string> InvalidSessionIdReason(std::string_view id) {
   if (id.empty()) return "a session id must not be empty";
   if (id.size() > 200) return "a session id must be at most 200 characters";
   if (id.front() == '/' || id.back() == '/') return "a session id must not start or end with '/'";
-  for (std::string_view segment : {"v1", "v1beta", "api"}) {
-    const std::string inner = fmt::format("/{}/", segment);
+  for (std::string_view inner : kApiRootSegments) {  // "/v1/"
+    const std::string_view segment = inner.substr(1, inner.size() - 2);
     if (id.find(inner) != std::string_view::npos || id.starts_with(inner.substr(1)) ||
         id.ends_with(inner.substr(0, inner.size() - 1)) || id == segment) {
       return fmt::format("a session id must not contain the path segment '{}'", segment);

@@ -74,7 +74,7 @@ TEST(OllamaStreamTest, ThinkingAndAWholeToolCall) {
 }
 
 TEST(OllamaFramingTest, OneLinePerEventWithoutSseFields) {
-  SseFramer framer(scenario::Framing{}, /*ndjson=*/true);
+  SseFramer framer(scenario::Framing{}, scenario::StreamFraming::kNdjson);
   EXPECT_EQ(framer.Event({"ignored", R"({"done":false})"}), "{\"done\":false}\n");
 }
 

@@ -5,15 +5,17 @@ This is what a hand-written client without any recovery does, so that the confor
 shows what the SDKs' recovery adds (or breaks) against it. It makes exactly one attempt with
 http.client: no retries, no backoff, no Retry-After handling and no timeouts at all (the socket
 blocks for as long as the server keeps it open; the runner's --timeout stops a hang). It streams
-the request the runner gave in any of the five dialects (SSE, or Ollama's NDJSON lines) and ends
-like a naive client does:
+the request the runner gave in any of the six dialects (SSE, Ollama's NDJSON lines, or Bedrock's
+binary event stream) and ends like a naive client does:
 
   - committed at the dialect's terminator ([DONE], message_stop, response.completed, Gemini's
-    chunk with finishReason, Ollama's line with "done": true) and also when the connection ends
-    cleanly without one: whatever the stream produced is the answer (the content-type is not
-    checked either);
-  - failed on an HTTP error status, an in-stream error event, unparseable JSON or an event of
-    the wrong shape, or a transport error (reset, a chunked body cut short);
+    chunk with finishReason, Ollama's line with "done": true, Bedrock's messageStop) and also
+    when the connection ends cleanly without one: whatever the stream produced is the answer (an
+    unfinished last line or event stream message is dropped; the content-type is not checked
+    either);
+  - failed on an HTTP error status, an in-stream error event (or Bedrock exception), unparseable
+    JSON or an event of the wrong shape, an event stream message whose CRC or lengths are wrong,
+    or a transport error (reset, a chunked body cut short);
   - failed ABORTED when the runner sends {"type":"cancel"}: the socket is shut at once
     (cancelling is the caller's right, not recovery).
 
@@ -41,7 +43,8 @@ def main(ctx):
     url = urlsplit(kit.endpoint(call))
     conn = ctx.wire.connection(url.hostname, url.port or 80)  # no timeout at all
     try:
-        target = url.path + ("?" + url.query if url.query else "")  # Gemini's ?alt=sse
+        # Gemini's ?alt=sse; Bedrock's model id stays percent-encoded (%3A) in the path.
+        target = url.path + ("?" + url.query if url.query else "")
         conn.request("POST", target, kit.request_body(call), kit.request_headers(call))
         resp = conn.getresponse()
         if resp.status >= 300:
@@ -50,7 +53,7 @@ def main(ctx):
         if not kit.streams(call):
             ctx.output.whole(json.loads(resp.read()))
             return
-        for event, data in kit.stream_events(call, resp):  # SSE events, or Ollama's NDJSON lines
+        for event, data in kit.stream_events(call, resp):  # SSE, NDJSON lines, or event stream
             if ctx.output.event(kit.parse_event(event, data, call["dialect"])):
                 return  # the terminator, or an error event (the kit fails the call with it)
         # A clean end without the terminator: a naive client takes what it has.

@@ -12,6 +12,15 @@
 namespace faultline::cli {
 namespace {
 
+// The dialect names --dialect takes.
+std::vector<std::string> DialectNameList() {
+  std::vector<std::string> names;
+  for (scenario::Dialect dialect : scenario::AllDialects()) {
+    names.emplace_back(scenario::ToString(dialect));
+  }
+  return names;
+}
+
 // The self-test's scenarios, written for the dialect asked for. Short waits, so the whole check
 // takes a few seconds.
 constexpr std::array<std::pair<std::string_view, std::string_view>, 4> kChecks{{
@@ -130,10 +139,8 @@ CLI::App* AddAdapterCommand(CLI::App& app, AdapterCheckOptions& options) {
   check->add_option("command", options.adapter, "the adapter command, or a shipped adapter")
       ->required();
   check
-      ->add_option("--dialect", options.dialect,
-                   "openai-chat, anthropic-messages, openai-responses, gemini or ollama")
-      ->check(CLI::IsMember(
-          {"openai-chat", "anthropic-messages", "openai-responses", "gemini", "ollama"}))
+      ->add_option("--dialect", options.dialect, scenario::DialectNames())
+      ->check(CLI::IsMember(DialectNameList()))
       ->capture_default_str();
   check->add_option("--timeout", options.timeout_s, "seconds per scenario")
       ->check(CLI::Range(1.0, 600.0))

@@ -464,8 +464,8 @@ ExitCode RunAdapter(const CallCommandOptions& options, std::istream& in, std::os
 std::expected<ref::CallRequest, std::string> OptionsRequest(const CallCommandOptions& options) {
   const auto dialect = ref::ParseDialect(options.dialect);
   if (!dialect) {
-    return std::unexpected("unknown dialect '" + options.dialect +
-                           "' (openai-chat, anthropic-messages, openai-responses, gemini, ollama)");
+    return std::unexpected("unknown dialect '" + options.dialect + "' (" +
+                           scenario::DialectNames() + ")");
   }
   auto url = ref::ParseBaseUrl(options.base_url);
   if (!url) return std::unexpected(url.error());
@@ -485,8 +485,7 @@ CLI::App* AddCallCommand(CLI::App& app, CallCommandOptions& options) {
       "call", "One LLM call with the reference recovery client, printing its lifecycle events.");
   call->add_option("--base-url", options.base_url,
                    "http://HOST:PORT[/PATH] of the provider (plain HTTP)");
-  call->add_option("--dialect", options.dialect,
-                   "openai-chat | anthropic-messages | openai-responses | gemini | ollama")
+  call->add_option("--dialect", options.dialect, scenario::DialectNames())
       ->capture_default_str();
   call->add_option("--message", options.message, "the user message")->capture_default_str();
   call->add_option("--model", options.model, "model name (default: per dialect)");

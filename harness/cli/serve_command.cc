@@ -28,8 +28,10 @@ constexpr std::string_view kServeFooter = R"(Sessions:
       Anthropic SDK (anthropic-messages)            base_url = <session base URL>
       Google Gen AI SDK (gemini)                    base_url = <session base URL>
       Ollama clients (ollama)                       host = <session base URL>
+      AWS SDKs (bedrock-converse)                   endpoint_url = <session base URL>
       curl   POST <session base URL>/v1/chat/completions   (or /v1/messages, /v1/responses,
-             /v1beta/models/MODEL:streamGenerateContent?alt=sse, /api/chat)
+             /v1beta/models/MODEL:streamGenerateContent?alt=sse, /api/chat,
+             /model/MODEL/converse-stream)
   A scenario with listener outages gets a port of its own (shown in its base URL), so it can
   refuse connections for a while without disturbing the other sessions.
 

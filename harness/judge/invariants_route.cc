@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 
+#include "fake_provider/admission.h"
 #include "harness/judge/judge_internal.h"
 #include "harness/judge/route_helpers.h"
 #include "harness/worlds/request_body.h"
@@ -294,6 +295,28 @@ struct BodiesSeen {
   std::map<std::string, const provider::JournalEntry*> by_route;
 };
 
+// The model a request asked for: its body's `model`, or the path's for the dialects that name it
+// there and not in the body: Gemini (`.../v1beta/models/{model}:streamGenerateContent?alt=sse`)
+// and Bedrock (`.../model/{modelId}/converse-stream`, the id URL-encoded as the AWS SDKs send it).
+std::string RequestedModel(const provider::JournalEntry& entry, scenario::Dialect dialect,
+                           const json& body) {
+  const auto segment_after = [&](std::string_view prefix, std::string_view ends) -> std::string {
+    const std::string_view target = entry.target;
+    const std::size_t at = target.rfind(prefix);
+    if (at == std::string_view::npos) return {};
+    const std::string_view rest = target.substr(at + prefix.size());
+    return provider::PercentDecode(rest.substr(0, rest.find_first_of(ends)));
+  };
+  switch (dialect) {
+    case scenario::Dialect::kGemini:
+      return segment_after("/models/", ":?");
+    case scenario::Dialect::kBedrockConverse:
+      return segment_after("/model/", "/?");
+    default:
+      return Str(body, "model");
+  }
+}
+
 // What is wrong with the body `entry` sent to `route`, given the bodies before it; "".
 std::string BodyFault(const View& view, const provider::JournalEntry& entry,
                       const scenario::Route& route, BodiesSeen& seen) {
@@ -306,9 +329,9 @@ std::string BodyFault(const View& view, const provider::JournalEntry& entry,
     return fmt::format("{} sent a body that is not a JSON object", OnRoute(entry));
   }
   const std::string model = WireModel(view.scenario, route);
-  if (Str(body, "model") != model) {
+  if (const std::string asked = RequestedModel(entry, route.dialect, body); asked != model) {
     return fmt::format("{} asked for model {}; the route's wire model is {}", OnRoute(entry),
-                       Quote(Str(body, "model")), Quote(model));
+                       Quote(asked), Quote(model));
   }
   const auto [same, first_here] = seen.by_route.try_emplace(entry.route, &entry);
   if (!first_here && same->second->body != entry.body) {

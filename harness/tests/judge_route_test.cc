@@ -570,6 +570,70 @@ TEST(JudgeRouteTest, Route008BodiesDifferOnlyInTheWireModel) {
   EXPECT_NE(check.evidence.find("wire model"), std::string::npos) << check.evidence;
 }
 
+// Gemini names the model in the path, not in the body: ROUTE-008 reads it there.
+TEST(JudgeRouteTest, Route008ReadsGeminisWireModelFromThePath) {
+  const scenario::Scenario gemini = Parse(R"(faultline: 1
+name: routes/judge-gemini
+description: two gemini routes of two wire models
+dialect: gemini
+routes:
+  - {id: primary, model: m, priority: 0}
+  - {id: secondary, model: n, priority: 1}
+)");
+  constexpr std::string_view kGeminiBody =
+      R"({"contents":[{"parts":[{"text":"Say hello."}],"role":"user"}],"generationConfig":{"maxOutputTokens":256}})";
+  const auto build = [&](std::string_view primary_model) {
+    TraceBuilder builder;
+    provider::JournalEntry& primary =
+        On(builder.Error(0, 10, "provider-unavailable", true), "primary");
+    primary.status = 503;
+    primary.body = std::string(kGeminiBody);
+    primary.target =
+        fmt::format("/s/x/v1beta/models/{}:streamGenerateContent?alt=sse", primary_model);
+    provider::JournalEntry& secondary = On(builder.Answer(10, 20, "hi"), "secondary");
+    secondary.body = std::string(kGeminiBody);
+    secondary.target = "/s/x/v1beta/models/n:streamGenerateContent?alt=sse";
+    return builder.Build();
+  };
+  EXPECT_EQ(StatusOf(build("m"), "ROUTE-008", gemini), CheckStatus::kPass);
+  const auto check = CheckOf(build("n"), "ROUTE-008", gemini);
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find(R"(asked for model "n"; the route's wire model is "m")"),
+            std::string::npos)
+      << check.evidence;
+}
+
+// So does Bedrock, URL-encoded as the AWS SDKs send it.
+TEST(JudgeRouteTest, Route008ReadsBedrocksWireModelFromThePath) {
+  const scenario::Scenario bedrock = Parse(R"(faultline: 1
+name: routes/judge-bedrock
+description: two bedrock routes of two wire models
+dialect: bedrock-converse
+routes:
+  - {id: primary, model: "anthropic.claude-v2:1", priority: 0}
+  - {id: secondary, model: n, priority: 1}
+)");
+  constexpr std::string_view kBedrockBody =
+      R"({"inferenceConfig":{"maxTokens":256},"messages":[{"content":[{"text":"Say hello."}],"role":"user"}]})";
+  const auto build = [&](std::string_view primary_path) {
+    TraceBuilder builder;
+    provider::JournalEntry& primary =
+        On(builder.Error(0, 10, "provider-unavailable", true), "primary");
+    primary.status = 503;
+    primary.body = std::string(kBedrockBody);
+    primary.target = fmt::format("/s/x/model/{}/converse-stream", primary_path);
+    provider::JournalEntry& secondary = On(builder.Answer(10, 20, "hi"), "secondary");
+    secondary.body = std::string(kBedrockBody);
+    secondary.target = "/s/x/model/n/converse-stream";
+    return builder.Build();
+  };
+  EXPECT_EQ(StatusOf(build("anthropic.claude-v2%3A1"), "ROUTE-008", bedrock), CheckStatus::kPass);
+  EXPECT_EQ(StatusOf(build("anthropic.claude-v2:1"), "ROUTE-008", bedrock), CheckStatus::kPass);
+  const auto check = CheckOf(build("n"), "ROUTE-008", bedrock);
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find(R"(asked for model "n")"), std::string::npos) << check.evidence;
+}
+
 TEST(JudgeRouteTest, Route009EveryRoutesConnectionsClosed) {
   TraceBuilder keeps;
   On(keeps.Answer(0, 10, "hi"), "primary");

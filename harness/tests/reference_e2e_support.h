@@ -56,9 +56,7 @@ inline RetryPolicy FastPolicy() {
 
 // Every dialect, for the tests that hold in each: the fake provider's writer and the reference
 // client's decoder, written apart, agree over a real socket.
-inline constexpr Dialect kAllDialects[] = {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
-                                           Dialect::kOpenAiResponses, Dialect::kGemini,
-                                           Dialect::kOllama};
+inline const std::span<const Dialect> kAllDialects = faultline::ref::AllDialects();
 
 inline std::string_view DialectName(Dialect dialect) { return faultline::ref::ToString(dialect); }
 
@@ -74,6 +72,8 @@ inline std::string RequestBody(Dialect dialect) {
       return R"({"model":"llama3.2","stream":true,"messages":[{"role":"user","content":"Say hello."}]})";
     case Dialect::kGemini:
       return R"({"model":"gemini-2.5-flash","stream":true,"contents":[{"role":"user","parts":[{"text":"Say hello."}]}]})";
+    case Dialect::kBedrockConverse:
+      return R"({"model":"anthropic.claude-3-5-haiku-20241022-v1:0","stream":true,"messages":[{"role":"user","content":[{"text":"Say hello."}]}]})";
   }
   return {};
 }
@@ -170,14 +170,14 @@ class ReferenceE2E : public ::testing::Test {
     return outcome;
   }
 
+  // The scenario's `dialect:` line (openai-chat when it has none).
   static Dialect DialectOf(std::string_view yaml) {
-    if (yaml.find("anthropic-messages") != std::string_view::npos) {
-      return Dialect::kAnthropicMessages;
-    }
-    if (yaml.find("openai-responses") != std::string_view::npos) return Dialect::kOpenAiResponses;
-    if (yaml.find("dialect: gemini") != std::string_view::npos) return Dialect::kGemini;
-    if (yaml.find("dialect: ollama") != std::string_view::npos) return Dialect::kOllama;
-    return Dialect::kOpenAiChat;
+    constexpr std::string_view kKey = "dialect: ";
+    const std::size_t at = yaml.find(kKey);
+    if (at == std::string_view::npos) return Dialect::kOpenAiChat;
+    const std::string_view rest = yaml.substr(at + kKey.size());
+    return faultline::ref::ParseDialect(rest.substr(0, rest.find('\n')))
+        .value_or(Dialect::kOpenAiChat);
   }
 
   static void Drive(CallRequest request, RetryPolicy policy, Hook hook, Outcome& outcome) {

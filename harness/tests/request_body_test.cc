@@ -18,8 +18,7 @@ namespace {
 using nlohmann::json;
 using scenario::Dialect;
 
-constexpr std::array kDialects = {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
-                                  Dialect::kOpenAiResponses, Dialect::kGemini, Dialect::kOllama};
+const std::span<const Dialect> kDialects = scenario::AllDialects();
 
 struct Need {
   std::string_view name;
@@ -57,9 +56,10 @@ TEST(RequestBodyTest, NeedsOfReadsBackExactlyTheNeedAsked) {
     for (const Need& need : kNeeds) {
       // The loader refuses stop sequences in OpenAI Responses (it has none).
       if (need.name == "stop" && dialect == Dialect::kOpenAiResponses) continue;
-      // The loader refuses strict tools in Gemini (its function declarations have no strict mode).
+      // The loader refuses strict tools where tools have no strict mode.
       if (need.name == "strict_tools" &&
-          (dialect == Dialect::kGemini || dialect == Dialect::kOllama)) {
+          (dialect == Dialect::kGemini || dialect == Dialect::kOllama ||
+           dialect == Dialect::kBedrockConverse)) {
         continue;
       }
       SCOPED_TRACE(fmt::format("{} in {}", need.name, scenario::ToString(dialect)));

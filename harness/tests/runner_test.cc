@@ -157,10 +157,7 @@ TEST(RunnerTest, RepeatedRunsGetPercentilesAndEqualSeedsEqualFingerprints) {
 // empty selection.
 TEST(RunnerTest, FilterByDialect) {
   const auto catalog = Catalog();
-  for (const scenario::Dialect dialect :
-       {scenario::Dialect::kOpenAiChat, scenario::Dialect::kAnthropicMessages,
-        scenario::Dialect::kOpenAiResponses, scenario::Dialect::kGemini,
-        scenario::Dialect::kOllama}) {
+  for (const scenario::Dialect dialect : scenario::AllDialects()) {
     const std::string filter = "dialect:" + std::string(scenario::ToString(dialect));
     const auto kept = SelectScenarios(catalog, filter, std::nullopt);
     const auto expected = std::ranges::count_if(

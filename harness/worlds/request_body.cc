@@ -60,9 +60,34 @@ json UserContent(scenario::Dialect dialect, const scenario::RequestSpec& request
                           {{"type", "input_image"}, {"image_url", ImageDataUrl()}}});
     case scenario::Dialect::kGemini:
     case scenario::Dialect::kOllama:
-      break;  // GeminiContents, OllamaMessages
+    case scenario::Dialect::kBedrockConverse:
+      break;  // GeminiContents, OllamaMessages, BedrockMessages
   }
   return request.message;
+}
+
+// Bedrock Converse's turns: content blocks ({"text"}, {"image":{"format","source":{"bytes"}}}),
+// the assistant's own first words as an assistant turn.
+json BedrockMessages(const scenario::RequestSpec& request) {
+  json content = json::array({{{"text", request.message}}});
+  if (request.image) {
+    content.push_back(
+        {{"image", {{"format", "png"}, {"source", {{"bytes", std::string(kImagePng)}}}}}});
+  }
+  json turns = json::array({{{"role", "user"}, {"content", std::move(content)}}});
+  if (!request.prefill.empty()) {
+    turns.push_back({{"role", "assistant"}, {"content", json::array({{{"text", request.prefill}}})}});
+  }
+  return turns;
+}
+
+// Bedrock's tools: toolConfig.tools of toolSpec with the schema under inputSchema.json (no
+// strict mode: the loader refuses one).
+json BedrockToolConfig() {
+  json spec = {{"name", "get_weather"},
+               {"description", "Current weather for a city"},
+               {"inputSchema", {{"json", WeatherParameters(false)}}}};
+  return {{"tools", json::array({{{"toolSpec", std::move(spec)}}})}};
 }
 
 // Ollama's messages: OpenAI's roles, the image as a bare base64 string in `images`.
@@ -134,7 +159,8 @@ void AddReasoningAndStop(scenario::Dialect dialect, const scenario::RequestSpec&
         break;
       case scenario::Dialect::kGemini:
       case scenario::Dialect::kOllama:
-        break;  // in generationConfig, in "think"
+      case scenario::Dialect::kBedrockConverse:
+        break;  // in generationConfig, in "think", in additionalModelRequestFields
     }
   }
   if (request.stop.empty() || dialect == scenario::Dialect::kOpenAiResponses ||
@@ -157,6 +183,8 @@ std::string DefaultModel(scenario::Dialect dialect) {
       return "gemini-2.5-flash";
     case scenario::Dialect::kOllama:
       return "llama3.2";
+    case scenario::Dialect::kBedrockConverse:
+      return "anthropic.claude-3-5-haiku-20241022-v1:0";
   }
   return "model";
 }
@@ -183,6 +211,23 @@ json RequestBody(scenario::Dialect dialect, const scenario::RequestSpec& request
             {"options", std::move(options)}};
     if (request.reasoning) body["think"] = true;
     if (request.tools) body["tools"] = Tools(scenario::Dialect::kOpenAiChat, false);
+    return body;
+  }
+  if (dialect == scenario::Dialect::kBedrockConverse) {
+    // `model` and `stream` choose Bedrock's path, not its body (ref::ToWire takes them out);
+    // the budget and stop sequences go in inferenceConfig, thinking to the model's own fields.
+    json config = {{"maxTokens", request.max_tokens}};
+    if (!request.stop.empty()) config["stopSequences"] = request.stop;
+    body = {{"model", model},
+            {"stream", request.stream},
+            {"messages", BedrockMessages(request)},
+            {"inferenceConfig", std::move(config)}};
+    if (request.tools) body["toolConfig"] = BedrockToolConfig();
+    if (request.reasoning) {
+      body["additionalModelRequestFields"] = {
+          {"thinking",
+           {{"type", "enabled"}, {"budget_tokens", scenario::kAnthropicMinThinkingBudget}}}};
+    }
     return body;
   }
   if (dialect == scenario::Dialect::kOpenAiResponses) {

@@ -20,11 +20,12 @@ namespace faultline::ref::bench {
 namespace {
 
 const std::string& Body(Dialect dialect) {
-  static const std::string kBodies[] = {BenchBody(Dialect::kOpenAiChat),
-                                        BenchBody(Dialect::kAnthropicMessages),
-                                        BenchBody(Dialect::kOpenAiResponses),
-                                        BenchBody(Dialect::kGemini), BenchBody(Dialect::kOllama)};
-  return kBodies[static_cast<int>(dialect)];
+  static const std::vector<std::string> kBodies = [] {
+    std::vector<std::string> bodies;
+    for (Dialect each : AllDialects()) bodies.push_back(BenchBody(each));
+    return bodies;
+  }();
+  return kBodies[static_cast<std::size_t>(dialect)];
 }
 
 // Decodes one whole body; returns the number of events (0 on error).
@@ -83,6 +84,7 @@ BENCHMARK_CAPTURE(BM_FullDecode, anthropic_messages, Dialect::kAnthropicMessages
 BENCHMARK_CAPTURE(BM_FullDecode, openai_responses, Dialect::kOpenAiResponses);
 BENCHMARK_CAPTURE(BM_FullDecode, gemini, Dialect::kGemini);
 BENCHMARK_CAPTURE(BM_FullDecode, ollama, Dialect::kOllama);
+BENCHMARK_CAPTURE(BM_FullDecode, bedrock_converse, Dialect::kBedrockConverse);
 
 }  // namespace
 }  // namespace faultline::ref::bench

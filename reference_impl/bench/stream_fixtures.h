@@ -12,9 +12,13 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <utility>
 #include <string>
 #include <string_view>
 
+#include "hashing/crc32.h"
 #include "reference_impl/dialect.h"
 
 namespace faultline::ref::bench {
@@ -211,6 +215,57 @@ inline std::string OllamaBody() {
   return body;
 }
 
+// One AWS event-stream message with string headers, sealed with its two CRCs: written here from
+// the published encoding, apart from the fake provider's encoder.
+inline std::string EventStreamMessage(
+    std::initializer_list<std::pair<std::string_view, std::string_view>> headers,
+    std::string_view payload) {
+  const auto u32 = [](std::string& out, std::uint32_t value) {
+    for (int shift = 24; shift >= 0; shift -= 8) out.push_back(static_cast<char>(value >> shift));
+  };
+  std::string block;
+  for (const auto& [name, value] : headers) {
+    block.push_back(static_cast<char>(name.size()));
+    block.append(name);
+    block.push_back(7);  // string
+    block.push_back(static_cast<char>(value.size() >> 8));
+    block.push_back(static_cast<char>(value.size() & 0xFF));
+    block.append(value);
+  }
+  std::string message;
+  u32(message, static_cast<std::uint32_t>(12 + block.size() + payload.size() + 4));
+  u32(message, static_cast<std::uint32_t>(block.size()));
+  u32(message, hashing::Crc32(message));
+  message.append(block);
+  message.append(payload);
+  u32(message, hashing::Crc32(message));
+  return message;
+}
+
+// A ConverseStream event message.
+inline std::string BedrockEvent(std::string_view type, std::string_view payload) {
+  return EventStreamMessage(
+      {{":event-type", type}, {":content-type", "application/json"}, {":message-type", "event"}},
+      payload);
+}
+
+inline std::string BedrockBody() {
+  std::string body = BedrockEvent("messageStart", R"({"role":"assistant","p":"abcdefghijk"})");
+  for (int i = 0; i < kBenchDeltas; ++i) {
+    body += BedrockEvent(
+        "contentBlockDelta",
+        fmt::format(R"({{"contentBlockIndex":0,"delta":{{"text":"{}"}},"p":"abcdefghijklmnopqr"}})",
+                    BenchToken(i).json));
+  }
+  body += BedrockEvent("contentBlockStop", R"({"contentBlockIndex":0,"p":"abcdefghijklmnopq"})");
+  body += BedrockEvent("messageStop", R"({"stopReason":"end_turn","p":"abcdefghijklmnopqrs"})");
+  body += BedrockEvent("metadata",
+                       fmt::format(R"({{"usage":{{"inputTokens":812,"outputTokens":{},)"
+                                   R"("totalTokens":{}}},"metrics":{{"latencyMs":5213}}}})",
+                                   kBenchDeltas, 812 + kBenchDeltas));
+  return body;
+}
+
 inline std::string BenchBody(Dialect dialect) {
   switch (dialect) {
     case Dialect::kOpenAiChat:
@@ -223,6 +278,8 @@ inline std::string BenchBody(Dialect dialect) {
       return GeminiBody();
     case Dialect::kOllama:
       return OllamaBody();
+    case Dialect::kBedrockConverse:
+      return BedrockBody();
   }
   return {};
 }

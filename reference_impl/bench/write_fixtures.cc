@@ -28,8 +28,7 @@ bool Write(Dialect dialect, const std::string& path) {
 int WriteArg(std::string_view arg) {
   const auto colon = arg.find(':');
   if (colon == std::string_view::npos) {
-    for (Dialect d : {Dialect::kOpenAiChat, Dialect::kAnthropicMessages, Dialect::kOpenAiResponses,
-                      Dialect::kGemini, Dialect::kOllama}) {
+    for (Dialect d : faultline::ref::AllDialects()) {
       std::string path = fmt::format("{}/{}.sse", arg, faultline::ref::ToString(d));
       if (!Write(d, path)) return 2;
     }

@@ -497,11 +497,23 @@ TEST(OllamaDecoderTest, NonStreamedBodyMustBeDone) {
   EXPECT_FALSE(DecodeBody(Dialect::kOllama, R"({"message":{"content":"Hel"},"done":false})"));
 }
 
-TEST(DialectTest, NamesRoundTrip) {
-  for (Dialect dialect : {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
-                          Dialect::kOpenAiResponses, Dialect::kGemini, Dialect::kOllama}) {
-    EXPECT_EQ(ParseDialect(ToString(dialect)), dialect);
+// A gateway's OpenAI-style envelope on an unnamed data line is the stream's error in every SSE
+// dialect, not a malformed event (Anthropic's and Responses' own events all have a type).
+TEST(DialectDecoderTest, AnOpenAiEnvelopeIsAnErrorInEverySseDialect) {
+  for (Dialect dialect : {Dialect::kAnthropicMessages, Dialect::kOpenAiResponses}) {
+    SCOPED_TRACE(ToString(dialect));
+    const DecodedStream decoded = DecodeSse(
+        dialect, "data: {\"error\":{\"message\":\"boom\",\"type\":\"server_error\"}}\n\n");
+    ASSERT_FALSE(decoded.error);
+    EXPECT_EQ(decoded.deltas, (Deltas{ProviderErrorDelta{"server_error", "", "boom"}}));
+    // A named event is the dialect's own and must have its type.
+    EXPECT_TRUE(DecodeSse(dialect, "event: error\ndata: {\"error\":{\"type\":\"x\"}}\n\n").error);
   }
+}
+
+TEST(DialectTest, NamesRoundTrip) {
+  for (Dialect dialect : AllDialects()) EXPECT_EQ(ParseDialect(ToString(dialect)), dialect);
+  EXPECT_EQ(AllDialects().size(), 6u);
   EXPECT_EQ(ToString(Dialect::kAnthropicMessages), "anthropic-messages");
   EXPECT_FALSE(ParseDialect("openai"));
 }

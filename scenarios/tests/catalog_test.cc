@@ -104,10 +104,7 @@ TEST(SchemaTest, EnumeratedValuesMatchTheLoader) {
         << set.schema_pointer;
   }
   std::vector<std::string> dialects;
-  for (Dialect dialect : {Dialect::kOpenAiChat, Dialect::kAnthropicMessages,
-                          Dialect::kOpenAiResponses, Dialect::kGemini, Dialect::kOllama}) {
-    dialects.emplace_back(ToString(dialect));
-  }
+  for (Dialect dialect : AllDialects()) dialects.emplace_back(ToString(dialect));
   EXPECT_EQ(EnumOf(schema, "/$defs/dialect"), dialects);
   std::vector<std::string> error_kinds;
   for (int kind = 0; kind <= static_cast<int>(ErrorKind::kOverloaded); ++kind) {

@@ -273,9 +273,8 @@ TEST(LoaderErrorTest, InvalidTextValues) {
        "expected a description of the failure, got an empty string"},
       {"unknown dialect", "faultline: 1\nname: t/x\ndescription: d\ndialect: openai\n", 4, 10,
        "dialect",
-       "expected one of openai-chat, anthropic-messages, openai-responses, gemini, ollama, got the "
-       "string "
-       "\"openai\""},
+       "expected one of openai-chat, anthropic-messages, openai-responses, gemini, ollama, "
+       "bedrock-converse, got the string \"openai\""},
       {"retry-after seconds", Doc("  - status: 429\n    retry_after: {seconds: soon}\n"), 7, 28,
        "responses[0].retry_after.seconds",
        "expected a number of seconds such as 2 or \"1.5\", got the string \"soon\" (use 'raw' "
@@ -603,6 +602,47 @@ TEST(LoaderErrorTest, PolicyAndExpectFacts) {
        Top("expect: {outcome: committed, failure: {status: 500}}\n"), 7, 30, "expect.failure",
        "'failure' describes a failure, but outcome is committed"},
   });
+}
+
+}  // namespace
+}  // namespace faultline::scenario
+
+namespace faultline::scenario {
+namespace {
+
+// Bedrock's binary event stream has no SSE framing, no keep-alive, no untyped error envelope and
+// no rate-limit headers; its tools no strict mode. Each is refused with the reason.
+TEST(LoaderErrorTest, BedrockRefusesWhatItsWireCannotSay) {
+  const std::pair<std::string, std::string_view> cases[] = {
+      {Doc("  - content: {text: hi, framing: {line_ending: crlf}}\n", "bedrock-converse"),
+       "length-prefixed binary messages"},
+      {Doc("  - content: {text: hi, faults: [{after_event: 1, stall: 1s, heartbeat: {every: "
+           "100ms}}]}\n",
+           "bedrock-converse"),
+       "no keep-alive of its own"},
+      {Doc("  - content: {text: hi, faults: [{after_event: 1, inject: error_envelope}]}\n",
+           "bedrock-converse"),
+       "has no error envelope"},
+      {Doc("  - status: 429\n    rate_limit_headers: {}\n", "bedrock-converse"),
+       "ThrottlingException"},
+      {"faultline: 1\nname: t/x\ndescription: d\ndialect: bedrock-converse\nrequest: {tools: "
+       "true, strict_tools: true}\nresponses:\n  - {}\n",
+       "no strict mode"},
+  };
+  for (const auto& [text, reason] : cases) {
+    SCOPED_TRACE(text);
+    auto scenario = ParseScenario(text, "bad.yaml");
+    ASSERT_FALSE(scenario.has_value());
+    EXPECT_NE(scenario.error().message.find(reason), std::string::npos)
+        << scenario.error().message;
+  }
+  // What the wire can say is taken: split writes, an exception mid-stream, a cut inside a message.
+  EXPECT_TRUE(ParseScenario(Doc("  - content: {text: hi, framing: {split_writes: true}, faults: "
+                                "[{after_event: 1, inject: provider_error, error: rate_limit}], "
+                                "end: {kind: close, after_event: 1, at_byte: 5}}\n",
+                                "bedrock-converse"),
+                            "good.yaml")
+                  .has_value());
 }
 
 }  // namespace

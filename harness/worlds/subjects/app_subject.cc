@@ -16,7 +16,7 @@ std::string WithLoopback(std::string_view existing) {
 }
 
 // The dialect's endpoint under `base_url` ("<base>/v1/chat/completions", ...) and the body to
-// send there (the request as it is, but for Gemini: ref::ToWire).
+// send there (the request as it is, but for Gemini and Bedrock: ref::ToWire).
 ref::WireRequest Wire(const AppCall& call) {
   const auto dialect = ref::ParseDialect(call.dialect);
   if (!dialect) return {"/", call.request};
@@ -45,6 +45,17 @@ std::vector<std::string> AppEnvironment(const AppCall& call, std::string_view no
       "GOOGLE_API_KEY=" + key,
       // Ollama's clients (ollama-python, ollama-js, its CLI) take the host without a path.
       "OLLAMA_HOST=" + call.base_url,
+      // The AWS SDKs (boto3, the JavaScript SDK v3, and the clients built on them) take Bedrock
+      // Runtime's endpoint without a path, a region, and credentials: a Bedrock API key (a
+      // bearer token) or access keys, which faultline accepts without checking the signature.
+      // No instance metadata lookups: they would only wait for a host that is not there.
+      "AWS_ENDPOINT_URL_BEDROCK_RUNTIME=" + call.base_url,
+      "AWS_REGION=us-east-1",
+      "AWS_DEFAULT_REGION=us-east-1",
+      "AWS_BEARER_TOKEN_BEDROCK=" + key,
+      "AWS_ACCESS_KEY_ID=AKIAFAULTLINETEST000",
+      "AWS_SECRET_ACCESS_KEY=" + key,
+      "AWS_EC2_METADATA_DISABLED=true",
       // For scripts: where to send what.
       "FAULTLINE_BASE_URL=" + call.base_url,
       "FAULTLINE_ENDPOINT=" + call.base_url + wire.path,

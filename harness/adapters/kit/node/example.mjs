@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // The smallest honest faultline adapter: one chat call with Node's plain fetch, in any dialect,
-// streamed when the runner's request says so (SSE, or NDJSON for ollama). It makes ONE attempt
+// streamed when the runner's request says so (SSE, NDJSON for ollama, the AWS event stream for
+// bedrock-converse). It makes ONE attempt
 // and never retries, and its hello says exactly that (the node-fetch preset: one attempt and
 // undici's own timeouts). It commits only a whole answer (the content-type it asked for, the
 // dialect's terminator seen, not empty) and fails otherwise.
@@ -25,7 +26,7 @@ await runAdapter({
     if (!streams(call)) {
       output.whole(await response.json());
     } else {
-      for await (const event of streamEvents(call, response.body)) {  // SSE events or NDJSON lines
+      for await (const event of streamEvents(call, response.body)) {  // SSE, NDJSON, event stream
         // The dialect's terminator (or an error event) ends it.
         if (output.event(parseEvent(event, call.dialect))) break;
       }

@@ -45,13 +45,15 @@ import { Wire } from './lib/wire.mjs';
 
 export { DIALECTS, PROTOCOL, ProtocolMisuse, currentCall, emit, inCall, note, readCall,
          readCalls } from './lib/protocol.mjs';
-export { AdapterFailure, aborted, bodyRetryHint, causeText, classifyHttp, classifyNetworkError,
-         classifyStreamError, classifyThrown, errorFields, failure, parseGoDuration,
-         parseHttpDate, providerErrorCode, retryHint } from './lib/classify.mjs';
+export { AdapterFailure, aborted, awsException, awsType, bodyRetryHint, causeText,
+         classifyHttp, classifyNetworkError, classifyStreamError, classifyThrown, errorFields,
+         failure, parseGoDuration, parseHttpDate, providerErrorCode,
+         retryHint } from './lib/classify.mjs';
 export { Output, checkContentType, endpoint, parseEvent, requestBody, requestHeaders,
          streamEvents, streams } from './lib/output.mjs';
 export { SseDecoder, isErrorEvent, sseEvents } from './lib/sse.mjs';
 export { NdjsonDecoder, ndjsonEvents } from './lib/ndjson.mjs';
+export { EventStreamDecoder, eventStreamEvents, messageEvent } from './lib/eventstream.mjs';
 export { Wire, responseId } from './lib/wire.mjs';
 
 // How long the process stays up after its terminal event, so that a connection the library

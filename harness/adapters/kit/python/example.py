@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The smallest honest faultline adapter in Python: one chat call with plain urllib (any dialect,
-streamed when the request says so: SSE, or NDJSON for ollama). ONE attempt, no retries, no
-timeout, and its hello says so (the python-http-client preset). It commits only a whole answer
-(the content-type it asked for, terminator seen, not empty).
+streamed when the request says so: SSE, NDJSON for ollama, the AWS event stream for
+bedrock-converse). ONE attempt, no retries, no timeout, and its hello says so (the
+python-http-client preset). It commits only a whole answer (the content-type it asked for,
+terminator seen, not empty).
     faultline run --adapter "python3 harness/adapters/kit/python/example.py" --filter 'success/*'
 """
 import json
@@ -32,7 +33,7 @@ def main(ctx):
     if not kit.streams(call):
         ctx.output.whole(json.loads(response.read()))
     else:
-        for event, data in kit.stream_events(call, response):  # SSE events or NDJSON lines
+        for event, data in kit.stream_events(call, response):  # SSE, NDJSON, event stream
             if ctx.output.event(kit.parse_event(event, data, call["dialect"])):
                 break  # the dialect's terminator, or an error event
     problem = ctx.output.check()  # truncated, empty, refused, broken tool call?

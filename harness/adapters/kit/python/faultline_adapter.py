@@ -50,12 +50,14 @@ import json
 import math
 import re
 import socket
+import struct
 import sys
 import threading
 import time
 import urllib.error
 import urllib.parse
 import urllib.request
+import zlib
 from pathlib import Path
 
 from faultline_schema import EVENT_TYPES, definition_of, is_integer, schema_problems
@@ -242,9 +244,29 @@ def _text(v):
     return v if isinstance(v, str) else json.dumps(v)
 
 
+def aws_type(value):
+    """An AWS error type as Bedrock names it anywhere: "ThrottlingException:http://internal.amazon
+    .com/coral/com.amazon.bedrock/" (x-amzn-errortype) or "com.amazon.coral.service#Throttling
+    Exception" (a body's __type) is ThrottlingException; "" for anything that is not a string."""
+    return value.split(":")[0].split("#")[-1].strip() if isinstance(value, str) else ""
+
+
+def aws_exception(obj):
+    """(type, its object) of the AWS SDKs' union form of an exception, {"throttlingException":
+    {"message": ...}} (a key ending in "Exception", in either case, that holds an object), or
+    None."""
+    if not isinstance(obj, dict):
+        return None
+    return next(((key, value) for key, value in obj.items()
+                 if key.lower().endswith("exception") and isinstance(value, dict)), None)
+
+
 def error_fields(body):
     """(type, code, message) of a provider error in any envelope, a JSON text, or plain text.
-    Google's google.rpc.Status has no `type`: its `status` (RESOURCE_EXHAUSTED) stands for it."""
+    Google's google.rpc.Status has no `type`: its `status` (RESOURCE_EXHAUSTED) stands for it.
+    AWS's: a bare {"message"} with its type in "__type" (or only in the x-amzn-errortype header:
+    classify_http), or the SDKs' union form of a stream's exception, {"throttlingException":
+    {...}}."""
     if isinstance(body, (bytes, bytearray)):
         body = body.decode("utf-8", "replace")
     if isinstance(body, str):
@@ -260,8 +282,13 @@ def error_fields(body):
                 _text(error.get("message")))
     if isinstance(error, str):
         return "", "", error
-    return (_text(body.get("type")), _text(body.get("code")),
-            _text(body.get("message")) or _text(body.get("detail")))
+    exception = aws_exception(body) if "type" not in body else None
+    if exception:
+        kind, fields = exception
+        message = fields.get("message")
+        return kind, "", _text(message if message is not None else fields.get("Message"))
+    return (_text(body.get("type")) or aws_type(body.get("__type")), _text(body.get("code")),
+            _text(body.get("message")) or _text(body.get("detail")) or _text(body.get("Message")))
 
 
 def _error_object(body):
@@ -291,10 +318,14 @@ def has_retry_info(body):
                for d in _details(_error_object(body)))
 
 
-def provider_error_code(kind, code):
-    """The code the shared table gives a provider error (its code first, then its type)."""
+def provider_error_code(kind, code, message=""):
+    """The code the shared table gives a provider error (its code first, then its type; an AWS
+    type whatever the case of its first letter: protocol.json _aws_types), or None."""
+    del message  # the words refine a code elsewhere (stream_refine, the HTTP refinement)
     table = PROTOCOL["provider_errors"]
-    return (code and table.get(code)) or (kind and table.get(kind)) or None
+    lower_first = kind[0].lower() + kind[1:] if isinstance(kind, str) and kind else ""
+    return (code and table.get(code)) or (kind and table.get(kind)) or \
+        (lower_first and table.get(lower_first)) or None
 
 
 def _worded(message, entries):
@@ -317,7 +348,7 @@ def classify_stream_error(error_object, phase="stream", dialect=None):
     label = "/".join(x for x in (kind, code) if x) or "error"
     # Without a status its words refine the table's code (stream_refine): a server or unavailable
     # error saying the model is overloaded is OVERLOADED, a rate limit with quota wording QUOTA.
-    code_name = provider_error_code(kind, code)
+    code_name = provider_error_code(kind, code, message)
     untyped = PROTOCOL["dialects"].get(dialect or "", {}).get("untyped_stream_error")
     if not code_name and untyped and not kind and not code:
         return failure(untyped, phase, f"in-stream error ({label}): {message}")
@@ -340,7 +371,7 @@ def _status_row(status):
 
 
 def _refine(status, row, kind, code, message, retry_info=False):
-    table = provider_error_code(kind, code)
+    table = provider_error_code(kind, code, message)
     wording, on = PROTOCOL["wording"], PROTOCOL["refine_statuses"]
     if table == "OVERLOADED" or (status >= 500 and _worded(message, wording["overloaded_5xx"])):
         return "OVERLOADED", True
@@ -368,8 +399,10 @@ def _header(headers, name):
 
 
 def classify_http(status, headers, body=b"", now=None):
-    """The failure of an HTTP error response (`body`: what of it was read)."""
+    """The failure of an HTTP error response (`body`: what of it was read). AWS names its error's
+    type in the x-amzn-errortype header: the type of a body that names none."""
     kind, code, message = error_fields(body)
+    kind = kind or aws_type(_header(headers, "x-amzn-errortype"))
     code_name, retryable = _refine(status, _status_row(status), kind, code, message,
                                    has_retry_info(body))
     should = (_header(headers, "x-should-retry") or "").strip().lower()
@@ -772,31 +805,38 @@ class ObservedHTTPSConnection(_Observed, http.client.HTTPSConnection):
 # ---- the request and the stream ----------------------------------------------------------------
 
 def endpoint(call):
-    """The URL of the call's dialect endpoint under base_url (which has no /v1). Gemini's path
-    names the request's model and method (a stream unless the request's "stream" is false), and a
-    base_url ending in /v1beta does not repeat it (reference_impl/call.cc RequestPath)."""
+    """The URL of the call's dialect endpoint under base_url (which has no /v1). Gemini's and
+    Bedrock's paths name the request's model and method (a stream unless the request's "stream"
+    is false; Bedrock's model percent-encoded as the AWS SDKs do, all but A-Z a-z 0-9 - _ . ~, its
+    default when the request names none), and a base_url ending in Gemini's /v1beta does not
+    repeat it (reference_impl/call.cc RequestPath)."""
     dialect = PROTOCOL["dialects"][call["dialect"]]
     base = call["base_url"].rstrip("/")
     if "path_fields" not in dialect:
         return base + dialect["path"]
-    base = base.removesuffix(dialect["path"][:dialect["path"].index("/", 1)])
+    if dialect.get("version_prefix"):
+        base = base.removesuffix(dialect["version_prefix"])
     request = call.get("request") or {}
     model = request.get("model")
     path = dialect["path_unstreamed"] if request.get("stream") is False else dialect["path"]
-    return base + path.replace("{model}", model if isinstance(model, str) and model else
-                               "{model}")
+    name = model if isinstance(model, str) and model else dialect.get("default_model", "{model}")
+    if dialect.get("model_escaped"):
+        name = urllib.parse.quote(name, safe="")
+    return base + path.replace("{model}", name)
 
 
 def request_body(call):
     """The body to send, as JSON bytes: the call's request, without what the dialect's path says
-    instead (Gemini's "model" and "stream")."""
+    instead (Gemini's and Bedrock's "model" and "stream")."""
     omit = PROTOCOL["dialects"][call["dialect"]].get("path_fields", [])
     return json.dumps({k: v for k, v in call["request"].items() if k not in omit}).encode()
 
 
 def request_headers(call):
-    """The request's headers. Ollama (hosted) takes the key as a bearer token (a local server
-    ignores it) and is told which answer is expected: application/x-ndjson for a stream."""
+    """The request's headers. Ollama (hosted) and Bedrock (its API keys) take the key as a bearer
+    token (a local Ollama ignores it; Bedrock also takes SigV4) and are told which answer is
+    expected: their framing's media type for a stream (application/x-ndjson,
+    application/vnd.amazon.eventstream), else application/json."""
     headers = {"Content-Type": "application/json"}
     if call["dialect"] == "anthropic-messages":
         headers.update({"x-api-key": call["api_key"], "anthropic-version": "2023-06-01"})
@@ -804,8 +844,9 @@ def request_headers(call):
         headers["x-goog-api-key"] = call["api_key"]
     else:
         headers["Authorization"] = f"Bearer {call['api_key']}"
-    if _framing(call["dialect"]) == "ndjson":
-        headers["Accept"] = PROTOCOL["framings"]["ndjson"] if streams(call) else "application/json"
+    framing = _framing(call["dialect"])
+    if framing != "sse":
+        headers["Accept"] = PROTOCOL["framings"][framing] if streams(call) else "application/json"
     return headers
 
 
@@ -816,7 +857,7 @@ def _framing(dialect):
 def streams(call):
     """Whether the call's answer is a stream: its request's "stream" is true, or it is absent (not
     a boolean) in a dialect that streams by default (Ollama streams unless told "stream": false;
-    Gemini's path)."""
+    Gemini's and Bedrock's paths)."""
     stream = (call.get("request") or {}).get("stream")
     if isinstance(stream, bool):
         return stream
@@ -825,8 +866,9 @@ def streams(call):
 
 def check_content_type(call, response):
     """The reference client's check of a 2xx response's content-type (assembler.cc
-    CheckContentType): a stream must be its framing's media type (text/event-stream, or
-    application/x-ndjson for Ollama), a whole answer application/json or ...+json; another is
+    CheckContentType): a stream must be its framing's media type (text/event-stream,
+    application/x-ndjson for Ollama, application/vnd.amazon.eventstream for Bedrock), a whole
+    answer application/json or ...+json; another is
     MALFORMED_RESPONSE in phase response-headers, retryable. No content-type is no verdict.
     `response`: an http.client / urllib response (its status is added), or the header's value.
     Returns the failure, or None."""
@@ -928,19 +970,173 @@ def ndjson_events(response, size=65536):
     parser.finish()
 
 
+def _eventstream_malformed(why):
+    return AdapterFailure(failure("MALFORMED_RESPONSE", "stream", f"malformed event stream: {why}"))
+
+
+class EventStreamParser:
+    """Incremental application/vnd.amazon.eventstream parsing (Amazon Bedrock's ConverseStream).
+    A message is a prelude (total length and headers length, uint32 big-endian, then the CRC-32
+    of those 8 bytes), its headers, its payload and the CRC-32 of everything before it.
+    messages(chunk) returns the messages a chunk completes as (headers, payload), a message split
+    across reads waiting for its rest; feed(chunk) yields them as (event, data), the shape of an
+    SSE event, for parse_event and Output: an event message is its :event-type and its payload's
+    text; an exception (:message-type exception) is ("error", the AWS SDKs' union object as JSON,
+    {"throttlingException": {"message": ...}}). finish() ends the body and returns how many bytes
+    of an unfinished message it discarded (a cut stream: the dialect then misses its terminator).
+
+    A wrong CRC, a total length under 16, headers that run past the payload or a header value of
+    an unknown type is a malformed stream: AdapterFailure (MALFORMED_RESPONSE), raised once the
+    whole messages before it were returned, and again by every later call."""
+
+    _PRELUDE = 12
+    _MIN_MESSAGE = 16  # a prelude and the message CRC: no headers, no payload
+    # Value types of a fixed size (2 byte, 3 short, 4 integer, 5 long, 8 timestamp, 9 uuid); 0 and
+    # 1 (true, false) have no value, 6 (bytes) and 7 (string) a uint16 length first.
+    _FIXED = {2: 1, 3: 2, 4: 4, 5: 8, 8: 8, 9: 16}
+
+    def __init__(self):
+        self.buf, self.broken = b"", None
+
+    def messages(self, chunk):
+        """The messages completed by `chunk`, as (headers {name: value}, payload bytes)."""
+        if self.broken:
+            raise self.broken
+        buf, out, offset = self.buf + bytes(chunk), [], 0
+        try:
+            while (length := self._length(buf, offset)) is not None and len(buf) - offset >= length:
+                out.append(self._message(buf[offset:offset + length]))
+                offset += length
+        except AdapterFailure as e:
+            self.broken, self.buf = e, b""
+            if not out:
+                raise
+            return out
+        self.buf = buf[offset:]
+        return out
+
+    def feed(self, chunk):
+        """Yields (event, data) for every message completed by `chunk`."""
+        for message in self.messages(chunk):
+            event = eventstream_event(*message)
+            if event is not None:
+                yield event
+
+    def finish(self):
+        """The body ended: an unfinished message is discarded (a cut stream); returns its bytes.
+        Raises when the stream was malformed."""
+        if self.broken:
+            raise self.broken
+        discarded, self.buf = len(self.buf), b""
+        return discarded
+
+    def _length(self, buf, offset):
+        """The total length of the message at `offset` once its prelude is there (checked)."""
+        if len(buf) - offset < self._PRELUDE:
+            return None
+        total, headers, crc = struct.unpack_from(">III", buf, offset)
+        if zlib.crc32(buf[offset:offset + 8]) != crc:
+            raise _eventstream_malformed("the prelude CRC does not match")
+        if total < self._MIN_MESSAGE:
+            raise _eventstream_malformed(f"a message of {total} bytes (16 at least)")
+        if headers > total - self._MIN_MESSAGE:
+            raise _eventstream_malformed(f"{headers} bytes of headers in a message of {total}")
+        return total
+
+    def _message(self, message):
+        """One whole message (its prelude checked): the message CRC, then headers and payload."""
+        if zlib.crc32(message[:-4]) != struct.unpack_from(">I", message, len(message) - 4)[0]:
+            raise _eventstream_malformed("the message CRC does not match")
+        headers_end = self._PRELUDE + struct.unpack_from(">I", message, 4)[0]
+        return self._headers(message[self._PRELUDE:headers_end]), message[headers_end:-4]
+
+    def _headers(self, block):
+        """The headers block as {name: value}: strings as text, bools as bools, the rest as
+        bytes."""
+        headers, at = {}, 0
+
+        def take(start, n):
+            if start + n > len(block):
+                raise _eventstream_malformed("a header runs past the headers")
+            return block[start:start + n]
+
+        while at < len(block):
+            name_length = take(at, 1)[0]
+            name = take(at + 1, name_length).decode("utf-8", "replace")
+            at += 1 + name_length
+            kind = take(at, 1)[0]
+            at += 1
+            if kind in (0, 1):
+                value = kind == 0
+            elif kind in (6, 7):
+                length = struct.unpack(">H", take(at, 2))[0]
+                value = take(at + 2, length)
+                value = value.decode("utf-8", "replace") if kind == 7 else value
+                at += 2 + length
+            elif kind in self._FIXED:
+                value = take(at, self._FIXED[kind])
+                at += self._FIXED[kind]
+            else:
+                raise _eventstream_malformed(f"a header of unknown value type {kind}")
+            headers[name] = value
+        return headers
+
+
+def eventstream_event(headers, payload):
+    """One event stream message as (event, data), or None for a message type that is neither an
+    event nor an error: an event (:message-type event, or none) is its :event-type and its
+    payload's text; an exception is ("error", the union object {"<:exception-type>": payload} as
+    JSON; a payload that is not a JSON object is its message), and an error message (:message-type
+    error: :error-code and :error-message) ("error", {"error": {"type", "message"}})."""
+    text = payload.decode("utf-8", "replace")
+    kind = headers.get(":message-type", "event")
+    if kind == "event":
+        name = headers.get(":event-type")
+        if not isinstance(name, str) or not name:
+            raise _eventstream_malformed("an event without :event-type")
+        return name, text
+    if kind == "exception":
+        name = headers.get(":exception-type")
+        try:
+            body = json.loads(text)
+        except ValueError:
+            body = None
+        name = name if isinstance(name, str) and name else "unknownException"
+        return "error", json.dumps({name: body if isinstance(body, dict) else {"message": text}})
+    if kind == "error":
+        code, message = headers.get(":error-code"), headers.get(":error-message")
+        return "error", json.dumps({"error": {
+            "type": code if isinstance(code, str) else "",
+            "message": message if isinstance(message, str) else text}})
+    return None
+
+
+def eventstream_events(response, size=65536):
+    """(event, data) of a streamed application/vnd.amazon.eventstream body, as the bytes arrive;
+    an unfinished last message is not one."""
+    parser = EventStreamParser()
+    while chunk := response.read1(size):
+        yield from parser.feed(chunk)
+    parser.finish()
+
+
 def stream_events(call, response, size=65536):
-    """(event, data) of a streamed body in the call's dialect's framing: SSE events, or NDJSON
-    lines (Ollama). `call` may be the dialect's name instead."""
+    """(event, data) of a streamed body in the call's dialect's framing: SSE events, NDJSON lines
+    (Ollama) or event stream messages (Bedrock). `call` may be the dialect's name instead."""
     dialect = call if isinstance(call, str) else call["dialect"]
-    reader = ndjson_events if _framing(dialect) == "ndjson" else sse_events
+    reader = {"ndjson": ndjson_events, "eventstream": eventstream_events}.get(
+        _framing(dialect), sse_events)
     return reader(response, size)
 
 
 def parse_event(event, data, dialect=None):
-    """One SSE event (or NDJSON line) as the dialect's JSON object; None for `[DONE]` (not in an
-    NDJSON dialect, whose every line is an object); AdapterFailure (MALFORMED_RESPONSE) for data
-    that is not a JSON object."""
-    if data.strip() == "[DONE]" and _framing(dialect) != "ndjson":
+    """One SSE event (or NDJSON line, or event stream message) as the dialect's JSON object; None
+    for `[DONE]` (not in an NDJSON dialect, whose every line is an object). An event stream's
+    event is the AWS SDKs' union object, its payload under its name ({"messageStop": {...}}); its
+    "error" event (an exception) is that object already. AdapterFailure (MALFORMED_RESPONSE) for
+    data that is not a JSON object."""
+    framing = _framing(dialect)
+    if data.strip() == "[DONE]" and framing == "sse":
         return None
     try:
         obj = json.loads(data)
@@ -950,6 +1146,8 @@ def parse_event(event, data, dialect=None):
     if not isinstance(obj, dict):
         raise AdapterFailure(failure("MALFORMED_RESPONSE", "stream",
                                      f"an event that is not an object: {data[:80]!r}"))
+    if framing == "eventstream":
+        return obj if event == "error" else {event: obj}
     if event == "error" and "type" not in obj:
         obj["type"] = "error"
     return obj
@@ -1059,12 +1257,49 @@ def _ollama_response(obj):
                                                            _count(obj.get("eval_count")))
 
 
+def _bedrock_content(blocks):
+    """The content blocks of a Bedrock Converse answer as parts: {"text"}, {"reasoningContent":
+    {"reasoningText": {"text"}}} (("reasoning", t)), {"toolUse": {toolUseId, name, input}} (("call",
+    {id, name, arguments}), a whole call: its `input` object serialised); other blocks (an image,
+    a document) are not output."""
+    parts = []
+    for block in blocks:
+        _need(isinstance(block, dict), "every content block must be an object")
+        _need(_absent_or(block.get("text"), str), "`text` must be a string")
+        if block.get("text"):
+            parts.append(("text", block["text"]))
+        reasoning = block.get("reasoningContent")
+        _need(_absent_or(reasoning, dict), "`reasoningContent` must be an object")
+        reasoning_text = (reasoning or {}).get("reasoningText")
+        _need(_absent_or(reasoning_text, dict), "`reasoningText` must be an object")
+        _need(_absent_or((reasoning_text or {}).get("text"), str),
+              "`reasoningText.text` must be a string")
+        if (reasoning_text or {}).get("text"):
+            parts.append(("reasoning", reasoning_text["text"]))
+        tool = block.get("toolUse")
+        if tool is None:
+            continue
+        _need(isinstance(tool, dict), "`toolUse` must be an object")
+        _need(isinstance(tool.get("name"), str), "a tool use needs a `name`")
+        _need(_absent_or(tool.get("toolUseId"), str), "`toolUseId` must be a string")
+        args = tool.get("input")
+        args = "{}" if args is None else args if isinstance(args, str) else \
+            json.dumps(args, separators=(",", ":"))
+        parts.append(("call", {"id": tool.get("toolUseId") or "", "name": tool["name"],
+                               "arguments": args}))
+    return parts
+
+
 def _is_error_event(obj, dialect=None):
     """Whether a dialect's event object reports a provider error: Anthropic's and the Responses
     API's `error`, a Responses `response.failed`, OpenAI Chat's and Gemini's bare {"error":
-    {...}}; an Ollama line whenever it has an `error`, most often a bare string."""
+    {...}}; an Ollama line whenever it has an `error`, most often a bare string; a Bedrock event
+    (the AWS SDKs' union object) when it names an exception ({"throttlingException": {...}}) or
+    is an event stream error message ({"error": {...}})."""
     if dialect == "ollama":
         return obj.get("error") is not None
+    if dialect == "bedrock-converse":
+        return aws_exception(obj) is not None or isinstance(obj.get("error"), dict)
     return obj.get("type") in ("error", "response.failed") or (
         isinstance(obj.get("error"), dict) and "type" not in obj)
 
@@ -1255,8 +1490,8 @@ class Output:
         return bool(finish)
 
     def _apply_whole_parts(self, parts):
-        """The parts of a whole answer (Gemini's, Ollama's) in order: text, reasoning, whole tool
-        calls numbered by arrival."""
+        """The parts of a whole answer (Gemini's, Ollama's, Bedrock's) in order: text, reasoning,
+        whole tool calls numbered by arrival."""
         calls = 0
         for kind, value in parts:
             if kind == "call":
@@ -1299,12 +1534,93 @@ class Output:
             if value is not None:
                 self.usage[key] = value
 
+    def _bedrock_converse(self, obj):
+        """A Bedrock ConverseStream event, as the AWS SDKs' union object ({"contentBlockDelta":
+        {...}}: parse_event's); events of other names are ignored. Real Bedrock pads payloads
+        with a "p" field, which nothing reads. Every shape is checked before anything is taken.
+        messageStop ends the answer; metadata (the usage) follows it."""
+        done = False
+        for name, event in obj.items():
+            read = self._BEDROCK_EVENTS.get(name)
+            if read is None:
+                continue
+            _need(isinstance(event, dict), f"`{name}` must be an object")
+            done = read(self, event) is True or done
+        return done
+
+    @staticmethod
+    def _block_index(event):
+        index = event.get("contentBlockIndex")
+        _need(index is None or is_integer(index), "`contentBlockIndex` must be an integer")
+        return 0 if index is None else index
+
+    def _bedrock_message_start(self, event):
+        _need(_absent_or(event.get("role"), str), "`role` must be a string")
+
+    def _bedrock_block_start(self, event):
+        """A tool call's block opens with its id and name; its arguments come in the deltas."""
+        index = self._block_index(event)
+        _need(isinstance(event.get("start"), dict), "`start` must be an object")
+        tool = event["start"].get("toolUse")
+        if tool is None:
+            return
+        _need(isinstance(tool, dict), "`toolUse` must be an object")
+        _need(isinstance(tool.get("name"), str), "a tool use needs a `name`")
+        _need(_absent_or(tool.get("toolUseId"), str), "`toolUseId` must be a string")
+        self.add_tool_call(index, tool.get("toolUseId"), tool["name"])
+
+    def _bedrock_block_delta(self, event):
+        index = self._block_index(event)
+        delta = event.get("delta")
+        _need(isinstance(delta, dict), "`delta` must be an object")
+        reasoning, tool = delta.get("reasoningContent"), delta.get("toolUse")
+        _need(_absent_or(delta.get("text"), str), "`text` must be a string")
+        _need(_absent_or(reasoning, dict), "`reasoningContent` must be an object")
+        _need(_absent_or((reasoning or {}).get("text"), str),
+              "`reasoningContent.text` must be a string")
+        _need(_absent_or(tool, dict), "`toolUse` must be an object")
+        _need(_absent_or((tool or {}).get("input"), str), "`toolUse.input` must be a string")
+        self.add_text(delta.get("text"))
+        self.reasoning += (reasoning or {}).get("text") or ""
+        if (tool or {}).get("input"):
+            self.add_tool_call(index, args=tool["input"])
+
+    def _bedrock_block_stop(self, event):
+        self._block_index(event)
+
+    def _bedrock_message_stop(self, event):
+        _need(isinstance(event.get("stopReason"), str), "`stopReason` must be a string")
+        self.finish = event["stopReason"]
+        return True
+
+    def _bedrock_usage(self, usage):
+        """Bedrock's usage counts ({inputTokens, outputTokens}), each kept when it leaves one
+        out."""
+        _need(_absent_or(usage, dict), "`usage` must be an object")
+        for key, field in (("input_tokens", "inputTokens"), ("output_tokens", "outputTokens")):
+            value = _count((usage or {}).get(field))
+            if value is not None:
+                self.usage[key] = value
+
+    def _bedrock_metadata(self, event):
+        self._bedrock_usage(event.get("usage"))
+
+    _BEDROCK_EVENTS = {"messageStart": _bedrock_message_start,
+                       "contentBlockStart": _bedrock_block_start,
+                       "contentBlockDelta": _bedrock_block_delta,
+                       "contentBlockStop": _bedrock_block_stop,
+                       "messageStop": _bedrock_message_stop,
+                       "metadata": _bedrock_metadata}
+
     _WHOLE_SHAPE = {"openai-chat": lambda o: isinstance(o.get("choices"), list) and o["choices"],
                     "anthropic-messages": lambda o: isinstance(o.get("content"), list),
                     "openai-responses": lambda o: isinstance(o.get("output"), list),
                     "gemini": lambda o: isinstance(o.get("candidates"), list) or isinstance(
                         o.get("promptFeedback"), dict),
-                    "ollama": lambda o: o.get("done") is True or _is_error_event(o, "ollama")}
+                    "ollama": lambda o: o.get("done") is True or _is_error_event(o, "ollama"),
+                    "bedrock-converse": lambda o: isinstance(o.get("output"), dict) and isinstance(
+                        o["output"].get("message"), dict) and isinstance(
+                        o["output"]["message"].get("content"), list)}
 
     def whole(self, obj):
         """A non-streamed answer: the response's JSON object (missing parts read as empty
@@ -1320,6 +1636,14 @@ class Output:
                                          f"unreadable response object ({e!r})")) from None
 
     def _whole(self, obj):
+        if self.dialect == "bedrock-converse":
+            if not self._WHOLE_SHAPE["bedrock-converse"](obj):
+                return  # missing parts read as empty (not strict)
+            self._apply_whole_parts(_bedrock_content(obj["output"]["message"]["content"]))
+            _need(_absent_or(obj.get("stopReason"), str), "`stopReason` must be a string")
+            self.finish = obj.get("stopReason") or None
+            self._bedrock_usage(obj.get("usage"))
+            return
         if self.dialect == "ollama":
             # The one object with "done": true and the whole message, or {"error": ...} (the
             # provider failed the answer: as an error line would).

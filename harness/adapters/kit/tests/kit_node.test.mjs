@@ -9,12 +9,14 @@ import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import zlib from 'node:zlib';
 import { test } from 'node:test';
 import { PROTOCOL, currentCall, eventProblems, inCall } from '../node/lib/protocol.mjs';
 import { Output, checkContentType, endpoint, parseEvent, requestBody, requestHeaders,
          streamEvents, streams } from '../node/lib/output.mjs';
-import { sseEvents } from '../node/lib/sse.mjs';
+import { isErrorEvent, sseEvents } from '../node/lib/sse.mjs';
 import { NdjsonDecoder } from '../node/lib/ndjson.mjs';
+import { EventStreamDecoder } from '../node/lib/eventstream.mjs';
 import { bodyRetryHint, classifyHttp, classifyNetworkError, classifyStreamError, parseGoDuration,
          parseHttpDate, retryHint } from '../node/lib/classify.mjs';
 
@@ -57,6 +59,7 @@ test('in-stream errors classify like their HTTP twins', () => {
     const got = classifyStreamError(row.error, 'stream', row.dialect);
     assert.equal(got.code, row.code, row.name);
     assert.equal(got.phase, 'stream', row.name);
+    if ('retryable' in row) assert.equal(got.retryable, row.retryable, row.name);
   }
 });
 
@@ -372,6 +375,283 @@ test('ollama: a whole answer, thinking, the done line, a cut stream, an error li
                 (e) => e.failure?.code === 'MALFORMED_RESPONSE', 'a whole answer must be done');
 });
 
+// ---- bedrock-converse ----------------------------------------------------------------------
+
+// The tests' own event stream encoder, written apart from the kit's decoder: CRC-32 bit by bit
+// (the kit's is by table), checked against its check value and zlib's where Node has it.
+function crc32Bitwise(bytes) {
+  let c = 0xFFFFFFFF;
+  for (const byte of bytes) {
+    c ^= byte;
+    for (let k = 0; k < 8; k++) c = (c >>> 1) ^ (0xEDB88320 & -(c & 1));
+  }
+  return (c ^ 0xFFFFFFFF) >>> 0;
+}
+const be32 = (n) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32BE(n >>> 0);
+  return b;
+};
+// One message: string headers (value type 7), the payload (an object is its JSON); `lie` bends
+// what the prelude says ({total, headers}) while the CRCs stay right.
+function encodeMessage(headers, payload, lie = {}) {
+  const block = Buffer.concat(Object.entries(headers).map(([name, value]) => {
+    const [n, v] = [Buffer.from(name), Buffer.from(value)];
+    const length = Buffer.alloc(2);
+    length.writeUInt16BE(v.length);
+    return Buffer.concat([Buffer.from([n.length]), n, Buffer.from([7]), length, v]);
+  }));
+  const body = Buffer.from(typeof payload === 'string' ? payload : JSON.stringify(payload));
+  const prelude = Buffer.concat([be32(lie.total ?? 16 + block.length + body.length),
+                                 be32(lie.headers ?? block.length)]);
+  const head = Buffer.concat([prelude, be32(crc32Bitwise(prelude)), block, body]);
+  return Buffer.concat([head, be32(crc32Bitwise(head))]);
+}
+const PADDING = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789';
+// A ConverseStream event as Bedrock sends it, its payload padded with "p" as real Bedrock does.
+const bedrockEvent = (name, payload, padding = 7) => encodeMessage(
+  { ':event-type': name, ':content-type': 'application/json', ':message-type': 'event' },
+  { ...payload, p: PADDING.slice(0, padding) });
+const bedrockException = (type, message) => encodeMessage(
+  { ':exception-type': type, ':content-type': 'application/json',
+    ':message-type': 'exception' }, { message });
+const textDelta = (text, index = 0) =>
+  bedrockEvent('contentBlockDelta', { contentBlockIndex: index, delta: { text } });
+// A whole ConverseStream body: text pieces, reasoning, a tool call whose arguments come in
+// pieces, messageStop (unless `stop` is null: a stream that never says it ended), metadata.
+function bedrockStream({ text = ['Hel', 'lo'], reasoning = null, tool = null, stop = 'end_turn',
+                         usage = { inputTokens: 12, outputTokens: 5, totalTokens: 17 } } = {}) {
+  const parts = [bedrockEvent('messageStart', { role: 'assistant' })];
+  if (reasoning) {
+    parts.push(bedrockEvent('contentBlockDelta', {
+      contentBlockIndex: 0, delta: { reasoningContent: { text: reasoning } } }));
+  }
+  parts.push(...text.map((t) => textDelta(t)),
+             bedrockEvent('contentBlockStop', { contentBlockIndex: 0 }));
+  if (tool) {
+    parts.push(bedrockEvent('contentBlockStart', { contentBlockIndex: 1, start: { toolUse: {
+      toolUseId: tool.id, name: tool.name } } }));
+    for (const input of tool.pieces) {
+      parts.push(bedrockEvent('contentBlockDelta', { contentBlockIndex: 1,
+                                                     delta: { toolUse: { input } } }));
+    }
+    parts.push(bedrockEvent('contentBlockStop', { contentBlockIndex: 1 }));
+  }
+  if (stop) {
+    parts.push(bedrockEvent('messageStop', { stopReason: stop }),
+               bedrockEvent('metadata', { usage, metrics: { latencyMs: 312 } }));
+  }
+  return Buffer.concat(parts);
+}
+const BEDROCK_MODEL = 'anthropic.claude-3-5-haiku-20241022-v1:0';
+const malformedStream = (e) => e.failure?.code === 'MALFORMED_RESPONSE' &&
+    e.failure.phase === 'stream';
+
+test('the tests\' CRC-32 is CRC-32/IEEE', () => {
+  assert.equal(crc32Bitwise(Buffer.from('123456789')), 0xCBF43926);
+  const stream = bedrockStream();
+  if (typeof zlib.crc32 === 'function') assert.equal(crc32Bitwise(stream), zlib.crc32(stream));
+});
+
+// Header values as the cases write them: strings and bools as they are, bytes as {hex}.
+const plainHeaders = (headers) => Object.fromEntries(Object.entries(headers).map(([k, v]) =>
+  [k, v instanceof Uint8Array ? { hex: Buffer.from(v).toString('hex') } : v]));
+
+test('event stream framing: AWS\'s published vectors, every header type', () => {
+  for (const vector of CASES.eventstream_vectors) {
+    const decoder = new EventStreamDecoder();
+    const messages = decoder.messages(Buffer.from(vector.hex, 'hex'));
+    assert.equal(messages.length, 1, vector.name);
+    assert.deepEqual(plainHeaders(messages[0].headers), vector.headers, vector.name);
+    assert.equal(Buffer.from(messages[0].payload).toString(), vector.payload, vector.name);
+    assert.equal(decoder.finish(), 0, vector.name);
+  }
+});
+
+test('event stream framing: a message split across reads, at every byte offset', () => {
+  const stream = bedrockStream({ reasoning: 'hm', tool: { id: 'tooluse_1', name: 'get_weather',
+                                                         pieces: ['{"city":', '"Paris"}'] } });
+  const whole = new EventStreamDecoder().push(stream);
+  assert.equal(whole.length, 11);
+  assert.deepEqual(whole[1], { event: 'contentBlockDelta', data: JSON.stringify({
+    contentBlockIndex: 0, delta: { reasoningContent: { text: 'hm' } }, p: 'abcdefg' }) });
+  for (let cut = 1; cut < stream.length; cut++) {
+    const decoder = new EventStreamDecoder();
+    const events = [...decoder.push(stream.subarray(0, cut)),
+                    ...decoder.push(stream.subarray(cut))];
+    assert.deepEqual(events, whole, `cut at ${cut}`);
+    assert.equal(decoder.finish(), 0, `cut at ${cut}`);
+  }
+  const decoder = new EventStreamDecoder();  // a byte at a time
+  const events = [];
+  for (const byte of stream) events.push(...decoder.push(Uint8Array.of(byte)));
+  assert.deepEqual(events, whole);
+});
+
+test('event stream framing: a wrong CRC, a short or overlong length is a malformed stream', () => {
+  const first = textDelta('Hel');
+  const flip = (message, at) => {
+    const copy = Buffer.from(message);
+    copy[at] ^= 0x01;
+    return copy;
+  };
+  const cases = [
+    ['the prelude CRC', flip(textDelta('lo'), 9)],
+    ['the prelude CRC', flip(textDelta('lo'), 3)],  // the total length, which that CRC covers
+    ['the message CRC', flip(textDelta('lo'), 40)],  // a header byte
+    ['the message CRC', flip(textDelta('lo'), textDelta('lo').length - 6)],  // the payload
+    ['the message CRC', flip(textDelta('lo'), textDelta('lo').length - 1)],  // that CRC itself
+    ['16 at least', encodeMessage({}, '', { total: 15 })],
+    ['bytes of headers', encodeMessage({ ':event-type': 'x' }, '{}', { headers: 200 })],
+    ['runs past the headers', encodeMessage({ ':event-type': 'messageStart' }, '{}',
+                                            { headers: 10 })],
+  ];
+  for (const [why, bad] of cases) {
+    const decoder = new EventStreamDecoder();
+    // The whole message before it comes first, as it would in a read of its own; then the throw.
+    assert.deepEqual(decoder.push(Buffer.concat([first, bad])).map((e) => e.event),
+                     ['contentBlockDelta'], why);
+    const check = (e) => malformedStream(e) && e.failure.message.includes(why);
+    assert.throws(() => decoder.push(textDelta('!')), check, why);
+    assert.throws(() => decoder.finish(), check, `${why}, again`);
+    assert.throws(() => new EventStreamDecoder().push(bad), check, `${why}, alone`);
+  }
+  // A header of a value type the encoding does not have (10), the CRCs right.
+  const header = Buffer.concat([Buffer.from([1]), Buffer.from('x'), Buffer.from([10])]);
+  const prelude = Buffer.concat([be32(16 + header.length), be32(header.length)]);
+  const head = Buffer.concat([prelude, be32(crc32Bitwise(prelude)), header]);
+  const unknownType = Buffer.concat([head, be32(crc32Bitwise(head))]);
+  assert.throws(() => new EventStreamDecoder().messages(unknownType),
+                (e) => malformedStream(e) && /unknown value type 10/.test(e.failure.message));
+  const unnamed = encodeMessage({ ':message-type': 'event' }, '{}');
+  assert.throws(() => new EventStreamDecoder().push(unnamed),
+                (e) => malformedStream(e) && /without :event-type/.test(e.failure.message));
+});
+
+test('event stream framing: a body cut mid-message leaves bytes that are no message', () => {
+  const stream = bedrockStream();
+  const decoder = new EventStreamDecoder();
+  const events = decoder.push(stream.subarray(0, stream.length - 5));
+  assert.deepEqual(events.map((e) => e.event), ['messageStart', 'contentBlockDelta',
+                                                'contentBlockDelta', 'contentBlockStop',
+                                                'messageStop']);
+  assert.equal(decoder.finish(), bedrockEvent('metadata', {
+    usage: { inputTokens: 12, outputTokens: 5, totalTokens: 17 },
+    metrics: { latencyMs: 312 } }).length - 5, 'the cut message\'s bytes');
+});
+
+test('event stream framing: exceptions are error events in the AWS SDKs\' union form', () => {
+  const decoder = new EventStreamDecoder();
+  const events = decoder.push(Buffer.concat([
+    bedrockException('throttlingException', 'Too many requests, please wait before trying again.'),
+    encodeMessage({ ':message-type': 'exception', ':exception-type': 'modelStreamErrorException' },
+                  'upstream said no'),  // not JSON: its text is the message
+    encodeMessage({ ':message-type': 'error', ':error-code': 'InternalFailure',
+                    ':error-message': 'boom' }, ''),
+    encodeMessage({ ':message-type': 'initial-response' }, '{}'),  // not ours: skipped
+  ]));
+  assert.deepEqual(events, [
+    { event: 'error', data: JSON.stringify({ throttlingException: {
+      message: 'Too many requests, please wait before trying again.' } }) },
+    { event: 'error', data: JSON.stringify({ modelStreamErrorException: {
+      message: 'upstream said no' } }) },
+    { event: 'error', data: JSON.stringify({ error: { type: 'InternalFailure',
+                                                      message: 'boom' } }) }]);
+  const parsed = events.map((e) => parseEvent(e, 'bedrock-converse'));
+  assert.ok(parsed.every((obj) => isErrorEvent(obj, 'bedrock-converse')));
+  assert.deepEqual(parsed.map((obj) => classifyStreamError(obj, 'stream', 'bedrock-converse').code),
+                   ['RATE_LIMIT', 'SERVER', 'UNKNOWN']);
+});
+
+test('bedrock-converse: the model and the method in the path, a bearer key, the stream\'s accept',
+     () => {
+  const messages = [{ role: 'user', content: [{ text: 'hi' }] }];
+  const request = { model: BEDROCK_MODEL, messages, inferenceConfig: { maxTokens: 64 },
+                    system: [{ text: 'Be brief.' }], stream: true };
+  const call = { dialect: 'bedrock-converse', base_url: 'http://127.0.0.1:9/s/run/x/',
+                 api_key: 'k', request };
+  assert.equal(endpoint(call), 'http://127.0.0.1:9/s/run/x/model/' +
+               'anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream');
+  const whole = { ...call, request: { ...request, stream: false } };
+  assert.equal(endpoint(whole), 'http://127.0.0.1:9/s/run/x/model/' +
+               'anthropic.claude-3-5-haiku-20241022-v1%3A0/converse');
+  assert.equal(endpoint({ ...call, request: { messages } }), endpoint(call),
+               'the default model, streamed by default');
+  assert.equal(endpoint({ ...call, request: { model: 'arn:aws:bedrock:us-east-1:123456789012:' +
+                                              "inference-profile/us.model(1)!*'", messages } }),
+               'http://127.0.0.1:9/s/run/x/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012' +
+               '%3Ainference-profile%2Fus.model%281%29%21%2A%27/converse-stream',
+               'an ARN stays one segment, encoded as the AWS SDKs do');
+  assert.deepEqual(JSON.parse(requestBody(call)), { messages, inferenceConfig: { maxTokens: 64 },
+                                                    system: [{ text: 'Be brief.' }] });
+  assert.deepEqual(requestHeaders(call), { 'content-type': 'application/json',
+                                           authorization: 'Bearer k',
+                                           accept: 'application/vnd.amazon.eventstream' });
+  assert.equal(requestHeaders(whole).accept, 'application/json');
+  assert.deepEqual([streams(call), streams(whole), streams({ ...call, request: { messages } })],
+                   [true, false, true]);
+  assert.equal(checkContentType(call, 'application/vnd.amazon.eventstream'), null);
+  assert.equal(checkContentType(call, 'text/event-stream').code, 'MALFORMED_RESPONSE');
+  assert.equal(checkContentType(whole, 'application/json'), null);
+  // The other dialects' requests are as they were: no accept for an SSE dialect.
+  assert.equal(requestHeaders({ ...call, dialect: 'openai-chat' }).accept, undefined);
+});
+
+test('bedrock-converse: events as union objects; a whole answer, reasoning, usage after the ' +
+     'terminator, a cut stream, exceptions', () => {
+  const union = parseEvent({ event: 'messageStop', data: '{"stopReason":"end_turn","p":"abc"}' },
+                           'bedrock-converse');
+  assert.deepEqual(union, { messageStop: { stopReason: 'end_turn', p: 'abc' } });
+  for (const data of ['{"stopReason":', '[1]', '"end_turn"', '[DONE]']) {
+    assert.throws(() => parseEvent({ event: 'messageStop', data }, 'bedrock-converse'),
+                  (e) => e.failure?.code === 'MALFORMED_RESPONSE', data);
+  }
+  // No wire and no hello here: only what writes no assistant/chunk (a whole answer, reasoning).
+  const whole = new Output('bedrock-converse', null, { strict: true });
+  whole.whole({ output: { message: { role: 'assistant', content: [
+    { reasoningContent: { reasoningText: { text: 'hm', signature: 'sig' } } }, { text: 'Hello' },
+    { toolUse: { toolUseId: 'tooluse_1', name: 'get_weather', input: { city: 'Paris' } } }] } },
+  stopReason: 'tool_use', usage: { inputTokens: 12, outputTokens: 5, totalTokens: 17 },
+  metrics: { latencyMs: 312 } });
+  assert.equal(whole.check(), null);
+  assert.deepEqual(whole.committed(), {
+    text: 'Hello', reasoning: 'hm', finish_reason: 'tool_use',
+    tool_calls: [{ id: 'tooluse_1', name: 'get_weather', arguments: '{"city":"Paris"}' }],
+    usage: { input_tokens: 12, output_tokens: 5 } });
+  assert.throws(() => new Output('bedrock-converse', null, { strict: true }).whole({ output: {} }),
+                (e) => e.failure?.code === 'MALFORMED_RESPONSE');
+  const stream = new Output('bedrock-converse', null, { strict: true });
+  const feed = (name, payload) => stream.event({ [name]: payload });
+  assert.equal(feed('messageStart', { role: 'assistant' }), false);
+  assert.equal(feed('contentBlockDelta', { contentBlockIndex: 0,
+                                           delta: { reasoningContent: { text: 'hm' } } }), false);
+  assert.equal(feed('contentBlockStart', { contentBlockIndex: 1, start: { toolUse: {
+    toolUseId: 'tooluse_1', name: 'get_weather' } } }), false);
+  assert.equal(feed('someFutureEvent', { whatever: 1 }), false, 'unknown events are ignored');
+  assert.equal(stream.check().code, 'STREAM_TRUNCATED', 'no messageStop yet');
+  assert.match(stream.check().message, /without messageStop/);
+  assert.equal(feed('messageStop', { stopReason: 'tool_use' }), true, 'the terminator');
+  assert.equal(feed('metadata', { usage: { inputTokens: 12, outputTokens: 5 },
+                                  metrics: { latencyMs: 312 } }), true, 'still ended');
+  assert.deepEqual([stream.check(), stream.finish, stream.reasoning, stream.usage],
+                   [null, 'tool_use', 'hm', { input_tokens: 12, output_tokens: 5 }]);
+  assert.deepEqual(stream.committed().tool_calls,
+                   [{ id: 'tooluse_1', name: 'get_weather', arguments: '' }]);
+  const empty = new Output('bedrock-converse', null, { strict: true });
+  empty.event({ messageStop: { stopReason: 'end_turn' } });
+  assert.equal(empty.check().code, 'EMPTY_RESPONSE');
+  for (const [type, message, code] of [
+    ['throttlingException', 'Too many requests, please wait before trying again.', 'RATE_LIMIT'],
+    ['serviceUnavailableException', 'Too many connections, please wait before trying again.',
+     'OVERLOADED'],
+    ['validationException', 'Input is too long for requested model.', 'CONTEXT_WINDOW_EXCEEDED']]) {
+    const failed = new Output('bedrock-converse', null, { strict: true });
+    const data = JSON.stringify({ [type]: { message } });
+    assert.equal(failed.event(parseEvent({ event: 'error', data }, 'bedrock-converse')), true);
+    assert.deepEqual([failed.check().code, failed.check().phase], [code, 'stream'], type);
+  }
+});
+
 // ---- whole adapters against a loopback server ----------------------------------------------
 
 const sse = (obj) => `data: ${JSON.stringify(obj)}\n\n`;
@@ -579,6 +859,143 @@ test('the example speaks ollama: NDJSON committed, a cut stream, an error line, 
                      ['MALFORMED_RESPONSE', 'response-headers', 200]);
     const whole = await last({ ...ollama, request: { ...ollama.request, stream: false } });
     assert.deepEqual([whole.at(-1).type, whole.at(-1).text], ['response/committed', 'Hello']);
+  } finally {
+    await server.close();
+  }
+});
+
+test('the example speaks bedrock-converse: an event stream committed, exceptions, HTTP errors, ' +
+     'bad CRCs, cut streams, a JSON answer', async () => {
+  const seen = [];
+  const messages = [{ role: 'user', content: [{ text: 'hi' }] }];
+  const binary = (bytes, type = 'application/vnd.amazon.eventstream') => (req, res) => {
+    seen.push({ url: req.url, authorization: req.headers.authorization,
+                accept: req.headers.accept, body: JSON.parse(req.body) });
+    res.writeHead(200, { 'content-type': type,
+                         'x-amzn-requestid': '7c1f0d2e-5b8a-4a51-9e63-2f0c6d1a9b44' });
+    res.end(bytes);
+  };
+  const flipped = (bytes, at) => {
+    const copy = Buffer.from(bytes);
+    copy[at] ^= 0x01;
+    return copy;
+  };
+  const tool = { id: 'tooluse_kZJMlvQmRJ6eAyJE5GIl7Q', name: 'get_weather',
+                 pieces: ['{"city":', '"Paris"}'] };
+  const good = bedrockStream({ reasoning: 'hm', tool, stop: 'tool_use' });
+  const head = Buffer.concat([bedrockEvent('messageStart', { role: 'assistant' }),
+                              textDelta('Hel')]);
+  const server = await serve([
+    binary(good),
+    binary(bedrockStream({ stop: null })),  // ends cleanly without messageStop
+    binary(bedrockStream().subarray(0, head.length + 7)),  // cut in the middle of a message
+    ...CASES.stream_errors.filter((row) => row.dialect === 'bedrock-converse' &&
+                                           !('error' in row.error)).map((row) => {
+      const [[type, { message }]] = Object.entries(row.error);
+      return binary(Buffer.concat([head, bedrockException(type, message)]));
+    }),
+    status(429, { message: 'Too many requests, please wait before trying again.' }, {
+      'x-amzn-ErrorType':
+        'ThrottlingException:http://internal.amazon.com/coral/com.amazon.bedrock/',
+      'x-amzn-RequestId': '0b4b0a4e-9a53-4d44-8a3b-6a1d5c2e7f10', 'retry-after': '2' }),
+    binary(Buffer.concat([head, flipped(textDelta('lo'), 9)])),  // the prelude CRC
+    binary(Buffer.concat([head, flipped(textDelta('lo'), 30)])),  // the message CRC
+    binary(good, 'text/event-stream'),  // not the framing asked for
+    (req, res) => {  // "stream": false: /converse, one JSON answer
+      seen.push({ url: req.url, accept: req.headers.accept });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ output: { message: { role: 'assistant', content: [
+        { reasoningContent: { reasoningText: { text: 'hm' } } }, { text: 'Hello' },
+        { toolUse: { toolUseId: tool.id, name: tool.name, input: { city: 'Paris' } } }] } },
+      stopReason: 'tool_use', usage: { inputTokens: 12, outputTokens: 5, totalTokens: 17 },
+      metrics: { latencyMs: 312 } }));
+    },
+  ]);
+  const bedrock = { dialect: 'bedrock-converse', request: {
+    model: BEDROCK_MODEL, messages, inferenceConfig: { maxTokens: 64 }, stream: true } };
+  const last = async (extra = bedrock) =>
+    (await runAdapter(EXAMPLE, server.url, () => {}, extra)).events;
+  try {
+    const events = await last();
+    assert.deepEqual(types(events), ['adapter/hello', 'response/start', 'assistant/chunk',
+                                     'assistant/chunk', 'assistant/chunk', 'assistant/chunk',
+                                     'response/committed']);
+    assert.deepEqual(events.slice(2, 6).map((e) => e.text ?? e.tool_call), [
+      'Hel', 'lo', { index: 1, id: tool.id, name: 'get_weather', arguments: '{"city":' },
+      { index: 1, id: tool.id, name: 'get_weather', arguments: '"Paris"}' }]);
+    const committed = events.at(-1);
+    assert.deepEqual([committed.text, committed.reasoning, committed.finish_reason,
+                      committed.tool_calls, committed.usage],
+                     ['Hello', 'hm', 'tool_use',
+                      [{ id: tool.id, name: 'get_weather', arguments: '{"city":"Paris"}' }],
+                      { input_tokens: null, output_tokens: null }],
+                     'the usage comes after messageStop, where the example stops reading');
+    assert.deepEqual(seen[0], {
+      url: '/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream',
+      authorization: 'Bearer sk-test', accept: 'application/vnd.amazon.eventstream',
+      body: { messages, inferenceConfig: { maxTokens: 64 } } });
+    for (const why of ['without messageStop', 'cut mid-message']) {
+      const cut = (await last()).at(-1).failure;
+      assert.deepEqual([cut.code, cut.phase, cut.partial_output],
+                       ['STREAM_TRUNCATED', 'stream', 'uncommitted'], why);
+      assert.match(cut.message, /without messageStop/, why);
+    }
+    for (const row of CASES.stream_errors.filter((r) => r.dialect === 'bedrock-converse' &&
+                                                        !('error' in r.error))) {
+      const failed = (await last()).at(-1).failure;
+      assert.deepEqual([failed.code, failed.phase, failed.retryable, failed.partial_output],
+                       [row.code, 'stream', row.retryable, 'uncommitted'], row.name);
+      assert.ok(failed.message.startsWith(`in-stream error (${Object.keys(row.error)[0]})`),
+                failed.message);
+    }
+    const limited = (await last()).at(-1).failure;
+    assert.deepEqual([limited.code, limited.status, limited.retryable, limited.retry_after_ms,
+                      limited.request_id],
+                     ['RATE_LIMIT', 429, true, 2000, '0b4b0a4e-9a53-4d44-8a3b-6a1d5c2e7f10']);
+    for (const why of ['the prelude CRC', 'the message CRC']) {
+      const broken = (await last()).at(-1).failure;
+      assert.deepEqual([broken.code, broken.phase, broken.partial_output],
+                       ['MALFORMED_RESPONSE', 'stream', 'uncommitted'], why);
+      assert.match(broken.message, new RegExp(why));
+    }
+    const wrong = (await last()).at(-1).failure;
+    assert.deepEqual([wrong.code, wrong.phase, wrong.status],
+                     ['MALFORMED_RESPONSE', 'response-headers', 200]);
+    const whole = await last({ ...bedrock, request: { ...bedrock.request, stream: false } });
+    assert.deepEqual(seen.at(-1), { url: '/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/' +
+                                         'converse', accept: 'application/json' });
+    assert.deepEqual(whole.at(-1), {
+      type: 'response/committed', response_id: 'attempt-1', attempt: 1, text: 'Hello',
+      tool_calls: [{ id: tool.id, name: 'get_weather', arguments: '{"city":"Paris"}' }],
+      finish_reason: 'tool_use', usage: { input_tokens: 12, output_tokens: 5 },
+      reasoning: 'hm' });
+  } finally {
+    await server.close();
+  }
+});
+
+test('a Bedrock exception that a library retries silently is announced with its class',
+     async () => {
+  const binary = (bytes) => (req, res) => {
+    res.writeHead(200, { 'content-type': 'application/vnd.amazon.eventstream' });
+    res.end(bytes);
+  };
+  const server = await serve([
+    binary(Buffer.concat([
+      bedrockEvent('messageStart', { role: 'assistant' }),
+      bedrockException('serviceUnavailableException',
+                       'Too many connections, please wait before trying again.')])),
+    binary(bedrockStream())]);
+  try {
+    const run = await runAdapter(RETRY_LOOP, server.url, () => {}, {
+      dialect: 'bedrock-converse',
+      request: { model: BEDROCK_MODEL, messages: [{ role: 'user', content: [{ text: 'hi' }] }],
+                 stream: true } });
+    const interrupted = run.events.find((e) => e.type === 'response/interrupted');
+    assert.deepEqual([interrupted.attempt, interrupted.failure.code, interrupted.failure.phase],
+                     [1, 'OVERLOADED', 'stream'], 'seen on the wire, in the call\'s dialect');
+    assert.deepEqual([run.events.at(-1).type, run.events.at(-1).text],
+                     ['response/committed', 'Hello']);
   } finally {
     await server.close();
   }

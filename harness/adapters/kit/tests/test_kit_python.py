@@ -9,11 +9,13 @@ installed: validate_lines.py).
 import http.server
 import json
 import socket
+import struct
 import subprocess
 import sys
 import threading
 import time
 import unittest
+import zlib
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -57,6 +59,8 @@ class ClassificationTest(unittest.TestCase):
             with self.subTest(row["name"]):
                 got = kit.classify_stream_error(row["error"], "stream", row.get("dialect"))
                 self.assertEqual((got["code"], got["phase"]), (row["code"], "stream"))
+                if "retryable" in row:
+                    self.assertEqual(got["retryable"], row["retryable"])
 
     def test_go_durations_and_the_body_hint(self):
         for row in CASES["go_durations"]:
@@ -385,6 +389,414 @@ class OllamaTest(unittest.TestCase):
             kit.Output("ollama", strict=True).whole(ollama_line())
         self.assertEqual(caught.exception.failure["code"], "MALFORMED_RESPONSE",
                          "a whole answer must be done")
+
+
+# ---- bedrock-converse --------------------------------------------------------------------------
+# The tests' own event stream encoder, written apart from the kit's parser, its CRC zlib's.
+
+def encode_message(headers, payload, total=None, headers_length=None):
+    """One message: string headers (value type 7), the payload (a dict is its JSON); `total` and
+    `headers_length` bend what the prelude says while the CRCs stay right."""
+    block = b"".join(bytes([len(name.encode())]) + name.encode() + b"\x07" +
+                     struct.pack(">H", len(value.encode())) + value.encode()
+                     for name, value in headers.items())
+    body = (payload if isinstance(payload, str) else json.dumps(payload)).encode()
+    prelude = struct.pack(">II", 16 + len(block) + len(body) if total is None else total,
+                          len(block) if headers_length is None else headers_length)
+    head = prelude + struct.pack(">I", zlib.crc32(prelude)) + block + body
+    return head + struct.pack(">I", zlib.crc32(head))
+
+
+PADDING = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+BEDROCK_MODEL = "anthropic.claude-3-5-haiku-20241022-v1:0"
+
+
+def bedrock_event(name, payload, padding=7):
+    """A ConverseStream event as Bedrock sends it, its payload padded with "p" as it does."""
+    return encode_message({":event-type": name, ":content-type": "application/json",
+                           ":message-type": "event"}, {**payload, "p": PADDING[:padding]})
+
+
+def bedrock_exception(kind, message):
+    return encode_message({":exception-type": kind, ":content-type": "application/json",
+                           ":message-type": "exception"}, {"message": message})
+
+
+def text_delta(text, index=0):
+    return bedrock_event("contentBlockDelta", {"contentBlockIndex": index, "delta": {"text": text}})
+
+
+def bedrock_stream(text=("Hel", "lo"), reasoning=None, tool=None, stop="end_turn"):
+    """A whole ConverseStream body: text pieces, reasoning, a tool call whose arguments come in
+    pieces, messageStop (unless `stop` is None: a stream that never says it ended), metadata."""
+    parts = [bedrock_event("messageStart", {"role": "assistant"})]
+    if reasoning:
+        parts.append(bedrock_event("contentBlockDelta", {
+            "contentBlockIndex": 0, "delta": {"reasoningContent": {"text": reasoning}}}))
+    parts += [text_delta(t) for t in text]
+    parts.append(bedrock_event("contentBlockStop", {"contentBlockIndex": 0}))
+    if tool:
+        parts.append(bedrock_event("contentBlockStart", {"contentBlockIndex": 1, "start": {
+            "toolUse": {"toolUseId": tool["id"], "name": tool["name"]}}}))
+        parts += [bedrock_event("contentBlockDelta", {"contentBlockIndex": 1,
+                                                      "delta": {"toolUse": {"input": piece}}})
+                  for piece in tool["pieces"]]
+        parts.append(bedrock_event("contentBlockStop", {"contentBlockIndex": 1}))
+    if stop:
+        parts += [bedrock_event("messageStop", {"stopReason": stop}),
+                  bedrock_event("metadata", {"usage": {"inputTokens": 12, "outputTokens": 5,
+                                                       "totalTokens": 17},
+                                             "metrics": {"latencyMs": 312}})]
+    return b"".join(parts)
+
+
+def flipped(data, at):
+    """`data` with one bit of byte `at` flipped."""
+    copy = bytearray(data)
+    copy[at] ^= 0x01
+    return bytes(copy)
+
+
+def plain_headers(headers):
+    """Header values as the cases write them: strings and bools as they are, bytes as {hex}."""
+    return {k: {"hex": v.hex()} if isinstance(v, bytes) else v for k, v in headers.items()}
+
+
+TOOL = {"id": "tooluse_kZJMlvQmRJ6eAyJE5GIl7Q", "name": "get_weather",
+        "pieces": ['{"city":', '"Paris"}']}
+
+
+class BedrockFramingTest(unittest.TestCase):
+    def assert_malformed(self, caught, why):
+        failure = caught.exception.failure
+        self.assertEqual((failure["code"], failure["phase"]), ("MALFORMED_RESPONSE", "stream"))
+        self.assertIn(why, failure["message"])
+
+    def test_aws_published_vectors_every_header_type(self):
+        for vector in CASES["eventstream_vectors"]:
+            with self.subTest(vector["name"]):
+                parser = kit.EventStreamParser()
+                [(headers, payload)] = parser.messages(bytes.fromhex(vector["hex"]))
+                self.assertEqual(plain_headers(headers), vector["headers"])
+                self.assertEqual(payload.decode(), vector["payload"])
+                self.assertEqual(parser.finish(), 0)
+
+    def test_a_message_split_across_reads_at_every_byte_offset(self):
+        stream = bedrock_stream(reasoning="hm", tool=TOOL)
+        whole = list(kit.EventStreamParser().feed(stream))
+        self.assertEqual(len(whole), 11)
+        self.assertEqual(whole[1], ("contentBlockDelta", json.dumps({
+            "contentBlockIndex": 0, "delta": {"reasoningContent": {"text": "hm"}},
+            "p": "abcdefg"})))
+        for cut in range(1, len(stream)):
+            parser = kit.EventStreamParser()
+            events = list(parser.feed(stream[:cut])) + list(parser.feed(stream[cut:]))
+            self.assertEqual(events, whole, f"cut at {cut}")
+            self.assertEqual(parser.finish(), 0, f"cut at {cut}")
+        parser = kit.EventStreamParser()  # a byte at a time
+        self.assertEqual([e for i in range(len(stream)) for e in parser.feed(stream[i:i + 1])],
+                         whole)
+
+    def test_a_wrong_crc_a_short_or_overlong_length_is_a_malformed_stream(self):
+        first, second = text_delta("Hel"), text_delta("lo")
+        cases = [("the prelude CRC", flipped(second, 9)),
+                 ("the prelude CRC", flipped(second, 3)),  # the total length, which it covers
+                 ("the message CRC", flipped(second, 40)),  # a header byte
+                 ("the message CRC", flipped(second, len(second) - 6)),  # the payload
+                 ("the message CRC", flipped(second, len(second) - 1)),  # that CRC itself
+                 ("16 at least", encode_message({}, "", total=15)),
+                 ("bytes of headers", encode_message({":event-type": "x"}, "{}",
+                                                     headers_length=200)),
+                 ("runs past the headers", encode_message({":event-type": "messageStart"}, "{}",
+                                                          headers_length=10))]
+        for why, bad in cases:
+            with self.subTest(why=why, bad=bad.hex()):
+                parser = kit.EventStreamParser()
+                # The whole message before it comes first, as in a read of its own; then the raise.
+                self.assertEqual([e for e, _ in parser.feed(first + bad)], ["contentBlockDelta"])
+                with self.assertRaises(kit.AdapterFailure) as caught:
+                    list(parser.feed(text_delta("!")))
+                self.assert_malformed(caught, why)
+                with self.assertRaises(kit.AdapterFailure) as caught:
+                    parser.finish()
+                self.assert_malformed(caught, why)
+                with self.assertRaises(kit.AdapterFailure) as caught:
+                    list(kit.EventStreamParser().feed(bad))
+                self.assert_malformed(caught, why)
+        # A header of a value type the encoding does not have (10), the CRCs right.
+        header = b"\x01x\x0a"
+        prelude = struct.pack(">II", 16 + len(header), len(header))
+        head = prelude + struct.pack(">I", zlib.crc32(prelude)) + header
+        with self.assertRaises(kit.AdapterFailure) as caught:
+            kit.EventStreamParser().messages(head + struct.pack(">I", zlib.crc32(head)))
+        self.assert_malformed(caught, "unknown value type 10")
+        with self.assertRaises(kit.AdapterFailure) as caught:
+            list(kit.EventStreamParser().feed(encode_message({":message-type": "event"}, "{}")))
+        self.assert_malformed(caught, "without :event-type")
+
+    def test_a_body_cut_mid_message_leaves_bytes_that_are_no_message(self):
+        stream = bedrock_stream()
+        parser = kit.EventStreamParser()
+        self.assertEqual([e for e, _ in parser.feed(stream[:-5])],
+                         ["messageStart", "contentBlockDelta", "contentBlockDelta",
+                          "contentBlockStop", "messageStop"])
+        metadata = bedrock_event("metadata", {"usage": {"inputTokens": 12, "outputTokens": 5,
+                                                        "totalTokens": 17},
+                                              "metrics": {"latencyMs": 312}})
+        self.assertEqual(parser.finish(), len(metadata) - 5, "the cut message's bytes")
+
+    def test_exceptions_are_error_events_in_the_aws_sdks_union_form(self):
+        events = list(kit.EventStreamParser().feed(
+            bedrock_exception("throttlingException",
+                              "Too many requests, please wait before trying again.") +
+            encode_message({":message-type": "exception",
+                            ":exception-type": "modelStreamErrorException"},
+                           "upstream said no") +  # not JSON: its text is the message
+            encode_message({":message-type": "error", ":error-code": "InternalFailure",
+                            ":error-message": "boom"}, "") +
+            encode_message({":message-type": "initial-response"}, "{}")))  # not ours: skipped
+        self.assertEqual(events, [
+            ("error", json.dumps({"throttlingException": {
+                "message": "Too many requests, please wait before trying again."}})),
+            ("error", json.dumps({"modelStreamErrorException": {"message": "upstream said no"}})),
+            ("error", json.dumps({"error": {"type": "InternalFailure", "message": "boom"}}))])
+        parsed = [kit.parse_event(e, d, "bedrock-converse") for e, d in events]
+        self.assertTrue(all(kit._is_error_event(o, "bedrock-converse") for o in parsed))
+        self.assertEqual([kit.classify_stream_error(o, "stream", "bedrock-converse")["code"]
+                          for o in parsed], ["RATE_LIMIT", "SERVER", "UNKNOWN"])
+
+
+class BedrockTest(unittest.TestCase):
+    def test_the_model_and_method_in_the_path_a_bearer_key_the_streams_accept(self):
+        messages = [{"role": "user", "content": [{"text": "hi"}]}]
+        request = {"model": BEDROCK_MODEL, "messages": messages,
+                   "inferenceConfig": {"maxTokens": 64}, "system": [{"text": "Be brief."}],
+                   "stream": True}
+        call = {"dialect": "bedrock-converse", "base_url": "http://127.0.0.1:9/s/run/x/",
+                "api_key": "k", "request": request}
+        self.assertEqual(kit.endpoint(call), "http://127.0.0.1:9/s/run/x/model/"
+                         "anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream")
+        whole = {**call, "request": {**request, "stream": False}}
+        self.assertEqual(kit.endpoint(whole), "http://127.0.0.1:9/s/run/x/model/"
+                         "anthropic.claude-3-5-haiku-20241022-v1%3A0/converse")
+        self.assertEqual(kit.endpoint({**call, "request": {"messages": messages}}),
+                         kit.endpoint(call), "the default model, streamed by default")
+        self.assertEqual(
+            kit.endpoint({**call, "request": {"messages": messages, "model": (
+                "arn:aws:bedrock:us-east-1:123456789012:inference-profile/us.model(1)!*'")}}),
+            "http://127.0.0.1:9/s/run/x/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012"
+            "%3Ainference-profile%2Fus.model%281%29%21%2A%27/converse-stream",
+            "an ARN stays one segment, encoded as the AWS SDKs do")
+        self.assertEqual(json.loads(kit.request_body(call)), {
+            "messages": messages, "inferenceConfig": {"maxTokens": 64},
+            "system": [{"text": "Be brief."}]})
+        self.assertEqual(kit.request_headers(call), {
+            "Content-Type": "application/json", "Authorization": "Bearer k",
+            "Accept": "application/vnd.amazon.eventstream"})
+        self.assertEqual(kit.request_headers(whole)["Accept"], "application/json")
+        self.assertEqual((kit.streams(call), kit.streams(whole),
+                          kit.streams({**call, "request": {"messages": messages}})),
+                         (True, False, True))
+        self.assertIsNone(kit.check_content_type(call, "application/vnd.amazon.eventstream"))
+        self.assertEqual(kit.check_content_type(call, "text/event-stream")["code"],
+                         "MALFORMED_RESPONSE")
+        self.assertIsNone(kit.check_content_type(whole, "application/json"))
+        # The other dialects' requests are as they were: no Accept for an SSE dialect.
+        self.assertNotIn("Accept", kit.request_headers({**call, "dialect": "openai-chat"}))
+
+    def test_union_events_whole_answers_usage_after_the_terminator_cut_streams_exceptions(self):
+        self.assertEqual(kit.parse_event("messageStop", '{"stopReason":"end_turn","p":"abc"}',
+                                         "bedrock-converse"),
+                         {"messageStop": {"stopReason": "end_turn", "p": "abc"}})
+        for data in ('{"stopReason":', "[1]", '"end_turn"', "[DONE]"):
+            with self.subTest(data), self.assertRaises(kit.AdapterFailure) as caught:
+                kit.parse_event("messageStop", data, "bedrock-converse")
+            self.assertEqual(caught.exception.failure["code"], "MALFORMED_RESPONSE")
+        # No wire and no hello here: only what writes no assistant/chunk (a whole answer,
+        # reasoning).
+        whole = kit.Output("bedrock-converse", strict=True)
+        whole.whole({"output": {"message": {"role": "assistant", "content": [
+            {"reasoningContent": {"reasoningText": {"text": "hm", "signature": "sig"}}},
+            {"text": "Hello"},
+            {"toolUse": {"toolUseId": "tooluse_1", "name": "get_weather",
+                         "input": {"city": "Paris"}}}]}},
+            "stopReason": "tool_use", "usage": {"inputTokens": 12, "outputTokens": 5,
+                                                "totalTokens": 17},
+            "metrics": {"latencyMs": 312}})
+        self.assertIsNone(whole.check())
+        self.assertEqual(whole.committed(), {
+            "text": "Hello", "reasoning": "hm", "finish_reason": "tool_use",
+            "tool_calls": [{"id": "tooluse_1", "name": "get_weather",
+                            "arguments": '{"city":"Paris"}'}],
+            "usage": {"input_tokens": 12, "output_tokens": 5}})
+        with self.assertRaises(kit.AdapterFailure):
+            kit.Output("bedrock-converse", strict=True).whole({"output": {}})
+        stream = kit.Output("bedrock-converse", strict=True)
+
+        def feed(name, payload):
+            return stream.event({name: payload})
+
+        self.assertFalse(feed("messageStart", {"role": "assistant"}))
+        self.assertFalse(feed("contentBlockDelta", {
+            "contentBlockIndex": 0, "delta": {"reasoningContent": {"text": "hm"}}}))
+        self.assertFalse(feed("contentBlockStart", {"contentBlockIndex": 1, "start": {
+            "toolUse": {"toolUseId": "tooluse_1", "name": "get_weather"}}}))
+        self.assertFalse(feed("someFutureEvent", {"whatever": 1}), "unknown events are ignored")
+        self.assertEqual(stream.check()["code"], "STREAM_TRUNCATED", "no messageStop yet")
+        self.assertIn("without messageStop", stream.check()["message"])
+        self.assertTrue(feed("messageStop", {"stopReason": "tool_use"}), "the terminator")
+        feed("metadata", {"usage": {"inputTokens": 12, "outputTokens": 5},
+                          "metrics": {"latencyMs": 312}})
+        self.assertEqual((stream.check(), stream.finish, stream.reasoning, stream.usage),
+                         (None, "tool_use", "hm", {"input_tokens": 12, "output_tokens": 5}))
+        self.assertEqual(stream.committed()["tool_calls"],
+                         [{"id": "tooluse_1", "name": "get_weather", "arguments": ""}])
+        empty = kit.Output("bedrock-converse", strict=True)
+        empty.event({"messageStop": {"stopReason": "end_turn"}})
+        self.assertEqual(empty.check()["code"], "EMPTY_RESPONSE")
+        for kind, message, code in (
+                ("throttlingException", "Too many requests, please wait before trying again.",
+                 "RATE_LIMIT"),
+                ("serviceUnavailableException",
+                 "Too many connections, please wait before trying again.", "OVERLOADED"),
+                ("validationException", "Input is too long for requested model.",
+                 "CONTEXT_WINDOW_EXCEEDED")):
+            with self.subTest(kind):
+                failed = kit.Output("bedrock-converse", strict=True)
+                data = json.dumps({kind: {"message": message}})
+                self.assertTrue(failed.event(kit.parse_event("error", data, "bedrock-converse")))
+                self.assertEqual((failed.check()["code"], failed.check()["phase"]),
+                                 (code, "stream"))
+
+    def test_the_example_and_the_baseline_speak_bedrock_converse(self):
+        def binary(data, content_type="application/vnd.amazon.eventstream"):
+            def answer(handler):
+                handler.send_response(200)
+                handler.send_header("content-type", content_type)
+                handler.send_header("x-amzn-requestid", "7c1f0d2e-5b8a-4a51-9e63-2f0c6d1a9b44")
+                handler.send_header("content-length", str(len(data)))
+                handler.end_headers()
+                handler.wfile.write(data)
+            return answer
+
+        def whole(handler):  # "stream": false: /converse, one JSON answer
+            body = json.dumps({"output": {"message": {"role": "assistant", "content": [
+                {"reasoningContent": {"reasoningText": {"text": "hm"}}}, {"text": "Hello"},
+                {"toolUse": {"toolUseId": TOOL["id"], "name": TOOL["name"],
+                             "input": {"city": "Paris"}}}]}},
+                "stopReason": "tool_use", "usage": {"inputTokens": 12, "outputTokens": 5,
+                                                    "totalTokens": 17},
+                "metrics": {"latencyMs": 312}}).encode()
+            handler.send_response(200)
+            handler.send_header("content-type", "application/json")
+            handler.send_header("content-length", str(len(body)))
+            handler.end_headers()
+            handler.wfile.write(body)
+
+        good = bedrock_stream(reasoning="hm", tool=TOOL, stop="tool_use")
+        head = bedrock_event("messageStart", {"role": "assistant"}) + text_delta("Hel")
+        exceptions = [row for row in CASES["stream_errors"]
+                      if row.get("dialect") == "bedrock-converse" and "error" not in row["error"]]
+        server = Server([
+            binary(good),
+            binary(bedrock_stream(stop=None)),  # ends cleanly without messageStop
+            binary(bedrock_stream()[:len(head) + 7]),  # cut in the middle of a message
+            *[binary(head + bedrock_exception(kind, body["message"]))
+              for kind, body in (next(iter(row["error"].items())) for row in exceptions)],
+            status(429, {"message": "Too many requests, please wait before trying again."}, {
+                "x-amzn-ErrorType": "ThrottlingException:http://internal.amazon.com/coral/"
+                                    "com.amazon.bedrock/",
+                "x-amzn-RequestId": "0b4b0a4e-9a53-4d44-8a3b-6a1d5c2e7f10", "retry-after": "2"}),
+            binary(head + flipped(text_delta("lo"), 9)),  # the prelude CRC
+            binary(head + flipped(text_delta("lo"), 30)),  # the message CRC
+            binary(good, "text/event-stream"),  # not the framing asked for
+            whole,
+            # The baseline: a good stream, one without messageStop, a bad CRC, an exception.
+            binary(good), binary(bedrock_stream(stop=None)),
+            binary(head + flipped(text_delta("lo"), 30)),
+            binary(head + bedrock_exception("throttlingException", "Too many requests")),
+        ])
+        messages = [{"role": "user", "content": [{"text": "hi"}]}]
+        bedrock = {"dialect": "bedrock-converse", "request": {
+            "model": BEDROCK_MODEL, "messages": messages, "inferenceConfig": {"maxTokens": 64},
+            "stream": True}}
+
+        def last(command=EXAMPLE, extra=bedrock):
+            return run(command, server.url, extra=extra)[0]
+
+        try:
+            events = last()
+            self.assertEqual(types(events), [
+                "adapter/hello", "response/start", "assistant/chunk", "assistant/chunk",
+                "assistant/chunk", "assistant/chunk", "response/committed"])
+            self.assertEqual([e.get("text") or e.get("tool_call") for e in events[2:6]], [
+                "Hel", "lo",
+                {"index": 1, "id": TOOL["id"], "name": "get_weather", "arguments": '{"city":'},
+                {"index": 1, "id": TOOL["id"], "name": "get_weather", "arguments": '"Paris"}'}])
+            committed = events[-1]
+            self.assertEqual((committed["text"], committed["reasoning"],
+                              committed["finish_reason"], committed["tool_calls"],
+                              committed["usage"]),
+                             ("Hello", "hm", "tool_use",
+                              [{"id": TOOL["id"], "name": "get_weather",
+                                "arguments": '{"city":"Paris"}'}],
+                              {"input_tokens": None, "output_tokens": None}),
+                             "the usage comes after messageStop, where the example stops")
+            path, headers, body = server.requests[0]
+            self.assertEqual((path, headers.get("authorization"), headers.get("accept")), (
+                "/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream",
+                "Bearer sk-test", "application/vnd.amazon.eventstream"))
+            self.assertEqual(json.loads(body), {"messages": messages,
+                                                "inferenceConfig": {"maxTokens": 64}})
+            for why in ("without messageStop", "cut mid-message"):
+                failure = last()[-1]["failure"]
+                self.assertEqual((failure["code"], failure["phase"], failure["partial_output"]),
+                                 ("STREAM_TRUNCATED", "stream", "uncommitted"), why)
+                self.assertIn("without messageStop", failure["message"], why)
+            for row in exceptions:
+                failure = last()[-1]["failure"]
+                self.assertEqual((failure["code"], failure["phase"], failure["retryable"],
+                                  failure["partial_output"]),
+                                 (row["code"], "stream", row["retryable"], "uncommitted"),
+                                 row["name"])
+                self.assertIn(f"in-stream error ({next(iter(row['error']))})", failure["message"])
+            failure = last()[-1]["failure"]
+            self.assertEqual((failure["code"], failure["status"], failure["retryable"],
+                              failure["retry_after_ms"], failure["request_id"]),
+                             ("RATE_LIMIT", 429, True, 2000,
+                              "0b4b0a4e-9a53-4d44-8a3b-6a1d5c2e7f10"))
+            for why in ("the prelude CRC", "the message CRC"):
+                failure = last()[-1]["failure"]
+                self.assertEqual((failure["code"], failure["phase"], failure["partial_output"]),
+                                 ("MALFORMED_RESPONSE", "stream", "uncommitted"), why)
+                self.assertIn(why, failure["message"])
+            failure = last()[-1]["failure"]
+            self.assertEqual((failure["code"], failure["phase"], failure["status"]),
+                             ("MALFORMED_RESPONSE", "response-headers", 200))
+            events = last(extra={**bedrock, "request": {**bedrock["request"], "stream": False}})
+            path, headers, _ = server.requests[-1]
+            self.assertEqual((path, headers.get("accept")), (
+                "/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse", "application/json"))
+            self.assertEqual({k: v for k, v in events[-1].items() if k != "received"}, {
+                "type": "response/committed", "response_id": "attempt-1", "attempt": 1,
+                "text": "Hello", "tool_calls": [{"id": TOOL["id"], "name": "get_weather",
+                                                 "arguments": '{"city":"Paris"}'}],
+                "finish_reason": "tool_use", "usage": {"input_tokens": 12, "output_tokens": 5},
+                "reasoning": "hm"})
+            # The baseline reads the event stream too; a stream without messageStop is its
+            # answer, naively; a bad CRC and an exception fail it.
+            events = last(BASELINE)
+            self.assertEqual((events[-1]["type"], events[-1]["text"]),
+                             ("response/committed", "Hello"))
+            events = last(BASELINE)
+            self.assertEqual((events[-1]["type"], events[-1]["text"]),
+                             ("response/committed", "Hello"))
+            failure = last(BASELINE)[-1]["failure"]
+            self.assertEqual((failure["code"], failure["phase"]), ("MALFORMED_RESPONSE", "stream"))
+            failure = last(BASELINE)[-1]["failure"]
+            self.assertEqual((failure["code"], failure["retryable"]), ("RATE_LIMIT", True))
+        finally:
+            server.close()
 
 
 # ---- whole adapters against a loopback server --------------------------------------------------

@@ -1,11 +1,12 @@
 """The kits' protocol.json and the protocol's JSON Schema must say what the reference client
 says: its classification tables (reference_impl/classify.cc, stream_error_class.cc), its taxonomy
 names (failure.cc), its delay sources (retry_after.cc), its dialects' paths, terminators and
-stream framings (dialect.cc, call_request.cc, assembler.cc; SSE or Ollama's NDJSON, and the untyped
-in-stream error rule of stream_error_class.cc) and the finish reasons it calls a refusal
-(assembler.cc) are
-read from the C++ sources and compared, so that a change on either side that the other does not
-follow fails here.
+stream framings (dialect.cc, call_request.cc, assembler.cc; SSE, Ollama's NDJSON or Bedrock's event
+stream, and the untyped in-stream error rule of stream_error_class.cc) and the finish reasons it
+calls a refusal (assembler.cc) are read from the C++ sources and compared, so that a change on
+either side that the other does not follow fails here. A dialect the kits speak before the
+reference client does (AHEAD, empty while they agree) is checked once reference_impl/dialect.cc
+names it; until then test_dialects_ahead_of_the_reference is skipped, saying which.
     python3 -m unittest discover -s harness/adapters/kit/tests -p 'test_*.py'
 """
 import json
@@ -21,8 +22,26 @@ SCHEMA = json.loads((REPO / "harness/schema/adapter-protocol.schema.json").read_
 FAILURE = SCHEMA["$defs"]["failure"]["properties"]
 
 
+# Dialects the kits speak ahead of the reference client: compared with its sources once
+# reference_impl/dialect.cc names them, left out of the comparisons until then.
+AHEAD = set()
+
+
 def source(name):
     return (REF / name).read_text(encoding="utf-8")
+
+
+def reference_dialects():
+    """{dialect name: its Dialect enumerator} of the reference client (dialect.cc ToString)."""
+    body = function_body(source("dialect.cc"), "std::string_view ToString(Dialect dialect)")
+    return {name: kind for kind, name in re.findall(
+        r"case Dialect::(k\w+):\s+return \"([a-z-]+)\";", body)}
+
+
+def checked_dialects():
+    """The kits' dialects that the reference client names too: {name: its protocol.json entry}."""
+    kinds = reference_dialects()
+    return {name: d for name, d in PROTOCOL["dialects"].items() if name in kinds}
 
 
 def code_name(enumerator):
@@ -76,7 +95,9 @@ class ProtocolJsonTest(unittest.TestCase):
         shared = source("stream_error_class.cc")
 
         self.assertEqual(PROTOCOL["wording"]["context_window"],
-                         wordings(text, "bool IsContextWindow("))
+                         wordings(shared, "bool SaysContextOverflow("))
+        self.assertIn("SaysContextOverflow(error.message)",
+                      function_body(text, "bool IsContextWindow("))
         self.assertEqual(PROTOCOL["wording"]["quota"], wordings(shared, "bool SaysQuotaExhausted("))
         self.assertEqual(PROTOCOL["wording"]["overloaded_5xx"],
                          wordings(shared, "bool SaysModelOverloaded("))
@@ -101,7 +122,8 @@ class ProtocolJsonTest(unittest.TestCase):
         flags = {name: re.findall(r"FailureCode::(k\w+)", value)
                  for name, value in re.findall(r"const bool (\w+) =([^;]+);", body)}
         says = {"SaysModelOverloaded": wordings(text, "bool SaysModelOverloaded("),
-                "SaysQuotaExhausted": wordings(text, "bool SaysQuotaExhausted(")}
+                "SaysQuotaExhausted": wordings(text, "bool SaysQuotaExhausted("),
+                "SaysContextOverflow": wordings(text, "bool SaysContextOverflow(")}
         want = {}
         for condition, function, result in re.findall(
                 r"if \(([^&]+?) && (Says\w+)\(message\)\) return (k\w+);", body):
@@ -113,15 +135,15 @@ class ProtocolJsonTest(unittest.TestCase):
         self.assertEqual(PROTOCOL["stream_refine"], want)
 
     def test_dialects(self):
-        kinds = {name: kind for kind, name in re.findall(
-            r"case Dialect::(k\w+):\s+return \"([a-z-]+)\";",
-            function_body(source("dialect.cc"), "std::string_view ToString(Dialect dialect)"))}
-        self.assertEqual(sorted(PROTOCOL["dialects"]), sorted(kinds))
+        kinds = reference_dialects()
+        # Every dialect of the reference client is the kits'; the kits may be AHEAD of it.
+        self.assertEqual(sorted(checked_dialects()), sorted(kinds))
+        self.assertLessEqual(set(PROTOCOL["dialects"]) - set(kinds), AHEAD)
         call = source("call_request.cc")
         paths = function_body(call, "std::string_view DialectPath(")
         assembler = source("assembler.cc")
         terminators = function_body(assembler, "std::string_view TerminatorOf(")
-        for name, dialect in PROTOCOL["dialects"].items():
+        for name, dialect in checked_dialects().items():
             kind = kinds[name]
             path = re.search(rf"case Dialect::{kind}:\s+return \"([^\"]+)\";", paths).group(1)
             terminator = re.search(rf"case Dialect::{kind}:\s+return \"((?:[^\"\\]|\\.)*)\";",
@@ -130,40 +152,54 @@ class ProtocolJsonTest(unittest.TestCase):
             if "path_fields" not in dialect:
                 self.assertEqual(dialect["path"], path, name)
                 continue
-            # The model and the method in the path (RequestPath), the rest in the body (ToWire).
+            # The model and the method in the path (RequestPath: the dialect's path, the model,
+            # then the method's literal), the rest in the body (ToWire).
             request_path = function_body(call, "std::string RequestPath(")
-            stream, whole = re.search(r'stream \? "([^"]+)" : "([^"]+)"', request_path).groups()
-            self.assertEqual(dialect["path"], f"{path}{{model}}{stream}", name)
-            self.assertEqual(dialect["path_unstreamed"], f"{path}{{model}}{whole}", name)
-            first = path[:path.index("/", 1)]
-            self.assertIn(f'base_path.ends_with("{first}")', request_path)
+            for key in ("path", "path_unstreamed"):
+                prefix, method = dialect[key].split("{model}")
+                self.assertEqual(prefix, path, f"{name} {key}")
+                self.assertIn(f'"{method}"', request_path, f"{name} {key}")
+            if "version_prefix" in dialect:
+                self.assertEqual(dialect["version_prefix"], path[:path.index("/", 1)], name)
+                self.assertIn(f'base_path.ends_with("{dialect["version_prefix"]}")',
+                              request_path)
             to_wire = function_body(call, "WireRequest ToWire(")
-            self.assertEqual(dialect["path_fields"], re.findall(r'body\.erase\("(\w+)"\);',
-                                                                 to_wire))
+            self.assertEqual(sorted(set(re.findall(r'body\.erase\("(\w+)"\);', to_wire))),
+                             sorted(dialect["path_fields"]), name)
+
+    def test_dialects_ahead_of_the_reference(self):
+        """Says (as a skip) which dialects the kits speak that the reference client does not name
+        yet, and so are not compared with it."""
+        ahead = sorted(set(PROTOCOL["dialects"]) - set(reference_dialects()))
+        if ahead:
+            self.skipTest(f"{', '.join(ahead)}: not in reference_impl/dialect.cc yet, so its "
+                          "path, terminator and framing are not compared with the reference")
 
     def test_framing(self):
-        """Which dialects stream NDJSON (dialect.cc StreamsNdjson), the media type each framing is
-        asked for (call_request.cc BuildHttpRequest's accept) and checked against (assembler.cc
-        CheckContentType), which dialects stream a request without "stream", and the class of an
+        """How each dialect frames a stream (dialect.cc StreamFramingOf), the media type of each
+        framing (StreamMediaType), asked for by call_request.cc BuildHttpRequest's accept and
+        checked by assembler.cc CheckContentType, which dialects stream a request without "stream", and the class of an
         in-stream error that names no kind (stream_error_class.cc ClassifyStreamError)."""
         dialect_cc = source("dialect.cc")
-        kinds = {name: kind for kind, name in re.findall(
-            r"case Dialect::(k\w+):\s+return \"([a-z-]+)\";",
-            function_body(dialect_cc, "std::string_view ToString(Dialect dialect)"))}
-        ndjson = re.search(r"bool StreamsNdjson\(Dialect dialect\) \{([^}]*)\}",
-                           dialect_cc).group(1)
-        ndjson_kinds = set(re.findall(r"Dialect::(k\w+)", ndjson))
-        self.assertTrue(ndjson_kinds)
-        for name, dialect in PROTOCOL["dialects"].items():
-            want = "ndjson" if kinds[name] in ndjson_kinds else "sse"
+        kinds = reference_dialects()
+        framing_of = function_body(dialect_cc, "StreamFraming StreamFramingOf(Dialect dialect)")
+        framed = {kind: framing for kind, framing in re.findall(
+            r"case Dialect::(k\w+):\s+return StreamFraming::k(\w+);", framing_of)}
+        self.assertTrue(framed)
+        for name, dialect in checked_dialects().items():
+            want = framed.get(kinds[name], "Sse").lower()
             self.assertEqual(dialect.get("framing"), want, name)
-        framings = PROTOCOL["framings"]
-        check = function_body(source("assembler.cc"), "std::optional<Failure> CheckContentType(")
-        self.assertEqual(re.search(r'StreamsNdjson\(dialect\) \? "([^"]+)" : "([^"]+)"',
-                                   check).groups(), (framings["ndjson"], framings["sse"]))
-        build = function_body(source("call_request.cc"), "std::string BuildHttpRequest(")
-        for media in framings.values():
-            self.assertIn(f'"accept: {media}\\r\\n"', build)
+        # The media type of each framing (StreamMediaType), which the accept header asks for
+        # (BuildHttpRequest) and the response's content type must be (CheckContentType).
+        media = function_body(dialect_cc, "std::string_view StreamMediaType(Dialect dialect)")
+        types = {framing.lower(): media_type for framing, media_type in re.findall(
+            r"case StreamFraming::k(\w+):\s+return \"([^\"]+)\";", media)}
+        types["sse"] = re.findall(r'return "([^"]+)";', media)[-1]
+        self.assertEqual(PROTOCOL["framings"], types)
+        self.assertIn("StreamMediaType(dialect)",
+                      function_body(source("assembler.cc"), "std::optional<Failure> CheckContentType("))
+        self.assertIn("StreamMediaType(request.dialect)",
+                      function_body(source("call_request.cc"), "std::string BuildHttpRequest("))
         # A request without "stream": Gemini's path says a stream (ToWire), Ollama's server
         # streams (the fake provider reads it so); the others need "stream": true.
         self.assertIn("bool stream = true;",
@@ -171,7 +207,8 @@ class ProtocolJsonTest(unittest.TestCase):
         ollama = (REPO / "fake_provider/dialect_ollama.cc").read_text(encoding="utf-8")
         self.assertIn("TargetKind::kBodyDecidesStreamByDefault", ollama)
         self.assertEqual(sorted(n for n, d in PROTOCOL["dialects"].items()
-                                if d.get("streams_by_default")), ["gemini", "ollama"])
+                                if d.get("streams_by_default")),
+                         ["bedrock-converse", "gemini", "ollama"])
         # Ollama's {"error":"text"}: the text is the message (classify.cc ReadBodyError), and
         # inside a stream an error that names no kind is the dialect's untyped class, unrefined.
         self.assertIn("error->is_string()", function_body(source("classify.cc"),

@@ -51,9 +51,25 @@ function errorObject(body) {
 const details = (error) => (Array.isArray(error?.details) ? error.details : [])
   .filter((d) => d !== null && typeof d === 'object' && !Array.isArray(d));
 
+// An AWS error type as Bedrock names it anywhere: "ThrottlingException:http://internal.amazon
+// .com/coral/com.amazon.bedrock/" (x-amzn-errortype) or "com.amazon.coral.service#Throttling
+// Exception" (a body's __type) is ThrottlingException; '' for anything that is not a string.
+export const awsType = (value) =>
+  (typeof value === 'string' ? value.split(':')[0].split('#').at(-1).trim() : '');
+
+// [type, its object] of the AWS SDKs' union form of an exception, {"throttlingException":
+// {"message": ...}} (a key ending in "Exception", in either case, that holds an object), or null.
+export function awsException(obj) {
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return null;
+  return Object.entries(obj).find(([key, value]) => /exception$/i.test(key) && value !== null &&
+                                  typeof value === 'object' && !Array.isArray(value)) ?? null;
+}
+
 // {type, code, message, retryInfo} of a provider error, whatever the envelope: {"error":{...}},
 // {"type":"error","error":{...}}, {"error":"text"}, a bare {type, code, message}, or a string.
 // Google's google.rpc.Status has no `type`: its `status` (RESOURCE_EXHAUSTED) stands for it.
+// AWS's: a bare {"message"} with its type in "__type" (or only in the x-amzn-errortype header:
+// classifyHttp), or the SDKs' union form of a stream's exception, {"throttlingException": {...}}.
 // `retryInfo`: a details[] entry is a google.rpc.RetryInfo (the window says when it reopens).
 export function errorFields(body) {
   if (typeof body === 'string') {
@@ -74,14 +90,21 @@ export function errorFields(body) {
              message: text(error.message), retryInfo };
   }
   if (typeof error === 'string') return { type: '', code: '', message: error, retryInfo: false };
-  return { type: text(body.type), code: text(body.code),
-           message: text(body.message) || text(body.detail), retryInfo: false };
+  const exception = body.type === undefined ? awsException(body) : null;
+  if (exception) {
+    const [type, fields] = exception;
+    return { type, code: '', message: text(fields.message ?? fields.Message), retryInfo: false };
+  }
+  return { type: text(body.type) || awsType(body.__type), code: text(body.code),
+           message: text(body.message) || text(body.detail) || text(body.Message),
+           retryInfo: false };
 }
 
-// The code the shared table gives a provider error (its code first, then its type), or null.
+// The code the shared table gives a provider error (its code first, then its type; an AWS type
+// whatever the case of its first letter: protocol.json _aws_types), or null.
 export function providerErrorCode({ type = '', code = '' }) {
   return (code && PROTOCOL.provider_errors[code]) || (type && PROTOCOL.provider_errors[type]) ||
-      null;
+      (type && PROTOCOL.provider_errors[type[0].toLowerCase() + type.slice(1)]) || null;
 }
 
 const worded = (message, entries) =>
@@ -154,9 +177,11 @@ function summary(status, message) {
 }
 
 // The failure of an HTTP error response: `headers` a fetch Headers or a plain object, `body` the
-// body text (or what of it was read). `now` (ms since the epoch) is for HTTP-date hints.
+// body text (or what of it was read). `now` (ms since the epoch) is for HTTP-date hints. AWS names
+// its error's type in the x-amzn-errortype header: the type of a body that names none.
 export function classifyHttp({ status, headers, body = '', now = Date.now() }) {
   const fields = errorFields(body);
+  fields.type ||= awsType(header(headers, 'x-amzn-errortype'));
   const [code, retryable] = refine(status, statusRow(status), fields);
   const should = (header(headers, 'x-should-retry') ?? '').trim().toLowerCase();
   const out = failure(code, 'response-headers', summary(status, fields.message), {

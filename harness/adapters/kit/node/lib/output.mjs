@@ -1,9 +1,9 @@
-// What an adapter needs to make and read a call in any of the five dialects: the request
-// (endpoint, headers, body), whether the answer streams and in which framing (SSE, or Ollama's
-// NDJSON: streamEvents, checkContentType), and Output, which assembles text, reasoning, tool
-// calls, finish reason and usage from the dialect's events (or a whole non-streamed object),
-// writes assistant/chunk for every text or tool-call delta, and builds the terminal event's
-// fields.
+// What an adapter needs to make and read a call in any of the six dialects: the request
+// (endpoint, headers, body), whether the answer streams and in which framing (SSE, Ollama's
+// NDJSON or Bedrock's binary event stream: streamEvents, checkContentType), and Output, which
+// assembles text, reasoning, tool calls, finish reason and usage from the dialect's events (or a
+// whole non-streamed object), writes assistant/chunk for every text or tool-call delta, and
+// builds the terminal event's fields.
 //
 // Output reports; it does not judge. An SDK adapter feeds it whatever the SDK yielded and
 // commits it (so the runner can catch an SDK that accepts a truncated stream); a client of its
@@ -19,35 +19,44 @@ import { PROTOCOL, emit, note } from './protocol.mjs';
 import { AdapterFailure, classifyStreamError, failure } from './classify.mjs';
 import { isErrorEvent, sseEvents } from './sse.mjs';
 import { ndjsonEvents } from './ndjson.mjs';
+import { eventStreamEvents } from './eventstream.mjs';
 import { responseId } from './wire.mjs';
 
 // ---- the request -------------------------------------------------------------------------
 
-// The URL of the call's dialect endpoint under base_url (which has no /v1). Gemini's path names
-// the request's model and method (a stream unless the request's "stream" is false), and a
-// base_url ending in /v1beta does not repeat it (reference_impl/call.cc RequestPath).
+// The URL of the call's dialect endpoint under base_url (which has no /v1). Gemini's and
+// Bedrock's paths name the request's model and method (a stream unless the request's "stream" is
+// false; Bedrock's model percent-encoded, its default when the request names none), and a
+// base_url ending in Gemini's /v1beta does not repeat it (reference_impl/call.cc RequestPath).
 export function endpoint(call) {
   const dialect = PROTOCOL.dialects[call.dialect];
   let base = call.base_url.replace(/\/+$/, '');
   if (!dialect.path_fields) return `${base}${dialect.path}`;
-  const first = dialect.path.slice(0, dialect.path.indexOf('/', 1));
-  if (base.endsWith(first)) base = base.slice(0, -first.length);
+  const prefix = dialect.version_prefix;
+  if (prefix && base.endsWith(prefix)) base = base.slice(0, -prefix.length);
   const { model, stream } = call.request ?? {};
   const path = stream === false ? dialect.path_unstreamed : dialect.path;
-  const name = typeof model === 'string' && model ? model : '{model}';
-  return `${base}${path.replace('{model}', name)}`;
+  const name = typeof model === 'string' && model ? model : dialect.default_model ?? '{model}';
+  return `${base}${path.replace('{model}', dialect.model_escaped ? escapeSegment(name) : name)}`;
 }
 
+// A path segment percent-encoded as the AWS SDKs do (RFC 3986: all but A-Z a-z 0-9 - _ . ~), so
+// that a model id's ':' and an ARN's '/' stay inside their segment.
+const escapeSegment = (text) => encodeURIComponent(text)
+  .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
 // The body to send, as JSON text: the call's request, without what the dialect's path says
-// instead (Gemini's "model" and "stream").
+// instead (Gemini's and Bedrock's "model" and "stream").
 export function requestBody(call) {
   const omit = PROTOCOL.dialects[call.dialect].path_fields ?? [];
   return JSON.stringify(Object.fromEntries(Object.entries(call.request)
     .filter(([key]) => !omit.includes(key))));
 }
 
-// The request's headers. Ollama (hosted) takes the key as a bearer token (a local server
-// ignores it) and is told which answer is expected: application/x-ndjson for a stream.
+// The request's headers. Ollama (hosted) and Bedrock (its API keys) take the key as a bearer
+// token (a local Ollama ignores it; Bedrock also takes SigV4) and are told which answer is
+// expected: their framing's media type for a stream (application/x-ndjson,
+// application/vnd.amazon.eventstream), else application/json.
 export function requestHeaders(call) {
   const headers = { 'content-type': 'application/json' };
   if (call.dialect === 'anthropic-messages') {
@@ -58,15 +67,16 @@ export function requestHeaders(call) {
   } else {
     headers.authorization = `Bearer ${call.api_key}`;
   }
-  if (framing(call.dialect) === 'ndjson') {
-    headers.accept = streams(call) ? PROTOCOL.framings.ndjson : 'application/json';
+  const framed = framing(call.dialect);
+  if (framed !== 'sse') {
+    headers.accept = streams(call) ? PROTOCOL.framings[framed] : 'application/json';
   }
   return headers;
 }
 
 // Whether the call's answer is a stream: its request's "stream" is true, or it is absent (not a
 // boolean) in a dialect that streams by default (Ollama streams unless told "stream": false;
-// Gemini's path).
+// Gemini's and Bedrock's paths).
 export function streams(call) {
   const stream = call.request?.stream;
   if (typeof stream === 'boolean') return stream;
@@ -75,18 +85,21 @@ export function streams(call) {
 
 const framing = (dialect) => PROTOCOL.dialects[dialect]?.framing ?? 'sse';
 
-// The events of a streamed body in the call's dialect's framing: SSE events, or NDJSON lines
-// (Ollama), each as {event, data} for parseEvent. `call` may be the dialect's name instead.
+// The events of a streamed body in the call's dialect's framing: SSE events, NDJSON lines
+// (Ollama) or event stream messages (Bedrock), each as {event, data} for parseEvent. `call` may
+// be the dialect's name instead.
 export function streamEvents(call, body) {
   const dialect = typeof call === 'string' ? call : call.dialect;
-  return framing(dialect) === 'ndjson' ? ndjsonEvents(body) : sseEvents(body);
+  const read = { ndjson: ndjsonEvents, eventstream: eventStreamEvents }[framing(dialect)];
+  return (read ?? sseEvents)(body);
 }
 
 // The reference client's check of a 2xx response's content-type (assembler.cc CheckContentType):
-// a stream must be its framing's media type (text/event-stream, or application/x-ndjson for
-// Ollama), a whole answer application/json or ...+json; another is MALFORMED_RESPONSE in phase
-// response-headers, retryable. No content-type is no verdict. `response`: a fetch Response (its
-// status is added), or the content-type header's value. Returns the failure, or null.
+// a stream must be its framing's media type (text/event-stream, application/x-ndjson for Ollama,
+// application/vnd.amazon.eventstream for Bedrock), a whole answer application/json or ...+json;
+// another is MALFORMED_RESPONSE in phase response-headers, retryable. No content-type is no
+// verdict. `response`: a fetch Response (its status is added), or the content-type header's
+// value. Returns the failure, or null.
 export function checkContentType(call, response) {
   const value = typeof response === 'string' || response === null || response === undefined
     ? response : response.headers?.get?.('content-type');
@@ -102,11 +115,14 @@ export function checkContentType(call, response) {
 
 // ---- the stream's events (the framings: sse.mjs, ndjson.mjs) -------------------------------
 
-// One SSE event (or NDJSON line) as the dialect's JSON object; null for OpenAI Chat's `[DONE]`
-// (not in an NDJSON dialect, whose every line is an object). Throws an AdapterFailure
+// One SSE event (or NDJSON line, or event stream message) as the dialect's JSON object; null for
+// OpenAI Chat's `[DONE]` (not in an NDJSON dialect, whose every line is an object). An event
+// stream's event is the AWS SDKs' union object, its payload under its name ({"messageStop":
+// {...}}); its `error` event (an exception) is that object already. Throws an AdapterFailure
 // (MALFORMED_RESPONSE) for data that is not a JSON object.
 export function parseEvent({ event, data }, dialect = null) {
-  if (data.trim() === '[DONE]' && framing(dialect) !== 'ndjson') return null;
+  const framed = framing(dialect);
+  if (data.trim() === '[DONE]' && framed === 'sse') return null;
   let obj;
   try {
     obj = JSON.parse(data);
@@ -118,6 +134,7 @@ export function parseEvent({ event, data }, dialect = null) {
     throw new AdapterFailure(failure('MALFORMED_RESPONSE', 'stream',
                                      `an event that is not an object: ${data.slice(0, 80)}`));
   }
+  if (framed === 'eventstream') return event === 'error' ? obj : { [event]: obj };
   if (event === 'error' && obj.type === undefined) obj.type = 'error';
   return obj;
 }
@@ -502,12 +519,86 @@ function ollamaLine(out, obj) {
   return true;
 }
 
+// Bedrock ConverseStream: the block index of an event (0 when absent).
+function blockIndex(event) {
+  need(absentOr(event.contentBlockIndex, Number.isInteger),
+       '`contentBlockIndex` must be an integer');
+  return event.contentBlockIndex ?? 0;
+}
+
+// Bedrock's usage counts ({inputTokens, outputTokens}), each kept when it leaves one out.
+function bedrockUsage(out, usage) {
+  need(absentOr(usage, isObject), '`usage` must be an object');
+  const input = count(usage?.inputTokens);
+  const output = count(usage?.outputTokens);
+  if (input !== null) out.usage.input_tokens = input;
+  if (output !== null) out.usage.output_tokens = output;
+}
+
+// Each ConverseStream event's reader, given its payload (real Bedrock pads payloads with a "p"
+// field, which nothing reads). Every shape is checked before anything is taken. messageStop
+// ends the answer; metadata (the usage) follows it.
+const BEDROCK_EVENTS = {
+  messageStart(out, event) {
+    need(absentOr(event.role, isString), '`role` must be a string');
+  },
+  // A tool call's block opens with its id and name; its arguments come as text in the deltas.
+  contentBlockStart(out, event) {
+    const index = blockIndex(event);
+    need(isObject(event.start), '`start` must be an object');
+    const tool = event.start.toolUse;
+    if (tool === undefined || tool === null) return;
+    need(isObject(tool), '`toolUse` must be an object');
+    need(isString(tool.name), 'a tool use needs a `name`');
+    need(absentOr(tool.toolUseId, isString), '`toolUseId` must be a string');
+    out.addToolCall(index, tool.toolUseId, tool.name, '');
+  },
+  contentBlockDelta(out, event) {
+    const index = blockIndex(event);
+    need(isObject(event.delta), '`delta` must be an object');
+    const { text, reasoningContent: reasoning, toolUse: tool } = event.delta;
+    need(absentOr(text, isString), '`text` must be a string');
+    need(absentOr(reasoning, isObject), '`reasoningContent` must be an object');
+    need(absentOr(reasoning?.text, isString), '`reasoningContent.text` must be a string');
+    need(absentOr(tool, isObject), '`toolUse` must be an object');
+    need(absentOr(tool?.input, isString), '`toolUse.input` must be a string');
+    out.addText(text);
+    if (reasoning?.text) out.reasoning += reasoning.text;
+    if (tool?.input) out.addToolCall(index, '', '', tool.input);
+  },
+  contentBlockStop(out, event) {
+    blockIndex(event);
+  },
+  messageStop(out, event) {
+    need(isString(event.stopReason), '`stopReason` must be a string');
+    out.finish = event.stopReason;
+    return true;
+  },
+  metadata(out, event) {
+    bedrockUsage(out, event.usage);
+  },
+};
+
+// A Bedrock ConverseStream event, as the AWS SDKs' union object ({"contentBlockDelta": {...}}:
+// parseEvent's). Events of other names are ignored.
+function bedrockEvent(out, obj) {
+  let done = false;
+  for (const [name, event] of Object.entries(obj)) {
+    const read = Object.hasOwn(BEDROCK_EVENTS, name) ? BEDROCK_EVENTS[name] : null;
+    if (!read) continue;
+    need(isObject(event), `\`${name}\` must be an object`);
+    done = read(out, event) === true || done;
+  }
+  return done;
+}
+
 const DECODERS = {
   'openai-chat': chatChunk,
   'anthropic-messages': anthropicEvent,
   'openai-responses': responsesEvent,
   gemini: geminiChunk,
   ollama: ollamaLine,
+  'bedrock-converse': bedrockEvent,
 };
 
 // ---- the dialects' whole answers ---------------------------------------------------------
@@ -519,14 +610,16 @@ const WHOLE_SHAPE = {
   'openai-responses': (obj) => Array.isArray(obj?.output),
   gemini: (obj) => Array.isArray(obj?.candidates) || isObject(obj?.promptFeedback),
   ollama: (obj) => obj?.done === true || isErrorEvent(obj ?? {}, 'ollama'),
+  'bedrock-converse': (obj) => isObject(obj?.output) && isObject(obj.output.message) &&
+      Array.isArray(obj.output.message.content),
 };
 
 function setTool(out, i, id, name, args) {
   out.tools.set(i, { id: id ?? '', name: name ?? '', arguments: args ?? '' });
 }
 
-// The parts of a whole answer (Gemini's, Ollama's) in order: text, reasoning, whole tool calls
-// numbered by arrival.
+// The parts of a whole answer (Gemini's, Ollama's, Bedrock's) in order: text, reasoning, whole
+// tool calls numbered by arrival.
 function applyWholeParts(out, parts) {
   let calls = 0;
   for (const part of parts) {
@@ -592,4 +685,38 @@ const WHOLE = {
     out.finish = finish || null;
     ollamaUsage(out, usage);
   },
+  'bedrock-converse'(out, obj) {
+    if (!WHOLE_SHAPE['bedrock-converse'](obj)) return;  // missing parts read as empty (not strict)
+    applyWholeParts(out, bedrockContent(obj.output.message.content));
+    need(absentOr(obj.stopReason, isString), '`stopReason` must be a string');
+    out.finish = obj.stopReason || null;
+    bedrockUsage(out, obj.usage);
+  },
 };
+
+// The content blocks of a Bedrock Converse answer as parts: {text}, {reasoningContent:
+// {reasoningText: {text}}} (reasoning), {toolUse: {toolUseId, name, input}} (a whole call: its
+// `input` object serialised); other blocks (an image, a document) are not output.
+function bedrockContent(blocks) {
+  const parts = [];
+  for (const block of blocks) {
+    need(isObject(block), 'every content block must be an object');
+    need(absentOr(block.text, isString), '`text` must be a string');
+    if (block.text) parts.push({ text: block.text });
+    const reasoning = block.reasoningContent;
+    need(absentOr(reasoning, isObject), '`reasoningContent` must be an object');
+    need(absentOr(reasoning?.reasoningText, isObject), '`reasoningText` must be an object');
+    need(absentOr(reasoning?.reasoningText?.text, isString),
+         '`reasoningText.text` must be a string');
+    if (reasoning?.reasoningText?.text) parts.push({ reasoning: reasoning.reasoningText.text });
+    const tool = block.toolUse;
+    if (tool === undefined || tool === null) continue;
+    need(isObject(tool), '`toolUse` must be an object');
+    need(isString(tool.name), 'a tool use needs a `name`');
+    need(absentOr(tool.toolUseId, isString), '`toolUseId` must be a string');
+    const args = tool.input === undefined || tool.input === null ? '{}'
+      : isString(tool.input) ? tool.input : JSON.stringify(tool.input);
+    parts.push({ call: { id: tool.toolUseId ?? '', name: tool.name, args } });
+  }
+  return parts;
+}

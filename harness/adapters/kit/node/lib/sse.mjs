@@ -2,6 +2,7 @@
 // returns the events those bytes complete, as {event, data}, with CR, LF and CRLF line ends,
 // comments, multi-line data and a leading BOM handled. Both the Wire (which watches a body for
 // error events as it passes) and the adapters' own readers (sseEvents) frame with it.
+import { awsException } from './classify.mjs';
 
 export class SseDecoder {
   #decoder = new TextDecoder();
@@ -53,9 +54,14 @@ export async function* sseEvents(body) {
 // Whether a dialect's event object (parsed data) reports a provider error: Anthropic's and the
 // Responses API's `error`, a Responses `response.failed`, or OpenAI Chat's and Gemini's bare
 // {"error": {...}} (Gemini's a google.rpc.Status). An Ollama line (`dialect` 'ollama') is an
-// error whenever it has an `error`, most often a bare string: {"error":"text"}.
+// error whenever it has an `error`, most often a bare string: {"error":"text"}. A Bedrock event
+// (the AWS SDKs' union object) is one when it names an exception ({"throttlingException":
+// {...}}) or is an event stream error message ({"error": {...}}).
 export const isErrorEvent = (obj, dialect = null) => {
   if (dialect === 'ollama') return obj.error !== undefined && obj.error !== null;
+  if (dialect === 'bedrock-converse') {
+    return awsException(obj) !== null || (obj.error !== null && typeof obj.error === 'object');
+  }
   return obj.type === 'error' || obj.type === 'response.failed' ||
     (obj.error !== null && typeof obj.error === 'object' && obj.type === undefined);
 };

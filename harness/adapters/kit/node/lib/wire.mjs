@@ -8,8 +8,9 @@
 //   - What happened to it is recorded from the wire: the status and headers, an error body (read
 //     from a Response.clone(), at most 250 ms and 64 KiB, since libraries often cancel a retried
 //     response's body unread), the network error of a failed fetch, the first error event of an
-//     event stream (or error line of an application/x-ndjson stream: Ollama's; classified in the
-//     dialect of the attempt's route, else the call's), or the error that ended the body stream
+//     event stream (or error line of an application/x-ndjson stream: Ollama's, or exception of an
+//     application/vnd.amazon.eventstream: Bedrock's; classified in the dialect of the attempt's
+//     route, else the call's), or the error that ended the body stream
 //     (the body is passed through a transparent stream that sees its events, its end or its
 //     error).
 //   - When a new request starts after the previous attempt failed, that attempt's
@@ -25,6 +26,7 @@ import { emit } from './protocol.mjs';
 import { classifyHttp, classifyNetworkError, classifyStreamError, failure } from './classify.mjs';
 import { SseDecoder, isErrorEvent } from './sse.mjs';
 import { NdjsonDecoder } from './ndjson.mjs';
+import { EventStreamDecoder } from './eventstream.mjs';
 
 const ERROR_BODY_MS = 250;
 const ERROR_BODY_BYTES = 65536;
@@ -174,8 +176,9 @@ function observeBody(response, a) {
   }
   const reader = response.body.getReader();
   const type = response.headers.get('content-type') ?? '';
-  const framer = /text\/event-stream/i.test(type) ? new SseDecoder()
-    : /application\/x-ndjson/i.test(type) ? new NdjsonDecoder() : null;
+  let framer = /text\/event-stream/i.test(type) ? new SseDecoder()
+    : /application\/x-ndjson/i.test(type) ? new NdjsonDecoder()
+      : /application\/vnd\.amazon\.eventstream/i.test(type) ? new EventStreamDecoder() : null;
   const body = new ReadableStream({
     async pull(controller) {
       let step;
@@ -191,7 +194,11 @@ function observeBody(response, a) {
         controller.close();
       } else {
         if (framer && !a.streamError) {
-          a.streamError = firstStreamError(framer.push(step.value), a.dialect);
+          try {
+            a.streamError = firstStreamError(framer.push(step.value), a.dialect);
+          } catch {
+            framer = null;  // a malformed event stream: the library's to report
+          }
         }
         controller.enqueue(step.value);
       }
