@@ -95,8 +95,9 @@ StreamEvents BedrockStream(const scenario::Content& content, const ResponseIds& 
   if (content.tool_call) {
     const scenario::ToolCallSpec& call = *content.tool_call;
     event("contentBlockStart",
-          Json::object({{"contentBlockIndex", block},
-                        {"start", {{"toolUse", {{"toolUseId", ids.item_id}, {"name", call.name}}}}}}));
+          Json::object(
+              {{"contentBlockIndex", block},
+               {"start", {{"toolUse", {{"toolUseId", ids.item_id}, {"name", call.name}}}}}}));
     for (const std::string& piece : SplitBytes(call.arguments, call.chunk_size)) {
       delta(block, Json::object({{"toolUse", {{"input", piece}}}}));
     }
@@ -104,8 +105,8 @@ StreamEvents BedrockStream(const scenario::Content& content, const ResponseIds& 
   }
   out.terminator = out.events.size();
   event("messageStop", Json::object({{"stopReason", StopReason(content)}}));
-  event("metadata", Json::object({{"usage", UsageObject(usage)},
-                                  {"metrics", {{"latencyMs", kLatencyMs}}}}));
+  event("metadata",
+        Json::object({{"usage", UsageObject(usage)}, {"metrics", {{"latencyMs", kLatencyMs}}}}));
   SkipToTerminator(content.end, out);
   return out;
 }
@@ -186,7 +187,8 @@ BedrockWords ErrorWords(const scenario::ErrorSpec& error) {
 // "ThrottlingException" -> "throttlingException": the member name of the stream's union.
 std::string LowerCamel(std::string_view type) {
   std::string out(type);
-  if (!out.empty() && out[0] >= 'A' && out[0] <= 'Z') out[0] = static_cast<char>(out[0] - 'A' + 'a');
+  if (!out.empty() && out[0] >= 'A' && out[0] <= 'Z')
+    out[0] = static_cast<char>(out[0] - 'A' + 'a');
   return out;
 }
 
@@ -230,9 +232,9 @@ class ConverseWriter final : public DialectWriter {
     // x-amzn-RequestId is a UUID; its first group starts with a digit so that the whole id
     // varies per request (a first group of letters would be kept as a literal prefix).
     const std::string hex = source.Hex(32);
-    ids.request_id = fmt::format("{}{}-{}-4{}-a{}-{}", 1 + hex[0] % 9, hex.substr(1, 7),
-                                 hex.substr(8, 4), hex.substr(13, 3), hex.substr(17, 3),
-                                 hex.substr(20, 12));
+    ids.request_id =
+        fmt::format("{}{}-{}-4{}-a{}-{}", 1 + hex[0] % 9, hex.substr(1, 7), hex.substr(8, 4),
+                    hex.substr(13, 3), hex.substr(17, 3), hex.substr(20, 12));
     ids.created = CreatedSeconds(now);
     ids.model = std::string(model.empty() ? kDefaultModel : model);
     return ids;

@@ -56,14 +56,14 @@ struct BodyProgram {
 // A response entry, rendered once.
 struct CompiledEntry {
   const scenario::ResponseSpec* spec = nullptr;
-  int output_tokens = 0;              // usage output, for the total-tokens slot
-  SlotValues placeholders;            // what the holes were rendered with
-  std::optional<BodyProgram> stream;  // 2xx SSE (absent for errors and body overrides)
-  BodyProgram body;                   // the content-length body: JSON, error or override
-  std::string body_content_type;      // before the scenario's override
+  int output_tokens = 0;                       // usage output, for the total-tokens slot
+  SlotValues placeholders;                     // what the holes were rendered with
+  std::optional<BodyProgram> stream;           // 2xx SSE (absent for errors and body overrides)
+  BodyProgram body;                            // the content-length body: JSON, error or override
+  std::string body_content_type;               // before the scenario's override
   std::vector<scenario::Header> body_headers;  // the writer's own, e.g. x-amzn-ErrorType
-  std::string stream_content_type;    // for a stream request answered with `body`
-  std::string status_summary;         // "429 rate_limit retry-after=imf(+2s)"
+  std::string stream_content_type;             // for a stream request answered with `body`
+  std::string status_summary;                  // "429 rate_limit retry-after=imf(+2s)"
 };
 
 // Sentinel ids and numbers the entries are rendered with, derived from the writer's id shape.

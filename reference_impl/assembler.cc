@@ -34,9 +34,8 @@ std::string_view TerminatorOf(Dialect dialect) {
 // Gemini's (a finishReason, or a prompt's blockReason) and Bedrock's stopReason.
 bool IsContentFilterFinish(std::string_view reason) {
   static constexpr std::string_view kWithheld[] = {
-      "content_filter", "refusal",      "SAFETY",           "RECITATION",
-      "BLOCKLIST",      "PROHIBITED_CONTENT", "SPII",       "IMAGE_SAFETY",
-      "guardrail_intervened", "content_filtered"};
+      "content_filter",     "refusal", "SAFETY",       "RECITATION",           "BLOCKLIST",
+      "PROHIBITED_CONTENT", "SPII",    "IMAGE_SAFETY", "guardrail_intervened", "content_filtered"};
   return std::ranges::find(kWithheld, reason) != std::end(kWithheld);
 }
 

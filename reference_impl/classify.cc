@@ -25,6 +25,9 @@ struct BodyError {
   // A google.rpc.RetryInfo detail: the provider says when the window reopens, so a quota
   // wording beside it names a per-minute window (Gemini's free tier), not an exhausted quota.
   bool retry_info = false;
+  // AWS's "__type" ("com.amazon.coral.availability#ThrottlingException" -> ThrottlingException),
+  // the type when neither `type` nor the x-amzn-ErrorType header names one.
+  std::string aws_type = {};
 };
 
 bool HasRetryInfo(const Json& error) {
@@ -63,21 +66,19 @@ BodyError ReadBodyError(std::string_view body) {
   std::string message = FieldText(json, "message");
   if (message.empty()) message = FieldText(json, "Message");  // some AWS services' spelling
   if (message.empty()) message = FieldText(json, "detail");
-  return {FieldText(json, "type"), FieldText(json, "code"), std::move(message)};
+  std::string aws_type = FieldText(json, "__type");
+  aws_type.erase(0, aws_type.rfind('#') + 1);  // npos + 1 == 0: nothing to drop
+  return {FieldText(json, "type"), FieldText(json, "code"), std::move(message), false,
+          std::move(aws_type)};
 }
 
-// AWS names an error's type in x-amzn-ErrorType ("ThrottlingException:http://internal...") or
-// in the body's "__type" ("com.amazon.coral.availability#ThrottlingException").
-std::string AwsErrorType(const HttpHeaders& headers, std::string_view body) {
+// The type AWS names in x-amzn-ErrorType ("ThrottlingException:http://internal..."), else in the
+// body's "__type"; "" when neither does.
+std::string AwsErrorType(const HttpHeaders& headers, const BodyError& error) {
   if (auto value = headers.Find("x-amzn-errortype")) {
     return std::string(value->substr(0, value->find(':')));
   }
-  if (body.find("__type") == std::string_view::npos) return {};
-  const Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_object()) return {};
-  const std::string type = FieldText(json, "__type");
-  const std::size_t hash = type.rfind('#');
-  return hash == std::string::npos ? type : type.substr(hash + 1);
+  return error.aws_type;
 }
 
 std::string_view Trim(std::string_view text) {
@@ -212,7 +213,7 @@ ClassifiedResponse ClassifyHttpError(const HttpErrorResponse& response,
                                      std::chrono::system_clock::time_point now,
                                      bool honor_should_retry, RetryAfterParse parse) {
   BodyError error = ReadBodyError(response.body);
-  if (error.type.empty()) error.type = AwsErrorType(response.headers, response.body);
+  if (error.type.empty()) error.type = AwsErrorType(response.headers, error);
   const StatusRow row = Refine(RowFor(response.status), error, response.dialect);
   ClassifiedResponse result;
   Failure& failure = result.failure;

@@ -35,7 +35,8 @@ void AppendDelta(const Json& payload, std::vector<Delta>& out) {
   const Json& delta = RequireObject(payload, "delta");
   if (const Json* text = Member(delta, "text")) {
     if (!text->is_string()) throw ShapeError{"`delta.text` must be a string"};
-    if (!text->get_ref<const std::string&>().empty()) out.push_back(TextDelta{text->get<std::string>()});
+    if (!text->get_ref<const std::string&>().empty())
+      out.push_back(TextDelta{text->get<std::string>()});
   } else if (const Json* reasoning = Member(delta, "reasoningContent")) {
     if (!reasoning->is_object()) throw ShapeError{"`reasoningContent` must be an object"};
     if (auto text = OptString(*reasoning, "text"); !text.empty()) {
@@ -127,8 +128,8 @@ void DecodeBedrockBody(const Json& body, std::vector<Delta>& out) {
   if (output == nullptr) {
     // An error-shaped body on a 2xx ({"message":…}), as a gateway may send.
     if (auto message = OptString(body, "message"); !message.empty()) {
-      out.push_back(ProviderErrorDelta{std::string(OptString(body, "__type")), "",
-                                       std::string(message)});
+      out.push_back(
+          ProviderErrorDelta{std::string(OptString(body, "__type")), "", std::string(message)});
       return;
     }
     throw ShapeError{"a Converse response needs `output`"};

@@ -108,9 +108,10 @@ std::size_t EventStreamDecoder::DecodeMessages(std::string_view input) {
     const std::uint32_t total = U32(prelude, 0);
     const std::uint32_t headers = U32(prelude, 4);
     if (hashing::Crc32(prelude.substr(0, 8)) != U32(prelude, 8)) {
-      Fail(fmt::format("an event-stream prelude's CRC does not match (total length {}, headers "
-                       "length {})",
-                       total, headers));
+      Fail(
+          fmt::format("an event-stream prelude's CRC does not match (total length {}, headers "
+                      "length {})",
+                      total, headers));
     } else if (total < kPreludeBytes + kCrcBytes || headers > total - kPreludeBytes - kCrcBytes) {
       Fail(fmt::format("an event-stream message claims {} bytes with {} bytes of headers", total,
                        headers));

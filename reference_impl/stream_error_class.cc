@@ -101,7 +101,8 @@ constexpr std::array<std::pair<std::string_view, ProviderErrorClass>, 58> kTable
 // HTTP and in lower camel case inside a stream.
 std::string BedrockTypeName(std::string_view text) {
   std::string out(text);
-  if (!out.empty() && out[0] >= 'A' && out[0] <= 'Z') out[0] = static_cast<char>(out[0] - 'A' + 'a');
+  if (!out.empty() && out[0] >= 'A' && out[0] <= 'Z')
+    out[0] = static_cast<char>(out[0] - 'A' + 'a');
   return out;
 }
 

@@ -78,8 +78,9 @@ inline constexpr std::string_view kBrownout[] = {"error_probability", "latency_m
 inline constexpr std::string_view kGroupOutage[] = {"group", "from", "for"};
 
 // The dialect names, in the order of scenario::Dialect (checked against /$defs/dialect).
-inline constexpr std::string_view kDialectNames[] = {
-    "openai-chat", "anthropic-messages", "openai-responses", "gemini", "ollama", "bedrock-converse"};
+inline constexpr std::string_view kDialectNames[] = {"openai-chat",      "anthropic-messages",
+                                                     "openai-responses", "gemini",
+                                                     "ollama",           "bedrock-converse"};
 
 // Enumerated values. Each list is in the order of the C++ enum it maps to, starting at the
 // enumerator named in the comment (the loader converts a position into an enumerator).

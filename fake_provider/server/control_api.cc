@@ -38,8 +38,8 @@ HttpReply MethodNotAllowed(std::string_view allowed) {
 // Ollama's and the AWS SDK's (its endpoint) after the host.
 std::string SdkBaseUrl(const SessionState& session) {
   const scenario::Dialect dialect = session.scenario().dialect;
-  const bool host_only = dialect != scenario::Dialect::kOpenAiChat &&
-                         dialect != scenario::Dialect::kOpenAiResponses;
+  const bool host_only =
+      dialect != scenario::Dialect::kOpenAiChat && dialect != scenario::Dialect::kOpenAiResponses;
   return host_only ? session.base_url() : session.base_url() + "/v1";
 }
 

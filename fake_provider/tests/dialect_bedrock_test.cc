@@ -32,7 +32,8 @@ ResponseIds Ids() { return Bedrock().MakeIds(42, 1, FixedNow(), ""); }
 
 std::uint32_t U32(std::string_view bytes, std::size_t at) {
   std::uint32_t value = 0;
-  for (std::size_t i = 0; i < 4; ++i) value = value << 8 | static_cast<unsigned char>(bytes[at + i]);
+  for (std::size_t i = 0; i < 4; ++i)
+    value = value << 8 | static_cast<unsigned char>(bytes[at + i]);
   return value;
 }
 
@@ -54,9 +55,8 @@ Message Read(std::string_view bytes) {
     const std::string name(bytes.substr(at + 1, name_length));
     at += 1 + name_length;
     EXPECT_EQ(bytes[at], 7) << name;  // string
-    const std::size_t value_length =
-        static_cast<std::size_t>(static_cast<unsigned char>(bytes[at + 1]) << 8 |
-                                 static_cast<unsigned char>(bytes[at + 2]));
+    const std::size_t value_length = static_cast<std::size_t>(
+        static_cast<unsigned char>(bytes[at + 1]) << 8 | static_cast<unsigned char>(bytes[at + 2]));
     out.headers[name] = std::string(bytes.substr(at + 3, value_length));
     at += 3 + value_length;
   }
@@ -65,7 +65,8 @@ Message Read(std::string_view bytes) {
 }
 
 TEST(EventStreamEncoderTest, AnEventIsOneSealedMessage) {
-  const std::string message = event_stream::EncodeEvent({"messageStart", R"({"role":"assistant"})"});
+  const std::string message =
+      event_stream::EncodeEvent({"messageStart", R"({"role":"assistant"})"});
   const Message read = Read(message);
   EXPECT_EQ(read.headers, (std::map<std::string, std::string>{{":event-type", "messageStart"},
                                                               {":content-type", "application/json"},
@@ -98,7 +99,8 @@ TEST(EventStreamEncoderTest, ATemplateIsResealedWhenFilledIn) {
   EXPECT_EQ(sealed.RenderedSize(values), rendered.size());
   // The same bytes unsealed keep the stale checksums: the reseal is what makes them right.
   const std::string stale = ByteTemplate::WithHoles(message, placeholders).Render(values);
-  EXPECT_NE(U32(stale, stale.size() - 4), hashing::Crc32(std::string_view(stale).substr(0, stale.size() - 4)));
+  EXPECT_NE(U32(stale, stale.size() - 4),
+            hashing::Crc32(std::string_view(stale).substr(0, stale.size() - 4)));
 }
 
 TEST(EventStreamEncoderTest, SplitsInsideThePayload) {
@@ -114,8 +116,9 @@ TEST(EventStreamEncoderTest, SplitsInsideThePayload) {
 }
 
 TEST(BedrockTargetTest, TheModelAndTheMethodAreInThePath) {
-  EXPECT_EQ(Bedrock().ReadTarget("/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream", ""),
-            Target::kStream);
+  EXPECT_EQ(
+      Bedrock().ReadTarget("/model/anthropic.claude-3-5-haiku-20241022-v1%3A0/converse-stream", ""),
+      Target::kStream);
   EXPECT_EQ(Bedrock().ReadTarget("/model/m/converse", ""), Target::kJson);
   EXPECT_EQ(Bedrock().ReadTarget("/model//converse", ""), Target::kNotServed);
   EXPECT_EQ(Bedrock().ReadTarget("/model/m/invoke", ""), Target::kNotServed);
@@ -131,13 +134,12 @@ TEST(BedrockStreamTest, EventsInOrderWithMessageStopAsTerminator) {
   const StreamEvents stream = Bedrock().Stream(content, Ids(), {9, 3});
   std::vector<std::string> names;
   for (const SseEvent& event : stream.events) names.push_back(event.name);
-  EXPECT_THAT(names, testing::ElementsAre("messageStart", "contentBlockDelta", "contentBlockStop",
-                                          "contentBlockDelta", "contentBlockDelta",
-                                          "contentBlockDelta", "contentBlockStop",
-                                          "contentBlockStart", "contentBlockDelta",
-                                          "contentBlockDelta", "contentBlockDelta",
-                                          "contentBlockDelta", "contentBlockStop", "messageStop",
-                                          "metadata"));
+  EXPECT_THAT(names,
+              testing::ElementsAre("messageStart", "contentBlockDelta", "contentBlockStop",
+                                   "contentBlockDelta", "contentBlockDelta", "contentBlockDelta",
+                                   "contentBlockStop", "contentBlockStart", "contentBlockDelta",
+                                   "contentBlockDelta", "contentBlockDelta", "contentBlockDelta",
+                                   "contentBlockStop", "messageStop", "metadata"));
   ASSERT_EQ(stream.terminator, 13u);
   EXPECT_EQ(stream.first_output, 3u);
   EXPECT_EQ(json::parse(stream.events[1].data)["delta"]["reasoningContent"]["text"], "Hmm");

@@ -138,8 +138,7 @@ CLI::App* AddAdapterCommand(CLI::App& app, AdapterCheckOptions& options) {
       "mistake explained with how to fix it.");
   check->add_option("command", options.adapter, "the adapter command, or a shipped adapter")
       ->required();
-  check
-      ->add_option("--dialect", options.dialect, scenario::DialectNames())
+  check->add_option("--dialect", options.dialect, scenario::DialectNames())
       ->check(CLI::IsMember(DialectNameList()))
       ->capture_default_str();
   check->add_option("--timeout", options.timeout_s, "seconds per scenario")

@@ -485,8 +485,7 @@ CLI::App* AddCallCommand(CLI::App& app, CallCommandOptions& options) {
       "call", "One LLM call with the reference recovery client, printing its lifecycle events.");
   call->add_option("--base-url", options.base_url,
                    "http://HOST:PORT[/PATH] of the provider (plain HTTP)");
-  call->add_option("--dialect", options.dialect, scenario::DialectNames())
-      ->capture_default_str();
+  call->add_option("--dialect", options.dialect, scenario::DialectNames())->capture_default_str();
   call->add_option("--message", options.message, "the user message")->capture_default_str();
   call->add_option("--model", options.model, "model name (default: per dialect)");
   call->add_option("--api-key", options.api_key, "API key sent in the dialect's header");

@@ -76,7 +76,8 @@ json BedrockMessages(const scenario::RequestSpec& request) {
   }
   json turns = json::array({{{"role", "user"}, {"content", std::move(content)}}});
   if (!request.prefill.empty()) {
-    turns.push_back({{"role", "assistant"}, {"content", json::array({{{"text", request.prefill}}})}});
+    turns.push_back(
+        {{"role", "assistant"}, {"content", json::array({{{"text", request.prefill}}})}});
   }
   return turns;
 }

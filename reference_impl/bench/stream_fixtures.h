@@ -14,9 +14,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
-#include <utility>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "hashing/crc32.h"
 #include "reference_impl/dialect.h"
@@ -259,10 +259,10 @@ inline std::string BedrockBody() {
   }
   body += BedrockEvent("contentBlockStop", R"({"contentBlockIndex":0,"p":"abcdefghijklmnopq"})");
   body += BedrockEvent("messageStop", R"({"stopReason":"end_turn","p":"abcdefghijklmnopqrs"})");
-  body += BedrockEvent("metadata",
-                       fmt::format(R"({{"usage":{{"inputTokens":812,"outputTokens":{},)"
-                                   R"("totalTokens":{}}},"metrics":{{"latencyMs":5213}}}})",
-                                   kBenchDeltas, 812 + kBenchDeltas));
+  body +=
+      BedrockEvent("metadata", fmt::format(R"({{"usage":{{"inputTokens":812,"outputTokens":{},)"
+                                           R"("totalTokens":{}}},"metrics":{{"latencyMs":5213}}}})",
+                                           kBenchDeltas, 812 + kBenchDeltas));
   return body;
 }
 

@@ -31,12 +31,16 @@ std::string Exception(std::string_view type, std::string_view message) {
 const std::string kStream =
     BedrockEvent("messageStart", R"({"role":"assistant","p":"ab"})") +
     BedrockEvent("contentBlockDelta", R"({"contentBlockIndex":0,"delta":{"text":"Gr\u00fc"}})") +
-    BedrockEvent("contentBlockDelta", "{\"contentBlockIndex\":0,\"delta\":{\"text\":\"\xC3\xBC\xC3\x9F\"}}") +
+    BedrockEvent("contentBlockDelta",
+                 "{\"contentBlockIndex\":0,\"delta\":{\"text\":\"\xC3\xBC\xC3\x9F\"}}") +
     BedrockEvent("contentBlockStop", R"({"contentBlockIndex":0})") +
-    BedrockEvent("contentBlockStart",
-                 R"({"contentBlockIndex":1,"start":{"toolUse":{"toolUseId":"tooluse_1","name":"get_weather"}}})") +
-    BedrockEvent("contentBlockDelta", R"({"contentBlockIndex":1,"delta":{"toolUse":{"input":"{\"city\":"}}})") +
-    BedrockEvent("contentBlockDelta", R"({"contentBlockIndex":1,"delta":{"toolUse":{"input":"\"Paris\"}"}}})") +
+    BedrockEvent(
+        "contentBlockStart",
+        R"({"contentBlockIndex":1,"start":{"toolUse":{"toolUseId":"tooluse_1","name":"get_weather"}}})") +
+    BedrockEvent("contentBlockDelta",
+                 R"({"contentBlockIndex":1,"delta":{"toolUse":{"input":"{\"city\":"}}})") +
+    BedrockEvent("contentBlockDelta",
+                 R"({"contentBlockIndex":1,"delta":{"toolUse":{"input":"\"Paris\"}"}}})") +
     BedrockEvent("contentBlockStop", R"({"contentBlockIndex":1})") +
     BedrockEvent("messageStop", R"({"stopReason":"tool_use","p":"abc"})") +
     BedrockEvent("metadata", R"({"usage":{"inputTokens":9,"outputTokens":3,"totalTokens":12}})");
@@ -102,7 +106,10 @@ TEST(EventStreamDecoderTest, HeadersOfEveryTypeAreSkipped) {
   header("d", 8, std::string(8, '\x04'));
   header("u", 9, std::string(16, '\x05'));
   header(":event-type", 7, std::string("\x00\x0cmessageStart", 14));
-  header(":message-type", 7, std::string("\x00\x05" "event", 7));
+  header(":message-type", 7,
+         std::string("\x00\x05"
+                     "event",
+                     7));
   std::string message;
   const auto u32 = [&](std::uint32_t v) {
     for (int s = 24; s >= 0; s -= 8) message.push_back(static_cast<char>(v >> s));
@@ -172,9 +179,9 @@ TEST(BedrockDecodeTest, AWholeStreamCommitsItsTextAndToolCall) {
 }
 
 TEST(BedrockDecodeTest, WithoutMessageStopTheStreamWasCut) {
-  const AttemptOutcome outcome = Decode(BedrockEvent("messageStart", R"({"role":"assistant"})") +
-                                        BedrockEvent("contentBlockDelta",
-                                                     R"({"contentBlockIndex":0,"delta":{"text":"Hi"}})"));
+  const AttemptOutcome outcome =
+      Decode(BedrockEvent("messageStart", R"({"role":"assistant"})") +
+             BedrockEvent("contentBlockDelta", R"({"contentBlockIndex":0,"delta":{"text":"Hi"}})"));
   const auto* failure = std::get_if<Failure>(&outcome);
   ASSERT_NE(failure, nullptr);
   EXPECT_EQ(failure->code, FailureCode::kStreamTruncated);
@@ -222,8 +229,8 @@ ClassifiedResponse ClassifyAws(int status, std::string_view type, std::string_vi
 }
 
 TEST(BedrockClassifyTest, TheStatusDecidesAndTheTypeOrWordsRefine) {
-  const ClassifiedResponse throttled =
-      ClassifyAws(429, "ThrottlingException", "Too many requests, please wait before trying again.");
+  const ClassifiedResponse throttled = ClassifyAws(
+      429, "ThrottlingException", "Too many requests, please wait before trying again.");
   EXPECT_EQ(throttled.failure.code, FailureCode::kRateLimit);
   EXPECT_EQ(throttled.failure.request_id, "4c2e6a0b-1d7e-4b5a-9c3f-0e8d7a6b5c4d");
   EXPECT_EQ(ClassifyAws(429, "ServiceQuotaExceededException", "daily tokens").failure.code,
@@ -232,10 +239,10 @@ TEST(BedrockClassifyTest, TheStatusDecidesAndTheTypeOrWordsRefine) {
                         "Too many connections, please wait before trying again.")
                 .failure.code,
             FailureCode::kOverloaded);
-  EXPECT_EQ(ClassifyAws(503, "ServiceUnavailableException",
-                        "Bedrock is unable to process your request.")
-                .failure.code,
-            FailureCode::kUnavailable);
+  EXPECT_EQ(
+      ClassifyAws(503, "ServiceUnavailableException", "Bedrock is unable to process your request.")
+          .failure.code,
+      FailureCode::kUnavailable);
   EXPECT_EQ(ClassifyAws(400, "ValidationException", "Input is too long for requested model.")
                 .failure.code,
             FailureCode::kContextWindowExceeded);
@@ -243,20 +250,20 @@ TEST(BedrockClassifyTest, TheStatusDecidesAndTheTypeOrWordsRefine) {
             FailureCode::kInvalidRequest);
   // The type in the body's __type when the header is missing (as some proxies drop it).
   HttpHeaders none;
-  EXPECT_EQ(ClassifyHttpError({429, none,
-                               R"({"__type":"com.amazon.coral.service#ServiceQuotaExceededException","message":"x"})",
-                               Dialect::kBedrockConverse},
-                              std::chrono::system_clock::time_point{})
-                .failure.code,
-            FailureCode::kQuota);
+  EXPECT_EQ(
+      ClassifyHttpError(
+          {429, none,
+           R"({"__type":"com.amazon.coral.service#ServiceQuotaExceededException","message":"x"})",
+           Dialect::kBedrockConverse},
+          std::chrono::system_clock::time_point{})
+          .failure.code,
+      FailureCode::kQuota);
 }
 
 TEST(BedrockClassifyTest, StreamExceptionsInEitherCase) {
-  EXPECT_EQ(ClassifyStreamError(Dialect::kBedrockConverse, "throttlingException", "", "slow")
-                ->code,
+  EXPECT_EQ(ClassifyStreamError(Dialect::kBedrockConverse, "throttlingException", "", "slow")->code,
             FailureCode::kRateLimit);
-  EXPECT_EQ(ClassifyStreamError(Dialect::kBedrockConverse, "ThrottlingException", "", "slow")
-                ->code,
+  EXPECT_EQ(ClassifyStreamError(Dialect::kBedrockConverse, "ThrottlingException", "", "slow")->code,
             FailureCode::kRateLimit);
   EXPECT_EQ(
       ClassifyStreamError(Dialect::kBedrockConverse, "modelStreamErrorException", "", "x")->code,

@@ -633,8 +633,7 @@ TEST(LoaderErrorTest, BedrockRefusesWhatItsWireCannotSay) {
     SCOPED_TRACE(text);
     auto scenario = ParseScenario(text, "bad.yaml");
     ASSERT_FALSE(scenario.has_value());
-    EXPECT_NE(scenario.error().message.find(reason), std::string::npos)
-        << scenario.error().message;
+    EXPECT_NE(scenario.error().message.find(reason), std::string::npos) << scenario.error().message;
   }
   // What the wire can say is taken: split writes, an exception mid-stream, a cut inside a message.
   EXPECT_TRUE(ParseScenario(Doc("  - content: {text: hi, framing: {split_writes: true}, faults: "
