@@ -7,11 +7,13 @@
 #include <atomic>
 #include <cctype>
 #include <ctime>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
+#include <tuple>
 
 #include "faultline/version.h"
 #include "harness/judge/declared_policy.h"
@@ -25,6 +27,7 @@
 #include "harness/worlds/real_world.h"
 #include "harness/worlds/virtual_world.h"
 #include "hashing/fnv1a.h"
+#include "reports/run_spool.h"
 #include "scenarios/redact.h"
 
 namespace faultline::harness {
@@ -119,6 +122,9 @@ class Runner {
 
  private:
   std::expected<Trace, std::string> Execute(const Job& job, std::uint64_t seed);
+  // Whether a result keeps its trace (and the judge's bands on it): not when runs are slimmed
+  // with nowhere to keep their full form (--no-reports), where nothing would read it.
+  bool KeepsTraces() const { return options_.spool || !options_.slim_runs; }
   // The checks of a run that broke no protocol, against its declared policy's twin when it has
   // one (`seed`: the run's own).
   std::vector<report::CheckResult> Checks(const Job& job, const Trace& trace,
@@ -129,6 +135,16 @@ class Runner {
   std::uint64_t ProviderSeed(const Job& job) const {
     return options_.seed + static_cast<std::uint64_t>(job.repetition);
   }
+
+  // CompileSessions(scenario), shared by its runs in virtual time and its twins' runs: compiled
+  // by the first, kept for the few scenarios run most recently (jobs go scenario by scenario,
+  // so a run's scenario is nearly always one of them, and memory does not grow with the
+  // catalogue).
+  std::shared_ptr<const CompiledSessions> Compiled(const scenario::Scenario& scenario) const;
+  static constexpr std::size_t kCompiledKept = 16;
+  mutable std::mutex compiled_mutex_;
+  mutable std::deque<std::pair<const scenario::Scenario*, std::shared_ptr<const CompiledSessions>>>
+      compiled_;
 
   const RunnerOptions& options_;
   RealWorld* real_;
@@ -148,6 +164,20 @@ class Runner {
   RunProgress Progress(const report::ScenarioResult* finished) const;
 };
 
+std::shared_ptr<const CompiledSessions> Runner::Compiled(const scenario::Scenario& scenario) const {
+  {
+    std::lock_guard lock(compiled_mutex_);
+    const auto found =
+        std::ranges::find(compiled_, &scenario, [](const auto& e) { return e.first; });
+    if (found != compiled_.end()) return found->second;
+  }
+  std::shared_ptr<const CompiledSessions> compiled = CompileSessions(scenario);
+  std::lock_guard lock(compiled_mutex_);
+  if (compiled_.size() >= kCompiledKept) compiled_.pop_front();
+  compiled_.emplace_back(&scenario, compiled);
+  return compiled;
+}
+
 std::expected<Trace, std::string> Runner::Execute(const Job& job, std::uint64_t seed) {
   const scenario::Scenario& scenario = *job.scenario;
   auto policy = options_.policy ? *options_.policy : ScenarioPolicy(scenario);
@@ -158,6 +188,7 @@ std::expected<Trace, std::string> Runner::Execute(const Job& job, std::uint64_t 
     virtual_options.provider_seed = ProviderSeed(job);
     virtual_options.policy = *policy;
     virtual_options.max_requests = options_.max_virtual_requests;
+    virtual_options.compiled = Compiled(scenario);
     return RunVirtual(scenario, virtual_options);
   }
   RealRunOptions real_options{.seed = seed,
@@ -217,12 +248,17 @@ std::optional<report::ScenarioResult> Runner::RunOne(const Job& job, std::size_t
 }
 
 void Runner::Judged(const Job& job, const Trace& trace, report::ScenarioResult& result) const {
-  result.trace = TraceToJson(trace);
-  JudgeInto(job, trace, result);
   // Virtual time is the seed's alone, times and all; real time is not, so there only the
   // provider's plans and the verdicts count.
-  result.fingerprint =
-      job.real ? SeededFingerprint(trace, VerdictsText(result)) : Fingerprint(trace);
+  if (!job.real && KeepsTraces()) {
+    std::tie(result.trace, result.fingerprint) = TraceJsonAndFingerprint(trace);
+  } else if (!job.real) {
+    result.fingerprint = Fingerprint(trace);
+  } else if (KeepsTraces()) {
+    result.trace = TraceToJson(trace);
+  }
+  JudgeInto(job, trace, result);
+  if (job.real) result.fingerprint = SeededFingerprint(trace, VerdictsText(result));
 }
 
 bool AnExpectationFailed(const std::vector<report::CheckResult>& checks) {
@@ -244,7 +280,7 @@ void Runner::JudgeInto(const Job& job, const Trace& trace, report::ScenarioResul
                                   ? RealTolerance(trace.scheduling_lateness.value_or(Duration{0}))
                                   : VirtualTolerance();
   result.checks = Checks(job, trace, declared, tolerance, result.seed);
-  result.trace["bounds"] = TimelineBounds(*job.scenario, trace, tolerance);
+  if (KeepsTraces()) result.trace["bounds"] = TimelineBounds(*job.scenario, trace, tolerance);
   result.black_box = IsBlackBox(trace);
   result.metrics = ComputeMetrics(trace);
   result.verdict = report::VerdictOf(result.checks, options_.fail_on);
@@ -263,7 +299,8 @@ std::vector<report::CheckResult> Runner::Checks(const Job& job, const Trace& tra
                         .scripted_lead = scripted_lead,
                         .one_client = trace.one_client || trace.calls <= 1,
                         .seeds = seeds,
-                        .max_requests = options_.max_virtual_requests});
+                        .max_requests = options_.max_virtual_requests,
+                        .compiled = Compiled(scenario)});
   };
   // An app's first attempt is seen only when it arrives (a refused one never is): it began
   // anywhere between its launch, where its scripted time starts, and the first arrival. Its twin
@@ -387,10 +424,7 @@ std::optional<std::string> FilterProblem(std::string_view filter) {
     const std::size_t begin = at + kDialectAtom.size();
     const std::string_view name = filter.substr(begin, filter.find_first_of(",+", begin) - begin);
     if (!scenario::ParseDialect(name)) {
-      return fmt::format(
-          "--filter: no dialect '{}' (openai-chat, anthropic-messages, "
-          "openai-responses, gemini, ollama)",
-          name);
+      return fmt::format("--filter: no dialect '{}' ({})", name, scenario::DialectNames());
     }
   }
   return std::nullopt;
@@ -458,6 +492,14 @@ report::RunResult ResultHeading(const RunnerOptions& options) {
   return result;
 }
 
+// A judged run as the result keeps it: whole, or slimmed with its full form in the spool.
+report::ScenarioResult Kept(report::ScenarioResult run, std::size_t place,
+                            const RunnerOptions& options) {
+  if (options.spool) return options.spool->Keep(std::move(run), place);
+  if (options.slim_runs) return report::SlimRun(std::move(run), {});
+  return run;
+}
+
 // Runs the jobs on options.jobs threads, the longest first, until all ran or a stop request:
 // one slot per job, empty for a job that never ran.
 std::vector<std::optional<report::ScenarioResult>> RunJobs(const std::vector<Job>& jobs,
@@ -475,6 +517,7 @@ std::vector<std::optional<report::ScenarioResult>> RunJobs(const std::vector<Job
         runner.Started(i, jobs[i].scenario->name);
         finished[i] = runner.RunOne(jobs[i], i);
         runner.Finished(finished[i] ? &*finished[i] : nullptr, i);
+        if (finished[i]) finished[i] = Kept(std::move(*finished[i]), i, options);
       }
     });
   }

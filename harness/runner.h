@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <expected>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <stop_token>
 #include <string>
@@ -27,6 +28,10 @@
 #include "reference_impl/policy.h"
 #include "reports/run_result.h"
 #include "scenarios/scenario.h"
+
+namespace faultline::report {
+class RunSpool;
+}  // namespace faultline::report
 
 namespace faultline::harness {
 
@@ -56,6 +61,12 @@ struct RunnerOptions {
   std::uint64_t max_virtual_requests = kMaxVirtualRequests;
   // --threshold: judged over every scenario, after its own expect.thresholds (thresholds.h).
   std::vector<scenario::Threshold> thresholds;
+  // Where each judged run goes whole as it finishes (reports/run_spool.h: runs.jsonl); RunAll's
+  // result then holds every run slimmed, so its memory stays a few hundred bytes a run. Without a
+  // spool, `slim_runs` slims them all the same (nothing will read a trace: --no-reports), else
+  // every run is kept whole.
+  std::shared_ptr<report::RunSpool> spool;
+  bool slim_runs = false;
   // A stop request (Ctrl-C) starts no further run and ends the running ones (real_world.h); the
   // result then lists only the runs that finished and is marked `interrupted`.
   std::stop_token stop;

@@ -306,7 +306,10 @@ void WriteTimeline(const ScenarioResult& scenario, std::size_t index, std::ostre
 // A small report (one scenario being debugged) shows every run in full, open.
 constexpr std::size_t kOpenAllUpTo = 6;
 
-void WriteBody(const ScenarioResult& scenario, std::size_t index, std::ostream& out) {
+// The run whole (a slim run is read back from its spool: FullRun).
+void WriteBody(const ScenarioResult& run, std::size_t index, std::ostream& out) {
+  const FullRun full(run);
+  const ScenarioResult& scenario = *full;
   WriteFacts(scenario, out);
   WriteChecks(scenario, out);
   WriteMetrics(scenario.metrics, out);

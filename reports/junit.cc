@@ -211,7 +211,9 @@ void WriteFailures(const ScenarioResult& scenario, std::ostream& out) {
   }
 }
 
-void WriteTestCase(const ScenarioResult& scenario, bool repetitions, std::ostream& out) {
+void WriteTestCase(const ScenarioResult& run, bool repetitions, std::ostream& out) {
+  const FullRun full(run);  // a slim run read back whole: every check, the trace's endings
+  const ScenarioResult& scenario = *full;
   out << fmt::format("    <testcase name=\"{}\" classname=\"{}\" time=\"{}\">\n",
                      Attr(CaseName(scenario, repetitions)), Attr(Category(scenario.name)),
                      JUnitSeconds(scenario.wall_ms));

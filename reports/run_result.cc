@@ -120,6 +120,23 @@ std::string_view ToString(Verdict verdict) { return NameOf(kVerdictNames, verdic
 
 std::optional<Verdict> ParseVerdict(std::string_view text) { return ValueOf(kVerdictNames, text); }
 
+ScenarioResult SlimRun(ScenarioResult run, DetailsRef details) {
+  run.trace = nullptr;
+  run.description.clear();
+  run.description.shrink_to_fit();
+  std::erase_if(run.checks,
+                [](const CheckResult& check) { return check.status != CheckStatus::kFail; });
+  run.checks.shrink_to_fit();
+  run.details = std::move(details);
+  return run;
+}
+
+FullRun::FullRun(const ScenarioResult& run) : run_(&run) {
+  if (!run.details || !run.details->from) return;
+  loaded_ = run.details->from->Read(run.details->at, run.details->size);
+  if (loaded_) run_ = &*loaded_;
+}
+
 int RunResult::passed() const { return CountVerdict(*this, Verdict::kPass); }
 int RunResult::failed() const { return CountVerdict(*this, Verdict::kFail); }
 int RunResult::errors() const { return CountVerdict(*this, Verdict::kError); }

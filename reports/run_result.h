@@ -14,6 +14,7 @@
 #include <expected>
 #include <iosfwd>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -98,6 +99,26 @@ enum class Verdict {
 std::string_view ToString(Verdict verdict);  // "pass" | "fail" | "error"
 std::optional<Verdict> ParseVerdict(std::string_view text);
 
+struct ScenarioResult;
+
+// Where a slim run's full form is kept (reports/run_spool.h: a line of runs.jsonl). A long run
+// keeps each finished run slimmed in memory (SlimRun) and reads the whole of it back only to
+// render it (FullRun).
+class RunDetails {
+ public:
+  virtual ~RunDetails() = default;
+  // The run written `size` bytes at `at`, whole; nullopt when it cannot be read back.
+  virtual std::optional<ScenarioResult> Read(std::uint64_t at, std::uint64_t size) const = 0;
+  // The same run as ToJson(run).dump() wrote it (compact), for a writer that copies it rather
+  // than reading it; nullopt when it cannot be read back.
+  virtual std::optional<std::string> ReadJson(std::uint64_t at, std::uint64_t size) const = 0;
+};
+struct DetailsRef {
+  std::shared_ptr<const RunDetails> from;
+  std::uint64_t at = 0, size = 0;
+  friend bool operator==(const DetailsRef&, const DetailsRef&) = default;
+};
+
 struct ScenarioResult {
   std::string name;  // scenario name, "category/short-name"
   std::string description;
@@ -126,7 +147,30 @@ struct ScenarioResult {
   //    "bounds": [...] (harness/judge/timeline_bounds.h: the bands the judge holds times to),
   //    "cancel_ms": 1500.0 (optional), "stderr": "..." (optional)}
   nlohmann::json trace;
+  // Set on a slim run (SlimRun): its trace, description and the checks that did not fail are
+  // not here but there. Unset: the run is whole.
+  std::optional<DetailsRef> details{};
   friend bool operator==(const ScenarioResult&, const ScenarioResult&) = default;
+};
+
+// `run` slimmed, its full form kept at `details`: without its trace, its description and its
+// checks that did not fail. What every report reads of every run stays (verdict, failed checks,
+// metrics, fingerprint, ids), so counts, folds, percentiles and fingerprints are those of the
+// whole runs.
+ScenarioResult SlimRun(ScenarioResult run, DetailsRef details);
+
+// A run whole, for a renderer that shows all of it (a timeline, every check, the JSON): `run`
+// itself, or its full form read back from its details. A slim run whose details cannot be read
+// back is shown slim (a report is still written; its trace is missing).
+class FullRun {
+ public:
+  explicit FullRun(const ScenarioResult& run);
+  const ScenarioResult& operator*() const { return *run_; }
+  const ScenarioResult* operator->() const { return run_; }
+
+ private:
+  std::optional<ScenarioResult> loaded_;
+  const ScenarioResult* run_;
 };
 
 // Percentiles of one scenario's metrics over its repetitions (with --repeat N > 1) and, for a
@@ -226,6 +270,14 @@ bool RunOrderLess(const ScenarioResult& a, const ScenarioResult& b);
 std::string RunFingerprint(const std::vector<ScenarioResult>& scenarios);
 
 nlohmann::json ToJson(const RunResult& result);
+// `compact` (a dump() without indentation, as nlohmann writes it) as dump(2) writes the same value
+// nested `depth` levels deep, byte for byte: every line after the first indented by 2 * depth
+// more spaces. For copying a run into result.json without parsing it.
+std::string IndentJson(std::string_view compact, int depth);
+// One run as ToJson(result) lists it under "scenarios" (a slim run whole: FullRun).
+nlohmann::json ToJson(const ScenarioResult& run);
+// One run back from that form, as strictly as RunResultFromJson reads it.
+std::expected<ScenarioResult, std::string> ScenarioResultFromJson(const nlohmann::json& json);
 // ToJson(result) as dump(2) writes it (invalid UTF-8 replaced), and a newline, byte for byte,
 // but one run at a time: the document of every run is never in memory at once (a result of
 // 100,000 runs is a few hundred MB of JSON values beside the result itself).

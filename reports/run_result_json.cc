@@ -59,7 +59,9 @@ json MetricsToJson(const Metrics& metrics) {
   return out;
 }
 
-json ScenarioToJson(const ScenarioResult& scenario) {
+json ScenarioToJson(const ScenarioResult& slim) {
+  const FullRun full(slim);
+  const ScenarioResult& scenario = *full;
   json checks = json::array();
   for (const CheckResult& check : scenario.checks) checks.push_back(CheckToJson(check));
   json out = {{"name", scenario.name},
@@ -374,6 +376,69 @@ std::string Dump(const json& value) {
 
 nlohmann::json ToJson(const RunResult& result) { return Document(result, true); }
 
+nlohmann::json ToJson(const ScenarioResult& run) { return ScenarioToJson(run); }
+
+std::expected<ScenarioResult, std::string> ScenarioResultFromJson(const nlohmann::json& json) {
+  std::string error;
+  ScenarioResult run = ReadScenario(json, "", error);
+  if (!error.empty()) return std::unexpected(error);
+  return run;
+}
+
+std::string IndentJson(std::string_view compact, int depth) {
+  std::string out;
+  out.reserve(compact.size() + compact.size() / 4);
+  const auto newline = [&](int level) {
+    out += '\n';
+    out.append(static_cast<std::size_t>(2 * level), ' ');
+  };
+  int level = depth;
+  bool in_string = false;
+  for (std::size_t i = 0; i < compact.size(); ++i) {
+    const char c = compact[i];
+    if (in_string) {
+      out += c;
+      if (c == '\\' && i + 1 < compact.size()) {
+        out += compact[++i];  // an escaped character, a quote included, stays in the string
+      } else if (c == '"') {
+        in_string = false;
+      }
+      continue;
+    }
+    switch (c) {
+      case '"':
+        in_string = true;
+        out += c;
+        break;
+      case '{':
+      case '[':
+        out += c;
+        // dump(2) writes an empty object or array as "{}" or "[]", on one line.
+        if (i + 1 < compact.size() && (compact[i + 1] == '}' || compact[i + 1] == ']')) {
+          out += compact[++i];
+        } else {
+          newline(++level);
+        }
+        break;
+      case '}':
+      case ']':
+        newline(--level);
+        out += c;
+        break;
+      case ',':
+        out += c;
+        newline(level);
+        break;
+      case ':':
+        out += ": ";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
 void WriteJson(const RunResult& result, std::ostream& out) {
   const std::string head = Dump(Document(result, false));
   // Where the empty array stands: a raw newline occurs in a dump only between its tokens (never
@@ -386,9 +451,17 @@ void WriteJson(const RunResult& result, std::ostream& out) {
   }
   out << std::string_view(head).substr(0, at) << "\n  \"scenarios\": [";
   for (std::size_t i = 0; i < result.scenarios.size(); ++i) {
+    out << (i == 0 ? "\n    " : ",\n    ");
+    // A slim run is copied from its spool, indented as dump(2) nests it, never parsed.
+    const std::optional<DetailsRef>& details = result.scenarios[i].details;
+    if (details && details->from) {
+      if (auto compact = details->from->ReadJson(details->at, details->size)) {
+        out << IndentJson(*compact, 2);
+        continue;
+      }
+    }
     // Each run as dump(2) nests it: two levels deeper, so every line gains four spaces.
     const std::string run = Dump(ScenarioToJson(result.scenarios[i]));
-    out << (i == 0 ? "\n    " : ",\n    ");
     std::size_t start = 0;
     for (std::size_t newline = run.find('\n'); newline != std::string::npos;
          start = newline + 1, newline = run.find('\n', start)) {

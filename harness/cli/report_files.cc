@@ -12,32 +12,23 @@
 #include <iterator>
 #include <ostream>
 #include <sstream>
+#include <streambuf>
 #include <system_error>
+#include <vector>
 
+#include "reports/write_all.h"
 #include "scenarios/parse_limits.h"
 
 namespace faultline::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using report::WriteAll;
 
 std::string Reason(int error) { return std::error_code(error, std::generic_category()).message(); }
 
 std::string CannotWrite(const fs::path& path, int error) {
   return fmt::format("cannot write '{}': {}", path.string(), Reason(error));
-}
-
-// Every byte of `bytes` to `fd`; 0 or the errno of the write that failed. A short write is
-// retried, so a disk that fills up mid-file reports ENOSPC instead of a silent truncation.
-int WriteAll(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return errno;
-    if (n == 0) return EIO;
-    bytes.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return 0;
 }
 
 // A link, a device, a FIFO or a socket the user named (`-o /dev/stdout`, `-o /dev/full`): written
@@ -85,13 +76,68 @@ void SyncFolder(const fs::path& folder) {
   ::close(fd);
 }
 
-std::expected<void, std::string> WriteAndRename(const fs::path& path, std::string_view bytes) {
+// An output stream into a file descriptor through a 256 KiB buffer, keeping the errno of the
+// first write that failed (then it takes no more bytes): a report is written as it is rendered,
+// so a result of 100,000 runs is never all in memory as text.
+class FdStreamBuf : public std::streambuf {
+ public:
+  explicit FdStreamBuf(int fd) : fd_(fd), buffer_(kBufferBytes) {
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+  }
+  // Writes what is buffered; 0 or the first error.
+  int Flush() {
+    if (error_ == 0) {
+      error_ = WriteAll(fd_, std::string_view(pbase(), static_cast<std::size_t>(pptr() - pbase())));
+    }
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+    return error_;
+  }
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (Flush() != 0) return traits_type::eof();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) {
+      *pptr() = traits_type::to_char_type(c);
+      pbump(1);
+    }
+    return traits_type::not_eof(c);
+  }
+  std::streamsize xsputn(const char* bytes, std::streamsize count) override {
+    if (count > epptr() - pptr()) {  // a large piece goes straight through
+      if (Flush() != 0) return 0;
+      if (count >= static_cast<std::streamsize>(buffer_.size())) {
+        error_ = WriteAll(fd_, std::string_view(bytes, static_cast<std::size_t>(count)));
+        return error_ == 0 ? count : 0;
+      }
+    }
+    std::memcpy(pptr(), bytes, static_cast<std::size_t>(count));
+    pbump(static_cast<int>(count));
+    return count;
+  }
+  int sync() override { return Flush() == 0 ? 0 : -1; }
+
+ private:
+  static constexpr std::size_t kBufferBytes = 256 * 1024;
+  int fd_;
+  std::vector<char> buffer_;
+  int error_ = 0;
+};
+
+// Renders into a temporary file beside `path`, then renames it onto `path` once every byte is
+// on disk.
+std::expected<void, std::string> WriteAndRename(const fs::path& path, const RenderReport& render) {
   const fs::path temporary = TemporaryBeside(path);
   const PendingTemporary pending(temporary);  // before it exists: no moment it could be left
   const int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
   if (fd < 0) return std::unexpected(CannotWrite(path, errno));
   // The first error of the write, the sync or the close (NFS reports some only there).
-  int error = WriteAll(fd, bytes);
+  int error = 0;
+  {
+    FdStreamBuf buffer(fd);
+    std::ostream out(&buffer);
+    render(out);
+    error = buffer.Flush();
+  }
   if (error == 0 && ::fsync(fd) != 0 && errno != EINVAL) error = errno;
   if (::close(fd) != 0 && error == 0 && errno != EINTR) error = errno;
   if (error == 0 && ::rename(temporary.c_str(), path.c_str()) != 0) error = errno;
@@ -126,16 +172,16 @@ std::expected<void, std::string> RemoveStaleReports(std::span<const fs::path> pa
 }
 
 std::expected<void, std::string> WriteReportFile(const fs::path& path, const RenderReport& render) {
-  std::ostringstream text;
-  render(text);
-  const std::string bytes = std::move(text).str();
   std::error_code error;
   const fs::file_status name = fs::symlink_status(path, error);
   if (fs::is_symlink(name) || fs::is_other(name)) {  // other: a device, a FIFO, a socket
-    return WriteThrough(path, bytes);
+    // Rendered whole first: a write that fails half-way must not leave half a report there.
+    std::ostringstream text;
+    render(text);
+    return WriteThrough(path, std::move(text).str());
   }
   if (auto removed = RemoveEarlier(path); !removed) return removed;
-  return WriteAndRename(path, bytes);
+  return WriteAndRename(path, render);
 }
 
 std::expected<std::vector<std::string>, std::string> WriteReportFiles(

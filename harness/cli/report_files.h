@@ -2,8 +2,9 @@
 // `serve --report`, `simulate`, `report render|merge`, the conformance matrix): a report is
 // either this run's, whole, or absent, never truncated and never an earlier run's.
 //
-// - A report is rendered into memory, written to a temporary file beside its final name
-//   (".NAME.tmp-PID-N"), fsync'd, and renamed onto the final name only when every byte is on
+// - A report is rendered straight into a temporary file beside its final name
+//   (".NAME.tmp-PID-N"; never whole in memory: a result of 100,000 runs is gigabytes of text),
+//   fsync'd, and renamed onto the final name only when every byte is on
 //   disk; on a failure the temporary file is removed and nothing is left under the final name.
 // - An earlier report under the final name is removed first, so a failed write cannot leave it
 //   to pass for this run's (CI jobs publish reports `if: always()`).

@@ -23,6 +23,7 @@
 #include "harness/runner.h"
 #include "reference_impl/policy_json.h"
 #include "reports/report.h"
+#include "reports/run_spool.h"
 #include "scenarios/loader.h"
 #include "scenarios/redact.h"
 #include "scenarios/threshold.h"
@@ -406,15 +407,34 @@ std::expected<ExitCode, std::string> RunAndReport(const std::vector<scenario::Sc
                     signal));
   });
   runner.stop = interrupt.token();
+  // With reports, each run goes whole to runs.jsonl as it finishes and the result keeps it slim;
+  // without, nothing reads a trace again. Either way memory stays small per run.
+  if (planned.empty()) {
+    runner.slim_runs = true;
+  } else {
+    auto spool = report::RunSpool::Create(RunStreamPath(options.out_dir));
+    if (!spool) return std::unexpected("--out: " + spool.error());
+    runner.spool = std::move(*spool);
+  }
   auto result = harness::RunAll(selected, runner, std::ref(printer));
   if (!result) return std::unexpected(result.error());
   result->shard = shard ? harness::ShardText(*shard) : "";
   if (result->interrupted) result->interrupted->reason = interrupt.signal_name().value_or("stop");
+  ExitCode code = ExitCode::kSuccess;
   if (earlier) {
     const report::RunResult whole = WithEarlierRuns(*result, std::move(*earlier), err);
-    return Report(*result, planned, "run", out, err, &whole);
+    code = Report(*result, planned, "run", out, err, &whole);
+  } else {
+    code = Report(*result, planned, "run", out, err);
   }
-  return Report(*result, planned, "run", out, err);
+  // The runs the stream could not take were kept whole: the reports hold them all, the stream
+  // does not, and a full disk is said as any report's write error is.
+  if (const auto failed = runner.spool ? runner.spool->error() : std::nullopt) {
+    err << "faultline run: " << *failed
+        << " (the stream is incomplete; the reports hold every run)\n";
+    code = ExitCode::kReportWriteError;
+  }
+  return code;
 }
 
 }  // namespace

@@ -26,6 +26,8 @@ fs::path ReportPath(const std::string& out_dir, report::Format format) {
 
 }  // namespace
 
+fs::path RunStreamPath(const std::string& out_dir) { return fs::path(out_dir) / "runs.jsonl"; }
+
 std::expected<std::vector<PlannedReport>, std::string> PlanReports(
     const std::vector<std::string>& formats, const std::string& out_dir, bool none) {
   std::vector<PlannedReport> planned;
@@ -53,6 +55,7 @@ std::expected<std::vector<PlannedReport>, std::string> PlanReports(
                                       report::Format::kMarkdown, report::Format::kHtml}) {
     earlier.push_back(ReportPath(out_dir, format));
   }
+  earlier.push_back(RunStreamPath(out_dir));
   if (auto removed = RemoveStaleReports(earlier); !removed) {
     return std::unexpected("--out: " + removed.error());
   }

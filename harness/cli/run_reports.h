@@ -28,6 +28,10 @@ struct PlannedReport {
 std::expected<std::vector<PlannedReport>, std::string> PlanReports(
     const std::vector<std::string>& formats, const std::string& out_dir, bool none);
 
+// Where `faultline run` streams every judged run as it finishes, beside the reports in --out
+// (reports/run_spool.h: JSON Lines, one run a line).
+std::filesystem::path RunStreamPath(const std::string& out_dir);
+
 // The summary on `out` under `command`'s name ("run", "serve": the failures with their
 // reproduce commands, crossed thresholds, latency), then the planned reports; the run's exit
 // code (cli.h), or kReportWriteError with the files and the OS reasons on `err` when a report

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <mutex>
+#include <unordered_map>
 
 #include "harness/judge/scenario_policy.h"
 #include "harness/trace/protocol.h"
@@ -114,10 +116,41 @@ DeclaredPolicy ParseDeclaredPolicy(const nlohmann::json& policy) {
   return out;
 }
 
+namespace {
+
+// Reading a declaration is a pure function of its JSON, and costs as much as a whole virtual run
+// (presets resolved, every key checked); a run judges each of a few declarations thousands of
+// times (every repetition of every scenario restates its subject's policy). So readings are
+// memoised by value, process-wide, with a bound: a subject that declares a new policy each run
+// clears the memo now and then instead of growing it.
+class DeclarationMemo {
+ public:
+  DeclaredPolicy Read(const Json& policy) {
+    {
+      std::lock_guard lock(mutex_);
+      if (const auto found = read_.find(policy); found != read_.end()) return found->second;
+    }
+    DeclaredPolicy declared = ParseDeclaredPolicy(policy);
+    std::lock_guard lock(mutex_);
+    if (read_.size() >= kMaxEntries) read_.clear();
+    read_.emplace(policy, declared);
+    return declared;
+  }
+
+ private:
+  static constexpr std::size_t kMaxEntries = 512;
+  std::mutex mutex_;
+  std::unordered_map<Json, DeclaredPolicy> read_;
+};
+
+}  // namespace
+
 DeclaredPolicy ReadDeclaredPolicy(const Trace& trace) {
+  static DeclarationMemo memo;
   for (const ClientRecord& record : trace.client) {
     if (record.call != 0 || record.event.kind != EventKind::kHello) continue;
-    return ParseDeclaredPolicy(record.event.policy.value_or(nlohmann::json()));
+    if (!record.event.policy) return ParseDeclaredPolicy(Json());
+    return memo.Read(*record.event.policy);
   }
   return {};
 }

@@ -109,6 +109,8 @@ PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolic
       std::chrono::milliseconds(static_cast<long long>(twin_options.timeout_tolerance_ms));
   const std::vector<Variant> variants = VariantsOf(policy, tolerance);
   const std::uint64_t max_requests = twin_options.max_requests;
+  const std::shared_ptr<const CompiledSessions> compiled =
+      twin_options.compiled ? twin_options.compiled : CompileSessions(scenario);
   std::uint64_t requests_sent = 0;  // by every run so far
   for (int i = 0; i < seeds * static_cast<int>(variants.size()); ++i) {
     if (max_requests > 0 && requests_sent >= kTwinRunsAtTheBound * max_requests) {
@@ -126,6 +128,7 @@ PolicyTwin ComputeTwin(const scenario::Scenario& scenario, const ref::RetryPolic
     options.one_client = twin_options.one_client;
     options.horizon = kTwinHorizon;
     options.max_requests = max_requests;
+    options.compiled = compiled;
     auto trace = RunVirtual(scenario, options);
     if (!trace) {
       twin.error = trace.error();

@@ -76,6 +76,8 @@ struct TwinOptions {
   // Requests one run may send (VirtualRunOptions::max_requests): a declaration that retries
   // forever with a short backoff is judged as far as this bound, not until memory runs out.
   std::uint64_t max_requests = kMaxVirtualRequests;
+  // CompileSessions(scenario), shared with the subject's runs; null: compiled once per twin.
+  std::shared_ptr<const CompiledSessions> compiled{};
 };
 
 // The twin's runs together send at most this many times TwinOptions::max_requests: a

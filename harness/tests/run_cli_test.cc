@@ -5,6 +5,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "harness/tests/cli_in_process.h"
@@ -75,6 +76,30 @@ TEST_F(RunCliTest, BuiltinCatalogueVirtualWritesEveryReport) {
   // The same seed again: the same fingerprint.
   const Ran again = RunFaultline({"run", "--filter", "demo/*", "--no-reports", "--seed", "3"});
   EXPECT_NE(again.out.find(result["fingerprint"].get<std::string>()), std::string::npos);
+}
+
+// Every run goes whole to runs.jsonl as it finishes; result.json, written from the slim runs and
+// that stream, lists each of them exactly as the stream has it, in the plan's order, whatever
+// order the runs finished in (--jobs 3, both worlds).
+TEST_F(RunCliTest, EveryRunIsStreamedToRunsJsonlAndResultJsonListsTheSameRuns) {
+  const Ran ran = RunFaultline({"run", "--filter", "demo/*,rate-limit/anthropic-429-*", "--time",
+                                "both", "--repeat", "2", "--jobs", "3", "--out", Path("out")});
+  ASSERT_EQ(ran.code, 0) << ran.err;
+  const auto result = nlohmann::json::parse(Read(Path("out/result.json")));
+  const nlohmann::json& runs = result["scenarios"];
+  ASSERT_GT(runs.size(), 12u);
+  std::istringstream stream(Read(Path("out/runs.jsonl")));
+  std::set<std::size_t> places;
+  for (std::string line; std::getline(stream, line);) {
+    nlohmann::json run = nlohmann::json::parse(line);
+    const std::size_t place = run["run"].get<std::size_t>();
+    run.erase("run");
+    ASSERT_LT(place, runs.size());
+    EXPECT_EQ(run, runs[place]) << "run " << place;
+    EXPECT_TRUE(run["trace"].is_object()) << "run " << place;
+    places.insert(place);
+  }
+  EXPECT_EQ(places.size(), runs.size());
 }
 
 TEST_F(RunCliTest, LastFailedReRunsOnlyWhatFailedInTheLastResult) {

@@ -169,9 +169,10 @@ TEST(RunnerTest, FilterByDialect) {
   const auto demo_chat = SelectScenarios(catalog, "demo/*+dialect:openai-chat", std::nullopt);
   ASSERT_FALSE(demo_chat.empty());
   for (const auto& s : demo_chat) EXPECT_EQ(s.dialect, scenario::Dialect::kOpenAiChat) << s.name;
+  // Every dialect is offered, the last one added too.
   EXPECT_EQ(FilterProblem("rate-limit/*,!dialect:openai"),
             "--filter: no dialect 'openai' (openai-chat, anthropic-messages, openai-responses, "
-            "gemini, ollama)");
+            "gemini, ollama, bedrock-converse)");
   EXPECT_FALSE(FilterProblem("tag:stall+dialect:anthropic-messages,demo/*"));
 }
 

@@ -51,7 +51,8 @@ json TruthToJson(const provider::JournalEntry& entry) {
   return out;
 }
 
-json EntryToJson(const provider::JournalEntry& entry, bool with_volatile) {
+// The stable fields of a journal entry (AddVolatile adds the others).
+json EntryToJson(const provider::JournalEntry& entry) {
   json writes = json::array();
   for (const provider::WriteRecord& write : entry.writes) {
     writes.push_back({{"t_ms", Ms(write.at)}, {"bytes", write.size}});
@@ -70,14 +71,11 @@ json EntryToJson(const provider::JournalEntry& entry, bool with_volatile) {
   // Only with routes, so that the fingerprints of scenarios without them stay what they were.
   if (!entry.route.empty()) out["route"] = entry.route;
   if (entry.call >= 0) out["call"] = entry.call;  // only with several calls, likewise
-  if (with_volatile) {
-    out["connection"] = entry.connection;
-    if (!entry.detail.empty()) out["detail"] = entry.detail;
-  }
   return out;
 }
 
-json ToJson(const Trace& trace, bool with_volatile) {
+// What the fingerprint covers: everything but what differs between runs of one seed.
+json StableJson(const Trace& trace) {
   json client = json::array();
   for (const ClientRecord& record : trace.client) {
     client.push_back(
@@ -85,7 +83,7 @@ json ToJson(const Trace& trace, bool with_volatile) {
   }
   json journal = json::array();
   for (const provider::JournalEntry& entry : trace.journal) {
-    journal.push_back(EntryToJson(entry, with_volatile));
+    journal.push_back(EntryToJson(entry));
   }
   json out = {{"calls", trace.calls},
               {"client", std::move(client)},
@@ -97,25 +95,38 @@ json ToJson(const Trace& trace, bool with_volatile) {
   if (trace.outcome_unknown) out["outcome_unknown"] = true;
   if (trace.own_request) out["own_request"] = true;
   if (trace.subject_stopped_at) out["subject_stopped_ms"] = Ms(*trace.subject_stopped_at);
-  if (with_volatile && trace.scripted_from) {
+  if (!trace.protocol_errors.empty()) out["protocol_errors"] = trace.protocol_errors;
+  return out;
+}
+
+// The fields StableJson leaves out, added to its `out`: connection numbers, subject output,
+// scheduling (the same seed gives other values over sockets).
+void AddVolatile(const Trace& trace, json& out) {
+  json& journal = out["journal"];
+  for (std::size_t i = 0; i < trace.journal.size(); ++i) {
+    const provider::JournalEntry& entry = trace.journal[i];
+    journal[i]["connection"] = entry.connection;
+    if (!entry.detail.empty()) journal[i]["detail"] = entry.detail;
+  }
+  if (trace.scripted_from) {
     out["scripted_from_ms"] = Ms(*trace.scripted_from);
     if (trace.scripted_by_fallback) out["scripted_by_fallback"] = true;
   }
-  if (with_volatile && !trace.subject_stderr.empty()) out["stderr"] = trace.subject_stderr;
-  if (with_volatile && !trace.subject_stdout.empty()) out["stdout"] = trace.subject_stdout;
-  if (with_volatile && !trace.subject_endings.empty()) out["endings"] = trace.subject_endings;
-  if (with_volatile && trace.scheduling_lateness) {
-    out["scheduling_lateness_ms"] = Ms(*trace.scheduling_lateness);
-  }
-  if (!trace.protocol_errors.empty()) out["protocol_errors"] = trace.protocol_errors;
-  return out;
+  if (!trace.subject_stderr.empty()) out["stderr"] = trace.subject_stderr;
+  if (!trace.subject_stdout.empty()) out["stdout"] = trace.subject_stdout;
+  if (!trace.subject_endings.empty()) out["endings"] = trace.subject_endings;
+  if (trace.scheduling_lateness) out["scheduling_lateness_ms"] = Ms(*trace.scheduling_lateness);
 }
 
 }  // namespace
 
 double Ms(Duration duration) { return static_cast<double>(duration.count()) / 1000.0; }
 
-json TraceToJson(const Trace& trace) { return ToJson(trace, /*with_volatile=*/true); }
+json TraceToJson(const Trace& trace) {
+  json out = StableJson(trace);
+  AddVolatile(trace, out);
+  return out;
+}
 
 namespace {
 
@@ -125,8 +136,14 @@ std::string Digest(std::string_view text) { return fmt::format("{:016x}", hashin
 }  // namespace
 
 std::string Fingerprint(const Trace& trace) {
-  return Digest(
-      ToJson(trace, /*with_volatile=*/false).dump(-1, ' ', false, json::error_handler_t::replace));
+  return Digest(StableJson(trace).dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+std::pair<json, std::string> TraceJsonAndFingerprint(const Trace& trace) {
+  json out = StableJson(trace);
+  std::string fingerprint = Digest(out.dump(-1, ' ', false, json::error_handler_t::replace));
+  AddVolatile(trace, out);
+  return {std::move(out), std::move(fingerprint)};
 }
 
 std::string SeededFingerprint(const Trace& trace, std::string_view verdicts) {

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "fake_provider/journal.h"
@@ -84,6 +85,8 @@ nlohmann::json TraceToJson(const Trace& trace);
 // journal records; not connection ids or socket error texts). Equal seeds in the virtual world
 // give equal fingerprints.
 std::string Fingerprint(const Trace& trace);
+// TraceToJson(trace) and Fingerprint(trace) together, the JSON built once.
+std::pair<nlohmann::json, std::string> TraceJsonAndFingerprint(const Trace& trace);
 
 // The real world's fingerprint: only what the seed determines there, never a wall-clock time:
 // the provider's plan for each request that reached it (attempt, status, plan summary and its

@@ -45,20 +45,40 @@ struct VirtualCall {
   std::optional<Duration> timer;
 };
 
+}  // namespace
+
+struct CompiledSessions {
+  // Session id ("/s/<id>" of each route, or the one session) -> the scenario it serves.
+  std::vector<std::pair<std::string, std::shared_ptr<const provider::CompiledScenario>>> sessions;
+};
+
+std::shared_ptr<const CompiledSessions> CompileSessions(const scenario::Scenario& scenario) {
+  auto compiled = std::make_shared<CompiledSessions>();
+  const auto add = [&](std::string id, scenario::Scenario served) {
+    compiled->sessions.emplace_back(
+        std::move(id), std::make_shared<const provider::CompiledScenario>(std::move(served)));
+  };
+  if (scenario.routes.empty()) {
+    add(std::string(kSessionId), scenario);
+  } else {
+    for (const scenario::Route& route : scenario.routes) {
+      add(scenario::RouteSessionId(kSessionId, route.id), scenario::RouteScenario(scenario, route));
+    }
+  }
+  return compiled;
+}
+
+namespace {
+
 class World {
  public:
   World(const scenario::Scenario& scenario, const VirtualRunOptions& options)
       : scenario_(scenario), options_(options) {
     trace_.calls = scenario.request.calls;
     trace_.wall_start = std::chrono::system_clock::time_point(kWallStart);
-    if (scenario.routes.empty()) {
-      AddSession(std::string(kSessionId), scenario);
-    } else {
-      for (const scenario::Route& route : scenario.routes) {
-        AddSession(scenario::RouteSessionId(kSessionId, route.id),
-                   scenario::RouteScenario(scenario, route));
-      }
-    }
+    const std::shared_ptr<const CompiledSessions> compiled =
+        options.compiled ? options.compiled : CompileSessions(scenario);
+    for (const auto& [id, served] : compiled->sessions) AddSession(id, served);
   }
 
   std::expected<Trace, std::string> Run();
@@ -69,11 +89,10 @@ class World {
       trace_.client.push_back({now_, vc.index, EventFromJson(event.ToJson())});
     }
   }
-  void AddSession(std::string id, scenario::Scenario scenario) {
+  void AddSession(std::string id, std::shared_ptr<const provider::CompiledScenario> served) {
     auto [session, _] = sessions_.emplace(
-        std::move(id), provider::ProviderSession(
-                           std::make_shared<const provider::CompiledScenario>(std::move(scenario)),
-                           options_.provider_seed, kWallStart));
+        std::move(id),
+        provider::ProviderSession(std::move(served), options_.provider_seed, kWallStart));
     session->second.AnchorOutages(kWallStart - options_.scripted_lead);
   }
   // The session under a base URL path ("/s/<id>"), as the provider resolves targets; null when
@@ -311,8 +330,19 @@ bool World::StepUntilDone() {
   }
 }
 
+// The reference client's adapter/hello for `policy`, as a trace records it. Consecutive runs on
+// a thread nearly always run one policy (a scenario's repetitions and seeds), and the hello spells
+// out the whole policy, so the last one is kept.
+const ClientEvent& HelloFor(const ref::RetryPolicy& policy) {
+  thread_local std::optional<std::pair<ref::RetryPolicy, ClientEvent>> last;
+  if (!last || !(last->first == policy)) {
+    last.emplace(policy, EventFromJson(ref::HelloEvent(policy).ToJson()));
+  }
+  return last->second;
+}
+
 std::expected<Trace, std::string> World::Run() {
-  trace_.client.push_back({now_, 0, EventFromJson(ref::HelloEvent(options_.policy).ToJson())});
+  trace_.client.push_back({now_, 0, HelloFor(options_.policy)});
   trace_.one_client = options_.one_client;
   if (auto created = CreateCalls(); !created) return std::unexpected(created.error());
   cancel_pending_ = scenario_.cancel_at.has_value();

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <expected>
+#include <memory>
 #include <string>
 
 #include "harness/trace/trace.h"
@@ -26,6 +27,12 @@ inline constexpr std::uint64_t kMaxVirtualRequests = 10'000;
 
 // Whether a virtual run stopped at its request bound: it still went on sending requests.
 bool StoppedAtRequestBound(const Trace& trace, std::uint64_t max_requests);
+
+// The provider's compiled form of a scenario (one session per route, or one): compiling renders
+// every response ahead of time and costs about what a whole virtual run costs, so the runs of
+// one scenario (repetitions, seeds, a twin's runs) share it. Immutable; thread-safe.
+struct CompiledSessions;
+std::shared_ptr<const CompiledSessions> CompileSessions(const scenario::Scenario& scenario);
 
 struct VirtualRunOptions {
   std::uint64_t seed = 0;                    // the client's retry RNG
@@ -48,6 +55,8 @@ struct VirtualRunOptions {
   // as the in-process reference client's calls do; false: each call is a client of its own, as
   // an adapter's calls are (one process each). The policy twin of a subject runs as it ran.
   bool one_client = true;
+  // CompileSessions(the scenario run), shared; null: compiled for this run alone.
+  std::shared_ptr<const CompiledSessions> compiled{};
 };
 
 // Runs the scenario with the in-process reference client. A subject still running at the horizon,
