@@ -129,7 +129,12 @@ std::size_t EventStreamDecoder::DecodeMessages(std::string_view input) {
 
 bool EventStreamDecoder::DecodeMessage(std::string_view message) {
   const std::size_t crc_at = message.size() - kCrcBytes;
-  if (hashing::Crc32(message.substr(0, crc_at)) != U32(message, crc_at)) {
+  // The message's CRC covers the prelude too, whose first 8 bytes' CRC was just checked to be
+  // the prelude's last 4: it continues from there rather than reading those bytes again.
+  constexpr std::size_t kPreludeCrcAt = kPreludeBytes - kCrcBytes;
+  const std::uint32_t prelude_crc = U32(message, kPreludeCrcAt);
+  if (hashing::Crc32(message.substr(kPreludeCrcAt, crc_at - kPreludeCrcAt), prelude_crc) !=
+      U32(message, crc_at)) {
     Fail("an event-stream message's CRC does not match its bytes");
     return false;
   }
