@@ -1,7 +1,8 @@
 // The allocation-free fast path for the event shapes that make up nearly all of a stream: chat
 // chunks that carry content and/or a finish reason, Anthropic text/argument/thinking deltas, and
 // Responses text/argument/reasoning/refusal deltas, the Responses events that only advance the
-// sequence number (including the large .done ones) and response.completed. Each function returns
+// sequence number (including the large .done ones) and response.completed. (Gemini, Ollama and
+// Bedrock: decode_fast_path_gemini_ollama_bedrock.cc.) Each function returns
 // false — having appended nothing and changed no state — for anything it does not recognise exactly
 // (other shapes, duplicate keys, invalid JSON, a broken sequence); the nlohmann-based decoder then
 // takes the event and is the one that decodes it or reports the error. A differential test checks
@@ -25,54 +26,12 @@
 #include <optional>
 #include <utility>
 
+#include "reference_impl/decode_fast_path_internal.h"
 #include "reference_impl/dialect_decoder_internal.h"
 #include "reference_impl/json_cursor.h"
 
 namespace faultline::ref::internal {
 namespace {
-
-using Hole = JsonShape::Hole;
-using HoleKind = JsonShape::HoleKind;
-
-// Appends a T built from `args` in place (a temporary T would be moved twice on its way into the
-// variant, which shows at a few hundred bytes an event).
-template <typename T, typename... Args>
-void Emit(std::vector<Delta>& out, Args&&... args) {
-  out.emplace_back(std::in_place_type<T>, std::forward<Args>(args)...);
-}
-
-// Reads a value with `read` and notes where it was (for JsonShape::Record).
-template <typename Read>
-bool ReadNoting(JsonCursor& cursor, HoleKind kind, Hole& at, Read&& read) {
-  at.kind = kind;
-  at.begin = cursor.offset();
-  if (!read()) return false;
-  at.end = cursor.offset();
-  return true;
-}
-
-// Reads a string member exactly once. (Plain strings and flags rather than optional<string>:
-// the event structs are then cheap to construct, which matters at a few hundred bytes an event.)
-bool ReadOnce(JsonCursor& cursor, std::string& slot, bool& seen, Hole& at) {
-  return !std::exchange(seen, true) &&
-         ReadNoting(cursor, HoleKind::kString, at, [&] { return cursor.ReadString(slot); });
-}
-
-bool ReadIntOnce(JsonCursor& cursor, std::optional<std::int64_t>& slot) {
-  if (slot) return false;
-  std::int64_t value = 0;
-  if (!cursor.ReadInt(value)) return false;
-  slot = value;
-  return true;
-}
-
-bool ReadRawOnce(JsonCursor& cursor, std::optional<std::string_view>& slot) {
-  if (slot) return false;
-  std::string_view value;
-  if (!cursor.ReadRawString(value)) return false;
-  slot = value;
-  return true;
-}
 
 // --- openai-chat -------------------------------------------------------------------------------
 
@@ -465,9 +424,11 @@ bool TryDecodeFast(Dialect dialect, const SseEventView& event, DialectDecoder::S
     case Dialect::kOpenAiResponses:
       return FastOpenAiResponses(event, state, out);
     case Dialect::kGemini:
+      return FastGemini(event, state.last_delta, out);
     case Dialect::kOllama:
+      return FastOllama(event, state.last_delta, out);
     case Dialect::kBedrockConverse:
-      return false;  // no scanner yet: nlohmann reads every chunk
+      return FastBedrock(event, state.last_delta, out);
   }
   return false;
 }

@@ -220,6 +220,16 @@ bool JsonCursor::ReadNull() {
   return SkipLiteral("null");
 }
 
+bool JsonCursor::ReadBool(bool& out) {
+  SkipWhitespace();
+  if (SkipLiteral("true")) {
+    out = true;
+    return true;
+  }
+  out = false;
+  return SkipLiteral("false");
+}
+
 bool JsonCursor::SkipLiteral(std::string_view literal) {
   if (static_cast<std::size_t>(end_ - position_) < literal.size() ||
       std::string_view(position_, literal.size()) != literal) {

@@ -57,19 +57,6 @@ TEST(DialectFastPathTest, FixturesDecodeIdenticallyWithAndWithoutTheFastPath) {
   }
 }
 
-std::vector<std::string> Mutations(const std::string& data) {
-  static constexpr std::string_view kReplacements[] = {"\"", "\\", "{", "}",    ",",    ":",
-                                                       "0",  "x",  " ", "\x01", "\xC3", "\\u00e9"};
-  std::vector<std::string> out;
-  for (std::size_t i = 0; i < data.size(); ++i) {
-    out.push_back(data.substr(0, i) + data.substr(i + 1));  // deletion
-    for (std::string_view replacement : kReplacements) {
-      out.push_back(data.substr(0, i) + std::string(replacement) + data.substr(i + 1));
-    }
-  }
-  return out;
-}
-
 TEST(DialectFastPathTest, MutatedHotEventsDecodeIdentically) {
   int fast_accepted = 0;
   int compared = 0;
