@@ -6,6 +6,10 @@
 #include <cstring>
 #include <utility>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 namespace faultline::ref {
 namespace {
 
@@ -66,6 +70,18 @@ std::size_t FirstFlagged(std::uint64_t high) {
 // while there are 32; the last few bytes are the word that ends at n (re-reading some bytes is
 // cheaper than a byte loop).
 std::size_t SkipAscii(const unsigned char* p, std::size_t i, std::size_t n) {
+#ifdef __SSE2__
+  // Where SSE2 is there (every x86-64): 64 bytes a step, the high bits gathered by movemask.
+  const auto load = [p](std::size_t at) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + at));
+  };
+  while (n - i >= 64) {
+    const __m128i any =
+        _mm_or_si128(_mm_or_si128(load(i), load(i + 16)), _mm_or_si128(load(i + 32), load(i + 48)));
+    if (_mm_movemask_epi8(any) != 0) break;
+    i += 64;
+  }
+#endif
   while (n - i >= 32) {
     if (((Load64(p + i) | Load64(p + i + 8) | Load64(p + i + 16) | Load64(p + i + 24)) &
          kHighBits) != 0) {
