@@ -1,5 +1,7 @@
 // The allocation-free fast path for the event shapes that make up nearly all of a stream: chat
-// chunks that carry content and/or a finish reason, Anthropic text/argument/thinking deltas, and
+// chunks that carry content and/or a finish reason, Anthropic text/argument/thinking deltas (and
+// the events around them: message_start, text and thinking block starts, block stops,
+// message_delta, message_stop, whose few nlohmann trees cost as much as a thousand deltas), and
 // Responses text/argument/reasoning/refusal deltas, the Responses events that only advance the
 // sequence number (including the large .done ones) and response.completed. (Gemini, Ollama and
 // Bedrock: decode_fast_path_gemini_ollama_bedrock.cc.) Each function returns
@@ -23,6 +25,7 @@
 // checks — content blocks, sequence numbers — included). Only events whose outcome depends on
 // nothing else outside the holes are recorded (no finish reason, for instance).
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -124,13 +127,27 @@ bool FastOpenAiChat(const SseEventView& event, JsonShape& last_delta, std::vecto
 
 // --- anthropic-messages ------------------------------------------------------------------------
 
-// {"type":"content_block_delta","index":N,"delta":{"type":...,"text"|"partial_json"|"thinking"}}
+// Token counts ({"input_tokens":N,"output_tokens":N,"cache_*_input_tokens":N}), each read once.
+struct AnthropicUsage {
+  std::optional<std::int64_t> input, output, cache_creation, cache_read;
+  bool seen = false;
+};
+
+// content_block_delta {"type","index","delta":{"type","text"|"partial_json"|"thinking"}}, and the
+// members of the events that come once a block or once a message: message_start {"message":
+// {"usage"}}, content_block_start {"index","content_block":{"type","text"|"thinking"}},
+// content_block_stop {"index"}, message_delta {"delta":{"stop_reason"},"usage"}, message_stop.
+// Members are read whatever the event's type (which may come last) and only the ones its type
+// needs are used, as the full decoder does.
 struct AnthropicDelta {
-  std::optional<std::string_view> type, delta_type;
+  std::optional<std::string_view> type, delta_type, block_type;
   std::optional<std::int64_t> index;
-  std::string text, partial_json, thinking;
+  std::string text, partial_json, thinking, stop_reason, block_text, block_thinking;
   bool has_text = false, has_partial_json = false, has_thinking = false, has_delta = false;
-  Hole text_at, partial_json_at, thinking_at;
+  bool has_stop_reason = false, has_message = false, has_block = false;
+  bool has_block_text = false, has_block_thinking = false;
+  AnthropicUsage usage, message_usage;
+  Hole text_at, partial_json_at, thinking_at, block_text_at;
 };
 
 // What a content_block_delta carries, and so which member is its value (JsonShape::Note::kind).
@@ -144,6 +161,46 @@ bool ReadAnthropicDelta(JsonCursor& cursor, AnthropicDelta& d) {
       return ReadOnce(cursor, d.partial_json, d.has_partial_json, d.partial_json_at);
     }
     if (key == "thinking") return ReadOnce(cursor, d.thinking, d.has_thinking, d.thinking_at);
+    if (key == "stop_reason") {
+      bool is_null = false;
+      return !std::exchange(d.has_stop_reason, true) &&
+             cursor.ReadStringOrNull(d.stop_reason, is_null);
+    }
+    return cursor.SkipValue();
+  });
+}
+
+// A token count small enough that the full decoder's sum of them cannot overflow (it takes any
+// other count itself).
+bool ReadCountOnce(JsonCursor& cursor, std::optional<std::int64_t>& slot) {
+  constexpr std::int64_t kMaxCount = std::int64_t{1} << 52;
+  return ReadIntOnce(cursor, slot) && *slot >= 0 && *slot <= kMaxCount;
+}
+
+bool ReadAnthropicUsage(JsonCursor& cursor, AnthropicUsage& u) {
+  return !std::exchange(u.seen, true) && cursor.ForEachMember([&](std::string_view key) {
+    if (key == "input_tokens") return ReadCountOnce(cursor, u.input);
+    if (key == "output_tokens") return ReadCountOnce(cursor, u.output);
+    if (key == "cache_creation_input_tokens") return ReadCountOnce(cursor, u.cache_creation);
+    if (key == "cache_read_input_tokens") return ReadCountOnce(cursor, u.cache_read);
+    return cursor.SkipValue();
+  });
+}
+
+bool ReadAnthropicMessage(JsonCursor& cursor, AnthropicDelta& d) {
+  return !std::exchange(d.has_message, true) && cursor.ForEachMember([&](std::string_view key) {
+    if (key == "usage") return ReadAnthropicUsage(cursor, d.message_usage);
+    return cursor.SkipValue();
+  });
+}
+
+bool ReadAnthropicBlock(JsonCursor& cursor, AnthropicDelta& d) {
+  return !std::exchange(d.has_block, true) && cursor.ForEachMember([&](std::string_view key) {
+    if (key == "type") return ReadRawOnce(cursor, d.block_type);
+    if (key == "text") return ReadOnce(cursor, d.block_text, d.has_block_text, d.block_text_at);
+    if (key == "thinking") {
+      return ReadOnce(cursor, d.block_thinking, d.has_block_thinking, d.block_text_at);
+    }
     return cursor.SkipValue();
   });
 }
@@ -154,9 +211,67 @@ bool ReadAnthropicEvent(const SseEventView& event, AnthropicDelta& d) {
     if (key == "type") return ReadRawOnce(cursor, d.type);
     if (key == "index") return ReadIntOnce(cursor, d.index);
     if (key == "delta") return !std::exchange(d.has_delta, true) && ReadAnthropicDelta(cursor, d);
+    if (key == "usage") return ReadAnthropicUsage(cursor, d.usage);
+    if (key == "message") return ReadAnthropicMessage(cursor, d);
+    if (key == "content_block") return ReadAnthropicBlock(cursor, d);
     return cursor.SkipValue();
   });
-  return ok && cursor.AtEnd() && d.type == "content_block_delta" && d.index && d.delta_type;
+  // A `type` rules out the OpenAI-style error envelope; the SSE name must agree with it.
+  return ok && cursor.AtEnd() && d.type && (event.type == "message" || event.type == *d.type);
+}
+
+// UsageFrom's sum: the input includes the cached tokens.
+void AppendAnthropicUsage(const AnthropicUsage& u, std::vector<Delta>& out) {
+  if (!u.seen) return;
+  std::optional<std::int64_t> input = u.input;
+  if (input) *input += u.cache_creation.value_or(0) + u.cache_read.value_or(0);
+  Emit<UsageDelta>(out, input, u.output);
+}
+
+// A text or thinking block (the others, tool_use with its arguments among them, are the full
+// decoder's); false, having changed nothing, otherwise.
+bool AppendAnthropicBlockStart(AnthropicDelta& d, DialectDecoder::State& state,
+                               std::vector<Delta>& out) {
+  if (!d.index || !d.has_block || !d.block_type) return false;
+  if (*d.index < std::numeric_limits<int>::min() || *d.index > std::numeric_limits<int>::max()) {
+    return false;
+  }
+  const bool text = d.block_type == "text";
+  if (!text && d.block_type != "thinking") return false;
+  state.blocks.push_back({static_cast<int>(*d.index), /*tool_use=*/false});
+  std::string& words = text ? d.block_text : d.block_thinking;
+  if (words.empty()) return true;
+  if (text) {
+    Emit<TextDelta>(out, std::move(words));
+  } else {
+    Emit<ReasoningDelta>(out, std::move(words));
+  }
+  return true;
+}
+
+// The events other than content_block_delta that the fast path takes; false for the others
+// (ping is a heartbeat, error and unknown types are the full decoder's).
+bool AppendAnthropicOther(AnthropicDelta& d, DialectDecoder::State& state,
+                          std::vector<Delta>& out) {
+  const std::string_view type = *d.type;
+  if (type == "message_start") {
+    if (!d.has_message) return false;
+    AppendAnthropicUsage(d.message_usage, out);
+    return true;
+  }
+  if (type == "content_block_start") return AppendAnthropicBlockStart(d, state, out);
+  if (type == "content_block_stop") return d.index.has_value();
+  if (type == "message_delta") {
+    if (!d.has_delta) return false;
+    if (!d.stop_reason.empty()) Emit<FinishDelta>(out, std::move(d.stop_reason));
+    AppendAnthropicUsage(d.usage, out);
+    return true;
+  }
+  if (type == "message_stop") {
+    Emit<TerminalDelta>(out, TerminalMarker::kMessageStop);
+    return true;
+  }
+  return false;
 }
 
 // The value a content_block_delta carries: what kind, the text read, and where it was.
@@ -202,17 +317,20 @@ bool AppendAnthropicDelta(AnthropicKind kind, std::int64_t index64, std::string&
 
 bool FastAnthropic(const SseEventView& event, DialectDecoder::State& state,
                    std::vector<Delta>& out) {
-  if (event.type != "content_block_delta" && event.type != "message") return false;
   JsonShape& last_delta = state.last_delta;
-  std::string value;
-  std::int64_t unused = 0;
-  if (last_delta.Match(event.data, unused, value)) {
-    const JsonShape::Note& note = last_delta.note();
-    return AppendAnthropicDelta(static_cast<AnthropicKind>(note.kind), *note.index, value, state,
-                                out);
+  if (event.type == "content_block_delta" || event.type == "message") {
+    std::string value;
+    std::int64_t unused = 0;
+    if (last_delta.Match(event.data, unused, value)) {
+      const JsonShape::Note& note = last_delta.note();
+      return AppendAnthropicDelta(static_cast<AnthropicKind>(note.kind), *note.index, value, state,
+                                  out);
+    }
   }
   AnthropicDelta d;
   if (!ReadAnthropicEvent(event, d)) return false;
+  if (d.type != "content_block_delta") return AppendAnthropicOther(d, state, out);
+  if (!d.index || !d.delta_type) return false;
   const std::optional<AnthropicValue> read = ValueOf(d);
   if (!read || !AppendAnthropicDelta(read->kind, *d.index, *read->text, state, out)) return false;
   last_delta.Record(event.data, std::nullopt, read->at, {read->kind, d.index});
