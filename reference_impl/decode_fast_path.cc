@@ -109,14 +109,14 @@ bool ReadChatChunk(const SseEventView& event, ChatChoice& choice) {
 }
 
 bool FastOpenAiChat(const SseEventView& event, JsonShape& last_delta, std::vector<Delta>& out) {
-  ChatChoice choice;
   std::int64_t unused = 0;
-  // Recorded only without a finish reason: the content is all a match can change.
-  if (last_delta.Match(event.data, unused, choice.text)) {
-    AppendChatDeltas(choice, out);
+  // Recorded only without a finish reason: the content is all a match can change, and empty
+  // content says nothing (AppendChatDeltas).
+  if (const std::string* text = MatchInto(last_delta, event.data, unused, &TextDelta::text, out)) {
+    if (text->empty()) out.pop_back();
     return true;
   }
-  choice.text.clear();
+  ChatChoice choice;
   if (!ReadChatChunk(event, choice)) return false;
   if (choice.content_is_string && choice.finish.empty()) {
     last_delta.Record(event.data, std::nullopt, choice.content_at, {});
@@ -315,17 +315,37 @@ bool AppendAnthropicDelta(AnthropicKind kind, std::int64_t index64, std::string&
   return true;
 }
 
+// A content_block_delta with the recorded shape, its value read straight into its delta (as
+// AppendAnthropicDelta would emit it): nullopt when the event does not have that shape, else
+// whether the fast path takes it.
+std::optional<bool> MatchAnthropicDelta(const SseEventView& event,
+                                        const DialectDecoder::State& state,
+                                        std::vector<Delta>& out) {
+  const JsonShape& shape = state.last_delta;
+  const auto kind = static_cast<AnthropicKind>(shape.note().kind);
+  std::int64_t unused = 0;
+  const std::string* value =
+      kind == kAnthropicText ? MatchInto(shape, event.data, unused, &TextDelta::text, out)
+      : kind == kAnthropicThinking
+          ? MatchInto(shape, event.data, unused, &ReasoningDelta::text, out)
+          : MatchInto(shape, event.data, unused, &ToolCallDelta::arguments, out);
+  if (value == nullptr) return std::nullopt;
+  const int index = static_cast<int>(*shape.note().index);
+  const auto block = std::ranges::find(state.blocks, index, &DialectDecoder::State::Block::index);
+  const bool started = block != state.blocks.end();
+  if (kind == kAnthropicArguments && started && block->tool_use) {
+    std::get<ToolCallDelta>(out.back()).index = index;
+  } else if (!started || kind == kAnthropicArguments) {
+    out.pop_back();  // a block never started (the full decoder's error), or a server tool's input
+  }
+  return started;
+}
+
 bool FastAnthropic(const SseEventView& event, DialectDecoder::State& state,
                    std::vector<Delta>& out) {
   JsonShape& last_delta = state.last_delta;
   if (event.type == "content_block_delta" || event.type == "message") {
-    std::string value;
-    std::int64_t unused = 0;
-    if (last_delta.Match(event.data, unused, value)) {
-      const JsonShape::Note& note = last_delta.note();
-      return AppendAnthropicDelta(static_cast<AnthropicKind>(note.kind), *note.index, value, state,
-                                  out);
-    }
+    if (const std::optional<bool> taken = MatchAnthropicDelta(event, state, out)) return *taken;
   }
   AnthropicDelta d;
   if (!ReadAnthropicEvent(event, d)) return false;
@@ -483,12 +503,20 @@ bool AppendResponsesDeltas(ResponsesEvent& e, std::vector<Delta>& out) {
   }
 }
 
+// Whether an event of `type` numbered `sequence_number` may come now: its SSE name agrees and
+// the number follows the last one (the full decoder's first checks).
+bool ResponsesEventFits(const SseEventView& event, std::string_view type,
+                        std::optional<std::int64_t> sequence_number,
+                        const DialectDecoder::State& state) {
+  if (event.type != "message" && event.type != type) return false;
+  const auto last = state.last_sequence_number;
+  return !sequence_number || !last || *sequence_number == *last + 1;
+}
+
 // After the event is read: the SSE type and sequence checks, then the deltas.
 bool FinishResponsesEvent(const SseEventView& event, ResponsesEvent& e,
                           DialectDecoder::State& state, std::vector<Delta>& out) {
-  if (event.type != "message" && event.type != *e.type) return false;
-  const auto last = state.last_sequence_number;
-  if (e.sequence_number && last && *e.sequence_number != *last + 1) return false;
+  if (!ResponsesEventFits(event, *e.type, e.sequence_number, state)) return false;
   const std::size_t before = out.size();
   if (!AppendResponsesDeltas(e, out)) {
     out.erase(out.begin() + static_cast<std::ptrdiff_t>(before), out.end());
@@ -498,15 +526,46 @@ bool FinishResponsesEvent(const SseEventView& event, ResponsesEvent& e,
   return true;
 }
 
-// A delta event with the recorded shape, rebuilt as a full read would have left it.
-bool MatchResponsesDelta(const SseEventView& event, const JsonShape& shape, ResponsesEvent& e) {
-  std::int64_t sequence_number = 0;
-  if (!shape.Match(event.data, sequence_number, e.delta)) return false;
-  e.kind = static_cast<ResponsesKind>(shape.note().kind);
-  e.type = TypeOf(e.kind);
-  if (shape.has_int_hole()) e.sequence_number = sequence_number;
-  e.output_index = shape.note().index;
-  e.has_delta = true;
+// The string a delta event's value goes into: that of a new delta of its kind, when `data` has
+// the recorded shape (MatchInto); nullptr otherwise.
+std::string* MatchResponsesValue(const JsonShape& shape, std::string_view data,
+                                 std::int64_t& sequence_number, std::vector<Delta>& out) {
+  switch (static_cast<ResponsesKind>(shape.note().kind)) {
+    case ResponsesKind::kTextDelta:
+      return MatchInto(shape, data, sequence_number, &TextDelta::text, out);
+    case ResponsesKind::kRefusalDelta:
+      return MatchInto(shape, data, sequence_number, &RefusalDelta::text, out);
+    case ResponsesKind::kReasoningSummaryDelta:
+    case ResponsesKind::kReasoningDelta:
+      return MatchInto(shape, data, sequence_number, &ReasoningDelta::text, out);
+    case ResponsesKind::kArgumentsDelta:
+      return MatchInto(shape, data, sequence_number, &ToolCallDelta::arguments, out);
+    default:
+      return nullptr;  // only delta events are recorded
+  }
+}
+
+// A delta event with the recorded shape, decoded as FinishResponsesEvent would decode it after a
+// full read, its value read straight into its delta: nullopt when the event does not have that
+// shape, else whether the fast path takes it.
+std::optional<bool> MatchResponsesDelta(const SseEventView& event, DialectDecoder::State& state,
+                                        std::vector<Delta>& out) {
+  const JsonShape& shape = state.last_delta;
+  std::int64_t number = 0;
+  if (MatchResponsesValue(shape, event.data, number, out) == nullptr) return std::nullopt;
+  const auto kind = static_cast<ResponsesKind>(shape.note().kind);
+  const std::optional<std::int64_t> output_index = shape.note().index;
+  std::optional<std::int64_t> sequence_number;
+  if (shape.has_int_hole()) sequence_number = number;
+  if (!ResponsesEventFits(event, TypeOf(kind), sequence_number, state) ||
+      (kind == ResponsesKind::kArgumentsDelta && !output_index)) {
+    out.pop_back();
+    return false;
+  }
+  if (kind == ResponsesKind::kArgumentsDelta) {
+    std::get<ToolCallDelta>(out.back()).index = static_cast<int>(*output_index);
+  }
+  if (sequence_number) state.last_sequence_number = sequence_number;
   return true;
 }
 
@@ -520,11 +579,8 @@ void RecordResponsesDelta(std::string_view data, const ResponsesEvent& e, JsonSh
 
 bool FastOpenAiResponses(const SseEventView& event, DialectDecoder::State& state,
                          std::vector<Delta>& out) {
+  if (const std::optional<bool> taken = MatchResponsesDelta(event, state, out)) return *taken;
   ResponsesEvent e;
-  if (MatchResponsesDelta(event, state.last_delta, e)) {
-    return FinishResponsesEvent(event, e, state, out);
-  }
-  e = ResponsesEvent();
   if (!ReadResponsesEvent(event, e) || !FinishResponsesEvent(event, e, state, out)) return false;
   RecordResponsesDelta(event.data, e, state.last_delta);
   return true;

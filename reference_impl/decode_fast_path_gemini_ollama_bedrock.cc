@@ -37,6 +37,18 @@ void AppendWords(ChunkValueKind kind, std::string& value, std::vector<Delta>& ou
   }
 }
 
+// A chunk with the recorded shape whose value is words (JsonShape::Note::kind text or reasoning),
+// read straight into its delta, none when empty; false when the chunk does not have that shape.
+bool MatchWords(const JsonShape& shape, std::string_view data, std::vector<Delta>& out) {
+  std::int64_t unused = 0;
+  const std::string* words = shape.note().kind == kChunkReasoning
+                                 ? MatchInto(shape, data, unused, &ReasoningDelta::text, out)
+                                 : MatchInto(shape, data, unused, &TextDelta::text, out);
+  if (words == nullptr) return false;
+  if (words->empty()) out.pop_back();
+  return true;
+}
+
 // --- gemini ------------------------------------------------------------------------------------
 
 struct GeminiChunk {
@@ -117,11 +129,10 @@ void AppendGeminiDeltas(const JsonShape::Note& note, std::string& text, std::str
 }  // namespace
 
 bool FastGemini(const SseEventView& event, JsonShape& last_delta, std::vector<Delta>& out) {
-  std::string text;
-  std::string no_finish;  // recorded only without one
-  std::int64_t unused = 0;
-  if (last_delta.Match(event.data, unused, text)) {
-    AppendGeminiDeltas(last_delta.note(), text, no_finish, out);
+  // Recorded only without a finish reason: the part's words and the usage (AppendGeminiDeltas).
+  if (MatchWords(last_delta, event.data, out)) {
+    const JsonShape::Note& note = last_delta.note();
+    if (note.has_usage) Emit<UsageDelta>(out, note.input_tokens, note.output_tokens);
     return true;
   }
   GeminiChunk c;
@@ -182,17 +193,8 @@ void AppendOllamaDeltas(std::string& thinking, std::string& content, std::vector
 }  // namespace
 
 bool FastOllama(const SseEventView& event, JsonShape& last_delta, std::vector<Delta>& out) {
-  std::string value;
-  std::int64_t unused = 0;
-  if (last_delta.Match(event.data, unused, value)) {
-    std::string empty;  // the other member, empty or absent in the recorded line
-    if (last_delta.note().kind == kChunkReasoning) {
-      AppendOllamaDeltas(value, empty, out);
-    } else {
-      AppendOllamaDeltas(empty, value, out);
-    }
-    return true;
-  }
+  // The other member was empty or absent in the recorded line: it says nothing.
+  if (MatchWords(last_delta, event.data, out)) return true;
   OllamaLine l;
   if (!ReadOllamaLine(event.data, l)) return false;
   if (const auto hole = OllamaHole(l)) {
@@ -268,12 +270,15 @@ void AppendBedrockDelta(ChunkValueKind kind, std::int64_t index, std::string& va
 
 bool FastBedrock(const SseEventView& event, JsonShape& last_delta, std::vector<Delta>& out) {
   if (event.type != "contentBlockDelta") return false;
-  std::string value;
-  std::int64_t unused = 0;
-  if (last_delta.Match(event.data, unused, value)) {
-    const JsonShape::Note& note = last_delta.note();
-    AppendBedrockDelta(static_cast<ChunkValueKind>(note.kind), *note.index, value, out);
-    return true;
+  const JsonShape::Note& note = last_delta.note();
+  if (note.kind != kChunkArguments) {
+    if (MatchWords(last_delta, event.data, out)) return true;
+  } else {
+    std::int64_t unused = 0;  // arguments count even when empty (AppendBedrockDelta)
+    if (MatchInto(last_delta, event.data, unused, &ToolCallDelta::arguments, out) != nullptr) {
+      std::get<ToolCallDelta>(out.back()).index = static_cast<int>(*note.index);
+      return true;
+    }
   }
   BedrockDelta d;
   if (!ReadBedrockDelta(event.data, d)) return false;

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "reference_impl/dialect_decoder.h"
@@ -65,6 +66,20 @@ inline bool ReadBoolOnce(JsonCursor& cursor, std::optional<bool>& slot) {
   if (!cursor.ReadBool(value)) return false;
   slot = value;
   return true;
+}
+
+// Matches `text` against `shape` with the string hole read straight into `field` of a new T at
+// the end of `out`; returns that string, or nullptr, with `out` as it was, when `text` does not
+// match. (A value read into a temporary and moved into the variant cost a tenth of the decode of
+// a matched event.)
+template <typename T>
+std::string* MatchInto(const JsonShape& shape, std::string_view text, std::int64_t& number,
+                       std::string T::*field, std::vector<Delta>& out) {
+  if (!shape.recorded()) return nullptr;
+  std::string& value = std::get<T>(out.emplace_back(std::in_place_type<T>)).*field;
+  if (shape.Match(text, number, value)) return &value;
+  out.pop_back();
+  return nullptr;
 }
 
 // The dialects of decode_fast_path_gemini_ollama_bedrock.cc, with TryDecodeFast's contract.
