@@ -341,20 +341,26 @@ std::optional<bool> MatchAnthropicDelta(const SseEventView& event,
   return started;
 }
 
-bool FastAnthropic(const SseEventView& event, DialectDecoder::State& state,
-                   std::vector<Delta>& out) {
-  JsonShape& last_delta = state.last_delta;
-  if (event.type == "content_block_delta" || event.type == "message") {
-    if (const std::optional<bool> taken = MatchAnthropicDelta(event, state, out)) return *taken;
-  }
+// An event read in full (no recorded shape, or another one), recorded when it is a delta.
+bool ReadAndDecodeAnthropic(const SseEventView& event, DialectDecoder::State& state,
+                            std::vector<Delta>& out) {
   AnthropicDelta d;
   if (!ReadAnthropicEvent(event, d)) return false;
   if (d.type != "content_block_delta") return AppendAnthropicOther(d, state, out);
   if (!d.index || !d.delta_type) return false;
   const std::optional<AnthropicValue> read = ValueOf(d);
   if (!read || !AppendAnthropicDelta(read->kind, *d.index, *read->text, state, out)) return false;
-  last_delta.Record(event.data, std::nullopt, read->at, {read->kind, d.index});
+  state.last_delta.Record(event.data, std::nullopt, read->at, {read->kind, d.index});
   return true;
+}
+
+// Small, so that the shortcut is inlined where it is called; the full read is a call away.
+bool FastAnthropic(const SseEventView& event, DialectDecoder::State& state,
+                   std::vector<Delta>& out) {
+  if (event.type == "content_block_delta" || event.type == "message") {
+    if (const std::optional<bool> taken = MatchAnthropicDelta(event, state, out)) return *taken;
+  }
+  return ReadAndDecodeAnthropic(event, state, out);
 }
 
 // --- openai-responses --------------------------------------------------------------------------
