@@ -3,8 +3,8 @@
 // the events around them: message_start, text and thinking block starts, block stops,
 // message_delta, message_stop, whose few nlohmann trees cost as much as a thousand deltas), and
 // Responses text/argument/reasoning/refusal deltas, the Responses events that only advance the
-// sequence number (including the large .done ones) and response.completed. (Gemini, Ollama and
-// Bedrock: decode_fast_path_gemini_ollama_bedrock.cc.) Each function returns
+// sequence number (including the large .done ones) and response.completed; Gemini, Ollama and
+// Bedrock are in decode_fast_path_gemini_ollama_bedrock.cc. Each function returns
 // false — having appended nothing and changed no state — for anything it does not recognise exactly
 // (other shapes, duplicate keys, invalid JSON, a broken sequence); the nlohmann-based decoder then
 // takes the event and is the one that decodes it or reports the error. A differential test checks
@@ -139,7 +139,7 @@ struct AnthropicUsage {
 // content_block_stop {"index"}, message_delta {"delta":{"stop_reason"},"usage"}, message_stop.
 // Members are read whatever the event's type (which may come last) and only the ones its type
 // needs are used, as the full decoder does.
-struct AnthropicDelta {
+struct AnthropicEvent {
   std::optional<std::string_view> type, delta_type, block_type;
   std::optional<std::int64_t> index;
   std::string text, partial_json, thinking, stop_reason, block_text, block_thinking;
@@ -147,13 +147,14 @@ struct AnthropicDelta {
   bool has_stop_reason = false, has_message = false, has_block = false;
   bool has_block_text = false, has_block_thinking = false;
   AnthropicUsage usage, message_usage;
-  Hole text_at, partial_json_at, thinking_at, block_text_at;
+  Hole text_at, partial_json_at, thinking_at;
+  Hole block_value_at;  // not recorded: a block start has no shortcut
 };
 
 // What a content_block_delta carries, and so which member is its value (JsonShape::Note::kind).
 enum AnthropicKind : int { kAnthropicText, kAnthropicArguments, kAnthropicThinking };
 
-bool ReadAnthropicDelta(JsonCursor& cursor, AnthropicDelta& d) {
+bool ReadAnthropicDelta(JsonCursor& cursor, AnthropicEvent& d) {
   return cursor.ForEachMember([&](std::string_view key) {
     if (key == "type") return ReadRawOnce(cursor, d.delta_type);
     if (key == "text") return ReadOnce(cursor, d.text, d.has_text, d.text_at);
@@ -187,25 +188,25 @@ bool ReadAnthropicUsage(JsonCursor& cursor, AnthropicUsage& u) {
   });
 }
 
-bool ReadAnthropicMessage(JsonCursor& cursor, AnthropicDelta& d) {
+bool ReadAnthropicMessage(JsonCursor& cursor, AnthropicEvent& d) {
   return !std::exchange(d.has_message, true) && cursor.ForEachMember([&](std::string_view key) {
     if (key == "usage") return ReadAnthropicUsage(cursor, d.message_usage);
     return cursor.SkipValue();
   });
 }
 
-bool ReadAnthropicBlock(JsonCursor& cursor, AnthropicDelta& d) {
+bool ReadAnthropicBlock(JsonCursor& cursor, AnthropicEvent& d) {
   return !std::exchange(d.has_block, true) && cursor.ForEachMember([&](std::string_view key) {
     if (key == "type") return ReadRawOnce(cursor, d.block_type);
-    if (key == "text") return ReadOnce(cursor, d.block_text, d.has_block_text, d.block_text_at);
+    if (key == "text") return ReadOnce(cursor, d.block_text, d.has_block_text, d.block_value_at);
     if (key == "thinking") {
-      return ReadOnce(cursor, d.block_thinking, d.has_block_thinking, d.block_text_at);
+      return ReadOnce(cursor, d.block_thinking, d.has_block_thinking, d.block_value_at);
     }
     return cursor.SkipValue();
   });
 }
 
-bool ReadAnthropicEvent(const SseEventView& event, AnthropicDelta& d) {
+bool ReadAnthropicEvent(const SseEventView& event, AnthropicEvent& d) {
   JsonCursor cursor(event.data);
   const bool ok = cursor.ForEachMember([&](std::string_view key) {
     if (key == "type") return ReadRawOnce(cursor, d.type);
@@ -230,7 +231,7 @@ void AppendAnthropicUsage(const AnthropicUsage& u, std::vector<Delta>& out) {
 
 // A text or thinking block (the others, tool_use with its arguments among them, are the full
 // decoder's); false, having changed nothing, otherwise.
-bool AppendAnthropicBlockStart(AnthropicDelta& d, DialectDecoder::State& state,
+bool AppendAnthropicBlockStart(AnthropicEvent& d, DialectDecoder::State& state,
                                std::vector<Delta>& out) {
   if (!d.index || !d.has_block || !d.block_type) return false;
   if (*d.index < std::numeric_limits<int>::min() || *d.index > std::numeric_limits<int>::max()) {
@@ -251,7 +252,7 @@ bool AppendAnthropicBlockStart(AnthropicDelta& d, DialectDecoder::State& state,
 
 // The events other than content_block_delta that the fast path takes; false for the others
 // (ping is a heartbeat, error and unknown types are the full decoder's).
-bool AppendAnthropicOther(AnthropicDelta& d, DialectDecoder::State& state,
+bool AppendAnthropicOther(AnthropicEvent& d, DialectDecoder::State& state,
                           std::vector<Delta>& out) {
   const std::string_view type = *d.type;
   if (type == "message_start") {
@@ -281,7 +282,7 @@ struct AnthropicValue {
   Hole at;
 };
 
-std::optional<AnthropicValue> ValueOf(AnthropicDelta& d) {
+std::optional<AnthropicValue> ValueOf(AnthropicEvent& d) {
   if (d.delta_type == "text_delta" && d.has_text) {
     return AnthropicValue{kAnthropicText, &d.text, d.text_at};
   }
@@ -344,7 +345,7 @@ std::optional<bool> MatchAnthropicDelta(const SseEventView& event,
 // An event read in full (no recorded shape, or another one), recorded when it is a delta.
 bool ReadAndDecodeAnthropic(const SseEventView& event, DialectDecoder::State& state,
                             std::vector<Delta>& out) {
-  AnthropicDelta d;
+  AnthropicEvent d;
   if (!ReadAnthropicEvent(event, d)) return false;
   if (d.type != "content_block_delta") return AppendAnthropicOther(d, state, out);
   if (!d.index || !d.delta_type) return false;
