@@ -19,8 +19,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 #define FAULTLINE_CRC32_FOLDING 1
 #endif
@@ -152,14 +153,12 @@ __attribute__((target("pclmul"))) inline std::uint32_t UpdateByFolding(const cha
 constexpr std::uint32_t Crc32(std::string_view bytes, std::uint32_t crc = 0) {
   crc = ~crc;
 #ifdef FAULTLINE_CRC32_FOLDING
-  if
-    !consteval {
-      if (bytes.size() >= 64 && crc32_internal::HasCarrylessMultiply()) {
-        const std::size_t folded = bytes.size() & ~std::size_t{15};
-        crc = crc32_internal::UpdateByFolding(bytes.data(), folded, crc);
-        bytes.remove_prefix(folded);
-      }
-    }
+  if (!std::is_constant_evaluated() && bytes.size() >= 64 &&
+      crc32_internal::HasCarrylessMultiply()) {
+    const std::size_t folded = bytes.size() & ~std::size_t{15};
+    crc = crc32_internal::UpdateByFolding(bytes.data(), folded, crc);
+    bytes.remove_prefix(folded);
+  }
 #endif
   return ~crc32_internal::UpdateWithTables(bytes, crc);
 }
