@@ -7,6 +7,7 @@
 //   faultline_fuzz_corpus ROOT
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -60,6 +61,23 @@ std::string FieldLines(const provider::testing::DecodedResponse& response) {
   return out;
 }
 
+// The JSON of a streamed body's events, one per line, as the fast-path target reads them: the
+// data of SSE `data:` lines, and NDJSON lines as they are.
+std::string EventDataLines(std::string_view body) {
+  std::string out;
+  for (std::size_t at = 0; at < body.size();) {
+    const std::size_t end = std::min(body.find('\n', at), body.size());
+    std::string_view line = body.substr(at, end - at);
+    if (line.starts_with("data:")) line.remove_prefix(line.starts_with("data: ") ? 6 : 5);
+    if (line.starts_with("{")) {
+      out.append(line);
+      out.push_back('\n');
+    }
+    at = end + 1;
+  }
+  return out;
+}
+
 // Every response entry and chaos choice of every catalogue scenario.
 void AddCatalogue(Corpus& corpus) {
   auto catalogue = scenario::LoadBuiltinCatalog();
@@ -81,6 +99,7 @@ void AddCatalogue(Corpus& corpus) {
       corpus.Add("ref_http_fuzz", name, wire);
       corpus.Add("ref_sse_fuzz", name, decoded.body);
       corpus.Add("ref_body_fuzz", name, decoded.body);
+      corpus.Add("ref_fast_path_fuzz", name, EventDataLines(decoded.body));
       corpus.Add("ref_retry_hint_fuzz", name, FieldLines(decoded) + decoded.body);
     }
   }
@@ -103,6 +122,7 @@ void AddFixtures(Corpus& corpus) {
     const std::string fixture = fmt::format("fixture-{}", name);
     corpus.Add("ref_sse_fuzz", fixture, body);
     corpus.Add("ref_body_fuzz", fixture, body);
+    corpus.Add("ref_fast_path_fuzz", fixture, EventDataLines(body));
     const bool json = body.starts_with("{");
     corpus.Add("ref_http_fuzz", fixture,
                fmt::format("HTTP/1.1 200 OK\r\ncontent-type: {}\r\ntransfer-encoding: chunked\r\n"

@@ -26,7 +26,8 @@ namespace {
 
 int BlockIndex(const Json& payload) {
   const std::int64_t index = RequireInt(payload, "contentBlockIndex");
-  if (index < 0 || index > 1'000'000) throw ShapeError{"`contentBlockIndex` is out of range"};
+  if (index < 0 || index > kMaxBedrockBlockIndex)
+    throw ShapeError{"`contentBlockIndex` is out of range"};
   return static_cast<int>(index);
 }
 

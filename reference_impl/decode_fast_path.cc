@@ -1,7 +1,10 @@
 // The allocation-free fast path for the event shapes that make up nearly all of a stream: chat
-// chunks that carry content and/or a finish reason, Anthropic text/argument/thinking deltas, and
+// chunks that carry content and/or a finish reason, Anthropic text/argument/thinking deltas (and
+// the events around them: message_start, text and thinking block starts, block stops,
+// message_delta, message_stop, whose few nlohmann trees cost as much as a thousand deltas), and
 // Responses text/argument/reasoning/refusal deltas, the Responses events that only advance the
-// sequence number (including the large .done ones) and response.completed. Each function returns
+// sequence number (including the large .done ones) and response.completed; Gemini, Ollama and
+// Bedrock are in decode_fast_path_gemini_ollama_bedrock.cc. Each function returns
 // false — having appended nothing and changed no state — for anything it does not recognise exactly
 // (other shapes, duplicate keys, invalid JSON, a broken sequence); the nlohmann-based decoder then
 // takes the event and is the one that decodes it or reports the error. A differential test checks
@@ -22,57 +25,16 @@
 // checks — content blocks, sequence numbers — included). Only events whose outcome depends on
 // nothing else outside the holes are recorded (no finish reason, for instance).
 #include <algorithm>
+#include <limits>
 #include <optional>
 #include <utility>
 
+#include "reference_impl/decode_fast_path_internal.h"
 #include "reference_impl/dialect_decoder_internal.h"
 #include "reference_impl/json_cursor.h"
 
 namespace faultline::ref::internal {
 namespace {
-
-using Hole = JsonShape::Hole;
-using HoleKind = JsonShape::HoleKind;
-
-// Appends a T built from `args` in place (a temporary T would be moved twice on its way into the
-// variant, which shows at a few hundred bytes an event).
-template <typename T, typename... Args>
-void Emit(std::vector<Delta>& out, Args&&... args) {
-  out.emplace_back(std::in_place_type<T>, std::forward<Args>(args)...);
-}
-
-// Reads a value with `read` and notes where it was (for JsonShape::Record).
-template <typename Read>
-bool ReadNoting(JsonCursor& cursor, HoleKind kind, Hole& at, Read&& read) {
-  at.kind = kind;
-  at.begin = cursor.offset();
-  if (!read()) return false;
-  at.end = cursor.offset();
-  return true;
-}
-
-// Reads a string member exactly once. (Plain strings and flags rather than optional<string>:
-// the event structs are then cheap to construct, which matters at a few hundred bytes an event.)
-bool ReadOnce(JsonCursor& cursor, std::string& slot, bool& seen, Hole& at) {
-  return !std::exchange(seen, true) &&
-         ReadNoting(cursor, HoleKind::kString, at, [&] { return cursor.ReadString(slot); });
-}
-
-bool ReadIntOnce(JsonCursor& cursor, std::optional<std::int64_t>& slot) {
-  if (slot) return false;
-  std::int64_t value = 0;
-  if (!cursor.ReadInt(value)) return false;
-  slot = value;
-  return true;
-}
-
-bool ReadRawOnce(JsonCursor& cursor, std::optional<std::string_view>& slot) {
-  if (slot) return false;
-  std::string_view value;
-  if (!cursor.ReadRawString(value)) return false;
-  slot = value;
-  return true;
-}
 
 // --- openai-chat -------------------------------------------------------------------------------
 
@@ -147,14 +109,14 @@ bool ReadChatChunk(const SseEventView& event, ChatChoice& choice) {
 }
 
 bool FastOpenAiChat(const SseEventView& event, JsonShape& last_delta, std::vector<Delta>& out) {
-  ChatChoice choice;
   std::int64_t unused = 0;
-  // Recorded only without a finish reason: the content is all a match can change.
-  if (last_delta.Match(event.data, unused, choice.text)) {
-    AppendChatDeltas(choice, out);
+  // Recorded only without a finish reason: the content is all a match can change, and empty
+  // content says nothing (AppendChatDeltas).
+  if (const std::string* text = MatchInto(last_delta, event.data, unused, &TextDelta::text, out)) {
+    if (text->empty()) out.pop_back();
     return true;
   }
-  choice.text.clear();
+  ChatChoice choice;
   if (!ReadChatChunk(event, choice)) return false;
   if (choice.content_is_string && choice.finish.empty()) {
     last_delta.Record(event.data, std::nullopt, choice.content_at, {});
@@ -165,19 +127,34 @@ bool FastOpenAiChat(const SseEventView& event, JsonShape& last_delta, std::vecto
 
 // --- anthropic-messages ------------------------------------------------------------------------
 
-// {"type":"content_block_delta","index":N,"delta":{"type":...,"text"|"partial_json"|"thinking"}}
-struct AnthropicDelta {
-  std::optional<std::string_view> type, delta_type;
+// Token counts ({"input_tokens":N,"output_tokens":N,"cache_*_input_tokens":N}), each read once.
+struct AnthropicUsage {
+  std::optional<std::int64_t> input, output, cache_creation, cache_read;
+  bool seen = false;
+};
+
+// content_block_delta {"type","index","delta":{"type","text"|"partial_json"|"thinking"}}, and the
+// members of the events that come once a block or once a message: message_start {"message":
+// {"usage"}}, content_block_start {"index","content_block":{"type","text"|"thinking"}},
+// content_block_stop {"index"}, message_delta {"delta":{"stop_reason"},"usage"}, message_stop.
+// Members are read whatever the event's type (which may come last) and only the ones its type
+// needs are used, as the full decoder does.
+struct AnthropicEvent {
+  std::optional<std::string_view> type, delta_type, block_type;
   std::optional<std::int64_t> index;
-  std::string text, partial_json, thinking;
+  std::string text, partial_json, thinking, stop_reason, block_text, block_thinking;
   bool has_text = false, has_partial_json = false, has_thinking = false, has_delta = false;
+  bool has_stop_reason = false, has_message = false, has_block = false;
+  bool has_block_text = false, has_block_thinking = false;
+  AnthropicUsage usage, message_usage;
   Hole text_at, partial_json_at, thinking_at;
+  Hole block_value_at;  // not recorded: a block start has no shortcut
 };
 
 // What a content_block_delta carries, and so which member is its value (JsonShape::Note::kind).
 enum AnthropicKind : int { kAnthropicText, kAnthropicArguments, kAnthropicThinking };
 
-bool ReadAnthropicDelta(JsonCursor& cursor, AnthropicDelta& d) {
+bool ReadAnthropicDelta(JsonCursor& cursor, AnthropicEvent& d) {
   return cursor.ForEachMember([&](std::string_view key) {
     if (key == "type") return ReadRawOnce(cursor, d.delta_type);
     if (key == "text") return ReadOnce(cursor, d.text, d.has_text, d.text_at);
@@ -185,19 +162,117 @@ bool ReadAnthropicDelta(JsonCursor& cursor, AnthropicDelta& d) {
       return ReadOnce(cursor, d.partial_json, d.has_partial_json, d.partial_json_at);
     }
     if (key == "thinking") return ReadOnce(cursor, d.thinking, d.has_thinking, d.thinking_at);
+    if (key == "stop_reason") {
+      bool is_null = false;
+      return !std::exchange(d.has_stop_reason, true) &&
+             cursor.ReadStringOrNull(d.stop_reason, is_null);
+    }
     return cursor.SkipValue();
   });
 }
 
-bool ReadAnthropicEvent(const SseEventView& event, AnthropicDelta& d) {
+// A token count small enough that the full decoder's sum of them cannot overflow (it takes any
+// other count itself).
+bool ReadCountOnce(JsonCursor& cursor, std::optional<std::int64_t>& slot) {
+  constexpr std::int64_t kMaxCount = std::int64_t{1} << 52;
+  return ReadIntOnce(cursor, slot) && *slot >= 0 && *slot <= kMaxCount;
+}
+
+bool ReadAnthropicUsage(JsonCursor& cursor, AnthropicUsage& u) {
+  return !std::exchange(u.seen, true) && cursor.ForEachMember([&](std::string_view key) {
+    if (key == "input_tokens") return ReadCountOnce(cursor, u.input);
+    if (key == "output_tokens") return ReadCountOnce(cursor, u.output);
+    if (key == "cache_creation_input_tokens") return ReadCountOnce(cursor, u.cache_creation);
+    if (key == "cache_read_input_tokens") return ReadCountOnce(cursor, u.cache_read);
+    return cursor.SkipValue();
+  });
+}
+
+bool ReadAnthropicMessage(JsonCursor& cursor, AnthropicEvent& d) {
+  return !std::exchange(d.has_message, true) && cursor.ForEachMember([&](std::string_view key) {
+    if (key == "usage") return ReadAnthropicUsage(cursor, d.message_usage);
+    return cursor.SkipValue();
+  });
+}
+
+bool ReadAnthropicBlock(JsonCursor& cursor, AnthropicEvent& d) {
+  return !std::exchange(d.has_block, true) && cursor.ForEachMember([&](std::string_view key) {
+    if (key == "type") return ReadRawOnce(cursor, d.block_type);
+    if (key == "text") return ReadOnce(cursor, d.block_text, d.has_block_text, d.block_value_at);
+    if (key == "thinking") {
+      return ReadOnce(cursor, d.block_thinking, d.has_block_thinking, d.block_value_at);
+    }
+    return cursor.SkipValue();
+  });
+}
+
+bool ReadAnthropicEvent(const SseEventView& event, AnthropicEvent& d) {
   JsonCursor cursor(event.data);
   const bool ok = cursor.ForEachMember([&](std::string_view key) {
     if (key == "type") return ReadRawOnce(cursor, d.type);
     if (key == "index") return ReadIntOnce(cursor, d.index);
     if (key == "delta") return !std::exchange(d.has_delta, true) && ReadAnthropicDelta(cursor, d);
+    if (key == "usage") return ReadAnthropicUsage(cursor, d.usage);
+    if (key == "message") return ReadAnthropicMessage(cursor, d);
+    if (key == "content_block") return ReadAnthropicBlock(cursor, d);
     return cursor.SkipValue();
   });
-  return ok && cursor.AtEnd() && d.type == "content_block_delta" && d.index && d.delta_type;
+  // A `type` rules out the OpenAI-style error envelope; the SSE name must agree with it.
+  return ok && cursor.AtEnd() && d.type && (event.type == "message" || event.type == *d.type);
+}
+
+// UsageFrom's sum: the input includes the cached tokens.
+void AppendAnthropicUsage(const AnthropicUsage& u, std::vector<Delta>& out) {
+  if (!u.seen) return;
+  std::optional<std::int64_t> input = u.input;
+  if (input) *input += u.cache_creation.value_or(0) + u.cache_read.value_or(0);
+  Emit<UsageDelta>(out, input, u.output);
+}
+
+// A text or thinking block (the others, tool_use with its arguments among them, are the full
+// decoder's); false, having changed nothing, otherwise.
+bool AppendAnthropicBlockStart(AnthropicEvent& d, DialectDecoder::State& state,
+                               std::vector<Delta>& out) {
+  if (!d.index || !d.has_block || !d.block_type) return false;
+  if (*d.index < std::numeric_limits<int>::min() || *d.index > std::numeric_limits<int>::max()) {
+    return false;
+  }
+  const bool text = d.block_type == "text";
+  if (!text && d.block_type != "thinking") return false;
+  state.blocks.push_back({static_cast<int>(*d.index), /*tool_use=*/false});
+  std::string& words = text ? d.block_text : d.block_thinking;
+  if (words.empty()) return true;
+  if (text) {
+    Emit<TextDelta>(out, std::move(words));
+  } else {
+    Emit<ReasoningDelta>(out, std::move(words));
+  }
+  return true;
+}
+
+// The events other than content_block_delta that the fast path takes; false for the others
+// (ping is a heartbeat, error and unknown types are the full decoder's).
+bool AppendAnthropicOther(AnthropicEvent& d, DialectDecoder::State& state,
+                          std::vector<Delta>& out) {
+  const std::string_view type = *d.type;
+  if (type == "message_start") {
+    if (!d.has_message) return false;
+    AppendAnthropicUsage(d.message_usage, out);
+    return true;
+  }
+  if (type == "content_block_start") return AppendAnthropicBlockStart(d, state, out);
+  if (type == "content_block_stop") return d.index.has_value();
+  if (type == "message_delta") {
+    if (!d.has_delta) return false;
+    if (!d.stop_reason.empty()) Emit<FinishDelta>(out, std::move(d.stop_reason));
+    AppendAnthropicUsage(d.usage, out);
+    return true;
+  }
+  if (type == "message_stop") {
+    Emit<TerminalDelta>(out, TerminalMarker::kMessageStop);
+    return true;
+  }
+  return false;
 }
 
 // The value a content_block_delta carries: what kind, the text read, and where it was.
@@ -207,7 +282,7 @@ struct AnthropicValue {
   Hole at;
 };
 
-std::optional<AnthropicValue> ValueOf(AnthropicDelta& d) {
+std::optional<AnthropicValue> ValueOf(AnthropicEvent& d) {
   if (d.delta_type == "text_delta" && d.has_text) {
     return AnthropicValue{kAnthropicText, &d.text, d.text_at};
   }
@@ -241,23 +316,52 @@ bool AppendAnthropicDelta(AnthropicKind kind, std::int64_t index64, std::string&
   return true;
 }
 
-bool FastAnthropic(const SseEventView& event, DialectDecoder::State& state,
-                   std::vector<Delta>& out) {
-  if (event.type != "content_block_delta" && event.type != "message") return false;
-  JsonShape& last_delta = state.last_delta;
-  std::string value;
+// A content_block_delta with the recorded shape, its value read straight into its delta (as
+// AppendAnthropicDelta would emit it): nullopt when the event does not have that shape, else
+// whether the fast path takes it.
+std::optional<bool> MatchAnthropicDelta(const SseEventView& event,
+                                        const DialectDecoder::State& state,
+                                        std::vector<Delta>& out) {
+  const JsonShape& shape = state.last_delta;
+  const auto kind = static_cast<AnthropicKind>(shape.note().kind);
   std::int64_t unused = 0;
-  if (last_delta.Match(event.data, unused, value)) {
-    const JsonShape::Note& note = last_delta.note();
-    return AppendAnthropicDelta(static_cast<AnthropicKind>(note.kind), *note.index, value, state,
-                                out);
+  const std::string* value =
+      kind == kAnthropicText ? MatchInto(shape, event.data, unused, &TextDelta::text, out)
+      : kind == kAnthropicThinking
+          ? MatchInto(shape, event.data, unused, &ReasoningDelta::text, out)
+          : MatchInto(shape, event.data, unused, &ToolCallDelta::arguments, out);
+  if (value == nullptr) return std::nullopt;
+  const int index = static_cast<int>(*shape.note().index);
+  const auto block = std::ranges::find(state.blocks, index, &DialectDecoder::State::Block::index);
+  const bool started = block != state.blocks.end();
+  if (kind == kAnthropicArguments && started && block->tool_use) {
+    std::get<ToolCallDelta>(out.back()).index = index;
+  } else if (!started || kind == kAnthropicArguments) {
+    out.pop_back();  // a block never started (the full decoder's error), or a server tool's input
   }
-  AnthropicDelta d;
+  return started;
+}
+
+// An event read in full (no recorded shape, or another one), recorded when it is a delta.
+bool ReadAndDecodeAnthropic(const SseEventView& event, DialectDecoder::State& state,
+                            std::vector<Delta>& out) {
+  AnthropicEvent d;
   if (!ReadAnthropicEvent(event, d)) return false;
+  if (d.type != "content_block_delta") return AppendAnthropicOther(d, state, out);
+  if (!d.index || !d.delta_type) return false;
   const std::optional<AnthropicValue> read = ValueOf(d);
   if (!read || !AppendAnthropicDelta(read->kind, *d.index, *read->text, state, out)) return false;
-  last_delta.Record(event.data, std::nullopt, read->at, {read->kind, d.index});
+  state.last_delta.Record(event.data, std::nullopt, read->at, {read->kind, d.index});
   return true;
+}
+
+// Small, so that the shortcut is inlined where it is called; the full read is a call away.
+bool FastAnthropic(const SseEventView& event, DialectDecoder::State& state,
+                   std::vector<Delta>& out) {
+  if (event.type == "content_block_delta" || event.type == "message") {
+    if (const std::optional<bool> taken = MatchAnthropicDelta(event, state, out)) return *taken;
+  }
+  return ReadAndDecodeAnthropic(event, state, out);
 }
 
 // --- openai-responses --------------------------------------------------------------------------
@@ -406,12 +510,20 @@ bool AppendResponsesDeltas(ResponsesEvent& e, std::vector<Delta>& out) {
   }
 }
 
+// Whether an event of `type` numbered `sequence_number` may come now: its SSE name agrees and
+// the number follows the last one (the full decoder's first checks).
+bool ResponsesEventFits(const SseEventView& event, std::string_view type,
+                        std::optional<std::int64_t> sequence_number,
+                        const DialectDecoder::State& state) {
+  if (event.type != "message" && event.type != type) return false;
+  const auto last = state.last_sequence_number;
+  return !sequence_number || !last || *sequence_number == *last + 1;
+}
+
 // After the event is read: the SSE type and sequence checks, then the deltas.
 bool FinishResponsesEvent(const SseEventView& event, ResponsesEvent& e,
                           DialectDecoder::State& state, std::vector<Delta>& out) {
-  if (event.type != "message" && event.type != *e.type) return false;
-  const auto last = state.last_sequence_number;
-  if (e.sequence_number && last && *e.sequence_number != *last + 1) return false;
+  if (!ResponsesEventFits(event, *e.type, e.sequence_number, state)) return false;
   const std::size_t before = out.size();
   if (!AppendResponsesDeltas(e, out)) {
     out.erase(out.begin() + static_cast<std::ptrdiff_t>(before), out.end());
@@ -421,15 +533,46 @@ bool FinishResponsesEvent(const SseEventView& event, ResponsesEvent& e,
   return true;
 }
 
-// A delta event with the recorded shape, rebuilt as a full read would have left it.
-bool MatchResponsesDelta(const SseEventView& event, const JsonShape& shape, ResponsesEvent& e) {
-  std::int64_t sequence_number = 0;
-  if (!shape.Match(event.data, sequence_number, e.delta)) return false;
-  e.kind = static_cast<ResponsesKind>(shape.note().kind);
-  e.type = TypeOf(e.kind);
-  if (shape.has_int_hole()) e.sequence_number = sequence_number;
-  e.output_index = shape.note().index;
-  e.has_delta = true;
+// The string a delta event's value goes into: that of a new delta of its kind, when `data` has
+// the recorded shape (MatchInto); nullptr otherwise.
+std::string* MatchResponsesValue(const JsonShape& shape, std::string_view data,
+                                 std::int64_t& sequence_number, std::vector<Delta>& out) {
+  switch (static_cast<ResponsesKind>(shape.note().kind)) {
+    case ResponsesKind::kTextDelta:
+      return MatchInto(shape, data, sequence_number, &TextDelta::text, out);
+    case ResponsesKind::kRefusalDelta:
+      return MatchInto(shape, data, sequence_number, &RefusalDelta::text, out);
+    case ResponsesKind::kReasoningSummaryDelta:
+    case ResponsesKind::kReasoningDelta:
+      return MatchInto(shape, data, sequence_number, &ReasoningDelta::text, out);
+    case ResponsesKind::kArgumentsDelta:
+      return MatchInto(shape, data, sequence_number, &ToolCallDelta::arguments, out);
+    default:
+      return nullptr;  // only delta events are recorded
+  }
+}
+
+// A delta event with the recorded shape, decoded as FinishResponsesEvent would decode it after a
+// full read, its value read straight into its delta: nullopt when the event does not have that
+// shape, else whether the fast path takes it.
+std::optional<bool> MatchResponsesDelta(const SseEventView& event, DialectDecoder::State& state,
+                                        std::vector<Delta>& out) {
+  const JsonShape& shape = state.last_delta;
+  std::int64_t number = 0;
+  if (MatchResponsesValue(shape, event.data, number, out) == nullptr) return std::nullopt;
+  const auto kind = static_cast<ResponsesKind>(shape.note().kind);
+  const std::optional<std::int64_t> output_index = shape.note().index;
+  std::optional<std::int64_t> sequence_number;
+  if (shape.has_int_hole()) sequence_number = number;
+  if (!ResponsesEventFits(event, TypeOf(kind), sequence_number, state) ||
+      (kind == ResponsesKind::kArgumentsDelta && !output_index)) {
+    out.pop_back();
+    return false;
+  }
+  if (kind == ResponsesKind::kArgumentsDelta) {
+    std::get<ToolCallDelta>(out.back()).index = static_cast<int>(*output_index);
+  }
+  if (sequence_number) state.last_sequence_number = sequence_number;
   return true;
 }
 
@@ -443,11 +586,8 @@ void RecordResponsesDelta(std::string_view data, const ResponsesEvent& e, JsonSh
 
 bool FastOpenAiResponses(const SseEventView& event, DialectDecoder::State& state,
                          std::vector<Delta>& out) {
+  if (const std::optional<bool> taken = MatchResponsesDelta(event, state, out)) return *taken;
   ResponsesEvent e;
-  if (MatchResponsesDelta(event, state.last_delta, e)) {
-    return FinishResponsesEvent(event, e, state, out);
-  }
-  e = ResponsesEvent();
   if (!ReadResponsesEvent(event, e) || !FinishResponsesEvent(event, e, state, out)) return false;
   RecordResponsesDelta(event.data, e, state.last_delta);
   return true;
@@ -465,9 +605,11 @@ bool TryDecodeFast(Dialect dialect, const SseEventView& event, DialectDecoder::S
     case Dialect::kOpenAiResponses:
       return FastOpenAiResponses(event, state, out);
     case Dialect::kGemini:
+      return FastGemini(event, state.last_delta, out);
     case Dialect::kOllama:
+      return FastOllama(event, state.last_delta, out);
     case Dialect::kBedrockConverse:
-      return false;  // no scanner yet: nlohmann reads every chunk
+      return FastBedrock(event, state.last_delta, out);
   }
   return false;
 }

@@ -49,7 +49,11 @@ ProviderErrorDelta ErrorFrom(const Json& error);
 // headers. nullptr for anything else (Anthropic's own `error` event has a type).
 const Json* OpenAiEnvelope(const SseEventView& event, const Json& data);
 
-std::string Excerpt(std::string_view text);  // for error messages: at most ~120 bytes
+std::string Excerpt(std::string_view text);
+
+// Bedrock's contentBlockIndex, [0, this]: a larger one is refused (it says nothing sensible).
+inline constexpr std::int64_t kMaxBedrockBlockIndex =
+    1'000'000;  // for error messages: at most ~120 bytes
 
 // The allocation-free path for the commonest event shapes (decode_fast_path.cc). Returns false,
 // having appended nothing and changed no state, for anything it does not recognise exactly.

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 
@@ -88,48 +89,76 @@ std::optional<Headers> ReadHeaders(std::string_view block, std::string& why) {
 SseFeedResult EventStreamDecoder::Feed(std::string_view bytes) {
   names_.clear();
   views_.clear();
+  completed_.clear();  // the last feed's views no longer need it
   if (error_) return {{}, 0, error_};
-  pending_.erase(0, consumed_);  // the messages the last feed's views pointed into
-  consumed_ = 0;
-  if (pending_.empty()) {  // the common case: views straight into the caller's bytes
-    const std::size_t used = DecodeMessages(bytes);
-    if (!error_) pending_.assign(bytes.substr(used));
-  } else {
-    pending_.append(bytes);
-    consumed_ = DecodeMessages(pending_);
-  }
+  const std::size_t used = carried_.empty() ? 0 : CompleteCarriedMessage(bytes);
+  if (error_ || used == bytes.size()) return {views_, 0, error_};
+  // The common case: whole messages viewed in the caller's bytes; only an unfinished one is kept.
+  const std::string_view rest = bytes.substr(used);
+  const std::size_t decoded = DecodeMessages(rest);
+  if (!error_) carried_.assign(rest.substr(decoded));
   return {views_, 0, error_};
+}
+
+std::size_t EventStreamDecoder::CompleteCarriedMessage(std::string_view bytes) {
+  // Up to `length` bytes of the message: what `bytes` has of them; returns how many it took.
+  const auto carry_up_to = [&](std::size_t length, std::size_t from) {
+    const std::size_t taken = std::min(length - carried_.size(), bytes.size() - from);
+    carried_.append(bytes.substr(from, taken));
+    return from + taken;
+  };
+  std::size_t used = 0;
+  if (carried_.size() < kPreludeBytes) used = carry_up_to(kPreludeBytes, used);
+  if (carried_.size() < kPreludeBytes) return used;
+  // Only a prelude that passes its checks says how much more to buffer.
+  const std::optional<std::size_t> total = CheckPrelude(carried_);
+  if (!total) return bytes.size();
+  used = carry_up_to(*total, used);
+  if (carried_.size() < *total) return used;
+  completed_.swap(carried_);  // carried_ takes completed_'s (cleared) buffer
+  DecodeMessage(completed_);
+  return used;
+}
+
+std::optional<std::size_t> EventStreamDecoder::CheckPrelude(std::string_view input) {
+  const std::string_view prelude = input.substr(0, kPreludeBytes);
+  const std::uint32_t total = U32(prelude, 0);
+  const std::uint32_t headers = U32(prelude, 4);
+  if (hashing::Crc32(prelude.substr(0, 8)) != U32(prelude, 8)) {
+    Fail(
+        fmt::format("an event-stream prelude's CRC does not match (total length {}, headers "
+                    "length {})",
+                    total, headers));
+  } else if (total < kPreludeBytes + kCrcBytes || headers > total - kPreludeBytes - kCrcBytes) {
+    Fail(fmt::format("an event-stream message claims {} bytes with {} bytes of headers", total,
+                     headers));
+  } else if (total > max_message_bytes_) {
+    Fail(fmt::format("an event-stream message claims {} bytes, more than {}", total,
+                     max_message_bytes_));
+  } else {
+    return total;
+  }
+  return std::nullopt;
 }
 
 std::size_t EventStreamDecoder::DecodeMessages(std::string_view input) {
   std::size_t at = 0;
   while (!error_ && input.size() - at >= kPreludeBytes) {
-    const std::string_view prelude = input.substr(at, kPreludeBytes);
-    const std::uint32_t total = U32(prelude, 0);
-    const std::uint32_t headers = U32(prelude, 4);
-    if (hashing::Crc32(prelude.substr(0, 8)) != U32(prelude, 8)) {
-      Fail(
-          fmt::format("an event-stream prelude's CRC does not match (total length {}, headers "
-                      "length {})",
-                      total, headers));
-    } else if (total < kPreludeBytes + kCrcBytes || headers > total - kPreludeBytes - kCrcBytes) {
-      Fail(fmt::format("an event-stream message claims {} bytes with {} bytes of headers", total,
-                       headers));
-    } else if (total > max_message_bytes_) {
-      Fail(fmt::format("an event-stream message claims {} bytes, more than {}", total,
-                       max_message_bytes_));
-    } else if (input.size() - at < total) {
-      break;  // the rest comes with later feeds
-    } else if (DecodeMessage(input.substr(at, total))) {
-      at += total;
-    }
+    const std::optional<std::size_t> total = CheckPrelude(input.substr(at));
+    if (!total || input.size() - at < *total) break;  // an error, or the rest comes later
+    if (DecodeMessage(input.substr(at, *total))) at += *total;
   }
   return at;
 }
 
 bool EventStreamDecoder::DecodeMessage(std::string_view message) {
   const std::size_t crc_at = message.size() - kCrcBytes;
-  if (hashing::Crc32(message.substr(0, crc_at)) != U32(message, crc_at)) {
+  // The message's CRC covers the prelude too, whose first 8 bytes' CRC was just checked to be
+  // the prelude's last 4: it continues from there rather than reading those bytes again.
+  constexpr std::size_t kPreludeCrcAt = kPreludeBytes - kCrcBytes;
+  const std::uint32_t prelude_crc = U32(message, kPreludeCrcAt);
+  if (hashing::Crc32(message.substr(kPreludeCrcAt, crc_at - kPreludeCrcAt), prelude_crc) !=
+      U32(message, crc_at)) {
     Fail("an event-stream message's CRC does not match its bytes");
     return false;
   }
@@ -164,9 +193,8 @@ bool EventStreamDecoder::DecodeMessage(std::string_view message) {
 void EventStreamDecoder::Fail(std::string message) { error_ = SseError{std::move(message)}; }
 
 std::size_t EventStreamDecoder::Finish() {
-  const std::size_t discarded = pending_.size() - consumed_;
-  pending_.clear();
-  consumed_ = 0;
+  const std::size_t discarded = carried_.size();
+  carried_.clear();
   return discarded;
 }
 

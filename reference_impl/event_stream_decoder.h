@@ -17,7 +17,9 @@
 // Any other message type, a message without the header its type needs, a bad checksum or an
 // impossible length is an error, after which every call returns only that error.
 //
-// One decoder per response body; not thread-safe.
+// Performance: messages inside one feed are handed over as views of the caller's bytes; only a
+// message cut by a feed boundary is copied, and only its own bytes. One decoder per response
+// body; not thread-safe.
 #pragma once
 
 #include <cstddef>
@@ -48,16 +50,20 @@ class EventStreamDecoder {
   std::size_t Finish();
 
  private:
+  // Completes the message carried over from earlier feeds with the start of `bytes`, and decodes
+  // it once whole; returns how many bytes of them it took.
+  std::size_t CompleteCarriedMessage(std::string_view bytes);
+  // The total length the prelude at the start of `input` (12 bytes at least) claims, once its CRC
+  // and lengths are checked; nullopt, having failed, when they are wrong.
+  std::optional<std::size_t> CheckPrelude(std::string_view input);
   // Decodes the whole messages at the start of `input`; returns how many bytes they took.
   std::size_t DecodeMessages(std::string_view input);
   bool DecodeMessage(std::string_view message);
   void Fail(std::string message);
 
   std::size_t max_message_bytes_;
-  // Bytes carried over from earlier feeds: the start of a message, and before it the
-  // `consumed_` bytes of the messages that this feed's views point into (dropped next feed).
-  std::string pending_;
-  std::size_t consumed_ = 0;
+  std::string carried_;    // the start of a message cut by a feed boundary
+  std::string completed_;  // the carried message this feed completed, which a view points into
   std::deque<std::string> names_;  // this feed's prefixed types (stable addresses)
   std::vector<SseEventView> views_;
   std::optional<SseError> error_;

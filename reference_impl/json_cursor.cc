@@ -65,6 +65,22 @@ std::size_t Utf8SequenceLength(const unsigned char* p, std::size_t n) {
   return length;
 }
 
+// Whether a[0, n) == b[0, n). Inline for the few bytes after most holes (`"}}`,
+// `,"logprobs":[]}`), where a call to memcmp costs more than the comparison.
+bool SameBytes(const char* a, const char* b, std::size_t n) {
+  if (n > 16) return std::memcmp(a, b, n) == 0;
+  const auto word = [](const char* at) {
+    std::uint64_t value;
+    std::memcpy(&value, at, sizeof value);
+    return value;
+  };
+  if (n >= 8) return word(a) == word(b) && word(a + n - 8) == word(b + n - 8);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (a[i] != b[i]) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 bool JsonCursor::AtEnd() {
@@ -220,6 +236,16 @@ bool JsonCursor::ReadNull() {
   return SkipLiteral("null");
 }
 
+bool JsonCursor::ReadBool(bool& out) {
+  SkipWhitespace();
+  if (SkipLiteral("true")) {
+    out = true;
+    return true;
+  }
+  out = false;
+  return SkipLiteral("false");
+}
+
 bool JsonCursor::SkipLiteral(std::string_view literal) {
   if (static_cast<std::size_t>(end_ - position_) < literal.size() ||
       std::string_view(position_, literal.size()) != literal) {
@@ -308,8 +334,7 @@ bool JsonShape::Match(std::string_view text, std::int64_t& number, std::string& 
   std::size_t at = 0;    // in `text`
   // Whether the next `length` bytes of `text` are those of text_.
   auto same = [&](std::size_t length) {
-    return text.size() - at >= length &&
-           (length == 0 || std::memcmp(text.data() + at, text_.data() + from, length) == 0);
+    return text.size() - at >= length && SameBytes(text.data() + at, text_.data() + from, length);
   };
   for (int i = 0; i < hole_count_; ++i) {
     const Hole& hole = holes_[static_cast<std::size_t>(i)];

@@ -128,6 +128,7 @@ class JsonCursor {
   // An integer that fits in int64 (no fraction, no exponent).
   bool ReadInt(std::int64_t& out);
   bool ReadNull();
+  bool ReadBool(bool& out);  // true or false
   // Any value, validated and skipped.
   bool SkipValue() { return SkipValue(0); }
   // Only whitespace is left.
@@ -192,7 +193,10 @@ class JsonShape {
   // What the recorder learned from the bytes outside the holes (its meaning is the recorder's).
   struct Note {
     int kind = 0;
-    std::optional<std::int64_t> index;
+    std::optional<std::int64_t> index{};
+    // Token counts read outside the holes (Gemini repeats its usage in every chunk).
+    bool has_usage = false;
+    std::optional<std::int64_t> input_tokens{}, output_tokens{};
   };
 
   // Remembers `text`; `int_hole` and `string_hole` (either may be absent) lie in it and do not

@@ -6,6 +6,10 @@
 #include <cstring>
 #include <utility>
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 namespace faultline::ref {
 namespace {
 
@@ -66,6 +70,18 @@ std::size_t FirstFlagged(std::uint64_t high) {
 // while there are 32; the last few bytes are the word that ends at n (re-reading some bytes is
 // cheaper than a byte loop).
 std::size_t SkipAscii(const unsigned char* p, std::size_t i, std::size_t n) {
+#ifdef __SSE2__
+  // Where SSE2 is there (every x86-64): 64 bytes a step, the high bits gathered by movemask.
+  const auto load = [p](std::size_t at) {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + at));
+  };
+  while (n - i >= 64) {
+    const __m128i any =
+        _mm_or_si128(_mm_or_si128(load(i), load(i + 16)), _mm_or_si128(load(i + 32), load(i + 48)));
+    if (_mm_movemask_epi8(any) != 0) break;
+    i += 64;
+  }
+#endif
   while (n - i >= 32) {
     if (((Load64(p + i) | Load64(p + i + 8) | Load64(p + i + 16) | Load64(p + i + 24)) &
          kHighBits) != 0) {
@@ -216,6 +232,40 @@ SseFeedResult SseDecoder::Feed(std::string_view bytes) {
   return SseFeedResult{events_, comments_, error_};
 }
 
+// Inline into DecodeLines, small: the three kinds of line nearly every event is made of. A call
+// with its frame per line, for a few comparisons, cost a tenth of decoding a short event.
+inline void SseDecoder::ProcessLine(std::string_view line, bool viewable) {
+  if (line.empty()) {
+    Dispatch();
+  } else if (line.starts_with("data:")) {  // the field name is what precedes the first colon
+    AddData(ValueAfter(line, 4), viewable);
+  } else if (line.starts_with("event:")) {
+    type_.Assign(ValueAfter(line, 5), viewable);
+  } else {
+    ProcessOtherLine(line, viewable);
+  }
+}
+
+void SseDecoder::ProcessOtherLine(std::string_view line, bool viewable) {
+  if (line.front() == ':') {
+    ++comments_;
+    ++total_comments_;
+    return;
+  }
+  const std::size_t colon = line.find(':');
+  const std::string_view name = line.substr(0, colon);
+  const std::string_view value = colon == std::string_view::npos ? "" : ValueAfter(line, colon);
+  if (name == "data") {
+    AddData(value, viewable);
+  } else if (name == "event") {
+    type_.Assign(value, viewable);
+  } else if (name == "id") {
+    if (value.find('\0') == std::string_view::npos) AssignUtf8(last_event_id_, value);
+  } else if (name == "retry") {
+    if (auto retry = ParseRetry(value)) retry_ms_ = retry;
+  }  // other fields are ignored
+}
+
 void SseDecoder::DecodeLines(const char* p, const char* end) {
   // The first LF and the first CR at or after p (end when none), each searched again only once
   // p has passed it: a feed without CRs is searched for CR once, one without LFs for LF once.
@@ -257,40 +307,6 @@ void SseDecoder::DecodeLines(const char* p, const char* end) {
       }
     }
   }
-}
-
-void SseDecoder::ProcessLine(std::string_view line, bool viewable) {
-  if (line.empty()) {
-    Dispatch();
-    return;
-  }
-  if (line.front() == ':') {
-    ++comments_;
-    ++total_comments_;
-    return;
-  }
-  // The field name is what precedes the first colon. The two names of nearly every line are
-  // recognised without searching for it.
-  if (line.starts_with("data:")) {
-    AddData(ValueAfter(line, 4), viewable);
-    return;
-  }
-  if (line.starts_with("event:")) {
-    type_.Assign(ValueAfter(line, 5), viewable);
-    return;
-  }
-  const std::size_t colon = line.find(':');
-  const std::string_view name = line.substr(0, colon);
-  const std::string_view value = colon == std::string_view::npos ? "" : ValueAfter(line, colon);
-  if (name == "data") {
-    AddData(value, viewable);
-  } else if (name == "event") {
-    type_.Assign(value, viewable);
-  } else if (name == "id") {
-    if (value.find('\0') == std::string_view::npos) AssignUtf8(last_event_id_, value);
-  } else if (name == "retry") {
-    if (auto retry = ParseRetry(value)) retry_ms_ = retry;
-  }  // other fields are ignored
 }
 
 void SseDecoder::AddData(std::string_view value, bool viewable) {

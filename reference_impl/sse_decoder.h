@@ -130,6 +130,7 @@ class SseDecoder {
   void DecodeLines(const char* begin, const char* end);
   // `viewable`: as for FieldValue::Assign.
   void ProcessLine(std::string_view line, bool viewable);
+  void ProcessOtherLine(std::string_view line, bool viewable);  // comments, id, retry, ...
   void AddData(std::string_view value, bool viewable);
   void Dispatch();
   void Oversized(std::string_view what);  // sets error_

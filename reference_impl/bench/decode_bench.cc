@@ -1,6 +1,8 @@
 // Decoding throughput of the reference client on realistic streamed bodies (stream_fixtures.h),
 // fed in kFeedBytes pieces as a socket would deliver them:
 //   BM_SseOnly     - SseDecoder alone: bytes to events;
+//   BM_NdjsonOnly, BM_EventStreamOnly - the same for the framings of Ollama (NdjsonDecoder) and
+//                    Bedrock (EventStreamDecoder, both CRCs checked);
 //   BM_FullDecode  - BodyDecoder: SSE + dialect decoding + lifecycle assembler, to a Completed
 //                    answer whose text is checked against the expected one before timing.
 // MB/s is reported through SetBytesProcessed. compare.sh runs the eventsource-parser peer
@@ -14,6 +16,8 @@
 #include "reference_impl/bench/stream_fixtures.h"
 #include "reference_impl/body_decoder.h"
 #include "reference_impl/dialect.h"
+#include "reference_impl/event_stream_decoder.h"
+#include "reference_impl/ndjson_decoder.h"
 #include "reference_impl/sse_decoder.h"
 
 namespace faultline::ref::bench {
@@ -28,9 +32,11 @@ const std::string& Body(Dialect dialect) {
   return kBodies[static_cast<std::size_t>(dialect)];
 }
 
-// Decodes one whole body; returns the number of events (0 on error).
-std::size_t SseDecodeOnce(std::string_view body) {
-  SseDecoder decoder;
+// Decodes one whole body with a framing decoder (SseDecoder, NdjsonDecoder or
+// EventStreamDecoder); returns the number of events (0 on error).
+template <typename Framing>
+std::size_t FramingDecodeOnce(std::string_view body) {
+  Framing decoder;
   std::size_t events = 0;
   for (std::size_t at = 0; at < body.size(); at += kFeedBytes) {
     auto fed = decoder.Feed(body.substr(at, kFeedBytes));
@@ -53,15 +59,26 @@ std::size_t FullDecodeOnce(Dialect dialect, std::string_view body) {
   return completed ? completed->text.size() : 0;
 }
 
-void BM_SseOnly(benchmark::State& state, Dialect dialect) {
+template <typename Framing>
+void BM_FramingOnly(benchmark::State& state, Dialect dialect) {
   const std::string& body = Body(dialect);
-  if (SseDecodeOnce(body) < static_cast<std::size_t>(kBenchDeltas)) {
-    state.SkipWithError("SSE decoding failed");
+  if (FramingDecodeOnce<Framing>(body) < static_cast<std::size_t>(kBenchDeltas)) {
+    state.SkipWithError("framing decoding failed");
     return;
   }
-  for (auto _ : state) benchmark::DoNotOptimize(SseDecodeOnce(body));
+  for (auto _ : state) benchmark::DoNotOptimize(FramingDecodeOnce<Framing>(body));
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * body.size()));
   state.counters["body_bytes"] = static_cast<double>(body.size());
+}
+
+void BM_SseOnly(benchmark::State& state, Dialect dialect) {
+  BM_FramingOnly<SseDecoder>(state, dialect);
+}
+void BM_NdjsonOnly(benchmark::State& state, Dialect dialect) {
+  BM_FramingOnly<NdjsonDecoder>(state, dialect);
+}
+void BM_EventStreamOnly(benchmark::State& state, Dialect dialect) {
+  BM_FramingOnly<EventStreamDecoder>(state, dialect);
 }
 
 void BM_FullDecode(benchmark::State& state, Dialect dialect) {
@@ -79,6 +96,8 @@ BENCHMARK_CAPTURE(BM_SseOnly, openai_chat, Dialect::kOpenAiChat);
 BENCHMARK_CAPTURE(BM_SseOnly, anthropic_messages, Dialect::kAnthropicMessages);
 BENCHMARK_CAPTURE(BM_SseOnly, openai_responses, Dialect::kOpenAiResponses);
 BENCHMARK_CAPTURE(BM_SseOnly, gemini, Dialect::kGemini);
+BENCHMARK_CAPTURE(BM_NdjsonOnly, ollama, Dialect::kOllama);
+BENCHMARK_CAPTURE(BM_EventStreamOnly, bedrock_converse, Dialect::kBedrockConverse);
 BENCHMARK_CAPTURE(BM_FullDecode, openai_chat, Dialect::kOpenAiChat);
 BENCHMARK_CAPTURE(BM_FullDecode, anthropic_messages, Dialect::kAnthropicMessages);
 BENCHMARK_CAPTURE(BM_FullDecode, openai_responses, Dialect::kOpenAiResponses);

@@ -85,6 +85,43 @@ std::vector<Template> Templates() {
        {},
        R"({"type":"response.function_call_arguments.delta","delta":$S,"output_index":1,)"
        R"("sequence_number":$N})"},
+      // The usage around the hole is recorded with the shape and repeated by a match.
+      {Dialect::kGemini,
+       "message",
+       {},
+       R"({"candidates":[{"content":{"parts":[{"text":$S}],"role":"model"},"index":0}],)"
+       R"("usageMetadata":{"promptTokenCount":812,"totalTokenCount":812},)"
+       R"("modelVersion":"gemini-2.5-flash","responseId":"Rm3OaNvBBPCXz7IPq4Pz2Ao"})"},
+      {Dialect::kGemini,
+       "message",
+       {},
+       R"({"candidates":[{"content":{"parts":[{"thought":true,"text":$S}]}}]})"},
+      {Dialect::kGemini,
+       "message",
+       {},
+       R"({"candidates":[{"content":{"parts":[{"text":$S}]},"finishReason":"STOP"}]})",
+       /*shortcut=*/false},
+      {Dialect::kOllama,
+       "message",
+       {},
+       R"({"model":"llama3.2","created_at":"2025-03-06T19:55:58.123456789Z","message":)"
+       R"({"role":"assistant","content":$S},"done":false})"},
+      {Dialect::kOllama,
+       "message",
+       {},
+       R"({"message":{"role":"assistant","content":"","thinking":$S},"done":false})"},
+      {Dialect::kBedrockConverse,
+       "contentBlockDelta",
+       {},
+       R"({"contentBlockIndex":0,"delta":{"text":$S},"p":"abcdefghijklmnopqr"})"},
+      {Dialect::kBedrockConverse,
+       "contentBlockDelta",
+       {},
+       R"({"contentBlockIndex":1,"delta":{"reasoningContent":{"text":$S}},"p":"abc"})"},
+      {Dialect::kBedrockConverse,
+       "contentBlockDelta",
+       {},
+       R"({"contentBlockIndex":2,"delta":{"toolUse":{"input":$S}}})"},
   };
 }
 
@@ -119,6 +156,10 @@ const std::vector<std::string> kStringValues = {
     R"("a","content":"b")",
     R"("a","text":"b")",
     R"("a","delta":"b")",
+    R"("a","thinking":"b")",
+    R"("a","input":"b")",
+    R"("a","thought":true)",
+    R"("a","functionCall":{"name":"f"})",
     R"("a"})",
     R"("a\)",
     ""};
@@ -168,6 +209,7 @@ bool ExpectSame(const Template& t, std::string_view sse_type, const std::string&
   const SseEvent event{std::string(sse_type), data, ""};
   EXPECT_EQ(DecodeOne(fast, event), DecodeOne(slow, event)) << sse_type << " " << data;
   EXPECT_EQ(fast.state().last_sequence_number, slow.state().last_sequence_number) << data;
+  EXPECT_EQ(fast.state().whole_calls, slow.state().whole_calls) << data;
   const SseEvent next{t.type, Fill(t.data, "2", R"("next")"), ""};
   EXPECT_EQ(DecodeOne(fast, next), DecodeOne(slow, next)) << data;
   return matched;

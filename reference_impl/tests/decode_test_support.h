@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <ostream>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -72,6 +73,21 @@ inline DecodedEvent DecodeOne(DialectDecoder& decoder, const SseEvent& event) {
   DecodedEvent result;
   result.ok = decoder.DecodeEvent(event, result.deltas).has_value();
   return result;
+}
+
+// Every deletion of one byte of `data`, and every replacement of one byte by a few that matter
+// to a JSON reader: the near misses of a hot event, for the differential tests of the fast path.
+inline std::vector<std::string> Mutations(const std::string& data) {
+  static constexpr std::string_view kReplacements[] = {"\"", "\\", "{", "}",    ",",    ":",
+                                                       "0",  "x",  " ", "\x01", "\xC3", "\\u00e9"};
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    out.push_back(data.substr(0, i) + data.substr(i + 1));  // deletion
+    for (std::string_view replacement : kReplacements) {
+      out.push_back(data.substr(0, i) + std::string(replacement) + data.substr(i + 1));
+    }
+  }
+  return out;
 }
 
 inline DecodedStream DecodeSse(Dialect dialect, std::string_view sse) {

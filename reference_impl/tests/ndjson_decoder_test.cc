@@ -31,6 +31,19 @@ TEST(NdjsonDecoderTest, OneEventPerLineWhateverTheSplit) {
   }
 }
 
+// Lines inside a feed are views of its bytes, lines cut by feed boundaries are pieced together:
+// byte by byte, every line is cut.
+TEST(NdjsonDecoderTest, ByteByByte) {
+  const std::string body = "{\"a\":1}\r\n \r\n{\"b\":\"x\"}\n\n{}\n";
+  NdjsonDecoder decoder;
+  std::vector<std::string> lines;
+  for (char c : body) {
+    for (std::string& line : Lines(decoder, std::string_view(&c, 1))) lines.push_back(line);
+  }
+  EXPECT_EQ(lines, (std::vector<std::string>{"{\"a\":1}", "{\"b\":\"x\"}", "{}"}));
+  EXPECT_EQ(decoder.Finish(), 0u);
+}
+
 TEST(NdjsonDecoderTest, AnUnfinishedLastLineIsDiscardedAndCounted) {
   NdjsonDecoder decoder;
   EXPECT_EQ(Lines(decoder, "{\"a\":1}\n{\"b\""), (std::vector<std::string>{"{\"a\":1}"}));
@@ -47,6 +60,18 @@ TEST(NdjsonDecoderTest, ALineOverTheLimitIsAnErrorThatStays) {
   ASSERT_TRUE(second.error);
   EXPECT_TRUE(second.events.empty());
   EXPECT_TRUE(decoder.Feed("\n{}\n").error);
+}
+
+TEST(NdjsonDecoderTest, TheLimitCountsACarriedLineWithItsRest) {
+  NdjsonDecoder decoder(8);
+  ASSERT_FALSE(decoder.Feed("0123").error);
+  const SseFeedResult fits = decoder.Feed("4567\n89");
+  ASSERT_EQ(fits.events.size(), 1u);
+  EXPECT_EQ(fits.events[0].data, "01234567");
+  EXPECT_FALSE(fits.error);
+  const SseFeedResult over = decoder.Feed("abcdefg\n");
+  EXPECT_TRUE(over.error);
+  EXPECT_TRUE(over.events.empty());
 }
 
 }  // namespace
