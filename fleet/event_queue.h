@@ -19,23 +19,25 @@ namespace faultline::fleet {
 using Micros = std::int64_t;
 
 enum class EventKind : std::uint8_t {
-  kArrival,       // the open workload's next logical call
-  kStartCall,     // a closed client ends its think time
-  kStartAttempt,  // a call sends its next attempt (after its backoff)
-  kServiceDone,   // the provider finished a request
-  kTimeout,       // a client's per-attempt timeout
-  kKick,          // the provider's capacity changed (a brownout ended): start queued work
-  kSend,          // the client-side rate limiter may have a token for the attempts waiting
+  kArrival,         // the open workload's next logical call
+  kStartCall,       // a closed client ends its think time
+  kStartAttempt,    // a call sends its next attempt (after its backoff)
+  kServiceDone,     // the provider finished a request
+  kTimeout,         // a client's per-attempt timeout
+  kKick,            // the provider's capacity changed (a brownout ended): start queued work
+  kSend,            // the client-side rate limiter may have a token for the attempts waiting
+  kGatewayRetry,    // a gateway layer's backoff ended: its next try below
+  kGatewayTimeout,  // a gateway layer's per-try timeout
 };
 
-// Attempt tokens wrap at 2^29: they are only compared for equality with the call's current one.
-inline constexpr std::uint32_t kTokenMask = (1u << 29) - 1;
+// Attempt tokens wrap at 2^28: they are only compared for equality with the call's current one.
+inline constexpr std::uint32_t kTokenMask = (1u << 28) - 1;
 
 struct Event {
   Micros time = 0;
   std::uint32_t slot = 0;
-  std::uint32_t token : 29 = 0;
-  EventKind kind : 3 = EventKind::kArrival;
+  std::uint32_t token : 28 = 0;
+  EventKind kind : 4 = EventKind::kArrival;
 };
 static_assert(sizeof(Event) == 16);
 

@@ -84,6 +84,7 @@ void LatencyHistogram::AddToBucket(int index, std::uint64_t count) {
 void Finish(PolicyMeasures& m) {
   m.amplification = Ratio(m.attempts, m.calls);
   m.load_amplification = Ratio(m.provider_requests, m.calls);
+  for (LayerMeasures& layer : m.layers) layer.amplification = Ratio(layer.sent, layer.received);
   m.success_rate = Ratio(m.succeeded, m.calls);
   m.goodput = m.horizon_seconds > 0 ? static_cast<double>(m.succeeded) / m.horizon_seconds : 0;
   m.p50_ms = m.latency.QuantileMs(0.50);

@@ -62,6 +62,19 @@ struct Bucket {
   std::uint64_t queue_max = 0;   // longest provider queue seen
 };
 
+// One gateway layer's traffic (scenario::FleetGateway): requests it received from the layer
+// above and tries it sent below. Its amplification times the client's attempts per call times
+// every other layer's is the provider requests per call when nothing is shed on the way.
+struct LayerMeasures {
+  std::string name;
+  std::uint64_t received = 0;  // requests from the layer above
+  std::uint64_t sent = 0;      // tries to the layer below (the provider for the last layer)
+  std::uint64_t retries = 0;   // of which retries
+  std::uint64_t timeouts = 0;  // tries its per-try timeout ended
+  double amplification = 0;    // sent per received; derived by Finish()
+  friend bool operator==(const LayerMeasures&, const LayerMeasures&) = default;
+};
+
 struct PolicyMeasures {
   std::string policy;       // profile or file name
   std::string description;  // DescribePolicy
@@ -83,7 +96,8 @@ struct PolicyMeasures {
   std::uint64_t served = 0;
   std::uint64_t wasted_requests = 0;
   std::map<std::string, std::uint64_t> give_up_reasons;
-  LatencyHistogram latency;  // every finished call, successful or not
+  std::vector<LayerMeasures> layers;  // the gateway layers, the clients' first; empty: none
+  LatencyHistogram latency;           // every finished call, successful or not
   std::vector<Bucket> series;
   double bucket_seconds = 1;
   int concurrency = 0;  // the provider's slots (0: unlimited), for utilisation

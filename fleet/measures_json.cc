@@ -66,6 +66,29 @@ Json SeriesJson(const PolicyMeasures& m) {
   return series;
 }
 
+Json LayersJson(const PolicyMeasures& m) {
+  Json layers = Json::array();
+  for (const LayerMeasures& layer : m.layers) {
+    layers.push_back({{"name", layer.name},
+                      {"received", layer.received},
+                      {"sent", layer.sent},
+                      {"retries", layer.retries},
+                      {"timeouts", layer.timeouts},
+                      {"amplification", layer.amplification}});
+  }
+  return layers;
+}
+
+void ReadLayers(const Json& json, PolicyMeasures& m) {
+  if (!json.contains("layers")) return;
+  for (const Json& layer : json.at("layers")) {
+    m.layers.push_back(LayerMeasures{
+        layer.at("name").get<std::string>(), layer.at("received").get<std::uint64_t>(),
+        layer.at("sent").get<std::uint64_t>(), layer.at("retries").get<std::uint64_t>(),
+        layer.at("timeouts").get<std::uint64_t>(), 0});
+  }
+}
+
 Json MeasuresJson(const PolicyMeasures& m) {
   Json json = {{"policy", m.policy},
                {"description", m.description},
@@ -95,6 +118,7 @@ Json MeasuresJson(const PolicyMeasures& m) {
   Json counters = Json::object();
   for (const Counter& counter : kCounters) counters[std::string(counter.name)] = m.*counter.field;
   json["counters"] = std::move(counters);
+  if (!m.layers.empty()) json["layers"] = LayersJson(m);  // absent without a gateway, as before
   return json;
 }
 
@@ -127,6 +151,7 @@ PolicyMeasures MeasuresFromJson(const Json& json) {
     m.*counter.field = json.at("counters").at(std::string(counter.name)).get<std::uint64_t>();
   }
   m.give_up_reasons = json.at("give_up_reasons").get<std::map<std::string, std::uint64_t>>();
+  ReadLayers(json, m);
   for (const auto& [index, count] :
        json.at("latency_histogram").get<std::vector<std::pair<int, std::uint64_t>>>()) {
     m.latency.AddToBucket(index, count);

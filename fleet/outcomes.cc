@@ -47,6 +47,9 @@ Outcomes::Outcomes(const ref::RetryPolicy& policy, const scenario::Chaos* chaos,
   rate_limited_ = Add(std::move(limited.failure));
   const milliseconds limit(attempt_timeout.value_or(0) / 1000);
   timeout_ = Add(ref::TimeoutFailure(ref::TimeoutKind::kResponseHeaders, limit));
+  ref::ClassifiedResponse gateway_timeout = ref::ClassifyHttpError(
+      {504, none, "", ref::Dialect::kOpenAiChat}, {}, policy.should_retry_header);
+  gateway_timeout_ = Add(std::move(gateway_timeout.failure));
   if (chaos == nullptr) return;
   double cumulative = 0;
   for (const scenario::Chaos::Choice& choice : chaos->faults) {
@@ -63,7 +66,7 @@ Outcome Outcomes::Add(ref::Failure failure, std::vector<ref::RetryHint> hints) {
   input.failure = std::move(failure);
   input.hints = std::move(hints);
   inputs_.push_back(std::move(input));
-  return Outcome{false, throttling, static_cast<std::uint16_t>(inputs_.size() - 1)};
+  return Outcome{false, throttling, true, static_cast<std::uint16_t>(inputs_.size() - 1)};
 }
 
 Outcome Outcomes::FromResponse(const scenario::ResponseSpec& response,
@@ -89,7 +92,12 @@ Outcome Outcomes::FromResponse(const scenario::ResponseSpec& response,
     return Add(std::move(stalled));
   }
   if (response.content.end.kind != Kind::kDone) return Add(Truncated());
-  return Outcome{true, false, 0};
+  return Outcome{true, false, true, 0};
+}
+
+Outcome Outcomes::Relay(const Outcome& below) const {
+  if (!below.success && below.index == timeout_.index) return gateway_timeout_;
+  return below;
 }
 
 const Outcome& Outcomes::Sample(ref::RetryRng& rng) const {

@@ -16,11 +16,17 @@
 
 namespace faultline::fleet {
 
+// Every Outcomes of a run (the client's, each gateway layer's) is built from the same answers in
+// the same order, so an Outcome means the same answer in each; only its classification follows
+// each layer's policy (should_retry_header).
 struct Outcome {
   bool success = false;
   // A throttling answer (rate-limit or provider-overloaded class), which slows AWS's adaptive
   // client-side rate limiter.
   bool throttling = false;
+  // false: a gateway between dropped the answer's Retry-After headers (pass_retry_after: false),
+  // so the hints read from a chaos response's headers do not count.
+  bool header_hints = true;
   std::uint16_t index = 0;  // into the DecisionInputs (failures only)
 };
 
@@ -34,6 +40,12 @@ class Outcomes {
   const Outcome& rate_limited() const { return rate_limited_; }
   const Outcome& timeout() const { return timeout_; }
   const Outcome& local_rejection() const { return overload_; }
+  // What a gateway answers the layer above when its own per-try timeout ended its last try: 504,
+  // as Envoy answers "upstream request timeout".
+  const Outcome& gateway_timeout() const { return gateway_timeout_; }
+  // The answer a gateway hands up for `below` (an answer from the layer below it): the same
+  // answer, except that its own per-try timeout becomes gateway_timeout().
+  Outcome Relay(const Outcome& below) const;
   // A served request's answer: success, or a chaos fault.
   const Outcome& Sample(ref::RetryRng& rng) const;
   ref::DecisionInput& Input(const Outcome& outcome) { return inputs_[outcome.index]; }
@@ -44,10 +56,11 @@ class Outcomes {
 
   std::vector<ref::DecisionInput> inputs_;
   std::vector<std::pair<double, Outcome>> chaos_;  // cumulative probability, answer
-  Outcome otherwise_{true, false, 0};
+  Outcome otherwise_{true, false, true, 0};
   Outcome overload_;
   Outcome rate_limited_;
   Outcome timeout_;
+  Outcome gateway_timeout_;
 };
 
 }  // namespace faultline::fleet

@@ -27,6 +27,9 @@ double CapacityPerSecond(const scenario::FleetProvider& spec, const scenario::Ra
   if (window_s > 0 && limit->tokens > 0 && tokens_per_request > 0) {
     capacity = std::min(capacity, limit->tokens / double(tokens_per_request) / window_s);
   }
+  if (spec.tokens_per_minute > 0 && tokens_per_request > 0) {
+    capacity = std::min(capacity, spec.tokens_per_minute / 60.0 / tokens_per_request);
+  }
   return capacity;
 }
 
@@ -52,13 +55,32 @@ std::vector<std::pair<double, double>> CapacitySteps(const scenario::FleetProvid
   return steps;
 }
 
+double SampleAround(scenario::FleetDistribution distribution, double mean, double sigma,
+                    ref::RetryRng& rng) {
+  switch (distribution) {
+    case scenario::FleetDistribution::kConstant:
+      return mean;
+    case scenario::FleetDistribution::kExponential:
+      return -std::log1p(-ref::Uniform01(rng)) * mean;
+    case scenario::FleetDistribution::kLognormal: {
+      // Box-Muller from our own uniforms (the standard distributions differ between libraries).
+      const double u1 = 1.0 - ref::Uniform01(rng);
+      const double u2 = ref::Uniform01(rng);
+      const double normal = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * kPi * u2);
+      const double mu = std::log(mean) - sigma * sigma / 2.0;  // so that the mean is `mean`
+      return std::exp(mu + sigma * normal);
+    }
+  }
+  return mean;
+}
+
 ProviderModel::ProviderModel(const scenario::FleetProvider& spec, std::uint64_t seed,
-                             const scenario::RateLimit* rate_limit, int tokens_per_request)
+                             const scenario::RateLimit* rate_limit)
     : spec_(spec),
       rng_(seed),
       rate_limit_(rate_limit),
-      tokens_per_request_(tokens_per_request),
-      rate_tokens_(spec.burst) {}
+      rate_tokens_(spec.burst),
+      minute_tokens_(spec.tokens_per_minute) {}
 
 double ProviderModel::CapacityAt(Micros now) const {
   double factor = 1.0;
@@ -88,22 +110,23 @@ bool ProviderModel::TakeRateToken(Micros now) {
 
 Micros ProviderModel::SampleService() {
   const double mean = static_cast<double>(ToMicros(spec_.service_mean));
-  switch (spec_.service) {
-    case scenario::FleetProvider::Service::kConstant:
-      return static_cast<Micros>(mean);
-    case scenario::FleetProvider::Service::kExponential:
-      return static_cast<Micros>(-std::log1p(-ref::Uniform01(rng_)) * mean);
-    case scenario::FleetProvider::Service::kLognormal: {
-      // Box-Muller from our own uniforms (the standard distributions differ between libraries).
-      const double u1 = 1.0 - ref::Uniform01(rng_);
-      const double u2 = ref::Uniform01(rng_);
-      const double normal = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * kPi * u2);
-      const double sigma = spec_.service_sigma;
-      const double mu = std::log(mean) - sigma * sigma / 2.0;  // so that the mean is `mean`
-      return static_cast<Micros>(std::exp(mu + sigma * normal));
-    }
+  return static_cast<Micros>(SampleAround(spec_.service, mean, spec_.service_sigma, rng_));
+}
+
+// Anthropic's documented rule: "your capacity is continuously replenished up to your maximum
+// limit". A request bigger than the whole bucket passes a full one (RateWindow's rule).
+std::optional<Micros> ProviderModel::TakeMinuteTokens(Micros now, int tokens) {
+  if (spec_.tokens_per_minute <= 0) return std::nullopt;
+  const double per_micro = spec_.tokens_per_minute / 60e6;
+  minute_tokens_ =
+      std::min(spec_.tokens_per_minute, minute_tokens_ + per_micro * (now - minute_updated_));
+  minute_updated_ = now;
+  const double needed = std::min<double>(tokens, spec_.tokens_per_minute);
+  if (minute_tokens_ >= needed) {
+    minute_tokens_ -= needed;
+    return std::nullopt;
   }
-  return static_cast<Micros>(mean);
+  return static_cast<Micros>(std::ceil((needed - minute_tokens_) / per_micro));
 }
 
 // When capacity is likely to free: the next rate token, or the queue ahead served by the slots.
@@ -121,10 +144,10 @@ Micros ProviderModel::HonestWait(Micros now) const {
   return std::max<Micros>(wait, 1000);
 }
 
-std::optional<Micros> ProviderModel::Hint(Micros now) const {
+std::optional<Micros> ProviderModel::Hint(Micros honest) const {
   switch (spec_.overload.hint) {
     case scenario::FleetOverload::Hint::kHonest:
-      return HonestWait(now);
+      return std::max<Micros>(honest, 1000);
     case scenario::FleetOverload::Hint::kConstant:
       return ToMicros(spec_.overload.constant);
     case scenario::FleetOverload::Hint::kNone:
@@ -133,12 +156,15 @@ std::optional<Micros> ProviderModel::Hint(Micros now) const {
   return std::nullopt;
 }
 
-Admission ProviderModel::Arrive(Micros now, RequestId id) {
-  if (!TakeRateToken(now)) return {Admission::Kind::kOverloaded, 0, Hint(now)};
+Admission ProviderModel::Arrive(Micros now, RequestId id, int tokens) {
+  if (!TakeRateToken(now)) return {Admission::Kind::kOverloaded, 0, Hint(HonestWait(now))};
   if (rate_limit_ != nullptr) {
-    if (auto wait = window_.Admit(*rate_limit_, scenario::Duration(now), tokens_per_request_)) {
+    if (auto wait = window_.Admit(*rate_limit_, scenario::Duration(now), tokens)) {
       return {Admission::Kind::kRateLimited, 0, wait->count()};
     }
+  }
+  if (auto wait = TakeMinuteTokens(now, tokens)) {
+    return {Admission::Kind::kRateLimited, 0, Hint(*wait)};
   }
   if (busy_ < SlotsAt(now) && queue_.empty()) {
     ++busy_;
@@ -148,7 +174,7 @@ Admission ProviderModel::Arrive(Micros now, RequestId id) {
     queue_.push_back(id);
     return {Admission::Kind::kQueued, 0, std::nullopt};
   }
-  return {Admission::Kind::kOverloaded, 0, Hint(now)};
+  return {Admission::Kind::kOverloaded, 0, Hint(HonestWait(now))};
 }
 
 std::optional<Started> ProviderModel::StartQueued(Micros now) {

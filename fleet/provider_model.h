@@ -1,6 +1,7 @@
 // The fleet's provider model, a sans-I/O core: concurrency slots and/or a request rate, a FIFO
-// queue, a service-time distribution, brownouts, what it answers when it is overloaded, and the
-// scenario's stateful `rate_limit:` window (the fake provider's own rule, scenarios/rate_window.h).
+// queue, a service-time distribution, brownouts, what it answers when it is overloaded, a
+// tokens-per-minute bucket, and the scenario's stateful `rate_limit:` window (the fake provider's
+// own rule, scenarios/rate_window.h).
 //
 // The simulation tells it when a request arrives and when a request's service ends; it answers
 // with when to schedule the end of a service, or with an overload answer (and the Retry-After it
@@ -31,13 +32,19 @@ std::vector<std::pair<double, double>> CapacitySteps(const scenario::FleetProvid
                                                      const scenario::RateLimit* rate_limit,
                                                      int tokens_per_request);
 
+// A draw around `mean` (constant, exponential, or lognormal with `sigma`), from our own uniforms
+// (the standard distributions differ between libraries). Draws nothing for a constant.
+double SampleAround(scenario::FleetDistribution distribution, double mean, double sigma,
+                    ref::RetryRng& rng);
+
 struct RequestId {
   std::uint32_t slot = 0;
   std::uint32_t token = 0;
 };
 
 struct Admission {
-  // kRateLimited: over the scenario's `rate_limit:` window, answered 429 with an honest hint.
+  // kRateLimited: over the scenario's `rate_limit:` window (answered 429 with an honest hint) or
+  // over `tokens_per_minute` (429 with the overload's hint rule).
   enum class Kind { kServing, kQueued, kOverloaded, kRateLimited };
   Kind kind = Kind::kServing;
   Micros done_at = 0;                 // kServing: when the service ends
@@ -51,12 +58,12 @@ struct Started {
 
 class ProviderModel {
  public:
-  // `rate_limit` (optional): the scenario's stateful limit, each request costing
-  // `tokens_per_request` of its token budget.
+  // `rate_limit` (optional): the scenario's stateful limit.
   ProviderModel(const scenario::FleetProvider& spec, std::uint64_t seed,
-                const scenario::RateLimit* rate_limit = nullptr, int tokens_per_request = 0);
+                const scenario::RateLimit* rate_limit = nullptr);
 
-  Admission Arrive(Micros now, RequestId id);
+  // A request costing `tokens` (of the `rate_limit:` window and of tokens_per_minute) arrives.
+  Admission Arrive(Micros now, RequestId id, int tokens = 0);
   // A service ended at `now`: frees its slot and starts the next queued request, if capacity
   // allows.
   std::optional<Started> Complete(Micros now);
@@ -72,19 +79,23 @@ class ProviderModel {
  private:
   int SlotsAt(Micros now) const;
   bool TakeRateToken(Micros now);
+  // nullopt: the request's tokens were taken; else how long until the bucket holds them.
+  std::optional<Micros> TakeMinuteTokens(Micros now, int tokens);
   Micros SampleService();
   Micros HonestWait(Micros now) const;
-  std::optional<Micros> Hint(Micros now) const;
+  // The overload's Retry-After rule; `honest` is the honest wait.
+  std::optional<Micros> Hint(Micros honest) const;
 
   scenario::FleetProvider spec_;
   ref::RetryRng rng_;
   std::deque<RequestId> queue_;
   const scenario::RateLimit* rate_limit_;
   scenario::RateWindow window_;
-  int tokens_per_request_;
   int busy_ = 0;
   double rate_tokens_ = 0;
   Micros rate_updated_ = 0;
+  double minute_tokens_ = 0;  // the tokens_per_minute bucket, full at the start
+  Micros minute_updated_ = 0;
 };
 
 }  // namespace faultline::fleet

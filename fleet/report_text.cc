@@ -50,16 +50,39 @@ std::string SweepCell(const JobResult& result) {
   return result.sweep_value ? fmt::format("{:g}", *result.sweep_value) : std::string();
 }
 
+// The layering of the load: the client's attempts per call, then each gateway layer's tries per
+// request received ("3.000 x 4.000" multiplies to the load x when nothing is shed between).
+std::string LayersCell(const JobResult& result) {
+  std::string cell = fmt::format("{:.3f}", result.measures.amplification);
+  for (const LayerMeasures& layer : result.measures.layers) {
+    cell += fmt::format(" x {:.3f}", layer.amplification);
+  }
+  return cell;
+}
+
+// After "load x", the per-layer column, when a job has gateway layers (the table of a fleet
+// without a gateway stays as it was).
+constexpr std::size_t kLayersAfter = 4;
+constexpr std::string_view kLayersHeader = "per layer";
+
 std::vector<std::vector<std::string>> Rows(const Experiment& experiment) {
+  const bool layered = std::ranges::any_of(
+      experiment.results, [](const JobResult& r) { return !r.measures.layers.empty(); });
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header;
   if (experiment.sweep) header.push_back(experiment.sweep->key);
-  for (const Column& column : kColumns) header.emplace_back(column.header);
+  for (std::size_t i = 0; i < kColumns.size(); ++i) {
+    header.emplace_back(kColumns[i].header);
+    if (layered && i == kLayersAfter) header.emplace_back(kLayersHeader);
+  }
   rows.push_back(std::move(header));
   for (const JobResult& result : experiment.results) {
     std::vector<std::string> row;
     if (experiment.sweep) row.push_back(SweepCell(result));
-    for (const Column& column : kColumns) row.push_back(column.cell(result));
+    for (std::size_t i = 0; i < kColumns.size(); ++i) {
+      row.push_back(kColumns[i].cell(result));
+      if (layered && i == kLayersAfter) row.push_back(LayersCell(result));
+    }
     rows.push_back(std::move(row));
   }
   return rows;

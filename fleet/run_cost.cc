@@ -61,7 +61,9 @@ RunCost& RunCost::operator+=(const RunCost& other) {
 RunCost EstimateJob(const scenario::FleetSpec& spec, const ref::RetryPolicy& policy) {
   RunCost cost;
   cost.calls = Calls(spec);
-  const double attempts = policy.max_attempts ? *policy.max_attempts : kUnboundedAttempts;
+  double attempts = policy.max_attempts ? *policy.max_attempts : kUnboundedAttempts;
+  // Every attempt a layer receives becomes up to its max_attempts below: the layers multiply.
+  for (const scenario::FleetGateway& gateway : spec.gateways) attempts *= gateway.max_attempts;
   cost.events = cost.calls * (1 + attempts * kEventsPerAttempt);
   cost.series_steps = (Seconds(spec.horizon) + Seconds(spec.drain)) / Seconds(spec.bucket) + 1;
   cost.series_bytes = cost.series_steps * kBytesPerStep;

@@ -13,6 +13,7 @@
 #include "fleet/client_rate_limiter.h"
 #include "fleet/event_queue.h"
 #include "fleet/finagle_budget.h"
+#include "fleet/gateway.h"
 #include "fleet/outcomes.h"
 #include "fleet/provider_model.h"
 #include "reference_impl/budget.h"
@@ -48,6 +49,7 @@ struct CallState {
   Micros start = 0;
   std::int32_t previous_delay_ms = -1;  // the last backoff slept (decorrelated jitter)
   std::uint32_t token = 0;              // the attempt in flight; stale events carry another
+  std::uint32_t tokens = 0;             // what each of its requests costs (one prompt a call)
   std::uint16_t attempt = 0;            // attempts made so far
   bool in_flight = false;               // an attempt is waiting for its answer
   bool active = false;                  // a call is running
@@ -65,6 +67,29 @@ class Engine {
   void StartCall(std::uint32_t slot, Micros now);
   void StartAttempt(std::uint32_t slot, Micros now);
   void Send(std::uint32_t slot, Micros now);
+  // The request below the last gateway layer (or the client): the provider admits, queues or
+  // refuses it. A refusal is answered at once.
+  Admission RequestProvider(std::uint32_t slot, std::uint32_t token, Micros now);
+  // An answer from the provider, to the last gateway layer or, without one, to the client.
+  void ProviderAnswered(std::uint32_t slot, Micros now, const Outcome& outcome,
+                        std::optional<Micros> hint);
+  // Gateway layers, the clients' first at 0: a request arrives at `layer`, it tries below, an
+  // answer from below reaches it (it retries or hands an answer up to layer - 1, -1 the client).
+  void ReceiveAtLayer(std::size_t layer, std::uint32_t slot, Micros now);
+  void TryBelow(std::size_t layer, std::uint32_t slot, Micros now);
+  void AnswerAtLayer(int layer, std::uint32_t slot, Micros now, const Outcome& outcome,
+                     std::optional<Micros> hint);
+  void OnGatewayRetry(const Event& event);
+  void OnGatewayTimeout(const Event& event);
+  // The layers from `layer` down give up what they are trying (the caller above went away, as
+  // Envoy resets the upstream stream when the downstream one is reset); in-flight requests are
+  // still served, wasted.
+  void CancelFrom(std::size_t layer, std::uint32_t slot);
+  GatewaySession& SessionAt(std::size_t layer, std::uint32_t slot) {
+    return sessions_[slot * layers_.size() + layer];
+  }
+  void GrowCalls(std::size_t calls);
+  std::uint32_t CallTokens();
   void ScheduleWake(Micros now);
   void OnWake(const Event& event);
   void Observe(Micros now, bool throttling);  // an answer, for the rate limiter
@@ -91,7 +116,7 @@ class Engine {
   ProgressFn progress_;
   Outcomes outcomes_;
   ProviderModel provider_;
-  ref::RetryRng policy_rng_, arrival_rng_, chaos_rng_;
+  ref::RetryRng policy_rng_, arrival_rng_, chaos_rng_, tokens_rng_;
   std::unique_ptr<ref::RetryBudget> budget_;
   std::optional<AdaptiveThrottle> throttle_;
   std::optional<ClientRateLimiter> limiter_;
@@ -102,6 +127,8 @@ class Engine {
   std::optional<Micros> total_;
   EventQueue queue_;
   std::vector<CallState> calls_;
+  std::vector<GatewayLayer> layers_;      // the gateway layers, the clients' first
+  std::vector<GatewaySession> sessions_;  // per call and layer: [slot * layers + layer]
   std::vector<std::uint32_t> free_;
   PolicyMeasures m_;
   Micros horizon_, bucket_, end_limit_;
@@ -129,10 +156,11 @@ Engine::Engine(const RunInput& input)
       progress_(input.progress),
       outcomes_(input.policy->policy, input.chaos, spec_.provider.overload.status,
                 AttemptTimeout(spec_, input.policy->policy)),
-      provider_(spec_.provider, Mix(input.seed ^ 0x1), input.rate_limit, spec_.tokens_per_call),
+      provider_(spec_.provider, Mix(input.seed ^ 0x1), input.rate_limit),
       policy_rng_(Mix(input.seed ^ 0x2)),
       arrival_rng_(Mix(input.seed ^ 0x3)),
       chaos_rng_(Mix(input.seed ^ 0x4)),
+      tokens_rng_(Mix(input.seed ^ 0x5)),
       timeout_(AttemptTimeout(spec_, input.policy->policy)),
       horizon_(spec_.horizon.count()),
       bucket_(spec_.bucket.count()),
@@ -155,6 +183,25 @@ Engine::Engine(const RunInput& input)
   m_.trigger_end_seconds = TriggerEndSeconds(spec_);
   m_.capacity_steps = CapacitySteps(spec_.provider, input.rate_limit, spec_.tokens_per_call);
   m_.series.resize(static_cast<std::size_t>(horizon_ / bucket_ + 1));
+  for (std::size_t i = 0; i < spec_.gateways.size(); ++i) {
+    const scenario::FleetGateway& gateway = spec_.gateways[i];
+    layers_.emplace_back(gateway, input.chaos, spec_.provider.overload.status,
+                         Mix(input.seed ^ (0x10 + i)));
+    m_.layers.push_back(LayerMeasures{gateway.name});
+  }
+}
+
+void Engine::GrowCalls(std::size_t calls) {
+  calls_.resize(calls);
+  sessions_.resize(calls * layers_.size());
+}
+
+// Drawn per call (its attempts resend one prompt); a constant spec draws nothing.
+std::uint32_t Engine::CallTokens() {
+  const double drawn = SampleAround(spec_.tokens_distribution, spec_.tokens_per_call,
+                                    spec_.tokens_sigma, tokens_rng_);
+  return static_cast<std::uint32_t>(
+      std::clamp(drawn, 0.0, static_cast<double>(std::numeric_limits<std::int32_t>::max())));
 }
 
 void Engine::EnterStep(Micros now) {
@@ -190,7 +237,7 @@ void Engine::Seed() {
   if (spec_.workload.kind != scenario::FleetWorkload::Kind::kClosed) {
     if (auto first = NextArrival(0)) Schedule(*first, EventKind::kArrival, 0, 0);
   } else {
-    calls_.resize(spec_.clients);
+    GrowCalls(spec_.clients);
     const double think = static_cast<double>(spec_.workload.think.count());
     for (std::uint32_t slot = 0; slot < spec_.clients; ++slot) {
       // Clients start out of step: a uniform offset within one think time.
@@ -211,7 +258,7 @@ void Engine::OnArrival(Micros now) {
     free_.pop_back();
   } else if (calls_.size() < spec_.clients) {
     slot = static_cast<std::uint32_t>(calls_.size());
-    calls_.emplace_back();
+    GrowCalls(calls_.size() + 1);
   } else {
     ++m_.shed;  // every client is busy with a call
     return;
@@ -224,6 +271,7 @@ void Engine::StartCall(std::uint32_t slot, Micros now) {
   call.start = now;
   call.attempt = 0;
   call.previous_delay_ms = -1;
+  call.tokens = CallTokens();
   call.active = true;
   ++active_;
   ++m_.calls;
@@ -281,28 +329,123 @@ void Engine::Send(std::uint32_t slot, Micros now) {
     Answer(slot, now, outcomes_.local_rejection());
     return;
   }
+  if (!layers_.empty()) {
+    // The gateways may retry past any answer's time: the client's timeout always stands.
+    if (timeout_) Schedule(now + *timeout_, EventKind::kTimeout, slot, token);
+    ReceiveAtLayer(0, slot, now);
+    return;
+  }
+  const Admission admission = RequestProvider(slot, token, now);
+  if (admission.kind == Admission::Kind::kOverloaded ||
+      admission.kind == Admission::Kind::kRateLimited) {
+    return;
+  }
+  const bool serving = admission.kind == Admission::Kind::kServing;
+  // An attempt whose answer is due before its timeout needs no timeout event (the answer wins a
+  // tie); a queued one may wait any time.
+  const bool may_time_out = !serving || admission.done_at > now + timeout_.value_or(0);
+  if (timeout_ && may_time_out) Schedule(now + *timeout_, EventKind::kTimeout, slot, token);
+}
+
+Admission Engine::RequestProvider(std::uint32_t slot, std::uint32_t token, Micros now) {
+  Bucket& bucket = At(now);
   ++m_.provider_requests;
   ++bucket.attempts;
-  const Admission admission = provider_.Arrive(now, RequestId{slot, token});
+  const Admission admission = provider_.Arrive(now, RequestId{slot, token}, calls_[slot].tokens);
   bucket.queue_max = std::max<std::uint64_t>(bucket.queue_max, provider_.queue_length());
   if (admission.kind == Admission::Kind::kOverloaded ||
       admission.kind == Admission::Kind::kRateLimited) {
     ++m_.overloaded;
     ++bucket.overloaded;
     const bool limited = admission.kind == Admission::Kind::kRateLimited;
-    Answer(slot, now, limited ? outcomes_.rate_limited() : outcomes_.overload(),
-           admission.retry_after);
-    return;
+    ProviderAnswered(slot, now, limited ? outcomes_.rate_limited() : outcomes_.overload(),
+                     admission.retry_after);
+    return admission;
   }
-  const bool serving = admission.kind == Admission::Kind::kServing;
-  if (serving) {
+  if (admission.kind == Admission::Kind::kServing) {
     bucket.busy_slot_seconds += static_cast<double>(admission.done_at - now) * 1e-6;
     Schedule(admission.done_at, EventKind::kServiceDone, slot, token);
   }
-  // An attempt whose answer is due before its timeout needs no timeout event (the answer wins a
-  // tie); a queued one may wait any time.
-  const bool may_time_out = !serving || admission.done_at > now + timeout_.value_or(0);
-  if (timeout_ && may_time_out) Schedule(now + *timeout_, EventKind::kTimeout, slot, token);
+  return admission;
+}
+
+void Engine::ProviderAnswered(std::uint32_t slot, Micros now, const Outcome& outcome,
+                              std::optional<Micros> hint) {
+  if (layers_.empty()) {
+    Answer(slot, now, outcome, hint);
+    return;
+  }
+  AnswerAtLayer(static_cast<int>(layers_.size()) - 1, slot, now, outcome, hint);
+}
+
+void Engine::ReceiveAtLayer(std::size_t layer, std::uint32_t slot, Micros now) {
+  GatewaySession& session = SessionAt(layer, slot);
+  session.attempt = 0;
+  session.previous_delay_ms = -1;
+  ++m_.layers[layer].received;
+  TryBelow(layer, slot, now);
+}
+
+// A try's token carries its layer in its low 3 bits (at most 8 layers), so that an event finds
+// its session; the rest counts the layer's tries for this call.
+void Engine::TryBelow(std::size_t layer, std::uint32_t slot, Micros now) {
+  static_assert(scenario::kMaxGatewayLayers <= 8);
+  GatewaySession& session = SessionAt(layer, slot);
+  session.token = ((((session.token >> 3) + 1) << 3) | layer) & kTokenMask;
+  ++session.attempt;
+  session.in_flight = true;
+  LayerMeasures& measures = m_.layers[layer];
+  ++measures.sent;
+  if (session.attempt > 1) ++measures.retries;
+  const std::uint32_t token = session.token;
+  if (const auto& per_try = layers_[layer].spec().per_try_timeout) {
+    Schedule(now + per_try->count(), EventKind::kGatewayTimeout, slot, token);
+  }
+  if (layer + 1 < layers_.size()) {
+    ReceiveAtLayer(layer + 1, slot, now);
+  } else {
+    RequestProvider(slot, token, now);
+  }
+}
+
+void Engine::AnswerAtLayer(int layer, std::uint32_t slot, Micros now, const Outcome& outcome,
+                           std::optional<Micros> hint) {
+  if (layer < 0) {
+    Answer(slot, now, outcome, hint);
+    return;
+  }
+  const auto index = static_cast<std::size_t>(layer);
+  GatewaySession& session = SessionAt(index, slot);
+  const GatewayVerdict verdict = layers_[index].OnAnswer(session, now, outcome, hint);
+  if (verdict.retry_in) {
+    Schedule(now + *verdict.retry_in, EventKind::kGatewayRetry, slot, session.token);
+    return;
+  }
+  AnswerAtLayer(layer - 1, slot, now, verdict.answer, verdict.hint);
+}
+
+void Engine::OnGatewayRetry(const Event& event) {
+  const std::size_t layer = event.token & 7;
+  if (!calls_[event.slot].active || SessionAt(layer, event.slot).token != event.token) return;
+  TryBelow(layer, event.slot, event.time);
+}
+
+void Engine::OnGatewayTimeout(const Event& event) {
+  const std::size_t layer = event.token & 7;
+  const GatewaySession& session = SessionAt(layer, event.slot);
+  if (!calls_[event.slot].active || !session.in_flight || session.token != event.token) return;
+  ++m_.layers[layer].timeouts;
+  CancelFrom(layer + 1, event.slot);
+  AnswerAtLayer(static_cast<int>(layer), event.slot, event.time, layers_[layer].timeout(),
+                std::nullopt);
+}
+
+void Engine::CancelFrom(std::size_t layer, std::uint32_t slot) {
+  for (std::size_t i = layer; i < layers_.size(); ++i) {
+    GatewaySession& session = SessionAt(i, slot);
+    session.token = ((((session.token >> 3) + 1) << 3) | i) & kTokenMask;
+    session.in_flight = false;
+  }
 }
 
 void Engine::OnServiceDone(const Event& event) {
@@ -313,20 +456,27 @@ void Engine::OnServiceDone(const Event& event) {
     Schedule(next->done_at, EventKind::kServiceDone, next->id.slot, next->id.token);
   }
   CallState& call = calls_[event.slot];
-  if (!call.active || !call.in_flight || call.token != event.token) {
+  bool current = call.active && call.in_flight;
+  if (layers_.empty()) {
+    current = current && call.token == event.token;
+  } else {
+    const GatewaySession& last = SessionAt(layers_.size() - 1, event.slot);
+    current = current && last.in_flight && last.token == event.token;
+  }
+  if (!current) {
     ++m_.wasted_requests;
     ++At(now).wasted;
     return;
   }
   if (throttle_) throttle_->RecordAccept(now);
   const Outcome& outcome = outcomes_.Sample(chaos_rng_);
-  if (outcome.success) {
+  if (outcome.success && layers_.empty()) {
     if (limiter_) Observe(now, false);
     EndCall(event.slot, now, true);
     return;
   }
-  ++m_.faults;
-  Answer(event.slot, now, outcome);
+  if (!outcome.success) ++m_.faults;
+  ProviderAnswered(event.slot, now, outcome, std::nullopt);
 }
 
 void Engine::OnTimeout(const Event& event) {
@@ -334,6 +484,7 @@ void Engine::OnTimeout(const Event& event) {
   if (!call.active || !call.in_flight || call.token != event.token) return;
   ++m_.timeouts;
   ++At(event.time).timeouts;
+  if (!layers_.empty()) CancelFrom(0, event.slot);
   Answer(event.slot, event.time, outcomes_.timeout());
 }
 
@@ -361,7 +512,11 @@ void Engine::Retry(std::uint32_t slot, Micros now, const Outcome& outcome,
   if (total_) input.deadline = PolicyTime(call.start + *total_);
   input.previous_delay = std::nullopt;
   if (call.previous_delay_ms >= 0) input.previous_delay = milliseconds(call.previous_delay_ms);
+  // A gateway that drops Retry-After headers leaves a chaos answer's header hints unread.
+  std::vector<ref::RetryHint> dropped;
+  if (!outcome.header_hints) std::swap(dropped, input.hints);
   const ref::Decision decision = ref::Decide(policy_.policy, input, policy_rng_, budget_.get());
+  if (!outcome.header_hints) std::swap(dropped, input.hints);
   if (!decision.retry()) {
     EndCall(slot, now, false, decision.reason);
     return;
@@ -421,6 +576,12 @@ void Engine::Dispatch(const Event& event) {
       break;
     case EventKind::kTimeout:
       OnTimeout(event);
+      break;
+    case EventKind::kGatewayRetry:
+      OnGatewayRetry(event);
+      break;
+    case EventKind::kGatewayTimeout:
+      OnGatewayTimeout(event);
       break;
     case EventKind::kKick:
       while (auto started = provider_.StartQueued(event.time)) {

@@ -21,7 +21,7 @@ constexpr double kMaxRate = 1e7;  // calls (or requests) per second
 constexpr double kMaxInt = std::numeric_limits<int>::max();
 
 // In FleetValue's order (checked below).
-constexpr std::array<std::pair<FleetValue, FleetBound>, 20> kBounds{{
+constexpr std::array<std::pair<FleetValue, FleetBound>, 25> kBounds{{
     {FleetValue::kClients, {"fleet.clients", 1, 1'000'000, Kind::kWhole}},
     {FleetValue::kHorizon, {"fleet.horizon", kMicrosecond, kLongest, Kind::kDuration}},
     {FleetValue::kDrain, {"fleet.drain", 0, kLongest, Kind::kDuration}},
@@ -44,6 +44,15 @@ constexpr std::array<std::pair<FleetValue, FleetBound>, 20> kBounds{{
     {FleetValue::kBrownoutCapacity, {"fleet.provider.brownouts[].capacity", 0, 1, Kind::kNumber}},
     {FleetValue::kTokensPerCall, {"fleet.tokens_per_call", 0, kMaxInt, Kind::kWhole}},
     {FleetValue::kBytesPerCall, {"fleet.bytes_per_call", 0, kMaxInt, Kind::kWhole}},
+    // A million a second for a minute past the largest published tier, and exact in a double.
+    {FleetValue::kTokensPerMinute, {"fleet.provider.tokens_per_minute", 0, 1e12, Kind::kNumber}},
+    {FleetValue::kTokensSigma, {"fleet.tokens_per_call.sigma", 0, 10, Kind::kNumber}},
+    // The reference policy's own limit on attempts (reference_impl/policy.h kMaxAttemptsLimit).
+    {FleetValue::kGatewayAttempts, {"fleet.gateway.retry.max_attempts", 1, 1000, Kind::kWhole}},
+    // At least a millisecond: the reference backoff counts whole milliseconds.
+    {FleetValue::kGatewayBackoff, {"fleet.gateway.retry.backoff", 1e-3, kLongest, Kind::kDuration}},
+    {FleetValue::kGatewayPerTryTimeout,
+     {"fleet.gateway.retry.per_try_timeout", kMicrosecond, kLongest, Kind::kDuration}},
 }};
 
 constexpr bool InOrder() {
@@ -99,6 +108,24 @@ std::optional<std::string> CheckProvider(const FleetProvider& provider) {
                       {FleetValue::kBrownoutFor, Seconds(brownout.length)},
                       {FleetValue::kBrownoutCapacity, brownout.capacity}});
   }
+  if (!error) {
+    error = FirstOut({{FleetValue::kTokensPerMinute, provider.tokens_per_minute}});
+  }
+  return error;
+}
+
+std::optional<std::string> CheckGateway(const FleetGateway& gateway) {
+  auto error = FirstOut({{FleetValue::kGatewayAttempts, gateway.max_attempts},
+                         {FleetValue::kGatewayBackoff, Seconds(gateway.backoff_base)},
+                         {FleetValue::kGatewayBackoff, Seconds(gateway.backoff_cap)}});
+  if (!error && gateway.per_try_timeout) {
+    error = FirstOut({{FleetValue::kGatewayPerTryTimeout, Seconds(*gateway.per_try_timeout)}});
+  }
+  if (!error && gateway.backoff_cap < gateway.backoff_base) {
+    error = fmt::format("{}: expected cap >= base ({}), got {}",
+                        BoundOf(FleetValue::kGatewayBackoff).key,
+                        DurationText(gateway.backoff_base), DurationText(gateway.backoff_cap));
+  }
   return error;
 }
 
@@ -126,10 +153,18 @@ std::optional<std::string> CheckFleetSpec(const FleetSpec& spec) {
       {FleetValue::kBucket, Seconds(spec.bucket)},
       {FleetValue::kTokensPerCall, spec.tokens_per_call},
       {FleetValue::kBytesPerCall, spec.bytes_per_call},
+      {FleetValue::kTokensSigma, spec.tokens_sigma},
   });
   if (!error && spec.timeout) error = FirstOut({{FleetValue::kTimeout, Seconds(*spec.timeout)}});
   if (!error) error = CheckWorkload(spec.workload);
   if (!error) error = CheckProvider(spec.provider);
+  if (!error && spec.gateways.size() > kMaxGatewayLayers) {
+    error = fmt::format("fleet.gateway: expected 1 to {} gateway layers, got {}", kMaxGatewayLayers,
+                        spec.gateways.size());
+  }
+  for (std::size_t i = 0; !error && i < spec.gateways.size(); ++i) {
+    error = CheckGateway(spec.gateways[i]);
+  }
   return error;
 }
 

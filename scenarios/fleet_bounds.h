@@ -37,6 +37,11 @@ enum class FleetValue {
   kBrownoutCapacity,
   kTokensPerCall,
   kBytesPerCall,
+  kTokensPerMinute,
+  kTokensSigma,
+  kGatewayAttempts,
+  kGatewayBackoff,
+  kGatewayPerTryTimeout,
 };
 
 struct FleetBound {

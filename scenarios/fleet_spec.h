@@ -57,8 +57,11 @@ struct FleetOverload {
   friend bool operator==(const FleetOverload&, const FleetOverload&) = default;
 };
 
+// How a sampled value (a service time, a request's token cost) is drawn around its mean.
+enum class FleetDistribution { kConstant, kExponential, kLognormal };
+
 struct FleetProvider {
-  enum class Service { kConstant, kExponential, kLognormal };
+  using Service = FleetDistribution;
   int concurrency = 0;  // requests served at once; 0: unlimited
   double rate = 0;      // requests admitted per second (token bucket); 0: unlimited
   double burst = 1;     // the rate bucket's depth, in requests
@@ -68,7 +71,36 @@ struct FleetProvider {
   double service_sigma = 0.5;  // kLognormal: sigma of the underlying normal
   FleetOverload overload;
   std::vector<FleetBrownout> brownouts;
+  // Tokens admitted per minute, a bucket one minute deep refilled continuously (Anthropic's
+  // documented token-bucket rule); each request takes its token cost. 0: unlimited. Over it the
+  // provider answers 429 with the Retry-After of `overload.retry_after` (honest: until the bucket
+  // holds the request's cost again).
+  double tokens_per_minute = 0;
   friend bool operator==(const FleetProvider&, const FleetProvider&) = default;
+};
+
+// The backoff jitter of a gateway's retries (AWS Architecture Blog, "Exponential Backoff And
+// Jitter", 2015): none (plain exponential), full, equal or decorrelated.
+enum class FleetJitter { kNone, kFull, kEqual, kDecorrelated };
+
+// Layers multiply: eight of them at the attempt limit would already be 10^24 requests a call.
+inline constexpr std::size_t kMaxGatewayLayers = 8;
+
+// One retrying layer between the clients and the provider (an API gateway, an LLM router, a
+// service mesh sidecar). Each request it receives becomes up to `max_attempts` requests to the
+// layer below it. The defaults are Envoy's route retry policy: one retry (num_retries: 1), a
+// fully jittered backoff from 25 ms capped at ten times that, Retry-After not honoured, and the
+// upstream answer (its Retry-After header included) proxied as it came.
+struct FleetGateway {
+  std::string name;      // for the measures; default "gateway" (then "gateway 2", ...)
+  int max_attempts = 2;  // requests below per request received, 1..1000 (1: no retries)
+  Duration backoff_base{std::chrono::milliseconds(25)};
+  Duration backoff_cap{std::chrono::milliseconds(250)};
+  FleetJitter jitter = FleetJitter::kFull;
+  bool honor_retry_after = false;  // a Retry-After from below floors its own backoff
+  bool pass_retry_after = true;    // the Retry-After of its last answer reaches the layer above
+  std::optional<Duration> per_try_timeout;  // nullopt: it waits as long as the layer above does
+  friend bool operator==(const FleetGateway&, const FleetGateway&) = default;
 };
 
 struct FleetSpec {
@@ -82,8 +114,16 @@ struct FleetSpec {
   std::optional<Duration> timeout;
   std::vector<Located> policies;  // profile names (or policy files), compared side by side
   Duration bucket{std::chrono::seconds(1)};  // width of the time series' steps
-  int tokens_per_call = 500;                 // output tokens a served request costs
-  int bytes_per_call = 2000;                 // response bytes a served request costs
+  // The tokens one call's requests cost (every attempt of a call sends the same prompt), drawn
+  // per call around this mean: for `provider.tokens_per_minute`, the `rate_limit:` window and the
+  // wasted tokens.
+  int tokens_per_call = 500;
+  FleetDistribution tokens_distribution = FleetDistribution::kConstant;
+  double tokens_sigma = 0.5;  // kLognormal: sigma of the underlying normal
+  int bytes_per_call = 2000;  // response bytes a served request costs
+  // The retrying layers between the clients and the provider, the one the clients call first;
+  // empty: the clients call the provider directly.
+  std::vector<FleetGateway> gateways;
   friend bool operator==(const FleetSpec&, const FleetSpec&) = default;
 };
 

@@ -182,6 +182,93 @@ void ReadProvider(Reader& reader, const Field& field, FleetProvider* out) {
   if (std::optional<Field> brownouts = reader.Present(*map, "brownouts")) {
     ReadBrownouts(reader, *brownouts, &out->brownouts);
   }
+  GetBounded(reader, *map, "tokens_per_minute", FleetValue::kTokensPerMinute,
+             &out->tokens_per_minute);
+}
+
+// `tokens_per_call: 500` or `{distribution: lognormal, mean: 500, sigma: 1}` (the shape of
+// `provider.service`, a count for a mean).
+void ReadTokens(Reader& reader, const Field& field, FleetSpec* out) {
+  if (field.node.IsScalar()) {
+    out->tokens_per_call = static_cast<int>(ReadBounded(reader, field, FleetValue::kTokensPerCall));
+    return;
+  }
+  std::optional<Map> map = reader.ReadMap(field, keys::kFleetTokens);
+  if (!map) return;
+  reader.GetEnum(*map, "distribution", keys::kServiceNames, FleetDistribution::kConstant,
+                 &out->tokens_distribution);
+  if (std::optional<Field> mean = reader.Require(*map, "mean")) {
+    out->tokens_per_call = static_cast<int>(ReadBounded(reader, *mean, FleetValue::kTokensPerCall));
+  }
+  GetBounded(reader, *map, "sigma", FleetValue::kTokensSigma, &out->tokens_sigma);
+}
+
+// A backoff bound in whole milliseconds, the reference backoff's unit.
+void GetBackoffBound(Reader& reader, const Map& map, std::string_view key, Duration* out) {
+  std::optional<Field> field = reader.Present(map, key);
+  if (!field) return;
+  *out = ReadBoundedDuration(reader, *field, FleetValue::kGatewayBackoff);
+  if (reader.ok() && out->count() % 1000 != 0) {
+    reader.Fail(*field, fmt::format("expected whole milliseconds, got {}", DurationText(*out)));
+  }
+}
+
+void ReadGatewayBackoff(Reader& reader, const Field& field, FleetGateway* out) {
+  std::optional<Map> map = reader.ReadMap(field, keys::kFleetBackoff);
+  if (!map) return;
+  GetBackoffBound(reader, *map, "base", &out->backoff_base);
+  GetBackoffBound(reader, *map, "cap", &out->backoff_cap);
+  reader.GetEnum(*map, "jitter", keys::kJitterNames, FleetJitter::kNone, &out->jitter);
+  if (reader.ok() && out->backoff_cap < out->backoff_base) {
+    const std::optional<Field> cap = reader.Present(*map, "cap");
+    reader.Fail(cap ? *cap : field,
+                fmt::format("expected cap >= base ({}), got {}", DurationText(out->backoff_base),
+                            DurationText(out->backoff_cap)));
+  }
+}
+
+void ReadGatewayRetry(Reader& reader, const Field& field, FleetGateway* out) {
+  std::optional<Map> map = reader.ReadMap(field, keys::kFleetGatewayRetry);
+  if (!map) return;
+  GetBounded(reader, *map, "max_attempts", FleetValue::kGatewayAttempts, &out->max_attempts);
+  if (std::optional<Field> backoff = reader.Present(*map, "backoff")) {
+    ReadGatewayBackoff(reader, *backoff, out);
+  }
+  reader.Get(*map, "honor_retry_after", &out->honor_retry_after);
+  reader.Get(*map, "pass_retry_after", &out->pass_retry_after);
+  GetBounded(reader, *map, "per_try_timeout", FleetValue::kGatewayPerTryTimeout,
+             &out->per_try_timeout);
+}
+
+void ReadGatewayLayer(Reader& reader, const Field& field, std::vector<FleetGateway>* out) {
+  std::optional<Map> map = reader.ReadMap(field, keys::kFleetGateway);
+  if (!map) return;
+  FleetGateway gateway;
+  gateway.name = out->empty() ? "gateway" : fmt::format("gateway {}", out->size() + 1);
+  if (std::optional<Field> name = reader.Present(*map, "name")) {
+    gateway.name = reader.ReadString(*name).value_or(gateway.name);
+  }
+  if (std::optional<Field> retry = reader.Present(*map, "retry")) {
+    ReadGatewayRetry(reader, *retry, &gateway);
+  }
+  out->push_back(std::move(gateway));
+}
+
+// `gateway: {retry: {...}}`, one layer, or a list of layers, the one the clients call first.
+void ReadGateways(Reader& reader, const Field& field, std::vector<FleetGateway>* out) {
+  if (field.node.IsMap()) {
+    ReadGatewayLayer(reader, field, out);
+    return;
+  }
+  std::optional<std::vector<Field>> items = reader.ReadList(field);
+  if (!items) return;
+  if (items->empty() || items->size() > kMaxGatewayLayers) {
+    reader.Fail(field, fmt::format("expected 1 to {} gateway layers, got {}", kMaxGatewayLayers,
+                                   items->size()));
+  }
+  for (std::size_t i = 0; i < items->size() && reader.ok(); ++i) {
+    ReadGatewayLayer(reader, (*items)[i], out);
+  }
 }
 
 void ReadPolicies(Reader& reader, const Field& field, std::vector<Located>* out) {
@@ -204,7 +291,9 @@ void ReadSizes(Reader& reader, const Map& map, FleetSpec* out) {
   GetBounded(reader, map, "drain", FleetValue::kDrain, &out->drain);
   GetBounded(reader, map, "timeout", FleetValue::kTimeout, &out->timeout);
   GetBounded(reader, map, "bucket", FleetValue::kBucket, &out->bucket);
-  GetBounded(reader, map, "tokens_per_call", FleetValue::kTokensPerCall, &out->tokens_per_call);
+  if (std::optional<Field> tokens = reader.Present(map, "tokens_per_call")) {
+    ReadTokens(reader, *tokens, out);
+  }
   GetBounded(reader, map, "bytes_per_call", FleetValue::kBytesPerCall, &out->bytes_per_call);
 }
 
@@ -219,6 +308,9 @@ void ReadFleet(Reader& reader, const Field& field, FleetSpec* out) {
   }
   if (std::optional<Field> provider = reader.Present(*map, "provider")) {
     ReadProvider(reader, *provider, &out->provider);
+  }
+  if (std::optional<Field> gateway = reader.Present(*map, "gateway")) {
+    ReadGateways(reader, *gateway, &out->gateways);
   }
   if (std::optional<Field> policies = reader.Require(*map, "policies")) {
     ReadPolicies(reader, *policies, &out->policies);

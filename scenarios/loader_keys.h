@@ -57,15 +57,21 @@ inline constexpr std::string_view kExpectAttemptFailure[] = {"failure_class", "f
 inline constexpr std::string_view kDelayRange[] = {"min", "max"};
 inline constexpr std::string_view kRequestHeaders[] = {"present", "same"};
 inline constexpr std::string_view kFleet[] = {
-    "clients",  "horizon", "drain",           "seed",          "arrivals", "provider", "timeout",
-    "policies", "bucket",  "tokens_per_call", "bytes_per_call"};
+    "clients",  "horizon", "drain",           "seed",           "arrivals", "provider", "timeout",
+    "policies", "bucket",  "tokens_per_call", "bytes_per_call", "gateway"};
 inline constexpr std::string_view kFleetArrivals[] = {"process", "rate", "think"};
 inline constexpr std::string_view kFleetStep[] = {"at", "rate"};
 inline constexpr std::string_view kFleetProvider[] = {
-    "concurrency", "rate", "burst", "queue", "service", "overload", "brownouts"};
+    "concurrency", "rate",     "burst",     "queue",
+    "service",     "overload", "brownouts", "tokens_per_minute"};
 inline constexpr std::string_view kFleetService[] = {"distribution", "mean", "sigma"};
 inline constexpr std::string_view kFleetOverload[] = {"status", "retry_after"};
 inline constexpr std::string_view kFleetBrownout[] = {"from", "for", "capacity"};
+inline constexpr std::string_view kFleetTokens[] = {"distribution", "mean", "sigma"};
+inline constexpr std::string_view kFleetGateway[] = {"name", "retry"};
+inline constexpr std::string_view kFleetGatewayRetry[] = {
+    "max_attempts", "backoff", "honor_retry_after", "pass_retry_after", "per_try_timeout"};
+inline constexpr std::string_view kFleetBackoff[] = {"base", "cap", "jitter"};
 inline constexpr std::string_view kRoute[] = {
     "id", "dialect", "model", "capabilities", "priority", "weight", "group", "responses", "health"};
 inline constexpr std::string_view kCapabilities[] = {
@@ -106,6 +112,8 @@ inline constexpr std::string_view kArrivalProcessNames[] = {  // FleetWorkload::
     "poisson", "uniform", "closed"};
 inline constexpr std::string_view kServiceNames[] = {  // FleetProvider::Service::kConstant
     "constant", "exponential", "lognormal"};
+inline constexpr std::string_view kJitterNames[] = {  // FleetJitter::kNone
+    "none", "full", "equal", "decorrelated"};
 inline constexpr std::string_view kFailureClassNames[] = {  // docs/failure-taxonomy.md
     "auth",
     "rate-limit",
@@ -166,6 +174,10 @@ inline constexpr KeySet kObjectKeySets[] = {
     {"/$defs/fleetService", kFleetService},
     {"/$defs/fleetOverload", kFleetOverload},
     {"/$defs/fleetBrownout", kFleetBrownout},
+    {"/$defs/fleetTokens", kFleetTokens},
+    {"/$defs/fleetGateway", kFleetGateway},
+    {"/$defs/fleetGatewayRetry", kFleetGatewayRetry},
+    {"/$defs/fleetBackoff", kFleetBackoff},
 };
 
 struct NameSet {
@@ -186,6 +198,8 @@ inline constexpr NameSet kEnumNameSets[] = {
     {"/$defs/expect/properties/failure_class", kFailureClassNames},
     {"/$defs/fleetArrivals/properties/process", kArrivalProcessNames},
     {"/$defs/fleetService/properties/distribution", kServiceNames},
+    {"/$defs/fleetTokens/properties/distribution", kServiceNames},
+    {"/$defs/fleetBackoff/properties/jitter", kJitterNames},
 };
 
 }  // namespace faultline::scenario::keys

@@ -137,7 +137,9 @@ TEST(ExperimentTest, TheResultSchemaMatchesWhatIsWritten) {
   const nlohmann::json schema = nlohmann::json::parse(file, nullptr, false);
   ASSERT_TRUE(schema.is_object());
   ExperimentInput input;
-  input.scenario = Load("[no-retry]");
+  // With a gateway, so that the optional `layers` is written too.
+  input.scenario = fleet_test::LoadFleet("{rate: 40}", "[no-retry]", "exp.yaml",
+                                         "  gateway: {retry: {max_attempts: 2}}\n");
   input.sweep = *ParseSweep("provider.rate=10..20:10");
   const nlohmann::json written = ToJson(*RunExperiment(input));
   EXPECT_EQ(Keys(written), Keys(schema["properties"]));
@@ -148,6 +150,8 @@ TEST(ExperimentTest, TheResultSchemaMatchesWhatIsWritten) {
   for (const char* nested : {"latency_ms", "series", "counters"}) {
     EXPECT_EQ(Keys(first[nested]), Keys(job[nested]["properties"])) << nested;
   }
+  ASSERT_EQ(first["layers"].size(), 1u);
+  EXPECT_EQ(Keys(first["layers"][0]), Keys(job["layers"]["items"]["properties"]));
 }
 
 // The capacity line of the report: the tightest limit, reduced over a brownout, kept in

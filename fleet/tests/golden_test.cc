@@ -219,6 +219,138 @@ TEST(RateLimitWindowTest, AdmitsAtMostTheBudgetOfAnyWindow) {
   }
 }
 
+// ---- Layered retries: each layer's attempts multiply ----
+
+// A provider that answers every request 429 at once (no slot, no queue, for the whole run), with
+// `retry_after` as its hint (none by default): 10 calls/s for 10 s, evenly spaced.
+scenario::FleetSpec Persistent429() {
+  scenario::FleetSpec spec = Uniform(10, 10s);
+  spec.provider.concurrency = 1;
+  spec.provider.queue = 0;
+  spec.provider.brownouts = {{0s, 720h, 0.0}};
+  spec.provider.overload = {429, scenario::FleetOverload::Hint::kNone, 0s};
+  return spec;
+}
+
+// A client of `attempts` attempts 1 ms apart that honours Retry-After as a floor up to 60 s (no
+// jitter on the hint) and gives up on a longer one.
+NamedPolicy ClientOf(int attempts) {
+  return FromJson(fmt::format(
+      R"({{"max_attempts": {}, "backoff": {{"strategy": "exponential", "base_ms": 1, "cap_ms": 1,
+          "multiplier": 1, "jitter": 0}}, "min_attempt_ms": 0, "timeouts": {{"total_ms": null}},
+          "retry_after": {{"honor": true, "mode": "floor", "cap_ms": 60000, "jitter": 0}}}})",
+      attempts));
+}
+
+// A gateway of `attempts` tries 1 ms apart, Retry-After neither honoured nor passed unless set.
+scenario::FleetGateway GatewayOf(int attempts) {
+  scenario::FleetGateway gateway;
+  gateway.name = "gateway";
+  gateway.max_attempts = attempts;
+  gateway.backoff_base = 1ms;
+  gateway.backoff_cap = 1ms;
+  gateway.jitter = scenario::FleetJitter::kNone;
+  gateway.pass_retry_after = false;
+  return gateway;
+}
+
+TEST(LayeredRetryTest, ThreeClientAttemptsThroughFourGatewayAttemptsAreTwelveRequests) {
+  scenario::FleetSpec spec = Persistent429();
+  spec.gateways = {GatewayOf(4)};
+  const NamedPolicy client = ClientOf(3);
+  const PolicyMeasures m = Simulate(RunInput{&spec, nullptr, &client, 1, {}});
+  ASSERT_GE(m.calls, 99u);
+  EXPECT_EQ(m.attempts, 3 * m.calls);
+  ASSERT_EQ(m.layers.size(), 1u);
+  EXPECT_EQ(m.layers[0].received, 3 * m.calls);
+  EXPECT_EQ(m.layers[0].sent, 12 * m.calls);
+  EXPECT_EQ(m.layers[0].retries, 9 * m.calls);
+  EXPECT_EQ(m.provider_requests, 12 * m.calls);  // exactly 3 x 4 per call
+  EXPECT_EQ(m.amplification, 3.0);
+  EXPECT_EQ(m.layers[0].amplification, 4.0);
+  EXPECT_EQ(m.load_amplification, 12.0);
+  EXPECT_EQ(m.failed, m.calls);
+  EXPECT_EQ(m.give_up_reasons,
+            (std::map<std::string, std::uint64_t>{{"attempts-exhausted", m.calls}}));
+}
+
+TEST(LayeredRetryTest, GatewayRetriesZeroToThreeMultiplyTheClientsThree) {
+  const NamedPolicy client = ClientOf(3);
+  for (int gateway_attempts = 1; gateway_attempts <= 4; ++gateway_attempts) {
+    scenario::FleetSpec spec = Persistent429();
+    spec.gateways = {GatewayOf(gateway_attempts)};
+    const PolicyMeasures m = Simulate(RunInput{&spec, nullptr, &client, 1, {}});
+    EXPECT_EQ(m.provider_requests, 3u * gateway_attempts * m.calls)
+        << gateway_attempts - 1 << " gateway retries";
+  }
+  // Without a gateway block, the client's own 3.
+  const scenario::FleetSpec direct = Persistent429();
+  const PolicyMeasures m = Simulate(RunInput{&direct, nullptr, &client, 1, {}});
+  EXPECT_EQ(m.provider_requests, 3 * m.calls);
+  EXPECT_TRUE(m.layers.empty());
+}
+
+// The provider says "Retry-After: 2". A gateway that passes it on makes the client wait 2 s
+// between its attempts (same 12 requests, calls 4 s longer); one that drops it leaves the client
+// its 1 ms backoff; one that also honours it waits 2 s between its own tries.
+TEST(LayeredRetryTest, APassedRetryAfterReachesTheClient) {
+  const NamedPolicy client = ClientOf(3);
+  auto run = [&](bool honor, bool pass, scenario::Duration hint) {
+    scenario::FleetSpec spec = Persistent429();
+    spec.provider.overload = {429, scenario::FleetOverload::Hint::kConstant, hint};
+    spec.gateways = {GatewayOf(4)};
+    spec.gateways[0].honor_retry_after = honor;
+    spec.gateways[0].pass_retry_after = pass;
+    return Simulate(RunInput{&spec, nullptr, &client, 1, {}});
+  };
+  const PolicyMeasures passed = run(false, true, 2s);
+  const PolicyMeasures dropped = run(false, false, 2s);
+  const PolicyMeasures honoured = run(true, true, 2s);
+  for (const PolicyMeasures* m : {&passed, &dropped, &honoured}) {
+    EXPECT_EQ(m->provider_requests, 12 * m->calls);
+  }
+  // Latency percentiles are the upper edges of buckets about 3 % wide.
+  // Passed: 3 x (3 gateway backoffs of 1 ms) + 2 client waits of 2 s.
+  EXPECT_NEAR(passed.p50_ms, 4009, 4009 * 0.035);
+  // Dropped: 9 gateway backoffs and 2 client backoffs of 1 ms.
+  EXPECT_NEAR(dropped.p50_ms, 11, 1);
+  // Honoured and passed: 3 x (3 gateway waits of 2 s) + 2 client waits of 2 s.
+  EXPECT_NEAR(honoured.p50_ms, 22000, 22000 * 0.035);
+
+  // Retry-After: 120 is over the client's 60 s cap: passed on, the client gives up after its
+  // first attempt (4 requests a call); dropped, it never learns and makes all 12.
+  const PolicyMeasures over_cap_passed = run(false, true, 120s);
+  const PolicyMeasures over_cap_dropped = run(false, false, 120s);
+  EXPECT_EQ(over_cap_passed.provider_requests, 4 * over_cap_passed.calls);
+  EXPECT_EQ(over_cap_passed.give_up_reasons.at("retry-after-over-cap"), over_cap_passed.calls);
+  EXPECT_EQ(over_cap_dropped.provider_requests, 12 * over_cap_dropped.calls);
+}
+
+// ---- Google SRE book: retries at three layers, "64 attempts (4^3)" ----
+
+// Beyer et al., "Site Reliability Engineering" (O'Reilly, 2016), ch. 22 "Addressing Cascading
+// Failures", Retries: "If the database can't service requests because it's overloaded, and the
+// backend, frontend, and JavaScript layers all issue 3 retries (4 attempts), then a single user
+// action may create 64 attempts (4^3) on the database." The JavaScript layer is the client, the
+// frontend and the backend two gateway layers, the database the provider.
+TEST(SreBookTest, ThreeLayersOfFourAttemptsMake64AttemptsOnTheDatabase) {
+  scenario::FleetSpec spec = Persistent429();
+  spec.gateways = {GatewayOf(4), GatewayOf(4)};
+  spec.gateways[0].name = "frontend";
+  spec.gateways[1].name = "backend";
+  const NamedPolicy javascript = ClientOf(4);
+  const PolicyMeasures m = Simulate(RunInput{&spec, nullptr, &javascript, 1, {}});
+  std::cout << fmt::format("SRE book: {} database attempts for {} user actions: {:.0f} each\n",
+                           m.provider_requests, m.calls, m.load_amplification);
+  EXPECT_EQ(m.provider_requests, 64 * m.calls);
+  EXPECT_EQ(m.load_amplification, 64.0);
+  ASSERT_EQ(m.layers.size(), 2u);
+  EXPECT_EQ(m.layers[0].name, "frontend");
+  EXPECT_EQ(m.layers[0].sent, 16 * m.calls);
+  EXPECT_EQ(m.layers[1].received, 16 * m.calls);
+  EXPECT_EQ(m.layers[1].sent, 64 * m.calls);
+}
+
 TEST(DeterminismTest, SameSeedSameMeasures) {
   const scenario::FleetSpec spec = Metastable();
   const NamedPolicy policy = Policy("openai-node");

@@ -13,9 +13,11 @@
 namespace faultline::fleet::fleet_test {
 
 // 50 calls/s for 20 s from 1,000 clients against `provider`, for `policies` (a YAML list); the
-// policies are on line 10 of `file`, at column 13.
+// policies are on line 10 of `file`, at column 13, followed by `more` (further lines of the
+// fleet section, each indented by two spaces).
 inline scenario::Scenario LoadFleet(std::string_view provider, std::string_view policies,
-                                    std::string_view file = "exp.yaml") {
+                                    std::string_view file = "exp.yaml",
+                                    std::string_view more = "") {
   const std::string text = std::string(R"(faultline: 1
 name: fleet/test
 description: d
@@ -25,7 +27,7 @@ fleet:
   horizon: 20s
   arrivals: {rate: 50}
   provider: )") + std::string(provider) +
-                           "\n  policies: " + std::string(policies) + "\n";
+                           "\n  policies: " + std::string(policies) + "\n" + std::string(more);
   auto scenario = scenario::ParseScenario(text, std::string(file));
   EXPECT_TRUE(scenario.has_value()) << scenario.error().ToString();
   return scenario.value_or(scenario::Scenario{});

@@ -199,7 +199,8 @@ TEST(CatalogTest, EveryShippedFileNamesTheSchemaForEditors) {
 
 TEST(CatalogTest, BuiltinFleetExperimentsAnswerToTheReadmesNames) {
   EXPECT_EQ(BuiltinFleetNames(),
-            (std::vector<std::string>{"fleet/metastable-spike", "fleet/rate-limit-storm"}));
+            (std::vector<std::string>{"fleet/gateway-retry-storm", "fleet/metastable-spike",
+                                      "fleet/rate-limit-storm"}));
   for (std::string_view name :
        {"rate-limit-storm", "fleet/rate-limit-storm", "fleet/rate-limit-storm.yaml",
         "scenarios/fleet/rate-limit-storm.yaml", "./scenarios/fleet/rate-limit-storm.yaml"}) {

@@ -55,6 +55,54 @@ TEST(FleetSectionTest, ReadsEveryPart) {
   EXPECT_EQ(fleet.policies[1].column, 27);
 }
 
+TEST(FleetSectionTest, ReadsGatewayLayersAndTokenCosts) {
+  auto scenario = ParseScenario(Fleet(R"(  provider: {tokens_per_minute: 90000}
+  tokens_per_call: {distribution: lognormal, mean: 800, sigma: 1}
+  gateway:
+    - retry: {max_attempts: 4, backoff: {base: 10ms, cap: 1s, jitter: equal},
+              honor_retry_after: true, pass_retry_after: false, per_try_timeout: 30s}
+    - {name: router}
+  policies: [naive]
+)"),
+                                "f.yaml");
+  ASSERT_TRUE(scenario.has_value()) << scenario.error().ToString();
+  const FleetSpec& fleet = *scenario->fleet;
+  EXPECT_EQ(fleet.provider.tokens_per_minute, 90000);
+  EXPECT_EQ(fleet.tokens_per_call, 800);
+  EXPECT_EQ(fleet.tokens_distribution, FleetDistribution::kLognormal);
+  EXPECT_EQ(fleet.tokens_sigma, 1.0);
+  ASSERT_EQ(fleet.gateways.size(), 2u);
+  const FleetGateway& first = fleet.gateways[0];
+  EXPECT_EQ(first.name, "gateway");
+  EXPECT_EQ(first.max_attempts, 4);
+  EXPECT_EQ(first.backoff_base, 10ms);
+  EXPECT_EQ(first.backoff_cap, 1s);
+  EXPECT_EQ(first.jitter, FleetJitter::kEqual);
+  EXPECT_TRUE(first.honor_retry_after);
+  EXPECT_FALSE(first.pass_retry_after);
+  EXPECT_EQ(first.per_try_timeout, 30s);
+  // Envoy's defaults: one retry, full jitter from 25 ms to 250 ms, the answer proxied as it came.
+  const FleetGateway& second = fleet.gateways[1];
+  EXPECT_EQ(second.name, "router");
+  EXPECT_EQ(second.max_attempts, 2);
+  EXPECT_EQ(second.backoff_base, 25ms);
+  EXPECT_EQ(second.backoff_cap, 250ms);
+  EXPECT_EQ(second.jitter, FleetJitter::kFull);
+  EXPECT_FALSE(second.honor_retry_after);
+  EXPECT_TRUE(second.pass_retry_after);
+  EXPECT_EQ(second.per_try_timeout, std::nullopt);
+  EXPECT_EQ(CheckFleetSpec(fleet), std::nullopt);
+}
+
+TEST(FleetSectionTest, OneGatewayIsAMap) {
+  auto scenario = ParseScenario(
+      Fleet("  gateway: {retry: {max_attempts: 1}}\n  policies: [naive]\n"), "f.yaml");
+  ASSERT_TRUE(scenario.has_value()) << scenario.error().ToString();
+  ASSERT_EQ(scenario->fleet->gateways.size(), 1u);
+  EXPECT_EQ(scenario->fleet->gateways[0].max_attempts, 1);
+  EXPECT_EQ(scenario->fleet->tokens_per_call, 500);
+}
+
 struct FleetError {
   std::string_view what;
   std::string body;
@@ -93,6 +141,28 @@ TEST(FleetSectionTest, ErrorsNameLineColumnAndPath) {
        "fleet.provider.service.mean", "expected a duration from 1us to 720h, got 0s"},
       {"arrival rate", "  arrivals: {rate: 1e12}\n  policies: [naive]\n", 6, 20,
        "fleet.arrivals.rate", "expected a number from 0 to 10000000"},
+      {"gateway key", "  gateway: {retry: {max_atempts: 3}}\n  policies: [naive]\n", 6, 21,
+       "fleet.gateway.retry.max_atempts", "did you mean 'max_attempts'?"},
+      {"gateway attempts", "  gateway: {retry: {max_attempts: 0}}\n  policies: [naive]\n", 6, 35,
+       "fleet.gateway.retry.max_attempts", "expected an integer from 1 to 1000"},
+      {"gateway jitter", "  gateway: {retry: {backoff: {jitter: some}}}\n  policies: [naive]\n", 6,
+       39, "fleet.gateway.retry.backoff.jitter", "full"},
+      {"gateway cap below base",
+       "  gateway: {retry: {backoff: {base: 2s, cap: 1s}}}\n  policies: [naive]\n", 6, 46,
+       "fleet.gateway.retry.backoff.cap", "expected cap >= base (2s), got 1s"},
+      {"gateway backoff below a millisecond",
+       "  gateway: {retry: {backoff: {base: 1500us}}}\n  policies: [naive]\n", 6, 37,
+       "fleet.gateway.retry.backoff.base", "expected whole milliseconds, got 1500us"},
+      {"no gateway layers", "  gateway: []\n  policies: [naive]\n", 6, 12, "fleet.gateway",
+       "expected 1 to 8 gateway layers, got 0"},
+      {"pass_retry_after not a bool",
+       "  gateway: {retry: {pass_retry_after: maybe}}\n  policies: [naive]\n", 6, 39,
+       "fleet.gateway.retry.pass_retry_after", "expected"},
+      {"tokens without a mean",
+       "  tokens_per_call: {distribution: exponential}\n  policies: [naive]\n", 6, 20,
+       "fleet.tokens_per_call", "missing required key 'mean'"},
+      {"negative tokens per minute", "  provider: {tokens_per_minute: -1}\n  policies: [naive]\n",
+       6, 33, "fleet.provider.tokens_per_minute", "expected a number from 0 to 1000000000000"},
   };
   for (const FleetError& expected : cases) {
     SCOPED_TRACE(expected.what);
@@ -114,7 +184,8 @@ TEST(FleetSectionTest, ResponsesAndFleetDoNotMix) {
 }
 
 TEST(FleetSectionTest, TheShippedExperimentsLoad) {
-  for (const char* name : {"rate-limit-storm.yaml", "metastable-spike.yaml"}) {
+  for (const char* name :
+       {"rate-limit-storm.yaml", "metastable-spike.yaml", "gateway-retry-storm.yaml"}) {
     auto scenario =
         LoadScenarioFile(std::string(FAULTLINE_SOURCE_DIR) + "/scenarios/fleet/" + name);
     ASSERT_TRUE(scenario.has_value()) << scenario.error().ToString();
