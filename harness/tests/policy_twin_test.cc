@@ -238,3 +238,34 @@ responses:
 
 }  // namespace
 }  // namespace faultline::harness
+
+namespace faultline::harness {
+namespace {
+
+// Sharing a scenario's compiled provider plans (TwinOptions::compiled, as the runner does across
+// a scenario's runs) changes no outcome: over the whole catalogue, with the one-endpoint
+// preset's policy, at two leads and with the real world's tolerance, the twin reaches exactly
+// what a twin that compiles for itself reaches, each one computed twice from one compilation.
+TEST(PolicyTwinTest, SharedCompiledPlansReachWhatFreshOnesReach) {
+  auto catalogue = scenario::LoadBuiltinCatalog();
+  ASSERT_TRUE(catalogue.has_value());
+  auto policy = ref::PolicyFromJson(nlohmann::json{{"extends", "one-endpoint"}});
+  ASSERT_TRUE(policy.has_value());
+  for (const scenario::Scenario& scenario : *catalogue) {
+    const std::shared_ptr<const CompiledSessions> compiled = CompileSessions(scenario);
+    for (const Duration lead : {Duration{0}, Duration{std::chrono::milliseconds(700)}}) {
+      TwinOptions fresh{.timeout_tolerance_ms = 40, .scripted_lead = lead, .seeds = 2};
+      TwinOptions shared = fresh;
+      shared.compiled = compiled;
+      const PolicyTwin expected = ComputeTwin(scenario, *policy, 11, 3, fresh);
+      for (int again = 0; again < 2; ++again) {
+        const PolicyTwin twin = ComputeTwin(scenario, *policy, 11, 3, shared);
+        EXPECT_EQ(twin.outcomes, expected.outcomes) << scenario.name;
+        EXPECT_EQ(twin.never_ends, expected.never_ends) << scenario.name;
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace faultline::harness
