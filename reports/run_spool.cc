@@ -11,17 +11,11 @@
 #include "reports/write_all.h"
 
 namespace faultline::report {
-namespace {
-
-std::string Reason(int error) { return std::error_code(error, std::generic_category()).message(); }
-
-}  // namespace
-
 std::expected<std::shared_ptr<RunSpool>, std::string> RunSpool::Create(
     const std::filesystem::path& file) {
   const int fd = ::open(file.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0) {
-    return std::unexpected(fmt::format("cannot write '{}': {}", file.string(), Reason(errno)));
+    return std::unexpected(CannotWrite(file, errno));
   }
   return std::shared_ptr<RunSpool>(new RunSpool(file, fd));
 }
@@ -39,7 +33,7 @@ ScenarioResult RunSpool::Keep(ScenarioResult run, std::size_t place) {
   if (error_) return run;
   // Under the lock: the line lands at end_, and lines never interleave.
   if (const int error = WriteAll(fd_, line); error != 0) {
-    error_ = fmt::format("cannot write '{}': {}", path_.string(), Reason(error));
+    error_ = CannotWrite(path_, error);
     return run;
   }
   const DetailsRef details{shared_from_this(), end_, compact.size()};

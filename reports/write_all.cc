@@ -1,8 +1,10 @@
 #include "reports/write_all.h"
 
+#include <fmt/format.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <system_error>
 
 namespace faultline::report {
 
@@ -15,6 +17,11 @@ int WriteAll(int fd, std::string_view bytes) {
     bytes.remove_prefix(static_cast<std::size_t>(n));
   }
   return 0;
+}
+
+std::string CannotWrite(const std::filesystem::path& path, int error) {
+  return fmt::format("cannot write '{}': {}", path.string(),
+                     std::error_code(error, std::generic_category()).message());
 }
 
 }  // namespace faultline::report

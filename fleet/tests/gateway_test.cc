@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "fleet/simulation.h"
+#include "fleet/tests/gateway_fixtures.h"
 #include "fmt/format.h"
 #include "reference_impl/policy_json.h"
 
@@ -37,12 +38,7 @@ scenario::FleetSpec SlowProvider(scenario::Duration service) {
 }
 
 scenario::FleetGateway Gateway(int attempts, std::optional<scenario::Duration> per_try) {
-  scenario::FleetGateway gateway;
-  gateway.name = "gateway";
-  gateway.max_attempts = attempts;
-  gateway.backoff_base = 1ms;
-  gateway.backoff_cap = 1ms;
-  gateway.jitter = scenario::FleetJitter::kNone;
+  scenario::FleetGateway gateway = testing::FixedGateway(attempts);
   gateway.per_try_timeout = per_try;
   return gateway;
 }

@@ -7,6 +7,7 @@
 #include "fleet/bench/storm_spec.h"
 #include "fleet/contention.h"
 #include "fleet/simulation.h"
+#include "fleet/tests/gateway_fixtures.h"
 #include "fmt/format.h"
 #include "reference_impl/policy_json.h"
 
@@ -244,12 +245,7 @@ NamedPolicy ClientOf(int attempts) {
 
 // A gateway of `attempts` tries 1 ms apart, Retry-After neither honoured nor passed unless set.
 scenario::FleetGateway GatewayOf(int attempts) {
-  scenario::FleetGateway gateway;
-  gateway.name = "gateway";
-  gateway.max_attempts = attempts;
-  gateway.backoff_base = 1ms;
-  gateway.backoff_cap = 1ms;
-  gateway.jitter = scenario::FleetJitter::kNone;
+  scenario::FleetGateway gateway = testing::FixedGateway(attempts);
   gateway.pass_retry_after = false;
   return gateway;
 }

@@ -23,13 +23,8 @@ namespace faultline::cli {
 namespace {
 
 namespace fs = std::filesystem;
+using report::CannotWrite;
 using report::WriteAll;
-
-std::string Reason(int error) { return std::error_code(error, std::generic_category()).message(); }
-
-std::string CannotWrite(const fs::path& path, int error) {
-  return fmt::format("cannot write '{}': {}", path.string(), Reason(error));
-}
 
 // A link, a device, a FIFO or a socket the user named (`-o /dev/stdout`, `-o /dev/full`): written
 // through, never replaced (replacing /dev/stdout would delete the link itself). A regular file
