@@ -61,8 +61,8 @@ class ProviderSession {
     outage_start_ = at;
     armed_ = false;
   }
-  // Scripted time waits at its zero until AnchorOutages: the runner arms it when an adapter says
-  // hello and anchors it at the adapter's first attempt (its first request here, or its first
+  // Scripted time waits at its zero until AnchorOutages: the runner arms it before it launches an
+  // adapter and anchors it at the adapter's first attempt (its first request here, or its first
   // response/start), so that interpreter start-up never eats into a scripted outage and an
   // outage at 0 is met by the first connection. While armed, the listener is as it is at 0.
   void ArmOutages() { armed_ = true; }

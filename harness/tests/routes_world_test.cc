@@ -234,6 +234,45 @@ TEST(RoutesWorldTest, AResetSessionAdapterServesTheNextRunWithoutItsBreaker) {
   EXPECT_EQ(lines, 1) << "one process served both runs";
 }
 
+// An adapter whose output reaches the runner late (a wrapper relaying it, a buffered stdout):
+// started 1 s after the session opened, its first request arrives before the runner has read
+// its hello. Scripted time is armed before the launch, so that request is the first attempt
+// and meets the primary's outage (503 until 500 ms), as the policy's twin does, rather than a
+// primary already recovered at 1 s of the session's own time.
+constexpr std::string_view kRecoveringPrimary = R"(faultline: 1
+name: routes/late-hello
+description: The primary answers 503 until 500 ms, then the text.
+dialect: openai-chat
+routes:
+  - id: primary
+    health: {recover_at: 500ms}
+    responses:
+      - content: {text: "recovered"}
+)";
+
+TEST(RoutesWorldTest, AnAttemptBeforeTheHelloReachesTheRunnerStartsScriptedTime) {
+  auto scenario = scenario::ParseScenario(kRecoveringPrimary, "late-hello.yaml");
+  ASSERT_TRUE(scenario.has_value()) << scenario.error().ToString();
+  auto world = RealWorld::Start();
+  ASSERT_TRUE(world) << world.error();
+  // The pipe holds every line of the adapter's for 1 s while the adapter goes on calling.
+  const std::string adapter = "sleep 1; " + std::string(FAULTLINE_BINARY) +
+                              " call --adapter --policy one-endpoint | { sleep 1; cat; }";
+  RealRunOptions options;
+  options.timeout = std::chrono::seconds(60);
+  auto trace = (*world)->RunAdapterSubject(*scenario, adapter, options);
+  ASSERT_TRUE(trace) << trace.error();
+  ASSERT_FALSE(trace->subject_fault) << trace->subject_fault->message << trace->subject_stderr;
+  ASSERT_FALSE(trace->journal.empty());
+  EXPECT_EQ(trace->journal.front().status, 503) << "the first attempt meets the outage";
+  EXPECT_EQ(trace->journal.back().status, 200);
+  ASSERT_FALSE(trace->client.empty());
+  EXPECT_EQ(trace->client.back().event.kind, EventKind::kCommitted);
+  for (const report::CheckResult& check : Judge(*scenario, *trace, RealTolerance())) {
+    EXPECT_NE(check.status, report::CheckStatus::kFail) << check.id << ": " << check.evidence;
+  }
+}
+
 // The catalogue's sticky scenario in virtual time: the primary answers 503 until 3 s, four calls
 // 5 s apart. A client sticky for 6 s (the scenario's policy) starts call 1 where call 0's
 // failover left it and is back on the primary for calls 2 and 3; a client that is not sticky

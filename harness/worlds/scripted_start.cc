@@ -14,9 +14,13 @@ std::optional<Duration> UnarrivedAttemptStart(
   return std::nullopt;
 }
 
+ScriptedStart::ScriptedStart(provider::Server& server, std::string session_id)
+    : server_(server), session_id_(std::move(session_id)) {
+  server_.ArmOutages(session_id_);
+}
+
 void ScriptedStart::Anchor() {
   std::call_once(anchored_, [&] {
-    server_.ArmOutages(session_id_);
     std::lock_guard lock(mutex_);
     anchored_at_ = Clock::now();
     anchor_set_.notify_all();

@@ -3,11 +3,14 @@
 //
 // For an adapter, scripted time starts at its first attempt, not at the session's creation nor at
 // its hello, since an interpreter may take seconds to load its library and would otherwise miss
-// an outage, or meet a route that had already recovered. The first hello arms it (Anchor; the
-// listener stays as it is at 0); the first request's arrival, or the first response/start
-// (OnLine: a refused connection never arrives), starts it; for a subject that reports no attempt
-// and reaches nothing, a thread starts it kScriptedFallback after the hello, and the judge is told
-// (Trace::scripted_by_fallback).
+// an outage, or meet a route that had already recovered. It is armed from the moment this object
+// exists, before the subject is launched (the listener and every route stay as they are at 0): a
+// subject's hello may reach the runner after its first request (a wrapper relaying its output, a
+// buffered stdout), and an attempt that arrives before an arm would meet scripted time counted
+// from the session's creation. The first request's arrival, or the first response/start (OnLine:
+// a refused connection never arrives), starts it; for a subject that reports no attempt and
+// reaches nothing, a thread starts it kScriptedFallback after the hello (Anchor), and the judge is
+// told (Trace::scripted_by_fallback).
 //
 // Thread-safety: ScriptedStart is shared by a run's threads (every call's reader and launcher).
 #pragma once
@@ -44,10 +47,11 @@ std::optional<Duration> UnarrivedAttemptStart(
 class ScriptedStart {
  public:
   using Clock = std::chrono::steady_clock;
-  ScriptedStart(provider::Server& server, std::string session_id)
-      : server_(server), session_id_(std::move(session_id)) {}
+  // Arms the session's scripted time (Server::ArmOutages).
+  ScriptedStart(provider::Server& server, std::string session_id);
 
-  // The subject is about to make its first call (its hello): outages are armed.
+  // The subject said hello (or is about to make its first call): the fallback and the waits of
+  // later calls count from here. Scripted time is not re-armed: an attempt may have started it.
   void Anchor();
   // A line of the subject's: its first response/start starts the armed outages.
   void OnLine(std::string_view line);
