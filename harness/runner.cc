@@ -17,6 +17,7 @@
 
 #include "faultline/version.h"
 #include "harness/judge/declared_policy.h"
+#include "harness/judge/gateway_checks.h"
 #include "harness/judge/judge.h"
 #include "harness/judge/metrics.h"
 #include "harness/judge/policy_twin.h"
@@ -196,6 +197,9 @@ std::expected<Trace, std::string> Runner::Execute(const Job& job, std::uint64_t 
                               .timeout = options_.timeout,
                               .max_line_bytes = options_.max_line_bytes,
                               .stop = options_.stop};
+  if (options_.gateway) {
+    return real_->RunGatewaySubject(scenario, *options_.gateway, *policy, real_options);
+  }
   if (options_.adapter) return real_->RunAdapterSubject(scenario, *options_.adapter, real_options);
   if (options_.exec) {
     return real_->RunAppSubject(scenario, {*options_.exec, options_.app_policy}, real_options);
@@ -291,6 +295,7 @@ std::vector<report::CheckResult> Runner::Checks(const Job& job, const Trace& tra
                                                 const Tolerance& tolerance,
                                                 std::uint64_t seed) const {
   const scenario::Scenario& scenario = *job.scenario;
+  if (trace.gateway) return JudgeGateway(trace, tolerance);  // the subject is the gateway
   // The oracle is the subject's own declared policy: what its twin reaches, it may reach.
   const Duration lead = job.real ? LeadOfFirstAttempt(trace) : Duration{0};
   const auto twin_at = [&](Duration scripted_lead, int seeds) {
@@ -456,6 +461,7 @@ std::string SubjectLabel(const RunnerOptions& options) {
   if (!options.subject_label.empty()) return scenario::RedactSecrets(options.subject_label);
   if (options.adapter) return scenario::RedactSecrets(*options.adapter);
   if (options.exec) return scenario::RedactSecrets(*options.exec);
+  if (options.gateway) return fmt::format("gateway {}", options.gateway->name);
   return fmt::format("faultline-ref {} (in-process)", kVersion);
 }
 

@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/gateways/gateway.h"
 #include "harness/shard.h"
 #include "harness/trace/trace.h"
 #include "harness/worlds/virtual_world.h"
@@ -44,6 +45,9 @@ struct RunnerOptions {
   // it is declared to run (the hello's policy object; nullopt: none declared).
   std::optional<std::string> exec;
   std::optional<nlohmann::json> app_policy;
+  // A gateway between the reference client and each scenario's routes instead (`--gateway`,
+  // harness/gateways/gateway.h): the gateway is the subject, judged by the GW-* checks.
+  std::shared_ptr<const GatewayDefinition> gateway;
   std::string subject_label;  // how results name the subject ("" = the command)
   // The command-line words that chose the subject, redacted (RunResult::subject_options).
   std::vector<std::string> subject_options;

@@ -14,7 +14,8 @@ struct EmbeddedFile {
   std::string_view content;
 };
 
-std::span<const EmbeddedFile> EmbeddedCatalogFiles();  // scenarios/catalog/
-std::span<const EmbeddedFile> EmbeddedFleetFiles();    // scenarios/fleet/
+std::span<const EmbeddedFile> EmbeddedCatalogFiles();         // scenarios/catalog/
+std::span<const EmbeddedFile> EmbeddedFleetFiles();           // scenarios/fleet/
+std::span<const EmbeddedFile> EmbeddedGatewayCatalogFiles();  // scenarios/gateways/
 
 }  // namespace faultline::scenario

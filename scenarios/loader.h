@@ -63,6 +63,9 @@ std::expected<PolicySpec, LoadError> LoadPolicyDocument(const std::filesystem::p
 // The catalogue embedded in the binary at build time (scenarios/catalog/**), parsed.
 // Its files are valid by construction (a test loads them); this still returns errors, not asserts.
 std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadBuiltinCatalog();
+// The gateway catalogue (scenarios/gateways/): scenarios with routes for a gateway in front of
+// them (`faultline run --gateway`), apart from the catalogue above, which judges clients.
+std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadBuiltinGatewayCatalog();
 
 // A fleet experiment embedded from scenarios/fleet/, found by the names a user types after
 // reading the README: "rate-limit-storm", "fleet/rate-limit-storm(.yaml)" or a path ending in

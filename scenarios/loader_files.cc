@@ -195,6 +195,14 @@ std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadBuiltinCatalog(
   return std::move(collector).Result();
 }
 
+std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadBuiltinGatewayCatalog() {
+  Collector collector;
+  for (const EmbeddedFile& file : EmbeddedGatewayCatalogFiles()) {
+    CollectFile(file.content, fmt::format("<builtin>/gateways/{}", file.path), 1, collector);
+  }
+  return std::move(collector).Result();
+}
+
 namespace {
 
 std::string_view WithoutExtension(std::string_view path) {

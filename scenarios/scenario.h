@@ -473,6 +473,10 @@ struct Scenario {
   // `responses`, `chaos`, `rate_limit` and `listener_outages`, which each route scripts itself.
   std::vector<Route> routes;
   std::vector<GroupOutage> group_outages;
+  // Every route on its own port, answering at that port's root as well as under its base URL:
+  // what a gateway in front of faultline needs, whose upstreams are host:port pairs sharing one
+  // path (harness/gateways). Set by the runner, not by scenario files.
+  bool route_ports = false;
   // Set only in the scenario of one route (route_scenario.h): its id, and its health process.
   std::string route_id;
   std::optional<Health> health;

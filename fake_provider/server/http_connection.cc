@@ -359,6 +359,15 @@ asio::awaitable<bool> Dispatch(Connection& conn, const Request& request) {
       co_return keep_alive;
     }
   }
+  // A session's own port answers at its root too: a gateway's upstreams are host:port pairs
+  // that share one path (Scenario::route_ports).
+  if (destination.kind == Destination::Kind::kUnknown && conn.local_port != engine.port()) {
+    if (auto session = engine.SessionOnPort(conn.local_port)) {
+      const bool keep_alive =
+          co_await ServeSessionRequest(conn, *session, request, target.substr(0, target.find('?')));
+      co_return keep_alive;
+    }
+  }
   engine.counters().not_found.fetch_add(1, std::memory_order_relaxed);
   if (engine.options().request_log) {
     engine.Log(fmt::format("- {} {} -> 404 (no session)", request.method, target));

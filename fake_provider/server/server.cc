@@ -422,7 +422,8 @@ std::expected<std::shared_ptr<SessionState>, AddSessionError> Engine::CreateOne(
     return std::unexpected(AddSessionError{Code::kInvalid, *reason});
   if (stopping())
     return std::unexpected(AddSessionError{Code::kListener, "the server is stopping"});
-  const bool needs_listener = !scenario.listener_outages.empty();
+  const bool needs_listener =
+      !scenario.listener_outages.empty() || (!scenario.route_id.empty() && scenario.route_ports);
   {
     std::lock_guard lock(sessions_mu_);
     if (auto fits = CheckSessionLimits(id, needs_listener); !fits) {
@@ -554,6 +555,14 @@ std::shared_ptr<SessionState> Engine::FindSession(std::string_view id) const {
   std::lock_guard lock(sessions_mu_);
   const auto it = sessions_.find(id);
   return it == sessions_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<SessionState> Engine::SessionOnPort(std::uint16_t port) const {
+  std::lock_guard lock(sessions_mu_);
+  for (const auto& [id, listener] : listeners_) {  // at most max_listeners
+    if (listener->endpoint.port() == port) return listener->session;
+  }
+  return nullptr;
 }
 
 std::vector<std::shared_ptr<SessionState>> Engine::ListSessions() const {

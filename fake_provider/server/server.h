@@ -82,6 +82,9 @@ struct ServerOptions {
 struct RouteInfo {
   std::string id;
   std::string base_url;  // http://127.0.0.1:PORT/s/<session>/route/<id>
+  // The route's own port (Scenario::route_ports, or an outage script), which also answers at
+  // its root: http://127.0.0.1:PORT. "" on the shared port.
+  std::string root_url;
   friend bool operator==(const RouteInfo&, const RouteInfo&) = default;
 };
 

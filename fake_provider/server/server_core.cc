@@ -193,7 +193,9 @@ SessionInfo SessionState::Info() const {
                    std::nullopt,
                    {}};
   for (const auto& route : routes()) {
-    info.routes.push_back({route->scenario().route_id, route->base_url()});
+    const std::string& url = route->base_url();
+    info.routes.push_back({route->scenario().route_id, url,
+                           route->dedicated_port() != 0 ? url.substr(0, url.find("/s/")) : ""});
   }
   return info;
 }

@@ -73,6 +73,9 @@ class Engine final : public SessionHost {
   // listeners and its routes' follow the schedule from now on.
   void ScriptedTimeStarted(const SessionState& root);
   std::shared_ptr<SessionState> FindSession(std::string_view id) const override;
+  // The session whose dedicated listener is on `port` (it answers at that port's root too);
+  // null for the shared port or none.
+  std::shared_ptr<SessionState> SessionOnPort(std::uint16_t port) const;
   std::vector<std::shared_ptr<SessionState>> ListSessions() const override;
   StatsSnapshot Stats() const override;
   std::string base_url() const override { return base_url_; }

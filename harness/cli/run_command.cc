@@ -19,6 +19,7 @@
 #include "harness/cli/report_files.h"
 #include "harness/cli/run_reports.h"
 #include "harness/cli/shard_option.h"
+#include "harness/gateways/gateway.h"
 #include "harness/judge/scenario_policy.h"
 #include "harness/runner.h"
 #include "reference_impl/policy_json.h"
@@ -30,6 +31,15 @@
 
 namespace faultline::cli {
 namespace {
+
+// The shipped gateways' names, for --help.
+std::string GatewayNames() {
+  std::string names;
+  for (const std::string& name : harness::BuiltinGatewayNames()) {
+    names += (names.empty() ? "" : ", ") + name;
+  }
+  return names;
+}
 
 namespace fs = std::filesystem;
 using harness::WorldChoice;
@@ -51,9 +61,11 @@ std::vector<fs::path> ExpandPaths(const std::vector<std::string>& paths) {
 }
 
 std::expected<std::vector<scenario::Scenario>, std::string> LoadAll(
-    const std::vector<std::string>& paths) {
+    const std::vector<std::string>& paths, bool gateway) {
   const std::vector<fs::path> files = ExpandPaths(paths);
-  auto loaded = files.empty() ? scenario::LoadBuiltinCatalog() : scenario::LoadScenarios(files);
+  auto loaded = !files.empty() ? scenario::LoadScenarios(files)
+                : gateway      ? scenario::LoadBuiltinGatewayCatalog()
+                               : scenario::LoadBuiltinCatalog();
   std::string message;
   if (!loaded) {
     for (const auto& error : loaded.error()) message += error.ToString() + "\n";
@@ -135,7 +147,8 @@ report::RunResult WithEarlierRuns(report::RunResult rerun, report::RunResult ear
 }
 
 std::expected<WorldChoice, std::string> ChooseWorld(const RunCommandOptions& options) {
-  const bool adapter = !options.adapter.empty() || !options.exec.empty();
+  const bool adapter =
+      !options.adapter.empty() || !options.exec.empty() || !options.gateway.empty();
   if (options.time == "auto") return adapter ? WorldChoice::kReal : WorldChoice::kVirtual;
   if (options.time == "real") return WorldChoice::kReal;
   if (options.time == "both" && !adapter) return WorldChoice::kBoth;
@@ -143,7 +156,7 @@ std::expected<WorldChoice, std::string> ChooseWorld(const RunCommandOptions& opt
   if (options.time == "virtual" || options.time == "both") {
     return std::unexpected(
         "--time virtual runs the in-process reference client under a virtual clock; an external "
-        "--adapter or --exec app can only run in real time (--time real)");
+        "--adapter, --exec app or --gateway can only run in real time (--time real)");
   }
   return std::unexpected(
       fmt::format("unknown --time '{}' (auto, real, virtual, both)", options.time));
@@ -183,6 +196,12 @@ void AddRunSubjectOptions(CLI::App& run, RunCommandOptions& options) {
                  "scenario with OPENAI_BASE_URL, ANTHROPIC_BASE_URL, their keys and FAULTLINE_* "
                  "pointing at the scenario; exit 0 means it got its answer, and the provider's "
                  "journal shows what it did (docs/testing-your-app.md)");
+  run.add_option("--gateway", options.gateway,
+                 "a gateway to judge, between the reference client (--policy, default no-retry) "
+                 "and each scenario's routes as its upstreams: a shipped one (" +
+                     GatewayNames() +
+                     ") or a folder with gateway.json; runs the gateway catalogue unless "
+                     "scenario paths are given (docs/gateways.md)");
   run.add_option("--time", options.time,
                  "real (sockets), virtual (virtual clock, reference client only), both, or auto "
                  "(virtual for the reference client, real for an adapter or an --exec app)")
@@ -261,6 +280,7 @@ struct RunInputs {
   std::optional<harness::Shard> shard;
   std::optional<ResolvedAdapter> adapter;
   std::optional<report::RunResult> earlier;  // --last-failed: the result the re-runs join
+  std::shared_ptr<const harness::GatewayDefinition> gateway;  // --gateway
 };
 
 // --adapter, when given.
@@ -271,13 +291,22 @@ std::expected<std::optional<ResolvedAdapter>, std::string> AdapterOption(const s
 
 // The inputs, or the first usage error in the order a user fixes them.
 std::expected<RunInputs, std::string> ReadRunInputs(const RunCommandOptions& options) {
-  auto scenarios = LoadAll(options.paths);
-  auto policy = fleet::PolicyOption(options.policy_file);
+  const bool gateway = !options.gateway.empty();
+  auto scenarios = LoadAll(options.paths, gateway);
+  // Behind a gateway the reference client does not retry unless told to: the gateway's retries
+  // are what is judged, one client request at a time.
+  auto policy = fleet::PolicyOption(gateway && options.policy_file.empty() ? std::string("no-retry")
+                                                                           : options.policy_file);
   auto world = ChooseWorld(options);
   auto thresholds = ParseThresholds(options.thresholds);
   if (!thresholds) return std::unexpected(thresholds.error());
   auto shard = ShardOption(options.shard, options.shard_count);
   if (!shard) return std::unexpected(shard.error());
+  if (gateway && (!options.adapter.empty() || !options.exec.empty())) {
+    return std::unexpected(
+        "--gateway is the subject, called by the in-process reference client; it takes no "
+        "--adapter or --exec");
+  }
   if (!options.adapter.empty() && !options.exec.empty()) {
     return std::unexpected(
         "--adapter and --exec each name the subject: an adapter speaks the protocol, an --exec "
@@ -293,9 +322,15 @@ std::expected<RunInputs, std::string> ReadRunInputs(const RunCommandOptions& opt
   if (!world) return std::unexpected(world.error());
   auto adapter = AdapterOption(options.adapter);
   if (!adapter) return std::unexpected(adapter.error());
-  return RunInputs{
+  RunInputs inputs{
       std::move(*scenarios), std::move(*policy), *world, std::move(*thresholds), *shard,
-      std::move(*adapter),   std::nullopt};
+      std::move(*adapter),   std::nullopt,       nullptr};
+  if (gateway) {
+    auto definition = harness::LoadGateway(options.gateway);
+    if (!definition) return std::unexpected(definition.error());
+    inputs.gateway = std::make_shared<const harness::GatewayDefinition>(std::move(*definition));
+  }
+  return inputs;
 }
 
 // --last-failed: keeps only the scenarios that did not pass last time (saying so on `err`) and
@@ -364,6 +399,11 @@ harness::RunnerOptions RunnerOptionsOf(const RunCommandOptions& options, RunInpu
   if (!options.exec.empty()) {
     runner.exec = options.exec;
     runner.subject_options = {"--exec", scenario::RedactSecrets(options.exec)};
+  }
+  if (inputs.gateway) {
+    runner.gateway = inputs.gateway;
+    runner.policy = inputs.policy;  // no-retry unless --policy says otherwise
+    runner.subject_options = {"--gateway", options.gateway};
   }
   if (!options.policy_file.empty()) {
     runner.subject_options.insert(runner.subject_options.end(), {"--policy", options.policy_file});

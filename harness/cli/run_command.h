@@ -18,7 +18,8 @@ namespace faultline::cli {
 struct RunCommandOptions {
   std::vector<std::string> paths;
   std::string adapter;
-  std::string exec;  // an unmodified app's command (--exec)
+  std::string exec;     // an unmodified app's command (--exec)
+  std::string gateway;  // a gateway as the subject (--gateway: a shipped one's name or a folder)
   std::string time = "auto";
   int jobs = 0;  // 0: a default that suits the world
   std::uint64_t seed = 0;

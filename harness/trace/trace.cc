@@ -116,6 +116,10 @@ void AddVolatile(const Trace& trace, json& out) {
   if (!trace.subject_stdout.empty()) out["stdout"] = trace.subject_stdout;
   if (!trace.subject_endings.empty()) out["endings"] = trace.subject_endings;
   if (trace.scheduling_lateness) out["scheduling_lateness_ms"] = Ms(*trace.scheduling_lateness);
+  if (trace.gateway) {
+    out["gateway"] = {{"name", trace.gateway->name},
+                      {"max_upstream_attempts", trace.gateway->max_upstream_attempts}};
+  }
 }
 
 }  // namespace

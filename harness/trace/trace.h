@@ -39,6 +39,13 @@ struct SubjectFault {
   std::optional<int> signal;
 };
 
+// A gateway between the client and the routes (harness/gateways/gateway.h): the journal then
+// holds what the gateway sent its upstreams, the client records what it got back.
+struct GatewayRun {
+  std::string name;
+  int max_upstream_attempts = 1;  // GatewayDeclaration
+};
+
 struct Trace {
   int calls = 1;  // calls the scenario made
   // Every call ran in one client that keeps its circuit breakers and retry budget from call to
@@ -76,6 +83,7 @@ struct Trace {
   // the runner's fallback, it says nothing of the subject's first attempt.
   std::optional<Duration> scripted_from;
   bool scripted_by_fallback = false;
+  std::optional<GatewayRun> gateway;  // the subject is a gateway (judge/gateway_checks.h)
 };
 
 // The trace as the run result stores it (times in ms; see reports/run_result.h).

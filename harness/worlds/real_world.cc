@@ -15,6 +15,7 @@
 #include "harness/worlds/subjects/adapter_process.h"
 #include "harness/worlds/subjects/app_subject.h"
 #include "harness/worlds/subjects/call_dispatch.h"
+#include "harness/worlds/subjects/gateway_process.h"
 #include "harness/worlds/subjects/subject_trace.h"
 
 namespace faultline::harness {
@@ -49,6 +50,7 @@ struct RealWorld::Session {
   std::string id;
   std::string base_url;  // the primary route's with routes
   std::vector<protocol::RouteLine> routes;
+  std::vector<provider::RouteInfo> endpoints;  // where each route is served
   Clock::time_point start;
 };
 
@@ -110,6 +112,7 @@ std::expected<RealWorld::Session, std::string> RealWorld::Open(const scenario::S
   };
   if (!primary.empty()) session.base_url = url_of(primary);
   session.routes = RouteLines(scenario, url_of);
+  session.endpoints = info->routes;
   // One time axis for the trace: the journal counts from the session's start, so the subject's
   // events must too (AddSession may wait for a lock and compile the scenario first).
   session.start = info->started.value_or(Clock::now());
@@ -292,6 +295,83 @@ AdapterLaunch RealWorld::AdapterLaunchOf(const Session& session, const scenario:
                        .max_line_bytes = options.max_line_bytes,
                        .stop = options.stop,
                        .start = session.start};
+}
+
+namespace {
+
+// The gateway's upstreams: the scenario's routes on their own ports, in priority order (the
+// lowest priority's first route is the primary, every other a backup).
+std::expected<std::vector<Upstream>, std::string> UpstreamsOf(
+    const scenario::Scenario& scenario, const std::vector<provider::RouteInfo>& endpoints) {
+  std::vector<const scenario::Route*> routes;
+  for (const scenario::Route& route : scenario.routes) routes.push_back(&route);
+  std::ranges::stable_sort(routes, {}, &scenario::Route::priority);
+  std::vector<Upstream> upstreams;
+  for (const scenario::Route* route : routes) {
+    if (route->dialect != scenario.dialect || !route->model.empty()) {
+      return std::unexpected(fmt::format(
+          "route '{}' speaks another dialect or model than the scenario's: a gateway passes "
+          "requests unchanged, so every route of a gateway scenario speaks the scenario's",
+          route->id));
+    }
+    const auto found = std::ranges::find(endpoints, route->id, &provider::RouteInfo::id);
+    const std::string root = found == endpoints.end() ? std::string() : found->root_url;
+    const std::size_t colon = root.rfind(':');
+    if (colon == std::string_view::npos || !root.starts_with("http://")) {
+      return std::unexpected(fmt::format("route '{}' has no port of its own", route->id));
+    }
+    upstreams.push_back(
+        {.id = route->id,
+         .host = std::string(root.substr(7, colon - 7)),
+         .port = static_cast<std::uint16_t>(std::stoi(std::string(root.substr(colon + 1)))),
+         .backup = !upstreams.empty()});
+  }
+  return upstreams;
+}
+
+}  // namespace
+
+std::expected<Trace, std::string> RealWorld::RunGatewaySubject(const scenario::Scenario& scenario,
+                                                               const GatewayDefinition& gateway,
+                                                               const ref::RetryPolicy& policy,
+                                                               const RealRunOptions& options) {
+  if (scenario.routes.empty()) {
+    return std::unexpected("a gateway stands in front of routes: the scenario has none");
+  }
+  scenario::Scenario own_ports = scenario;
+  own_ports.route_ports = true;
+  auto session = Open(own_ports, options.provider_seed);
+  if (!session) return std::unexpected(session.error());
+  // Scripted time starts at the first request the gateway sends, not while it starts up.
+  server_->ArmOutages(session->id);
+  Trace trace;
+  const auto upstreams = UpstreamsOf(scenario, session->endpoints);
+  std::expected<std::unique_ptr<GatewayProcess>, std::string> process =
+      upstreams ? GatewayProcess::Start(gateway, *upstreams) : std::unexpected(upstreams.error());
+  if (!process) {
+    Close(*session, trace);
+    return std::unexpected(process.error());
+  }
+  // The client calls the gateway as its one endpoint; the gateway calls the routes.
+  const int calls = std::max(1, scenario.request.calls);
+  scenario::Scenario one_endpoint = scenario;
+  one_endpoint.routes.clear();
+  auto requests = ReferenceRequests(one_endpoint, (*process)->base_url(), {}, calls);
+  if (!requests) {
+    Close(*session, trace);
+    return std::unexpected(requests.error());
+  }
+  trace.calls = calls;
+  trace.gateway = GatewayRun{gateway.name, gateway.declares.max_upstream_attempts};
+  trace.client.push_back({Duration{0}, 0, EventFromJson(ref::HelloEvent(policy).ToJson())});
+  trace.one_client = true;
+  RunReferenceCalls(
+      one_endpoint, policy, options, session->start,
+      [this, id = session->id] { return FirstArrival(id); }, std::move(*requests), trace);
+  trace.subject_stderr = (*process)->OutputTail();
+  process->reset();  // stopped before the journal is taken: its connections end first
+  Close(*session, trace);
+  return trace;
 }
 
 }  // namespace faultline::harness

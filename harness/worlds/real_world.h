@@ -7,7 +7,8 @@
 // every connection end, then snapshots the session's journal into the trace, with how late the
 // machine ran things meanwhile (Trace::scheduling_lateness).
 //
-// Thread-safety: RunReference, RunAdapterSubject and RunAppSubject may be called concurrently.
+// Thread-safety: RunReference, RunAdapterSubject, RunAppSubject and RunGatewaySubject may be
+// called concurrently.
 #pragma once
 
 #include <atomic>
@@ -32,6 +33,7 @@ namespace faultline::harness {
 struct AdapterLaunch;
 struct AdapterRun;
 class AdapterProcess;
+struct GatewayDefinition;
 
 class RealWorld {
  public:
@@ -58,6 +60,14 @@ class RealWorld {
   std::expected<Trace, std::string> RunAppSubject(const scenario::Scenario& scenario,
                                                   const AppSubject& app,
                                                   const RealRunOptions& options);
+
+  // The scenario's routes behind a gateway program (harness/gateways/gateway.h), each on a port
+  // of its own, called by the in-process reference client with `policy` as its one endpoint.
+  // The journal holds what the gateway sent upstream (Trace::gateway).
+  std::expected<Trace, std::string> RunGatewaySubject(const scenario::Scenario& scenario,
+                                                      const GatewayDefinition& gateway,
+                                                      const ref::RetryPolicy& policy,
+                                                      const RealRunOptions& options);
 
  private:
   explicit RealWorld(std::unique_ptr<provider::Server> server);
