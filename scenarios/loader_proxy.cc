@@ -109,6 +109,16 @@ void CheckLive(Reader& reader, const Map& response) {
   }
 }
 
+// Whether some dialect takes the entry: then an error in another is that dialect's.
+bool ReadsInSomeDialect(const std::string& file, const Field& field) {
+  return std::ranges::any_of(AllDialects(), [&](Dialect dialect) {
+    Reader probe(file);
+    ResponseSpec spec;
+    ReadResponse(probe, field, dialect, ResponsePlace::kResponses, &spec);
+    return probe.ok();
+  });
+}
+
 // The response entry as every dialect the rule may meet reads it: what is valid in one dialect
 // (an Anthropic `ping`, a Responses error shape) may not be in another.
 void ReadRuleResponse(Reader& reader, const Field& field, const ProxyMatch& match,
@@ -125,7 +135,7 @@ void ReadRuleResponse(Reader& reader, const Field& field, const ProxyMatch& matc
       mark.line = error.line - 1;
       mark.column = error.column - 1;
       std::string message = error.message;
-      if (match.dialects.empty()) {
+      if (match.dialects.empty() && ReadsInSomeDialect(reader.file(), field)) {
         message += fmt::format(" (the rule matches every dialect, {} among them; "
                                "'match: {{dialect: ...}}' narrows it)",
                                ToString(dialects[i]));
