@@ -158,7 +158,6 @@ std::string EndSummary(const BodyProgram& program) {
                      program.end_heartbeat.empty() ? "" : " heartbeat");
 }
 
-
 std::string StreamSummary(const BodyProgram& program, const scenario::Content& content) {
   std::string out = fmt::format("stream {} events", program.items.size());
   if (content.chunk_delay.count() > 0) out += " every " + FormatDuration(content.chunk_delay);
@@ -231,7 +230,8 @@ BodyProgram CompileSingleBody(ByteTemplate body, const scenario::Content& conten
                                                          : FaultAction::Kind::kStall;
     action.wait = fault.wait;
     program.faults[0].push_back(std::move(action));
-    program.summary += fmt::format(" {}@0({})", scenario::ToString(fault.kind), FormatWait(fault.wait));
+    program.summary +=
+        fmt::format(" {}@0({})", scenario::ToString(fault.kind), FormatWait(fault.wait));
   }
   program.size_hint = body.text().size();
   program.items.push_back({std::move(body), 0});

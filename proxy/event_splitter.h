@@ -42,9 +42,7 @@ class EventSplitter {
   std::uint64_t events() const { return events_; }
   // The last complete event whose data is a JSON object, as a dialect writer names it (a
   // malformed injection imitates it: provider::MalformedEvent); null before the first.
-  const provider::SseEvent* last_json_event() const {
-    return last_json_ ? &*last_json_ : nullptr;
-  }
+  const provider::SseEvent* last_json_event() const { return last_json_ ? &*last_json_ : nullptr; }
   // The Responses stream's last sequence_number (an injected error event takes the next one).
   std::optional<std::int64_t> last_sequence_number() const {
     return dialect_decoder_.state().last_sequence_number;
@@ -53,7 +51,7 @@ class EventSplitter {
  private:
   ref::SseFeedResult Feed(std::string_view bytes);
   std::size_t NextCut(std::string_view bytes) const;  // bytes to feed before a possible end
-  bool Inspect(const ref::SseEventView& event);         // true: the event is terminal
+  bool Inspect(const ref::SseEventView& event);       // true: the event is terminal
 
   ref::StreamFraming framing_;
   ref::SseDecoder sse_;

@@ -64,8 +64,9 @@ RuleBook::RuleBook(scenario::ProxyRules rules) : rules_(std::move(rules)) {
     const scenario::ProxyRule& rule = rules_.rules[i];
     if (!rule.answers) continue;
     for (scenario::Dialect dialect : scenario::AllDialects()) {
-      const bool meets = rule.match.dialects.empty() ||
-                         std::ranges::find(rule.match.dialects, dialect) != rule.match.dialects.end();
+      const bool meets =
+          rule.match.dialects.empty() ||
+          std::ranges::find(rule.match.dialects, dialect) != rule.match.dialects.end();
       if (meets) compiled_[i][static_cast<std::size_t>(dialect)] = Compile(dialect, rule.response);
     }
   }

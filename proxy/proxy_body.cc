@@ -69,8 +69,8 @@ void ProxyExchange::OnPiece(std::string_view bytes, const EventSplitter::Piece& 
   }
   pending_.append(bytes);
   if (!piece.event_end) return;
-  const bool before_terminal = piece.terminal && !cut_done_ && !end_.after_event &&
-                               end_.kind != EndKind::kDone;
+  const bool before_terminal =
+      piece.terminal && !cut_done_ && !end_.after_event && end_.kind != EndKind::kDone;
   if (before_terminal) {  // a cut "after all content events" comes before the terminal one
     const std::string terminal = std::exchange(pending_, {});
     ReachCut(at);

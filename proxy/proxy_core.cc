@@ -1,5 +1,7 @@
 // ProxyExchange: the request, the rule, the upstream's head and the end of the exchange. The
 // body's faults (events, cuts) are in proxy_body.cc.
+#include "proxy/proxy_core.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -9,7 +11,6 @@
 #include "fake_provider/http_date.h"
 #include "fake_provider/plan_compiler.h"
 #include "fake_provider/provider_core.h"
-#include "proxy/proxy_core.h"
 #include "reference_impl/retry_after.h"
 
 namespace faultline::proxy {
@@ -17,7 +18,8 @@ namespace {
 
 bool SameName(std::string_view a, std::string_view b) {
   return std::ranges::equal(a, b, [](char x, char y) {
-    return std::tolower(static_cast<unsigned char>(x)) == std::tolower(static_cast<unsigned char>(y));
+    return std::tolower(static_cast<unsigned char>(x)) ==
+           std::tolower(static_cast<unsigned char>(y));
   });
 }
 
@@ -38,8 +40,8 @@ std::size_t HeadEnd(std::string_view raw) {
   for (;;) {
     const std::size_t end = raw.find("\r\n\r\n", start);
     if (end == std::string_view::npos) return end;
-    const bool interim = raw.substr(start).starts_with("HTTP/1.1 1") ||
-                         raw.substr(start).starts_with("HTTP/1.0 1");
+    const bool interim =
+        raw.substr(start).starts_with("HTTP/1.1 1") || raw.substr(start).starts_with("HTTP/1.0 1");
     if (!interim) return end + 4;
     start = end + 4;
   }
@@ -220,8 +222,7 @@ void ProxyExchange::OnHead(Duration at) {
   }
   release_ = at + (rule != nullptr ? rule->response.headers_delay : Duration{0});
   const std::optional<std::string_view> type = head.headers.Find("content-type");
-  if (dialect_ && type &&
-      MediaType(*type) == ref::StreamMediaType(RefDialect(*dialect_))) {
+  if (dialect_ && type && MediaType(*type) == ref::StreamMediaType(RefDialect(*dialect_))) {
     splitter_.emplace(RefDialect(*dialect_));
   }
   if (rule != nullptr) {
@@ -239,11 +240,10 @@ void ProxyExchange::OnHead(Duration at) {
       if (dialect_) framer_.emplace(scenario::Framing{}, scenario::StreamFramingOf(*dialect_));
     }
   }
-  const bool rewrite = reframe_ ||
-                       (rule != nullptr && (rule->response.retry_after ||
-                                            rule->response.retry_after_ms ||
-                                            rule->response.should_retry ||
-                                            !rule->response.headers.empty()));
+  const bool rewrite =
+      reframe_ ||
+      (rule != nullptr && (rule->response.retry_after || rule->response.retry_after_ms ||
+                           rule->response.should_retry || !rule->response.headers.empty()));
   if (!rewrite) {
     Emit(at, head_raw_);  // the head and whatever of the body came with it, as sent
   } else {

@@ -58,15 +58,15 @@ struct Action {
 
 // Where the upstream is: its Host, and the path its URL puts before every request's target.
 struct Upstream {
-  std::string authority;  // "127.0.0.1:8080"
+  std::string authority;    // "127.0.0.1:8080"
   std::string path_prefix;  // "" or "/s/demo" (no trailing slash)
 };
 
 struct ExchangeSetup {
   std::uint64_t index = 1;  // 1-based among the proxy's requests
   std::uint64_t seed = 0;
-  WallTime now;             // the request's arrival (Date headers, ids)
-  Duration arrived{0};      // the same, as an offset from the proxy's start (the journal's axis)
+  WallTime now;         // the request's arrival (Date headers, ids)
+  Duration arrived{0};  // the same, as an offset from the proxy's start (the journal's axis)
   std::uint64_t connection = 0;
   Upstream upstream;
 };

@@ -24,9 +24,10 @@ std::string JournalLine(const ExchangeRecord& record) {
   line["rule"] = record.rule;
   line["faults"] = record.faults;
   line["client"] = nlohmann::ordered_json::parse(provider::JournalEntryToJson(record.client));
-  line["upstream"] = record.upstream_called ? nlohmann::ordered_json::parse(
-                                                  provider::JournalEntryToJson(record.upstream))
-                                            : nlohmann::ordered_json(nullptr);
+  line["upstream"] =
+      record.upstream_called
+          ? nlohmann::ordered_json::parse(provider::JournalEntryToJson(record.upstream))
+          : nlohmann::ordered_json(nullptr);
   PutBytes(line, "client_bytes", record.client_bytes);
   PutBytes(line, "upstream_bytes", record.upstream_bytes);
   line["upstream_events"] = record.upstream_events;

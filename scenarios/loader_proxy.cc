@@ -13,9 +13,9 @@ namespace faultline::scenario::internal {
 namespace {
 
 // What a rule may do to the upstream's answer as it passes (everything else is the upstream's).
-constexpr std::string_view kLiveResponseKeys[] = {
-    "headers_delay", "retry_after", "retry_after_ms", "should_retry", "headers", "content",
-    "stream"};
+constexpr std::string_view kLiveResponseKeys[] = {"headers_delay", "retry_after", "retry_after_ms",
+                                                  "should_retry",  "headers",     "content",
+                                                  "stream"};
 constexpr std::string_view kLiveContentKeys[] = {"faults", "end"};
 
 bool Contains(std::span<const std::string_view> names, std::string_view name) {
@@ -65,8 +65,9 @@ void CheckLiveFaults(Reader& reader, const Field& faults) {
               "a stall in live traffic sends nothing; the proxy writes no heartbeats");
     if (std::optional<Field> inject = reader.Present(*fault, "inject");
         inject && inject->node.IsScalar() && inject->node.Scalar() == "sequence_gap") {
-      reader.Fail(*inject, "the proxy does not renumber the upstream's events, so it cannot "
-                           "inject a sequence_gap; use invalid_json or provider_error");
+      reader.Fail(*inject,
+                  "the proxy does not renumber the upstream's events, so it cannot "
+                  "inject a sequence_gap; use invalid_json or provider_error");
     }
   }
 }
@@ -81,15 +82,14 @@ void CheckLive(Reader& reader, const Map& response) {
   }
   for (std::string_view key : keys::kResponse) {
     if (Contains(kLiveResponseKeys, key)) continue;
-    RejectKey(reader, response,
-              key,
+    RejectKey(reader, response, key,
               fmt::format("'{}' is the upstream's to write: a rule without a non-2xx status acts "
                           "on the upstream's answer as it passes (headers_delay, retry_after, "
                           "retry_after_ms, should_retry, headers, content.faults, content.end)",
                           key));
   }
-  std::optional<Field> content = reader.Present(response, response.Has("stream") ? "stream"
-                                                                                 : "content");
+  std::optional<Field> content =
+      reader.Present(response, response.Has("stream") ? "stream" : "content");
   if (!content) return;
   std::optional<Map> map = reader.ReadMap(*content, keys::kContent);
   if (!map) return;
@@ -100,7 +100,8 @@ void CheckLive(Reader& reader, const Map& response) {
                           "and end",
                           key));
   }
-  if (std::optional<Field> faults = reader.Present(*map, "faults")) CheckLiveFaults(reader, *faults);
+  if (std::optional<Field> faults = reader.Present(*map, "faults"))
+    CheckLiveFaults(reader, *faults);
   if (std::optional<Field> end = reader.Present(*map, "end"); end && end->node.IsMap()) {
     if (std::optional<Map> end_map = reader.ReadMap(*end, keys::kEnd)) {
       RejectKey(reader, *end_map, "heartbeat",
@@ -136,9 +137,10 @@ void ReadRuleResponse(Reader& reader, const Field& field, const ProxyMatch& matc
       mark.column = error.column - 1;
       std::string message = error.message;
       if (match.dialects.empty() && ReadsInSomeDialect(reader.file(), field)) {
-        message += fmt::format(" (the rule matches every dialect, {} among them; "
-                               "'match: {{dialect: ...}}' narrows it)",
-                               ToString(dialects[i]));
+        message += fmt::format(
+            " (the rule matches every dialect, {} among them; "
+            "'match: {{dialect: ...}}' narrows it)",
+            ToString(dialects[i]));
       }
       reader.Fail(Field{YAML::Node(), error.path, mark}, std::move(message));
       return;
@@ -170,8 +172,8 @@ void ReadRule(Reader& reader, const Field& field, std::size_t index, ProxyRule* 
   ReadRuleResponse(reader, *response, out->match, &out->response);
   if (!reader.ok()) return;
   const ResponseSpec& spec = out->response;
-  out->answers = spec.connection != ConnectionFault::kNone || spec.status < 200 ||
-                 spec.status > 299;
+  out->answers =
+      spec.connection != ConnectionFault::kNone || spec.status < 200 || spec.status > 299;
   if (!out->answers) CheckLive(reader, *response_map);
 }
 

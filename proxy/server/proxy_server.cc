@@ -51,9 +51,7 @@ asio::awaitable<void> Park() {
 struct ExchangeRun {
   ExchangeRun(asio::any_io_executor executor, ProxyExchange exchange, Clock::time_point arrival)
       : exchange(std::move(exchange)), arrival(arrival), wake(executor), timer(executor) {}
-  Duration Now() const {
-    return std::chrono::duration_cast<Duration>(Clock::now() - arrival);
-  }
+  Duration Now() const { return std::chrono::duration_cast<Duration>(Clock::now() - arrival); }
   void Enqueue(std::vector<Action> actions) {
     for (Action& action : actions) {
       if (action.kind == Action::Kind::kSendUpstream) {
@@ -124,8 +122,8 @@ asio::awaitable<void> ProxyServer::Impl::Session(tcp::socket client) {
     while (reader.state() == provider::RequestReader::State::kReading) {
       received.erase(0, reader.Put(received));
       if (reader.state() != provider::RequestReader::State::kReading) break;
-      auto read = co_await (client.async_read_some(asio::buffer(chunk), kTuple) ||
-                            idle.async_wait(kTuple));
+      auto read =
+          co_await (client.async_read_some(asio::buffer(chunk), kTuple) || idle.async_wait(kTuple));
       if (read.index() == 1) co_return;  // too slow, or idle: the connection ends
       auto [ec, n] = std::get<0>(read);
       if (ec) {
@@ -167,9 +165,9 @@ asio::awaitable<bool> ProxyServer::Impl::Exchange(tcp::socket& client,
   run.Enqueue(run.exchange.Start());
   co_await (Execute(client, run) || Watch(client, run, received) || Upstream(run));
   if (!run.ended) {
-    run.exchange.Ended(run.holding ? provider::EndKind::kStalledClientGaveUp
-                                   : provider::EndKind::kClientClosed,
-                       run.Now());
+    run.exchange.Ended(
+        run.holding ? provider::EndKind::kStalledClientGaveUp : provider::EndKind::kClientClosed,
+        run.Now());
   }
   Finish(run);
   co_return run.keep_alive;
@@ -179,11 +177,12 @@ void ProxyServer::Impl::Finish(ExchangeRun& run) {
   const ExchangeRecord& record = run.exchange.record();
   if (options.journal) options.journal(JournalLine(record));
   if (options.request_log) {
-    options.request_log(fmt::format(
-        "#{} {} {} -> {}{}{} {}ms", record.client.index + 1, record.client.method,
-        record.client.target, record.client.status, record.rule.empty() ? "" : " rule=" + record.rule,
-        record.faults.empty() ? "" : " " + record.faults,
-        std::chrono::duration_cast<std::chrono::milliseconds>(run.Now()).count()));
+    options.request_log(
+        fmt::format("#{} {} {} -> {}{}{} {}ms", record.client.index + 1, record.client.method,
+                    record.client.target, record.client.status,
+                    record.rule.empty() ? "" : " rule=" + record.rule,
+                    record.faults.empty() ? "" : " " + record.faults,
+                    std::chrono::duration_cast<std::chrono::milliseconds>(run.Now()).count()));
   }
   finished.fetch_add(1, std::memory_order_relaxed);
 }
@@ -231,7 +230,7 @@ asio::awaitable<void> ProxyServer::Impl::Execute(tcp::socket& client, ExchangeRu
       case Action::Kind::kHold:
         run.holding = true;
         if (run.client_eof) co_return;  // it has gone already
-        co_await Park();  // until the client goes (Watch ends the exchange)
+        co_await Park();                // until the client goes (Watch ends the exchange)
         co_return;
       case Action::Kind::kFinish:
         run.exchange.Ended(provider::EndKind::kCompleted, run.Now());
@@ -272,8 +271,8 @@ asio::awaitable<bool> ProxyServer::Impl::ConnectUpstream(tcp::socket& socket, Ex
     co_return false;
   }
   asio::steady_timer deadline(io, options.connect_timeout);
-  auto connected = co_await (asio::async_connect(socket, endpoints, kTuple) ||
-                             deadline.async_wait(kTuple));
+  auto connected =
+      co_await (asio::async_connect(socket, endpoints, kTuple) || deadline.async_wait(kTuple));
   if (co_await Cancelled()) co_return false;
   if (connected.index() == 1) {
     run.Enqueue(run.exchange.OnUpstreamFailed(run.Now(), "connection timed out"));
@@ -304,7 +303,8 @@ asio::awaitable<void> ProxyServer::Impl::Upstream(ExchangeRun& run) {
     while (!write_ec && run.exchange.wants_upstream()) {
       auto [ec, n] = co_await socket.async_read_some(asio::buffer(chunk), kTuple);
       if (co_await Cancelled()) co_return;
-      if (n > 0) run.Enqueue(run.exchange.OnUpstreamBytes(std::string_view(chunk.data(), n), run.Now()));
+      if (n > 0)
+        run.Enqueue(run.exchange.OnUpstreamBytes(std::string_view(chunk.data(), n), run.Now()));
       if (ec) {
         run.Enqueue(run.exchange.OnUpstreamEnd(run.Now(), ec == asio::error::connection_reset));
         break;
@@ -319,14 +319,14 @@ asio::awaitable<void> ProxyServer::Impl::Upstream(ExchangeRun& run) {
 ProxyServer::ProxyServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 ProxyServer::~ProxyServer() = default;
 
-std::expected<std::unique_ptr<ProxyServer>, std::string> ProxyServer::Create(
-    ProxyOptions options) {
+std::expected<std::unique_ptr<ProxyServer>, std::string> ProxyServer::Create(ProxyOptions options) {
   auto upstream = ref::ParseBaseUrl(options.upstream);
   if (!upstream) return std::unexpected("--upstream: " + upstream.error());
   boost::system::error_code ec;
   const asio::ip::address address = asio::ip::make_address(options.listen_address, ec);
-  if (ec) return std::unexpected(fmt::format("cannot listen on {}: not an IP address",
-                                             options.listen_address));
+  if (ec)
+    return std::unexpected(
+        fmt::format("cannot listen on {}: not an IP address", options.listen_address));
   if (!IsLoopback(address) && !options.allow_remote) {
     return std::unexpected(fmt::format(
         "listening on {} would reach beyond this machine; give --allow-remote to mean it",
@@ -339,9 +339,8 @@ std::expected<std::unique_ptr<ProxyServer>, std::string> ProxyServer::Create(
   if (!ec) impl->acceptor.bind(endpoint, ec);
   if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
-    return std::unexpected(fmt::format("cannot listen on {}:{}: {}",
-                                       impl->options.listen_address, impl->options.port,
-                                       ec.message()));
+    return std::unexpected(fmt::format("cannot listen on {}:{}: {}", impl->options.listen_address,
+                                       impl->options.port, ec.message()));
   }
   return std::unique_ptr<ProxyServer>(new ProxyServer(std::move(impl)));
 }

@@ -87,8 +87,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadRules{"faultline: 1\nrule: []\n", 2, 1, "rule", "rules"},  // unknown, did you mean
         BadRules{"faultline: 1\nrules:\n  - respons: {status: 429}\n", 3, 5, "rules[0].respons",
                  "response"},
-        BadRules{"faultline: 1\nrules:\n  - probability: 1.5\n    response: {status: 429}\n", 3,
-                 18, "rules[0].probability", "1"},
+        BadRules{"faultline: 1\nrules:\n  - probability: 1.5\n    response: {status: 429}\n", 3, 18,
+                 "rules[0].probability", "1"},
         BadRules{"faultline: 1\nrules:\n  - match: {dialect: openai}\n    response: {}\n", 3, 22,
                  "rules[0].match.dialect", "openai-chat"},
         BadRules{"faultline: 1\nrules:\n  - match: {path: v1/chat}\n    response: {}\n", 3, 19,

@@ -47,8 +47,8 @@ INSTANTIATE_TEST_SUITE_P(Proxy, EveryDialect, ::testing::ValuesIn(scenario::AllD
 TEST_P(EveryDialect, WithoutRulesTheClientGetsTheUpstreamsBytes) {
   const std::string upstream = ProviderAnswer(GetParam(), LongAnswer());
   for (std::size_t piece : {std::size_t{1}, std::size_t{7}, std::size_t{4096}}) {
-    const Simulated run = Simulate(Book("faultline: 1\nrules: []\n"), RequestFor(GetParam()),
-                                   upstream, piece);
+    const Simulated run =
+        Simulate(Book("faultline: 1\nrules: []\n"), RequestFor(GetParam()), upstream, piece);
     EXPECT_EQ(run.client, upstream) << "pieces of " << piece;
     EXPECT_EQ(run.end, Kind::kFinish);
     EXPECT_EQ(run.record.upstream_bytes, upstream);
@@ -104,8 +104,8 @@ TEST_P(EveryDialect, MalformedEventAfterEventTwoIsAProtocolFailure) {
 rules:
   - response: {content: {faults: [{after_event: 2, inject: invalid_json}]}}
 )");
-  const Simulated run = Simulate(book, RequestFor(GetParam()),
-                                 ProviderAnswer(GetParam(), LongAnswer()), 50);
+  const Simulated run =
+      Simulate(book, RequestFor(GetParam()), ProviderAnswer(GetParam(), LongAnswer()), 50);
   EXPECT_EQ(ClientVerdict(GetParam(), run).failure, ref::FailureCode::kMalformedResponse);
   EXPECT_THAT(run.record.faults, HasSubstr("invalid_json@2"));
   EXPECT_EQ(run.end, Kind::kFinish);  // the rest of the stream still came
@@ -123,8 +123,8 @@ TEST_P(EveryDialect, InStreamErrorAfterEventTwoIsTheDialectsOwn) {
       "faultline: 1\nrules:\n  - match: {dialect: " + std::string(scenario::ToString(GetParam())) +
       "}\n    response: {content: {faults: [{after_event: 2, inject: " + inject +
       ", error: " + error + "}]}}\n");
-  const Simulated run = Simulate(book, RequestFor(GetParam()),
-                                 ProviderAnswer(GetParam(), LongAnswer()), 50);
+  const Simulated run =
+      Simulate(book, RequestFor(GetParam()), ProviderAnswer(GetParam(), LongAnswer()), 50);
   scenario::ResponseSpec scripted = LongAnswer();
   scenario::EventFault fault;
   fault.kind = chat ? scenario::EventFault::Kind::kErrorEnvelope
@@ -145,8 +145,8 @@ TEST_P(EveryDialect, StallForeverAfterEventTwoHoldsTheConnection) {
 rules:
   - response: {content: {faults: [{after_event: 2, stall: forever}]}}
 )");
-  const Simulated run = Simulate(book, RequestFor(GetParam()),
-                                 ProviderAnswer(GetParam(), LongAnswer()), 3);
+  const Simulated run =
+      Simulate(book, RequestFor(GetParam()), ProviderAnswer(GetParam(), LongAnswer()), 3);
   EXPECT_EQ(run.end, Kind::kHold);
   EXPECT_EQ(BodyOf(GetParam(), run.client).events, 2u);
   EXPECT_EQ(run.record.upstream.end, provider::EndKind::kClientClosed);
@@ -157,8 +157,8 @@ TEST_P(EveryDialect, DelayAfterEventOnePostponesTheRestAndKeepsTheAnswer) {
 rules:
   - response: {headers_delay: 300ms, content: {faults: [{after_event: 1, delay: 2s}]}}
 )");
-  const Simulated run = Simulate(book, RequestFor(GetParam()),
-                                 ProviderAnswer(GetParam(), LongAnswer()), 40);
+  const Simulated run =
+      Simulate(book, RequestFor(GetParam()), ProviderAnswer(GetParam(), LongAnswer()), 40);
   ASSERT_TRUE(run.first_write.has_value());
   EXPECT_GE(*run.first_write, milliseconds(305));  // the head came at 5 ms, then 300 ms more
   EXPECT_GE(run.end_at, milliseconds(2305));
@@ -170,8 +170,8 @@ TEST_P(EveryDialect, CutAtByteKOfTheBody) {
 rules:
   - response: {content: {end: {kind: close, after_event: 0, at_byte: 37}}}
 )");
-  const Simulated run = Simulate(book, RequestFor(GetParam()),
-                                 ProviderAnswer(GetParam(), LongAnswer()), 5);
+  const Simulated run =
+      Simulate(book, RequestFor(GetParam()), ProviderAnswer(GetParam(), LongAnswer()), 5);
   EXPECT_EQ(run.end, Kind::kClose);
   EXPECT_EQ(BodyOf(GetParam(), run.client).bytes.size(), 37u);
   EXPECT_EQ(ClientVerdict(GetParam(), run).failure, ref::FailureCode::kTransport);
@@ -182,8 +182,8 @@ TEST_P(EveryDialect, CutBeforeTheTerminalEventLeavesItOut) {
 rules:
   - response: {content: {end: no_terminator}}
 )");
-  const Simulated run = Simulate(book, RequestFor(GetParam()),
-                                 ProviderAnswer(GetParam(), LongAnswer()), 64);
+  const Simulated run =
+      Simulate(book, RequestFor(GetParam()), ProviderAnswer(GetParam(), LongAnswer()), 64);
   EXPECT_EQ(run.end, Kind::kFinish);
   EXPECT_EQ(ClientVerdict(GetParam(), run).failure, ref::FailureCode::kStreamTruncated);
 }
@@ -210,8 +210,9 @@ class CutAtEventThree : public ::testing::TestWithParam<std::tuple<Dialect, CutC
 // Each termination kind of the catalogue, at event 3, in each framing.
 TEST_P(CutAtEventThree, EndsAsTheKindSays) {
   const auto& [dialect, cut] = GetParam();
-  const RuleBook book = Book("faultline: 1\nrules:\n  - response: {content: {end: {kind: " +
-                             cut.kind + ", after_event: 3}}}\n");
+  const RuleBook book =
+      Book("faultline: 1\nrules:\n  - response: {content: {end: {kind: " + cut.kind +
+           ", after_event: 3}}}\n");
   const Simulated run =
       Simulate(book, RequestFor(dialect), ProviderAnswer(dialect, LongAnswer()), 17);
   EXPECT_EQ(run.end, cut.end);
@@ -324,8 +325,7 @@ rules:
 )");
   EXPECT_EQ(book.Select("/v1/chat/completions", Dialect::kOpenAiChat, 3, 0).rule->name, "third");
   EXPECT_EQ(book.Select("/v1/chat/completions", Dialect::kOpenAiChat, 4, 0).rule, nullptr);
-  EXPECT_EQ(book.Select("/v1/messages", Dialect::kAnthropicMessages, 4, 0).rule->name,
-            "messages");
+  EXPECT_EQ(book.Select("/v1/messages", Dialect::kAnthropicMessages, 4, 0).rule->name, "messages");
   EXPECT_EQ(book.Select("/v1/responses", Dialect::kOpenAiResponses, 1, 0).rule->name,
             "responses-family");
   EXPECT_EQ(book.Select("/v1/responses", Dialect::kOpenAiChat, 1, 0).rule, nullptr);
@@ -357,9 +357,9 @@ rules:
   EXPECT_LT(first.size(), 160u);
   // The exchange follows the draw: the same requests are answered 429, and only those.
   for (std::uint64_t index : {std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3}}) {
-    const Simulated run = Simulate(book, RequestFor(Dialect::kOpenAiChat),
-                                   ProviderAnswer(Dialect::kOpenAiChat), 4096, milliseconds(1),
-                                   index, 42);
+    const Simulated run =
+        Simulate(book, RequestFor(Dialect::kOpenAiChat), ProviderAnswer(Dialect::kOpenAiChat), 4096,
+                 milliseconds(1), index, 42);
     EXPECT_EQ(ClientVerdict(Dialect::kOpenAiChat, run).status, first.contains(index) ? 429 : 200);
   }
 }

@@ -122,8 +122,7 @@ ref::LifecycleEvent Call(ref::CallRequest request, ref::RetryPolicy policy = One
   ref::LifecycleEvent last;
   auto driver = ref::CallDriver::Launch(
       io, std::move(request), std::move(policy), {.seed = 7},
-      {.on_event = [&last](const ref::LifecycleEvent& event) { last = event; },
-       .on_done = [] {}});
+      {.on_event = [&last](const ref::LifecycleEvent& event) { last = event; }, .on_done = [] {}});
   io.run_for(kPatience);
   EXPECT_TRUE(last.terminal());
   return last;
@@ -184,9 +183,8 @@ rules:
 // Without rules the client's bytes are the upstream's: the response as the fake provider wrote
 // it (its journal's byte count) and as the proxy journaled receiving it.
 TEST(ProxyServerTest, WithoutRulesTheResponseIsByteIdentical) {
-  for (scenario::Dialect dialect :
-       {scenario::Dialect::kOpenAiChat, scenario::Dialect::kOllama,
-        scenario::Dialect::kBedrockConverse}) {
+  for (scenario::Dialect dialect : {scenario::Dialect::kOpenAiChat, scenario::Dialect::kOllama,
+                                    scenario::Dialect::kBedrockConverse}) {
     Upstream upstream(dialect, LongAnswer());
     Proxy proxy(upstream.base_url(), "faultline: 1\nrules: []\n");
     const std::string request = ref::BuildHttpRequest(CallThrough(proxy, RefDialect(dialect)));
@@ -229,8 +227,8 @@ rules:
   ASSERT_TRUE(last.failure.has_value());
   EXPECT_EQ(last.failure->code, ref::FailureCode::kTimeout);
   const nlohmann::json line = proxy.FirstLine();
-  EXPECT_EQ(line["client"]["end"], std::string(provider::ToString(
-                                       provider::EndKind::kStalledClientGaveUp)));
+  EXPECT_EQ(line["client"]["end"],
+            std::string(provider::ToString(provider::EndKind::kStalledClientGaveUp)));
   EXPECT_THAT(line["faults"].get<std::string>(), HasSubstr("stall@1"));
 }
 

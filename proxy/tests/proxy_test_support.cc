@@ -15,8 +15,8 @@ RuleBook Book(std::string_view yaml) {
 }
 
 Simulated Simulate(const RuleBook& book, const provider::HttpRequest& request,
-                   std::string_view upstream, std::size_t piece, Duration gap,
-                   std::uint64_t index, std::uint64_t seed) {
+                   std::string_view upstream, std::size_t piece, Duration gap, std::uint64_t index,
+                   std::uint64_t seed) {
   ExchangeSetup setup;
   setup.index = index;
   setup.seed = seed;
@@ -28,8 +28,8 @@ Simulated Simulate(const RuleBook& book, const provider::HttpRequest& request,
     for (Action& action : actions) out.actions.push_back(std::move(action));
   };
   take(exchange.Start());
-  out.upstream_called = !out.actions.empty() &&
-                        out.actions.front().kind == Action::Kind::kSendUpstream;
+  out.upstream_called =
+      !out.actions.empty() && out.actions.front().kind == Action::Kind::kSendUpstream;
   Duration at = milliseconds(5);
   for (std::size_t i = 0; out.upstream_called && i < upstream.size() && exchange.wants_upstream();
        i += piece, at += gap) {
@@ -62,7 +62,8 @@ Verdict ClientVerdict(scenario::Dialect dialect, const Simulated& simulated, boo
   if (!parser.has_head()) return verdict;
   const ref::HttpResponseHead& head = parser.head();
   verdict.status = head.status;
-  if (auto retry_after = head.headers.Find("retry-after")) verdict.retry_after = std::string(*retry_after);
+  if (auto retry_after = head.headers.Find("retry-after"))
+    verdict.retry_after = std::string(*retry_after);
   const bool ok = head.status >= 200 && head.status <= 299;
   ref::BodyDecoder decoder(ref_dialect, stream && ok);
   decoder.assembler().SetResponseInfo(head.status, std::nullopt);
@@ -72,8 +73,8 @@ Verdict ClientVerdict(scenario::Dialect dialect, const Simulated& simulated, boo
     body += feed.body;
   }
   if (!ok) {  // classified as the reference client classifies an error answer
-    const ref::ClassifiedResponse classified = ref::ClassifyHttpError(
-        {head.status, head.headers, body, ref_dialect}, FixedNow());
+    const ref::ClassifiedResponse classified =
+        ref::ClassifyHttpError({head.status, head.headers, body, ref_dialect}, FixedNow());
     verdict.failure = classified.failure.code;
     verdict.retry_after_ms = classified.failure.retry_after;
     return verdict;

@@ -62,8 +62,9 @@ inline provider::HttpRequest RequestFor(scenario::Dialect dialect, bool stream =
   request.method = "POST";
   request.target = std::string(provider::WriterFor(dialect).endpoint_path());
   request.headers = {{"content-type", "application/json"}, {"authorization", "Bearer sk-test"}};
-  request.body = stream ? R"({"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]})"
-                        : R"({"model":"m","stream":false,"messages":[{"role":"user","content":"hi"}]})";
+  request.body =
+      stream ? R"({"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]})"
+             : R"({"model":"m","stream":false,"messages":[{"role":"user","content":"hi"}]})";
   return request;
 }
 
@@ -71,8 +72,8 @@ inline provider::HttpRequest RequestFor(scenario::Dialect dialect, bool stream =
 RuleBook Book(std::string_view yaml);
 
 struct Simulated {
-  std::vector<Action> actions;  // every action, in order
-  std::string client;           // the bytes the client was written
+  std::vector<Action> actions;              // every action, in order
+  std::string client;                       // the bytes the client was written
   Action::Kind end = Action::Kind::kWrite;  // the last action's kind
   Duration end_at{0};
   std::optional<Duration> first_write;
@@ -90,11 +91,11 @@ Simulated Simulate(const RuleBook& book, const provider::HttpRequest& request,
 // What the reference client concludes from the bytes a client got, ended as `end` says.
 struct Verdict {
   int status = 0;
-  std::optional<ref::FailureCode> failure;  // nullopt: the answer committed
-  std::string text;                         // the committed text
-  std::optional<std::string> retry_after;   // the header, as received
+  std::optional<ref::FailureCode> failure;                  // nullopt: the answer committed
+  std::string text;                                         // the committed text
+  std::optional<std::string> retry_after;                   // the header, as received
   std::optional<std::chrono::milliseconds> retry_after_ms;  // the hint the client reads from it
-  bool stalled = false;                     // the connection was held: no verdict without a clock
+  bool stalled = false;  // the connection was held: no verdict without a clock
 };
 Verdict ClientVerdict(scenario::Dialect dialect, const Simulated& simulated, bool stream = true);
 
