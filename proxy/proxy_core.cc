@@ -248,7 +248,10 @@ void ProxyExchange::OnHead(Duration at) {
     Emit(at, head_raw_);  // the head and whatever of the body came with it, as sent
   } else {
     Emit(at, RewrittenHead(at));
-    if (!reframe_) Emit(at, std::string_view(head_raw_).substr(HeadEnd(head_raw_)));
+    const std::size_t head_end = HeadEnd(head_raw_);
+    if (!reframe_ && head_end != std::string_view::npos) {
+      Emit(at, std::string_view(head_raw_).substr(head_end));  // the body as it came
+    }
   }
   if (reframe_) {
     ApplyFaults(0, at);
