@@ -57,6 +57,23 @@ SseEvent DialectWriter::StreamErrorFor(const scenario::Content& content, std::si
   return {"", dialect_internal::Dump(envelope)};
 }
 
+SseEvent MalformedEvent(scenario::EventFault::Kind kind, const SseEvent* neighbour,
+                        const DialectWriter& writer) {
+  // The data of an injected invalid-JSON event: an object cut off mid-value.
+  constexpr std::string_view kInvalidJson = R"({"faultline":"invalid-json","truncated":)";
+  constexpr std::string_view kFallbackTwoObjects = R"({"a":1}{"b":2})";
+  const std::string name = neighbour != nullptr ? neighbour->name : std::string();
+  switch (kind) {
+    case scenario::EventFault::Kind::kWrongShape:
+      return writer.WrongShape();
+    case scenario::EventFault::Kind::kTwoObjects:
+      if (neighbour == nullptr) return {"", std::string(kFallbackTwoObjects)};
+      return {name, neighbour->data + neighbour->data};
+    default:  // kInvalidJson
+      return {name, std::string(kInvalidJson)};
+  }
+}
+
 DialectWriter::TargetKind DialectWriter::ReadTarget(std::string_view path,
                                                     std::string_view /*query*/) const {
   return path == endpoint_path() ? TargetKind::kBodyDecides : TargetKind::kNotServed;

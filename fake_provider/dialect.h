@@ -142,6 +142,13 @@ class DialectWriter {
 
 const DialectWriter& WriterFor(scenario::Dialect dialect);
 
+// The event a malformed injection (kInvalidJson, kWrongShape, kTwoObjects) sends: it imitates
+// `neighbour`, a JSON event of the same stream (null when there is none), so that only its
+// payload is wrong. The one home of these shapes: the plan compiler injects them into scripted
+// streams, the proxy (proxy/proxy_core.h) into live ones.
+SseEvent MalformedEvent(scenario::EventFault::Kind kind, const SseEvent* neighbour,
+                        const DialectWriter& writer);
+
 // Rough token estimate used for default usage and stateful token limits (~4 bytes a token).
 int EstimateTokens(std::string_view text);
 

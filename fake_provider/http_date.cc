@@ -69,4 +69,20 @@ std::string FormatRfc3339(WallTime instant) {
                      c.minutes, c.seconds);
 }
 
+std::string FormatRetryAfter(const scenario::RetryAfter& retry_after, WallTime date) {
+  const WallTime target = date + retry_after.date_offset;
+  switch (retry_after.form) {
+    case scenario::RetryAfter::Form::kImfFixdate:
+      return FormatImfFixdate(target);
+    case scenario::RetryAfter::Form::kRfc850:
+      return FormatRfc850(target);
+    case scenario::RetryAfter::Form::kAsctime:
+      return FormatAsctime(target);
+    case scenario::RetryAfter::Form::kSeconds:
+    case scenario::RetryAfter::Form::kRaw:
+      break;
+  }
+  return retry_after.text;
+}
+
 }  // namespace faultline::provider

@@ -20,4 +20,8 @@ std::string FormatRfc850(WallTime instant);      // "Sunday, 06-Nov-94 08:49:37 
 std::string FormatAsctime(WallTime instant);     // "Sun Nov  6 08:49:37 1994"
 std::string FormatRfc3339(WallTime instant);     // "1994-11-06T08:49:37Z"
 
+// A Retry-After header's value: delay-seconds or raw text as written, or an HTTP-date in its
+// form, `date` (the response's Date) plus the offset.
+std::string FormatRetryAfter(const scenario::RetryAfter& retry_after, WallTime date);
+
 }  // namespace faultline::provider

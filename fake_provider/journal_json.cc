@@ -143,6 +143,10 @@ std::string Base64Encode(std::string_view bytes) {
   return out;
 }
 
+std::string JournalEntryToJson(const JournalEntry& entry) {
+  return EntryToJson(entry).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 std::string JournalToJson(std::string_view session_id, const std::vector<JournalEntry>& entries,
                           std::uint64_t dropped) {
   nlohmann::json entries_json = nlohmann::json::array();

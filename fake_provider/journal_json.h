@@ -21,6 +21,10 @@ namespace faultline::provider {
 std::string JournalToJson(std::string_view session_id, const std::vector<JournalEntry>& entries,
                           std::uint64_t dropped);
 
+// One entry as the object "entries" holds, on one line: the proxy's journal (proxy/) writes
+// both sides of an exchange in this shape.
+std::string JournalEntryToJson(const JournalEntry& entry);
+
 // Helpers shared with the control API.
 bool IsValidUtf8(std::string_view text);
 std::string Base64Encode(std::string_view bytes);

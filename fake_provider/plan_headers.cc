@@ -31,22 +31,6 @@ long long CeilSeconds(Duration duration) {
   return (duration.count() + 999'999) / 1'000'000;
 }
 
-std::string RetryAfterValue(const RetryAfter& retry_after, WallTime date) {
-  const WallTime target = date + retry_after.date_offset;
-  switch (retry_after.form) {
-    case RetryAfter::Form::kImfFixdate:
-      return FormatImfFixdate(target);
-    case RetryAfter::Form::kRfc850:
-      return FormatRfc850(target);
-    case RetryAfter::Form::kAsctime:
-      return FormatAsctime(target);
-    case RetryAfter::Form::kSeconds:
-    case RetryAfter::Form::kRaw:
-      break;
-  }
-  return retry_after.text;
-}
-
 std::string RetryAfterSummary(const RetryAfter& retry_after) {
   switch (retry_after.form) {
     case RetryAfter::Form::kSeconds:
@@ -148,7 +132,7 @@ std::string Head(int status, const HeadInput& input) {
     AppendHeader(out, input.request_id_header, input.request_id);
   }
   if (input.spec != nullptr && input.spec->retry_after) {
-    AppendHeader(out, "retry-after", RetryAfterValue(*input.spec->retry_after, date));
+    AppendHeader(out, "retry-after", FormatRetryAfter(*input.spec->retry_after, date));
   } else if (input.retry_after_seconds) {
     AppendHeader(out, "retry-after", std::to_string(CeilSeconds(*input.retry_after_seconds)));
   }

@@ -20,9 +20,6 @@ using scenario::EventFault;
 constexpr std::int64_t kCreatedSentinel = 1987654321;
 constexpr int kInputTokensSentinel = 918273645;
 constexpr std::size_t kMinSentinelLength = 8;
-// The data of an injected invalid-JSON event: an object cut off mid-value.
-constexpr std::string_view kInvalidJson = R"({"faultline":"invalid-json","truncated":)";
-constexpr std::string_view kFallbackTwoObjects = R"({"a":1}{"b":2})";
 
 // The literal prefix of an id ("chatcmpl-", "msg_", "req_"): letters up to the first '_' or
 // '-'; none when something else comes first (Ollama's created_at, "2024-…", varies whole).
@@ -81,16 +78,11 @@ const SseEvent* Neighbour(const StreamEvents& stream, std::size_t position) {
 SseEvent InjectedEvent(const EventFault& fault, std::size_t fault_index, std::size_t position,
                        const StreamEvents& stream, const scenario::Content& content,
                        const DialectWriter& writer, const ResponseIds& ids) {
-  const SseEvent* neighbour = Neighbour(stream, position);
-  const std::string name = neighbour != nullptr ? neighbour->name : std::string();
   switch (fault.kind) {
     case EventFault::Kind::kInvalidJson:
-      return {name, std::string(kInvalidJson)};
     case EventFault::Kind::kWrongShape:
-      return writer.WrongShape();
     case EventFault::Kind::kTwoObjects:
-      if (neighbour == nullptr) return {"", std::string(kFallbackTwoObjects)};
-      return {name, neighbour->data + neighbour->data};
+      return MalformedEvent(fault.kind, Neighbour(stream, position), writer);
     default:  // kErrorEnvelope, kProviderError
       return writer.StreamErrorFor(content, fault_index, ids);
   }
@@ -166,35 +158,11 @@ std::string EndSummary(const BodyProgram& program) {
                      program.end_heartbeat.empty() ? "" : " heartbeat");
 }
 
-std::string_view FaultName(EventFault::Kind kind) {
-  switch (kind) {
-    case EventFault::Kind::kDelay:
-      return "delay";
-    case EventFault::Kind::kStall:
-      return "stall";
-    case EventFault::Kind::kInvalidJson:
-      return "invalid_json";
-    case EventFault::Kind::kWrongShape:
-      return "wrong_shape";
-    case EventFault::Kind::kTwoObjects:
-      return "two_objects";
-    case EventFault::Kind::kErrorEnvelope:
-      return "error_envelope";
-    case EventFault::Kind::kProviderError:
-      return "provider_error";
-    case EventFault::Kind::kSequenceGap:
-      return "sequence_gap";
-    case EventFault::Kind::kRaw:
-      break;
-  }
-  return "raw";
-}
-
 std::string StreamSummary(const BodyProgram& program, const scenario::Content& content) {
   std::string out = fmt::format("stream {} events", program.items.size());
   if (content.chunk_delay.count() > 0) out += " every " + FormatDuration(content.chunk_delay);
   for (const EventFault& fault : content.faults) {
-    out += fmt::format(" {}@{}", FaultName(fault.kind), fault.after_event);
+    out += fmt::format(" {}@{}", scenario::ToString(fault.kind), fault.after_event);
     if (fault.kind == EventFault::Kind::kDelay || fault.kind == EventFault::Kind::kStall) {
       out += "(" + FormatWait(fault.wait) + ")";
     }
@@ -262,7 +230,8 @@ BodyProgram CompileSingleBody(ByteTemplate body, const scenario::Content& conten
                                                          : FaultAction::Kind::kStall;
     action.wait = fault.wait;
     program.faults[0].push_back(std::move(action));
-    program.summary += fmt::format(" {}@0({})", FaultName(fault.kind), FormatWait(fault.wait));
+    program.summary +=
+        fmt::format(" {}@0({})", scenario::ToString(fault.kind), FormatWait(fault.wait));
   }
   program.size_hint = body.text().size();
   program.items.push_back({std::move(body), 0});

@@ -23,13 +23,6 @@ std::uint64_t Mix(std::uint64_t z) {
   return z ^ (z >> 31);
 }
 
-// A uniform draw in [0, 1) that depends on (seed, attempt) only: the same seed gives the same
-// faults whatever the timing or the order of other sessions' requests.
-double ChaosDraw(std::uint64_t seed, int attempt) {
-  const std::uint64_t bits = Mix(Mix(seed) ^ static_cast<std::uint64_t>(attempt));
-  return static_cast<double>(bits >> 11) * 0x1.0p-53;
-}
-
 bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 std::size_t SkipSpace(std::string_view text, std::size_t at) {
@@ -84,6 +77,11 @@ bool HealthFails(const scenario::Health& health, Duration since_start, std::uint
 }
 
 }  // namespace
+
+double ChaosDraw(std::uint64_t seed, int attempt) {
+  const std::uint64_t bits = Mix(Mix(seed) ^ static_cast<std::uint64_t>(attempt));
+  return static_cast<double>(bits >> 11) * 0x1.0p-53;
+}
 
 std::optional<bool> StreamFlag(std::string_view body) {
   std::optional<bool> flag;

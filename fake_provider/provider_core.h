@@ -35,6 +35,11 @@ struct RequestInfo {
 // absent or not a boolean.
 std::optional<bool> StreamFlag(std::string_view body);
 
+// A uniform draw in [0, 1) that depends on (seed, attempt) only: the same seed gives the same
+// faults whatever the timing or the order of other sessions' requests. The one seeded draw of a
+// fault: a scenario's chaos, a route's brownout, a proxy rule's probability.
+double ChaosDraw(std::uint64_t seed, int attempt);
+
 class CompiledScenario;  // defined in plan_compiler.h
 
 class ProviderSession {

@@ -651,4 +651,20 @@ std::expected<PolicySpec, LoadError> ParsePolicyDocument(std::string_view text,
   });
 }
 
+std::expected<ProxyRules, LoadError> ParseProxyRules(std::string_view text, std::string_view file,
+                                                     const ParseLimits& limits) {
+  return internal::CatchingYamlErrors(file, [&]() -> std::expected<ProxyRules, LoadError> {
+    auto document = internal::OneDocument(
+        text, file, limits,
+        {"proxy fault rules (faultline: 1, rules: [...])", "a rule file holds exactly one list"});
+    if (!document) return std::unexpected(std::move(document.error()));
+    internal::Reader reader(file);
+    ProxyRules rules;
+    internal::ReadProxyRules(reader, internal::Field{*document, "", document->Mark()}, &rules);
+    if (!reader.ok()) return std::unexpected(*reader.error());
+    rules.source = std::string(file);
+    return rules;
+  });
+}
+
 }  // namespace faultline::scenario

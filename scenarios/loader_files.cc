@@ -159,6 +159,12 @@ std::expected<PolicySpec, LoadError> LoadPolicyDocument(const fs::path& file) {
   return ParsePolicyDocument(*text, file.string());
 }
 
+std::expected<ProxyRules, LoadError> LoadProxyRules(const fs::path& file) {
+  std::expected<std::string, LoadError> text = ReadFile(file);
+  if (!text) return std::unexpected(std::move(text.error()));
+  return ParseProxyRules(*text, file.string());
+}
+
 std::expected<std::vector<Scenario>, std::vector<LoadError>> LoadScenarios(
     std::span<const fs::path> paths) {
   return LoadScenarios(paths, 1);

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "scenarios/loader.h"
+#include "scenarios/proxy_rules.h"
 #include "scenarios/scenario.h"
 #include "scenarios/yaml_reader.h"
 
@@ -45,6 +46,9 @@ std::optional<PolicySpec> ReadPolicy(Reader& reader, const Field& field);
 
 // Reads a `fleet:` section into *out (loader_fleet.cc).
 void ReadFleet(Reader& reader, const Field& field, FleetSpec* out);
+
+// Reads a `faultline proxy` rule file's document into *out (loader_proxy.cc).
+void ReadProxyRules(Reader& reader, const Field& document, ProxyRules* out);
 
 // Rejects `map[key]` when present: `reason` says why the key has no meaning there.
 void RejectKey(Reader& reader, const Map& map, std::string_view key, std::string_view reason);

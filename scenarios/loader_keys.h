@@ -78,6 +78,10 @@ inline constexpr std::string_view kCapabilities[] = {
     "tools", "reasoning", "images", "strict_tools", "stop_sequences", "prefill", "context_window"};
 inline constexpr std::string_view kHealth[] = {"down", "recover_at", "flapping", "brownout",
                                                "fail"};
+// The fault rules of `faultline proxy` (proxy_rules.h); not part of the scenario schema.
+inline constexpr std::string_view kProxyDocument[] = {"faultline", "description", "rules"};
+inline constexpr std::string_view kProxyRule[] = {"name", "match", "probability", "response"};
+inline constexpr std::string_view kProxyMatch[] = {"path", "dialect", "requests"};
 inline constexpr std::string_view kTimeWindow[] = {"from", "for"};
 inline constexpr std::string_view kFlapping[] = {"up", "down"};
 inline constexpr std::string_view kBrownout[] = {"error_probability", "latency_multiplier", "seed"};

@@ -102,6 +102,48 @@ bool SpoilsStream(const EventFault& fault) {
          !(fault.kind == EventFault::Kind::kStall && !fault.wait.forever);
 }
 
+std::string_view ToString(EventFault::Kind kind) {
+  switch (kind) {
+    case EventFault::Kind::kDelay:
+      return "delay";
+    case EventFault::Kind::kStall:
+      return "stall";
+    case EventFault::Kind::kInvalidJson:
+      return "invalid_json";
+    case EventFault::Kind::kWrongShape:
+      return "wrong_shape";
+    case EventFault::Kind::kTwoObjects:
+      return "two_objects";
+    case EventFault::Kind::kErrorEnvelope:
+      return "error_envelope";
+    case EventFault::Kind::kProviderError:
+      return "provider_error";
+    case EventFault::Kind::kSequenceGap:
+      return "sequence_gap";
+    case EventFault::Kind::kRaw:
+      break;
+  }
+  return "raw";
+}
+
+std::string_view ToString(Termination::Kind kind) {
+  switch (kind) {
+    case Termination::Kind::kDone:
+      return "done";
+    case Termination::Kind::kNoTerminator:
+      return "no_terminator";
+    case Termination::Kind::kNoFinalChunk:
+      return "no_final_chunk";
+    case Termination::Kind::kClose:
+      return "close";
+    case Termination::Kind::kReset:
+      return "reset";
+    case Termination::Kind::kStall:
+      break;
+  }
+  return "stall";
+}
+
 std::string_view ToString(ErrorKind kind) {
   const ErrorKindInfo* info = FindErrorKind(kind);
   return info != nullptr ? info->name : "unknown";

@@ -186,6 +186,9 @@ struct EventFault {
   friend bool operator==(const EventFault&, const EventFault&) = default;
 };
 
+// "delay", "stall", "invalid_json", ..., "sequence_gap", "raw": the words of the scenario format.
+std::string_view ToString(EventFault::Kind kind);
+
 // Whether a fault, once sent, leaves the response unusable: everything but a delay and a stall
 // that ends. A client that reads past such a fault and commits the answer is wrong.
 bool SpoilsStream(const EventFault& fault);
@@ -214,6 +217,9 @@ struct Termination {
   Heartbeat heartbeat;           // kStall only
   friend bool operator==(const Termination&, const Termination&) = default;
 };
+
+// "done", "no_terminator", "no_final_chunk", "close", "reset", "stall" (the `end.kind` names).
+std::string_view ToString(Termination::Kind kind);
 
 struct ToolCallSpec {
   std::string name = "get_weather";

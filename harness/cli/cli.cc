@@ -11,6 +11,7 @@
 #include "harness/cli/adapter_command.h"
 #include "harness/cli/call_command.h"
 #include "harness/cli/config_file.h"
+#include "harness/cli/proxy_command.h"
 #include "harness/cli/run_command.h"
 #include "harness/cli/schema_command.h"
 #include "harness/cli/serve_command.h"
@@ -24,6 +25,7 @@ namespace {
 // one given).
 struct Commands {
   ServeOptions serve_options;
+  ProxyCommandOptions proxy_options;
   CallCommandOptions call_options;
   RunCommandOptions run_options;
   ValidateOptions validate_options;
@@ -33,6 +35,7 @@ struct Commands {
   SchemaOptions schema_options;
   ConfigFlags config;  // --config, --no-config, --print-config of the commands below that have them
   CLI::App* serve = nullptr;
+  CLI::App* proxy = nullptr;
   CLI::App* call = nullptr;
   CLI::App* run = nullptr;
   CLI::App* validate = nullptr;
@@ -54,6 +57,7 @@ void AddCommands(CLI::App& app, Commands& c) {
   c.report = AddReportCommand(app, c.render_options, c.merge_options);
   c.adapter = AddAdapterCommand(app, c.adapter_options);
   c.simulate = AddSimulateCommand(app, c.simulate_options);
+  c.proxy = AddProxyCommand(app, c.proxy_options);
   c.schema = AddSchemaCommand(app, c.schema_options);
   c.help = app.add_subcommand("help", "show this help, or a command's: faultline help run");
   c.help->add_option("command", c.help_topic, "the command whose help to show");
@@ -121,6 +125,7 @@ ExitCode RunParsed(const CLI::App& app, const Commands& c, std::ostream& out, st
     return ExitCode::kSuccess;
   }
   if (c.serve->parsed()) return RunServe(c.serve_options, out, err);
+  if (c.proxy->parsed()) return RunProxy(c.proxy_options, out, err);
   if (c.call->parsed()) return RunCall(c.call_options, std::cin, out, err);
   if (c.run->parsed()) return RunRun(c.run_options, out, err);
   if (c.validate->parsed()) return RunValidate(c.validate_options, out, err);

@@ -1,5 +1,6 @@
-// `faultline serve`: listen-address parsing, and the built binary run as a user would run it
-// (started, read its URL from stdout, talk to it over a raw socket, stop it with SIGINT).
+// `faultline serve` and `faultline proxy`: listen-address parsing, and the built binary run as a
+// user would run it (started, read its URL from stdout, talk to it over a raw socket, stop it
+// with SIGINT); the proxy in front of the fake provider, each in its own process.
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <gmock/gmock.h>
@@ -181,6 +182,77 @@ TEST(ServeBinaryTest, HelpExplainsSessionsSdksAndTheControlApi) {
   EXPECT_THAT(help.out(), HasSubstr("--listen"));
   EXPECT_THAT(help.out(), HasSubstr("base_url = <session base URL>/v1"));
   EXPECT_THAT(help.out(), HasSubstr("/_faultline/sessions/<id>/journal"));
+}
+
+// The port a command printed as "<what>: listening on http://127.0.0.1:PORT".
+std::uint16_t ListeningPort(const std::string& out) {
+  std::smatch match;
+  if (!std::regex_search(out, match, std::regex(R"(listening on http://127\.0\.0\.1:(\d+))"))) {
+    return 0;
+  }
+  return static_cast<std::uint16_t>(std::stoi(match[1]));
+}
+
+TEST(ProxyBinaryTest, CutsAServedStreamAtEventOneAndJournalsBothSides) {
+  const auto scenario = WriteScenario("hello.yaml", kScenario);
+  ServeProcess serve({"serve", "--listen", "127.0.0.1:0", "--scenario", scenario.string()});
+  ASSERT_TRUE(serve.WaitForOutput("control API:")) << serve.out() << serve.err();
+  const std::uint16_t upstream = ListeningPort(serve.out());
+  ASSERT_NE(upstream, 0);
+  const auto rules = WriteScenario("rules.yaml", R"(faultline: 1
+rules:
+  - name: cut
+    response: {content: {end: {kind: no_terminator, after_event: 1}}}
+)");
+  const auto journal = rules.parent_path() / "proxy.jsonl";
+  ServeProcess proxy({"proxy", "--upstream",
+                      "http://127.0.0.1:" + std::to_string(upstream) + "/s/cli/hello", "--faults",
+                      rules.string(), "--seed", "3", "--journal", journal.string()});
+  ASSERT_TRUE(proxy.WaitForOutput("(1 rule, seed 3)")) << proxy.out() << proxy.err();
+  const std::uint16_t port = ListeningPort(proxy.out());
+  ASSERT_NE(port, 0);
+  const std::string body = R"({"model":"m","stream":true,"messages":[]})";
+  const std::string response =
+      Exchange(port, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+                     "Content-Type: application/json\r\nContent-Length: " +
+                         std::to_string(body.size()) + "\r\n\r\n" + body);
+  EXPECT_THAT(response, HasSubstr("HTTP/1.1 200"));
+  EXPECT_THAT(response, HasSubstr("data: {"));
+  EXPECT_EQ(response.find("[DONE]"), std::string::npos) << response;
+  EXPECT_TRUE(proxy.WaitForOutput("#1 POST /v1/chat/completions -> 200 rule=cut")) << proxy.out();
+  proxy.Signal(SIGINT);
+  EXPECT_EQ(proxy.Wait(), 0) << proxy.err();
+  EXPECT_THAT(proxy.out(), HasSubstr("stopped after 1 exchanges"));
+  serve.Signal(SIGINT);
+  EXPECT_EQ(serve.Wait(), 0) << serve.err();
+  std::ifstream lines(journal);
+  std::string line;
+  ASSERT_TRUE(std::getline(lines, line));
+  EXPECT_THAT(line, HasSubstr(R"("rule":"cut")"));
+  EXPECT_THAT(line, HasSubstr(R"("target":"/s/cli/hello/v1/chat/completions")"));
+  EXPECT_THAT(line, HasSubstr("[DONE]"));  // in what the upstream sent, not what the client got
+}
+
+TEST(ProxyBinaryTest, AnInvalidRuleFileIsAUsageErrorAtItsLine) {
+  const auto rules = WriteScenario("bad-rules.yaml",
+                                   "faultline: 1\nrules:\n  - response: {content: {text: hi}}\n");
+  ServeProcess proxy({"proxy", "--upstream", "http://127.0.0.1:9", "--faults", rules.string()});
+  EXPECT_EQ(proxy.Wait(), 2);
+  EXPECT_THAT(proxy.err(), HasSubstr(rules.string() + ":3:26: at rules[0].response.content.text"));
+  ServeProcess no_upstream({"proxy"});
+  EXPECT_EQ(no_upstream.Wait(), 2);
+  ServeProcess https({"proxy", "--upstream", "https://api.openai.com"});
+  EXPECT_EQ(https.Wait(), 2);
+  EXPECT_THAT(https.err(), HasSubstr("--upstream"));
+}
+
+TEST(ProxyBinaryTest, HelpExplainsTheRulesAndTheFlags) {
+  ServeProcess help({"proxy", "--help"});
+  EXPECT_EQ(help.Wait(), 0);
+  for (const char* text : {"--upstream", "--listen", "--faults", "--seed", "--journal",
+                           "after_event", "retry_after", "docs/proxy.md"}) {
+    EXPECT_THAT(help.out(), HasSubstr(text));
+  }
 }
 
 }  // namespace
