@@ -25,6 +25,7 @@ packages=(
   libxml2-utils  # xmllint: the JUnit XSD test (reports/tests/junit_xsd_test.cc)
   python3-yaml  # the CI examples' test parses docs/ci/*.yml (tools/test_ci_examples.sh)
   python3-jsonschema  # the adapter kits' tests check their lines against the protocol's schema
+  nginx-light haproxy caddy  # the shipped gateways (faultline run --gateway; ctest gateways.findings)
 )
 # Debian 12 ships clang 19 in bookworm itself; libclang-rt-19-dev holds libFuzzer and the
 # sanitizer runtimes that -fsanitize=fuzzer,address,undefined links.

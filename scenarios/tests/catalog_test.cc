@@ -195,6 +195,32 @@ TEST(CatalogTest, EveryShippedFileNamesTheSchemaForEditors) {
   }
   for (const EmbeddedFile& file : EmbeddedFleetFiles())
     ExpectModelineToTheSchema(file, scenarios / "fleet");
+  for (const EmbeddedFile& file : EmbeddedGatewayCatalogFiles()) {
+    ExpectModelineToTheSchema(file, scenarios / "gateways");
+  }
+}
+
+// The gateway catalogue (`faultline run --gateway`): every file loads, is named gateway/..., and
+// has routes a gateway can stand in front of: two or more (one for the single-upstream ones),
+// each speaking the scenario's dialect with its model, since a gateway passes requests unchanged.
+TEST(CatalogTest, TheGatewayCatalogueLoadsAndEveryRouteSpeaksTheScenariosDialect) {
+  auto catalog = LoadBuiltinGatewayCatalog();
+  ASSERT_TRUE(catalog.has_value()) << catalog.error().front().ToString();
+  EXPECT_EQ(catalog->size(), EmbeddedGatewayCatalogFiles().size());
+  EXPECT_GE(catalog->size(), 15u) << "issue 29: a gateway catalogue of at least 15 scenarios";
+  std::set<Dialect> dialects;
+  for (const Scenario& scenario : *catalog) {
+    EXPECT_TRUE(scenario.name.starts_with("gateway/")) << scenario.name;
+    EXPECT_EQ(scenario.source.rfind("<builtin>/gateways/", 0), 0u) << scenario.source;
+    EXPECT_GT(scenario.description.size(), 100u) << scenario.name;
+    ASSERT_FALSE(scenario.routes.empty()) << scenario.name;
+    for (const Route& route : scenario.routes) {
+      EXPECT_EQ(route.dialect, scenario.dialect) << scenario.name << " " << route.id;
+      EXPECT_TRUE(route.model.empty()) << scenario.name << " " << route.id;
+    }
+    dialects.insert(scenario.dialect);
+  }
+  EXPECT_GE(dialects.size(), 3u) << "more than one wire format passes through gateways";
 }
 
 TEST(CatalogTest, BuiltinFleetExperimentsAnswerToTheReadmesNames) {
