@@ -221,6 +221,31 @@ Verdict FailuresSurface(const std::vector<ClientAttempt>& attempts) {
   return Pass();
 }
 
+// The gateway must not break what an upstream sent whole: the client commits that answer.
+Verdict AnswersPassWhole(const std::vector<ClientAttempt>& attempts) {
+  bool any = false;
+  for (std::size_t i = 0; i < attempts.size(); ++i) {
+    const ClientAttempt& attempt = attempts[i];
+    if (attempt.upstream.empty() || attempt.end == nullptr) continue;
+    const JournalEntry& last = *attempt.upstream.back();
+    if (!last.truth.answer || last.end != provider::EndKind::kCompleted) continue;
+    any = true;
+    const ClientEvent& end = attempt.end->event;
+    if (end.kind == EventKind::kCommitted && end.text == last.truth.answer) continue;
+    const ReportedFailure& failure = judge_internal::FailureOf(end);
+    return Fail(fmt::format(
+        "client attempt {}: upstream {} sent its whole answer {} ({} at {:.1f} ms), and the client "
+        "got {}",
+        i + 1, last.route, judge_internal::Quote(*last.truth.answer), last.status, Ms(last.arrived),
+        end.kind == EventKind::kCommitted
+            ? fmt::format("{} instead", judge_internal::Quote(end.text.value_or("")))
+            : fmt::format("a failure ({}{})", failure.code,
+                          failure.status ? fmt::format(", status {}", *failure.status) : "")));
+  }
+  if (!any) return NotApplicable("no client attempt ended on an upstream's whole answer");
+  return Pass();
+}
+
 constexpr InvariantInfo kCatalog[] = {
     {"GW-001", "Each client request causes at most the upstream requests the gateway declares."},
     {"GW-002", "No upstream gets a request before the Retry-After of its own last answer."},
@@ -230,6 +255,8 @@ constexpr InvariantInfo kCatalog[] = {
     {"GW-005", "No upstream is called once another's stream has begun to reach the client."},
     {"GW-006", "An answer that cannot succeed anywhere (a 4xx but 408, 409, 429) is not retried."},
     {"GW-007", "A failed upstream stream reaches the client as a failure, never as an answer."},
+    {"GW-008",
+     "An upstream's whole answer reaches the client whole: the gateway breaks no answer."},
 };
 
 }  // namespace
@@ -249,7 +276,8 @@ std::vector<report::CheckResult> JudgeGateway(const Trace& trace, const Toleranc
                               NoSplice(trace),
                               NoRetryAfterStreamBegan(attempts),
                               NoRetryOfTheUnretryable(attempts),
-                              FailuresSurface(attempts)};
+                              FailuresSurface(attempts),
+                              AnswersPassWhole(attempts)};
   for (std::size_t i = 0; i < std::size(kCatalog); ++i) {
     out.push_back(
         Named(std::string(kCatalog[i].id), std::string(kCatalog[i].statement), verdicts[i]));

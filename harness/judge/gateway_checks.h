@@ -3,7 +3,7 @@
 // and fail over as it declares, but must not exceed its declared attempts, retry an upstream
 // inside that upstream's Retry-After, splice two upstreams' streams, retry after a stream has
 // begun to reach the client, retry what cannot succeed, hide a failed stream from its client,
-// or drop the Retry-After of a rate limit it passes on.
+// drop the Retry-After of a rate limit it passes on, or break an answer an upstream sent whole.
 //
 // Pure functions of the trace, like the rest of the judge.
 #pragma once

@@ -251,6 +251,25 @@ TEST(GatewayChecksTest, ACommitAfterAFailedStreamFailsGw007) {
   EXPECT_EQ(GatewayCheck(Gatewayed(shown), "GW-007").status, CheckStatus::kPass);
 }
 
+TEST(GatewayChecksTest, AWholeAnswerTheClientNeverGotFailsGw008) {
+  TraceBuilder broken = GatewayTrace();
+  auto& whole = Upstream(broken, 1, "primary", 200);
+  whole.truth.answer = "Hello";
+  whole.truth.streamed = true;
+  broken.Event(
+      20, {{"type", "response/failed"},
+           {"attempt", 1},
+           {"failure", {{"class", "provider-unavailable"}, {"code", "SERVER"}, {"status", 500}}}});
+  const auto check = GatewayCheck(Gatewayed(broken), "GW-008");
+  EXPECT_EQ(check.status, CheckStatus::kFail);
+  EXPECT_NE(check.evidence.find("status 500"), std::string::npos) << check.evidence;
+
+  TraceBuilder passed = GatewayTrace();
+  Upstream(passed, 1, "primary", 200).truth.answer = "Hello";
+  passed.Committed(20, 1, "Hello");
+  EXPECT_EQ(GatewayCheck(Gatewayed(passed), "GW-008").status, CheckStatus::kPass);
+}
+
 // Over loopback: the tests' naive gateway retries the only upstream at once after its 429 with
 // Retry-After: 2, three tries where it declares two. The run shows it and the checks say so.
 TEST(GatewaySubjectTest, ANaiveGatewayIsConvictedByItsUpstreamJournal) {
