@@ -91,6 +91,9 @@ struct CallRequest {
   std::string body;  // the request JSON, sent byte for byte on every attempt
   bool stream = true;
   std::optional<std::string> idempotency_key;
+  // More header fields, sent on every attempt after the dialect's own (a gateway's routing
+  // header, harness/gateways/gateway.h). Names and values must be valid field text.
+  std::vector<std::pair<std::string, std::string>> extra_headers;
   // The logical model's routes (docs/routes.md); empty: the one endpoint above. With routes,
   // `dialect`, `base_url` and `body` are unused: each attempt goes to the route the registry
   // chooses (route_registry.h), with that route's own bytes, the same on every attempt there.
@@ -114,7 +117,7 @@ struct WireRequest {
 WireRequest ToWire(Dialect dialect, std::string_view base_path, std::string_view request);
 // The complete HTTP/1.1 request text: POST, Host, content-type, content-length, the dialect's
 // auth headers (Authorization: Bearer / x-api-key + anthropic-version / x-goog-api-key), accept,
-// idempotency-key; the path and body ToWire gives.
+// idempotency-key, the extra headers; the path and body ToWire gives.
 std::string BuildHttpRequest(const CallRequest& request);
 
 struct Action {

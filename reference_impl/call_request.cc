@@ -148,6 +148,8 @@ std::string BuildHttpRequest(const CallRequest& request) {
   if (request.idempotency_key) {
     out += fmt::format("idempotency-key: {}\r\n", *request.idempotency_key);
   }
+  for (const auto& [name, value] : request.extra_headers)
+    out += fmt::format("{}: {}\r\n", name, value);
   out += "\r\n";
   out += wire.body;
   return out;

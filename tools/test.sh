@@ -9,6 +9,7 @@ tools/setup.sh
 if command -v npm >/dev/null; then
   fake_provider/tests/sdk/setup.sh
   harness/adapters/setup.sh
+  harness/adapters/setup.sh --in harness/gateways/packages  # Portkey (faultline run --gateway portkey)
 fi
 tools/build.sh "$preset"
 ctest --preset "$preset" -j "${FAULTLINE_JOBS:-$(nproc)}" --timeout 300

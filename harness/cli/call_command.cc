@@ -249,6 +249,7 @@ std::expected<ref::CallRequest, std::string> CallLineRequest(const json& call,
                            .body = ref::DumpJson(body),
                            .stream = body.value("stream", false),
                            .idempotency_key = std::nullopt,
+                           .extra_headers = {},
                            .routes = {}};
   if (const auto routes = call.find("routes"); routes != call.end()) {
     auto read = ref::RoutesFromJson(*routes);
@@ -475,6 +476,7 @@ std::expected<ref::CallRequest, std::string> OptionsRequest(const CallCommandOpt
                           .body = ref::DumpJson(RequestBody(*dialect, options)),
                           .stream = !options.no_stream,
                           .idempotency_key = std::nullopt,
+                          .extra_headers = {},
                           .routes = {}};
 }
 

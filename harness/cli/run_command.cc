@@ -370,6 +370,21 @@ std::expected<std::vector<scenario::Scenario>, std::string> SelectRuns(
                          adapter->label, DialectList(adapter->dialects), before - selected.size());
     }
   }
+  if (inputs.gateway && !inputs.gateway->dialects.empty()) {
+    const auto& dialects = inputs.gateway->dialects;
+    const auto before = selected.size();
+    std::erase_if(selected, [&](const scenario::Scenario& s) {
+      return std::ranges::find(dialects, scenario::ToString(s.dialect)) == dialects.end();
+    });
+    if (before != selected.size()) {
+      std::string names;
+      for (const std::string& name : dialects) names += (names.empty() ? "" : ", ") + name;
+      err << fmt::format(
+          "faultline run: gateway {} stands in front of {} only; skipping {} scenario(s) of other "
+          "dialects\n",
+          inputs.gateway->name, names, before - selected.size());
+    }
+  }
   if (selected.empty()) {
     return std::unexpected("no scenario matches" +
                            (options.filter.empty() ? "" : " --filter '" + options.filter + "'"));

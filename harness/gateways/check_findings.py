@@ -9,7 +9,8 @@ program is not installed is skipped with a note; when none is, the test is skipp
 
     harness/gateways/check_findings.py path/to/faultline [--repeat N]
 
-Standard library only. tools/setup.sh installs nginx-light, haproxy and caddy.
+Standard library only. tools/setup.sh installs nginx-light, haproxy and caddy; tools/test.sh
+installs Portkey (harness/adapters/setup.sh --in harness/gateways/packages).
 """
 import json
 import os
@@ -21,6 +22,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 SKIPPED = 77
 PROGRAMS = {"nginx": "nginx", "haproxy": "haproxy", "caddy": "caddy"}
+# The npm gateways are installed into harness/gateways/packages (harness/adapters/setup.sh --in).
+PACKAGES = {"portkey": os.path.join(HERE, "packages", "node_modules", "@portkey-ai", "gateway")}
 
 
 def run(faultline, gateway, repeat, out):
@@ -53,8 +56,12 @@ def main(argv):
         recorded = json.load(f)["gateways"]
     problems, checked = [], 0
     for gateway, record in recorded.items():
-        if shutil.which(PROGRAMS.get(gateway, gateway)) is None and not os.path.exists(
-                f"/usr/sbin/{PROGRAMS.get(gateway, gateway)}"):
+        if gateway in PACKAGES:
+            installed = os.path.isdir(PACKAGES[gateway]) and shutil.which("node") is not None
+        else:
+            program = PROGRAMS.get(gateway, gateway)
+            installed = shutil.which(program) is not None or os.path.exists(f"/usr/sbin/{program}")
+        if not installed:
             print(f"{gateway}: not installed, skipped ({record['version']})")
             continue
         checked += 1

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -72,14 +74,16 @@ std::expected<std::string, std::string> Render(std::string_view text, const Gate
     }
     if (tag == "dir") {
       out += place.dir;
+    } else if (tag == "packages") {
+      out += place.packages;
     } else if (tag == "listen_port") {
       out += std::to_string(place.listen_port);
     } else if (auto value = upstream ? UpstreamValue(tag, *upstream, index) : std::nullopt) {
       out += *value;
     } else {
       return std::unexpected(fmt::format(
-          "unknown name '{{{{{}}}}}' (known: dir, listen_port; in {{{{#upstreams}}}}: id, host, "
-          "port, index, and the section backup)",
+          "unknown name '{{{{{}}}}}' (known: dir, listen_port, packages; in {{{{#upstreams}}}}: "
+          "id, host, port, index, and the section backup)",
           tag));
     }
   }
@@ -132,11 +136,14 @@ std::expected<GatewayDefinition, std::string> ParseGatewayDefinition(std::string
   }
   if (!text_of("description", out.description, false)) return fail("'description' is a text");
   if (!text_of("needs", out.needs, false)) return fail("'needs' is a text");
-  const auto files = json.find("files");
-  if (files == json.end() || !files->is_array() || files->empty()) {
-    return fail("'files' must list the config templates of the folder");
+  // A gateway configured by the client's headers alone (Portkey) has no files.
+  const Json no_files = Json::array();
+  const auto found_files = json.find("files");
+  if (found_files != json.end() && !found_files->is_array()) {
+    return fail("'files' lists the config templates of the folder");
   }
-  for (const Json& name : *files) {
+  const Json& files = found_files == json.end() ? no_files : *found_files;
+  for (const Json& name : files) {
     if (!name.is_string() || name.get<std::string>().empty() ||
         name.get<std::string>().find('/') != std::string::npos) {
       return fail("each of 'files' is a file name in the definition's folder");
@@ -144,6 +151,25 @@ std::expected<GatewayDefinition, std::string> ParseGatewayDefinition(std::string
     auto text = read_file(folder, name.get<std::string>());
     if (!text) return fail(fmt::format("the template '{}' is missing", name.get<std::string>()));
     out.files.push_back({name.get<std::string>(), std::move(*text)});
+  }
+  if (const auto headers = json.find("client_headers"); headers != json.end()) {
+    if (!headers->is_object()) return fail("'client_headers' maps header names to templates");
+    for (const auto& [name, value] : headers->items()) {
+      const bool token = !name.empty() && std::ranges::all_of(name, [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_';
+      });
+      if (!token || !value.is_string()) {
+        return fail(fmt::format("client_headers: '{}' must be a header name with a text", name));
+      }
+      out.client_headers.emplace_back(name, value.get<std::string>());
+    }
+  }
+  if (const auto dialects = json.find("dialects"); dialects != json.end()) {
+    if (!dialects->is_array()) return fail("'dialects' lists dialect names");
+    for (const Json& dialect : *dialects) {
+      if (!dialect.is_string()) return fail("'dialects' lists dialect names");
+      out.dialects.push_back(dialect.get<std::string>());
+    }
   }
   const auto declares = json.find("declares");
   if (declares != json.end()) {
@@ -157,7 +183,7 @@ std::expected<GatewayDefinition, std::string> ParseGatewayDefinition(std::string
   }
   // Every template must render with a place of two upstreams: errors show now, not mid-run.
   const GatewayPlace probe{
-      "/tmp/x", 1, {{"a", "127.0.0.1", 2, false}, {"b", "127.0.0.1", 3, true}}};
+      "/tmp/x", "/tmp/p", 1, {{"a", "127.0.0.1", 2, false}, {"b", "127.0.0.1", 3, true}}};
   for (const GatewayDefinition::File& file : out.files) {
     if (auto rendered = RenderTemplate(file.text, probe); !rendered) {
       return fail(fmt::format("{}: {}", file.name, rendered.error()));
@@ -166,7 +192,19 @@ std::expected<GatewayDefinition, std::string> ParseGatewayDefinition(std::string
   if (auto rendered = RenderTemplate(out.command, probe); !rendered) {
     return fail(fmt::format("command: {}", rendered.error()));
   }
+  for (const auto& [name, value] : out.client_headers) {
+    if (auto rendered = RenderTemplate(value, probe); !rendered) {
+      return fail(fmt::format("client_headers.{}: {}", name, rendered.error()));
+    }
+  }
   return out;
+}
+
+std::string GatewayPackagesDir() {
+  if (const char* dir = std::getenv("FAULTLINE_GATEWAYS_DIR"); dir != nullptr && *dir != '\0') {
+    return (std::filesystem::path(dir) / "packages").string();
+  }
+  return (std::filesystem::path(FAULTLINE_GATEWAYS_DIR) / "packages").string();
 }
 
 std::vector<std::string> BuiltinGatewayNames() {

@@ -35,6 +35,11 @@ struct GatewayDefinition {
     std::string text;  // a template (RenderTemplate)
   };
   std::vector<File> files;
+  // Header fields the client sends the gateway on every request, values rendered as templates
+  // (a gateway that routes by header: Portkey's x-portkey-config).
+  std::vector<std::pair<std::string, std::string>> client_headers;
+  // The dialects it can stand in front of (empty: any); other scenarios are left out of its run.
+  std::vector<std::string> dialects;
   GatewayDeclaration declares;
 };
 
@@ -48,13 +53,16 @@ struct Upstream {
 
 // Where one run of a gateway stands.
 struct GatewayPlace {
-  std::string dir;  // a fresh folder of the run's own
+  std::string dir;       // a fresh folder of the run's own
+  std::string packages;  // GatewayPackagesDir()
   std::uint16_t listen_port = 0;
   std::vector<Upstream> upstreams;  // in priority order
 };
 
-// Fills a template: {{dir}}, {{listen_port}}; {{#upstreams}}...{{/upstreams}} once per upstream,
-// in which {{id}}, {{host}}, {{port}} and {{index}} (0-based) name it and
+// Fills a template: {{dir}}, {{listen_port}}, {{packages}} (where harness/gateways/setup.sh
+// installs the gateways that come as npm packages: FAULTLINE_GATEWAYS_DIR/packages);
+// {{#upstreams}}...{{/upstreams}} once per upstream, in which {{id}}, {{host}}, {{port}} and
+// {{index}} (0-based) name it and
 // {{#backup}}...{{/backup}} / {{^backup}}...{{/backup}} keep their text only for a backup / a
 // primary. Errors: an unknown name, an unclosed section.
 std::expected<std::string, std::string> RenderTemplate(std::string_view text,
@@ -68,6 +76,10 @@ std::expected<GatewayDefinition, std::string> ParseGatewayDefinition(std::string
                                                                      std::string_view source,
                                                                      std::string_view folder,
                                                                      TemplateReader read_file);
+
+// Where the gateways installed from npm live: $FAULTLINE_GATEWAYS_DIR/packages, else the source
+// tree's harness/gateways/packages (harness/gateways/setup.sh installs them there).
+std::string GatewayPackagesDir();
 
 // A shipped gateway by name ("nginx"), else a folder holding gateway.json.
 std::expected<GatewayDefinition, std::string> LoadGateway(std::string_view name_or_folder);

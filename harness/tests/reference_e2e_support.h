@@ -152,6 +152,7 @@ class ReferenceE2E : public ::testing::Test {
                         .body = RequestBody(dialect),
                         .stream = true,
                         .idempotency_key = std::nullopt,
+                        .extra_headers = {},
                         .routes = {}};
     outcome.body = ToWire(dialect, "", request.body).body;  // what goes on the wire
     Drive(std::move(request), std::move(policy), std::move(hook), outcome);

@@ -361,6 +361,7 @@ std::expected<Trace, std::string> RealWorld::RunGatewaySubject(const scenario::S
     Close(*session, trace);
     return std::unexpected(requests.error());
   }
+  for (ref::CallRequest& request : *requests) request.extra_headers = (*process)->client_headers();
   trace.calls = calls;
   trace.gateway = GatewayRun{gateway.name, gateway.declares.max_upstream_attempts};
   trace.client.push_back({Duration{0}, 0, EventFromJson(ref::HelloEvent(policy).ToJson())});

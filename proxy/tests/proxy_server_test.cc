@@ -114,6 +114,7 @@ ref::CallRequest CallThrough(const Proxy& proxy, ref::Dialect dialect) {
           .body = R"({"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]})",
           .stream = true,
           .idempotency_key = std::nullopt,
+          .extra_headers = {},
           .routes = {}};
 }
 

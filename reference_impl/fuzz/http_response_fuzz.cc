@@ -45,6 +45,7 @@ std::string Run(Dialect dialect, bool stream, const std::vector<std::string_view
                       .body = R"({"model":"m","stream":true})",
                       .stream = stream,
                       .idempotency_key = std::nullopt,
+                      .extra_headers = {},
                       .routes = {}};
   Call call(request, policy, {});
   call.Start(kNow, kWall);

@@ -35,6 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
              .body = "{}",
              .stream = true,
              .idempotency_key = std::nullopt,
+             .extra_headers = {},
              .routes = {}},
             policy, {.call_id = std::string(call_id), .recovered = recovered});
   const auto longest = std::max(policy.backoff.cap, *policy.retry_after.cap);  // the default cap

@@ -44,6 +44,7 @@ inline CallRequest ChatRequest() {
           .body = R"({"model":"m","stream":true,"messages":[]})",
           .stream = true,
           .idempotency_key = std::nullopt,
+          .extra_headers = {},
           .routes = {}};
 }
 

@@ -21,11 +21,14 @@ using namespace call_harness;  // NOLINT: the harness is this file's vocabulary
 TEST(CallRequestTest, OpenAiRequestBytes) {
   CallRequest request = ChatRequest();
   request.idempotency_key = "idem-1";
+  request.extra_headers = {{"x-portkey-config", R"({"targets":[]})"}};
   const std::string bytes = BuildHttpRequest(request);
   EXPECT_TRUE(bytes.starts_with("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n"));
   EXPECT_THAT(bytes, testing::HasSubstr("Authorization: Bearer sk-test\r\n"));
   EXPECT_THAT(bytes, testing::HasSubstr("accept: text/event-stream\r\n"));
   EXPECT_THAT(bytes, testing::HasSubstr("idempotency-key: idem-1\r\n"));
+  EXPECT_THAT(bytes, testing::HasSubstr("\r\nx-portkey-config: {\"targets\":[]}\r\n\r\n"))
+      << "an extra header goes last, before the blank line";
   EXPECT_THAT(
       bytes, testing::HasSubstr("content-length: " + std::to_string(request.body.size()) + "\r\n"));
   EXPECT_TRUE(bytes.ends_with("\r\n\r\n" + request.body));

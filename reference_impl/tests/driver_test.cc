@@ -143,6 +143,7 @@ CallRequest Request(std::uint16_t port) {
           .body = R"({"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]})",
           .stream = true,
           .idempotency_key = std::nullopt,
+          .extra_headers = {},
           .routes = {}};
 }
 

@@ -157,12 +157,20 @@ std::expected<std::unique_ptr<GatewayProcess>, std::string> GatewayProcess::Star
   std::filesystem::permissions(pattern, std::filesystem::perms::all);
   std::string failure;
   for (int tries = 0; tries < kPortTries; ++tries) {
-    GatewayPlace place{pattern, FreePort(), upstreams};
+    GatewayPlace place{pattern, GatewayPackagesDir(), FreePort(), upstreams};
     if (place.listen_port == 0) {
       failure = "no free loopback port";
       continue;
     }
     auto command = Prepare(definition, place);
+    std::vector<std::pair<std::string, std::string>> headers;
+    for (const auto& [name, value] : definition.client_headers) {
+      auto rendered = RenderTemplate(value, place);
+      if (!rendered)
+        command = std::unexpected(fmt::format("client_headers.{}: {}", name, rendered.error()));
+      else
+        headers.emplace_back(name, std::move(*rendered));
+    }
     if (!command) {
       failure = command.error();
       break;
@@ -170,6 +178,7 @@ std::expected<std::unique_ptr<GatewayProcess>, std::string> GatewayProcess::Star
     const pid_t pid = Spawn(*command, pattern);
     if (pid < 0) return std::unexpected(fmt::format("fork: {}", std::strerror(errno)));
     std::unique_ptr<GatewayProcess> process(new GatewayProcess(pattern, place.listen_port, pid));
+    process->client_headers_ = std::move(headers);
     const auto give_up = Clock::now() + ready_within;
     int status = 0;
     bool exited = false;

@@ -31,6 +31,10 @@ class GatewayProcess {
   std::string base_url() const;  // http://127.0.0.1:PORT, where the client calls
   // The last lines the program wrote (its log), for a report.
   std::string OutputTail() const;
+  // GatewayDefinition::client_headers, rendered for this run.
+  const std::vector<std::pair<std::string, std::string>>& client_headers() const {
+    return client_headers_;
+  }
 
  private:
   GatewayProcess(std::string dir, std::uint16_t port, pid_t pid)
@@ -38,6 +42,7 @@ class GatewayProcess {
   std::string dir_;
   std::uint16_t port_;
   pid_t pid_;
+  std::vector<std::pair<std::string, std::string>> client_headers_;
 };
 
 }  // namespace faultline::harness
