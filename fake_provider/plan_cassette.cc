@@ -83,6 +83,7 @@ class Player {
       }
     }
     if (phase_ != Phase::kEnded) Finish(When(cassette_.end_at));
+    Flush();
     ResponsePlan plan;
     plan.attempt = attempt;
     plan.status = cassette_.status;
@@ -114,16 +115,33 @@ class Player {
     }
     if (overlay_) head += "transfer-encoding: chunked\r\n";
     head += "\r\n";
-    timeline_.Send(When(cassette_.head_at), head);
+    Send(When(cassette_.head_at), head);
     ApplyFaults(0, When(cassette_.head_at));
     if (phase_ == Phase::kForward && end_.after_event == 0) ReachCut(When(cassette_.head_at));
   }
 
+  // Body bytes due at `at`: those due at one instant go out as one write (one chunk), so a
+  // recorded write stays one write, whichever events it holds.
   void Body(Duration at, std::string_view bytes) {
     if (bytes.empty()) return;
-    timeline_.Send(at, framing_ == Framing::kChunked ? Chunk(bytes) : std::string(bytes));
-    sent_ += bytes.size();
+    if (!run_.empty() && run_at_ != at) Flush();
+    run_at_ = at;
+    run_.append(bytes);
     if (outcome_.body.size() < kHintBodyBytes * 64) outcome_.body.append(bytes);
+  }
+
+  void Flush() {
+    if (run_.empty()) return;
+    timeline_.Send(run_at_, framing_ == Framing::kChunked ? Chunk(run_) : run_);
+    run_.clear();
+  }
+  void Send(Duration at, std::string_view bytes) {
+    Flush();
+    timeline_.Send(at, bytes);
+  }
+  void Add(PlanStep step) {
+    Flush();
+    timeline_.Add(std::move(step));
   }
 
   void OnPiece(std::string_view bytes, const EventSplitter::Piece& piece, Duration at) {
@@ -177,7 +195,7 @@ class Player {
       }
       if (fault.wait.forever) {
         PlanStep stall = StepAt(PlanStep::Kind::kStall, at);
-        timeline_.Add(std::move(stall));
+        Add(std::move(stall));
         outcome_.stalled_forever = true;
         End(false);
         return;
@@ -185,7 +203,7 @@ class Player {
       if (fault.kind == FaultKind::kStall) {
         PlanStep stall = StepAt(PlanStep::Kind::kStall, at);
         stall.length = fault.wait.duration;
-        timeline_.Add(std::move(stall));
+        Add(std::move(stall));
       }
       shift_ += fault.wait.duration;  // everything recorded after it comes that much later
     }
@@ -215,26 +233,26 @@ class Player {
     switch (end_.kind) {
       case EndKind::kDone:  // refused by the loader after event N; "before the terminal" only
       case EndKind::kNoTerminator:
-        timeline_.Send(at, kFinalChunk);
+        Send(at, kFinalChunk);
         return End(true);
       case EndKind::kNoFinalChunk:
       case EndKind::kClose:
         outcome_.clean_end = false;
-        timeline_.Add(StepAt(PlanStep::Kind::kClose, at));
+        Add(StepAt(PlanStep::Kind::kClose, at));
         return End(false);
       case EndKind::kReset:
         outcome_.clean_end = false;
-        timeline_.Add(StepAt(PlanStep::Kind::kReset, at));
+        Add(StepAt(PlanStep::Kind::kReset, at));
         return End(false);
       case EndKind::kStall: {
         outcome_.clean_end = false;
         PlanStep stall = StepAt(PlanStep::Kind::kStall, at);
         if (!end_.wait.forever) stall.length = end_.wait.duration;
-        timeline_.Add(std::move(stall));
+        Add(std::move(stall));
         if (end_.wait.forever) {
           outcome_.stalled_forever = true;
         } else {
-          timeline_.Add(StepAt(PlanStep::Kind::kClose, at + end_.wait.duration));
+          Add(StepAt(PlanStep::Kind::kClose, at + end_.wait.duration));
         }
         return End(false);
       }
@@ -249,16 +267,16 @@ class Player {
     }
     switch (cassette_.end) {
       case Cassette::End::kCompleted:
-        if (framing_ == Framing::kChunked) timeline_.Send(at, kFinalChunk);
-        if (framing_ == Framing::kUntilClose) timeline_.Add(StepAt(PlanStep::Kind::kClose, at));
+        if (framing_ == Framing::kChunked) Send(at, kFinalChunk);
+        if (framing_ == Framing::kUntilClose) Add(StepAt(PlanStep::Kind::kClose, at));
         return End(framing_ != Framing::kUntilClose);
       case Cassette::End::kClosed:
         outcome_.clean_end = false;
-        timeline_.Add(StepAt(PlanStep::Kind::kClose, at));
+        Add(StepAt(PlanStep::Kind::kClose, at));
         return End(false);
       case Cassette::End::kReset:
         outcome_.clean_end = false;
-        timeline_.Add(StepAt(PlanStep::Kind::kReset, at));
+        Add(StepAt(PlanStep::Kind::kReset, at));
         return End(false);
     }
   }
@@ -293,7 +311,8 @@ class Player {
   std::uint64_t events_ = 0;
   std::size_t next_fault_ = 0;
   std::size_t budget_ = 0;
-  std::size_t sent_ = 0;
+  std::string run_;  // body bytes due at run_at_, not yet written
+  Duration run_at_{0};
   bool keep_alive_ = true;
   std::vector<std::string> notes_;
 };
