@@ -36,8 +36,8 @@ void EventSplitter::Inspect(const ref::SseEventView& event, Piece& piece) {
   // The SSE decoder names an event without an `event:` line "message"; a writer leaves it "".
   const bool unnamed = framing_ != ref::StreamFraming::kEventStream && event.type == "message";
   if (event.data.starts_with('{')) {
-    last_json_ = SseEvent{unnamed ? std::string() : std::string(event.type),
-                          std::string(event.data)};
+    last_json_ =
+        SseEvent{unnamed ? std::string() : std::string(event.type), std::string(event.data)};
   }
   deltas_.clear();
   if (!dialect_decoder_.DecodeEvent(event, deltas_)) {

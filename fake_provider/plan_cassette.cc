@@ -38,8 +38,7 @@ enum class Framing { kChunked, kLength, kUntilClose };
 
 class Player {
  public:
-  Player(const scenario::ResponseSpec& spec, const DialectWriter& writer,
-         scenario::Dialect dialect)
+  Player(const scenario::ResponseSpec& spec, const DialectWriter& writer, scenario::Dialect dialect)
       : spec_(spec),
         cassette_(spec.cassette->cassette),
         timeline_(0, Duration{0}),
@@ -150,8 +149,8 @@ class Player {
     if (!splitter_) return Body(at, bytes);
     pending_.append(bytes);
     if (!piece.event_end) return;
-    const bool before_terminal = piece.terminal && !end_.after_event && overlay_ &&
-                                 !(end_.kind == EndKind::kDone);
+    const bool before_terminal =
+        piece.terminal && !end_.after_event && overlay_ && !(end_.kind == EndKind::kDone);
     if (before_terminal) {  // a cut "after all content events" comes before the terminal one
       const std::string terminal = std::exchange(pending_, {});
       ReachCut(at);

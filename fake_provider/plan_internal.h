@@ -119,7 +119,7 @@ std::vector<Silence> SilencesOf(const std::vector<PlanStep>& steps);
 // (event_splitter.h), for its ground truth (CassetteTruth, plan_truth.cc).
 struct CassetteOutcome {
   int status = 200;
-  std::string content_type;      // as the head says
+  std::string content_type;       // as the head says
   bool stream_requested = false;  // the client asked for a stream
   bool stream = false;            // the body was read as the dialect's event stream
   std::string body;               // the body bytes sent (a non-stream body is decoded whole)

@@ -4,9 +4,10 @@
 // was injected) and never shares code with the reference client's classifier: a bug common to
 // both would otherwise pass unnoticed. A cassette has no scenario entry to say what it holds: its
 // text is read with the reference client's decoders (not its classifier), and the class follows
-// from where the playback ended, as for a scripted entry. Retry hints are the exception, on purpose: the truth
-// records the fields that carry them as sent (HintFieldsOf), and the runner values them with
-// the reference client's parsers, whose rules are the policy format's own (docs/policy.md).
+// from where the playback ended, as for a scripted entry. Retry hints are the exception, on
+// purpose: the truth records the fields that carry them as sent (HintFieldsOf), and the runner
+// values them with the reference client's parsers, whose rules are the policy format's own
+// (docs/policy.md).
 #include <algorithm>
 
 #include "fake_provider/event_splitter.h"

@@ -19,8 +19,8 @@
 #include <optional>
 #include <string_view>
 
-#include "fake_provider/plan_compiler.h"
 #include "fake_provider/event_splitter.h"
+#include "fake_provider/plan_compiler.h"
 #include "reference_impl/dialect.h"
 #include "scenarios/proxy_rules.h"
 #include "scenarios/scenario.h"

@@ -37,7 +37,8 @@ std::expected<scenario::Cassette, std::string> CassetteOf(const ExchangeRecord& 
   std::size_t offset = 0;
   bool head = false;
   for (const provider::WriteRecord& write : upstream.writes) {
-    const std::string_view bytes = std::string_view(record.upstream_bytes).substr(offset, write.size);
+    const std::string_view bytes =
+        std::string_view(record.upstream_bytes).substr(offset, write.size);
     offset += write.size;
     const ref::HttpFeed feed = parser.Feed(bytes);
     const provider::Duration at = write.at - upstream.arrived;
@@ -56,8 +57,9 @@ std::expected<scenario::Cassette, std::string> CassetteOf(const ExchangeRecord& 
     cassette.headers.push_back({std::string(header.name), std::string(header.value)});
   }
   cassette.end = EndOf(upstream.end);
-  cassette.end_at = std::max(upstream.ended - upstream.arrived,
-                             cassette.writes.empty() ? cassette.head_at : cassette.writes.back().at);
+  cassette.end_at =
+      std::max(upstream.ended - upstream.arrived,
+               cassette.writes.empty() ? cassette.head_at : cassette.writes.back().at);
   return cassette;
 }
 

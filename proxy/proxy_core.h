@@ -28,11 +28,11 @@
 #include <vector>
 
 #include "fake_provider/dialect.h"
+#include "fake_provider/event_splitter.h"
 #include "fake_provider/http_request.h"
 #include "fake_provider/journal.h"
 #include "fake_provider/plan.h"
 #include "fake_provider/sse_framing.h"
-#include "fake_provider/event_splitter.h"
 #include "proxy/fault_rules.h"
 #include "reference_impl/http_response.h"
 

@@ -32,8 +32,8 @@ class LineReader {
   std::expected<void, LoadError> Keys(std::initializer_list<std::string_view> allowed) const {
     for (const auto& [key, value] : json_.items()) {
       if (std::ranges::find(allowed, key) == allowed.end()) {
-        return Fail(key, fmt::format("unknown key; a line of this type has {}",
-                                     fmt::join(allowed, ", ")));
+        return Fail(
+            key, fmt::format("unknown key; a line of this type has {}", fmt::join(allowed, ", ")));
       }
     }
     return {};
@@ -52,7 +52,8 @@ class LineReader {
     const std::string base64_key = std::string(key) + "_base64";
     const bool text = json_.contains(key);
     const bool base64 = json_.contains(base64_key);
-    if (text && base64) return Fail(key, fmt::format("give '{}' or '{}', not both", key, base64_key));
+    if (text && base64)
+      return Fail(key, fmt::format("give '{}' or '{}', not both", key, base64_key));
     if (!base64) return Text(key, false);
     auto encoded = Text(base64_key);
     if (!encoded) return std::unexpected(encoded.error());
@@ -86,8 +87,9 @@ class LineReader {
       };
       if (unsafe(header.name) || unsafe(header.value) ||
           header.name.find_first_of(" :\t") != std::string::npos) {
-        return Fail(field, "a header name or value with a line break, NUL, or a name with ':' "
-                           "or a space would break the response's framing");
+        return Fail(field,
+                    "a header name or value with a line break, NUL, or a name with ':' "
+                    "or a space would break the response's framing");
       }
       headers.push_back(std::move(header));
     }
@@ -285,9 +287,10 @@ std::string_view ToString(Cassette::End end) { return kEndNames[static_cast<std:
 std::expected<Cassette, LoadError> ParseCassette(std::string_view text, std::string_view file) {
   Parser parser{file, {}};
   if (text.size() > kMaxCassetteBytes) {
-    return std::unexpected(LineReader(file, 0, Json()).Error(
-        "", fmt::format("a cassette of {} bytes is over the limit of {}", text.size(),
-                        kMaxCassetteBytes)));
+    return std::unexpected(
+        LineReader(file, 0, Json())
+            .Error("", fmt::format("a cassette of {} bytes is over the limit of {}", text.size(),
+                                   kMaxCassetteBytes)));
   }
   int number = 0;
   while (!text.empty()) {
@@ -308,9 +311,11 @@ std::expected<Cassette, LoadError> ParseCassette(std::string_view text, std::str
     if (auto done = parser.Line(number, json); !done) return std::unexpected(done.error());
   }
   if (parser.stage != Stage::kEnd) {
-    return std::unexpected(LineReader(file, number, Json()).Error(
-        "", "the cassette ends before its 'end' line (it needs a 'cassette', a 'request', a "
-            "'response' and an 'end' line)"));
+    return std::unexpected(
+        LineReader(file, number, Json())
+            .Error("",
+                   "the cassette ends before its 'end' line (it needs a 'cassette', a 'request', a "
+                   "'response' and an 'end' line)"));
   }
   return std::move(parser.cassette);
 }

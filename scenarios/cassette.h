@@ -5,7 +5,8 @@
 // The file is JSON Lines (schema: scenarios/schema/cassette.schema.json), one object per line,
 // each with its "type":
 //   {"type": "cassette", "version": 1, "dialect": "openai-chat", "source": "proxy" | "har" | ...}
-//   {"type": "request", "method", "target", "headers": [[name, value], ...], "body" | "body_base64"}
+//   {"type": "request", "method", "target", "headers": [[name, value], ...], "body" |
+//   "body_base64"}
 //   {"type": "response", "at_us", "status", "reason", "headers": [[name, value], ...]}
 //   {"type": "write", "at_us", "bytes" | "bytes_base64"}      (any number, in time order)
 //   {"type": "end", "at_us", "kind": "completed" | "closed" | "reset"}
@@ -56,7 +57,7 @@ struct Cassette {
   std::string reason;
   std::vector<CassetteHeader> headers;
   std::vector<CassetteWrite> writes;
-  End end = End::kCompleted;          // completed: the body was whole (framing said so)
+  End end = End::kCompleted;  // completed: the body was whole (framing said so)
   std::chrono::microseconds end_at{0};
 
   std::size_t body_size() const;

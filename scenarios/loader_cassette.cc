@@ -12,8 +12,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::string_view kCassetteResponseKeys[] = {"repeat", "headers_delay", "cassette",
-                                                      "time_scale", "content", "stream"};
+constexpr std::string_view kCassetteResponseKeys[] = {"repeat",     "headers_delay", "cassette",
+                                                      "time_scale", "content",       "stream"};
 constexpr std::string_view kCassetteContentKeys[] = {"faults", "end"};
 
 template <typename List>

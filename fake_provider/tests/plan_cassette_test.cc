@@ -2,9 +2,9 @@
 // the body as recorded, a cut at event N where the reference decoder counts it, and the ground
 // truth read from the recorded bytes.
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <algorithm>
-#include <gtest/gtest.h>
 
 #include "fake_provider/plan_compiler.h"
 
@@ -125,7 +125,8 @@ TEST(PlanCassetteTest, AResetCutIsATransportFailureAndAStallMovesTheRest) {
   plan = PlanOf(spec);
   EXPECT_EQ(plan.steps.back().at, milliseconds(900));  // the end, 500 ms later
   EXPECT_EQ(plan.truth.answer, "Hello, world");        // a stall that ends spoils nothing
-  const auto stalled = std::ranges::find(plan.truth.silences, Duration(milliseconds(100)), &Silence::from);
+  const auto stalled =
+      std::ranges::find(plan.truth.silences, Duration(milliseconds(100)), &Silence::from);
   ASSERT_NE(stalled, plan.truth.silences.end());
   EXPECT_EQ(stalled->to, milliseconds(600));
 }
@@ -133,9 +134,8 @@ TEST(PlanCassetteTest, AResetCutIsATransportFailureAndAStallMovesTheRest) {
 TEST(PlanCassetteTest, ARecordedErrorIsJudgedByItsStatusAndBody) {
   scenario::ResponseSpec spec = Replay();
   spec.cassette->cassette.status = 429;
-  spec.cassette->cassette.headers = {{"content-type", "application/json"},
-                                     {"retry-after", "2"},
-                                     {"content-length", "60"}};
+  spec.cassette->cassette.headers = {
+      {"content-type", "application/json"}, {"retry-after", "2"}, {"content-length", "60"}};
   spec.cassette->cassette.writes = {
       {milliseconds(60), R"({"error":{"message":"slow down","type":"rate_limit_error"}}  )"}};
   const ResponsePlan plan = PlanOf(spec);

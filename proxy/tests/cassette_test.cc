@@ -154,9 +154,10 @@ scenario::ResponseSpec PacedAnswer() {
 class CassetteTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    folder_ = fs::temp_directory_path() /
-              ("faultline-cassette-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
-               "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    folder_ =
+        fs::temp_directory_path() /
+        ("faultline-cassette-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+         "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::create_directories(folder_);
   }
   void TearDown() override { fs::remove_all(folder_); }
@@ -179,7 +180,8 @@ class CassetteTest : public ::testing::Test {
 
   scenario::Scenario Replaying(std::string_view overlay) {
     const fs::path file = folder_ / "replay.yaml";
-    std::ofstream(file) << "faultline: 1\nname: replay\ndescription: a recorded stream played back\ndialect: openai-chat\nresponses:\n  - cassette: rec.jsonl\n"
+    std::ofstream(file) << "faultline: 1\nname: replay\ndescription: a recorded stream played "
+                           "back\ndialect: openai-chat\nresponses:\n  - cassette: rec.jsonl\n"
                         << overlay;
     auto loaded = scenario::LoadScenarioFile(file);
     EXPECT_TRUE(loaded.has_value()) << (loaded ? "" : loaded.error().ToString());
