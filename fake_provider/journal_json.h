@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "fake_provider/journal.h"
+#include "scenarios/bytes_text.h"
 
 namespace faultline::provider {
 
@@ -25,8 +26,8 @@ std::string JournalToJson(std::string_view session_id, const std::vector<Journal
 // both sides of an exchange in this shape.
 std::string JournalEntryToJson(const JournalEntry& entry);
 
-// Helpers shared with the control API.
-bool IsValidUtf8(std::string_view text);
-std::string Base64Encode(std::string_view bytes);
+// Helpers shared with the control API (their home is scenarios/bytes_text.h).
+using scenario::Base64Encode;
+using scenario::IsValidUtf8;
 
 }  // namespace faultline::provider

@@ -99,6 +99,7 @@ CompiledScenario::CompiledScenario(scenario::Scenario scenario, const DialectWri
                                                    : scenario_.request.model;
   rendered.placeholders = plan_internal::MakePlaceholders(*writer_, rendered.model);
   const auto add = [&](const scenario::ResponseSpec& spec) {
+    if (spec.cassette) return;  // played back as recorded (plan_cassette.cc), nothing to render
     rendered.entries.push_back(plan_internal::CompileEntry(spec, *writer_, rendered.placeholders));
   };
   for (const scenario::ResponseSpec& spec : scenario_.responses) add(spec);
@@ -119,6 +120,10 @@ CompiledScenario::~CompiledScenario() = default;
 
 ResponsePlan CompiledScenario::Plan(const scenario::ResponseSpec& response,
                                     const PlanRequest& request) const {
+  if (response.cassette) {
+    return plan_internal::CassettePlan(response, *writer_, scenario_.dialect, request.attempt,
+                                       request.stream);
+  }
   const CompiledEntry* entry = rendered_->Find(response);
   std::optional<CompiledEntry> adhoc;  // an entry that is not part of this scenario
   if (entry == nullptr) {

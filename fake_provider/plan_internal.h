@@ -115,6 +115,36 @@ PlanTruth ErrorTruth(scenario::ErrorKind kind);
 std::vector<HintField> HintFieldsOf(int status, const std::vector<PlanStep>& steps);
 std::vector<Silence> SilencesOf(const std::vector<PlanStep>& steps);
 
+// What a cassette's playback sent (plan_cassette.cc), read with the reference client's decoders
+// (event_splitter.h), for its ground truth (CassetteTruth, plan_truth.cc).
+struct CassetteOutcome {
+  int status = 200;
+  std::string content_type;       // as the head says
+  bool stream_requested = false;  // the client asked for a stream
+  bool stream = false;            // the body was read as the dialect's event stream
+  std::string body;               // the body bytes sent (a non-stream body is decoded whole)
+  bool whole = true;              // every recorded body byte went out
+  bool terminal_sent = false;     // the dialect's terminal event went out
+  bool clean_end = true;          // the body ended as its framing says (final chunk, length)
+  bool malformed = false;         // an event the reference decoder refuses went out
+  bool error_event = false;       // the provider's in-stream error went out
+  bool raw_injected = false;      // an overlaid raw fault: anything at all
+  bool stalled_forever = false;   // the body stops, the connection stays open
+  std::string text;
+  std::string tool_arguments;
+  bool tool_call = false;
+  bool events_sent = false;
+  bool output_sent = false;
+  std::optional<Duration> first_event;
+  std::optional<Duration> first_output;
+};
+PlanTruth CassetteTruth(const CassetteOutcome& outcome, std::string_view stream_media,
+                        scenario::Dialect dialect);
+
+// The plan that plays a cassette entry back (spec.cassette set), with its overlaid faults.
+ResponsePlan CassettePlan(const scenario::ResponseSpec& spec, const DialectWriter& writer,
+                          scenario::Dialect dialect, int attempt, bool stream_requested);
+
 // Collects plan steps: coalesces sends at the same instant, drips body bytes when asked.
 class Timeline {
  public:

@@ -2,11 +2,15 @@
 //
 // This is the runner's oracle, so it is written from the scenario's point of view (which fault
 // was injected) and never shares code with the reference client's classifier: a bug common to
-// both would otherwise pass unnoticed. Retry hints are the exception, on purpose: the truth
-// records the fields that carry them as sent (HintFieldsOf), and the runner values them with
-// the reference client's parsers, whose rules are the policy format's own (docs/policy.md).
+// both would otherwise pass unnoticed. A cassette has no scenario entry to say what it holds: its
+// text is read with the reference client's decoders (not its classifier), and the class follows
+// from where the playback ended, as for a scripted entry. Retry hints are the exception, on
+// purpose: the truth records the fields that carry them as sent (HintFieldsOf), and the runner
+// values them with the reference client's parsers, whose rules are the policy format's own
+// (docs/policy.md).
 #include <algorithm>
 
+#include "fake_provider/event_splitter.h"
 #include "fake_provider/plan_internal.h"
 #include "nlohmann/json.hpp"
 
@@ -173,6 +177,40 @@ std::string_view TrimSpace(std::string_view text) {
   return text;
 }
 
+// A recorded JSON answer: the reference decoder's reading of the body as it went out.
+void CassetteBodyTruth(const CassetteOutcome& outcome, scenario::Dialect dialect,
+                       PlanTruth& truth) {
+  if (!outcome.whole || !outcome.clean_end) {
+    SetClass(truth, {outcome.clean_end ? "protocol" : "transport", true});
+    return;
+  }
+  ref::DialectDecoder decoder(RefDialect(dialect));
+  std::vector<ref::Delta> deltas;
+  if (!decoder.DecodeBody(outcome.body, deltas)) {
+    SetClass(truth, {"protocol", true});
+    return;
+  }
+  std::string text;
+  std::string arguments;
+  bool call = false;
+  bool error = false;
+  for (const ref::Delta& delta : deltas) {
+    if (const auto* piece = std::get_if<ref::TextDelta>(&delta)) text += piece->text;
+    if (const auto* piece = std::get_if<ref::ToolCallDelta>(&delta)) {
+      arguments += piece->arguments;
+      call = true;
+    }
+    error = error || std::holds_alternative<ref::ProviderErrorDelta>(delta);
+  }
+  truth.answer = text;
+  truth.tool_arguments = arguments;
+  if (error) {
+    SetClass(truth, {"", false});
+  } else if (text.empty() && !call) {
+    SetClass(truth, {"empty", true});
+  }
+}
+
 }  // namespace
 
 std::vector<HintField> HintFieldsOf(int status, const std::vector<PlanStep>& steps) {
@@ -243,6 +281,45 @@ PlanTruth EntryTruth(const scenario::ResponseSpec& spec, const BodyProgram& prog
     truth.retryable = *spec.should_retry;
     truth.should_retry = spec.should_retry;
   }
+  return truth;
+}
+
+// A cassette's truth is what its bytes say, decoded as the reference client decodes them (the
+// recording has no scenario entry to derive it from); the classes are the taxonomy's, as above.
+PlanTruth CassetteTruth(const CassetteOutcome& outcome, std::string_view stream_media,
+                        scenario::Dialect dialect) {
+  PlanTruth truth;
+  if (outcome.status < 200 || outcome.status > 299) {
+    SetClass(truth, VerbatimErrorClass(outcome.status, outcome.body));
+  } else if (!HasContentType(outcome.content_type, outcome.stream || outcome.stream_requested,
+                             stream_media)) {
+    SetClass(truth, {"protocol", true});
+    truth.failure_in_head = true;
+  } else if (!outcome.stream) {
+    CassetteBodyTruth(outcome, dialect, truth);
+  } else {
+    truth.answer = outcome.text;
+    truth.tool_arguments = outcome.tool_arguments;
+    if (outcome.malformed) {
+      SetClass(truth, {"protocol", true});
+    } else if (outcome.error_event || outcome.raw_injected) {
+      SetClass(truth, {"", false});  // the provider's own words, or anything: no promise
+    } else if (outcome.stalled_forever) {
+      SetClass(truth, {"timeout", true});
+    } else if (!outcome.terminal_sent) {
+      SetClass(truth, {outcome.clean_end ? "truncated" : "transport", true});
+    } else if (outcome.text.empty() && !outcome.tool_call) {
+      SetClass(truth, {"empty", true});
+    }
+    truth.streamed = true;
+    const bool failed = !truth.answer.has_value();
+    truth.output_before_failure = failed && outcome.output_sent;
+    truth.events_before_failure = failed && outcome.events_sent;
+    truth.error_event = outcome.error_event;
+    truth.output_from = outcome.first_output;
+    truth.events_from = outcome.first_event;
+  }
+  truth.retryable_ignoring_header = truth.retryable;
   return truth;
 }
 

@@ -53,11 +53,6 @@ std::optional<scenario::Dialect> DialectOfTarget(std::string_view path, std::str
   return std::nullopt;
 }
 
-ref::Dialect RefDialect(scenario::Dialect dialect) {
-  // Both enums list the dialects in the same order; the names say so at run time too.
-  return ref::ParseDialect(scenario::ToString(dialect)).value_or(ref::Dialect::kOpenAiChat);
-}
-
 RuleBook::RuleBook(scenario::ProxyRules rules) : rules_(std::move(rules)) {
   compiled_.resize(rules_.rules.size());
   for (std::size_t i = 0; i < rules_.rules.size(); ++i) {

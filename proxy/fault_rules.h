@@ -19,6 +19,7 @@
 #include <optional>
 #include <string_view>
 
+#include "fake_provider/event_splitter.h"
 #include "fake_provider/plan_compiler.h"
 #include "reference_impl/dialect.h"
 #include "scenarios/proxy_rules.h"
@@ -30,7 +31,7 @@ namespace faultline::proxy {
 // (DialectWriter::ReadTarget); nullopt for a path no dialect serves.
 std::optional<scenario::Dialect> DialectOfTarget(std::string_view path, std::string_view query);
 // The reference client's name for the same dialect (its decoders read the stream).
-ref::Dialect RefDialect(scenario::Dialect dialect);
+using provider::RefDialect;
 
 struct Selection {
   const scenario::ProxyRule* rule = nullptr;  // null: no rule applies, the exchange passes as is

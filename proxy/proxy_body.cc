@@ -33,17 +33,17 @@ void ProxyExchange::EmitBody(Duration at, std::string_view data) {
 
 void ProxyExchange::OnBody(std::string_view data, Duration at) {
   if (!splitter_) {  // not a stream: bytes without events
-    OnPiece(data, EventSplitter::Piece{data.size(), false, false}, at);
+    OnPiece(data, provider::EventSplitter::Piece{data.size(), false, false}, at);
     return;
   }
   std::size_t offset = 0;
-  for (const EventSplitter::Piece& piece : splitter_->Split(data)) {
+  for (const provider::EventSplitter::Piece& piece : splitter_->Split(data)) {
     OnPiece(data.substr(offset, piece.size), piece, at);
     offset += piece.size;
   }
 }
 
-void ProxyExchange::OnPiece(std::string_view bytes, const EventSplitter::Piece& piece,
+void ProxyExchange::OnPiece(std::string_view bytes, const provider::EventSplitter::Piece& piece,
                             Duration at) {
   switch (phase_) {
     case Phase::kEnded:

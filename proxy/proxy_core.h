@@ -28,11 +28,11 @@
 #include <vector>
 
 #include "fake_provider/dialect.h"
+#include "fake_provider/event_splitter.h"
 #include "fake_provider/http_request.h"
 #include "fake_provider/journal.h"
 #include "fake_provider/plan.h"
 #include "fake_provider/sse_framing.h"
-#include "proxy/event_splitter.h"
 #include "proxy/fault_rules.h"
 #include "reference_impl/http_response.h"
 
@@ -124,7 +124,7 @@ class ProxyExchange {
   void OnHead(Duration at);
   std::string RewrittenHead(Duration at) const;
   void OnBody(std::string_view data, Duration at);
-  void OnPiece(std::string_view bytes, const EventSplitter::Piece& piece, Duration at);
+  void OnPiece(std::string_view bytes, const provider::EventSplitter::Piece& piece, Duration at);
   void ForwardBudget(std::string_view bytes, Duration at);
   void ApplyFaults(std::uint64_t events, Duration at);
   void Inject(const scenario::EventFault& fault, Duration at);
@@ -150,7 +150,7 @@ class ProxyExchange {
   bool head_done_ = false;
   bool upstream_done_ = false;
   bool reframe_ = false;  // the body is sent chunked, event by event (it has faults)
-  std::optional<EventSplitter> splitter_;  // a stream of the dialect's framing
+  std::optional<provider::EventSplitter> splitter_;  // a stream of the dialect's framing
   std::optional<provider::SseFramer> framer_;
   std::vector<scenario::EventFault> faults_;  // by after_event
   scenario::Termination end_;

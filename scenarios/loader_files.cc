@@ -12,6 +12,8 @@
 namespace faultline::scenario {
 namespace {
 
+using internal::ReadFile;
+
 namespace fs = std::filesystem;
 
 bool IsScenarioFile(const fs::path& path) {
@@ -105,17 +107,6 @@ class Collector {
   std::map<std::string, std::string> first_source_;  // name -> file that defined it first
 };
 
-std::expected<std::string, LoadError> ReadFile(const fs::path& file) {
-  std::error_code ec;
-  if (fs::is_directory(file, ec)) return std::unexpected(FileError(file, "is a folder"));
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return std::unexpected(FileError(file, "cannot open file"));
-  std::ostringstream content;
-  content << in.rdbuf();
-  if (in.bad()) return std::unexpected(FileError(file, "cannot read file"));
-  return std::move(content).str();
-}
-
 std::expected<internal::ParsedScenario, LoadError> ParseFile(
     const fs::path& file, std::vector<LoadError>* further = nullptr, std::size_t max_errors = 1) {
   std::expected<std::string, LoadError> text = ReadFile(file);
@@ -139,6 +130,21 @@ void CollectFile(std::string_view text, std::string_view file, std::size_t max_e
 }
 
 }  // namespace
+
+namespace internal {
+
+std::expected<std::string, LoadError> ReadFile(const std::filesystem::path& file) {
+  std::error_code ec;
+  if (fs::is_directory(file, ec)) return std::unexpected(FileError(file, "is a folder"));
+  std::ifstream in(file, std::ios::binary);
+  if (!in) return std::unexpected(FileError(file, "cannot open file"));
+  std::ostringstream content;
+  content << in.rdbuf();
+  if (in.bad()) return std::unexpected(FileError(file, "cannot read file"));
+  return std::move(content).str();
+}
+
+}  // namespace internal
 
 std::expected<std::vector<Scenario>, std::vector<LoadError>> ParseScenarios(
     std::string_view text, std::string_view file, const ParseLimits& limits) {

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <expected>
+#include <filesystem>
+#include <string>
 #include <string_view>
 
 #include "scenarios/loader.h"
@@ -17,6 +19,13 @@ namespace faultline::scenario::internal {
 // (drawn afresh for every attempt, so `repeat` means nothing there) or as a route's health
 // failure (sent whenever the route is down, so `repeat` means nothing there either).
 enum class ResponsePlace { kResponses, kChaos, kHealth };
+
+// A file's whole text, or an error naming it (cannot open, a folder).
+std::expected<std::string, LoadError> ReadFile(const std::filesystem::path& file);
+
+// Reads a response entry's `cassette` and `time_scale` (loader_cassette.cc): the recorded
+// exchange it plays back, and which of the entry's other keys can go with it.
+void ReadCassetteEntry(Reader& reader, const Map& map, Dialect dialect, ResponseSpec* out);
 
 // Reads a `responses` list (a scenario's or a route's) into *out.
 void ReadResponses(Reader& reader, const Field& field, Dialect dialect,

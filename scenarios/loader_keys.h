@@ -26,7 +26,7 @@ inline constexpr std::string_view kResponse[] = {
     "repeat",    "connection",   "headers_delay",  "headers_stall", "status",
     "error",     "retry_after",  "retry_after_ms", "should_retry",  "rate_limit_headers",
     "date_skew", "content_type", "body",           "headers",       "content",
-    "stream"};
+    "stream",    "cassette",     "time_scale"};
 inline constexpr std::string_view kError[] = {"kind", "wording", "message", "retry_delay"};
 inline constexpr std::string_view kRetryAfter[] = {"seconds", "http_date", "form", "raw"};
 inline constexpr std::string_view kRateLimitHeaders[] = {"requests_limit",   "requests_remaining",

@@ -265,6 +265,8 @@ void ReadResponse(Reader& reader, const Field& field, Dialect dialect, ResponseP
     RejectKey(reader, *map, "repeat",
               "'repeat' has no meaning in a health failure: it answers whenever the route is down");
   }
+  if (map->Has("cassette")) return ReadCassetteEntry(reader, *map, dialect, out);
+  RejectKey(reader, *map, "time_scale", "'time_scale' scales a cassette's times; give 'cassette'");
   reader.Get(*map, "repeat", &out->repeat, 0, kMaxRepeat);
   ReadConnection(reader, *map, out);
   reader.Get(*map, "headers_delay", &out->headers_delay);

@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include "scenarios/cassette.h"
 #include "scenarios/duration.h"
 #include "scenarios/fleet_spec.h"
 #include "scenarios/load_error.h"
@@ -254,6 +255,16 @@ enum class ConnectionFault {
   kCloseBeforeHeaders,  // read the request, then close (FIN) without a byte
 };
 
+// A recorded exchange played back in place of an entry's own answer (docs/cassettes.md): its
+// head and body writes at their recorded times, scaled; the entry's `content.faults` and
+// `content.end` overlay the catalogue's faults on it at event N.
+struct CassetteReplay {
+  std::string file;  // as the scenario names it (relative to the scenario file)
+  Cassette cassette;
+  double time_scale = 1.0;  // recorded offsets are multiplied by this
+  friend bool operator==(const CassetteReplay&, const CassetteReplay&) = default;
+};
+
 // The response to one attempt (or to `repeat` consecutive attempts).
 struct ResponseSpec {
   int repeat = 1;  // how many consecutive attempts this entry answers; 0 = all the rest
@@ -271,6 +282,7 @@ struct ResponseSpec {
   std::optional<std::string> body;          // overrides the whole body, verbatim
   std::vector<Header> headers;              // extra headers, in order, duplicates allowed
   Content content;                          // for 2xx answers
+  std::optional<CassetteReplay> cassette;   // a recorded answer instead of the above
   friend bool operator==(const ResponseSpec&, const ResponseSpec&) = default;
 };
 

@@ -1,11 +1,13 @@
 #include "harness/cli/proxy_command.h"
 
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
 
 #include "harness/cli/interrupt.h"
 #include "harness/cli/serve_command.h"
+#include "proxy/proxy_cassette.h"
 #include "proxy/server/proxy_server.h"
 #include "scenarios/proxy_rules.h"
 
@@ -61,6 +63,9 @@ CLI::App* AddProxyCommand(CLI::App& app, ProxyCommandOptions& options) {
       ->capture_default_str();
   proxy->add_option("--journal", options.journal,
                     "Write both sides of every exchange to FILE, one JSON line each");
+  proxy->add_option("--record", options.record,
+                    "Write a cassette of every exchange into DIR (docs/cassettes.md), one file "
+                    "each, to play back as a scenario: responses: [{cassette: FILE}]");
   proxy->add_flag("--allow-remote", options.allow_remote,
                   "Allow a --listen address beyond loopback");
   proxy->add_flag("--quiet", options.quiet, "No per-request log lines");
@@ -96,6 +101,27 @@ ExitCode RunProxy(const ProxyCommandOptions& options, std::ostream& out, std::os
       return ExitCode::kUsageError;
     }
     proxy_options.journal = [journal](const std::string& line) { *journal << line << std::endl; };
+  }
+  if (!options.record.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(options.record, ec);
+    if (ec) {
+      err << "faultline proxy: cannot create " << options.record << ": " << ec.message() << "\n";
+      return ExitCode::kUsageError;
+    }
+    proxy_options.exchange = [folder = std::filesystem::path(options.record),
+                              &err](const proxy::ExchangeRecord& record) {
+      const std::uint64_t index = record.client.index + 1;
+      auto cassette = proxy::CassetteOf(record);
+      if (!cassette) {
+        err << "faultline proxy: #" << index << " not recorded: " << cassette.error() << "\n";
+        return;
+      }
+      const std::filesystem::path file = folder / proxy::CassetteFileName(index, record.dialect);
+      std::ofstream stream(file, std::ios::binary | std::ios::trunc);
+      stream << scenario::WriteCassette(*cassette);
+      if (!stream) err << "faultline proxy: cannot write " << file.string() << "\n";
+    };
   }
   if (!options.quiet) {
     proxy_options.request_log = [&out](const std::string& line) { out << line << std::endl; };

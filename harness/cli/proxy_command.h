@@ -1,7 +1,7 @@
 // `faultline proxy`: a reverse proxy between a client and a real (or fake) provider that applies
 // fault rules to live traffic (docs/proxy.md). The command parses flags, loads the rule file,
-// opens the journal, prints the address it listens on and serves until SIGINT/SIGTERM; the proxy
-// itself is faultline::proxy (proxy/server/proxy_server.h).
+// opens the journal (and the --record folder), prints the address it listens on and serves until
+// SIGINT/SIGTERM; the proxy itself is faultline::proxy (proxy/server/proxy_server.h).
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -19,6 +19,7 @@ struct ProxyCommandOptions {
   std::string faults;                  // the rule file; "" = none (a plain proxy)
   std::uint64_t seed = 0;
   std::string journal;  // JSON Lines file; "" = none
+  std::string record;   // folder for one cassette per exchange; "" = none
   bool allow_remote = false;
   bool quiet = false;
 };

@@ -176,6 +176,7 @@ asio::awaitable<bool> ProxyServer::Impl::Exchange(tcp::socket& client,
 void ProxyServer::Impl::Finish(ExchangeRun& run) {
   const ExchangeRecord& record = run.exchange.record();
   if (options.journal) options.journal(JournalLine(record));
+  if (options.exchange) options.exchange(record);
   if (options.request_log) {
     options.request_log(
         fmt::format("#{} {} {} -> {}{}{} {}ms", record.client.index + 1, record.client.method,

@@ -20,6 +20,7 @@
 #include <string>
 
 #include "fake_provider/http_request.h"
+#include "proxy/proxy_core.h"
 #include "scenarios/proxy_rules.h"
 
 namespace faultline::proxy {
@@ -38,6 +39,8 @@ struct ProxyOptions {
   std::chrono::milliseconds connect_timeout{std::chrono::seconds(10)};
   std::function<void(const std::string&)> journal;      // one JSON line per exchange
   std::function<void(const std::string&)> request_log;  // one line per exchange, for people
+  // Every finished exchange, both sides (`--record` makes a cassette of it: proxy_cassette.h).
+  std::function<void(const ExchangeRecord&)> exchange;
 };
 
 class ProxyServer {

@@ -28,7 +28,7 @@ ClientBody BodyOf(Dialect dialect, const std::string& client) {
   ref::HttpFeed feed = parser.Feed(client);
   out.bytes = std::string(feed.body);
   if (!feed.complete) out.bytes += parser.FeedEof().body;
-  EventSplitter splitter(RefDialect(dialect));
+  provider::EventSplitter splitter(RefDialect(dialect));
   splitter.Split(out.bytes);
   out.events = splitter.events();
   return out;

@@ -31,7 +31,8 @@ TEST(LoaderErrorTest, UnknownKeys) {
       {"nothing close", Doc("  - {zzzzzz: 1}\n"), 6, 6, "responses[0].zzzzzz",
        "unknown key 'zzzzzz'; expected one of: repeat, connection, headers_delay, "
        "headers_stall, status, error, retry_after, retry_after_ms, should_retry, "
-       "rate_limit_headers, date_skew, content_type, body, headers, content, stream"},
+       "rate_limit_headers, date_skew, content_type, body, headers, content, stream, cassette, "
+       "time_scale"},
       {"retry_after has no ms", Doc("  - retry_after: {ms: 1500}\n"), 6, 19,
        "responses[0].retry_after.ms",
        "unknown key 'ms'; expected one of: seconds, http_date, form, raw"},
