@@ -101,6 +101,7 @@ ref::CallRequest CallTo(std::uint16_t port, std::string path) {
           .body = R"({"model":"m","stream":true,"messages":[{"role":"user","content":"hi"}]})",
           .stream = true,
           .idempotency_key = std::nullopt,
+          .extra_headers = {},
           .routes = {}};
 }
 
