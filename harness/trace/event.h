@@ -19,6 +19,8 @@
 
 namespace faultline::harness {
 
+class JsonOut;
+
 enum class EventKind { kHello, kStart, kChunk, kInterrupted, kCommitted, kFailed };
 
 // "adapter/hello", "response/start", ... (protocol.h holds the same names as constants).
@@ -113,5 +115,8 @@ ClientEvent EventFromJson(const nlohmann::json& line);
 
 // The event as its protocol line: EventFromJson(EventToJson(e)) == e.
 nlohmann::json EventToJson(const ClientEvent& event);
+// The same line written to `out` (json_out.h): EventToJson's one description, which the trace's
+// fingerprint hashes as text.
+void WriteEvent(const ClientEvent& event, JsonOut& out);
 
 }  // namespace faultline::harness
