@@ -12,6 +12,7 @@
 #include "fake_provider/plan_compiler.h"
 #include "fake_provider/provider_core.h"
 #include "fake_provider/virtual_driver.h"
+#include "harness/worlds/reference_events.h"
 #include "harness/worlds/request_body.h"
 #include "reference_impl/call.h"
 #include "reference_impl/client_state.h"
@@ -85,8 +86,8 @@ class World {
 
  private:
   void Record(VirtualCall& vc) {
-    for (const ref::LifecycleEvent& event : vc.call->TakeEvents()) {
-      trace_.client.push_back({now_, vc.index, EventFromJson(event.ToJson())});
+    for (ref::LifecycleEvent& event : vc.call->TakeEvents()) {
+      trace_.client.push_back({now_, vc.index, EventFromReference(std::move(event))});
     }
   }
   void AddSession(std::string id, std::shared_ptr<const provider::CompiledScenario> served) {
@@ -336,7 +337,7 @@ bool World::StepUntilDone() {
 const ClientEvent& HelloFor(const ref::RetryPolicy& policy) {
   thread_local std::optional<std::pair<ref::RetryPolicy, ClientEvent>> last;
   if (!last || !(last->first == policy)) {
-    last.emplace(policy, EventFromJson(ref::HelloEvent(policy).ToJson()));
+    last.emplace(policy, EventFromReference(ref::HelloEvent(policy)));
   }
   return last->second;
 }
