@@ -141,6 +141,17 @@ TEST(JsonTextTest, NestsAsNlohmannDumps) {
   });
 }
 
+// JsonText keeps the text of the last JSON value it wrote: a value equal to it by json's == but
+// not in text is written as its own.
+TEST(JsonTextTest, WritesEachJsonValueAsItsOwnText) {
+  for (const char* text :
+       {"{\"a\":1}", "{\"a\":1.0}", "{\"a\":1}", "[0.0]", "[-0.0]", "[1,{\"b\":2}]",
+        "[1,{\"b\":2.0}]", "[1,{\"c\":2}]", "{\"a\":[true]}", "{\"b\":[true]}"}) {
+    const json value = json::parse(text);
+    ExpectSameAsDump([&](JsonOut& out) { out.Json(value); });
+  }
+}
+
 // What the fingerprint hashed before it was written as text: the dumped tree of the trace without
 // the fields that differ between runs of one seed.
 std::uint64_t TreeFingerprint(const Trace& trace) {
