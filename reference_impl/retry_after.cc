@@ -11,6 +11,7 @@
 
 #include "nlohmann/json.hpp"
 #include "reference_impl/ascii_text.h"
+#include "reference_impl/recent_memo.h"
 
 namespace faultline::ref {
 namespace {
@@ -357,9 +358,12 @@ bool MayHoldHint(std::string_view body) {
 
 std::optional<milliseconds> ParseBodyRetryHint(std::string_view body) {
   if (Trim(body).empty() || !MayHoldHint(body)) return std::nullopt;
-  const Json parsed = Json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!parsed.is_discarded()) return HintInJson(parsed);
-  return HintInMessage(body);
+  // The same error body is read by the client, the fingerprint and the judge, run after run.
+  thread_local RecentMemo<std::optional<milliseconds>> memo;
+  return memo.Get(body, [](std::string_view text) {
+    const Json parsed = Json::parse(text, nullptr, /*allow_exceptions=*/false);
+    return parsed.is_discarded() ? HintInMessage(text) : HintInJson(parsed);
+  });
 }
 
 std::vector<RetryHint> FindRetryHints(const RetryHintInput& input) {
