@@ -8,8 +8,6 @@
 #include <optional>
 #include <utility>
 
-#include "hashing/fnv1a.h"
-
 namespace faultline::harness {
 
 using nlohmann::json;
@@ -31,14 +29,6 @@ void JsonTree::BeginArray() {
   json& slot = Slot();
   slot = json::array();
   open_.push_back(&slot);
-}
-
-void JsonText::Put(std::string_view text) {
-  if (text_ != nullptr) {
-    text_->append(text);
-  } else {
-    hash_ = hashing::Fnv1a64(text, hash_);
-  }
 }
 
 void JsonText::Separate() {
@@ -131,51 +121,65 @@ void JsonText::Json(const json& value) {
   Value(last->second);
 }
 
+namespace {
+
+// The bytes a string can hold as they are: neither a control character, a quote, a backslash nor
+// outside ASCII.
+constexpr std::array<bool, 256> kPlain = [] {
+  std::array<bool, 256> plain{};
+  for (int byte = 0x20; byte < 0x80; ++byte) plain[byte] = byte != '"' && byte != '\\';
+  return plain;
+}();
+
+// The escape of a byte below 0x80 that is not plain.
+std::string_view EscapeOf(unsigned char byte, std::array<char, 6>& buffer) {
+  switch (byte) {
+    case '"':
+      return "\\\"";
+    case '\\':
+      return "\\\\";
+    case '\b':
+      return "\\b";
+    case '\t':
+      return "\\t";
+    case '\n':
+      return "\\n";
+    case '\f':
+      return "\\f";
+    case '\r':
+      return "\\r";
+    default: {
+      constexpr std::string_view kHex = "0123456789abcdef";
+      buffer = {'\\', 'u', '0', '0', kHex[byte >> 4], kHex[byte & 0xf]};
+      return {buffer.data(), buffer.size()};
+    }
+  }
+}
+
+}  // namespace
+
 // Quoted and escaped as nlohmann's dump_escaped (ensure_ascii false): the two-character escapes,
 // \u00xx for the other control characters, everything else as is. A string with a byte outside
-// ASCII goes to nlohmann itself, whose UTF-8 check and U+FFFD replacement it must match.
+// ASCII is written again by nlohmann itself, whose UTF-8 check and U+FFFD replacement it must
+// match (one pass over the bytes in the common case).
 void JsonText::Escaped(std::string_view value) {
-  for (const char c : value) {
-    if (static_cast<unsigned char>(c) >= 0x80) {
+  const std::uint64_t hash_before = hash_;
+  const std::size_t size_before = text_ != nullptr ? text_->size() : 0;
+  Put('"');
+  std::size_t plain = 0;  // the start of the run of bytes written as they are
+  std::array<char, 6> buffer;
+  for (std::size_t i = 0; i < value.size(); ++i) {
+    const auto byte = static_cast<unsigned char>(value[i]);
+    if (kPlain[byte]) continue;
+    if (byte >= 0x80) {
+      hash_ = hash_before;
+      if (text_ != nullptr) text_->resize(size_before);
       Put(json(value).dump(-1, ' ', false, json::error_handler_t::replace));
       return;
     }
-  }
-  Put('"');
-  std::size_t plain = 0;  // the start of the run of bytes written as they are
-  for (std::size_t i = 0; i < value.size(); ++i) {
-    const auto byte = static_cast<unsigned char>(value[i]);
-    if (byte >= 0x20 && byte != '"' && byte != '\\') continue;
     Put(value.substr(plain, i - plain));
     plain = i + 1;
-    switch (byte) {
-      case '"':
-        Put("\\\"");
-        break;
-      case '\\':
-        Put("\\\\");
-        break;
-      case '\b':
-        Put("\\b");
-        break;
-      case '\t':
-        Put("\\t");
-        break;
-      case '\n':
-        Put("\\n");
-        break;
-      case '\f':
-        Put("\\f");
-        break;
-      case '\r':
-        Put("\\r");
-        break;
-      default: {
-        constexpr std::string_view kHex = "0123456789abcdef";
-        const std::array<char, 6> escape{'\\', 'u', '0', '0', kHex[byte >> 4], kHex[byte & 0xf]};
-        Put(std::string_view(escape.data(), escape.size()));
-      }
-    }
+    Put(EscapeOf(byte, buffer));
   }
   Put(value.substr(plain));
   Put('"');

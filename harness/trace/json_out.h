@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "hashing/fnv1a.h"
 #include "nlohmann/json.hpp"
 
 namespace faultline::harness {
@@ -125,7 +126,13 @@ class JsonText final : public JsonOut {
   std::uint64_t Hash() const { return hash_; }
 
  private:
-  void Put(std::string_view text);
+  void Put(std::string_view text) {
+    if (text_ != nullptr) {
+      text_->append(text);
+    } else {
+      hash_ = hashing::Fnv1a64(text, hash_);
+    }
+  }
   void Put(char c) { Put(std::string_view(&c, 1)); }
   void Separate();  // the comma before a value or key that is not its container's first
   void Value(std::string_view text) {
