@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/trace/event.h"
 #include "harness/trace/trace.h"
 #include "harness/worlds/virtual_world.h"
 #include "hashing/fnv1a.h"
@@ -134,22 +135,31 @@ TEST(JsonTextTest, NestsAsNlohmannDumps) {
     out.Field("x", false);
     out.EndObject();
     out.EndArray();
-    out.Json(json::parse(R"({"z":[1,2.5,"s"],"a":{"k":null}})"));
+    const json inner = json::parse(R"({"z":[1,2.5,"s"],"a":{"k":null}})");
+    out.Json(inner, Dump(inner));
     out.EndArray();
     out.Field("d", "e");
     out.EndObject();
   });
 }
 
-// JsonText keeps the text of the last JSON value it wrote: a value equal to it by json's == but
-// not in text is written as its own.
-TEST(JsonTextTest, WritesEachJsonValueAsItsOwnText) {
-  for (const char* text :
-       {"{\"a\":1}", "{\"a\":1.0}", "{\"a\":1}", "[0.0]", "[-0.0]", "[1,{\"b\":2}]",
-        "[1,{\"b\":2.0}]", "[1,{\"c\":2}]", "{\"a\":[true]}", "{\"b\":[true]}"}) {
-    const json value = json::parse(text);
-    ExpectSameAsDump([&](JsonOut& out) { out.Json(value); });
+// A shared JSON value carries its text as nlohmann dumps it, which JsonText writes; its copies
+// are the one value, and equal values are equal whether shared or not.
+TEST(SharedJsonTest, CarriesItsDumpedText) {
+  for (const char* text : {"{\"a\":1}", "{\"a\":1.0}", "[-0.0,1e-05]", "{\"b\":[true,null]}"}) {
+    const SharedJson value = json::parse(text);
+    EXPECT_EQ(value.text(), Dump(*value));
+    ExpectSameAsDump([&](JsonOut& out) { out.Json(*value, value.text()); });
   }
+  const SharedJson bad = json(std::string("caf\xc3 \xff"));
+  EXPECT_EQ(bad.text(), Dump(*bad));
+  const SharedJson one = json::parse(R"({"a":1})");
+  const SharedJson copy = one;
+  const SharedJson equal = json::parse(R"({"a":1})");
+  EXPECT_TRUE(copy.SameAs(one));
+  EXPECT_FALSE(equal.SameAs(one));
+  EXPECT_EQ(equal, one);
+  EXPECT_NE(SharedJson(json::parse(R"({"a":2})")), one);
 }
 
 // What the fingerprint hashed before it was written as text: the dumped tree of the trace without

@@ -164,6 +164,11 @@ std::optional<EventKind> ParseEventKind(std::string_view name) {
   return std::nullopt;
 }
 
+SharedJson::SharedJson(json value) {
+  std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  shared_ = std::make_shared<const Shared>(Shared{std::move(value), std::move(text)});
+}
+
 std::string_view ClientEvent::route() const {
   if (!route_id.empty() || !failure) return route_id;
   return failure->route_id;
@@ -208,7 +213,7 @@ void WriteHello(const ClientEvent& event, JsonOut& out) {
   out.Field("name", event.name);
   if (event.policy) {
     out.Key("policy");
-    out.Json(*event.policy);
+    out.Json(**event.policy, event.policy->text());
   }
   if (event.reset) out.Field("reset", true);
   if (!event.route_id.empty()) out.Field("route_id", event.route_id);

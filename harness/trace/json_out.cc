@@ -1,12 +1,8 @@
 #include "harness/trace/json_out.h"
 
-#include <algorithm>
 #include <array>
-#include <bit>
 #include <charconv>
 #include <cmath>
-#include <optional>
-#include <utility>
 
 namespace faultline::harness {
 
@@ -85,40 +81,6 @@ void JsonText::Double(double value) {
   std::array<char, 64> digits;
   const char* end = nlohmann::detail::to_chars(digits.data(), digits.data() + digits.size(), value);
   Value(std::string_view(digits.data(), static_cast<std::size_t>(end - digits.data())));
-}
-
-namespace {
-
-// Whether `a` and `b` dump to the same text: json's own == holds 1 equal to 1.0, and 0.0 to -0.0.
-bool SameText(const json& a, const json& b) {
-  if (a.type() != b.type()) return false;
-  if (a.is_number_float()) {
-    return std::bit_cast<std::uint64_t>(a.get<double>()) ==
-           std::bit_cast<std::uint64_t>(b.get<double>());
-  }
-  if (a.is_object()) {
-    if (a.size() != b.size()) return false;
-    for (auto x = a.begin(), y = b.begin(); x != a.end(); ++x, ++y) {
-      if (x.key() != y.key() || !SameText(*x, *y)) return false;
-    }
-    return true;
-  }
-  if (a.is_array()) {
-    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), SameText);
-  }
-  return a == b;
-}
-
-}  // namespace
-
-void JsonText::Json(const json& value) {
-  // The one JSON value of a trace is its subject's declared policy, the same run after run: the
-  // text of the last one written on this thread is kept (comparing costs a tenth of dumping).
-  thread_local std::optional<std::pair<json, std::string>> last;
-  if (!last || !SameText(last->first, value)) {
-    last.emplace(value, value.dump(-1, ' ', false, json::error_handler_t::replace));
-  }
-  Value(last->second);
 }
 
 namespace {

@@ -38,8 +38,9 @@ class JsonOut {
   virtual void Double(double value) = 0;
   virtual void Bool(bool value) = 0;
   virtual void Null() = 0;
-  // A value that is JSON already (a declared policy).
-  virtual void Json(const nlohmann::json& value) = 0;
+  // A value that is JSON already (a declared policy), with its compact text (as nlohmann's
+  // dump(-1, ' ', false, error_handler_t::replace) writes it).
+  virtual void Json(const nlohmann::json& value, std::string_view text) = 0;
 
   // Key(key) and its value, for the common cases.
   void Field(std::string_view key, std::string_view value) {
@@ -87,7 +88,7 @@ class JsonTree final : public JsonOut {
   void Double(double value) override { Slot() = value; }
   void Bool(bool value) override { Slot() = value; }
   void Null() override { Slot() = nullptr; }
-  void Json(const nlohmann::json& value) override { Slot() = value; }
+  void Json(const nlohmann::json& value, std::string_view) override { Slot() = value; }
 
   nlohmann::json Take() { return std::move(root_); }
 
@@ -121,7 +122,7 @@ class JsonText final : public JsonOut {
   void Double(double value) override;
   void Bool(bool value) override { Value(value ? "true" : "false"); }
   void Null() override { Value("null"); }
-  void Json(const nlohmann::json& value) override;
+  void Json(const nlohmann::json&, std::string_view text) override { Value(text); }
 
   std::uint64_t Hash() const { return hash_; }
 
