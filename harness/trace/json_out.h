@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include "hashing/fnv1a.h"
@@ -42,34 +43,21 @@ class JsonOut {
   // dump(-1, ' ', false, error_handler_t::replace) writes it).
   virtual void Json(const nlohmann::json& value, std::string_view text) = 0;
 
-  // Key(key) and its value, for the common cases.
-  void Field(std::string_view key, std::string_view value) {
+  // Key(key) and its value: a bool, a number (signed: Int, unsigned: Uint) or a string.
+  template <typename T>
+  void Field(std::string_view key, const T& value) {
     Key(key);
-    String(value);
-  }
-  void Field(std::string_view key, const char* value) {
-    Key(key);
-    String(value);
-  }
-  void Field(std::string_view key, std::int64_t value) {
-    Key(key);
-    Int(value);
-  }
-  void Field(std::string_view key, int value) {
-    Key(key);
-    Int(value);
-  }
-  void Field(std::string_view key, std::uint64_t value) {
-    Key(key);
-    Uint(value);
-  }
-  void Field(std::string_view key, double value) {
-    Key(key);
-    Double(value);
-  }
-  void Field(std::string_view key, bool value) {
-    Key(key);
-    Bool(value);
+    if constexpr (std::is_same_v<T, bool>) {
+      Bool(value);
+    } else if constexpr (std::is_floating_point_v<T>) {
+      Double(value);
+    } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+      Int(value);
+    } else if constexpr (std::is_integral_v<T>) {
+      Uint(value);
+    } else {
+      String(value);
+    }
   }
 };
 
