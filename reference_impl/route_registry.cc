@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "nlohmann/json.hpp"
+#include "reference_impl/recent_memo.h"
 
 namespace faultline::ref {
 namespace {
@@ -96,9 +97,7 @@ bool Present(const Json& body, const char* key) {
   return found != body.end() && !found->is_null();
 }
 
-}  // namespace
-
-RequestNeeds NeedsOf(std::string_view body) {
+RequestNeeds ComputeNeeds(std::string_view body) {
   RequestNeeds needs;
   needs.context_tokens = static_cast<int>(std::min<std::size_t>(body.size() / 4, 1 << 30));
   const Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
@@ -128,6 +127,14 @@ RequestNeeds NeedsOf(std::string_view body) {
                          Present(Nested(json, "inferenceConfig"), "stopSequences");
   needs.context_tokens += OutputBudget(json);
   return needs;
+}
+
+}  // namespace
+
+RequestNeeds NeedsOf(std::string_view body) {
+  // A call's body is asked at its construction, and judged, run after run.
+  thread_local RecentMemo<RequestNeeds> memo;
+  return memo.Get(body, ComputeNeeds);
 }
 
 std::string_view MissingCapability(const RouteCapabilities& capabilities,

@@ -183,6 +183,29 @@ TEST(JournalRedactionTest, KeepsTheSchemeAFewCharactersAndTheLength) {
   EXPECT_EQ(headers[1].value, "h");
 }
 
+// The same list again (a client's next attempt) is redacted alike, from the kept result; another
+// list is redacted on its own.
+TEST(JournalRedactionTest, TheSameHeadersAgainAreRedactedAlike) {
+  const std::vector<scenario::Header> sent = {{"Authorization", "Bearer 0123456789abcdef"},
+                                              {"user-agent", "key sk-proj-0123456789abcdefghij"},
+                                              {"Host", "h"}};
+  std::vector<scenario::Header> first = sent;
+  RedactSecretHeaders(first);
+  std::vector<scenario::Header> again = sent;
+  RedactSecretHeaders(again);
+  EXPECT_EQ(again, first);
+  EXPECT_NE(first[1].value, sent[1].value);
+  std::vector<scenario::Header> other = {{"Host", "h"}};
+  RedactSecretHeaders(other);
+  EXPECT_EQ(other, (std::vector<scenario::Header>{{"Host", "h"}}));
+  std::vector<scenario::Header> none;
+  RedactSecretHeaders(none);
+  EXPECT_TRUE(none.empty());
+  again = sent;
+  RedactSecretHeaders(again);
+  EXPECT_EQ(again, first);
+}
+
 // Issue 30, item 6: what the journal kept in clear (headers that hold a key under another name,
 // keys in the query string and in body fields at any depth, key-shaped values anywhere), and what
 // it must keep as sent: judging reads the entry (bodies compared across attempts, routes), so the

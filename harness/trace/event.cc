@@ -4,6 +4,7 @@
 #include <cmath>
 #include <utility>
 
+#include "harness/trace/json_out.h"
 #include "scenarios/redact.h"
 
 namespace faultline::harness {
@@ -48,12 +49,14 @@ std::optional<Int> Integer(const json& object, std::string_view key) {
 }
 
 // A number as the reference client writes it: whole milliseconds as integers.
-json NumberJson(double value) {
+void Number(JsonOut& out, std::string_view key, double value) {
   constexpr double kExact = 9007199254740992.0;  // 2^53
+  out.Key(key);
   if (std::trunc(value) == value && std::fabs(value) < kExact) {
-    return static_cast<std::int64_t>(value);
+    out.Int(static_cast<std::int64_t>(value));
+  } else {
+    out.Double(value);
   }
-  return value;
 }
 
 ReportedFailure FailureFromJson(const json& object) {
@@ -73,18 +76,20 @@ ReportedFailure FailureFromJson(const json& object) {
   return failure;
 }
 
-json FailureToJson(const ReportedFailure& failure) {
-  json out = {{"code", failure.code},
-              {"class", failure.failure_class},
-              {"phase", failure.phase},
-              {"retryable", failure.retryable},
-              {"partial_output", failure.partial_output},
-              {"message", failure.message}};
-  if (failure.status) out["status"] = *failure.status;
-  if (failure.retry_after_ms) out["retry_after_ms"] = NumberJson(*failure.retry_after_ms);
-  if (failure.request_id) out["request_id"] = *failure.request_id;
-  if (!failure.route_id.empty()) out["route_id"] = failure.route_id;
-  return out;
+// Every writer below gives its keys in increasing byte order (json_out.h).
+void WriteFailure(const ReportedFailure& failure, JsonOut& out) {
+  out.BeginObject();
+  out.Field("class", failure.failure_class);
+  out.Field("code", failure.code);
+  out.Field("message", failure.message);
+  out.Field("partial_output", failure.partial_output);
+  out.Field("phase", failure.phase);
+  if (failure.request_id) out.Field("request_id", *failure.request_id);
+  if (failure.retry_after_ms) Number(out, "retry_after_ms", *failure.retry_after_ms);
+  out.Field("retryable", failure.retryable);
+  if (!failure.route_id.empty()) out.Field("route_id", failure.route_id);
+  if (failure.status) out.Field("status", *failure.status);
+  out.EndObject();
 }
 
 ReportedToolCall ToolCallFromJson(const json& object) {
@@ -92,21 +97,25 @@ ReportedToolCall ToolCallFromJson(const json& object) {
           String(object, "arguments")};
 }
 
-json ToolCallToJson(const ReportedToolCall& call, bool fragment) {
-  json out = {{"arguments", call.arguments}};
-  if (call.index) out["index"] = *call.index;
+void WriteToolCall(const ReportedToolCall& call, bool fragment, JsonOut& out) {
+  out.BeginObject();
+  out.Field("arguments", call.arguments);
   // A committed tool call always names its id and name; a fragment only when it has them.
-  if (!fragment || !call.id.empty()) out["id"] = call.id;
-  if (!fragment || !call.name.empty()) out["name"] = call.name;
-  return out;
+  if (!fragment || !call.id.empty()) out.Field("id", call.id);
+  if (call.index) out.Field("index", *call.index);
+  if (!fragment || !call.name.empty()) out.Field("name", call.name);
+  out.EndObject();
 }
 
-json UsageToJson(const ReportedUsage& usage) {
-  const auto tokens = [](const std::optional<std::int64_t>& count) {
-    return count ? json(*count) : json(nullptr);
+void WriteUsage(const ReportedUsage& usage, JsonOut& out) {
+  const auto tokens = [&](std::string_view key, const std::optional<std::int64_t>& count) {
+    out.Key(key);
+    count ? out.Int(*count) : out.Null();
   };
-  return {{"input_tokens", tokens(usage.input_tokens)},
-          {"output_tokens", tokens(usage.output_tokens)}};
+  out.BeginObject();
+  tokens("input_tokens", usage.input_tokens);
+  tokens("output_tokens", usage.output_tokens);
+  out.EndObject();
 }
 
 void ReadCommitted(const json& line, ClientEvent& event) {
@@ -139,35 +148,6 @@ void ReadFailureFields(const json& line, ClientEvent& event) {
   }
 }
 
-void WriteFailureFields(const ClientEvent& event, json& out) {
-  if (event.failure) out["failure"] = FailureToJson(*event.failure);
-  if (event.wasted) {
-    out["wasted"] = {{"bytes", event.wasted->bytes},
-                     {"approx_tokens", event.wasted->approx_tokens}};
-  }
-  if (!event.give_up.empty()) out["give_up"] = event.give_up;
-  if (!event.route_failures.empty()) {
-    json all = json::array();
-    for (const ReportedFailure& failure : event.route_failures)
-      all.push_back(FailureToJson(failure));
-    out["route_failures"] = std::move(all);
-  }
-}
-
-void WriteCommitted(const ClientEvent& event, json& out) {
-  if (event.tool_calls) {
-    json calls = json::array();
-    for (const ReportedToolCall& call : *event.tool_calls)
-      calls.push_back(ToolCallToJson(call, false));
-    out["tool_calls"] = std::move(calls);
-  }
-  if (event.has_finish_reason) {
-    out["finish_reason"] = event.finish_reason ? json(*event.finish_reason) : json(nullptr);
-  }
-  if (event.usage) out["usage"] = UsageToJson(*event.usage);
-  if (event.reasoning) out["reasoning"] = *event.reasoning;
-}
-
 }  // namespace
 
 std::string_view ToString(EventKind kind) {
@@ -182,6 +162,11 @@ std::optional<EventKind> ParseEventKind(std::string_view name) {
     if (each == name) return kind;
   }
   return std::nullopt;
+}
+
+SharedJson::SharedJson(json value) {
+  std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
+  shared_ = std::make_shared<const Shared>(Shared{std::move(value), std::move(text)});
 }
 
 std::string_view ClientEvent::route() const {
@@ -219,30 +204,93 @@ ClientEvent EventFromJson(const json& line) {
   return event;
 }
 
-json EventToJson(const ClientEvent& event) {
-  json out = {{"type", ToString(event.kind)}};
-  if (event.at_ms) out["at_ms"] = NumberJson(*event.at_ms);
-  if (!event.route_id.empty()) out["route_id"] = event.route_id;
-  if (event.kind == EventKind::kHello) {
-    out["name"] = event.name;
-    if (!event.version.empty()) out["version"] = event.version;
-    if (event.policy) out["policy"] = *event.policy;
-    if (event.session) out["mode"] = "session";
-    if (event.reset) out["reset"] = true;
-    return out;
+namespace {
+
+void WriteHello(const ClientEvent& event, JsonOut& out) {
+  out.BeginObject();
+  if (event.at_ms) Number(out, "at_ms", *event.at_ms);
+  if (event.session) out.Field("mode", "session");
+  out.Field("name", event.name);
+  if (event.policy) {
+    out.Key("policy");
+    out.Json(**event.policy, event.policy->text());
   }
-  if (event.call) out["call"] = *event.call;
-  if (!event.response_id.empty()) out["response_id"] = event.response_id;
-  if (event.attempt) out["attempt"] = *event.attempt;
-  if (event.text) out["text"] = *event.text;
-  if (event.tool_call) out["tool_call"] = ToolCallToJson(*event.tool_call, true);
-  if (event.uncommitted) out["commitment"] = "uncommitted";
-  WriteFailureFields(event, out);
-  if (event.scheduled_retry_ms) out["scheduled_retry_ms"] = NumberJson(*event.scheduled_retry_ms);
-  if (!event.delay_source.empty()) out["delay_source"] = event.delay_source;
-  if (!event.next_route_id.empty()) out["next_route_id"] = event.next_route_id;
-  if (event.kind == EventKind::kCommitted) WriteCommitted(event, out);
-  return out;
+  if (event.reset) out.Field("reset", true);
+  if (!event.route_id.empty()) out.Field("route_id", event.route_id);
+  out.Field("type", ToString(event.kind));
+  if (!event.version.empty()) out.Field("version", event.version);
+  out.EndObject();
+}
+
+void WriteToolCalls(const std::vector<ReportedToolCall>& calls, JsonOut& out) {
+  out.Key("tool_calls");
+  out.BeginArray();
+  for (const ReportedToolCall& call : calls) WriteToolCall(call, false, out);
+  out.EndArray();
+}
+
+void WriteRouteFailures(const std::vector<ReportedFailure>& failures, JsonOut& out) {
+  out.Key("route_failures");
+  out.BeginArray();
+  for (const ReportedFailure& failure : failures) WriteFailure(failure, out);
+  out.EndArray();
+}
+
+// The fields of a committed answer are read only from a response/committed.
+void WriteFinishReason(const ClientEvent& event, JsonOut& out) {
+  if (event.kind != EventKind::kCommitted || !event.has_finish_reason) return;
+  out.Key("finish_reason");
+  event.finish_reason ? out.String(*event.finish_reason) : out.Null();
+}
+
+}  // namespace
+
+void WriteEvent(const ClientEvent& event, JsonOut& out) {
+  if (event.kind == EventKind::kHello) return WriteHello(event, out);
+  const bool committed = event.kind == EventKind::kCommitted;
+  out.BeginObject();
+  if (event.at_ms) Number(out, "at_ms", *event.at_ms);
+  if (event.attempt) out.Field("attempt", *event.attempt);
+  if (event.call) out.Field("call", *event.call);
+  if (event.uncommitted) out.Field("commitment", "uncommitted");
+  if (!event.delay_source.empty()) out.Field("delay_source", event.delay_source);
+  if (event.failure) {
+    out.Key("failure");
+    WriteFailure(*event.failure, out);
+  }
+  WriteFinishReason(event, out);
+  if (!event.give_up.empty()) out.Field("give_up", event.give_up);
+  if (!event.next_route_id.empty()) out.Field("next_route_id", event.next_route_id);
+  if (committed && event.reasoning) out.Field("reasoning", *event.reasoning);
+  if (!event.response_id.empty()) out.Field("response_id", event.response_id);
+  if (!event.route_failures.empty()) WriteRouteFailures(event.route_failures, out);
+  if (!event.route_id.empty()) out.Field("route_id", event.route_id);
+  if (event.scheduled_retry_ms) Number(out, "scheduled_retry_ms", *event.scheduled_retry_ms);
+  if (event.text) out.Field("text", *event.text);
+  if (event.tool_call) {
+    out.Key("tool_call");
+    WriteToolCall(*event.tool_call, true, out);
+  }
+  if (committed && event.tool_calls) WriteToolCalls(*event.tool_calls, out);
+  out.Field("type", ToString(event.kind));
+  if (committed && event.usage) {
+    out.Key("usage");
+    WriteUsage(*event.usage, out);
+  }
+  if (event.wasted) {
+    out.Key("wasted");
+    out.BeginObject();
+    out.Field("approx_tokens", event.wasted->approx_tokens);
+    out.Field("bytes", event.wasted->bytes);
+    out.EndObject();
+  }
+  out.EndObject();
+}
+
+json EventToJson(const ClientEvent& event) {
+  JsonTree tree;
+  WriteEvent(event, tree);
+  return tree.Take();
 }
 
 }  // namespace faultline::harness

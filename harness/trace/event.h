@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -18,6 +19,8 @@
 #include "nlohmann/json.hpp"
 
 namespace faultline::harness {
+
+class JsonOut;
 
 enum class EventKind { kHello, kStart, kChunk, kInterrupted, kCommitted, kFailed };
 
@@ -62,6 +65,30 @@ struct ReportedUsage {
   friend bool operator==(const ReportedUsage&, const ReportedUsage&) = default;
 };
 
+// A JSON value with its compact text, shared by the copies of an event and compared by value. A
+// declared policy: a subject declares the same one run after run and every trace keeps a copy,
+// so a copy costs no tree, the fingerprint no dump and the judge's reading no hash (SameAs).
+class SharedJson {
+ public:
+  SharedJson(nlohmann::json value);  // NOLINT(google-explicit-constructor): it is the value
+  const nlohmann::json& operator*() const { return shared_->value; }
+  const nlohmann::json* operator->() const { return &shared_->value; }
+  // As nlohmann's dump(-1, ' ', false, error_handler_t::replace) writes it.
+  const std::string& text() const { return shared_->text; }
+  // Whether `other` is a copy of this very value (not only an equal one).
+  bool SameAs(const SharedJson& other) const { return shared_ == other.shared_; }
+  friend bool operator==(const SharedJson& a, const SharedJson& b) {
+    return a.SameAs(b) || *a == *b;
+  }
+
+ private:
+  struct Shared {
+    nlohmann::json value;
+    std::string text;
+  };
+  std::shared_ptr<const Shared> shared_;
+};
+
 struct ClientEvent {
   EventKind kind = EventKind::kStart;
   // Every event: when the subject wrote it (its own clock, for people; the runner judges by its
@@ -97,7 +124,7 @@ struct ClientEvent {
   // adapter/hello.
   std::string name;
   std::string version;
-  std::optional<nlohmann::json> policy;
+  std::optional<SharedJson> policy;
   bool session = false;  // `mode: "session"`: one process serves every call of the run
   bool reset = false;    // `reset: true` (session mode): it serves more runs, after a reset line
 
@@ -113,5 +140,8 @@ ClientEvent EventFromJson(const nlohmann::json& line);
 
 // The event as its protocol line: EventFromJson(EventToJson(e)) == e.
 nlohmann::json EventToJson(const ClientEvent& event);
+// The same line written to `out` (json_out.h): EventToJson's one description, which the trace's
+// fingerprint hashes as text.
+void WriteEvent(const ClientEvent& event, JsonOut& out);
 
 }  // namespace faultline::harness

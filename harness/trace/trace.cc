@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "harness/trace/json_out.h"
 #include "harness/trace/protocol.h"
 #include "harness/trace/response_hints.h"
 #include "hashing/fnv1a.h"
@@ -13,150 +14,197 @@ namespace {
 
 using nlohmann::json;
 
+// Every writer below gives its keys in increasing byte order (json_out.h). `whole`: with the
+// fields that differ between runs of one seed (connection numbers, subject output, scheduling:
+// the same seed gives other values over sockets), which the fingerprint leaves out.
+
 // The response's retry hints as the runner reads them (its fields themselves hold wall-clock
 // dates, which would make a real run's fingerprint differ from run to run).
-void HintsToJson(const provider::JournalEntry& entry, json& out) {
-  const ResponseHints hints = ReadHints(entry);
-  if (!hints.values.empty()) {
-    json values = json::array();
-    for (const ref::RetryHint& hint : hints.values) {
-      values.push_back({{"source", ref::ToString(hint.source)}, {"ms", hint.delay.count()}});
-    }
-    out["hints"] = std::move(values);
+void WriteHints(const ResponseHints& hints, JsonOut& out) {
+  if (hints.values.empty()) return;
+  out.Key("hints");
+  out.BeginArray();
+  for (const ref::RetryHint& hint : hints.values) {
+    out.BeginObject();
+    out.Field("ms", static_cast<std::int64_t>(hint.delay.count()));
+    out.Field("source", ref::ToString(hint.source));
+    out.EndObject();
   }
-  if (!hints.unreadable.empty()) {
-    json sources = json::array();
-    for (const ref::DelaySource source : hints.unreadable) sources.push_back(ref::ToString(source));
-    out["unreadable_hints"] = std::move(sources);
-  }
+  out.EndArray();
 }
 
-json TruthToJson(const provider::JournalEntry& entry) {
+void WriteSilences(const std::vector<provider::Silence>& silences, JsonOut& out) {
+  out.Key("silences");
+  out.BeginArray();
+  for (const provider::Silence& silence : silences) {
+    out.BeginObject();
+    out.Field("before_headers", silence.before_headers);
+    out.Field("from_ms", Ms(silence.from));
+    out.Field("heartbeat", silence.heartbeat);
+    out.Key("to_ms");
+    silence.to ? out.Double(Ms(*silence.to)) : out.Null();
+    out.EndObject();
+  }
+  out.EndArray();
+}
+
+void WriteTruth(const provider::JournalEntry& entry, JsonOut& out) {
   const provider::PlanTruth& truth = entry.truth;
-  json out = json::object();
-  if (truth.answer) out["answer"] = *truth.answer;
-  if (!truth.failure_class.empty()) out["failure_class"] = truth.failure_class;
-  out["retryable"] = truth.retryable;
-  if (truth.failure_in_head) out["failure_in_head"] = true;
-  HintsToJson(entry, out);
-  json silences = json::array();
-  for (const provider::Silence& silence : truth.silences) {
-    json item = {{"from_ms", Ms(silence.from)},
-                 {"before_headers", silence.before_headers},
-                 {"heartbeat", silence.heartbeat}};
-    item["to_ms"] = silence.to ? json(Ms(*silence.to)) : json(nullptr);
-    silences.push_back(std::move(item));
+  const ResponseHints hints = ReadHints(entry);
+  out.BeginObject();
+  if (truth.answer) out.Field("answer", *truth.answer);
+  if (!truth.failure_class.empty()) out.Field("failure_class", truth.failure_class);
+  if (truth.failure_in_head) out.Field("failure_in_head", true);
+  WriteHints(hints, out);
+  out.Field("retryable", truth.retryable);
+  WriteSilences(truth.silences, out);
+  if (!hints.unreadable.empty()) {
+    out.Key("unreadable_hints");
+    out.BeginArray();
+    for (const ref::DelaySource source : hints.unreadable) out.String(ref::ToString(source));
+    out.EndArray();
   }
-  out["silences"] = std::move(silences);
-  return out;
+  out.EndObject();
 }
 
-// The stable fields of a journal entry (AddVolatile adds the others).
-json EntryToJson(const provider::JournalEntry& entry) {
-  json writes = json::array();
-  for (const provider::WriteRecord& write : entry.writes) {
-    writes.push_back({{"t_ms", Ms(write.at)}, {"bytes", write.size}});
+void WriteWrites(const std::vector<provider::WriteRecord>& writes, JsonOut& out) {
+  out.Key("writes");
+  out.BeginArray();
+  for (const provider::WriteRecord& write : writes) {
+    out.BeginObject();
+    out.Field("bytes", static_cast<std::uint64_t>(write.size));
+    out.Field("t_ms", Ms(write.at));
+    out.EndObject();
   }
-  json out = {{"index", entry.index},
-              {"attempt", entry.attempt},
-              {"arrived_ms", Ms(entry.arrived)},
-              {"status", entry.status},
-              {"plan", entry.plan_summary},
-              {"bytes_sent", entry.bytes_sent},
-              {"end", std::string(provider::ToString(entry.end))},
-              {"ended_ms", Ms(entry.ended)},
-              {"writes", std::move(writes)},
-              {"body_bytes", entry.body.size()},
-              {"truth", TruthToJson(entry)}};
-  // Only with routes, so that the fingerprints of scenarios without them stay what they were.
-  if (!entry.route.empty()) out["route"] = entry.route;
-  if (entry.call >= 0) out["call"] = entry.call;  // only with several calls, likewise
-  return out;
+  out.EndArray();
 }
 
-// What the fingerprint covers: everything but what differs between runs of one seed.
-json StableJson(const Trace& trace) {
-  json client = json::array();
-  for (const ClientRecord& record : trace.client) {
-    client.push_back(
-        {{"t_ms", Ms(record.at)}, {"call", record.call}, {"event", EventToJson(record.event)}});
-  }
-  json journal = json::array();
-  for (const provider::JournalEntry& entry : trace.journal) {
-    journal.push_back(EntryToJson(entry));
-  }
-  json out = {{"calls", trace.calls},
-              {"client", std::move(client)},
-              {"journal", std::move(journal)},
-              {"ended_ms", Ms(trace.ended)}};
-  if (trace.calls > 1 && trace.one_client) out["one_client"] = true;
-  if (trace.cancel_at) out["cancel_ms"] = Ms(*trace.cancel_at);
-  if (trace.subject_timed_out) out["subject_timed_out"] = true;
-  if (trace.outcome_unknown) out["outcome_unknown"] = true;
-  if (trace.own_request) out["own_request"] = true;
-  if (trace.subject_stopped_at) out["subject_stopped_ms"] = Ms(*trace.subject_stopped_at);
-  if (!trace.protocol_errors.empty()) out["protocol_errors"] = trace.protocol_errors;
-  return out;
+void WriteEntry(const provider::JournalEntry& entry, bool whole, JsonOut& out) {
+  out.BeginObject();
+  out.Field("arrived_ms", Ms(entry.arrived));
+  out.Field("attempt", entry.attempt);
+  out.Field("body_bytes", static_cast<std::uint64_t>(entry.body.size()));
+  out.Field("bytes_sent", static_cast<std::uint64_t>(entry.bytes_sent));
+  // Only with several calls, so that the fingerprints of one call stay what they were.
+  if (entry.call >= 0) out.Field("call", entry.call);
+  if (whole) out.Field("connection", entry.connection);
+  if (whole && !entry.detail.empty()) out.Field("detail", entry.detail);
+  out.Field("end", provider::ToString(entry.end));
+  out.Field("ended_ms", Ms(entry.ended));
+  out.Field("index", entry.index);
+  out.Field("plan", entry.plan_summary);
+  if (!entry.route.empty()) out.Field("route", entry.route);  // only with routes, likewise
+  out.Field("status", entry.status);
+  out.Key("truth");
+  WriteTruth(entry, out);
+  WriteWrites(entry.writes, out);
+  out.EndObject();
 }
 
-// The fields StableJson leaves out, added to its `out`: connection numbers, subject output,
-// scheduling (the same seed gives other values over sockets).
-void AddVolatile(const Trace& trace, json& out) {
-  json& journal = out["journal"];
-  for (std::size_t i = 0; i < trace.journal.size(); ++i) {
-    const provider::JournalEntry& entry = trace.journal[i];
-    journal[i]["connection"] = entry.connection;
-    if (!entry.detail.empty()) journal[i]["detail"] = entry.detail;
-  }
-  if (trace.scripted_from) {
-    out["scripted_from_ms"] = Ms(*trace.scripted_from);
-    if (trace.scripted_by_fallback) out["scripted_by_fallback"] = true;
-  }
-  if (!trace.subject_stderr.empty()) out["stderr"] = trace.subject_stderr;
-  if (!trace.subject_stdout.empty()) out["stdout"] = trace.subject_stdout;
-  if (!trace.subject_endings.empty()) out["endings"] = trace.subject_endings;
-  if (trace.scheduling_lateness) out["scheduling_lateness_ms"] = Ms(*trace.scheduling_lateness);
-  if (trace.gateway) {
-    out["gateway"] = {{"name", trace.gateway->name},
-                      {"max_upstream_attempts", trace.gateway->max_upstream_attempts}};
-  }
+void WriteStrings(std::string_view key, const std::vector<std::string>& strings, JsonOut& out) {
+  out.Key(key);
+  out.BeginArray();
+  for (const std::string& each : strings) out.String(each);
+  out.EndArray();
 }
+
+// The gateway between the client and the routes, if the subject is one.
+void WriteGateway(const GatewayRun& gateway, JsonOut& out) {
+  out.Key("gateway");
+  out.BeginObject();
+  out.Field("max_upstream_attempts", gateway.max_upstream_attempts);
+  out.Field("name", gateway.name);
+  out.EndObject();
+}
+
+void WriteClient(const std::vector<ClientRecord>& client, JsonOut& out) {
+  out.Key("client");
+  out.BeginArray();
+  for (const ClientRecord& record : client) {
+    out.BeginObject();
+    out.Field("call", record.call);
+    out.Key("event");
+    WriteEvent(record.event, out);
+    out.Field("t_ms", Ms(record.at));
+    out.EndObject();
+  }
+  out.EndArray();
+}
+
+void WriteJournal(const std::vector<provider::JournalEntry>& journal, bool whole, JsonOut& out) {
+  out.Key("journal");
+  out.BeginArray();
+  for (const provider::JournalEntry& entry : journal) WriteEntry(entry, whole, out);
+  out.EndArray();
+}
+
+// The fields after "journal" that only the whole trace has.
+void WriteScheduling(const Trace& trace, JsonOut& out) {
+  if (trace.scheduling_lateness) {
+    out.Field("scheduling_lateness_ms", Ms(*trace.scheduling_lateness));
+  }
+  if (trace.scripted_from && trace.scripted_by_fallback) out.Field("scripted_by_fallback", true);
+  if (trace.scripted_from) out.Field("scripted_from_ms", Ms(*trace.scripted_from));
+  if (!trace.subject_stderr.empty()) out.Field("stderr", trace.subject_stderr);
+  if (!trace.subject_stdout.empty()) out.Field("stdout", trace.subject_stdout);
+}
+
+void WriteTrace(const Trace& trace, bool whole, JsonOut& out) {
+  out.BeginObject();
+  out.Field("calls", trace.calls);
+  if (trace.cancel_at) out.Field("cancel_ms", Ms(*trace.cancel_at));
+  WriteClient(trace.client, out);
+  out.Field("ended_ms", Ms(trace.ended));
+  if (whole && !trace.subject_endings.empty()) WriteStrings("endings", trace.subject_endings, out);
+  if (whole && trace.gateway) WriteGateway(*trace.gateway, out);
+  WriteJournal(trace.journal, whole, out);
+  if (trace.calls > 1 && trace.one_client) out.Field("one_client", true);
+  if (trace.outcome_unknown) out.Field("outcome_unknown", true);
+  if (trace.own_request) out.Field("own_request", true);
+  if (!trace.protocol_errors.empty()) WriteStrings("protocol_errors", trace.protocol_errors, out);
+  if (whole) WriteScheduling(trace, out);
+  if (trace.subject_stopped_at) out.Field("subject_stopped_ms", Ms(*trace.subject_stopped_at));
+  if (trace.subject_timed_out) out.Field("subject_timed_out", true);
+  out.EndObject();
+}
+
+// Stable across platforms and standard libraries (std::hash is not).
+std::string Digest(std::uint64_t hash) { return fmt::format("{:016x}", hash); }
 
 }  // namespace
 
 double Ms(Duration duration) { return static_cast<double>(duration.count()) / 1000.0; }
 
 json TraceToJson(const Trace& trace) {
-  json out = StableJson(trace);
-  AddVolatile(trace, out);
-  return out;
+  JsonTree tree;
+  WriteTrace(trace, true, tree);
+  return tree.Take();
 }
 
-namespace {
-
-// Stable across platforms and standard libraries (std::hash is not).
-std::string Digest(std::string_view text) { return fmt::format("{:016x}", hashing::Fnv1a64(text)); }
-
-}  // namespace
-
 std::string Fingerprint(const Trace& trace) {
-  return Digest(StableJson(trace).dump(-1, ' ', false, json::error_handler_t::replace));
+  // The hash of the compact text of the trace's stable fields, as its JSON tree would dump it.
+  JsonText text(hashing::kFnv1aOffsetBasis);
+  WriteTrace(trace, false, text);
+  return Digest(text.Hash());
 }
 
 std::pair<json, std::string> TraceJsonAndFingerprint(const Trace& trace) {
-  json out = StableJson(trace);
-  std::string fingerprint = Digest(out.dump(-1, ' ', false, json::error_handler_t::replace));
-  AddVolatile(trace, out);
-  return {std::move(out), std::move(fingerprint)};
+  return {TraceToJson(trace), Fingerprint(trace)};
 }
 
 std::string SeededFingerprint(const Trace& trace, std::string_view verdicts) {
-  json plans = json::array();
+  JsonText text(hashing::kFnv1aOffsetBasis);
+  text.BeginArray();
   for (const provider::JournalEntry& entry : trace.journal) {
-    plans.push_back({entry.attempt, entry.status, entry.plan_summary, TruthToJson(entry)});
+    text.BeginArray();
+    text.Int(entry.attempt);
+    text.Int(entry.status);
+    text.String(entry.plan_summary);
+    WriteTruth(entry, text);
+    text.EndArray();
   }
-  return Digest(plans.dump(-1, ' ', false, json::error_handler_t::replace) + "|" +
-                std::string(verdicts));
+  text.EndArray();
+  return Digest(hashing::Fnv1a64(verdicts, hashing::Fnv1a64("|", text.Hash())));
 }
 
 Duration FirstRequestAt(const Trace& trace) {

@@ -10,6 +10,7 @@
 #include "harness/trace/protocol.h"
 #include "harness/worlds/call_lines.h"
 #include "harness/worlds/reference_calls.h"
+#include "harness/worlds/reference_events.h"
 #include "harness/worlds/request_body.h"
 #include "harness/worlds/scripted_start.h"
 #include "harness/worlds/subjects/adapter_process.h"
@@ -160,7 +161,7 @@ std::expected<Trace, std::string> RealWorld::RunReference(const scenario::Scenar
   if (!requests) return std::unexpected(requests.error());
   Trace trace;
   trace.calls = calls;
-  trace.client.push_back({Duration{0}, 0, EventFromJson(ref::HelloEvent(policy).ToJson())});
+  trace.client.push_back({Duration{0}, 0, EventFromReference(ref::HelloEvent(policy))});
   trace.one_client = true;  // every call is one client's (ReferenceCalls)
   RunReferenceCalls(
       scenario, policy, options, session->start,

@@ -13,6 +13,7 @@
 #include "fake_provider/admission.h"
 #include "harness/trace/event.h"
 #include "harness/worlds/call_lines.h"
+#include "harness/worlds/reference_events.h"
 #include "harness/worlds/request_body.h"
 #include "harness/worlds/scripted_start.h"
 #include "reference_impl/client_state.h"
@@ -69,7 +70,7 @@ class ReferenceCalls {
     // keeps trace_.client safe whatever the executor does.
     callbacks.on_event = [this, call](const ref::LifecycleEvent& event) {
       std::lock_guard lock(mutex_);
-      trace_.client.push_back({Since(start_), call, EventFromJson(event.ToJson())});
+      trace_.client.push_back({Since(start_), call, EventFromReference(event)});
     };
     drivers_[i] = ref::CallDriver::Launch(
         io_, std::move(requests_[i]), policy_,

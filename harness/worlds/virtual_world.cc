@@ -12,6 +12,7 @@
 #include "fake_provider/plan_compiler.h"
 #include "fake_provider/provider_core.h"
 #include "fake_provider/virtual_driver.h"
+#include "harness/worlds/reference_events.h"
 #include "harness/worlds/request_body.h"
 #include "reference_impl/call.h"
 #include "reference_impl/client_state.h"
@@ -50,7 +51,38 @@ struct VirtualCall {
 struct CompiledSessions {
   // Session id ("/s/<id>" of each route, or the one session) -> the scenario it serves.
   std::vector<std::pair<std::string, std::shared_ptr<const provider::CompiledScenario>>> sessions;
+  // The reference client's request of each call, the same in every run (or why there is none).
+  std::expected<std::vector<ref::CallRequest>, std::string> requests;
 };
+
+namespace {
+
+std::expected<std::vector<ref::CallRequest>, std::string> ReferenceCallRequests(
+    const scenario::Scenario& scenario) {
+  const CallTarget target = PrimaryTarget(scenario);
+  const std::string body = target.body.dump();
+  const int calls = std::max(1, scenario.request.calls);
+  std::vector<ref::CallRequest> requests;
+  for (int i = 0; i < calls; ++i) {
+    // Every route of call i under that call's own base URL (provider::CallBaseUrl).
+    auto routes = ReferenceRoutes(RouteLines(scenario, [&](std::string_view id) {
+      return provider::CallBaseUrl(
+          fmt::format("http://127.0.0.1/s/{}", scenario::RouteSessionId(kSessionId, id)), i, calls);
+    }));
+    if (!routes) return std::unexpected("the scenario's routes: " + routes.error());
+    ref::CallRequest& request = requests.emplace_back();
+    request.dialect = *ref::ParseDialect(scenario::ToString(target.dialect));
+    request.base_url.host = "127.0.0.1";
+    request.base_url.path = provider::CallBaseUrl(fmt::format("/s/{}", kSessionId), i, calls);
+    request.api_key = std::string(kTestApiKey);
+    request.body = body;
+    request.stream = scenario.request.stream;
+    request.routes = *std::move(routes);
+  }
+  return requests;
+}
+
+}  // namespace
 
 std::shared_ptr<const CompiledSessions> CompileSessions(const scenario::Scenario& scenario) {
   auto compiled = std::make_shared<CompiledSessions>();
@@ -65,6 +97,7 @@ std::shared_ptr<const CompiledSessions> CompileSessions(const scenario::Scenario
       add(scenario::RouteSessionId(kSessionId, route.id), scenario::RouteScenario(scenario, route));
     }
   }
+  compiled->requests = ReferenceCallRequests(scenario);
   return compiled;
 }
 
@@ -76,17 +109,16 @@ class World {
       : scenario_(scenario), options_(options) {
     trace_.calls = scenario.request.calls;
     trace_.wall_start = std::chrono::system_clock::time_point(kWallStart);
-    const std::shared_ptr<const CompiledSessions> compiled =
-        options.compiled ? options.compiled : CompileSessions(scenario);
-    for (const auto& [id, served] : compiled->sessions) AddSession(id, served);
+    compiled_ = options.compiled ? options.compiled : CompileSessions(scenario);
+    for (const auto& [id, served] : compiled_->sessions) AddSession(id, served);
   }
 
   std::expected<Trace, std::string> Run();
 
  private:
   void Record(VirtualCall& vc) {
-    for (const ref::LifecycleEvent& event : vc.call->TakeEvents()) {
-      trace_.client.push_back({now_, vc.index, EventFromJson(event.ToJson())});
+    for (ref::LifecycleEvent& event : vc.call->TakeEvents()) {
+      trace_.client.push_back({now_, vc.index, EventFromReference(std::move(event))});
     }
   }
   void AddSession(std::string id, std::shared_ptr<const provider::CompiledScenario> served) {
@@ -118,6 +150,7 @@ class World {
 
   const scenario::Scenario& scenario_;
   const VirtualRunOptions& options_;
+  std::shared_ptr<const CompiledSessions> compiled_;
   // One client for all calls, or one per call (VirtualRunOptions::one_client).
   std::vector<ref::ClientState> clients_;
   // One session, or one per route (scenario::RouteSessionId), all journaling into `journal_`.
@@ -274,33 +307,16 @@ void World::Step(Duration at) {
 }
 
 std::expected<void, std::string> World::CreateCalls() {
-  const CallTarget target = PrimaryTarget(scenario_);
-  const std::string body = target.body.dump();
-  const int calls = std::max(1, scenario_.request.calls);
-  calls_.resize(static_cast<std::size_t>(calls));
+  if (!compiled_->requests) return std::unexpected(compiled_->requests.error());
+  const std::vector<ref::CallRequest>& requests = *compiled_->requests;
+  calls_.resize(requests.size());
   const std::size_t clients = options_.one_client ? 1 : calls_.size();
   for (std::size_t i = 0; i < clients; ++i) clients_.emplace_back(options_.policy);
   for (std::size_t i = 0; i < calls_.size(); ++i) {
-    // Every route of call i under that call's own base URL (provider::CallBaseUrl).
-    auto routes = ReferenceRoutes(RouteLines(scenario_, [&](std::string_view id) {
-      return provider::CallBaseUrl(
-          fmt::format("http://127.0.0.1/s/{}", scenario::RouteSessionId(kSessionId, id)),
-          static_cast<int>(i), calls);
-    }));
-    if (!routes) return std::unexpected("the scenario's routes: " + routes.error());
-    ref::CallRequest request;
-    request.dialect = *ref::ParseDialect(scenario::ToString(target.dialect));
-    request.base_url.host = "127.0.0.1";
-    request.base_url.path =
-        provider::CallBaseUrl(fmt::format("/s/{}", kSessionId), static_cast<int>(i), calls);
-    request.api_key = std::string(kTestApiKey);
-    request.body = body;
-    request.stream = scenario_.request.stream;
-    request.routes = *routes;
     calls_[i].index = static_cast<int>(i);
     calls_[i].starts_at = scenario_.request.call_interval * static_cast<int>(i);
     calls_[i].call = std::make_unique<ref::Call>(
-        std::move(request), options_.policy,
+        requests[i], options_.policy,
         clients_[options_.one_client ? 0 : i].Share(
             {.call_id = fmt::format("call{}", i), .seed = options_.seed + i}));
   }
@@ -336,7 +352,7 @@ bool World::StepUntilDone() {
 const ClientEvent& HelloFor(const ref::RetryPolicy& policy) {
   thread_local std::optional<std::pair<ref::RetryPolicy, ClientEvent>> last;
   if (!last || !(last->first == policy)) {
-    last.emplace(policy, EventFromJson(ref::HelloEvent(policy).ToJson()));
+    last.emplace(policy, EventFromReference(ref::HelloEvent(policy)));
   }
   return last->second;
 }

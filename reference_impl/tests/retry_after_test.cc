@@ -193,6 +193,18 @@ TEST(BodyHintTest, OtherProviders) {
   EXPECT_EQ(ParseBodyRetryHint("try again in 999999999s"), kMaxRetryHint);  // saturated
 }
 
+// Bodies without a hint's words are not parsed; words hidden behind JSON escapes still count.
+TEST(BodyHintTest, EscapedWordsStillCount) {
+  EXPECT_EQ(ParseBodyRetryHint(R"({"error":{"message":"Please try again in 2s."}})"),
+            milliseconds(2000));
+  EXPECT_EQ(ParseBodyRetryHint(R"({"message":"retry in 250ms"})"), milliseconds(250));
+  EXPECT_EQ(ParseBodyRetryHint(R"({"error":{"details":[{"retryDelay":"3s"}]}})"),
+            milliseconds(3000));
+  EXPECT_EQ(ParseBodyRetryHint(R"({"error":{"message":"Overloaded","type":"overloaded_error"}})"),
+            std::nullopt);
+  EXPECT_EQ(ParseBodyRetryHint("upstream connect error"), std::nullopt);
+}
+
 // ---- FindRetryHint: precedence, duplicates, skew ----
 
 TEST(FindRetryHintTest, EachSourceAlone) {
