@@ -51,4 +51,14 @@ sudo_cmd=()
 if [[ $(id -u) -ne 0 ]]; then sudo_cmd=(sudo); fi
 export DEBIAN_FRONTEND=noninteractive
 "${sudo_cmd[@]}" apt-get update -qq
+# The gateways (nginx-light, haproxy, caddy) are programs faultline starts itself, per run: their
+# packages must not start them as services, where two would fight over port 80 and a failed start
+# fails the install. A policy-rc.d that denies every start (as container images ship) is put in
+# place for the install when the machine has none, and removed after.
+policy=/usr/sbin/policy-rc.d
+if [[ ! -e "$policy" ]]; then
+  printf '#!/bin/sh\nexit 101\n' | "${sudo_cmd[@]}" tee "$policy" >/dev/null
+  "${sudo_cmd[@]}" chmod 755 "$policy"
+  trap '"${sudo_cmd[@]}" rm -f "$policy"' EXIT
+fi
 "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
