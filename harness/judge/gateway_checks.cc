@@ -27,8 +27,6 @@ struct ClientAttempt {
   std::vector<const JournalEntry*> upstream;
 };
 
-double Ms(Duration duration) { return static_cast<double>(duration.count()) / 1000.0; }
-
 std::vector<ClientAttempt> AttemptsOf(const Trace& trace) {
   std::vector<ClientAttempt> attempts;
   for (const ClientRecord& record : trace.client) {

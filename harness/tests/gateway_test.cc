@@ -22,7 +22,10 @@ using testing::TraceBuilder;
 using testing::WithHint;
 
 const GatewayPlace kPlace{
-    "/run", "/pkgs", 8080, {{"primary", "127.0.0.1", 9001, false}, {"secondary", "127.0.0.1", 9002, true}}};
+    "/run",
+    "/pkgs",
+    8080,
+    {{"primary", "127.0.0.1", 9001, false}, {"secondary", "127.0.0.1", 9002, true}}};
 
 TEST(GatewayTemplateTest, FillsNamesAndRepeatsTheUpstreams) {
   auto text = RenderTemplate(

@@ -213,9 +213,10 @@ rules:
   ASSERT_NE(port, 0);
   const std::string body = R"({"model":"m","stream":true,"messages":[]})";
   const std::string response =
-      Exchange(port, "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
-                     "Content-Type: application/json\r\nContent-Length: " +
-                         std::to_string(body.size()) + "\r\n\r\n" + body);
+      Exchange(port,
+               "POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nConnection: close\r\n"
+               "Content-Type: application/json\r\nContent-Length: " +
+                   std::to_string(body.size()) + "\r\n\r\n" + body);
   EXPECT_THAT(response, HasSubstr("HTTP/1.1 200"));
   EXPECT_THAT(response, HasSubstr("data: {"));
   EXPECT_EQ(response.find("[DONE]"), std::string::npos) << response;
