@@ -23,7 +23,7 @@ namespace {
 
 using scenario::ErrorKind;
 
-constexpr std::string_view kDefaultModel = "claude-sonnet-4-5";
+constexpr std::string_view kAnthropicDefaultModel = "claude-sonnet-4-5";
 
 SseEvent Event(std::string_view name, Json data) { return {std::string(name), Dump(data)}; }
 
@@ -33,12 +33,12 @@ std::string ThinkingSignature(std::string_view thinking) {
   return "Eq" + source.Base62(94);
 }
 
-std::string StopReason(const scenario::Content& content) {
+std::string AnthropicStopReason(const scenario::Content& content) {
   if (content.finish_reason) return *content.finish_reason;
   return content.tool_call ? "tool_use" : "end_turn";
 }
 
-Json UsageObject(int input_tokens, int output_tokens) {
+Json AnthropicUsage(int input_tokens, int output_tokens) {
   return Json::object({{"input_tokens", input_tokens},
                        {"cache_creation_input_tokens", 0},
                        {"cache_read_input_tokens", 0},
@@ -118,14 +118,15 @@ StreamEvents MessagesStream(const scenario::Content& content, const ResponseIds&
   Json message = MessageHead(ids);
   message["stop_reason"] = nullptr;
   message["stop_sequence"] = nullptr;
-  message["usage"] = UsageObject(usage.input_tokens, 1);
+  message["usage"] = AnthropicUsage(usage.input_tokens, 1);
   events.push_back(Event("message_start", {{"type", "message_start"}, {"message", message}}));
   const int blocks = AppendBlocks(content, ids, events, out.first_output);
   const std::size_t ping = blocks > 0 ? 2 : 1;
   events.insert(events.begin() + static_cast<std::ptrdiff_t>(ping),
                 Event("ping", {{"type", "ping"}}));
   if (out.first_output && *out.first_output >= ping) ++*out.first_output;
-  Json delta = Json::object({{"stop_reason", StopReason(content)}, {"stop_sequence", nullptr}});
+  Json delta =
+      Json::object({{"stop_reason", AnthropicStopReason(content)}, {"stop_sequence", nullptr}});
   events.push_back(Event("message_delta", {{"type", "message_delta"},
                                            {"delta", std::move(delta)},
                                            {"usage", {{"output_tokens", usage.output_tokens}}}}));
@@ -151,9 +152,9 @@ std::string MessageBody(const scenario::Content& content, const ResponseIds& ids
                       {"name", content.tool_call->name},
                       {"input", ArgumentsObject(content.tool_call->arguments)}});
   }
-  message["stop_reason"] = StopReason(content);
+  message["stop_reason"] = AnthropicStopReason(content);
   message["stop_sequence"] = nullptr;
-  message["usage"] = UsageObject(usage.input_tokens, usage.output_tokens);
+  message["usage"] = AnthropicUsage(usage.input_tokens, usage.output_tokens);
   return Dump(message);
 }
 
@@ -162,7 +163,7 @@ struct AnthropicError {
   std::string_view message;
 };
 
-AnthropicError ErrorWords(const scenario::ErrorSpec& error) {
+AnthropicError AnthropicErrorWords(const scenario::ErrorSpec& error) {
   switch (error.kind) {
     case ErrorKind::kInvalidRequest:
       return {"invalid_request_error", "messages: at least one message is required"};
@@ -209,7 +210,7 @@ AnthropicError ErrorWords(const scenario::ErrorSpec& error) {
 }
 
 Json ErrorEnvelope(const scenario::ErrorSpec& error) {
-  AnthropicError words = ErrorWords(error);
+  AnthropicError words = AnthropicErrorWords(error);
   Json detail = Json::object(
       {{"type", words.type}, {"message", error.message.value_or(std::string(words.message))}});
   return Json::object({{"type", "error"}, {"error", std::move(detail)}});
@@ -227,7 +228,7 @@ class MessagesWriter final : public DialectWriter {
  public:
   scenario::Dialect dialect() const override { return scenario::Dialect::kAnthropicMessages; }
   std::string_view endpoint_path() const override { return "/v1/messages"; }
-  std::string_view default_model() const override { return kDefaultModel; }
+  std::string_view default_model() const override { return kAnthropicDefaultModel; }
   std::string_view request_id_header() const override { return "request-id"; }
 
   ResponseIds MakeIds(std::uint64_t seed, int attempt, WallTime now,
@@ -238,7 +239,7 @@ class MessagesWriter final : public DialectWriter {
     ids.item_id = "toolu_01" + source.Base62(22);
     ids.request_id = "req_011C" + source.Base62(20);
     ids.created = CreatedSeconds(now);
-    ids.model = std::string(model.empty() ? kDefaultModel : model);
+    ids.model = std::string(model.empty() ? kAnthropicDefaultModel : model);
     return ids;
   }
 

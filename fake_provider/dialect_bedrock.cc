@@ -39,17 +39,17 @@ namespace {
 
 using scenario::ErrorKind;
 
-constexpr std::string_view kDefaultModel = "anthropic.claude-3-5-haiku-20241022-v1:0";
+constexpr std::string_view kBedrockDefaultModel = "anthropic.claude-3-5-haiku-20241022-v1:0";
 constexpr std::string_view kModelPrefix = "/model/";
-constexpr std::string_view kStreamMethod = "/converse-stream";
-constexpr std::string_view kJsonMethod = "/converse";
+constexpr std::string_view kBedrockStreamMethod = "/converse-stream";
+constexpr std::string_view kBedrockJsonMethod = "/converse";
 constexpr std::string_view kErrorNamespace = "http://internal.amazon.com/coral/com.amazon.bedrock/";
-constexpr std::string_view kContextMessage = "Input is too long for requested model.";
+constexpr std::string_view kBedrockContextMessage = "Input is too long for requested model.";
 // Bedrock's padding, which varies in length on the real service; fixed here so bytes repeat.
 constexpr std::string_view kPadding = "abcdefghijklmnopqrstuvwxyzABCDEFGH";
 constexpr int kLatencyMs = 1342;
 
-std::string StopReason(const scenario::Content& content) {
+std::string BedrockStopReason(const scenario::Content& content) {
   if (content.finish_reason) return *content.finish_reason;
   return content.tool_call ? "tool_use" : "end_turn";
 }
@@ -59,7 +59,7 @@ Json Padded(Json payload) {
   return payload;
 }
 
-Json UsageObject(const Usage& usage) {
+Json BedrockUsage(const Usage& usage) {
   return Json::object({{"inputTokens", usage.input_tokens},
                        {"outputTokens", usage.output_tokens},
                        {"totalTokens", usage.input_tokens + usage.output_tokens}});
@@ -104,9 +104,9 @@ StreamEvents BedrockStream(const scenario::Content& content, const ResponseIds& 
     stop(block++);
   }
   out.terminator = out.events.size();
-  event("messageStop", Json::object({{"stopReason", StopReason(content)}}));
+  event("messageStop", Json::object({{"stopReason", BedrockStopReason(content)}}));
   event("metadata",
-        Json::object({{"usage", UsageObject(usage)}, {"metrics", {{"latencyMs", kLatencyMs}}}}));
+        Json::object({{"usage", BedrockUsage(usage)}, {"metrics", {{"latencyMs", kLatencyMs}}}}));
   SkipToTerminator(content.end, out);
   return out;
 }
@@ -126,8 +126,8 @@ std::string BedrockBody(const scenario::Content& content, const ResponseIds& ids
   }
   return Dump(Json::object(
       {{"output", {{"message", {{"role", "assistant"}, {"content", std::move(blocks)}}}}},
-       {"stopReason", StopReason(content)},
-       {"usage", UsageObject(usage)},
+       {"stopReason", BedrockStopReason(content)},
+       {"usage", BedrockUsage(usage)},
        {"metrics", {{"latencyMs", kLatencyMs}}}}));
 }
 
@@ -138,7 +138,7 @@ struct BedrockWords {
   std::string message;
 };
 
-BedrockWords ErrorWords(const scenario::ErrorSpec& error) {
+BedrockWords BedrockErrorWords(const scenario::ErrorSpec& error) {
   switch (error.kind) {
     case ErrorKind::kInvalidRequest:
     case ErrorKind::kUnprocessable:
@@ -146,7 +146,8 @@ BedrockWords ErrorWords(const scenario::ErrorSpec& error) {
               "Malformed input request: #: required key [messages] not found, please reformat "
               "your input and try again."};
     case ErrorKind::kContextWindow:
-      return {"ValidationException", std::string(ContextMessage(error.wording, kContextMessage))};
+      return {"ValidationException",
+              std::string(ContextMessage(error.wording, kBedrockContextMessage))};
     case ErrorKind::kTooLarge:
       return {"ValidationException", "The request payload exceeds the maximum allowed size."};
     case ErrorKind::kAuth:
@@ -206,7 +207,7 @@ class ConverseWriter final : public DialectWriter {
   std::string_view endpoint_help() const override {
     return "/model/{modelId}/converse-stream or /model/{modelId}/converse";
   }
-  std::string_view default_model() const override { return kDefaultModel; }
+  std::string_view default_model() const override { return kBedrockDefaultModel; }
   std::string_view request_id_header() const override { return "x-amzn-requestid"; }
   std::string_view stream_content_type() const override {
     return "application/vnd.amazon.eventstream";
@@ -218,8 +219,8 @@ class ConverseWriter final : public DialectWriter {
     const std::size_t slash = rest.find('/');
     if (slash == 0 || slash == std::string_view::npos) return TargetKind::kNotServed;
     const std::string_view method = rest.substr(slash);
-    if (method == kStreamMethod) return TargetKind::kStream;
-    if (method == kJsonMethod) return TargetKind::kJson;
+    if (method == kBedrockStreamMethod) return TargetKind::kStream;
+    if (method == kBedrockJsonMethod) return TargetKind::kJson;
     return TargetKind::kNotServed;
   }
 
@@ -236,7 +237,7 @@ class ConverseWriter final : public DialectWriter {
         fmt::format("{}{}-{}-4{}-a{}-{}", 1 + hex[0] % 9, hex.substr(1, 7), hex.substr(8, 4),
                     hex.substr(13, 3), hex.substr(17, 3), hex.substr(20, 12));
     ids.created = CreatedSeconds(now);
-    ids.model = std::string(model.empty() ? kDefaultModel : model);
+    ids.model = std::string(model.empty() ? kBedrockDefaultModel : model);
     return ids;
   }
 
@@ -256,7 +257,7 @@ class ConverseWriter final : public DialectWriter {
       if (error.message) body.bytes = *error.message;
       return body;
     }
-    const BedrockWords words = ErrorWords(error);
+    const BedrockWords words = BedrockErrorWords(error);
     return {"application/json",
             Dump(MessageObject(error, words)),
             {{"x-amzn-ErrorType", fmt::format("{}:{}", words.type, kErrorNamespace)}}};
@@ -266,7 +267,7 @@ class ConverseWriter final : public DialectWriter {
   // modelStreamErrorException.
   SseEvent StreamError(const scenario::ErrorSpec& error, scenario::EventFault::Shape /*shape*/,
                        const ResponseIds& /*ids*/) const override {
-    BedrockWords words = ErrorWords(error);
+    BedrockWords words = BedrockErrorWords(error);
     if (error.kind == ErrorKind::kServer || error.kind == ErrorKind::kBadGateway) {
       words = {"ModelStreamErrorException",
                "An error occurred while streaming the response. Retry your request."};

@@ -31,18 +31,18 @@ namespace {
 
 using scenario::ErrorKind;
 
-constexpr std::string_view kDefaultModel = "gemini-2.5-flash";
+constexpr std::string_view kGeminiDefaultModel = "gemini-2.5-flash";
 constexpr std::string_view kModelsPrefix = "/v1beta/models/";
-constexpr std::string_view kStreamMethod = ":streamGenerateContent";
-constexpr std::string_view kJsonMethod = ":generateContent";
-constexpr std::string_view kContextMessage =
+constexpr std::string_view kGeminiStreamMethod = ":streamGenerateContent";
+constexpr std::string_view kGeminiJsonMethod = ":generateContent";
+constexpr std::string_view kGeminiContextMessage =
     "The input token count (1048577) exceeds the maximum number of tokens allowed (1048576).";
 
-std::string FinishReason(const scenario::Content& content) {
+std::string GeminiFinishReason(const scenario::Content& content) {
   return content.finish_reason.value_or("STOP");
 }
 
-Json UsageObject(const Usage& usage, const scenario::Content& content, bool final) {
+Json GeminiUsage(const Usage& usage, const scenario::Content& content, bool final) {
   Json out = Json::object({{"promptTokenCount", usage.input_tokens}});
   if (!final) {
     out["totalTokenCount"] = usage.input_tokens;
@@ -75,7 +75,7 @@ Json FunctionCallPart(const scenario::ToolCallSpec& call) {
 StreamEvents GeminiStream(const scenario::Content& content, const ResponseIds& ids,
                           const Usage& usage) {
   StreamEvents out;
-  const Json running_usage = UsageObject(usage, content, false);
+  const Json running_usage = GeminiUsage(usage, content, false);
   const auto chunk = [&](Json part) {
     out.events.push_back(
         {"", Dump(Response(ids, Json::array({std::move(part)}), std::nullopt, running_usage))});
@@ -90,8 +90,8 @@ StreamEvents GeminiStream(const scenario::Content& content, const ResponseIds& i
   if (content.tool_call) chunk(FunctionCallPart(*content.tool_call));
   out.terminator = out.events.size();
   out.events.push_back(
-      {"", Dump(Response(ids, Json::array({Json::object({{"text", ""}})}), FinishReason(content),
-                         UsageObject(usage, content, true)))});
+      {"", Dump(Response(ids, Json::array({Json::object({{"text", ""}})}),
+                         GeminiFinishReason(content), GeminiUsage(usage, content, true)))});
   SkipToTerminator(content.end, out);
   return out;
 }
@@ -102,8 +102,8 @@ std::string GeminiBody(const scenario::Content& content, const ResponseIds& ids,
   if (!content.reasoning.empty()) parts.push_back({{"text", content.reasoning}, {"thought", true}});
   if (!content.text.empty()) parts.push_back({{"text", content.text}});
   if (content.tool_call) parts.push_back(FunctionCallPart(*content.tool_call));
-  return Dump(
-      Response(ids, std::move(parts), FinishReason(content), UsageObject(usage, content, true)));
+  return Dump(Response(ids, std::move(parts), GeminiFinishReason(content),
+                       GeminiUsage(usage, content, true)));
 }
 
 // The google.rpc code name and the Gemini API's own message for an error kind.
@@ -112,13 +112,14 @@ struct GoogleWords {
   std::string message;
 };
 
-GoogleWords ErrorWords(const scenario::ErrorSpec& error) {
+GoogleWords GeminiErrorWords(const scenario::ErrorSpec& error) {
   switch (error.kind) {
     case ErrorKind::kInvalidRequest:
     case ErrorKind::kUnprocessable:
       return {"INVALID_ARGUMENT", "Request contains an invalid argument."};
     case ErrorKind::kContextWindow:
-      return {"INVALID_ARGUMENT", std::string(ContextMessage(error.wording, kContextMessage))};
+      return {"INVALID_ARGUMENT",
+              std::string(ContextMessage(error.wording, kGeminiContextMessage))};
     case ErrorKind::kTooLarge:
       return {"INVALID_ARGUMENT", "Request payload size exceeds the limit: 20971520 bytes."};
     case ErrorKind::kAuth:
@@ -174,13 +175,13 @@ Json QuotaFailure(const scenario::ErrorSpec& error, std::string_view model) {
 // The google.rpc.Status object; `code` is the HTTP status it stands for (in a stream, the one
 // its kind is sent with).
 Json StatusObject(const scenario::ErrorSpec& error, int code) {
-  GoogleWords words = ErrorWords(error);
+  GoogleWords words = GeminiErrorWords(error);
   Json status = Json::object({{"code", code},
                               {"message", error.message.value_or(words.message)},
                               {"status", words.status}});
   Json details = Json::array();
   if (error.kind == ErrorKind::kRateLimit || error.kind == ErrorKind::kQuota) {
-    details.push_back(QuotaFailure(error, kDefaultModel));
+    details.push_back(QuotaFailure(error, kGeminiDefaultModel));
   }
   if (error.retry_delay) {
     details.push_back(Json::object({{"@type", "type.googleapis.com/google.rpc.RetryInfo"},
@@ -201,7 +202,7 @@ class GenerateContentWriter final : public DialectWriter {
     return "/v1beta/models/{model}:streamGenerateContent?alt=sse or "
            "/v1beta/models/{model}:generateContent";
   }
-  std::string_view default_model() const override { return kDefaultModel; }
+  std::string_view default_model() const override { return kGeminiDefaultModel; }
   std::string_view request_id_header() const override { return ""; }
 
   TargetKind ReadTarget(std::string_view path, std::string_view query) const override {
@@ -213,10 +214,10 @@ class GenerateContentWriter final : public DialectWriter {
       return TargetKind::kNotServed;
     }
     const std::string_view method = model_and_method.substr(colon);
-    if (method == kJsonMethod) return TargetKind::kJson;
+    if (method == kGeminiJsonMethod) return TargetKind::kJson;
     // Without alt=sse the API streams one JSON array instead of SSE events; faultline serves
     // the SSE form, which is the one the SDKs ask for.
-    if (method == kStreamMethod && HasAltSse(query)) return TargetKind::kStream;
+    if (method == kGeminiStreamMethod && HasAltSse(query)) return TargetKind::kStream;
     return TargetKind::kNotServed;
   }
 
@@ -228,7 +229,7 @@ class GenerateContentWriter final : public DialectWriter {
     ids.item_id = "call_" + source.Base62(24);  // never on the wire: Gemini calls have no id
     ids.request_id = "req_" + source.Hex(32);   // never on the wire: no request-id header
     ids.created = CreatedSeconds(now);
-    ids.model = std::string(model.empty() ? kDefaultModel : model);
+    ids.model = std::string(model.empty() ? kGeminiDefaultModel : model);
     return ids;
   }
 

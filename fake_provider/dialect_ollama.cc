@@ -29,8 +29,8 @@ namespace {
 
 using scenario::ErrorKind;
 
-constexpr std::string_view kDefaultModel = "llama3.2";
-constexpr std::string_view kContextMessage = "the input length exceeds the context length";
+constexpr std::string_view kOllamaDefaultModel = "llama3.2";
+constexpr std::string_view kOllamaContextMessage = "the input length exceeds the context length";
 
 // Ollama's created_at: RFC 3339 with nanoseconds, always the same length (ids have fixed lengths:
 // the time is carried in the response id's place, see MakeIds).
@@ -108,13 +108,13 @@ std::string OllamaBody(const scenario::Content& content, const ResponseIds& ids,
 }
 
 // Ollama's own words where it has them (a missing model, a full queue); plain ones elsewhere.
-std::string ErrorWords(const scenario::ErrorSpec& error, std::string_view model) {
+std::string OllamaErrorWords(const scenario::ErrorSpec& error, std::string_view model) {
   switch (error.kind) {
     case ErrorKind::kInvalidRequest:
     case ErrorKind::kUnprocessable:
       return "invalid request: messages must not be empty";
     case ErrorKind::kContextWindow:
-      return std::string(ContextMessage(error.wording, kContextMessage));
+      return std::string(ContextMessage(error.wording, kOllamaContextMessage));
     case ErrorKind::kTooLarge:
       return "request body too large";
     case ErrorKind::kAuth:
@@ -143,14 +143,15 @@ std::string ErrorWords(const scenario::ErrorSpec& error, std::string_view model)
 }
 
 Json ErrorObject(const scenario::ErrorSpec& error) {
-  return Json::object({{"error", error.message.value_or(ErrorWords(error, kDefaultModel))}});
+  return Json::object(
+      {{"error", error.message.value_or(OllamaErrorWords(error, kOllamaDefaultModel))}});
 }
 
-class ChatWriter final : public DialectWriter {
+class OllamaChatWriter final : public DialectWriter {
  public:
   scenario::Dialect dialect() const override { return scenario::Dialect::kOllama; }
   std::string_view endpoint_path() const override { return "/api/chat"; }
-  std::string_view default_model() const override { return kDefaultModel; }
+  std::string_view default_model() const override { return kOllamaDefaultModel; }
   std::string_view request_id_header() const override { return ""; }
   std::string_view stream_content_type() const override { return "application/x-ndjson"; }
 
@@ -174,7 +175,7 @@ class ChatWriter final : public DialectWriter {
     ids.item_id = "call_" + source.Base62(24);  // never on the wire: Ollama calls have no id
     ids.request_id = "req_" + source.Hex(32);   // never on the wire: no request-id header
     ids.created = seconds;
-    ids.model = std::string(model.empty() ? kDefaultModel : model);
+    ids.model = std::string(model.empty() ? kOllamaDefaultModel : model);
     return ids;
   }
 
@@ -211,7 +212,7 @@ class ChatWriter final : public DialectWriter {
 }  // namespace
 
 const DialectWriter& OllamaWriter() {
-  static const ChatWriter writer;
+  static const OllamaChatWriter writer;
   return writer;
 }
 

@@ -26,7 +26,7 @@ std::string Fingerprint(std::string_view model) {
   return fmt::format("fp_{:010x}", hashing::Fnv1a64(model) & 0xff'ffff'ffffULL);
 }
 
-Json UsageObject(const Usage& usage) {
+Json ChatUsage(const Usage& usage) {
   return Json::object({{"prompt_tokens", usage.input_tokens},
                        {"completion_tokens", usage.output_tokens},
                        {"total_tokens", usage.input_tokens + usage.output_tokens}});
@@ -51,7 +51,7 @@ SseEvent DeltaChunk(const ResponseIds& ids, Json delta, Json finish_reason = nul
   return {"", Dump(Chunk(ids, Json::array({std::move(choice)})))};
 }
 
-std::string FinishReason(const scenario::Content& content) {
+std::string ChatFinishReason(const scenario::Content& content) {
   if (content.finish_reason) return *content.finish_reason;
   return content.tool_call ? "tool_calls" : "stop";
 }
@@ -100,9 +100,9 @@ StreamEvents ChatStream(const scenario::Content& content, const ResponseIds& ids
     events.push_back(DeltaChunk(ids, {{"content", piece}}));
   }
   if (content.tool_call) AppendToolCall(*content.tool_call, ids, events);
-  events.push_back(DeltaChunk(ids, Json::object(), FinishReason(content)));
+  events.push_back(DeltaChunk(ids, Json::object(), ChatFinishReason(content)));
   Json usage_chunk = Chunk(ids, Json::array());
-  usage_chunk["usage"] = UsageObject(usage);
+  usage_chunk["usage"] = ChatUsage(usage);
   events.push_back({"", Dump(usage_chunk)});
   out.terminator = events.size();
   events.push_back({"", std::string(kDone)});
@@ -115,26 +115,26 @@ std::string ChatCompletion(const scenario::Content& content, const ResponseIds& 
   Json choice = Json::object({{"index", 0},
                               {"message", MessageObject(content, ids)},
                               {"logprobs", nullptr},
-                              {"finish_reason", FinishReason(content)}});
+                              {"finish_reason", ChatFinishReason(content)}});
   Json completion = Json::object({{"id", ids.response_id},
                                   {"object", "chat.completion"},
                                   {"created", ids.created},
                                   {"model", ids.model}});
   completion["choices"] = Json::array({std::move(choice)});
-  completion["usage"] = UsageObject(usage);
+  completion["usage"] = ChatUsage(usage);
   completion["service_tier"] = "default";
   completion["system_fingerprint"] = Fingerprint(ids.model);
   return Dump(completion);
 }
 
-constexpr std::string_view kDefaultModel = "gpt-4o-mini";
-constexpr OpenAiErrorWords kErrorWords{kDefaultModel, kOpenAiContextMessage, "messages"};
+constexpr std::string_view kChatDefaultModel = "gpt-4o-mini";
+constexpr OpenAiErrorWords kChatErrorWords{kChatDefaultModel, kOpenAiContextMessage, "messages"};
 
-class ChatWriter final : public DialectWriter {
+class ChatCompletionsWriter final : public DialectWriter {
  public:
   scenario::Dialect dialect() const override { return scenario::Dialect::kOpenAiChat; }
   std::string_view endpoint_path() const override { return "/v1/chat/completions"; }
-  std::string_view default_model() const override { return kDefaultModel; }
+  std::string_view default_model() const override { return kChatDefaultModel; }
   std::string_view request_id_header() const override { return "x-request-id"; }
 
   ResponseIds MakeIds(std::uint64_t seed, int attempt, WallTime now,
@@ -145,7 +145,7 @@ class ChatWriter final : public DialectWriter {
     ids.item_id = "call_" + source.Base62(24);
     ids.request_id = "req_" + source.Hex(32);
     ids.created = CreatedSeconds(now);
-    ids.model = std::string(model.empty() ? kDefaultModel : model);
+    ids.model = std::string(model.empty() ? kChatDefaultModel : model);
     return ids;
   }
 
@@ -160,13 +160,13 @@ class ChatWriter final : public DialectWriter {
   }
 
   Body Error(const scenario::ErrorSpec& error, int /*status*/) const override {
-    return OpenAiErrorBody(error, kErrorWords);
+    return OpenAiErrorBody(error, kChatErrorWords);
   }
 
   // Chat Completions has a single in-stream error shape: the `{"error":{…}}` envelope.
   SseEvent StreamError(const scenario::ErrorSpec& error, scenario::EventFault::Shape /*shape*/,
                        const ResponseIds& /*ids*/) const override {
-    return {"", Dump({{"error", OpenAiErrorObject(error, kErrorWords)}})};
+    return {"", Dump({{"error", OpenAiErrorObject(error, kChatErrorWords)}})};
   }
 
   SseEvent WrongShape() const override {
@@ -184,7 +184,7 @@ class ChatWriter final : public DialectWriter {
 }  // namespace
 
 const DialectWriter& OpenAiChatWriter() {
-  static const ChatWriter writer;
+  static const ChatCompletionsWriter writer;
   return writer;
 }
 

@@ -24,8 +24,9 @@ namespace {
 using scenario::ErrorKind;
 using scenario::EventFault;
 
-constexpr std::string_view kDefaultModel = "gpt-4o-mini";
-constexpr OpenAiErrorWords kErrorWords{kDefaultModel, kResponsesContextMessage, "input"};
+constexpr std::string_view kResponsesDefaultModel = "gpt-4o-mini";
+constexpr OpenAiErrorWords kResponsesErrorWords{kResponsesDefaultModel, kResponsesContextMessage,
+                                                "input"};
 
 // Sequence numbers of a stream with its content faults applied.
 class Sequencer {
@@ -90,7 +91,7 @@ Finish FinishOf(const scenario::Content& content) {
   return {"incomplete", *content.finish_reason};
 }
 
-Json UsageObject(const Usage& usage, const scenario::Content& content) {
+Json ResponsesUsage(const Usage& usage, const scenario::Content& content) {
   const int reasoning = std::min(EstimateTokens(content.reasoning), usage.output_tokens);
   return Json::object({{"input_tokens", usage.input_tokens},
                        {"input_tokens_details", {{"cached_tokens", 0}}},
@@ -179,7 +180,7 @@ Json FinalOutput(const scenario::Content& content, const ResponseIds& ids) {
 Json FinalResponse(const scenario::Content& content, const ResponseIds& ids, const Usage& usage) {
   const Finish finish = FinishOf(content);
   Json response =
-      ResponseObject(ids, finish.status, FinalOutput(content, ids), UsageObject(usage, content));
+      ResponseObject(ids, finish.status, FinalOutput(content, ids), ResponsesUsage(usage, content));
   if (!finish.reason.empty()) response["incomplete_details"] = {{"reason", finish.reason}};
   return response;
 }
@@ -305,7 +306,7 @@ std::string_view FailedCode(ErrorKind kind) {
 
 SseEvent ErrorEvent(const scenario::ErrorSpec& error, EventFault::Shape shape,
                     const ResponseIds& ids, int sequence_number) {
-  const Json object = OpenAiErrorObject(error, kErrorWords);
+  const Json object = OpenAiErrorObject(error, kResponsesErrorWords);
   // Error events always carry a string code; errors without one use their type.
   const Json& code = object["code"].is_string() ? object["code"] : object["type"];
   Json data;
@@ -333,7 +334,7 @@ class ResponsesWriter final : public DialectWriter {
  public:
   scenario::Dialect dialect() const override { return scenario::Dialect::kOpenAiResponses; }
   std::string_view endpoint_path() const override { return "/v1/responses"; }
-  std::string_view default_model() const override { return kDefaultModel; }
+  std::string_view default_model() const override { return kResponsesDefaultModel; }
   std::string_view request_id_header() const override { return "x-request-id"; }
 
   // Like the real ids, the response and its message item end with the same 16 hex digits.
@@ -346,7 +347,7 @@ class ResponsesWriter final : public DialectWriter {
     ids.item_id = "msg_" + source.Hex(32) + shared;
     ids.request_id = "req_" + source.Hex(32);
     ids.created = CreatedSeconds(now);
-    ids.model = std::string(model.empty() ? kDefaultModel : model);
+    ids.model = std::string(model.empty() ? kResponsesDefaultModel : model);
     return ids;
   }
 
@@ -361,7 +362,7 @@ class ResponsesWriter final : public DialectWriter {
   }
 
   Body Error(const scenario::ErrorSpec& error, int /*status*/) const override {
-    return OpenAiErrorBody(error, kErrorWords);
+    return OpenAiErrorBody(error, kResponsesErrorWords);
   }
 
   // Without the stream to fit into, the event is numbered 0.

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <numbers>
 #include <vector>
 
 #include "fleet/event_queue.h"
@@ -12,7 +13,6 @@
 namespace faultline::fleet {
 namespace {
 
-constexpr double kPi = 3.14159265358979323846;
 constexpr double kNetMeanUs = 10'000;  // Brooker's Net(10, 2), in ms there
 constexpr double kNetSdUs = 2'000;
 constexpr std::uint64_t kMaxEvents = 50'000'000;  // bounds a run whatever the policy
@@ -49,7 +49,7 @@ class Model {
   Micros Net() {
     const double u1 = 1.0 - ref::Uniform01(rng_);
     const double u2 = ref::Uniform01(rng_);
-    const double normal = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * kPi * u2);
+    const double normal = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
     return static_cast<Micros>(std::abs(kNetMeanUs + kNetSdUs * normal));
   }
   void Send(Micros at, std::uint32_t client, std::uint32_t step) {

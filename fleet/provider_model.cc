@@ -3,11 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 
 namespace faultline::fleet {
 namespace {
-
-constexpr double kPi = 3.14159265358979323846;
 
 Micros ToMicros(scenario::Duration duration) { return duration.count(); }
 
@@ -66,7 +65,7 @@ double SampleAround(scenario::FleetDistribution distribution, double mean, doubl
       // Box-Muller from our own uniforms (the standard distributions differ between libraries).
       const double u1 = 1.0 - ref::Uniform01(rng);
       const double u2 = ref::Uniform01(rng);
-      const double normal = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * kPi * u2);
+      const double normal = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
       const double mu = std::log(mean) - sigma * sigma / 2.0;  // so that the mean is `mean`
       return std::exp(mu + sigma * normal);
     }

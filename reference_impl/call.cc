@@ -18,7 +18,7 @@ using std::chrono::milliseconds;
 // An error body longer than this is classified from its first part.
 constexpr std::size_t kMaxErrorBody = 1024 * 1024;
 
-std::optional<std::string> RequestId(const HttpHeaders& headers) {
+std::optional<std::string> ResponseRequestId(const HttpHeaders& headers) {
   if (auto id = headers.Find("x-request-id")) return std::string(*id);
   if (auto id = headers.Find("request-id")) return std::string(*id);
   return std::nullopt;
@@ -358,11 +358,11 @@ void Call::OnHead(Time now, std::vector<Action>& out) {
     ArmTimer(out);
     return;
   }
-  decoder_->assembler().SetResponseInfo(head.status, RequestId(head.headers));
+  decoder_->assembler().SetResponseInfo(head.status, ResponseRequestId(head.headers));
   if (auto bad = CheckContentType(request_.stream, head.headers.Find("content-type"),
                                   routes_[route_].dialect)) {
     bad->status = head.status;
-    bad->request_id = RequestId(head.headers);
+    bad->request_id = ResponseRequestId(head.headers);
     FailAttempt(std::move(*bad), {}, now, out);
     return;
   }

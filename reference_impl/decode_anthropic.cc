@@ -35,7 +35,7 @@ UsageDelta UsageFrom(const Json& usage) {
   return delta;
 }
 
-void AppendUsage(const Json& holder, std::vector<Delta>& out) {
+void AppendAnthropicUsage(const Json& holder, std::vector<Delta>& out) {
   if (const Json* usage = Member(holder, "usage")) out.push_back(UsageFrom(*usage));
 }
 
@@ -95,7 +95,7 @@ void AppendMessageDelta(const Json& data, std::vector<Delta>& out) {
   if (auto reason = OptString(delta, "stop_reason"); !reason.empty()) {
     out.push_back(FinishDelta{std::string(reason)});
   }
-  AppendUsage(data, out);
+  AppendAnthropicUsage(data, out);
 }
 
 }  // namespace
@@ -113,7 +113,7 @@ EventWeight DecodeAnthropicEvent(const SseEventView& event, DialectDecoder::Stat
   }
   if (type == "ping") return EventWeight::kHeartbeat;
   if (type == "message_start") {
-    AppendUsage(RequireObject(data, "message"), out);
+    AppendAnthropicUsage(RequireObject(data, "message"), out);
   } else if (type == "content_block_start") {
     AppendBlockStart(data, state, out);
   } else if (type == "content_block_delta") {
@@ -156,7 +156,7 @@ void DecodeAnthropicBody(const Json& body, std::vector<Delta>& out) {
   if (auto reason = OptString(body, "stop_reason"); !reason.empty()) {
     out.push_back(FinishDelta{std::string(reason)});
   }
-  AppendUsage(body, out);
+  AppendAnthropicUsage(body, out);
   out.push_back(TerminalDelta{TerminalMarker::kBody});
 }
 

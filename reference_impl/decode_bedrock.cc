@@ -52,7 +52,7 @@ void AppendDelta(const Json& payload, std::vector<Delta>& out) {
   }
 }
 
-void AppendUsage(const Json& payload, std::vector<Delta>& out) {
+void AppendBedrockUsage(const Json& payload, std::vector<Delta>& out) {
   const Json* usage = Member(payload, "usage");
   if (usage == nullptr) return;
   if (!usage->is_object()) throw ShapeError{"`usage` must be an object"};
@@ -119,7 +119,7 @@ EventWeight DecodeBedrockEvent(const SseEventView& event, std::vector<Delta>& ou
     out.push_back(FinishDelta{std::string(RequireString(payload, "stopReason"))});
     out.push_back(TerminalDelta{TerminalMarker::kMessageStopEvent});
   } else if (type == "metadata") {
-    AppendUsage(payload, out);
+    AppendBedrockUsage(payload, out);
   }
   return EventWeight::kMeaningful;
 }
@@ -140,7 +140,7 @@ void DecodeBedrockBody(const Json& body, std::vector<Delta>& out) {
   const Json& content = RequireArray(message, "content");
   int index = 0;
   for (const Json& block : content) AppendBlock(block, index++, out);
-  AppendUsage(body, out);
+  AppendBedrockUsage(body, out);
   out.push_back(FinishDelta{std::string(RequireString(body, "stopReason"))});
   out.push_back(TerminalDelta{TerminalMarker::kBody});
 }

@@ -57,7 +57,7 @@ void AppendParts(const Json& content, int& call_index, std::vector<Delta>& out) 
   }
 }
 
-void AppendUsage(const Json& response, std::vector<Delta>& out) {
+void AppendGeminiUsage(const Json& response, std::vector<Delta>& out) {
   const Json* usage = Member(response, "usageMetadata");
   if (usage == nullptr) return;
   if (!usage->is_object()) throw ShapeError{"`usageMetadata` must be an object"};
@@ -87,7 +87,7 @@ bool AppendResponse(const Json& response, int& call_index, std::vector<Delta>& o
   } else {
     throw ShapeError{"a response needs `candidates` (or `promptFeedback`)"};
   }
-  AppendUsage(response, out);
+  AppendGeminiUsage(response, out);
   if (finish.empty()) return false;
   out.push_back(FinishDelta{std::string(finish)});
   return true;

@@ -66,7 +66,7 @@ void AppendFinish(const Json& choice, std::vector<Delta>& out) {
   }
 }
 
-void AppendUsage(const Json& object, std::vector<Delta>& out) {
+void AppendOpenaiChatUsage(const Json& object, std::vector<Delta>& out) {
   const Json* usage = Member(object, "usage");
   if (usage == nullptr) return;
   if (!usage->is_object()) throw ShapeError{"`usage` must be an object"};
@@ -95,7 +95,7 @@ EventWeight DecodeOpenAiChatEvent(const SseEventView& event, std::vector<Delta>&
     }
     AppendFinish(choice, out);
   }
-  AppendUsage(chunk, out);
+  AppendOpenaiChatUsage(chunk, out);
   return EventWeight::kMeaningful;
 }
 
@@ -112,7 +112,7 @@ void DecodeOpenAiChatBody(const Json& body, std::vector<Delta>& out) {
     AppendToolCalls(message, /*indexed=*/false, out);
     AppendFinish(choice, out);
   }
-  AppendUsage(body, out);
+  AppendOpenaiChatUsage(body, out);
   out.push_back(TerminalDelta{TerminalMarker::kBody});
 }
 

@@ -36,7 +36,7 @@ void CheckSequence(const Json& data, DialectDecoder::State& state) {
   state.last_sequence_number = number;
 }
 
-void AppendUsage(const Json& response, std::vector<Delta>& out) {
+void AppendOpenaiResponsesUsage(const Json& response, std::vector<Delta>& out) {
   const Json* usage = Member(response, "usage");
   if (usage == nullptr) return;
   if (!usage->is_object()) throw ShapeError{"`usage` must be an object"};
@@ -68,7 +68,7 @@ void AppendTerminal(std::string_view type, const Json& data, std::vector<Delta>&
                       : ProviderErrorDelta{{}, {}, "response.failed without an error"});
     return;
   }
-  AppendUsage(response, out);
+  AppendOpenaiResponsesUsage(response, out);
   const bool completed = type == "response.completed";
   out.push_back(FinishDelta{completed ? std::string("completed") : IncompleteReason(response)});
   out.push_back(TerminalDelta{completed ? TerminalMarker::kResponseCompleted
@@ -177,7 +177,7 @@ void DecodeOpenAiResponsesBody(const Json& body, std::vector<Delta>& out) {
   }
   out.push_back(
       FinishDelta{status == "completed" ? std::string("completed") : IncompleteReason(body)});
-  AppendUsage(body, out);
+  AppendOpenaiResponsesUsage(body, out);
   out.push_back(TerminalDelta{TerminalMarker::kBody});
 }
 

@@ -18,6 +18,8 @@
 #include <string>
 #include <utility>
 
+#include "beast/awaitable_tuple.h"
+
 namespace faultline::ref {
 namespace {
 
@@ -25,7 +27,7 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 using Strand = asio::strand<asio::io_context::executor_type>;
 
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+using net::kTuple;
 constexpr std::size_t kReadChunk = 16 * 1024;
 
 // Converts a socket error into the engine's vocabulary, once, at the Asio edge.

@@ -19,7 +19,7 @@ namespace {
 using std::chrono::milliseconds;
 using Json = nlohmann::json;
 
-constexpr std::array<std::pair<DelaySource, std::string_view>, 8> kSourceNames{{
+constexpr std::array<std::pair<DelaySource, std::string_view>, 8> kRetryAfterSourceNames{{
     {DelaySource::kRetryAfterMs, "retry-after-ms"},
     {DelaySource::kRetryAfter, "retry-after"},
     {DelaySource::kRetryAfterDate, "retry-after-date"},
@@ -32,7 +32,7 @@ constexpr std::array<std::pair<DelaySource, std::string_view>, 8> kSourceNames{{
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-std::string_view Trim(std::string_view text) {
+std::string_view TrimSpaces(std::string_view text) {
   constexpr std::string_view kSpace = " \t\r\n";
   const std::size_t first = text.find_first_not_of(kSpace);
   if (first == std::string_view::npos) return {};
@@ -69,7 +69,7 @@ double ToDouble(std::string_view decimal) {
 
 // A whole-string unsigned decimal; nullopt for anything else (signs, exponents, "nan", "inf").
 std::optional<double> ParseDecimal(std::string_view text) {
-  text = Trim(text);
+  text = TrimSpaces(text);
   if (text.empty() || DecimalPrefixLength(text) != text.size()) return std::nullopt;
   return ToDouble(text);
 }
@@ -258,7 +258,7 @@ struct ResetChoice {
   std::optional<milliseconds> exhausted, latest;
   void Add(milliseconds delay, std::optional<std::string_view> remaining) {
     if (!latest || delay > *latest) latest = delay;
-    if (remaining && Trim(*remaining) == "0" && (!exhausted || delay > *exhausted)) {
+    if (remaining && TrimSpaces(*remaining) == "0" && (!exhausted || delay > *exhausted)) {
       exhausted = delay;
     }
   }
@@ -305,14 +305,14 @@ std::optional<RetryAfterParse> ParseRetryAfterParse(std::string_view text) {
 }
 
 std::string_view ToString(DelaySource source) {
-  for (const auto& [value, name] : kSourceNames) {
+  for (const auto& [value, name] : kRetryAfterSourceNames) {
     if (value == source) return name;
   }
   return "backoff";
 }
 
 std::optional<DelaySource> ParseDelaySource(std::string_view text) {
-  for (const auto& [value, name] : kSourceNames) {
+  for (const auto& [value, name] : kRetryAfterSourceNames) {
     if (name == text) return value;
   }
   return std::nullopt;
@@ -331,7 +331,7 @@ std::optional<milliseconds> ParseDelaySeconds(std::string_view value) {
 }
 
 std::optional<milliseconds> ParseGoDuration(std::string_view value) {
-  value = Trim(value);
+  value = TrimSpaces(value);
   if (value.empty()) return std::nullopt;
   if (value == "0") return milliseconds(0);  // Go's one unit-less duration
   const auto [ms, length] = GoDurationPrefix(value);
@@ -357,7 +357,7 @@ bool MayHoldHint(std::string_view body) {
 }  // namespace
 
 std::optional<milliseconds> ParseBodyRetryHint(std::string_view body) {
-  if (Trim(body).empty() || !MayHoldHint(body)) return std::nullopt;
+  if (TrimSpaces(body).empty() || !MayHoldHint(body)) return std::nullopt;
   // The same error body is read by the client, the fingerprint and the judge, run after run.
   thread_local RecentMemo<std::optional<milliseconds>> memo;
   return memo.Get(body, [](std::string_view text) {

@@ -200,13 +200,13 @@ void WriteThresholds(const RunResult& result, std::string& out, std::size_t budg
 }
 
 // The runs of one scenario name in one world.
-struct Group {
+struct MarkdownGroup {
   const ScenarioResult* first = nullptr;
   std::vector<const ScenarioResult*> runs;
 };
 
-std::vector<Group> GroupRuns(const RunResult& result) {
-  std::vector<Group> groups;
+std::vector<MarkdownGroup> MarkdownGroupRuns(const RunResult& result) {
+  std::vector<MarkdownGroup> groups;
   std::map<std::pair<std::string_view, std::string_view>, std::size_t> index;
   for (const ScenarioResult& scenario : result.scenarios) {
     auto [it, inserted] = index.try_emplace({scenario.name, scenario.world}, groups.size());
@@ -217,7 +217,7 @@ std::vector<Group> GroupRuns(const RunResult& result) {
 }
 
 // "✅ pass" for one run; "❌ 2 · ✅ 48" for several.
-std::string GroupVerdict(const Group& group) {
+std::string GroupVerdict(const MarkdownGroup& group) {
   if (group.runs.size() == 1) return std::string(VerdictBadge(group.first->verdict));
   std::string out;
   for (const Verdict verdict : {Verdict::kFail, Verdict::kError, Verdict::kPass}) {
@@ -231,7 +231,8 @@ std::string GroupVerdict(const Group& group) {
 }
 
 // The median of a metric over the group's runs (the value itself for one run).
-std::optional<double> Median(const Group& group, std::optional<double> (*metric)(const Metrics&)) {
+std::optional<double> Median(const MarkdownGroup& group,
+                             std::optional<double> (*metric)(const Metrics&)) {
   std::vector<double> values;
   for (const ScenarioResult* run : group.runs) {
     if (auto value = metric(run->metrics)) values.push_back(*value);
@@ -245,7 +246,7 @@ std::string Wasted(const Metrics& metrics) {
   return fmt::format("{} ({} tok)", FormatBytes(metrics.wasted_bytes), metrics.wasted_tokens);
 }
 
-std::string GroupRow(const Group& group) {
+std::string GroupRow(const MarkdownGroup& group) {
   const auto metric = [&](std::optional<double> (*get)(const Metrics&)) {
     return FormatMs(Median(group, get));
   };
@@ -270,11 +271,11 @@ void WriteScenarios(const RunResult& result, std::string& out, std::size_t budge
       "Wasted |\n"
       "| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |\n";
   BudgetedTable table(out, budget);
-  for (const Group& group : GroupRuns(result)) table.Row(GroupRow(group));
+  for (const MarkdownGroup& group : MarkdownGroupRuns(result)) table.Row(GroupRow(group));
   table.End("scenarios");
 }
 
-std::string Percentiles(const std::optional<LatencySummary::Percentiles>& p) {
+std::string MarkdownPercentiles(const std::optional<LatencySummary::Percentiles>& p) {
   if (!p) return "–";
   return fmt::format("{} / {} / {}", FormatMs(p->p50), FormatMs(p->p95), FormatMs(p->p99));
 }
@@ -289,8 +290,9 @@ void WriteLatency(const RunResult& result, std::string& out, std::size_t budget)
   for (const LatencySummary& summary : result.latency) {
     table.Row(fmt::format("| {} | {} | {} | {} | {} | {} | {} |\n", MarkdownCell(summary.name),
                           MarkdownCell(summary.world), summary.runs, summary.samples,
-                          Percentiles(summary.first_token_ms), Percentiles(summary.terminal_ms),
-                          Percentiles(summary.recovery_overhead_ms)));
+                          MarkdownPercentiles(summary.first_token_ms),
+                          MarkdownPercentiles(summary.terminal_ms),
+                          MarkdownPercentiles(summary.recovery_overhead_ms)));
   }
   table.End("latency rows");
 }

@@ -15,7 +15,6 @@ namespace faultline::scenario {
 namespace internal {
 namespace {
 
-constexpr int kMaxInt = std::numeric_limits<int>::max();
 constexpr int kMaxCalls = 10'000;
 // The latest a scenario's last call may start (request.call_interval x (calls - 1)).
 constexpr Duration kMaxCallSpread = std::chrono::hours(1);

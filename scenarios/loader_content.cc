@@ -10,8 +10,6 @@
 namespace faultline::scenario::internal {
 namespace {
 
-constexpr int kMaxInt = std::numeric_limits<int>::max();
-
 std::optional<ToolCallSpec> ReadToolCall(Reader& reader, const Field& field) {
   if (field.node.IsScalar() && Classify(field.node) == ScalarType::kBool) {
     std::optional<bool> enabled = reader.ReadBool(field);

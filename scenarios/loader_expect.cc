@@ -11,8 +11,6 @@
 namespace faultline::scenario::internal {
 namespace {
 
-constexpr int kMaxInt = std::numeric_limits<int>::max();
-
 bool IsFailureCode(std::string_view code) {
   return !code.empty() && code.front() >= 'A' && code.front() <= 'Z' &&
          std::all_of(code.begin(), code.end(), [](char c) {

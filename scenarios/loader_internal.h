@@ -5,6 +5,7 @@
 
 #include <expected>
 #include <filesystem>
+#include <limits>
 #include <string>
 #include <string_view>
 
@@ -19,6 +20,9 @@ namespace faultline::scenario::internal {
 // (drawn afresh for every attempt, so `repeat` means nothing there) or as a route's health
 // failure (sent whenever the route is down, so `repeat` means nothing there either).
 enum class ResponsePlace { kResponses, kChaos, kHealth };
+
+// The largest count or index a scenario field takes (a repeat, an event number): an int's.
+inline constexpr int kMaxInt = std::numeric_limits<int>::max();
 
 // A file's whole text, or an error naming it (cannot open, a folder).
 std::expected<std::string, LoadError> ReadFile(const std::filesystem::path& file);

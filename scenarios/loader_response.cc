@@ -11,7 +11,6 @@
 namespace faultline::scenario::internal {
 namespace {
 
-constexpr int kMaxInt = std::numeric_limits<int>::max();
 constexpr int kMaxRepeat = 1'000'000;
 
 std::vector<std::string_view> ErrorKindNames() {

@@ -19,7 +19,7 @@ constexpr std::size_t kMaxGap = 16;  // blanks around a JSON field's colon
 bool IsAlnum(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 bool IsTokenChar(char c) { return IsAlnum(c) || c == '-' || c == '_'; }
 bool IsNameChar(char c) { return IsTokenChar(c) || c == '.'; }
-bool IsSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+bool IsHeaderSpace(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 bool IsQuote(char c) { return c == '"' || c == '\''; }
 char Lower(char c) { return static_cast<char>(std::tolower(static_cast<unsigned char>(c))); }
 
@@ -31,7 +31,9 @@ std::string LowerCopy(std::string_view text) {
 
 // Where a value that follows its name ends: a separator of the syntax around it (a shell word, a
 // query string, a JSON string, a header list).
-bool EndsValue(char c) { return IsSpace(c) || std::string_view("&#;,\"'\\<>)]}").find(c) != kNpos; }
+bool EndsValue(char c) {
+  return IsHeaderSpace(c) || std::string_view("&#;,\"'\\<>)]}").find(c) != kNpos;
+}
 
 // A half-open range of the text being redacted.
 struct Span {
@@ -112,7 +114,7 @@ std::optional<std::size_t> JsonStringEnd(std::string_view text, std::size_t at) 
 // on their own.
 std::optional<Span> JsonFieldValue(std::string_view text, std::size_t colon) {
   std::size_t close = colon;
-  while (close > 0 && colon - close < kMaxGap && IsSpace(text[close - 1])) --close;
+  while (close > 0 && colon - close < kMaxGap && IsHeaderSpace(text[close - 1])) --close;
   if (close == 0 || text[close - 1] != '"') return std::nullopt;
   const std::size_t name_end = close - 1;
   const std::size_t from = name_end - std::min(name_end, kMaxName + 1);
@@ -121,7 +123,7 @@ std::optional<Span> JsonFieldValue(std::string_view text, std::size_t colon) {
   open += from;
   if (!SecretName(text.substr(open + 1, name_end - open - 1))) return std::nullopt;
   std::size_t value = colon + 1;
-  while (value < text.size() && value - colon <= kMaxGap && IsSpace(text[value])) ++value;
+  while (value < text.size() && value - colon <= kMaxGap && IsHeaderSpace(text[value])) ++value;
   if (value >= text.size() || text[value] != '"') return std::nullopt;
   const std::optional<std::size_t> end = JsonStringEnd(text, value + 1);
   if (!end) return std::nullopt;
@@ -164,7 +166,7 @@ std::string RedactUserinfo(std::string_view text) {
   for (std::size_t scheme = text.find("://"); scheme != kNpos; scheme = text.find("://", at)) {
     const std::size_t begin = scheme + 3;
     std::size_t end = begin;
-    while (end < text.size() && !IsSpace(text[end]) &&
+    while (end < text.size() && !IsHeaderSpace(text[end]) &&
            std::string_view("/?#@\"'<>\\").find(text[end]) == kNpos) {
       ++end;
     }
@@ -220,7 +222,7 @@ std::string RedactFollowingWords(std::string_view text) {
   std::size_t at = 0;
   NextQuote quotes(text);
   while (at < text.size()) {
-    if (IsSpace(text[at])) {
+    if (IsHeaderSpace(text[at])) {
       out += text[at++];
       continue;
     }

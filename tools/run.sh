@@ -6,7 +6,7 @@
 # Exit code: that of `faultline run` (0 all passed, 1 a check failed, 2 bad usage or input).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools/setup.sh
+tools/setup.sh --main
 # The main job needs the faultline binary alone: the tests, benchmarks and tools are left to
 # tools/test.sh, which builds everything.
 tools/build.sh release faultline

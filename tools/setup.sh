@@ -3,23 +3,32 @@
 # Safe to run again; needs root (or sudo) only when something is missing.
 #
 #   tools/setup.sh          the build, test and benchmark dependencies
+#   tools/setup.sh --main   only what configuring and building the `faultline` binary needs (the
+#                           README's main command, tools/run.sh): no Node.js, gateways or test
+#                           tools, which on a bare machine are most of the download
 #   tools/setup.sh --fuzz   also clang-19 and its compiler-rt (libFuzzer, ASan, UBSan) for the
 #                           `fuzz` preset and tools/fuzz.sh; FAULTLINE_FUZZ=1 does the same
 set -euo pipefail
 
 fuzz=${FAULTLINE_FUZZ:-0}
+main_only=0
 for arg in "$@"; do
   case "$arg" in
     --fuzz) fuzz=1 ;;
-    *) echo "usage: tools/setup.sh [--fuzz]" >&2; exit 2 ;;
+    --main) main_only=1 ;;
+    *) echo "usage: tools/setup.sh [--main] [--fuzz]" >&2; exit 2 ;;
   esac
 done
 
-packages=(
+# The configure step finds GoogleTest and Google Benchmark even when only the binary is built.
+build_packages=(
   build-essential cmake ninja-build ccache pkg-config
   libboost1.81-dev libboost-url1.81-dev
   nlohmann-json3-dev libfmt-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+)
+packages=(
+  "${build_packages[@]}"
   curl
   python3-simpy3  # fleet/bench/compare_simpy.sh: the SimPy model the simulator is measured against
   libxml2-utils  # xmllint: the JUnit XSD test (reports/tests/junit_xsd_test.cc)
@@ -29,20 +38,26 @@ packages=(
 )
 # Debian 12 ships clang 19 in bookworm itself; libclang-rt-19-dev holds libFuzzer and the
 # sanitizer runtimes that -fsanitize=fuzzer,address,undefined links.
-if [[ "$fuzz" == 1 ]]; then packages+=(clang-19 libclang-rt-19-dev); fi
+fuzz_packages=()
+if [[ "$fuzz" == 1 ]]; then fuzz_packages=(clang-19 libclang-rt-19-dev); fi
 
 missing=()
-# Node.js runs the SDK adapters and smoke test, Python 3 the test adapters; keep whatever the
-# machine has, else take Debian's.
-command -v node >/dev/null || missing+=(nodejs)
-command -v python3 >/dev/null || missing+=(python3)
-command -v npm >/dev/null || missing+=(npm)
+if [[ "$main_only" == 1 ]]; then
+  packages=("${build_packages[@]}" "${fuzz_packages[@]}")
+else
+  packages+=("${fuzz_packages[@]}")
+  # Node.js runs the SDK adapters and smoke test, Python 3 the test adapters; keep whatever the
+  # machine has, else take Debian's.
+  command -v node >/dev/null || missing+=(nodejs)
+  command -v python3 >/dev/null || missing+=(python3)
+  command -v npm >/dev/null || missing+=(npm)
+fi
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
 if ((${#missing[@]} == 0)); then
-  echo "setup: all build dependencies present"
+  echo "setup: all $([[ "$main_only" == 1 ]] && echo "build" || echo "build and test") dependencies present"
   exit 0
 fi
 

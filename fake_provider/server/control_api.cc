@@ -290,7 +290,7 @@ std::uint64_t SinceParameter(std::string_view query) {
   return since;
 }
 
-HttpReply Journal(const SessionState& session, std::string_view query) {
+HttpReply JournalReply(const SessionState& session, std::string_view query) {
   const auto journal = session.journal();
   auto entries = journal->Snapshot();
   const std::uint64_t since = SinceParameter(query);
@@ -312,7 +312,7 @@ HttpReply GetSessionResource(const SessionHost& host, std::string_view rest,
   constexpr std::string_view kJournal = "/journal";
   if (rest.ends_with(kJournal)) {
     const auto id = rest.substr(0, rest.size() - kJournal.size());
-    if (auto session = host.FindSession(id)) return Journal(*session, query);
+    if (auto session = host.FindSession(id)) return JournalReply(*session, query);
     return UnknownSession(id);
   }
   return UnknownSession(rest);

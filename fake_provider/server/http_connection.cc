@@ -17,6 +17,7 @@
 #include <string_view>
 #include <utility>
 
+#include "beast/awaitable_tuple.h"
 #include "fake_provider/http_request.h"
 #include "fake_provider/server/control_api.h"
 #include "fake_provider/server/plan_execution.h"
@@ -29,12 +30,12 @@ namespace beast = boost::beast;
 namespace http = beast::http;
 using Request = HttpRequest;
 
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+using net::kTuple;
 // How long a closing connection keeps reading (and discarding) what the client still sends, so
 // that our last response is not destroyed by an RST for unread data.
 constexpr std::chrono::seconds kLingerTimeout{2};
 // Socket reads while a request is read.
-constexpr std::size_t kReadChunk = 16 * 1024;
+constexpr std::size_t kRequestReadChunk = 16 * 1024;
 // A connection past --max-connections must send its (health) request within this time.
 constexpr std::chrono::seconds kOverflowTimeout{1};
 
@@ -174,7 +175,8 @@ asio::awaitable<bool> ReadInto(Connection& conn, RequestReader& reader, PendingB
       const bool written = co_await WriteAll(conn, "HTTP/1.1 100 Continue\r\n\r\n");
       if (!written) co_return true;  // the read ends: nothing was over budget
     }
-    auto [ec, n] = co_await conn.socket.async_read_some(conn.buffer.prepare(kReadChunk), kTuple);
+    auto [ec, n] =
+        co_await conn.socket.async_read_some(conn.buffer.prepare(kRequestReadChunk), kTuple);
     conn.buffer.commit(n);
     conn.engine.counters().bytes_received.fetch_add(n, std::memory_order_relaxed);
     if (ec == asio::error::eof) reader.PutEof();
@@ -271,7 +273,7 @@ asio::awaitable<bool> ServeSessionRequest(Connection& conn, SessionState& sessio
   const ExchangeContext context{engine,
                                 conn.socket,
                                 conn.buffer,
-                                engine.options().max_header_bytes + kReadChunk,
+                                engine.options().max_header_bytes + kRequestReadChunk,
                                 admission.plan,
                                 admission.arrived,
                                 admission.session_start,

@@ -11,13 +11,14 @@
 #include <optional>
 #include <utility>
 
+#include "beast/awaitable_tuple.h"
 #include "fake_provider/server/server_engine.h"
 
 namespace faultline::provider::internal {
 namespace {
 
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
-constexpr std::size_t kReadChunk = 4096;
+using net::kTuple;
+constexpr std::size_t kClientReadChunk = 4096;
 
 bool ClientGone(const boost::system::error_code& ec) {
   return ec == asio::error::broken_pipe || ec == asio::error::connection_reset ||
@@ -198,7 +199,7 @@ void NoteFurtherRequest(Exchange& x, std::size_t from) {
 std::optional<std::string> DrainReadable(Exchange& x) {
   auto& buffer = x.ctx.buffer;
   while (buffer.size() < x.ctx.read_limit) {
-    const std::size_t room = std::min(kReadChunk, x.ctx.read_limit - buffer.size());
+    const std::size_t room = std::min(kClientReadChunk, x.ctx.read_limit - buffer.size());
     boost::system::error_code ec;
     const std::size_t n = x.ctx.socket.read_some(buffer.prepare(room), ec);
     if (ec == asio::error::would_block || ec == asio::error::try_again) return std::nullopt;

@@ -16,6 +16,7 @@
 #include <thread>
 #include <utility>
 
+#include "beast/awaitable_tuple.h"
 #include "fake_provider/server/server_engine.h"
 #include "scenarios/route_scenario.h"
 
@@ -23,7 +24,7 @@ namespace faultline::provider {
 namespace internal {
 namespace {
 
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+using net::kTuple;
 constexpr std::chrono::milliseconds kAcceptRetryDelay{20};
 
 // Connections accepted past the limit, kept only to answer health; the oldest is closed when

@@ -244,7 +244,7 @@ Verdict AnswersPassWhole(const std::vector<ClientAttempt>& attempts) {
   return Pass();
 }
 
-constexpr InvariantInfo kCatalog[] = {
+constexpr InvariantInfo kGatewayCatalog[] = {
     {"GW-001", "Each client request causes at most the upstream requests the gateway declares."},
     {"GW-002", "No upstream gets a request before the Retry-After of its own last answer."},
     {"GW-003",
@@ -260,7 +260,8 @@ constexpr InvariantInfo kCatalog[] = {
 }  // namespace
 
 const std::vector<InvariantInfo>& GatewayCheckCatalog() {
-  static const std::vector<InvariantInfo> catalog(std::begin(kCatalog), std::end(kCatalog));
+  static const std::vector<InvariantInfo> catalog(std::begin(kGatewayCatalog),
+                                                  std::end(kGatewayCatalog));
   return catalog;
 }
 
@@ -276,9 +277,9 @@ std::vector<report::CheckResult> JudgeGateway(const Trace& trace, const Toleranc
                               NoRetryOfTheUnretryable(attempts),
                               FailuresSurface(attempts),
                               AnswersPassWhole(attempts)};
-  for (std::size_t i = 0; i < std::size(kCatalog); ++i) {
-    out.push_back(
-        Named(std::string(kCatalog[i].id), std::string(kCatalog[i].statement), verdicts[i]));
+  for (std::size_t i = 0; i < std::size(kGatewayCatalog); ++i) {
+    out.push_back(Named(std::string(kGatewayCatalog[i].id),
+                        std::string(kGatewayCatalog[i].statement), verdicts[i]));
   }
   return out;
 }

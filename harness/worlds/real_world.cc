@@ -24,7 +24,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-Duration Since(Clock::time_point start) {
+Duration SinceStart(Clock::time_point start) {
   return std::chrono::duration_cast<Duration>(Clock::now() - start);
 }
 
@@ -140,7 +140,7 @@ void RealWorld::Close(Session& session, Trace& trace) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  trace.ended = Since(session.start);
+  trace.ended = SinceStart(session.start);
   trace.scripted_from = server_->ScriptedStart(session.id);
   trace.wall_start = std::chrono::time_point_cast<std::chrono::system_clock::duration>(
       std::chrono::system_clock::now() - trace.ended);

@@ -19,6 +19,7 @@
 #include <deque>
 #include <string_view>
 
+#include "beast/awaitable_tuple.h"
 #include "proxy/fault_rules.h"
 #include "proxy/proxy_core.h"
 #include "proxy/proxy_journal.h"
@@ -31,7 +32,7 @@ namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
 using Clock = std::chrono::steady_clock;
 using namespace asio::experimental::awaitable_operators;
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+using net::kTuple;
 
 bool IsLoopback(const asio::ip::address& address) { return address.is_loopback(); }
 
