@@ -136,4 +136,19 @@ class FaultlineProcess {
   std::optional<int> exit_code_;
 };
 
+// What a finished run of the binary left: its exit code (-1: it did not end in time) and output.
+struct ProcessRun {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs the binary with `args` and no standard input, up to `timeout`.
+inline ProcessRun RunFaultline(std::vector<std::string> args,
+                               std::chrono::milliseconds timeout = 60s) {
+  FaultlineProcess process(std::move(args));
+  process.CloseStdin();
+  const auto code = process.Wait(timeout);
+  return {code.value_or(-1), process.out(), process.err()};
+}
+
 }  // namespace faultline::cli::test_support

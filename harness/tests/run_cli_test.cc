@@ -17,17 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-struct Ran {
-  int code = -1;
-  std::string out, err;
-};
-
-Ran RunFaultline(std::vector<std::string> args, std::chrono::milliseconds timeout = 60s) {
-  cli::test_support::FaultlineProcess process(std::move(args));
-  process.CloseStdin();
-  const auto code = process.Wait(timeout);
-  return {code.value_or(-1), process.out(), process.err()};
-}
+using Ran = cli::test_support::ProcessRun;
+using cli::test_support::RunFaultline;
 
 class RunCliTest : public ::testing::Test {
  protected:
