@@ -322,8 +322,10 @@ void AddImportSeeds(Corpus& corpus) {
         response);
   };
   const std::vector<std::pair<std::string_view, std::string>> hars = {
-      {"base64", entry(R"({"status":200,"content":{"encoding":"base64","text":"ZXZlbnQ6IHgKZGF0YTogMQoK","size":18},)"
-                       R"("headers":[{"name":"content-type","value":"text/event-stream"}]})")},
+      {"base64",
+       entry(
+           R"({"status":200,"content":{"encoding":"base64","text":"ZXZlbnQ6IHgKZGF0YTogMQoK","size":18},)"
+           R"("headers":[{"name":"content-type","value":"text/event-stream"}]})")},
       {"aborted", entry(R"({"status":0,"content":{"size":0}})")},
       {"no-text", entry(R"({"status":200,"content":{"size":10}})")},
       {"truncated", entry(R"({"status":200,"content":{"size":10,"text":"ab"}})")},

@@ -22,8 +22,8 @@ constexpr std::string_view kImportFooter =
     R"(--har FILE (HAR 1.2: Chrome and Firefox DevTools, Microsoft Dev Proxy):
   Every entry that is a POST to a dialect's path (/v1/chat/completions, /v1/messages,
   /v1/responses, Gemini's :generateContent, Ollama's /api/chat, Bedrock's /converse) becomes a
-  cassette; the others are skipped and listed here with the reason, and so is an entry that cannot
-  be replayed as recorded (status 0: aborted; no content.text; a content.encoding other than
+  cassette; the others are skipped and listed on stderr with the reason, and so is an entry that
+  cannot be replayed as recorded (status 0: aborted; no content.text; a content.encoding other than
   base64; a text shorter than content.size). HAR has no per-chunk timing: the head comes at
   timings.wait, the body's events (one write each, counted by the reference client's decoders)
   are spread evenly over timings.receive. Credentials are redacted as `proxy --record` does.

@@ -4,12 +4,14 @@
 #pragma once
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -149,6 +151,17 @@ inline ProcessRun RunFaultline(std::vector<std::string> args,
   process.CloseStdin();
   const auto code = process.Wait(timeout);
   return {code.value_or(-1), process.out(), process.err()};
+}
+
+// A fresh, empty folder for the running test: TMP/faultline-PREFIX-PID-TEST (remove it after).
+inline std::filesystem::path FreshTestFolder(std::string_view prefix) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("faultline-" + std::string(prefix) + "-" + std::to_string(::getpid()) + "-" +
+       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
 }
 
 }  // namespace faultline::cli::test_support

@@ -5,7 +5,8 @@
 //
 // The file is JSON Lines (schema: scenarios/schema/cassette.schema.json), one object per line,
 // each with its "type":
-//   {"type": "cassette", "version": 1, "dialect": "openai-chat", "source": "proxy" | "har" | "aimock"}
+//   {"type": "cassette", "version": 1, "dialect": "openai-chat",
+//    "source": "proxy" | "har" | "aimock"}
 //   {"type": "request", "method", "target", "headers": [[name, value], ...], "body" |
 //   "body_base64"}
 //   {"type": "response", "at_us", "status", "reason", "headers": [[name, value], ...]}

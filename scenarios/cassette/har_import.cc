@@ -69,6 +69,12 @@ class EntryReader {
   std::expected<std::vector<CassetteHeader>, LoadError> Headers(const Json& json,
                                                                 const std::string& path) const;
   std::expected<microseconds, LoadError> Timing(const Json* timings, std::string_view key) const;
+  // The cassette's request: headers, body (credentials redacted), whether it asks for a stream.
+  std::expected<void, LoadError> Request(const Json& request, const Target& target, Dialect dialect,
+                                         ImportedCassette& out) const;
+  // The cassette's response but its status: reason, headers, the body's writes and their times.
+  std::expected<void, LoadError> Response(const Json& entry, const Json& response, Dialect dialect,
+                                          const std::string& body, Cassette& cassette) const;
   // The response body, or a reason it cannot be replayed as recorded (a skip).
   std::expected<std::variant<std::string, Converted>, LoadError> Body(
       const Json& response, const std::string& path) const;
@@ -154,6 +160,71 @@ std::expected<std::variant<std::string, Converted>, LoadError> EntryReader::Body
   return Result(std::move(body));
 }
 
+std::expected<void, LoadError> EntryReader::Request(const Json& request, const Target& target,
+                                                    Dialect dialect, ImportedCassette& out) const {
+  const std::string path = path_ + ".request";
+  Cassette& cassette = out.cassette;
+  auto headers = Headers(request, path);
+  if (!headers) return std::unexpected(headers.error());
+  std::vector<Header> redacted;
+  for (CassetteHeader& header : *headers) redacted.push_back({header.name, header.value});
+  provider::RedactSecretHeaders(redacted);
+  for (Header& header : redacted) cassette.request_headers.push_back({header.name, header.value});
+  auto post = r_.Object(request, path, "postData", false);
+  if (!post) return std::unexpected(post.error());
+  if (*post != nullptr) {
+    auto text = r_.String(**post, path + ".postData", "text", false);
+    if (!text) return std::unexpected(text.error());
+    cassette.request_body = text->value_or("");
+  }
+  out.stream = provider::StreamRequested(
+      provider::WriterFor(dialect).ReadTarget(target.path, target.query), cassette.request_body);
+  const Json body = Json::parse(cassette.request_body, nullptr, false);
+  if (body.is_object() && body.contains("model") && body["model"].is_string()) {
+    out.model = body["model"].get<std::string>();
+  }
+  provider::RedactCassetteRequest(cassette);
+  return {};
+}
+
+std::expected<void, LoadError> EntryReader::Response(const Json& entry, const Json& response,
+                                                     Dialect dialect, const std::string& body,
+                                                     Cassette& cassette) const {
+  const std::string path = path_ + ".response";
+  auto reason = r_.String(response, path, "statusText", false);
+  if (!reason) return std::unexpected(reason.error());
+  cassette.reason = reason->value_or("");
+  if (cassette.reason.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) {
+    return r_.Fail(PathOf(path, "statusText"), "a reason phrase with a line break or NUL");
+  }
+  auto headers = Headers(response, path);
+  if (!headers) return std::unexpected(headers.error());
+  std::string content_type;
+  for (CassetteHeader& header : *headers) {
+    const std::string name = Lower(header.name);
+    if (name == "content-type") content_type = header.value;
+    if (std::ranges::find(kFramingHeaders, name) == std::end(kFramingHeaders)) {
+      cassette.headers.push_back(std::move(header));
+    }
+  }
+  auto timings = r_.Object(entry, path_, "timings", false);
+  if (!timings) return std::unexpected(timings.error());
+  auto wait = Timing(*timings, "wait");
+  if (!wait) return std::unexpected(wait.error());
+  auto receive = Timing(*timings, "receive");
+  if (!receive) return std::unexpected(receive.error());
+  cassette.head_at = *wait;
+  cassette.writes = cassette_import::SpreadWrites(
+      cassette_import::BodyEvents(dialect, content_type, body), *wait, *wait + *receive);
+  if (cassette.writes.size() > 1) {
+    cassette.headers.push_back({"transfer-encoding", "chunked"});
+  } else {
+    cassette.headers.push_back({"content-length", std::to_string(body.size())});
+  }
+  cassette.end_at = *wait + *receive;
+  return {};
+}
+
 std::expected<Converted, LoadError> EntryReader::Convert(const Json& entry,
                                                          std::size_t index) const {
   if (!entry.is_object()) return r_.Fail(path_, "expected an object (an entry)");
@@ -196,58 +267,10 @@ std::expected<Converted, LoadError> EntryReader::Convert(const Json& entry,
   cassette.method = **method;
   cassette.target = target.target;
   cassette.status = static_cast<int>(**status);
-  auto reason = r_.String(**response, response_path, "statusText", false);
-  if (!reason) return std::unexpected(reason.error());
-  cassette.reason = reason->value_or("");
-  if (cassette.reason.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) {
-    return r_.Fail(PathOf(response_path, "statusText"), "a reason phrase with a line break or NUL");
-  }
-  auto request_headers = Headers(**request, request_path);
-  if (!request_headers) return std::unexpected(request_headers.error());
-  std::vector<Header> redacted;
-  for (CassetteHeader& header : *request_headers) redacted.push_back({header.name, header.value});
-  provider::RedactSecretHeaders(redacted);
-  for (Header& header : redacted) cassette.request_headers.push_back({header.name, header.value});
-  auto post = r_.Object(**request, request_path, "postData", false);
-  if (!post) return std::unexpected(post.error());
-  if (*post != nullptr) {
-    auto text = r_.String(**post, request_path + ".postData", "text", false);
-    if (!text) return std::unexpected(text.error());
-    cassette.request_body = text->value_or("");
-  }
-  out.stream = provider::StreamRequested(
-      provider::WriterFor(*dialect).ReadTarget(target.path, target.query), cassette.request_body);
-  const Json model = Json::parse(cassette.request_body, nullptr, false);
-  if (model.is_object() && model.contains("model") && model["model"].is_string()) {
-    out.model = model["model"].get<std::string>();
-  }
-  provider::RedactCassetteRequest(cassette);
-  auto headers = Headers(**response, response_path);
-  if (!headers) return std::unexpected(headers.error());
-  std::string content_type;
-  for (CassetteHeader& header : *headers) {
-    const std::string name = Lower(header.name);
-    if (name == "content-type") content_type = header.value;
-    if (std::ranges::find(kFramingHeaders, name) == std::end(kFramingHeaders)) {
-      cassette.headers.push_back(std::move(header));
-    }
-  }
-  const std::string& bytes = std::get<std::string>(*body);
-  auto timings = r_.Object(entry, path_, "timings", false);
-  if (!timings) return std::unexpected(timings.error());
-  auto wait = Timing(*timings, "wait");
-  if (!wait) return std::unexpected(wait.error());
-  auto receive = Timing(*timings, "receive");
-  if (!receive) return std::unexpected(receive.error());
-  cassette.head_at = *wait;
-  cassette.writes = cassette_import::SpreadWrites(
-      cassette_import::BodyEvents(*dialect, content_type, bytes), *wait, *wait + *receive);
-  if (cassette.writes.size() > 1) {
-    cassette.headers.push_back({"transfer-encoding", "chunked"});
-  } else {
-    cassette.headers.push_back({"content-length", std::to_string(bytes.size())});
-  }
-  cassette.end_at = *wait + *receive;
+  if (auto read = Request(**request, target, *dialect, out); !read)
+    return std::unexpected(read.error());
+  auto read = Response(entry, **response, *dialect, std::get<std::string>(*body), cassette);
+  if (!read) return std::unexpected(read.error());
   out.file = CassetteFileName(index + 1, cassette.dialect);
   return Converted{std::move(out), ""};
 }

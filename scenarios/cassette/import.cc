@@ -47,9 +47,9 @@ std::string ScenarioText(const std::vector<const ImportedCassette*>& cassettes, 
                          std::string_view name, std::string_view source) {
   const ImportedCassette& first = *cassettes.front();
   std::string text = fmt::format(
-      "# Made by `faultline cassette import` from {}: its {} exchanges, played back in order\n"
-      "# (docs/cassettes.md). The judge reads what a correct client makes of each answer from\n"
-      "# the bytes it plays, so no text needs to be written here.\n"
+      "# Made by `faultline cassette import` from {}:\n"
+      "# its {} exchanges, played back in order (docs/cassettes.md). The judge reads what a\n"
+      "# correct client makes of each answer from the bytes played: no truth is written here.\n"
       "faultline: 1\nname: {}\ndescription: {}\ndialect: {}\nrequest: {{stream: {}",
       source, ToString(dialect), Quoted(name),
       Quoted(fmt::format("The {} exchanges of {}, replayed with their timing", ToString(dialect),

@@ -43,7 +43,8 @@ inline void CheckImport(const std::expected<Import, LoadError>& import,
     Fail("an import makes a cassette and a scenario", "", Describe(import));
   }
   for (const ImportSkip& skip : import->skipped) {
-    if (skip.where.empty() || skip.reason.empty()) Fail("every skip is named", "", Describe(import));
+    if (skip.where.empty() || skip.reason.empty())
+      Fail("every skip is named", "", Describe(import));
   }
   for (const ImportedCassette& cassette : import->cassettes) {
     const std::string written = WriteCassette(cassette.cassette);
