@@ -38,6 +38,15 @@ const DialectWriter& WriterFor(scenario::Dialect dialect) {
   return dialect_internal::OpenAiChatWriter();
 }
 
+std::optional<scenario::Dialect> DialectOfTarget(std::string_view path, std::string_view query) {
+  for (scenario::Dialect dialect : scenario::AllDialects()) {
+    if (WriterFor(dialect).ReadTarget(path, query) != DialectWriter::TargetKind::kNotServed) {
+      return dialect;
+    }
+  }
+  return std::nullopt;
+}
+
 int EstimateTokens(std::string_view text) {
   if (text.empty()) return 0;
   return std::max<int>(1, static_cast<int>((text.size() + 3) / 4));

@@ -142,6 +142,11 @@ class DialectWriter {
 
 const DialectWriter& WriterFor(scenario::Dialect dialect);
 
+// The dialect a request target speaks (its path, and its query without the '?'), as the writers
+// read their targets (DialectWriter::ReadTarget); nullopt for a path no dialect serves. The one
+// table of which path is which dialect: the proxy and the cassette importers ask it.
+std::optional<scenario::Dialect> DialectOfTarget(std::string_view path, std::string_view query);
+
 // The event a malformed injection (kInvalidJson, kWrongShape, kTwoObjects) sends: it imitates
 // `neighbour`, a JSON event of the same stream (null when there is none), so that only its
 // payload is wrong. The one home of these shapes: the plan compiler injects them into scripted

@@ -67,6 +67,11 @@ void RedactSecretHeaders(std::vector<scenario::Header>& headers) {
   last_redacted = headers;
 }
 
+void RedactCassetteRequest(scenario::Cassette& cassette) {
+  cassette.target = scenario::RedactSecrets(cassette.target);
+  cassette.request_body = scenario::RedactSecrets(cassette.request_body);
+}
+
 namespace {
 
 // What an entry holds of its request (the writes and the truth are bounded by the plan).

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "fake_provider/plan.h"
+#include "scenarios/cassette/cassette.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::provider {
@@ -80,6 +81,11 @@ std::string RedactedSecret(std::string_view value);
 // RedactedSecret of its value; any other keeps its value but for the secrets in it
 // (scenario::RedactSecrets: key-shaped tokens, ...).
 void RedactSecretHeaders(std::vector<scenario::Header>& headers);
+// What a cassette keeps of its request (a `faultline proxy --record` recording, a HAR import):
+// its headers as a journal keeps them (RedactSecretHeaders, done once: the proxy's record has
+// them so already), and the target's query (Gemini's `key=`) and the body with their secrets
+// redacted (scenario::RedactSecrets, which this applies; idempotent).
+void RedactCassetteRequest(scenario::Cassette& cassette);
 
 // How much one journal keeps. Load tests send millions of requests to one session, and each
 // entry keeps its request's body and headers whole: past either bound the oldest entries are

@@ -83,6 +83,14 @@ double ChaosDraw(std::uint64_t seed, int attempt) {
   return static_cast<double>(bits >> 11) * 0x1.0p-53;
 }
 
+bool StreamRequested(DialectWriter::TargetKind kind, std::string_view body) {
+  using Kind = DialectWriter::TargetKind;
+  if (kind == Kind::kStream) return true;
+  if (kind == Kind::kBodyDecides) return StreamFlag(body).value_or(false);
+  if (kind == Kind::kBodyDecidesStreamByDefault) return StreamFlag(body).value_or(true);
+  return false;
+}
+
 std::optional<bool> StreamFlag(std::string_view body) {
   std::optional<bool> flag;
   int depth = 0;
@@ -148,17 +156,7 @@ ResponsePlan ProviderSession::Respond(const RequestInfo& request, WallTime now) 
   plan_request.input_tokens = EstimateTokens(request.body);
   const std::string_view path = StripQuery(request.path);
   const DialectWriter::TargetKind target = writer.ReadTarget(path, request.query);
-  switch (target) {
-    case DialectWriter::TargetKind::kBodyDecides:
-      plan_request.stream = StreamFlag(request.body).value_or(false);
-      break;
-    case DialectWriter::TargetKind::kBodyDecidesStreamByDefault:
-      plan_request.stream = StreamFlag(request.body).value_or(true);
-      break;
-    default:
-      plan_request.stream = target == DialectWriter::TargetKind::kStream;
-      break;
-  }
+  plan_request.stream = StreamRequested(target, request.body);
   if (target == DialectWriter::TargetKind::kNotServed) {
     return compiled_->ErrorPlan(
         404, scenario::ErrorKind::kNotFound,

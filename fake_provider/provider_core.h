@@ -34,6 +34,10 @@ struct RequestInfo {
 // The body's top-level "stream" flag, found by a scan, not a parse: true, false, or nullopt when
 // absent or not a boolean.
 std::optional<bool> StreamFlag(std::string_view body);
+// Whether a request asks for a stream: its target says (Gemini's streamGenerateContent, Bedrock's
+// converse-stream), or its body's "stream" flag where the target leaves it to the body (absent:
+// no stream, but Ollama's default is one). False for a target that `kind` does not serve.
+bool StreamRequested(DialectWriter::TargetKind kind, std::string_view body);
 
 // A uniform draw in [0, 1) that depends on (seed, attempt) only: the same seed gives the same
 // faults whatever the timing or the order of other sessions' requests. The one seeded draw of a

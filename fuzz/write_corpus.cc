@@ -1,7 +1,8 @@
 // Writes the seed corpora of the fuzz targets into <root>/<target>/ (tools/fuzz.sh passes
 // build/fuzz/corpus): for every response the built-in catalogue scripts, the bytes its plan
 // sends, its decoded body and its header lines; the reference client's hand-written wire
-// fixtures; retry-log lines, whole and torn; and fleet sections with --sweep values. Seeds are
+// fixtures; retry-log lines, whole and torn; fleet sections with --sweep values; HAR files and
+// aimock fixtures for the cassette importers. Seeds are
 // generated, never committed.
 //
 //   faultline_fuzz_corpus ROOT
@@ -302,6 +303,44 @@ void AddFleetSeeds(Corpus& corpus) {
   }
 }
 
+// The cassette importers' targets: the HAR and aimock files the tests check in
+// (scenarios/tests/data/), and each with the hand-made turns of the import's rules (base64, an
+// aborted entry, a body left out or truncated, a fixture of every kind).
+void AddImportSeeds(Corpus& corpus) {
+  const fs::path data = fs::path(FAULTLINE_SOURCE_DIR) / "scenarios" / "tests" / "data";
+  const auto read = [](const fs::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  };
+  const std::string har = read(data / "devtools-session.har");
+  corpus.Add("cassette_har_import_fuzz", "devtools-session", har);
+  const auto entry = [](std::string_view response) {
+    return fmt::format(
+        R"({{"log":{{"entries":[{{"request":{{"method":"POST","url":"http://h/v1/messages",)"
+        R"("headers":[{{"name":":path","value":"/"}}]}},"response":{},"timings":{{"wait":1,)"
+        R"("receive":-1}}}}]}}}})",
+        response);
+  };
+  const std::vector<std::pair<std::string_view, std::string>> hars = {
+      {"base64",
+       entry(
+           R"({"status":200,"content":{"encoding":"base64","text":"ZXZlbnQ6IHgKZGF0YTogMQoK","size":18},)"
+           R"("headers":[{"name":"content-type","value":"text/event-stream"}]})")},
+      {"aborted", entry(R"({"status":0,"content":{"size":0}})")},
+      {"no-text", entry(R"({"status":200,"content":{"size":10}})")},
+      {"truncated", entry(R"({"status":200,"content":{"size":10,"text":"ab"}})")},
+      {"gzip", entry(R"({"status":200,"content":{"encoding":"gzip","text":"ab"}})")}};
+  for (const auto& [name, text] : hars) corpus.Add("cassette_har_import_fuzz", name, text);
+  corpus.Add("cassette_aimock_import_fuzz", "fixtures", read(data / "aimock-fixtures.json"));
+  corpus.Add("cassette_aimock_import_fuzz", "aimock-1.43.0",
+             read(data / "aimock-1.43.0" / "fixtures.json"));
+  corpus.Add("cassette_aimock_import_fuzz", "kinds",
+             R"({"fixtures":[{"response":{"content":{"a":[1,2.5]}},"latency":3},)"
+             R"({"response":{"toolCalls":[{"name":"f","arguments":"{\"x\":1"}]},)"
+             R"("streamingProfile":{"ttft":5,"tps":0}},{"response":{"error":{"message":"m"}}},)"
+             R"({"response":{"content":"\ud83d\udc4b","finishReason":"length"},"chunkSize":1}]})");
+}
+
 }  // namespace
 }  // namespace faultline::fuzz
 
@@ -318,6 +357,7 @@ int main(int argc, char** argv) {
   faultline::fuzz::AddServerSeeds(corpus);
   faultline::fuzz::AddAdapterLines(corpus);
   faultline::fuzz::AddFleetSeeds(corpus);
+  faultline::fuzz::AddImportSeeds(corpus);
   std::printf("faultline_fuzz_corpus: %d seeds in %s\n", corpus.written(), argv[1]);
   return corpus.written() > 0 ? 0 : 1;
 }

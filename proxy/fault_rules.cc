@@ -43,16 +43,6 @@ std::unique_ptr<provider::CompiledScenario> Compile(scenario::Dialect dialect,
 
 }  // namespace
 
-std::optional<scenario::Dialect> DialectOfTarget(std::string_view path, std::string_view query) {
-  for (scenario::Dialect dialect : scenario::AllDialects()) {
-    if (provider::WriterFor(dialect).ReadTarget(path, query) !=
-        provider::DialectWriter::TargetKind::kNotServed) {
-      return dialect;
-    }
-  }
-  return std::nullopt;
-}
-
 RuleBook::RuleBook(scenario::ProxyRules rules) : rules_(std::move(rules)) {
   compiled_.resize(rules_.rules.size());
   for (std::size_t i = 0; i < rules_.rules.size(); ++i) {

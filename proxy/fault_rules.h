@@ -27,9 +27,8 @@
 
 namespace faultline::proxy {
 
-// The dialect a request target speaks, read the way the fake provider reads its targets
-// (DialectWriter::ReadTarget); nullopt for a path no dialect serves.
-std::optional<scenario::Dialect> DialectOfTarget(std::string_view path, std::string_view query);
+// The dialect a request target speaks (fake_provider/dialect.h).
+using provider::DialectOfTarget;
 // The reference client's name for the same dialect (its decoders read the stream).
 using provider::RefDialect;
 

@@ -1,9 +1,7 @@
 #include "proxy/proxy_cassette.h"
 
-#include <fmt/format.h>
-
+#include "fake_provider/journal.h"
 #include "reference_impl/http_response.h"
-#include "scenarios/redact.h"
 
 namespace faultline::proxy {
 namespace {
@@ -29,10 +27,11 @@ std::expected<scenario::Cassette, std::string> CassetteOf(const ExchangeRecord& 
   cassette.source = "proxy";
   cassette.method = record.client.method;
   cassette.target = record.client.target;
-  for (const scenario::Header& header : record.client.headers) {  // redacted by the core
+  for (const scenario::Header& header : record.client.headers) {
     cassette.request_headers.push_back({header.name, header.value});
   }
-  cassette.request_body = scenario::RedactSecrets(record.client.body);
+  cassette.request_body = record.client.body;
+  provider::RedactCassetteRequest(cassette);
   ref::HttpResponseParser parser;
   std::size_t offset = 0;
   bool head = false;
@@ -61,10 +60,6 @@ std::expected<scenario::Cassette, std::string> CassetteOf(const ExchangeRecord& 
       std::max(upstream.ended - upstream.arrived,
                cassette.writes.empty() ? cassette.head_at : cassette.writes.back().at);
   return cassette;
-}
-
-std::string CassetteFileName(std::uint64_t index, std::string_view dialect) {
-  return fmt::format("{:04}-{}.jsonl", index, dialect.empty() ? "exchange" : dialect);
 }
 
 }  // namespace faultline::proxy

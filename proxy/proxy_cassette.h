@@ -1,6 +1,6 @@
 // The cassette of one proxied exchange (`faultline proxy --record DIR`): what the upstream
-// answered, with its timing, as scenarios/cassette.h writes it, so that the fake provider can
-// play it back (a scenario entry `cassette: FILE`).
+// answered, with its timing, as scenarios/cassette/cassette.h writes it, so that the fake provider
+// can play it back (a scenario entry `cassette: FILE`).
 //
 // It is built from the journal's record of the exchange (ExchangeRecord): the request as the
 // client sent it (credentials redacted, as the journal has them; the body's secrets redacted
@@ -15,14 +15,14 @@
 #include <string>
 
 #include "proxy/proxy_core.h"
-#include "scenarios/cassette.h"
+#include "scenarios/cassette/cassette.h"
 
 namespace faultline::proxy {
 
 // The cassette, or why there is none (the upstream was not called, or sent no whole head).
 std::expected<scenario::Cassette, std::string> CassetteOf(const ExchangeRecord& record);
 
-// The file name a recording gives exchange `index` (1-based): "0007-openai-chat.jsonl".
-std::string CassetteFileName(std::uint64_t index, std::string_view dialect);
+// The file name a recording gives exchange `index` (1-based) (scenarios/cassette/cassette.h).
+using scenario::CassetteFileName;
 
 }  // namespace faultline::proxy

@@ -94,11 +94,8 @@ bool ProxyExchange::StreamRequested() const {
   const std::string_view path = target.substr(0, question);
   const std::string_view query =
       question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
-  using Kind = provider::DialectWriter::TargetKind;
-  const Kind kind = provider::WriterFor(*dialect_).ReadTarget(path, query);
-  if (kind == Kind::kStream) return true;
-  if (kind == Kind::kJson) return false;
-  return provider::StreamFlag(request_.body).value_or(kind == Kind::kBodyDecidesStreamByDefault);
+  return provider::StreamRequested(provider::WriterFor(*dialect_).ReadTarget(path, query),
+                                   request_.body);
 }
 
 std::vector<Action> ProxyExchange::Start() {

@@ -14,7 +14,6 @@ namespace fs = std::filesystem;
 
 constexpr std::string_view kCassetteResponseKeys[] = {"repeat",     "headers_delay", "cassette",
                                                       "time_scale", "content",       "stream"};
-constexpr std::string_view kCassetteContentKeys[] = {"faults", "end"};
 
 template <typename List>
 bool Contains(const List& list, std::string_view key) {
@@ -29,20 +28,11 @@ fs::path Resolve(const std::string& scenario_file, const std::string& name) {
 }
 
 void CheckOverlay(Reader& reader, const Map& response, Dialect dialect, Content* out) {
-  std::optional<Field> content =
-      reader.Present(response, response.Has("stream") ? "stream" : "content");
-  if (!content) return;
-  std::optional<Map> map = reader.ReadMap(*content, keys::kContent);
-  if (!map) return;
-  for (std::string_view key : keys::kContent) {
-    if (Contains(kCassetteContentKeys, key)) continue;
-    RejectKey(reader, *map, key,
-              fmt::format("'{}' is the cassette's to say; content on a cassette takes only "
-                          "faults and end",
-                          key));
-  }
-  if (!reader.ok()) return;
-  ReadContent(reader, *content, dialect, out);
+  std::optional<OverlayContent> content =
+      ReadOverlayContent(reader, response, "cassette", "content on a cassette");
+  if (!content || !reader.ok()) return;
+  const Map* map = &content->map;
+  ReadContent(reader, content->field, dialect, out);
   if (!reader.ok()) return;
   for (const EventFault& fault : out->faults) {
     const bool supported =

@@ -66,6 +66,18 @@ void ReadProxyRules(Reader& reader, const Field& document, ProxyRules* out);
 // Rejects `map[key]` when present: `reason` says why the key has no meaning there.
 void RejectKey(Reader& reader, const Map& map, std::string_view key, std::string_view reason);
 
+// The `content` (or its alias `stream`) of a response entry whose answer someone else writes (a
+// cassette's recording, the upstream's live traffic): only `faults` and `end` can be overlaid on
+// it, and every other key of content is refused at its line as "'KEY' is the OWNER's to write;
+// WHERE takes only faults and end". The content's field and mapping; nullopt when the entry has
+// none, or it is not a mapping (reported).
+struct OverlayContent {
+  Field field;
+  Map map;
+};
+std::optional<OverlayContent> ReadOverlayContent(Reader& reader, const Map& response,
+                                                 std::string_view owner, std::string_view where);
+
 // RFC 9110 token characters: what a header name may consist of.
 bool IsHeaderName(std::string_view text);
 

@@ -16,7 +16,6 @@ namespace {
 constexpr std::string_view kLiveResponseKeys[] = {"headers_delay", "retry_after", "retry_after_ms",
                                                   "should_retry",  "headers",     "content",
                                                   "stream"};
-constexpr std::string_view kLiveContentKeys[] = {"faults", "end"};
 
 bool Contains(std::span<const std::string_view> names, std::string_view name) {
   return std::ranges::find(names, name) != names.end();
@@ -88,18 +87,10 @@ void CheckLive(Reader& reader, const Map& response) {
                           "retry_after_ms, should_retry, headers, content.faults, content.end)",
                           key));
   }
-  std::optional<Field> content =
-      reader.Present(response, response.Has("stream") ? "stream" : "content");
+  std::optional<OverlayContent> content =
+      ReadOverlayContent(reader, response, "upstream", "a rule's content");
   if (!content) return;
-  std::optional<Map> map = reader.ReadMap(*content, keys::kContent);
-  if (!map) return;
-  for (std::string_view key : keys::kContent) {
-    if (Contains(kLiveContentKeys, key)) continue;
-    RejectKey(reader, *map, key,
-              fmt::format("'{}' is the upstream's to write; a rule's content takes only faults "
-                          "and end",
-                          key));
-  }
+  const Map* map = &content->map;
   if (std::optional<Field> faults = reader.Present(*map, "faults"))
     CheckLiveFaults(reader, *faults);
   if (std::optional<Field> end = reader.Present(*map, "end"); end && end->node.IsMap()) {

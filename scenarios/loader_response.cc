@@ -224,6 +224,22 @@ void RejectKey(Reader& reader, const Map& map, std::string_view key, std::string
   if (std::optional<Field> field = map.GetKey(key)) reader.Fail(*field, std::string(reason));
 }
 
+std::optional<OverlayContent> ReadOverlayContent(Reader& reader, const Map& response,
+                                                 std::string_view owner, std::string_view where) {
+  std::optional<Field> content =
+      reader.Present(response, response.Has("stream") ? "stream" : "content");
+  if (!content) return std::nullopt;
+  std::optional<Map> map = reader.ReadMap(*content, keys::kContent);
+  if (!map) return std::nullopt;
+  for (std::string_view key : keys::kContent) {
+    if (key == "faults" || key == "end") continue;
+    RejectKey(
+        reader, *map, key,
+        fmt::format("'{}' is the {}'s to write; {} takes only faults and end", key, owner, where));
+  }
+  return OverlayContent{*content, *map};
+}
+
 std::optional<ErrorSpec> ReadError(Reader& reader, const Field& field, Dialect dialect) {
   ErrorSpec error;
   if (!field.node.IsMap()) {

@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "scenarios/cassette.h"
+#include "scenarios/cassette/cassette.h"
 #include "scenarios/duration.h"
 #include "scenarios/fleet_spec.h"
 #include "scenarios/load_error.h"

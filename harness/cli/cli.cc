@@ -10,6 +10,7 @@
 #include "faultline/version.h"
 #include "harness/cli/adapter_command.h"
 #include "harness/cli/call_command.h"
+#include "harness/cli/cassette_command.h"
 #include "harness/cli/config_file.h"
 #include "harness/cli/proxy_command.h"
 #include "harness/cli/run_command.h"
@@ -33,6 +34,7 @@ struct Commands {
   AdapterCheckOptions adapter_options;
   SimulateOptions simulate_options;
   SchemaOptions schema_options;
+  CassetteImportOptions cassette_import_options;
   ConfigFlags config;  // --config, --no-config, --print-config of the commands below that have them
   CLI::App* serve = nullptr;
   CLI::App* proxy = nullptr;
@@ -43,7 +45,8 @@ struct Commands {
   CLI::App* adapter = nullptr;
   CLI::App* simulate = nullptr;
   CLI::App* schema = nullptr;
-  CLI::App* help = nullptr;  // `faultline help [COMMAND]`, as git and go answer it
+  CLI::App* cassette_import = nullptr;  // `cassette import`
+  CLI::App* help = nullptr;             // `faultline help [COMMAND]`, as git and go answer it
   std::string help_topic;
   CLI::App* version = nullptr;
 };
@@ -58,6 +61,7 @@ void AddCommands(CLI::App& app, Commands& c) {
   c.adapter = AddAdapterCommand(app, c.adapter_options);
   c.simulate = AddSimulateCommand(app, c.simulate_options);
   c.proxy = AddProxyCommand(app, c.proxy_options);
+  c.cassette_import = AddCassetteCommand(app, c.cassette_import_options);
   c.schema = AddSchemaCommand(app, c.schema_options);
   c.help = app.add_subcommand("help", "show this help, or a command's: faultline help run");
   c.help->add_option("command", c.help_topic, "the command whose help to show");
@@ -138,6 +142,9 @@ ExitCode RunParsed(const CLI::App& app, const Commands& c, std::ostream& out, st
   }
   if (c.simulate->parsed()) return RunSimulate(c.simulate_options, out, err);
   if (c.schema->parsed()) return RunSchema(c.schema_options, out, err);
+  if (c.cassette_import->parsed()) {
+    return RunCassetteImport(c.cassette_import_options, out, err);
+  }
   return ExitCode::kUsageError;
 }
 

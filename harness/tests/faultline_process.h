@@ -4,12 +4,14 @@
 #pragma once
 
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <poll.h>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -135,5 +137,31 @@ class FaultlineProcess {
   std::string err_;
   std::optional<int> exit_code_;
 };
+
+// What a finished run of the binary left: its exit code (-1: it did not end in time) and output.
+struct ProcessRun {
+  int code = -1;
+  std::string out, err;
+};
+
+// Runs the binary with `args` and no standard input, up to `timeout`.
+inline ProcessRun RunFaultline(std::vector<std::string> args,
+                               std::chrono::milliseconds timeout = 60s) {
+  FaultlineProcess process(std::move(args));
+  process.CloseStdin();
+  const auto code = process.Wait(timeout);
+  return {code.value_or(-1), process.out(), process.err()};
+}
+
+// A fresh, empty folder for the running test: TMP/faultline-PREFIX-PID-TEST (remove it after).
+inline std::filesystem::path FreshTestFolder(std::string_view prefix) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() /
+      ("faultline-" + std::string(prefix) + "-" + std::to_string(::getpid()) + "-" +
+       ::testing::UnitTest::GetInstance()->current_test_info()->name());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
 
 }  // namespace faultline::cli::test_support

@@ -17,27 +17,12 @@ namespace {
 namespace fs = std::filesystem;
 using namespace std::chrono_literals;
 
-struct Ran {
-  int code = -1;
-  std::string out, err;
-};
-
-Ran RunFaultline(std::vector<std::string> args, std::chrono::milliseconds timeout = 60s) {
-  cli::test_support::FaultlineProcess process(std::move(args));
-  process.CloseStdin();
-  const auto code = process.Wait(timeout);
-  return {code.value_or(-1), process.out(), process.err()};
-}
+using Ran = cli::test_support::ProcessRun;
+using cli::test_support::RunFaultline;
 
 class RunCliTest : public ::testing::Test {
  protected:
-  void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("faultline-run-cli-" + std::to_string(::getpid()) + "-" +
-            ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  void SetUp() override { dir_ = cli::test_support::FreshTestFolder("run-cli"); }
   void TearDown() override { fs::remove_all(dir_); }
   std::string Path(std::string_view name) const { return (dir_ / name).string(); }
   void WriteFile(std::string_view name, std::string_view text) const {

@@ -1,7 +1,7 @@
 // Reading and writing cassettes (cassette.h). The reader is strict: every line is checked for its
 // type, its keys and their values, because a cassette comes from anywhere (a recording, a HAR
 // export, a hand edit) and a silent default would replay something that was never recorded.
-#include "scenarios/cassette.h"
+#include "scenarios/cassette/cassette.h"
 
 #include <fmt/format.h>
 
@@ -348,6 +348,10 @@ std::string WriteCassette(const Cassette& cassette) {
   }
   put(Json{{"type", "end"}, {"at_us", cassette.end_at.count()}, {"kind", ToString(cassette.end)}});
   return out;
+}
+
+std::string CassetteFileName(std::uint64_t index, std::string_view dialect) {
+  return fmt::format("{:04}-{}.jsonl", index, dialect.empty() ? "exchange" : dialect);
 }
 
 }  // namespace faultline::scenario

@@ -1,10 +1,12 @@
 // A cassette: one recorded HTTP exchange with its timing, which the fake provider plays back as a
 // response (a scenario entry `cassette: FILE`, docs/cassettes.md). `faultline proxy --record`
-// writes one per exchange; `faultline cassette import` makes them from a HAR file.
+// writes one per exchange; `faultline cassette import` makes them from a HAR file or aimock
+// fixtures (scenarios/cassette/har_import.h, aimock_import.h).
 //
 // The file is JSON Lines (schema: scenarios/schema/cassette.schema.json), one object per line,
 // each with its "type":
-//   {"type": "cassette", "version": 1, "dialect": "openai-chat", "source": "proxy" | "har" | ...}
+//   {"type": "cassette", "version": 1, "dialect": "openai-chat",
+//    "source": "proxy" | "har" | "aimock"}
 //   {"type": "request", "method", "target", "headers": [[name, value], ...], "body" |
 //   "body_base64"}
 //   {"type": "response", "at_us", "status", "reason", "headers": [[name, value], ...]}
@@ -21,6 +23,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <expected>
 #include <string>
 #include <string_view>
@@ -45,7 +48,7 @@ struct CassetteWrite {
 struct Cassette {
   enum class End { kCompleted, kClosed, kReset };
   std::string dialect;  // the dialect name the exchange spoke ("" when none was known)
-  std::string source;   // what made it: "proxy", "har", ...
+  std::string source;   // what made it: "proxy", "har", "aimock"
   // The request, as recorded (secrets redacted).
   std::string method;
   std::string target;
@@ -76,5 +79,9 @@ std::expected<Cassette, LoadError> ParseCassette(std::string_view text, std::str
 
 // The cassette's JSON Lines, each line ending in '\n'. ParseCassette(WriteCassette(c)) == c.
 std::string WriteCassette(const Cassette& cassette);
+
+// The file name of exchange `index` (1-based) of a recording or an import:
+// "0007-openai-chat.jsonl" ("0007-exchange.jsonl" without a dialect).
+std::string CassetteFileName(std::uint64_t index, std::string_view dialect);
 
 }  // namespace faultline::scenario
