@@ -304,10 +304,10 @@ void AddFleetSeeds(Corpus& corpus) {
 }
 
 // The cassette importers' targets: the HAR and aimock files the tests check in
-// (scenarios/tests/data/), and each with the hand-made turns of the import's rules (base64, an
+// (cassette_import/tests/data/), and each with the hand-made turns of the import's rules (base64, an
 // aborted entry, a body left out or truncated, a fixture of every kind).
 void AddImportSeeds(Corpus& corpus) {
-  const fs::path data = fs::path(FAULTLINE_SOURCE_DIR) / "scenarios" / "tests" / "data";
+  const fs::path data = fs::path(FAULTLINE_SOURCE_DIR) / "cassette_import" / "tests" / "data";
   const auto read = [](const fs::path& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -4,8 +4,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "scenarios/cassette/aimock_import.h"
-#include "scenarios/cassette/har_import.h"
+#include "cassette_import/aimock_import.h"
+#include "cassette_import/har_import.h"
 
 namespace faultline::cli {
 namespace {

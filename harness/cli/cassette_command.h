@@ -1,6 +1,6 @@
 // `faultline cassette import`: cassettes and a scenario that plays them, from a HAR file or from
 // aimock fixtures (docs/cassettes.md). The command reads the file, calls the importer
-// (scenarios/cassette/har_import.h, aimock_import.h), writes the cassettes and the scenario
+// (cassette_import/har_import.h, aimock_import.h), writes the cassettes and the scenario
 // into --out and lists what it skipped, with the reason, on stderr.
 #pragma once
 

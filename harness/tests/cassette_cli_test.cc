@@ -20,7 +20,7 @@ class CassetteCliTest : public ::testing::Test {
  protected:
   ~CassetteCliTest() override { fs::remove_all(dir_); }
   static std::string Data(std::string_view name) {
-    return (fs::path(FAULTLINE_SOURCE_DIR) / "scenarios/tests/data" / name).string();
+    return (fs::path(FAULTLINE_SOURCE_DIR) / "cassette_import/tests/data" / name).string();
   }
   // Runs the scenario in both worlds; every run must pass.
   static void ExpectPasses(const fs::path& scenario) {

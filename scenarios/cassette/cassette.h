@@ -1,7 +1,7 @@
 // A cassette: one recorded HTTP exchange with its timing, which the fake provider plays back as a
 // response (a scenario entry `cassette: FILE`, docs/cassettes.md). `faultline proxy --record`
 // writes one per exchange; `faultline cassette import` makes them from a HAR file or aimock
-// fixtures (scenarios/cassette/har_import.h, aimock_import.h).
+// fixtures (cassette_import/har_import.h, aimock_import.h).
 //
 // The file is JSON Lines (schema: scenarios/schema/cassette.schema.json), one object per line,
 // each with its "type":

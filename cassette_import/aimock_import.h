@@ -32,7 +32,7 @@
 #include <expected>
 #include <string_view>
 
-#include "scenarios/cassette/import.h"
+#include "cassette_import/import.h"
 
 namespace faultline::scenario {
 

@@ -1,5 +1,5 @@
 // HAR 1.2 to cassettes (har_import.h).
-#include "scenarios/cassette/har_import.h"
+#include "cassette_import/har_import.h"
 
 #include <fmt/format.h>
 

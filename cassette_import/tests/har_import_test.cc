@@ -1,7 +1,7 @@
-// HAR 1.2 to cassettes (scenarios/cassette/har_import.h): each conversion rule, each skip and
+// HAR 1.2 to cassettes (cassette_import/har_import.h): each conversion rule, each skip and
 // each error with its file and JSON path, on a DevTools export checked in beside the tests and
 // on small hand-made entries.
-#include "scenarios/cassette/har_import.h"
+#include "cassette_import/har_import.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -10,7 +10,7 @@
 
 #include "fake_provider/event_stream_encoder.h"
 #include "scenarios/bytes_text.h"
-#include "scenarios/tests/cassette_test_support.h"
+#include "cassette_import/tests/cassette_test_support.h"
 
 namespace faultline::scenario {
 namespace {

@@ -1,14 +1,14 @@
-// aimock fixtures to cassettes (scenarios/cassette/aimock_import.h). The bytes are checked
-// against what aimock 1.43.0 itself sent for the same fixtures (scenarios/tests/data/
+// aimock fixtures to cassettes (cassette_import/aimock_import.h). The bytes are checked
+// against what aimock 1.43.0 itself sent for the same fixtures (cassette_import/tests/data/
 // aimock-1.43.0/: `llmock -f fixtures.json`, one streamed request each, the raw answers kept).
-#include "scenarios/cassette/aimock_import.h"
+#include "cassette_import/aimock_import.h"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-#include "scenarios/tests/cassette_test_support.h"
+#include "cassette_import/tests/cassette_test_support.h"
 
 namespace faultline::scenario {
 namespace {

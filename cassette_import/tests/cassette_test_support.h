@@ -1,4 +1,5 @@
-// What the cassette import tests share: the files of scenarios/tests/data/ and a cassette's body.
+// What the cassette import tests share: the files of cassette_import/tests/data/ and a cassette's
+// body.
 #pragma once
 
 #include <filesystem>
@@ -11,10 +12,11 @@
 
 namespace faultline::scenario::testing {
 
-// scenarios/tests/data/NAME, whole (FAULTLINE_SOURCE_DIR is defined by scenarios/CMakeLists.txt).
+// cassette_import/tests/data/NAME, whole (FAULTLINE_SOURCE_DIR: cassette_import/CMakeLists.txt).
 inline std::string DataFile(std::string_view name) {
-  std::ifstream file(std::filesystem::path(FAULTLINE_SOURCE_DIR) / "scenarios/tests/data" / name,
-                     std::ios::binary);
+  std::ifstream file(
+      std::filesystem::path(FAULTLINE_SOURCE_DIR) / "cassette_import/tests/data" / name,
+      std::ios::binary);
   std::stringstream text;
   text << file.rdbuf();
   return text.str();

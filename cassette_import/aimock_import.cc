@@ -1,7 +1,7 @@
 // aimock fixtures to cassettes (aimock_import.h). The JSON of every chunk is written as aimock's
 // JSON.stringify writes it (key order, escapes, UTF-16 slices that may split a surrogate pair),
 // so the bytes are aimock's.
-#include "scenarios/cassette/aimock_import.h"
+#include "cassette_import/aimock_import.h"
 
 #include <fmt/format.h>
 

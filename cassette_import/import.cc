@@ -1,5 +1,5 @@
 // The importers' shared pieces (import.h).
-#include "scenarios/cassette/import.h"
+#include "cassette_import/import.h"
 
 #include <fmt/format.h>
 

@@ -11,7 +11,7 @@
 #include <string_view>
 
 #include "fuzz/fuzz_support.h"
-#include "scenarios/cassette/import.h"
+#include "cassette_import/import.h"
 
 namespace faultline::scenario::fuzz {
 
