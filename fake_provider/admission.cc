@@ -2,7 +2,6 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <charconv>
 #include <utility>
 
@@ -28,6 +27,19 @@ int TakeCallLabel(std::string_view& id) {
   return call;
 }
 
+// Where the first of kApiRootSegments starts in `target` at `from` or later (npos: none). One
+// pass over the slashes rather than a search per segment: every request's target comes here.
+std::size_t FindApiRoot(std::string_view target, std::size_t from) {
+  for (std::size_t at = target.find('/', from); at != std::string_view::npos;
+       at = target.find('/', at + 1)) {
+    const std::string_view rest = target.substr(at);
+    for (std::string_view segment : kApiRootSegments) {
+      if (rest.starts_with(segment)) return at;
+    }
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 Destination ResolveTarget(std::string_view target) {
@@ -39,10 +51,7 @@ Destination ResolveTarget(std::string_view target) {
   constexpr std::string_view kSessionPrefix = "/s/";
   if (!target.starts_with(kSessionPrefix)) return Destination{};
   // The session id ends where the API's path starts, whichever root segment comes first.
-  std::size_t v1 = std::string_view::npos;
-  for (std::string_view segment : kApiRootSegments) {
-    v1 = std::min(v1, target.find(segment, kSessionPrefix.size() - 1));
-  }
+  const std::size_t v1 = FindApiRoot(target, kSessionPrefix.size() - 1);
   if (v1 == std::string_view::npos || v1 <= kSessionPrefix.size()) return Destination{};
   std::string_view path = target.substr(v1);
   path = path.substr(0, path.find('?'));
@@ -57,6 +66,8 @@ std::string CallBaseUrl(std::string_view session_base_url, int call, int calls) 
 }
 
 std::string PercentDecode(std::string_view text) {
+  // Session ids are rarely escaped, and every request's target is decoded.
+  if (text.find('%') == std::string_view::npos) return std::string(text);
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -104,7 +115,7 @@ Admitted Admit(ProviderSession& session, Journal& journal, const AdmissionInput&
   entry.call = ResolveTarget(input.request.target).call;
   entry.status = admitted.plan.status;
   entry.plan_summary = admitted.plan.summary;
-  entry.truth = admitted.plan.truth;
+  entry.truth = std::move(admitted.plan.truth);  // judges read it from the journal only
   admitted.entry_index = journal.Begin(std::move(entry));
   return admitted;
 }

@@ -66,7 +66,7 @@ struct AdmissionInput {
 };
 
 struct Admitted {
-  ResponsePlan plan;
+  ResponsePlan plan;  // its truth moved into the journal entry, the one place it is read
   std::uint64_t entry_index = 0;  // in `journal`
 };
 

@@ -48,6 +48,8 @@ class IdSource {
 
  private:
   std::uint64_t Next();
+  // `length` characters of `alphabet`, one draw each.
+  std::string Draw(std::string_view alphabet, std::size_t length);
   std::uint64_t state_;
 };
 

@@ -1,9 +1,6 @@
 // From a pre-rendered body program to timed plan steps: event timing, faults between events,
 // split writes, drips, chunk framing and the termination at the cut point.
-#include <fmt/format.h>
-
 #include <algorithm>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -154,11 +151,11 @@ void BodyEmitter::BodyTemplate(Duration at, const ByteTemplate& bytes) {
     return;
   }
   std::string& out = timeline_.SendBuffer(at);
-  const std::size_t size = bytes.RenderedSize(values_);
-  out.reserve(out.size() + size + 16);
-  if (program_.chunked) fmt::format_to(std::back_inserter(out), "{:x}\r\n", size);
-  bytes.AppendTo(out, values_);
-  if (program_.chunked) out.append("\r\n");
+  if (program_.chunked) {
+    AppendChunk(out, bytes, values_);
+  } else {
+    bytes.AppendTo(out, values_);
+  }
 }
 
 // The first `bytes` bytes of an item; in chunked mode under a chunk header that announces the
@@ -166,7 +163,8 @@ void BodyEmitter::BodyTemplate(Duration at, const ByteTemplate& bytes) {
 std::string BodyEmitter::Partial(const BodyItem& item, std::size_t bytes) const {
   const std::string rendered = item.bytes.Render(values_);
   const std::size_t kept = std::min(bytes, rendered.size());
-  std::string out = program_.chunked ? fmt::format("{:x}\r\n", rendered.size()) : std::string();
+  std::string out;
+  if (program_.chunked) AppendChunkSize(out, rendered.size());
   out.append(rendered, 0, kept);
   return out;
 }

@@ -28,8 +28,14 @@ bool ClientGone(const boost::system::error_code& ec) {
 // The mutable state of one execution, shared by the step runner and the client watch (both run
 // on the connection's executor, never at the same time).
 struct Exchange {
-  explicit Exchange(const ExchangeContext& context)
-      : ctx(context), timer(context.socket.get_executor()), idle(context.socket.get_executor()) {}
+  explicit Exchange(const ExchangeContext& context) : ctx(context) {}
+
+  // Only a plan that waits needs the timers (PlanWaits): one written at once does not pay for
+  // them (each finds its service under a lock when it is made, and cancels when destroyed).
+  void MakeTimers() {
+    timer.emplace(ctx.socket.get_executor());
+    idle.emplace(ctx.socket.get_executor());
+  }
 
   Duration Offset(WallTime t) const { return t - ctx.session_start; }
   Duration NowOffset() const { return Offset(ctx.engine.clock().Now()); }
@@ -37,12 +43,12 @@ struct Exchange {
   const ExchangeContext& ctx;
   // Owned here, not by the coroutines that wait on them: under `||` the loser is cancelled
   // through its last operation, which must still exist.
-  asio::steady_timer timer;               // the step runner's
-  asio::steady_timer idle;                // the client watch's, once it stops reading
-  bool waiting_for_content = false;       // inside a stall or heartbeat step
-  bool further_request = false;           // a further request's bytes came (journalled once)
-  std::optional<ExchangeEnd> steps_end;   // set when the step runner finished on its own
-  std::optional<ExchangeEnd> client_end;  // set when the watch saw the client go
+  std::optional<asio::steady_timer> timer;  // the step runner's
+  std::optional<asio::steady_timer> idle;   // the client watch's, once it stops reading
+  bool waiting_for_content = false;         // inside a stall or heartbeat step
+  bool further_request = false;             // a further request's bytes came (journalled once)
+  std::optional<ExchangeEnd> steps_end;     // set when the step runner finished on its own
+  std::optional<ExchangeEnd> client_end;    // set when the watch saw the client go
 };
 
 // The server is stopping or this coroutine was cancelled: start no new wait or write.
@@ -58,8 +64,8 @@ asio::awaitable<bool> WaitUntil(Exchange& x, Duration offset) {
   if (interrupted) co_return false;
   const SteadyTime due = x.ctx.engine.clock().ToSteady(x.ctx.arrived + offset);
   if (due <= std::chrono::steady_clock::now()) co_return true;
-  x.timer.expires_at(due);
-  auto [ec] = co_await x.timer.async_wait(kTuple);
+  x.timer->expires_at(due);
+  auto [ec] = co_await x.timer->async_wait(kTuple);
   co_return !ec;
 }
 
@@ -71,15 +77,10 @@ asio::awaitable<void> WaitForever(const Exchange& x, asio::steady_timer& timer) 
   co_await timer.async_wait(kTuple);
 }
 
-// Writes `bytes` planned for `offset` after arrival. Returns an end when the exchange is over
-// (write failure), nullopt to carry on; `cancelled` is set when the write was cancelled.
-asio::awaitable<std::optional<ExchangeEnd>> Write(Exchange& x, const std::string& bytes,
-                                                  Duration offset, bool& cancelled) {
-  const bool interrupted = co_await Interrupted(x);
-  if (interrupted) {
-    cancelled = true;
-    co_return std::nullopt;
-  }
+// Writes `bytes` planned for `offset` after arrival, now. Returns an end when the exchange is
+// over (write failure), nullopt to carry on; `cancelled` is set when the write was cancelled.
+asio::awaitable<std::optional<ExchangeEnd>> WriteNow(Exchange& x, const std::string& bytes,
+                                                     Duration offset, bool& cancelled) {
   const Duration at = x.NowOffset();
   const Duration planned = x.Offset(x.ctx.arrived) + offset;
   if (offset > Duration::zero()) x.ctx.engine.lateness().Record(at - planned);
@@ -97,6 +98,18 @@ asio::awaitable<std::optional<ExchangeEnd>> Write(Exchange& x, const std::string
   co_return ExchangeEnd{kind, x.NowOffset(), ec.message()};
 }
 
+// WriteNow, unless the exchange was interrupted first.
+asio::awaitable<std::optional<ExchangeEnd>> Write(Exchange& x, const std::string& bytes,
+                                                  Duration offset, bool& cancelled) {
+  const bool interrupted = co_await Interrupted(x);
+  if (interrupted) {
+    cancelled = true;
+    co_return std::nullopt;
+  }
+  auto end = co_await WriteNow(x, bytes, offset, cancelled);
+  co_return end;
+}
+
 // No bytes until the end of the step (finite), or until the client goes (forever).
 asio::awaitable<std::optional<ExchangeEnd>> Stall(Exchange& x, const PlanStep& step,
                                                   bool& cancelled) {
@@ -104,7 +117,7 @@ asio::awaitable<std::optional<ExchangeEnd>> Stall(Exchange& x, const PlanStep& s
     const bool held = co_await WaitUntil(x, step.at + *step.length);
     cancelled = !held;
   } else {
-    co_await WaitForever(x, x.timer);
+    co_await WaitForever(x, *x.timer);
     cancelled = true;
   }
   co_return std::nullopt;
@@ -166,11 +179,25 @@ asio::awaitable<std::optional<ExchangeEnd>> RunStep(Exchange& x, const PlanStep&
   co_return CloseOrReset(x, step.kind);
 }
 
-asio::awaitable<void> RunSteps(Exchange& x) {
+// `at_once`: the plan never waits (PlanWaits false: all due at arrival, no stall or heartbeat),
+// and its steps run here without RunStep's coroutines, timer check and cancellation check: a
+// stream written at once is most of a load test's work. Nothing cancels such a plan (it does not
+// run under `||`, and Stop() closes the socket instead, which fails the write), so the server
+// stopping is the one interruption to look for.
+asio::awaitable<void> RunSteps(Exchange& x, bool at_once) {
   co_await asio::this_coro::throw_if_cancelled(false);
   for (const PlanStep& step : x.ctx.plan.steps) {
     bool cancelled = false;
-    auto end = co_await RunStep(x, step, cancelled);
+    std::optional<ExchangeEnd> end;
+    if (!at_once) {
+      end = co_await RunStep(x, step, cancelled);
+    } else if (x.ctx.engine.stopping()) {
+      co_return;
+    } else if (step.kind == PlanStep::Kind::kSend) {
+      end = co_await WriteNow(x, step.bytes, step.at, cancelled);
+    } else {
+      end = CloseOrReset(x, step.kind);
+    }
     if (cancelled) co_return;
     if (end) {
       x.steps_end = std::move(end);
@@ -220,7 +247,7 @@ asio::awaitable<void> WatchClient(Exchange& x) {
     if (interrupted) co_return;
     if (x.ctx.buffer.size() >= x.ctx.read_limit) {
       // Enough pipelined bytes: stop reading (TCP flow control holds the rest).
-      co_await WaitForever(x, x.idle);
+      co_await WaitForever(x, *x.idle);
       co_return;
     }
     auto [ec] = co_await x.ctx.socket.async_wait(tcp::socket::wait_read, kTuple);
@@ -261,9 +288,10 @@ asio::awaitable<ExchangeEnd> ExecutePlan(const ExchangeContext& context) {
   Exchange x(context);
   NoteFurtherRequest(x, 0);  // sent with the request, before any of its response (pipelined)
   if (PlanWaits(context.plan)) {
-    co_await (RunSteps(x) || WatchClient(x));
+    x.MakeTimers();
+    co_await (RunSteps(x, /*at_once=*/false) || WatchClient(x));
   } else {
-    co_await RunSteps(x);
+    co_await RunSteps(x, /*at_once=*/true);
   }
   // The step runner's own end wins: it may have closed the socket, which also ends the watch.
   ExchangeEnd end =
