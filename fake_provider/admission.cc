@@ -3,7 +3,9 @@
 #include <fmt/format.h>
 
 #include <charconv>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace faultline::provider {
 namespace {
@@ -84,19 +86,34 @@ std::string PercentDecode(std::string_view text) {
   return out;
 }
 
-JournalEntry JournalEntryFor(const HttpRequest& request, bool keep_secrets) {
+namespace {
+
+JournalEntry JournalEntryWith(const HttpRequest& request, std::vector<scenario::Header> headers,
+                              std::vector<scenario::Header> trailers, std::string body,
+                              bool keep_secrets) {
   JournalEntry entry;
   entry.method = request.method;
   entry.target = request.target;
-  entry.headers = request.headers;
-  entry.trailers = request.trailers;
-  entry.body = request.body;
+  entry.headers = std::move(headers);
+  entry.trailers = std::move(trailers);
+  entry.body = std::move(body);
   entry.secrets_in_clear = keep_secrets;
   if (!keep_secrets) {
     RedactSecretHeaders(entry.headers);
     RedactSecretHeaders(entry.trailers);
   }
   return entry;
+}
+
+}  // namespace
+
+JournalEntry JournalEntryFor(const HttpRequest& request, bool keep_secrets) {
+  return JournalEntryWith(request, request.headers, request.trailers, request.body, keep_secrets);
+}
+
+JournalEntry JournalEntryFrom(HttpRequest& request, bool keep_secrets) {
+  return JournalEntryWith(request, std::move(request.headers), std::move(request.trailers),
+                          std::move(request.body), keep_secrets);
 }
 
 Admitted Admit(ProviderSession& session, Journal& journal, const AdmissionInput& input) {
@@ -107,7 +124,7 @@ Admitted Admit(ProviderSession& session, Journal& journal, const AdmissionInput&
       question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
   admitted.plan =
       session.Respond({input.request.method, input.path, input.request.body, query}, input.now);
-  JournalEntry entry = JournalEntryFor(input.request, input.keep_secrets);
+  JournalEntry entry = JournalEntryFrom(input.request, input.keep_secrets);
   entry.connection = input.connection;
   entry.arrived = input.now - input.session_start;
   entry.attempt = admitted.plan.attempt;

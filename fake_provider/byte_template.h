@@ -73,6 +73,18 @@ class ByteTemplate {
   // Where template offset `offset` lands in the rendered bytes (an offset inside a hole maps to
   // the start of its value).
   std::size_t MapOffset(std::size_t offset, const SlotValues& values) const;
+  // Calls `visit(offset, slot)` for each hole, in order, with where its value starts in the
+  // rendering with `values`: what a rendering must overwrite to hold other values of the same
+  // lengths.
+  template <typename Visit>
+  void ForEachHole(const SlotValues& values, Visit visit) const {
+    std::size_t shift = 0;  // rendered minus template offset so far
+    for (const Hole& hole : holes_) {
+      visit(hole.offset + shift, hole.slot);
+      shift += values[static_cast<std::size_t>(hole.slot)].size();
+      shift -= hole.length;
+    }
+  }
 
  private:
   struct Hole {

@@ -77,25 +77,45 @@ asio::awaitable<void> WaitForever(const Exchange& x, asio::steady_timer& timer) 
   co_await timer.async_wait(kTuple);
 }
 
-// Writes `bytes` planned for `offset` after arrival, now. Returns an end when the exchange is
-// over (write failure), nullopt to carry on; `cancelled` is set when the write was cancelled.
-asio::awaitable<std::optional<ExchangeEnd>> WriteNow(Exchange& x, const std::string& bytes,
-                                                     Duration offset, bool& cancelled) {
-  const Duration at = x.NowOffset();
-  const Duration planned = x.Offset(x.ctx.arrived) + offset;
-  if (offset > Duration::zero()) x.ctx.engine.lateness().Record(at - planned);
-  auto [ec, written] = co_await asio::async_write(x.ctx.socket, asio::buffer(bytes), kTuple);
+// A write of bytes planned for `planned` (session offset), started at `at`.
+struct WriteStart {
+  Duration at;
+  Duration planned;
+};
+
+// Records how late the write planned for `offset` after arrival starts.
+WriteStart StartWrite(Exchange& x, Duration offset) {
+  const WriteStart start{x.NowOffset(), x.Offset(x.ctx.arrived) + offset};
+  if (offset > Duration::zero()) x.ctx.engine.lateness().Record(start.at - start.planned);
+  return start;
+}
+
+// Journals a finished write. Returns an end when the exchange is over (write failure), nullopt
+// to carry on; `cancelled` is set when the write was cancelled.
+std::optional<ExchangeEnd> EndWrite(Exchange& x, const WriteStart& start,
+                                    const boost::system::error_code& ec, std::size_t written,
+                                    bool& cancelled) {
   x.ctx.engine.counters().bytes_sent.fetch_add(written, std::memory_order_relaxed);
-  if (written > 0 || !ec) x.ctx.journal.RecordWrite(x.ctx.entry_index, {at, planned, written});
-  if (!ec) co_return std::nullopt;
+  if (written > 0 || !ec) {
+    x.ctx.journal.RecordWrite(x.ctx.entry_index, {start.at, start.planned, written});
+  }
+  if (!ec) return std::nullopt;
   if (ec == asio::error::operation_aborted || x.ctx.engine.stopping()) {
     cancelled = true;  // the client watch or Stop() ended the write
-    co_return std::nullopt;
+    return std::nullopt;
   }
   const EndKind kind = !ClientGone(ec)         ? EndKind::kWriteFailed
                        : x.waiting_for_content ? EndKind::kStalledClientGaveUp
                                                : EndKind::kClientClosed;
-  co_return ExchangeEnd{kind, x.NowOffset(), ec.message()};
+  return ExchangeEnd{kind, x.NowOffset(), ec.message()};
+}
+
+// Writes `bytes` planned for `offset` after arrival, now (StartWrite, EndWrite).
+asio::awaitable<std::optional<ExchangeEnd>> WriteNow(Exchange& x, const std::string& bytes,
+                                                     Duration offset, bool& cancelled) {
+  const WriteStart start = StartWrite(x, offset);
+  auto [ec, written] = co_await asio::async_write(x.ctx.socket, asio::buffer(bytes), kTuple);
+  co_return EndWrite(x, start, ec, written, cancelled);
 }
 
 // WriteNow, unless the exchange was interrupted first.
@@ -193,8 +213,11 @@ asio::awaitable<void> RunSteps(Exchange& x, bool at_once) {
       end = co_await RunStep(x, step, cancelled);
     } else if (x.ctx.engine.stopping()) {
       co_return;
-    } else if (step.kind == PlanStep::Kind::kSend) {
-      end = co_await WriteNow(x, step.bytes, step.at, cancelled);
+    } else if (step.kind == PlanStep::Kind::kSend) {  // WriteNow without a coroutine of its own
+      const WriteStart start = StartWrite(x, step.at);
+      auto [ec, written] =
+          co_await asio::async_write(x.ctx.socket, asio::buffer(step.bytes), kTuple);
+      end = EndWrite(x, start, ec, written, cancelled);
     } else {
       end = CloseOrReset(x, step.kind);
     }
@@ -283,23 +306,51 @@ bool NextHeartbeat(const PlanStep& step, int k, Duration& offset) {
   return true;
 }
 
-asio::awaitable<ExchangeEnd> ExecutePlan(const ExchangeContext& context) {
-  using namespace asio::experimental::awaitable_operators;
-  Exchange x(context);
-  NoteFurtherRequest(x, 0);  // sent with the request, before any of its response (pipelined)
-  if (PlanWaits(context.plan)) {
-    x.MakeTimers();
-    co_await (RunSteps(x, /*at_once=*/false) || WatchClient(x));
-  } else {
-    co_await RunSteps(x, /*at_once=*/true);
-  }
-  // The step runner's own end wins: it may have closed the socket, which also ends the watch.
+namespace {
+
+// Journals how the exchange ended. The step runner's own end wins: it may have closed the
+// socket, which also ends the watch.
+ExchangeEnd ConcludeExchange(Exchange& x) {
   ExchangeEnd end =
       x.steps_end    ? std::move(*x.steps_end)
       : x.client_end ? std::move(*x.client_end)
                      : ExchangeEnd{EndKind::kServerShutdown, x.NowOffset(), "the server stopped"};
+  x.ctx.journal.End(x.ctx.entry_index, end.kind, end.at, end.detail);
+  return end;
+}
+
+// Should anything throw anyway (allocation), the exchange still ends in the journal, as a
+// failed write, and the connection is closed.
+ExchangeEnd FailExchange(const ExchangeContext& context, std::exception_ptr failure) {
+  context.engine.LogFailure("a response plan")(failure);
+  const Duration at = context.engine.clock().Now() - context.session_start;
+  ExchangeEnd end{EndKind::kWriteFailed, at, "internal error: the response plan failed"};
   context.journal.End(context.entry_index, end.kind, end.at, end.detail);
-  co_return end;
+  boost::system::error_code ignored;
+  context.socket.close(ignored);
+  return end;
+}
+
+}  // namespace
+
+// One coroutine for the exchange and its failure handling: every request pays for each frame.
+asio::awaitable<ExchangeEnd> ExecutePlan(const ExchangeContext& context) {
+  using namespace asio::experimental::awaitable_operators;
+  std::exception_ptr failure;
+  try {
+    Exchange x(context);
+    NoteFurtherRequest(x, 0);  // sent with the request, before any of its response (pipelined)
+    if (PlanWaits(context.plan)) {
+      x.MakeTimers();
+      co_await (RunSteps(x, /*at_once=*/false) || WatchClient(x));
+    } else {
+      co_await RunSteps(x, /*at_once=*/true);
+    }
+    co_return ConcludeExchange(x);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  co_return FailExchange(context, failure);
 }
 
 }  // namespace faultline::provider::internal
