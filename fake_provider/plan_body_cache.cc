@@ -121,8 +121,13 @@ std::shared_ptr<const BodyCache::Body> BodyCache::FindLocked(const BodyProgram& 
 
 void BodyCache::Keep(const BodyProgram& program, const Lengths& lengths,
                      const RenderedSteps& rendered) {
-  if (!rendered.recording.complete) {
-    std::lock_guard lock(mu_);
+  std::size_t bytes = 0;
+  for (const PlanStep& step : rendered.steps) bytes += step.bytes.size();
+  std::lock_guard lock(mu_);
+  // Another request may have rendered the same body meanwhile (rendering is done unlocked).
+  if (FindLocked(program, lengths)) return;
+  if (!rendered.recording.complete || bodies_.size() >= kMaxBodies || bytes_ + bytes > kMaxBytes) {
+    // Never tried again: rendering for reuse costs a copy, and this one would not be kept.
     if (std::ranges::find(not_reusable_, &program) == not_reusable_.end()) {
       not_reusable_.push_back(&program);
     }
@@ -135,14 +140,8 @@ void BodyCache::Keep(const BodyProgram& program, const Lengths& lengths,
   body->head_step = rendered.head_step;
   body->spots = rendered.recording.spots;
   body->marks = rendered.marks;
-  for (const PlanStep& step : body->steps) body->bytes += step.bytes.size();
-  std::lock_guard lock(mu_);
-  // Another request may have rendered the same body meanwhile (rendering is done unlocked).
-  if (FindLocked(program, lengths) || bodies_.size() >= kMaxBodies ||
-      bytes_ + body->bytes > kMaxBytes) {
-    return;
-  }
-  bytes_ += body->bytes;
+  body->bytes = bytes;
+  bytes_ += bytes;
   bodies_.push_back(std::move(body));
 }
 

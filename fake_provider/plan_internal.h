@@ -142,19 +142,23 @@ class BodyCache {
 
  private:
   struct Body;
-  static constexpr std::size_t kMaxBodies = 16;
-  static constexpr std::size_t kMaxBytes = 8 << 20;
+  // Per compiled scenario (one per session): a few variants of a few entries' bodies. A body
+  // past kMaxBytes is rendered per request: copying it costs about as much, and a session's
+  // memory stays near what its compiled entries already hold.
+  static constexpr std::size_t kMaxBodies = 8;
+  static constexpr std::size_t kMaxBytes = 1 << 20;
 
   std::shared_ptr<const Body> FindLocked(const BodyProgram& program, const Lengths& lengths) const;
   // `body`'s steps with `head` before its body bytes and `values` written over the old ones.
   static std::vector<PlanStep> Filled(const Body& body, std::string_view head,
                                       const SlotValues& values);
-  // Keeps `rendered` (rendered with record and no head) for reuse when it can be reused and fits.
+  // Keeps `rendered` (rendered with record and no head) for reuse when it can be reused and fits;
+  // else its program is not rendered for reuse again.
   void Keep(const BodyProgram& program, const Lengths& lengths, const RenderedSteps& rendered);
 
   mutable std::mutex mu_;
   std::vector<std::shared_ptr<const Body>> bodies_;  // guarded by mu_
-  std::vector<const BodyProgram*> not_reusable_;     // guarded by mu_: BodyRecording incomplete
+  std::vector<const BodyProgram*> not_reusable_;     // guarded by mu_: not kept (Keep)
   std::size_t bytes_ = 0;                            // guarded by mu_: of bodies_' steps
 };
 
