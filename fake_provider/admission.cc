@@ -2,9 +2,10 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <charconv>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace faultline::provider {
 namespace {
@@ -28,6 +29,19 @@ int TakeCallLabel(std::string_view& id) {
   return call;
 }
 
+// Where the first of kApiRootSegments starts in `target` at `from` or later (npos: none). One
+// pass over the slashes rather than a search per segment: every request's target comes here.
+std::size_t FindApiRoot(std::string_view target, std::size_t from) {
+  for (std::size_t at = target.find('/', from); at != std::string_view::npos;
+       at = target.find('/', at + 1)) {
+    const std::string_view rest = target.substr(at);
+    for (std::string_view segment : kApiRootSegments) {
+      if (rest.starts_with(segment)) return at;
+    }
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 Destination ResolveTarget(std::string_view target) {
@@ -39,10 +53,7 @@ Destination ResolveTarget(std::string_view target) {
   constexpr std::string_view kSessionPrefix = "/s/";
   if (!target.starts_with(kSessionPrefix)) return Destination{};
   // The session id ends where the API's path starts, whichever root segment comes first.
-  std::size_t v1 = std::string_view::npos;
-  for (std::string_view segment : kApiRootSegments) {
-    v1 = std::min(v1, target.find(segment, kSessionPrefix.size() - 1));
-  }
+  const std::size_t v1 = FindApiRoot(target, kSessionPrefix.size() - 1);
   if (v1 == std::string_view::npos || v1 <= kSessionPrefix.size()) return Destination{};
   std::string_view path = target.substr(v1);
   path = path.substr(0, path.find('?'));
@@ -57,6 +68,8 @@ std::string CallBaseUrl(std::string_view session_base_url, int call, int calls) 
 }
 
 std::string PercentDecode(std::string_view text) {
+  // Session ids are rarely escaped, and every request's target is decoded.
+  if (text.find('%') == std::string_view::npos) return std::string(text);
   std::string out;
   out.reserve(text.size());
   for (std::size_t i = 0; i < text.size(); ++i) {
@@ -73,19 +86,34 @@ std::string PercentDecode(std::string_view text) {
   return out;
 }
 
-JournalEntry JournalEntryFor(const HttpRequest& request, bool keep_secrets) {
+namespace {
+
+JournalEntry JournalEntryWith(const HttpRequest& request, std::vector<scenario::Header> headers,
+                              std::vector<scenario::Header> trailers, std::string body,
+                              bool keep_secrets) {
   JournalEntry entry;
   entry.method = request.method;
   entry.target = request.target;
-  entry.headers = request.headers;
-  entry.trailers = request.trailers;
-  entry.body = request.body;
+  entry.headers = std::move(headers);
+  entry.trailers = std::move(trailers);
+  entry.body = std::move(body);
   entry.secrets_in_clear = keep_secrets;
   if (!keep_secrets) {
     RedactSecretHeaders(entry.headers);
     RedactSecretHeaders(entry.trailers);
   }
   return entry;
+}
+
+}  // namespace
+
+JournalEntry JournalEntryFor(const HttpRequest& request, bool keep_secrets) {
+  return JournalEntryWith(request, request.headers, request.trailers, request.body, keep_secrets);
+}
+
+JournalEntry JournalEntryFrom(HttpRequest& request, bool keep_secrets) {
+  return JournalEntryWith(request, std::move(request.headers), std::move(request.trailers),
+                          std::move(request.body), keep_secrets);
 }
 
 Admitted Admit(ProviderSession& session, Journal& journal, const AdmissionInput& input) {
@@ -96,7 +124,7 @@ Admitted Admit(ProviderSession& session, Journal& journal, const AdmissionInput&
       question == std::string_view::npos ? std::string_view() : target.substr(question + 1);
   admitted.plan =
       session.Respond({input.request.method, input.path, input.request.body, query}, input.now);
-  JournalEntry entry = JournalEntryFor(input.request, input.keep_secrets);
+  JournalEntry entry = JournalEntryFrom(input.request, input.keep_secrets);
   entry.connection = input.connection;
   entry.arrived = input.now - input.session_start;
   entry.attempt = admitted.plan.attempt;
@@ -104,7 +132,7 @@ Admitted Admit(ProviderSession& session, Journal& journal, const AdmissionInput&
   entry.call = ResolveTarget(input.request.target).call;
   entry.status = admitted.plan.status;
   entry.plan_summary = admitted.plan.summary;
-  entry.truth = admitted.plan.truth;
+  entry.truth = std::move(admitted.plan.truth);  // judges read it from the journal only
   admitted.entry_index = journal.Begin(std::move(entry));
   return admitted;
 }

@@ -55,9 +55,14 @@ std::string PercentDecode(std::string_view text);
 // What the journal keeps of a request admitted into a session (credentials redacted unless
 // `keep_secrets`); Admit() adds the rest.
 JournalEntry JournalEntryFor(const HttpRequest& request, bool keep_secrets);
+// The same, taking the request's headers, trailers and body instead of copying them (its method
+// and target stay: a Destination's path points into the target).
+JournalEntry JournalEntryFrom(HttpRequest& request, bool keep_secrets);
 
 struct AdmissionInput {
-  const HttpRequest& request;
+  // Its headers, trailers and body are moved into the journal entry (JournalEntryFrom): every
+  // session request is journalled, and nothing reads them after admission.
+  HttpRequest& request;
   std::string_view path;  // Destination::path
   std::uint64_t connection = 0;
   bool keep_secrets = false;
@@ -66,7 +71,7 @@ struct AdmissionInput {
 };
 
 struct Admitted {
-  ResponsePlan plan;
+  ResponsePlan plan;  // its truth moved into the journal entry, the one place it is read
   std::uint64_t entry_index = 0;  // in `journal`
 };
 

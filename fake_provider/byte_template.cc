@@ -61,15 +61,20 @@ std::size_t ByteTemplate::RenderedSize(const SlotValues& values) const {
   return size;
 }
 
-void ByteTemplate::AppendTo(std::string& out, const SlotValues& values) const {
-  const std::size_t start = out.size();
+char* ByteTemplate::WriteTo(char* out, const SlotValues& values) const {
   std::size_t literal_start = 0;
   for (const Hole& hole : holes_) {
-    out.append(text_, literal_start, hole.offset - literal_start);
-    out.append(values[static_cast<std::size_t>(hole.slot)]);
+    out = std::copy_n(text_.data() + literal_start, hole.offset - literal_start, out);
+    const std::string& value = values[static_cast<std::size_t>(hole.slot)];
+    out = std::copy_n(value.data(), value.size(), out);
     literal_start = hole.offset + hole.length;
   }
-  out.append(text_, literal_start, std::string::npos);
+  return std::copy_n(text_.data() + literal_start, text_.size() - literal_start, out);
+}
+
+void ByteTemplate::AppendTo(std::string& out, const SlotValues& values) const {
+  const std::size_t start = out.size();
+  AppendInPlace(out, RenderedSize(values), [&](char* first) { WriteTo(first, values); });
   if (sealed_ && !holes_.empty()) event_stream::Reseal(out, start);
 }
 

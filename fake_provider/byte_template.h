@@ -32,6 +32,19 @@ inline constexpr std::size_t kSlotCount = 6;
 // One string per Slot; an empty placeholder means "this slot does not occur".
 using SlotValues = std::array<std::string, kSlotCount>;
 
+// Appends `size` bytes to `out` that `write(char* first)` writes in place, not zero-filled first.
+// Capacity is reserved before std::string::resize_and_overwrite runs: when that has to grow the
+// string, GCC 12's hands its callback the grown capacity instead of the size asked for.
+template <typename Write>
+void AppendInPlace(std::string& out, std::size_t size, Write write) {
+  const std::size_t start = out.size();
+  out.reserve(start + size);
+  out.resize_and_overwrite(start + size, [&](char* data, std::size_t) {
+    write(data + start);
+    return start + size;
+  });
+}
+
 class ByteTemplate {
  public:
   ByteTemplate() = default;
@@ -49,11 +62,29 @@ class ByteTemplate {
   std::size_t hole_count() const { return holes_.size(); }
 
   std::size_t RenderedSize(const SlotValues& values) const;
+  // Grows `out` once and copies the literal runs and values straight into it: every streamed
+  // answer renders each of its events through here.
   void AppendTo(std::string& out, const SlotValues& values) const;
+  // The rendering written to `out`, which has room for RenderedSize(values) bytes; returns its
+  // end. Only for templates that need no sealing (AppendTo seals).
+  char* WriteTo(char* out, const SlotValues& values) const;
+  bool sealed() const { return sealed_; }
   std::string Render(const SlotValues& values) const;
   // Where template offset `offset` lands in the rendered bytes (an offset inside a hole maps to
   // the start of its value).
   std::size_t MapOffset(std::size_t offset, const SlotValues& values) const;
+  // Calls `visit(offset, slot)` for each hole, in order, with where its value starts in the
+  // rendering with `values`: what a rendering must overwrite to hold other values of the same
+  // lengths.
+  template <typename Visit>
+  void ForEachHole(const SlotValues& values, Visit visit) const {
+    std::size_t shift = 0;  // rendered minus template offset so far
+    for (const Hole& hole : holes_) {
+      visit(hole.offset + shift, hole.slot);
+      shift += values[static_cast<std::size_t>(hole.slot)].size();
+      shift -= hole.length;
+    }
+  }
 
  private:
   struct Hole {

@@ -96,6 +96,9 @@ Body DialectWriter::ErrorWithIds(const scenario::ErrorSpec& error, int status,
 namespace dialect_internal {
 namespace {
 
+// splitmix64: the state advances by this step, and each draw is the state mixed.
+constexpr std::uint64_t kIdSourceStep = 0x9e3779b97f4a7c15ULL;
+
 std::uint64_t Mix(std::uint64_t z) {
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
@@ -150,25 +153,32 @@ IdSource::IdSource(std::uint64_t seed, int attempt, WallTime now, std::string_vi
   state_ = Mix(state_ + static_cast<std::uint64_t>(now.time_since_epoch().count()));
 }
 
-std::uint64_t IdSource::Next() {
-  state_ += 0x9e3779b97f4a7c15ULL;
-  return Mix(state_);
+template <std::size_t N>
+std::string IdSource::Draw(const char (&alphabet)[N], std::size_t length) {
+  // Ids are drawn at every request. The writers put a prefix before them ("chatcmpl-" +
+  // Base62(29)), which the room reserved here takes without allocating again.
+  constexpr std::size_t kPrefixRoom = 16;
+  // The alphabet's size is a constant (N - 1, without its NUL), so the remainder below is a
+  // multiplication rather than a division per character, and the state stays in a register
+  // (the characters written could alias the member).
+  constexpr std::size_t kSize = N - 1;
+  std::string out;
+  out.reserve(length + kPrefixRoom);
+  out.resize(length);
+  std::uint64_t state = state_;
+  for (char& c : out) {
+    state += kIdSourceStep;
+    c = alphabet[Mix(state) % kSize];
+  }
+  state_ = state;
+  return out;
 }
 
 std::string IdSource::Base62(std::size_t length) {
-  static constexpr std::string_view kAlphabet =
-      "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-  std::string out;
-  for (std::size_t i = 0; i < length; ++i) out += kAlphabet[Next() % kAlphabet.size()];
-  return out;
+  return Draw("0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz", length);
 }
 
-std::string IdSource::Hex(std::size_t length) {
-  static constexpr std::string_view kAlphabet = "0123456789abcdef";
-  std::string out;
-  for (std::size_t i = 0; i < length; ++i) out += kAlphabet[Next() % kAlphabet.size()];
-  return out;
-}
+std::string IdSource::Hex(std::size_t length) { return Draw("0123456789abcdef", length); }
 
 std::int64_t CreatedSeconds(WallTime now) {
   std::int64_t seconds = std::chrono::floor<std::chrono::seconds>(now).time_since_epoch().count();

@@ -47,7 +47,9 @@ class IdSource {
   std::string Hex(std::size_t length);
 
  private:
-  std::uint64_t Next();
+  // `length` characters of `alphabet` (a string literal), one draw each.
+  template <std::size_t N>
+  std::string Draw(const char (&alphabet)[N], std::size_t length);
   std::uint64_t state_;
 };
 

@@ -14,7 +14,6 @@ using plan_internal::BodyProgram;
 using plan_internal::CompiledEntry;
 using plan_internal::HeadInput;
 using plan_internal::Placeholders;
-using plan_internal::Timeline;
 
 struct CompiledScenario::Rendered {
   std::string model;
@@ -24,6 +23,8 @@ struct CompiledScenario::Rendered {
   ByteTemplate rate_limit_body;
   std::string rate_limit_content_type;
   std::vector<scenario::Header> rate_limit_headers;
+  // The one part that changes after construction: entries' bodies as requests render them.
+  plan_internal::BodyCache bodies;
 
   const CompiledEntry* Find(const scenario::ResponseSpec& spec) const {
     for (const CompiledEntry& entry : entries) {
@@ -64,25 +65,6 @@ std::string_view ContentType(const CompiledEntry& entry, bool sse_body, bool str
   if (entry.spec->content_type) return *entry.spec->content_type;
   if (sse_body) return entry.stream_content_type;
   return stream_requested ? entry.stream_content_type : entry.body_content_type;
-}
-
-// The timed steps: an optional stall, the head, then the body's schedule.
-std::vector<PlanStep> Steps(const scenario::ResponseSpec& spec, const BodyProgram& program,
-                            std::string head, const SlotValues& values,
-                            plan_internal::BodyMarks* marks) {
-  Timeline timeline(program.drip_bytes, program.drip_every);
-  Duration at = spec.headers_delay;
-  if (spec.headers_stall) {
-    PlanStep stall = plan_internal::StepAt(PlanStep::Kind::kStall, at);
-    stall.length = spec.headers_stall->duration;
-    timeline.Add(std::move(stall));
-    at += spec.headers_stall->duration;
-  }
-  std::string& first_write = timeline.SendBuffer(at);
-  first_write = std::move(head);
-  first_write.reserve(first_write.size() + program.size_hint);
-  plan_internal::EmitBody(program, values, at, timeline, marks);
-  return timeline.Take();
 }
 
 }  // namespace
@@ -148,8 +130,9 @@ ResponsePlan CompiledScenario::Plan(const scenario::ResponseSpec& response,
   plan.attempt = request.attempt;
   plan.status = spec.status;
   plan.keep_alive = plan_internal::KeepsAlive(program);
-  plan.summary = entry->status_summary;
-  if (!program.summary.empty()) plan.summary += " " + program.summary;
+  plan.summary.reserve(entry->status_summary.size() + 1 + program.summary.size());
+  plan.summary.append(entry->status_summary);
+  if (!program.summary.empty()) plan.summary.append(" ").append(program.summary);
 
   HeadInput head;
   head.spec = &spec;
@@ -162,7 +145,15 @@ ResponsePlan CompiledScenario::Plan(const scenario::ResponseSpec& response,
   if (!program.chunked) head.content_length = program.items.front().bytes.RenderedSize(values);
   if (!use_stream) head.extra = entry->body_headers;
   plan_internal::BodyMarks marks;
-  plan.steps = Steps(spec, program, plan_internal::Head(spec.status, head), values, &marks);
+  if (adhoc) {  // rendered for this request alone: nothing to reuse
+    plan_internal::RenderedSteps rendered =
+        plan_internal::RenderSteps(spec, program, plan_internal::Head(spec.status, head), values);
+    plan.steps = std::move(rendered.steps);
+    marks = rendered.marks;
+  } else {
+    plan.steps = rendered_->bodies.Steps(spec, program, plan_internal::Head(spec.status, head),
+                                         values, marks);
+  }
   plan.truth = plan_internal::EntryTruth(spec, program, use_stream, head.content_type,
                                          request.stream, writer_->stream_content_type());
   if (plan.truth.streamed) {

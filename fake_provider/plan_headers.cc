@@ -1,7 +1,10 @@
 // Status lines, response headers, durations and summaries for the plan compiler.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <chrono>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -59,6 +62,18 @@ void AppendSpecHeaders(std::string& out, const scenario::ResponseSpec& spec, Wal
   for (const scenario::Header& header : spec.headers) AppendHeader(out, header.name, header.value);
 }
 
+// The Date header's value of `date` (whole seconds). All the answers of one second share it, so
+// the last one is kept per thread instead of working out the calendar at every request.
+const std::string& ImfFixdateOf(WallTime date) {
+  thread_local WallTime last = WallTime::min();
+  thread_local std::string text;
+  if (date != last) {
+    text = FormatImfFixdate(date);
+    last = date;
+  }
+  return text;
+}
+
 }  // namespace
 
 std::string_view ReasonPhrase(int status) {
@@ -97,8 +112,13 @@ std::string_view ReasonPhrase(int status) {
   return "Unknown";
 }
 
-std::string StatusLine(int status) {
-  return fmt::format("HTTP/1.1 {} {}\r\n", status, ReasonPhrase(status));
+void AppendStatusLine(std::string& out, int status) {
+  // Written at every answer: plain appends, no format string to parse.
+  out += "HTTP/1.1 ";
+  out += std::to_string(status);
+  out += ' ';
+  out += ReasonPhrase(status);
+  out += "\r\n";
 }
 
 std::string FormatDuration(Duration duration) {
@@ -112,8 +132,49 @@ std::string FormatWait(const scenario::Wait& wait) {
   return wait.forever ? "forever" : FormatDuration(wait.duration);
 }
 
+namespace {
+
+// "{:x}\r\n" written at the end of `line`; returns where it starts.
+char* ChunkSizeLine(std::size_t size, std::span<char, kChunkSizeLineMax> line) {
+  static constexpr std::string_view kDigits = "0123456789abcdef";
+  char* first = line.data() + line.size() - 2;
+  std::copy_n("\r\n", 2, first);
+  do {
+    *--first = kDigits[size & 0xf];
+    size >>= 4;
+  } while (size != 0);
+  return first;
+}
+
+}  // namespace
+
+void AppendChunkSize(std::string& out, std::size_t size) {
+  std::array<char, kChunkSizeLineMax> line;
+  out.append(ChunkSizeLine(size, line), line.data() + line.size());
+}
+
+void AppendChunk(std::string& out, const ByteTemplate& bytes, const SlotValues& values) {
+  if (bytes.sealed()) {  // resealing wants the message at the end of `out`: the CRLF comes after
+    AppendChunkSize(out, bytes.RenderedSize(values));
+    bytes.AppendTo(out, values);
+    out.append("\r\n");
+    return;
+  }
+  // One growth of `out` for the whole chunk, written in place.
+  const std::size_t size = bytes.RenderedSize(values);
+  std::array<char, kChunkSizeLineMax> line;
+  const std::string_view size_line(ChunkSizeLine(size, line), line.data() + line.size());
+  AppendInPlace(out, size_line.size() + size + 2, [&](char* first) {
+    char* next = std::copy(size_line.begin(), size_line.end(), first);
+    next = bytes.WriteTo(next, values);
+    std::copy_n("\r\n", 2, next);
+  });
+}
+
 std::string Chunk(std::string_view data) {
-  std::string out = fmt::format("{:x}\r\n", data.size());
+  std::string out;
+  out.reserve(data.size() + 2 * sizeof(std::size_t) + 4);
+  AppendChunkSize(out, data.size());
   out.append(data);
   out.append("\r\n");
   return out;
@@ -124,9 +185,10 @@ std::string Head(int status, const HeadInput& input) {
   const WallTime server_now = input.now + skew;
   // The instant the Date header stands for; HTTP-date Retry-After values are offsets from it.
   const WallTime date = std::chrono::floor<std::chrono::seconds>(server_now);
-  std::string out = StatusLine(status);
+  std::string out;
   out.reserve(512);
-  AppendHeader(out, "date", FormatImfFixdate(date));
+  AppendStatusLine(out, status);
+  AppendHeader(out, "date", ImfFixdateOf(date));
   AppendHeader(out, "content-type", input.content_type);
   if (!input.request_id_header.empty()) {
     AppendHeader(out, input.request_id_header, input.request_id);

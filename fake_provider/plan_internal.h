@@ -3,7 +3,10 @@
 // functions that turn it into plan steps. Not part of the provider's public API.
 #pragma once
 
+#include <array>
 #include <cstddef>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -93,9 +96,72 @@ struct BodyMarks {
   std::optional<Duration> first_event;
   std::optional<Duration> first_output;
 };
+// Where one per-request value lies in a plan's steps: the bytes of steps[step] from `offset` on
+// hold the whole value of `slot`.
+struct ValueSpot {
+  std::size_t step = 0;
+  std::size_t offset = 0;
+  Slot slot = Slot::kResponseId;
+};
+// Where EmitBody put the values, so that its steps can be reused with other values of the same
+// lengths by overwriting them. `complete` is false when some value went out where it is not
+// recorded (a drip run, a split write, an item cut short, a sealed message whose checksum
+// covers it): such steps must be rendered for each request.
+struct BodyRecording {
+  std::vector<ValueSpot> spots;
+  bool complete = true;
+};
 class Timeline;
 bool EmitBody(const BodyProgram& program, const SlotValues& values, Duration start,
-              Timeline& timeline, BodyMarks* marks = nullptr);
+              Timeline& timeline, BodyMarks* marks = nullptr, BodyRecording* recording = nullptr);
+// The steps of an answer with `program` of `spec`: a stall before the headers when the spec has
+// one, `head` (status line and headers), then the body with `values`. `head_step` is the step
+// the head opens; with `record`, `recording` says where the body's values went.
+struct RenderedSteps {
+  std::vector<PlanStep> steps;
+  std::size_t head_step = 0;
+  BodyMarks marks;
+  BodyRecording recording;
+};
+RenderedSteps RenderSteps(const scenario::ResponseSpec& spec, const BodyProgram& program,
+                          std::string head, const SlotValues& values, bool record = false);
+
+// Answers' steps with their bodies rendered once per program and lengths of the values, then
+// reused with each request's values written over the old ones (BodyRecording): a streamed
+// body is most of a plan's bytes, and they change from one request to the next only in the
+// ids, `created` and token counts. Bounded (kMaxBodies, kMaxBytes); a body that cannot be
+// reused or does not fit is rendered for every request. Thread-safe.
+class BodyCache {
+ public:
+  using Lengths = std::array<std::size_t, kSlotCount>;  // of the values, by Slot
+
+  // RenderSteps' steps and marks. `program` belongs to one of the scenario's compiled entries,
+  // which outlive the cache (its address is part of the key).
+  std::vector<PlanStep> Steps(const scenario::ResponseSpec& spec, const BodyProgram& program,
+                              std::string head, const SlotValues& values, BodyMarks& marks);
+
+ private:
+  struct Body;
+  // Per compiled scenario (one per session): a few variants of a few entries' bodies. A body
+  // past kMaxBytes is rendered per request: copying it costs about as much, and a session's
+  // memory stays near what its compiled entries already hold.
+  static constexpr std::size_t kMaxBodies = 8;
+  static constexpr std::size_t kMaxBytes = 1 << 20;
+
+  std::shared_ptr<const Body> FindLocked(const BodyProgram& program, const Lengths& lengths) const;
+  // `body`'s steps with `head` before its body bytes and `values` written over the old ones.
+  static std::vector<PlanStep> Filled(const Body& body, std::string_view head,
+                                      const SlotValues& values);
+  // Keeps `rendered` (rendered with record and no head) for reuse when it can be reused and fits;
+  // else its program is not rendered for reuse again.
+  void Keep(const BodyProgram& program, const Lengths& lengths, const RenderedSteps& rendered);
+
+  mutable std::mutex mu_;
+  std::vector<std::shared_ptr<const Body>> bodies_;  // guarded by mu_
+  std::vector<const BodyProgram*> not_reusable_;     // guarded by mu_: not kept (Keep)
+  std::size_t bytes_ = 0;                            // guarded by mu_: of bodies_' steps
+};
+
 // How many whole items go out before the termination's cut point.
 std::size_t CutPosition(const BodyProgram& program);
 // Whether a response with this body leaves the connection usable (decided before sending, for
@@ -156,6 +222,8 @@ class Timeline {
   // The buffer of the send at `at` (created or coalesced), for appending body bytes in place.
   // Only when not dripping.
   std::string& SendBuffer(Duration at);
+  // Steps so far: SendBuffer's is the last of them.
+  std::size_t step_count() const { return steps_.size(); }
   bool dripping() const { return drip_bytes_ > 0; }
   // Writes out any pending drip run; returns when its last piece goes out (or `at`).
   Duration Settle(Duration at);
@@ -179,14 +247,21 @@ inline PlanStep StepAt(PlanStep::Kind kind, Duration at) {
   return step;
 }
 
-// "HTTP/1.1 429 Too Many Requests\r\n"
-std::string StatusLine(int status);
+// Appends "HTTP/1.1 429 Too Many Requests\r\n".
+void AppendStatusLine(std::string& out, int status);
 std::string_view ReasonPhrase(int status);
 // "2s", "1500ms", "250us", "-2s"
 std::string FormatDuration(Duration duration);
 std::string FormatWait(const scenario::Wait& wait);
 // "{:x}\r\n" + data + "\r\n"
 std::string Chunk(std::string_view data);
+// The longest chunk size line: 16 hex digits and CRLF.
+inline constexpr std::size_t kChunkSizeLineMax = 2 * sizeof(std::size_t) + 2;
+// Appends a chunk's size line, "{:x}\r\n". Written once per event of every streamed answer, so
+// it is spelt out here: through fmt it was a fifth of the server's own work per stream.
+void AppendChunkSize(std::string& out, std::size_t size);
+// Appends `bytes` rendered with `values` as one chunk: size line, bytes, CRLF.
+void AppendChunk(std::string& out, const ByteTemplate& bytes, const SlotValues& values);
 // The header block for one response, from "date" through the final CRLF.
 struct HeadInput {
   const scenario::ResponseSpec* spec = nullptr;  // null for ErrorPlan

@@ -1,9 +1,6 @@
 // From a pre-rendered body program to timed plan steps: event timing, faults between events,
 // split writes, drips, chunk framing and the termination at the cut point.
-#include <fmt/format.h>
-
 #include <algorithm>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,8 +17,9 @@ using EndKind = scenario::Termination::Kind;
 // Walks one program for one request and feeds the timeline.
 class BodyEmitter {
  public:
-  BodyEmitter(const BodyProgram& program, const SlotValues& values, Timeline& timeline)
-      : program_(program), values_(values), timeline_(timeline) {}
+  BodyEmitter(const BodyProgram& program, const SlotValues& values, Timeline& timeline,
+              BodyRecording* recording)
+      : program_(program), values_(values), timeline_(timeline), recording_(recording) {}
 
   bool Run(Duration start);
   const BodyMarks& marks() const { return marks_; }
@@ -35,10 +33,15 @@ class BodyEmitter {
   // Body bytes as they go on the wire: one chunk each in chunked mode, else as they are.
   std::string Framed(std::string_view data) const;
   std::string Partial(const BodyItem& item, std::size_t bytes) const;
+  // `bytes` rendered where the recording cannot follow its values.
+  std::string Unrecorded(const ByteTemplate& bytes) const;
+  // `bytes` was rendered into step `step`, ending at `end`: where its values went.
+  void Record(std::size_t step, std::size_t end, const ByteTemplate& bytes);
 
   const BodyProgram& program_;
   const SlotValues& values_;
   Timeline& timeline_;
+  BodyRecording* recording_;  // null: nothing recorded
   BodyMarks marks_;
 };
 
@@ -86,7 +89,7 @@ Duration BodyEmitter::EmitItem(const BodyItem& item, Duration at) {
     BodyTemplate(at, item.bytes);
     return at;
   }
-  const std::string rendered = item.bytes.Render(values_);
+  const std::string rendered = Unrecorded(item.bytes);
   const std::size_t cut = item.bytes.MapOffset(item.split, values_);
   if (cut == 0 || cut >= rendered.size()) {
     timeline_.Body(at, Framed(rendered));
@@ -102,7 +105,7 @@ bool BodyEmitter::Terminate(std::size_t cut, Duration at) {
   const scenario::Termination& end = program_.end;
   if (end.kind == EndKind::kDone || end.kind == EndKind::kNoTerminator) {
     if (end.at_byte && cut < program_.items.size()) {  // a clean end inside an event
-      const std::string rendered = program_.items[cut].bytes.Render(values_);
+      const std::string rendered = Unrecorded(program_.items[cut].bytes);
       const auto kept =
           std::min(static_cast<std::size_t>(std::max(0, *end.at_byte)), rendered.size());
       timeline_.Body(at, Framed(std::string_view(rendered).substr(0, kept)));
@@ -150,23 +153,43 @@ std::string BodyEmitter::Framed(std::string_view data) const {
 // Renders a template straight into the send buffer (no temporary) unless dripping.
 void BodyEmitter::BodyTemplate(Duration at, const ByteTemplate& bytes) {
   if (timeline_.dripping()) {
-    timeline_.Body(at, Framed(bytes.Render(values_)));
+    timeline_.Body(at, Framed(Unrecorded(bytes)));
     return;
   }
   std::string& out = timeline_.SendBuffer(at);
-  const std::size_t size = bytes.RenderedSize(values_);
-  out.reserve(out.size() + size + 16);
-  if (program_.chunked) fmt::format_to(std::back_inserter(out), "{:x}\r\n", size);
-  bytes.AppendTo(out, values_);
-  if (program_.chunked) out.append("\r\n");
+  if (program_.chunked) {
+    AppendChunk(out, bytes, values_);
+    Record(timeline_.step_count() - 1, out.size() - 2, bytes);  // before the chunk's CRLF
+  } else {
+    bytes.AppendTo(out, values_);
+    Record(timeline_.step_count() - 1, out.size(), bytes);
+  }
+}
+
+std::string BodyEmitter::Unrecorded(const ByteTemplate& bytes) const {
+  if (recording_ != nullptr && bytes.has_holes()) recording_->complete = false;
+  return bytes.Render(values_);
+}
+
+void BodyEmitter::Record(std::size_t step, std::size_t end, const ByteTemplate& bytes) {
+  if (recording_ == nullptr || !bytes.has_holes()) return;
+  if (bytes.sealed()) {  // its checksums cover the values: other values need another sealing
+    recording_->complete = false;
+    return;
+  }
+  const std::size_t start = end - bytes.RenderedSize(values_);
+  bytes.ForEachHole(values_, [&](std::size_t offset, Slot slot) {
+    recording_->spots.push_back({step, start + offset, slot});
+  });
 }
 
 // The first `bytes` bytes of an item; in chunked mode under a chunk header that announces the
 // whole item, so the cut falls inside the chunk.
 std::string BodyEmitter::Partial(const BodyItem& item, std::size_t bytes) const {
-  const std::string rendered = item.bytes.Render(values_);
+  const std::string rendered = Unrecorded(item.bytes);
   const std::size_t kept = std::min(bytes, rendered.size());
-  std::string out = program_.chunked ? fmt::format("{:x}\r\n", rendered.size()) : std::string();
+  std::string out;
+  if (program_.chunked) AppendChunkSize(out, rendered.size());
   out.append(rendered, 0, kept);
   return out;
 }
@@ -257,8 +280,8 @@ bool KeepsAlive(const BodyProgram& program) {
 }
 
 bool EmitBody(const BodyProgram& program, const SlotValues& values, Duration start,
-              Timeline& timeline, BodyMarks* marks) {
-  BodyEmitter emitter(program, values, timeline);
+              Timeline& timeline, BodyMarks* marks, BodyRecording* recording) {
+  BodyEmitter emitter(program, values, timeline, recording);
   const bool usable = emitter.Run(start);
   if (marks != nullptr) *marks = emitter.marks();
   return usable;

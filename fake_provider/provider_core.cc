@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,14 +31,28 @@ std::size_t SkipSpace(std::string_view text, std::size_t at) {
   return at;
 }
 
+// A table of the bytes in `stops`: every request's body is scanned for its stream flag, and a
+// table lookup per byte skips the rest faster than comparing each byte with each stop.
+constexpr std::array<bool, 256> StreamFlagStops(std::string_view stops) {
+  std::array<bool, 256> table{};
+  for (char c : stops) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}
+constexpr std::array<bool, 256> kStreamFlagStructure = StreamFlagStops("\"{}[]");
+constexpr std::array<bool, 256> kStreamFlagStringEnd = StreamFlagStops("\"\\");
+
+// The first index from `at` on whose byte is in `stops` (or the end).
+std::size_t SkipToStop(std::string_view text, std::size_t at, const std::array<bool, 256>& stops) {
+  while (at < text.size() && !stops[static_cast<unsigned char>(text[at])]) ++at;
+  return at;
+}
+
 // The index just past the closing quote of the string that opens at `at` (or the end).
 std::size_t SkipString(std::string_view text, std::size_t at) {
-  for (std::size_t i = at + 1; i < text.size(); ++i) {
-    if (text[i] == '\\') {
-      ++i;
-    } else if (text[i] == '"') {
-      return i + 1;
-    }
+  for (std::size_t i = SkipToStop(text, at + 1, kStreamFlagStringEnd); i < text.size();
+       i = SkipToStop(text, i, kStreamFlagStringEnd)) {
+    if (text[i] == '"') return i + 1;
+    i += 2;  // a backslash and the byte it escapes
   }
   return text.size();
 }
@@ -95,7 +110,7 @@ std::optional<bool> StreamFlag(std::string_view body) {
   std::optional<bool> flag;
   int depth = 0;
   std::size_t i = 0;
-  while (i < body.size()) {
+  while ((i = SkipToStop(body, i, kStreamFlagStructure)) < body.size()) {
     const char c = body[i];
     if (c == '"') {
       const std::size_t end = SkipString(body, i);

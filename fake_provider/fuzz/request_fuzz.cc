@@ -80,8 +80,9 @@ Outcome Read(const std::vector<std::string_view>& pieces, const RequestLimits& l
   return out;
 }
 
-// What the connection does with a complete request, minus the socket.
-void Handle(const HttpRequest& request) {
+// What the connection does with a complete request, minus the socket. Admission takes the
+// request's headers and body into the journal, as the server's does.
+void Handle(HttpRequest request) {
   FuzzHost host(scenario::ParseLimits{.max_depth = 32, .max_keys = 2000});
   const Destination destination = ResolveTarget(request.target);
   if (destination.kind == Destination::Kind::kControl) {

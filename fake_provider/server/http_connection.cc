@@ -162,48 +162,21 @@ class PendingBody {
   std::size_t held_ = 0;
 };
 
-// Reads one request into `reader`: socket reads happen here, in the coroutine, and parsing in
-// the reader, so nothing a client sends can throw from inside an Asio handler. False when the
-// body would pass the server's pending-body budget.
-asio::awaitable<bool> ReadInto(Connection& conn, RequestReader& reader, PendingBody& pending) {
-  bool continued = false;
-  while (Parse(conn, reader) && !conn.engine.stopping()) {
-    if (!pending.Hold(reader.request().body.size())) co_return false;
-    if (reader.header_done() && !continued &&
-        beast::iequals(reader.request().Header("expect"), "100-continue")) {
-      continued = true;
-      const bool written = co_await WriteAll(conn, "HTTP/1.1 100 Continue\r\n\r\n");
-      if (!written) co_return true;  // the read ends: nothing was over budget
-    }
-    auto [ec, n] =
-        co_await conn.socket.async_read_some(conn.buffer.prepare(kRequestReadChunk), kTuple);
-    conn.buffer.commit(n);
-    conn.engine.counters().bytes_received.fetch_add(n, std::memory_order_relaxed);
-    if (ec == asio::error::eof) reader.PutEof();
-    if (ec) co_return true;
-  }
-  co_return true;
-}
-
 void CountRejection(ServerCounters& counters, const RequestRejection& rejection) {
   counters.bad_requests.fetch_add(1, std::memory_order_relaxed);
   if (rejection.status == 431) counters.Reject(Rejection::kHeaderBytes);
   if (rejection.status == 413) counters.Reject(Rejection::kBodyBytes);
 }
 
-asio::awaitable<ReadResult> ReadRequest(Connection& conn) {
+// What ReadRequest got: the request, a rejection to answer, or nothing (the client went, the
+// read timed out, the server is stopping). `within_budget` false: the body would have passed
+// the server's pending-body budget.
+ReadResult ReadOutcome(Connection& conn, RequestReader& reader, bool within_budget) {
   const ServerOptions& options = conn.engine.options();
-  RequestReader reader(RequestLimits{options.max_header_bytes, options.max_body_bytes});
-  conn.SetDeadlineIn(conn.overflow ? std::min<std::chrono::steady_clock::duration>(
-                                         kOverflowTimeout, options.request_timeout)
-                                   : options.request_timeout);
   ServerCounters& counters = conn.engine.counters();
-  PendingBody pending(counters.pending_body_bytes, options.max_pending_body_bytes);
-  const bool within_budget = co_await ReadInto(conn, reader, pending);
-  conn.SetDeadline(SteadyTime::max());
   if (!within_budget) {
     counters.Reject(Rejection::kPendingBody);
-    co_return ReadResult{
+    return ReadResult{
         std::nullopt,
         JsonError(503, "overloaded",
                   fmt::format("the server already holds {} bytes of request bodies still arriving "
@@ -212,20 +185,54 @@ asio::awaitable<ReadResult> ReadRequest(Connection& conn) {
   }
   if (reader.state() == RequestReader::State::kComplete) {
     counters.requests.fetch_add(1, std::memory_order_relaxed);
-    co_return ReadResult{reader.Release(), std::nullopt};
+    return ReadResult{reader.Release(), std::nullopt};
   }
   if (conn.timed_out) counters.read_timeouts.fetch_add(1, std::memory_order_relaxed);
   if (reader.state() == RequestReader::State::kRejected && !conn.timed_out &&
       !conn.engine.stopping()) {
     const RequestRejection& rejection = *reader.rejection();
     CountRejection(counters, rejection);
-    co_return ReadResult{std::nullopt,
-                         JsonError(rejection.status, rejection.type, rejection.message)};
+    return ReadResult{std::nullopt, JsonError(rejection.status, rejection.type, rejection.message)};
   }
   if (reader.got_some() || conn.buffer.size() > 0) {
     counters.aborted_requests.fetch_add(1, std::memory_order_relaxed);
   }
-  co_return ReadResult{};
+  return ReadResult{};
+}
+
+bool WantsContinue(const RequestReader& reader) {
+  return reader.header_done() && beast::iequals(reader.request().Header("expect"), "100-continue");
+}
+
+// Reads one request: socket reads happen here, in the coroutine, and parsing in the reader, so
+// nothing a client sends can throw from inside an Asio handler. One coroutine frame for the
+// whole read (every request pays for each).
+asio::awaitable<ReadResult> ReadRequest(Connection& conn) {
+  const ServerOptions& options = conn.engine.options();
+  RequestReader reader(RequestLimits{options.max_header_bytes, options.max_body_bytes});
+  conn.SetDeadlineIn(conn.overflow ? std::min<std::chrono::steady_clock::duration>(
+                                         kOverflowTimeout, options.request_timeout)
+                                   : options.request_timeout);
+  PendingBody pending(conn.engine.counters().pending_body_bytes, options.max_pending_body_bytes);
+  bool within_budget = true;
+  bool continued = false;
+  while (Parse(conn, reader) && !conn.engine.stopping()) {
+    within_budget = pending.Hold(reader.request().body.size());
+    if (!within_budget) break;
+    if (!continued && WantsContinue(reader)) {
+      continued = true;
+      const bool written = co_await WriteAll(conn, "HTTP/1.1 100 Continue\r\n\r\n");
+      if (!written) break;
+    }
+    auto [ec, n] =
+        co_await conn.socket.async_read_some(conn.buffer.prepare(kRequestReadChunk), kTuple);
+    conn.buffer.commit(n);
+    conn.engine.counters().bytes_received.fetch_add(n, std::memory_order_relaxed);
+    if (ec == asio::error::eof) reader.PutEof();
+    if (ec) break;
+  }
+  conn.SetDeadline(SteadyTime::max());
+  co_return ReadOutcome(conn, reader, within_budget);
 }
 
 void LogExchange(const Connection& conn, const SessionState& session, const Request& request,
@@ -240,28 +247,10 @@ void LogExchange(const Connection& conn, const SessionState& session, const Requ
                               ToString(end.kind), elapsed.count()));
 }
 
-// ExecutePlan never throws by design; should anything in it throw anyway (allocation), the
-// exchange still ends in the journal (as a failed write) and the connection is closed.
-asio::awaitable<ExchangeEnd> ExecuteOrRecord(Connection& conn, const ExchangeContext& context) {
-  std::exception_ptr failure;
-  try {
-    ExchangeEnd end = co_await ExecutePlan(context);
-    co_return end;
-  } catch (...) {
-    failure = std::current_exception();
-  }
-  conn.engine.LogFailure("a response plan")(failure);
-  const Duration at = conn.engine.clock().Now() - context.session_start;
-  ExchangeEnd end{EndKind::kWriteFailed, at, "internal error: the response plan failed"};
-  context.journal.End(context.entry_index, end.kind, end.at, end.detail);
-  boost::system::error_code ignored;
-  conn.socket.close(ignored);
-  co_return end;
-}
-
 // Returns whether the connection may carry another request.
-asio::awaitable<bool> ServeSessionRequest(Connection& conn, SessionState& session,
-                                          const Request& request, std::string_view path) {
+// `request`'s headers, trailers and body move into the journal.
+asio::awaitable<bool> ServeSessionRequest(Connection& conn, SessionState& session, Request& request,
+                                          std::string_view path) {
   Engine& engine = conn.engine;
   engine.counters().session_requests.fetch_add(1, std::memory_order_relaxed);
   const Admission admission =
@@ -279,7 +268,7 @@ asio::awaitable<bool> ServeSessionRequest(Connection& conn, SessionState& sessio
                                 admission.session_start,
                                 *admission.journal,
                                 admission.entry_index};
-  const ExchangeEnd end = co_await ExecuteOrRecord(conn, context);
+  const ExchangeEnd end = co_await ExecutePlan(context);
   LogExchange(conn, session, request, path, admission, end);
   if (end.kind == EndKind::kCompleted && admission.plan.keep_alive && request.keep_alive &&
       !engine.stopping()) {
@@ -341,43 +330,64 @@ asio::awaitable<bool> ServeControl(Connection& conn, const Request& request) {
   co_return keep_alive;
 }
 
-asio::awaitable<bool> Dispatch(Connection& conn, const Request& request) {
+// Where a request goes: a session's plan, the control API, or an answer of the server's own (too
+// many connections, no such session).
+struct Route {
+  enum class Kind { kSession, kControl, kReply };
+  static Route Session(std::shared_ptr<SessionState> session, std::string_view path) {
+    Route route;
+    route.kind = Kind::kSession;
+    route.session = std::move(session);
+    route.path = path;
+    return route;
+  }
+  static Route Control() {
+    Route route;
+    route.kind = Kind::kControl;
+    return route;
+  }
+  static Route Reply(HttpReply reply) {
+    Route route;
+    route.reply = std::move(reply);
+    return route;
+  }
+
+  Kind kind = Kind::kReply;
+  std::shared_ptr<SessionState> session;  // kSession
+  std::string_view path;                  // kSession: into the request's target
+  std::optional<HttpReply> reply;         // kReply (none otherwise: a reply allocates)
+};
+
+Route RouteOf(const Connection& conn, const Request& request) {
   Engine& engine = conn.engine;
   const std::string_view target = request.target;
   const Destination destination = ResolveTarget(target);
   if (destination.kind == Destination::Kind::kControl &&
       (!conn.overflow || IsMonitoringRequest(request.method, target))) {
-    const bool keep_alive = co_await ServeControl(conn, request);
-    co_return keep_alive;
+    return Route::Control();
   }
-  if (conn.overflow) {
-    const bool keep_alive = co_await ServeReply(conn, request, TooManyConnections(engine));
-    co_return keep_alive;
-  }
+  if (conn.overflow) return Route::Reply(TooManyConnections(engine));
   if (destination.kind == Destination::Kind::kSession) {
     if (auto session = engine.FindSession(destination.session_id)) {
-      const bool keep_alive =
-          co_await ServeSessionRequest(conn, *session, request, destination.path);
-      co_return keep_alive;
+      return Route::Session(std::move(session), destination.path);
     }
   }
   // A session's own port answers at its root too: a gateway's upstreams are host:port pairs
   // that share one path (Scenario::route_ports).
   if (destination.kind == Destination::Kind::kUnknown && conn.local_port != engine.port()) {
     if (auto session = engine.SessionOnPort(conn.local_port)) {
-      const bool keep_alive =
-          co_await ServeSessionRequest(conn, *session, request, target.substr(0, target.find('?')));
-      co_return keep_alive;
+      return Route::Session(std::move(session), target.substr(0, target.find('?')));
     }
   }
   engine.counters().not_found.fetch_add(1, std::memory_order_relaxed);
   if (engine.options().request_log) {
     engine.Log(fmt::format("- {} {} -> 404 (no session)", request.method, target));
   }
-  const bool keep_alive = co_await ServeReply(conn, request, NotFoundHint(engine, target));
-  co_return keep_alive;
+  return Route::Reply(NotFoundHint(engine, target));
 }
 
+// The connection's loop: one request after another, each served from here without a coroutine
+// frame for routing (every request pays for each).
 asio::awaitable<void> ServeRequests(Connection& conn) {
   while (!conn.engine.stopping()) {
     ReadResult read = co_await ReadRequest(conn);
@@ -387,7 +397,16 @@ asio::awaitable<void> ServeRequests(Connection& conn) {
       co_return;
     }
     if (!read.request) co_return;
-    const bool keep_alive = co_await Dispatch(conn, *read.request);
+    Request& request = *read.request;
+    const Route route = RouteOf(conn, request);
+    bool keep_alive = false;
+    if (route.kind == Route::Kind::kSession) {
+      keep_alive = co_await ServeSessionRequest(conn, *route.session, request, route.path);
+    } else if (route.kind == Route::Kind::kControl) {
+      keep_alive = co_await ServeControl(conn, request);
+    } else {
+      keep_alive = co_await ServeReply(conn, request, *route.reply);
+    }
     if (!keep_alive) co_return;
   }
 }

@@ -29,8 +29,14 @@ bool ClientGone(const boost::system::error_code& ec) {
 // The mutable state of one execution, shared by the step runner and the client watch (both run
 // on the connection's executor, never at the same time).
 struct Exchange {
-  explicit Exchange(const ExchangeContext& context)
-      : ctx(context), timer(context.socket.get_executor()), idle(context.socket.get_executor()) {}
+  explicit Exchange(const ExchangeContext& context) : ctx(context) {}
+
+  // Only a plan that waits needs the timers (PlanWaits): one written at once does not pay for
+  // them (each finds its service under a lock when it is made, and cancels when destroyed).
+  void MakeTimers() {
+    timer.emplace(ctx.socket.get_executor());
+    idle.emplace(ctx.socket.get_executor());
+  }
 
   Duration Offset(WallTime t) const { return t - ctx.session_start; }
   Duration NowOffset() const { return Offset(ctx.engine.clock().Now()); }
@@ -38,12 +44,12 @@ struct Exchange {
   const ExchangeContext& ctx;
   // Owned here, not by the coroutines that wait on them: under `||` the loser is cancelled
   // through its last operation, which must still exist.
-  asio::steady_timer timer;               // the step runner's
-  asio::steady_timer idle;                // the client watch's, once it stops reading
-  bool waiting_for_content = false;       // inside a stall or heartbeat step
-  bool further_request = false;           // a further request's bytes came (journalled once)
-  std::optional<ExchangeEnd> steps_end;   // set when the step runner finished on its own
-  std::optional<ExchangeEnd> client_end;  // set when the watch saw the client go
+  std::optional<asio::steady_timer> timer;  // the step runner's
+  std::optional<asio::steady_timer> idle;   // the client watch's, once it stops reading
+  bool waiting_for_content = false;         // inside a stall or heartbeat step
+  bool further_request = false;             // a further request's bytes came (journalled once)
+  std::optional<ExchangeEnd> steps_end;     // set when the step runner finished on its own
+  std::optional<ExchangeEnd> client_end;    // set when the watch saw the client go
 };
 
 // The server is stopping or this coroutine was cancelled: start no new wait or write.
@@ -59,8 +65,8 @@ asio::awaitable<bool> WaitUntil(Exchange& x, Duration offset) {
   if (interrupted) co_return false;
   const SteadyTime due = x.ctx.engine.clock().ToSteady(x.ctx.arrived + offset);
   if (due <= std::chrono::steady_clock::now()) co_return true;
-  x.timer.expires_at(due);
-  auto [ec] = co_await x.timer.async_wait(kTuple);
+  x.timer->expires_at(due);
+  auto [ec] = co_await x.timer->async_wait(kTuple);
   co_return !ec;
 }
 
@@ -72,8 +78,48 @@ asio::awaitable<void> WaitForever(const Exchange& x, asio::steady_timer& timer) 
   co_await timer.async_wait(kTuple);
 }
 
-// Writes `bytes` planned for `offset` after arrival. Returns an end when the exchange is over
-// (write failure), nullopt to carry on; `cancelled` is set when the write was cancelled.
+// A write of bytes planned for `planned` (session offset), started at `at`.
+struct WriteStart {
+  Duration at;
+  Duration planned;
+};
+
+// Records how late the write planned for `offset` after arrival starts.
+WriteStart StartWrite(Exchange& x, Duration offset) {
+  const WriteStart start{x.NowOffset(), x.Offset(x.ctx.arrived) + offset};
+  if (offset > Duration::zero()) x.ctx.engine.lateness().Record(start.at - start.planned);
+  return start;
+}
+
+// Journals a finished write. Returns an end when the exchange is over (write failure), nullopt
+// to carry on; `cancelled` is set when the write was cancelled.
+std::optional<ExchangeEnd> EndWrite(Exchange& x, const WriteStart& start,
+                                    const boost::system::error_code& ec, std::size_t written,
+                                    bool& cancelled) {
+  x.ctx.engine.counters().bytes_sent.fetch_add(written, std::memory_order_relaxed);
+  if (written > 0 || !ec) {
+    x.ctx.journal.RecordWrite(x.ctx.entry_index, {start.at, start.planned, written});
+  }
+  if (!ec) return std::nullopt;
+  if (ec == asio::error::operation_aborted || x.ctx.engine.stopping()) {
+    cancelled = true;  // the client watch or Stop() ended the write
+    return std::nullopt;
+  }
+  const EndKind kind = !ClientGone(ec)         ? EndKind::kWriteFailed
+                       : x.waiting_for_content ? EndKind::kStalledClientGaveUp
+                                               : EndKind::kClientClosed;
+  return ExchangeEnd{kind, x.NowOffset(), ec.message()};
+}
+
+// Writes `bytes` planned for `offset` after arrival, now (StartWrite, EndWrite).
+asio::awaitable<std::optional<ExchangeEnd>> WriteNow(Exchange& x, const std::string& bytes,
+                                                     Duration offset, bool& cancelled) {
+  const WriteStart start = StartWrite(x, offset);
+  auto [ec, written] = co_await asio::async_write(x.ctx.socket, asio::buffer(bytes), kTuple);
+  co_return EndWrite(x, start, ec, written, cancelled);
+}
+
+// WriteNow, unless the exchange was interrupted first.
 asio::awaitable<std::optional<ExchangeEnd>> Write(Exchange& x, const std::string& bytes,
                                                   Duration offset, bool& cancelled) {
   const bool interrupted = co_await Interrupted(x);
@@ -81,21 +127,8 @@ asio::awaitable<std::optional<ExchangeEnd>> Write(Exchange& x, const std::string
     cancelled = true;
     co_return std::nullopt;
   }
-  const Duration at = x.NowOffset();
-  const Duration planned = x.Offset(x.ctx.arrived) + offset;
-  if (offset > Duration::zero()) x.ctx.engine.lateness().Record(at - planned);
-  auto [ec, written] = co_await asio::async_write(x.ctx.socket, asio::buffer(bytes), kTuple);
-  x.ctx.engine.counters().bytes_sent.fetch_add(written, std::memory_order_relaxed);
-  if (written > 0 || !ec) x.ctx.journal.RecordWrite(x.ctx.entry_index, {at, planned, written});
-  if (!ec) co_return std::nullopt;
-  if (ec == asio::error::operation_aborted || x.ctx.engine.stopping()) {
-    cancelled = true;  // the client watch or Stop() ended the write
-    co_return std::nullopt;
-  }
-  const EndKind kind = !ClientGone(ec)         ? EndKind::kWriteFailed
-                       : x.waiting_for_content ? EndKind::kStalledClientGaveUp
-                                               : EndKind::kClientClosed;
-  co_return ExchangeEnd{kind, x.NowOffset(), ec.message()};
+  auto end = co_await WriteNow(x, bytes, offset, cancelled);
+  co_return end;
 }
 
 // No bytes until the end of the step (finite), or until the client goes (forever).
@@ -105,7 +138,7 @@ asio::awaitable<std::optional<ExchangeEnd>> Stall(Exchange& x, const PlanStep& s
     const bool held = co_await WaitUntil(x, step.at + *step.length);
     cancelled = !held;
   } else {
-    co_await WaitForever(x, x.timer);
+    co_await WaitForever(x, *x.timer);
     cancelled = true;
   }
   co_return std::nullopt;
@@ -167,11 +200,28 @@ asio::awaitable<std::optional<ExchangeEnd>> RunStep(Exchange& x, const PlanStep&
   co_return CloseOrReset(x, step.kind);
 }
 
-asio::awaitable<void> RunSteps(Exchange& x) {
+// `at_once`: the plan never waits (PlanWaits false: all due at arrival, no stall or heartbeat),
+// and its steps run here without RunStep's coroutines, timer check and cancellation check: a
+// stream written at once is most of a load test's work. Nothing cancels such a plan (it does not
+// run under `||`, and Stop() closes the socket instead, which fails the write), so the server
+// stopping is the one interruption to look for.
+asio::awaitable<void> RunSteps(Exchange& x, bool at_once) {
   co_await asio::this_coro::throw_if_cancelled(false);
   for (const PlanStep& step : x.ctx.plan.steps) {
     bool cancelled = false;
-    auto end = co_await RunStep(x, step, cancelled);
+    std::optional<ExchangeEnd> end;
+    if (!at_once) {
+      end = co_await RunStep(x, step, cancelled);
+    } else if (x.ctx.engine.stopping()) {
+      co_return;
+    } else if (step.kind == PlanStep::Kind::kSend) {  // WriteNow without a coroutine of its own
+      const WriteStart start = StartWrite(x, step.at);
+      auto [ec, written] =
+          co_await asio::async_write(x.ctx.socket, asio::buffer(step.bytes), kTuple);
+      end = EndWrite(x, start, ec, written, cancelled);
+    } else {
+      end = CloseOrReset(x, step.kind);
+    }
     if (cancelled) co_return;
     if (end) {
       x.steps_end = std::move(end);
@@ -221,7 +271,7 @@ asio::awaitable<void> WatchClient(Exchange& x) {
     if (interrupted) co_return;
     if (x.ctx.buffer.size() >= x.ctx.read_limit) {
       // Enough pipelined bytes: stop reading (TCP flow control holds the rest).
-      co_await WaitForever(x, x.idle);
+      co_await WaitForever(x, *x.idle);
       co_return;
     }
     auto [ec] = co_await x.ctx.socket.async_wait(tcp::socket::wait_read, kTuple);
@@ -257,22 +307,51 @@ bool NextHeartbeat(const PlanStep& step, int k, Duration& offset) {
   return true;
 }
 
-asio::awaitable<ExchangeEnd> ExecutePlan(const ExchangeContext& context) {
-  using namespace asio::experimental::awaitable_operators;
-  Exchange x(context);
-  NoteFurtherRequest(x, 0);  // sent with the request, before any of its response (pipelined)
-  if (PlanWaits(context.plan)) {
-    co_await (RunSteps(x) || WatchClient(x));
-  } else {
-    co_await RunSteps(x);
-  }
-  // The step runner's own end wins: it may have closed the socket, which also ends the watch.
+namespace {
+
+// Journals how the exchange ended. The step runner's own end wins: it may have closed the
+// socket, which also ends the watch.
+ExchangeEnd ConcludeExchange(Exchange& x) {
   ExchangeEnd end =
       x.steps_end    ? std::move(*x.steps_end)
       : x.client_end ? std::move(*x.client_end)
                      : ExchangeEnd{EndKind::kServerShutdown, x.NowOffset(), "the server stopped"};
+  x.ctx.journal.End(x.ctx.entry_index, end.kind, end.at, end.detail);
+  return end;
+}
+
+// Should anything throw anyway (allocation), the exchange still ends in the journal, as a
+// failed write, and the connection is closed.
+ExchangeEnd FailExchange(const ExchangeContext& context, std::exception_ptr failure) {
+  context.engine.LogFailure("a response plan")(failure);
+  const Duration at = context.engine.clock().Now() - context.session_start;
+  ExchangeEnd end{EndKind::kWriteFailed, at, "internal error: the response plan failed"};
   context.journal.End(context.entry_index, end.kind, end.at, end.detail);
-  co_return end;
+  boost::system::error_code ignored;
+  context.socket.close(ignored);
+  return end;
+}
+
+}  // namespace
+
+// One coroutine for the exchange and its failure handling: every request pays for each frame.
+asio::awaitable<ExchangeEnd> ExecutePlan(const ExchangeContext& context) {
+  using namespace asio::experimental::awaitable_operators;
+  std::exception_ptr failure;
+  try {
+    Exchange x(context);
+    NoteFurtherRequest(x, 0);  // sent with the request, before any of its response (pipelined)
+    if (PlanWaits(context.plan)) {
+      x.MakeTimers();
+      co_await (RunSteps(x, /*at_once=*/false) || WatchClient(x));
+    } else {
+      co_await RunSteps(x, /*at_once=*/true);
+    }
+    co_return ConcludeExchange(x);
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  co_return FailExchange(context, failure);
 }
 
 }  // namespace faultline::provider::internal

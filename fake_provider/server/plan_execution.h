@@ -39,8 +39,9 @@ struct ExchangeEnd {
 };
 
 // Runs the plan to its end (or until the client goes away or the server stops), journals every
-// write and the end. Never throws. After kResetByServer the socket is closed; after
-// kClosedByServer its sending side is shut down.
+// write and the end. Never throws: should anything in it throw anyway (allocation), the exchange
+// ends in the journal as a failed write and the socket is closed. After kResetByServer the socket
+// is closed; after kClosedByServer its sending side is shut down.
 boost::asio::awaitable<ExchangeEnd> ExecutePlan(const ExchangeContext& context);
 
 // Whether the plan ever waits (a timer, a stall, a heartbeat): only those need the concurrent

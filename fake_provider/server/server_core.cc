@@ -90,8 +90,8 @@ SessionState::SessionState(std::string id, std::string base_url, std::uint16_t d
       journal_(std::make_shared<Journal>(journal_limits)),
       start_(start) {}
 
-Admission SessionState::Admit(const HttpRequest& request, std::string_view path,
-                              std::uint64_t connection, bool keep_secrets, WallTime now) {
+Admission SessionState::Admit(HttpRequest& request, std::string_view path, std::uint64_t connection,
+                              bool keep_secrets, WallTime now) {
   // A route journals into its parent's journal, on its parent's time axis (the parent's lock is
   // taken and released first: locks are only ever taken parent before route).
   const std::shared_ptr<SessionState> parent = parent_.lock();

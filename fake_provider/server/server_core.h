@@ -159,8 +159,9 @@ class SessionState {
   std::uint64_t seed() const { return seed_; }
 
   // Admits the request (admission.h) under the session lock, so journal order is attempt
-  // order. `path` is the request's Destination::path.
-  Admission Admit(const HttpRequest& request, std::string_view path, std::uint64_t connection,
+  // order; its headers, trailers and body move into the journal. `path` is the request's
+  // Destination::path.
+  Admission Admit(HttpRequest& request, std::string_view path, std::uint64_t connection,
                   bool keep_secrets, WallTime now);
   void Reset(WallTime now);
   // Scripted time of this session and its routes (ProviderSession::AnchorOutages, ArmOutages).

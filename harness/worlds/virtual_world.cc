@@ -206,7 +206,7 @@ void World::Send(VirtualCall& vc, std::string_view bytes) {
     vc.reader.reset();
     return;
   }
-  const provider::HttpRequest request = vc.reader->Release();
+  provider::HttpRequest request = vc.reader->Release();
   vc.reader.reset();
   vc.unread.clear();
   const provider::Destination destination = provider::ResolveTarget(request.target);
