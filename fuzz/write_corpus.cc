@@ -304,8 +304,8 @@ void AddFleetSeeds(Corpus& corpus) {
 }
 
 // The cassette importers' targets: the HAR and aimock files the tests check in
-// (cassette_import/tests/data/), and each with the hand-made turns of the import's rules (base64, an
-// aborted entry, a body left out or truncated, a fixture of every kind).
+// (cassette_import/tests/data/), and each with the hand-made turns of the import's rules (base64,
+// an aborted entry, a body left out or truncated, a fixture of every kind).
 void AddImportSeeds(Corpus& corpus) {
   const fs::path data = fs::path(FAULTLINE_SOURCE_DIR) / "cassette_import" / "tests" / "data";
   const auto read = [](const fs::path& path) {

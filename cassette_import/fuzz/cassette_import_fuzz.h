@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
-#include "fuzz/fuzz_support.h"
 #include "cassette_import/import.h"
+#include "fuzz/fuzz_support.h"
 
 namespace faultline::scenario::fuzz {
 

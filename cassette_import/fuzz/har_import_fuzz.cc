@@ -3,8 +3,8 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "cassette_import/har_import.h"
 #include "cassette_import/fuzz/cassette_import_fuzz.h"
+#include "cassette_import/har_import.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace faultline::scenario;

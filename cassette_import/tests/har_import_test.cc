@@ -8,9 +8,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cassette_import/tests/cassette_test_support.h"
 #include "fake_provider/event_stream_encoder.h"
 #include "scenarios/bytes_text.h"
-#include "cassette_import/tests/cassette_test_support.h"
 
 namespace faultline::scenario {
 namespace {
