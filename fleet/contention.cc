@@ -2,7 +2,6 @@
 
 #include <chrono>
 #include <cmath>
-#include <numbers>
 #include <vector>
 
 #include "fleet/event_queue.h"
@@ -47,9 +46,7 @@ class Model {
 
  private:
   Micros Net() {
-    const double u1 = 1.0 - ref::Uniform01(rng_);
-    const double u2 = ref::Uniform01(rng_);
-    const double normal = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+    const double normal = ref::StandardNormal(rng_);
     return static_cast<Micros>(std::abs(kNetMeanUs + kNetSdUs * normal));
   }
   void Send(Micros at, std::uint32_t client, std::uint32_t step) {

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
-#include <numbers>
 
 namespace faultline::fleet {
 namespace {
@@ -62,10 +61,7 @@ double SampleAround(scenario::FleetDistribution distribution, double mean, doubl
     case scenario::FleetDistribution::kExponential:
       return -std::log1p(-ref::Uniform01(rng)) * mean;
     case scenario::FleetDistribution::kLognormal: {
-      // Box-Muller from our own uniforms (the standard distributions differ between libraries).
-      const double u1 = 1.0 - ref::Uniform01(rng);
-      const double u2 = ref::Uniform01(rng);
-      const double normal = std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+      const double normal = ref::StandardNormal(rng);
       const double mu = std::log(mean) - sigma * sigma / 2.0;  // so that the mean is `mean`
       return std::exp(mu + sigma * normal);
     }

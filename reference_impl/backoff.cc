@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <utility>
 
 #include "reference_impl/name_table.h"
@@ -86,6 +87,12 @@ milliseconds RoundMs(double ms) {
 
 double Uniform01(RetryRng& rng) {
   return static_cast<double>(rng() >> 11) * 0x1.0p-53;  // 53 random bits -> [0, 1)
+}
+
+double StandardNormal(RetryRng& rng) {
+  const double u1 = 1.0 - Uniform01(rng);  // in (0, 1]: log(u1) is finite
+  const double u2 = Uniform01(rng);
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
 }
 
 std::string_view ToString(BackoffStrategy strategy) {

@@ -33,6 +33,10 @@ using RetryRng = std::mt19937_64;
 // Uniform in [0, 1), from the top 53 bits of one draw.
 double Uniform01(RetryRng& rng);
 
+// A standard normal draw (Box-Muller from two Uniform01 draws, so it is the same on every
+// standard library, whose std::normal_distribution differ).
+double StandardNormal(RetryRng& rng);
+
 enum class BackoffStrategy { kExponential, kFullJitter, kEqualJitter, kDecorrelatedJitter };
 std::string_view ToString(BackoffStrategy strategy);  // "exponential", "full-jitter", ...
 std::optional<BackoffStrategy> ParseBackoffStrategy(std::string_view text);

@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "beast/awaitable_tuple.h"
 #include "reference_impl/tests/wire_fixtures.h"
 
 namespace faultline::ref {
@@ -28,8 +29,8 @@ namespace {
 
 namespace asio = boost::asio;
 using tcp = asio::ip::tcp;
+using net::kTuple;
 using std::chrono::milliseconds;
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 
 enum class End { kClose, kReset, kStall };
 struct Reply {
