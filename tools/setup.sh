@@ -26,6 +26,7 @@ build_packages=(
   libboost1.81-dev libboost-url1.81-dev
   nlohmann-json3-dev libfmt-dev libyaml-cpp-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  libjemalloc-dev  # the release preset's malloc (cmake/allocator.cmake)
 )
 packages=(
   "${build_packages[@]}"
