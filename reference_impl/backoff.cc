@@ -14,19 +14,6 @@ namespace {
 
 using std::chrono::milliseconds;
 
-constexpr NameTable<BackoffStrategy, 4> kStrategyNames{{
-    {BackoffStrategy::kExponential, "exponential"},
-    {BackoffStrategy::kFullJitter, "full-jitter"},
-    {BackoffStrategy::kEqualJitter, "equal-jitter"},
-    {BackoffStrategy::kDecorrelatedJitter, "decorrelated-jitter"},
-}};
-
-constexpr NameTable<JitterMode, 3> kJitterModeNames{{
-    {JitterMode::kSymmetric, "symmetric"},
-    {JitterMode::kDown, "down"},
-    {JitterMode::kUp, "up"},
-}};
-
 // AWS's decorrelated jitter grows the upper bound by this factor over the previous sleep.
 constexpr double kDecorrelatedGrowth = 3.0;
 
@@ -96,11 +83,11 @@ double StandardNormal(RetryRng& rng) {
 }
 
 std::string_view ToString(BackoffStrategy strategy) {
-  return NameOf(kStrategyNames, strategy, "full-jitter");
+  return NameOf(kBackoffStrategyNames, strategy, "full-jitter");
 }
 
 std::optional<BackoffStrategy> ParseBackoffStrategy(std::string_view text) {
-  return ValueOf(kStrategyNames, text);
+  return ValueOf(kBackoffStrategyNames, text);
 }
 
 std::string_view ToString(JitterMode mode) { return NameOf(kJitterModeNames, mode, "symmetric"); }

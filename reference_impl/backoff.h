@@ -25,6 +25,8 @@
 #include <random>
 #include <string_view>
 
+#include "reference_impl/name_table.h"
+
 namespace faultline::ref {
 
 // The RNG every randomised decision takes; seed it to reproduce a run.
@@ -38,11 +40,22 @@ double Uniform01(RetryRng& rng);
 double StandardNormal(RetryRng& rng);
 
 enum class BackoffStrategy { kExponential, kFullJitter, kEqualJitter, kDecorrelatedJitter };
-std::string_view ToString(BackoffStrategy strategy);  // "exponential", "full-jitter", ...
+inline constexpr NameTable<BackoffStrategy, 4> kBackoffStrategyNames{{
+    {BackoffStrategy::kExponential, "exponential"},
+    {BackoffStrategy::kFullJitter, "full-jitter"},
+    {BackoffStrategy::kEqualJitter, "equal-jitter"},
+    {BackoffStrategy::kDecorrelatedJitter, "decorrelated-jitter"},
+}};
+std::string_view ToString(BackoffStrategy strategy);
 std::optional<BackoffStrategy> ParseBackoffStrategy(std::string_view text);
 
 enum class JitterMode { kSymmetric, kDown, kUp };
-std::string_view ToString(JitterMode mode);  // "symmetric", "down", "up"
+inline constexpr NameTable<JitterMode, 3> kJitterModeNames{{
+    {JitterMode::kSymmetric, "symmetric"},
+    {JitterMode::kDown, "down"},
+    {JitterMode::kUp, "up"},
+}};
+std::string_view ToString(JitterMode mode);
 std::optional<JitterMode> ParseJitterMode(std::string_view text);
 
 struct BackoffConfig {

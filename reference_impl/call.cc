@@ -18,12 +18,6 @@ using std::chrono::milliseconds;
 // An error body longer than this is classified from its first part.
 constexpr std::size_t kMaxErrorBody = 1024 * 1024;
 
-std::optional<std::string> ResponseRequestId(const HttpHeaders& headers) {
-  if (auto id = headers.Find("x-request-id")) return std::string(*id);
-  if (auto id = headers.Find("request-id")) return std::string(*id);
-  return std::nullopt;
-}
-
 Action MakeAction(Action::Kind kind, PolicyClock::time_point at = {}, std::string_view bytes = {}) {
   Action action;
   action.kind = kind;
@@ -358,11 +352,11 @@ void Call::OnHead(Time now, std::vector<Action>& out) {
     ArmTimer(out);
     return;
   }
-  decoder_->assembler().SetResponseInfo(head.status, ResponseRequestId(head.headers));
+  decoder_->assembler().SetResponseInfo(head.status, RequestIdOf(head.headers));
   if (auto bad = CheckContentType(request_.stream, head.headers.Find("content-type"),
                                   routes_[route_].dialect)) {
     bad->status = head.status;
-    bad->request_id = ResponseRequestId(head.headers);
+    bad->request_id = RequestIdOf(head.headers);
     FailAttempt(std::move(*bad), {}, now, out);
     return;
   }

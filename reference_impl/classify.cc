@@ -15,6 +15,7 @@ namespace {
 using Json = nlohmann::json;
 using ascii::Contains;
 using ascii::Lowercase;
+using ascii::Trim;
 
 // The provider's error fields, whatever the envelope ({"error":{...}}, {"type":"error",
 // "error":{...}}, {"error":"text"}, {"message":...} or not JSON at all).
@@ -79,13 +80,6 @@ std::string AwsErrorType(const HttpHeaders& headers, const BodyError& error) {
     return std::string(value->substr(0, value->find(':')));
   }
   return error.aws_type;
-}
-
-std::string_view Trim(std::string_view text) {
-  constexpr std::string_view kSpace = " \t\r\n";
-  const std::size_t first = text.find_first_not_of(kSpace);
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
 }
 
 // What the shared provider-error table says about the body's type/code, if it knows them.
@@ -172,14 +166,6 @@ std::optional<bool> ShouldRetryHeader(const HttpHeaders& headers) {
   return std::nullopt;  // anything else carries no instruction
 }
 
-std::optional<std::string> RequestId(const HttpHeaders& headers) {
-  for (std::string_view name : {"x-request-id", "request-id", "x-amzn-requestid"}) {
-    auto value = headers.Find(name);
-    if (value && !Trim(*value).empty()) return std::string(Trim(*value));
-  }
-  return std::nullopt;
-}
-
 std::string Summary(int status, const BodyError& error) {
   constexpr std::size_t kMaxMessage = 300;
   std::string message = error.message;
@@ -224,7 +210,7 @@ ClassifiedResponse ClassifyHttpError(const HttpErrorResponse& response,
   failure.retryable = failure.should_retry.value_or(row.retryable);
   failure.partial_output = PartialOutput::kNone;
   failure.status = response.status;
-  failure.request_id = RequestId(response.headers);
+  failure.request_id = RequestIdOf(response.headers);
   failure.message = Summary(response.status, error);
   result.hints = FindRetryHints({response.headers, response.body, response.status, now, parse});
   if (!result.hints.empty()) result.hint = result.hints.front();

@@ -5,16 +5,6 @@
 namespace faultline::ref {
 namespace {
 
-constexpr NameTable<Failover, 3> kFailoverNames{{
-    {Failover::kNever, "never"},
-    {Failover::kSameModel, "same-model"},
-    {Failover::kCompatibleModel, "compatible-model"},
-}};
-constexpr NameTable<FailoverRule, 2> kFailoverRuleNames{{
-    {FailoverRule::kTaxonomy, "taxonomy"},
-    {FailoverRule::kAnyFailure, "any-failure"},
-}};
-
 Failover ForClass(FailureClass failure_class) {
   switch (failure_class) {
     case FailureClass::kProtocol:

@@ -18,11 +18,17 @@
 #include <string_view>
 
 #include "reference_impl/failure.h"
+#include "reference_impl/name_table.h"
 
 namespace faultline::ref {
 
 enum class Failover { kNever, kSameModel, kCompatibleModel };
-std::string_view ToString(Failover value);  // "never", "same-model", "compatible-model"
+inline constexpr NameTable<Failover, 3> kFailoverNames{{
+    {Failover::kNever, "never"},
+    {Failover::kSameModel, "same-model"},
+    {Failover::kCompatibleModel, "compatible-model"},
+}};
+std::string_view ToString(Failover value);
 std::optional<Failover> ParseFailover(std::string_view text);
 
 // Which failures a router moves to another route (the policy's `routing.failover_on`).
@@ -31,6 +37,10 @@ enum class FailoverRule {
   kAnyFailure,  // "any-failure": every failure before commit but a cancel or the total deadline,
                 // to any route that fits (LangChain's withFallbacks handles every error)
 };
+inline constexpr NameTable<FailoverRule, 2> kFailoverRuleNames{{
+    {FailoverRule::kTaxonomy, "taxonomy"},
+    {FailoverRule::kAnyFailure, "any-failure"},
+}};
 std::string_view ToString(FailoverRule value);
 std::optional<FailoverRule> ParseFailoverRule(std::string_view text);
 

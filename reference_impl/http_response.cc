@@ -14,6 +14,8 @@
 #include <expected>
 #include <utility>
 
+#include "reference_impl/ascii_text.h"
+
 namespace faultline::ref {
 namespace http = boost::beast::http;
 namespace {
@@ -207,6 +209,14 @@ std::vector<std::string_view> HttpHeaders::FindAll(std::string_view name) const 
     if (EqualsIgnoreCase(header.name, name)) values.emplace_back(header.value);
   }
   return values;
+}
+
+std::optional<std::string> RequestIdOf(const HttpHeaders& headers) {
+  for (std::string_view name : {"x-request-id", "request-id", "x-amzn-requestid"}) {
+    const auto value = headers.Find(name);
+    if (value && !ascii::Trim(*value).empty()) return std::string(ascii::Trim(*value));
+  }
+  return std::nullopt;
 }
 
 struct HttpResponseParser::Impl {

@@ -60,6 +60,11 @@ class HttpHeaders {
   std::vector<HttpHeader> entries_;
 };
 
+// The provider's id of a response, for reports and support tickets: the first non-blank of
+// x-request-id (OpenAI and most), request-id (Anthropic) and x-amzn-requestid (Bedrock),
+// without surrounding blanks; nullopt when none is sent.
+std::optional<std::string> RequestIdOf(const HttpHeaders& headers);
+
 struct HttpResponseHead {
   int status = 0;
   std::string reason;

@@ -254,29 +254,6 @@ std::optional<PolicyError> CheckClasses(const std::vector<FailureClass>& classes
   return std::nullopt;
 }
 
-constexpr NameTable<HintMode, 2> kHintModeNames{{
-    {HintMode::kFloor, "floor"},
-    {HintMode::kReplace, "replace"},
-}};
-constexpr NameTable<ZeroHint, 2> kZeroHintNames{{
-    {ZeroHint::kBackoff, "backoff"},
-    {ZeroHint::kImmediate, "immediate"},
-}};
-constexpr NameTable<RetryMode, 2> kRetryModeNames{{
-    {RetryMode::kStandard, "standard"},
-    {RetryMode::kAlways, "always"},
-}};
-constexpr NameTable<StreamRetries, 4> kStreamRetriesNames{{
-    {StreamRetries::kUntilCommit, "until-commit"},
-    {StreamRetries::kBeforeOutput, "before-output"},
-    {StreamRetries::kFirstEvent, "first-event"},
-    {StreamRetries::kNever, "never"},
-}};
-constexpr NameTable<StreamFailure, 2> kStreamFailureNames{{
-    {StreamFailure::kErrorEvent, "error-event"},
-    {StreamFailure::kTransport, "transport"},
-}};
-
 // Rule 3's stream part: whether `stream_retries` and `stream_retry_on` rule out retrying a
 // failure of a streamed response after its headers.
 bool StreamNotRetried(const RetryPolicy& policy, const Failure& failure) {
@@ -299,14 +276,10 @@ bool StreamNotRetried(const RetryPolicy& policy, const Failure& failure) {
 
 }  // namespace
 
-std::string_view ToString(OverCapMode mode) {
-  return mode == OverCapMode::kGiveUp ? "give-up" : "backoff";
-}
+std::string_view ToString(OverCapMode mode) { return NameOf(kOverCapModeNames, mode, "give-up"); }
 
 std::optional<OverCapMode> ParseOverCapMode(std::string_view text) {
-  if (text == "give-up") return OverCapMode::kGiveUp;
-  if (text == "backoff") return OverCapMode::kBackoff;
-  return std::nullopt;
+  return ValueOf(kOverCapModeNames, text);
 }
 
 std::string_view ToString(HintMode mode) { return NameOf(kHintModeNames, mode, "floor"); }

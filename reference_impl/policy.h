@@ -64,6 +64,7 @@
 #include "reference_impl/budget.h"
 #include "reference_impl/failover.h"
 #include "reference_impl/failure.h"
+#include "reference_impl/name_table.h"
 #include "reference_impl/retry_after.h"
 
 namespace faultline::ref {
@@ -75,6 +76,10 @@ enum class OverCapMode {
   kGiveUp,   // "give-up": fail now, reporting the server's retry time
   kBackoff,  // "backoff": ignore the hint, use the local backoff
 };
+inline constexpr NameTable<OverCapMode, 2> kOverCapModeNames{{
+    {OverCapMode::kGiveUp, "give-up"},
+    {OverCapMode::kBackoff, "backoff"},
+}};
 std::string_view ToString(OverCapMode mode);
 std::optional<OverCapMode> ParseOverCapMode(std::string_view text);
 
@@ -83,6 +88,10 @@ enum class HintMode {
   kFloor,    // "floor": max(backoff sample, hint)
   kReplace,  // "replace": the hint instead of the backoff
 };
+inline constexpr NameTable<HintMode, 2> kHintModeNames{{
+    {HintMode::kFloor, "floor"},
+    {HintMode::kReplace, "replace"},
+}};
 std::string_view ToString(HintMode mode);
 std::optional<HintMode> ParseHintMode(std::string_view text);
 
@@ -91,6 +100,10 @@ enum class ZeroHint {
   kBackoff,    // "backoff": no floor; the local backoff decides
   kImmediate,  // "immediate": retry at once
 };
+inline constexpr NameTable<ZeroHint, 2> kZeroHintNames{{
+    {ZeroHint::kBackoff, "backoff"},
+    {ZeroHint::kImmediate, "immediate"},
+}};
 std::string_view ToString(ZeroHint mode);
 std::optional<ZeroHint> ParseZeroHint(std::string_view text);
 
@@ -135,6 +148,10 @@ enum class RetryMode {
   kStandard,  // "standard": rules 3-4 as written
   kAlways,    // "always": every failure class but ABORTED retried (attempts default: unbounded)
 };
+inline constexpr NameTable<RetryMode, 2> kRetryModeNames{{
+    {RetryMode::kStandard, "standard"},
+    {RetryMode::kAlways, "always"},
+}};
 std::string_view ToString(RetryMode mode);
 std::optional<RetryMode> ParseRetryMode(std::string_view text);
 
@@ -149,6 +166,12 @@ enum class StreamRetries {
                   // first one before it returns the stream, and retries only what fails there)
   kNever,         // "never"
 };
+inline constexpr NameTable<StreamRetries, 4> kStreamRetriesNames{{
+    {StreamRetries::kUntilCommit, "until-commit"},
+    {StreamRetries::kBeforeOutput, "before-output"},
+    {StreamRetries::kFirstEvent, "first-event"},
+    {StreamRetries::kNever, "never"},
+}};
 std::string_view ToString(StreamRetries value);
 std::optional<StreamRetries> ParseStreamRetries(std::string_view text);
 
@@ -159,6 +182,10 @@ enum class StreamFailure {
   kErrorEvent,  // "error-event"
   kTransport,   // "transport"
 };
+inline constexpr NameTable<StreamFailure, 2> kStreamFailureNames{{
+    {StreamFailure::kErrorEvent, "error-event"},
+    {StreamFailure::kTransport, "transport"},
+}};
 std::string_view ToString(StreamFailure value);
 std::optional<StreamFailure> ParseStreamFailure(std::string_view text);
 std::vector<StreamFailure> AllStreamFailures();

@@ -178,32 +178,34 @@ void Field(const Json& object, std::string_view parent, std::string_view key, Re
   if (found != object.end()) read(*found, Join(parent, key));
 }
 
-constexpr std::array<std::string_view, 4> kPolicyStrategyNames{
-    "exponential", "full-jitter", "equal-jitter", "decorrelated-jitter"};
-constexpr std::array<std::string_view, 2> kPolicyOverCapNames{"give-up", "backoff"};
-constexpr std::array<std::string_view, 3> kPolicyJitterModeNames{"symmetric", "down", "up"};
-constexpr std::array<std::string_view, 2> kPolicyHintModeNames{"floor", "replace"};
-constexpr std::array<std::string_view, 2> kPolicyZeroHintNames{"backoff", "immediate"};
-constexpr std::array<std::string_view, 2> kPolicyRetryModeNames{"standard", "always"};
-constexpr std::array<std::string_view, 4> kPolicyStreamRetriesNames{"until-commit", "before-output",
-                                                                    "first-event", "never"};
-constexpr std::array<std::string_view, 2> kPolicyStreamFailureNames{"error-event", "transport"};
-constexpr std::array<std::string_view, 2> kPolicyRetryAfterParseNames{"rfc9110", "date-parse"};
-constexpr std::array<std::string_view, 2> kPolicyFailoverRuleNames{"taxonomy", "any-failure"};
-constexpr std::array<std::string_view, 4> kPolicyPhaseNames{"connect", "response-headers", "stream",
-                                                            "finish"};
-constexpr std::array<std::string_view, 5> kPolicySourceNames{
-    "retry-after-ms", "retry-after", "retry-after-date", "body", "ratelimit-reset"};
+// The names a policy may write come from each vocabulary's own table (NamesOf, name_table.h),
+// and the phases and hint sources it may list from AllPhases and AllHintSources (policy.h), each
+// by its ToString.
+template <typename T>
+std::vector<std::string_view> NamesOfValues(const std::vector<T>& values) {
+  std::vector<std::string_view> names;
+  for (const T value : values) names.push_back(ToString(value));
+  return names;
+}
+const std::vector<std::string_view>& PolicyPhaseNames() {
+  static const std::vector<std::string_view> names = NamesOfValues(AllPhases());
+  return names;
+}
+const std::vector<std::string_view>& PolicySourceNames() {
+  static const std::vector<std::string_view> names = NamesOfValues(AllHintSources());
+  return names;
+}
 
 std::optional<Phase> ParsePhase(std::string_view text) {
-  for (std::size_t i = 0; i < kPolicyPhaseNames.size(); ++i) {
-    if (kPolicyPhaseNames[i] == text) return static_cast<Phase>(i);
+  for (const Phase phase : AllPhases()) {
+    if (ToString(phase) == text) return phase;
   }
   return std::nullopt;
 }
 
 std::optional<DelaySource> ParseHintSource(std::string_view text) {
-  if (std::ranges::find(kPolicySourceNames, text) == kPolicySourceNames.end()) return std::nullopt;
+  const auto& names = PolicySourceNames();
+  if (std::ranges::find(names, text) == names.end()) return std::nullopt;
   return ParseDelaySource(text);
 }
 
@@ -311,7 +313,7 @@ void ReadClasses(Reader& reader, const Json& json, std::string_view path,
 void ReadBackoff(Reader& reader, const Json& json, std::string_view path, BackoffConfig& out) {
   if (!reader.Object(json, path, kBackoffKeys)) return;
   Field(json, path, "strategy", [&](const Json& v, const std::string& p) {
-    reader.Name(v, p, kPolicyStrategyNames, ParseBackoffStrategy, out.strategy);
+    reader.Name(v, p, NamesOf(kBackoffStrategyNames), ParseBackoffStrategy, out.strategy);
   });
   Field(json, path, "base_ms",
         [&](const Json& v, const std::string& p) { reader.Ms(v, p, out.base); });
@@ -322,7 +324,7 @@ void ReadBackoff(Reader& reader, const Json& json, std::string_view path, Backof
   Field(json, path, "jitter",
         [&](const Json& v, const std::string& p) { reader.Number(v, p, out.jitter); });
   Field(json, path, "jitter_mode", [&](const Json& v, const std::string& p) {
-    reader.Name(v, p, kPolicyJitterModeNames, ParseJitterMode, out.jitter_mode);
+    reader.Name(v, p, NamesOf(kJitterModeNames), ParseJitterMode, out.jitter_mode);
   });
 }
 
@@ -332,26 +334,26 @@ void ReadRetryAfter(Reader& reader, const Json& json, std::string_view path,
   Field(json, path, "honor",
         [&](const Json& v, const std::string& p) { reader.Bool(v, p, out.honor); });
   Field(json, path, "mode", [&](const Json& v, const std::string& p) {
-    reader.Name(v, p, kPolicyHintModeNames, ParseHintMode, out.mode);
+    reader.Name(v, p, NamesOf(kHintModeNames), ParseHintMode, out.mode);
   });
   Field(json, path, "parse", [&](const Json& v, const std::string& p) {
-    reader.Name(v, p, kPolicyRetryAfterParseNames, ParseRetryAfterParse, out.parse);
+    reader.Name(v, p, NamesOf(kRetryAfterParseNames), ParseRetryAfterParse, out.parse);
   });
   Field(json, path, "cap_ms",
         [&](const Json& v, const std::string& p) { reader.OptionalMs(v, p, out.cap); });
   Field(json, path, "jitter",
         [&](const Json& v, const std::string& p) { reader.Number(v, p, out.jitter); });
   Field(json, path, "over_cap", [&](const Json& v, const std::string& p) {
-    reader.Name(v, p, kPolicyOverCapNames, ParseOverCapMode, out.over_cap);
+    reader.Name(v, p, NamesOf(kOverCapModeNames), ParseOverCapMode, out.over_cap);
   });
   Field(json, path, "missing", [&](const Json& v, const std::string& p) {
-    reader.Name(v, p, kPolicyOverCapNames, ParseOverCapMode, out.missing);
+    reader.Name(v, p, NamesOf(kOverCapModeNames), ParseOverCapMode, out.missing);
   });
   Field(json, path, "zero", [&](const Json& v, const std::string& p) {
-    reader.Name(v, p, kPolicyZeroHintNames, ParseZeroHint, out.zero);
+    reader.Name(v, p, NamesOf(kZeroHintNames), ParseZeroHint, out.zero);
   });
   Field(json, path, "sources", [&](const Json& v, const std::string& p) {
-    ReadNames(reader, v, p, kPolicySourceNames, ParseHintSource, out.sources);
+    ReadNames(reader, v, p, PolicySourceNames(), ParseHintSource, out.sources);
   });
   Field(json, path, "statuses", [&](const Json& v, const std::string& p) {
     if (v.is_null()) {
@@ -452,7 +454,7 @@ void ReadRouting(Reader& reader, const Json& json, std::string_view path, Routin
   Field(json, path, "avoid_failed_group",
         [&](const Json& v, const std::string& p) { reader.Bool(v, p, out.avoid_failed_group); });
   Field(json, path, "failover_on", [&](const Json& v, const std::string& p) {
-    reader.Name(v, p, kPolicyFailoverRuleNames, ParseFailoverRule, out.failover_on);
+    reader.Name(v, p, NamesOf(kFailoverRuleNames), ParseFailoverRule, out.failover_on);
   });
   Field(json, path, "route_attempts", [&](const Json& v, const std::string& p) {
     if (v.is_null()) {
@@ -490,7 +492,7 @@ void ReadRouting(Reader& reader, const Json& json, std::string_view path, Routin
 void ReadPolicy(Reader& reader, const Json& json, RetryPolicy& policy) {
   if (!reader.Object(json, "", kTopKeys)) return;
   Field(json, "", "mode", [&](const Json& v, const std::string& p) {
-    reader.Name(v, p, kPolicyRetryModeNames, ParseRetryMode, policy.mode);
+    reader.Name(v, p, NamesOf(kRetryModeNames), ParseRetryMode, policy.mode);
   });
   // "always" retries until cancel or deadline unless a budget of attempts is given.
   if (policy.mode == RetryMode::kAlways) policy.max_attempts.reset();
@@ -503,13 +505,14 @@ void ReadPolicy(Reader& reader, const Json& json, RetryPolicy& policy) {
     ReadClasses(reader, v, p, policy.retryable_classes);
   });
   Field(json, "", "retry_phases", [&](const Json& v, const std::string& p) {
-    ReadNames(reader, v, p, kPolicyPhaseNames, ParsePhase, policy.retry_phases);
+    ReadNames(reader, v, p, PolicyPhaseNames(), ParsePhase, policy.retry_phases);
   });
   Field(json, "", "stream_retries", [&](const Json& v, const std::string& p) {
-    reader.Name(v, p, kPolicyStreamRetriesNames, ParseStreamRetries, policy.stream_retries);
+    reader.Name(v, p, NamesOf(kStreamRetriesNames), ParseStreamRetries, policy.stream_retries);
   });
   Field(json, "", "stream_retry_on", [&](const Json& v, const std::string& p) {
-    ReadNames(reader, v, p, kPolicyStreamFailureNames, ParseStreamFailure, policy.stream_retry_on);
+    ReadNames(reader, v, p, NamesOf(kStreamFailureNames), ParseStreamFailure,
+              policy.stream_retry_on);
   });
   Field(json, "", "statuses", [&](const Json& v, const std::string& p) {
     ReadStatusRules(reader, v, p, policy.statuses);

@@ -32,13 +32,6 @@ constexpr std::array<std::pair<DelaySource, std::string_view>, 8> kRetryAfterSou
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-std::string_view TrimSpaces(std::string_view text) {
-  constexpr std::string_view kSpace = " \t\r\n";
-  const std::size_t first = text.find_first_not_of(kSpace);
-  if (first == std::string_view::npos) return {};
-  return text.substr(first, text.find_last_not_of(kSpace) - first + 1);
-}
-
 // Length of the unsigned decimal ("12", "1.5", ".5", "5.") at the start of `text`; 0 if none.
 std::size_t DecimalPrefixLength(std::string_view text) {
   std::size_t i = 0;
@@ -69,7 +62,7 @@ double ToDouble(std::string_view decimal) {
 
 // A whole-string unsigned decimal; nullopt for anything else (signs, exponents, "nan", "inf").
 std::optional<double> ParseDecimal(std::string_view text) {
-  text = TrimSpaces(text);
+  text = ascii::Trim(text);
   if (text.empty() || DecimalPrefixLength(text) != text.size()) return std::nullopt;
   return ToDouble(text);
 }
@@ -258,7 +251,7 @@ struct ResetChoice {
   std::optional<milliseconds> exhausted, latest;
   void Add(milliseconds delay, std::optional<std::string_view> remaining) {
     if (!latest || delay > *latest) latest = delay;
-    if (remaining && TrimSpaces(*remaining) == "0" && (!exhausted || delay > *exhausted)) {
+    if (remaining && ascii::Trim(*remaining) == "0" && (!exhausted || delay > *exhausted)) {
       exhausted = delay;
     }
   }
@@ -295,13 +288,11 @@ std::optional<RetryHint> RatelimitResetHint(const RetryHintInput& input) {
 }  // namespace
 
 std::string_view ToString(RetryAfterParse value) {
-  return value == RetryAfterParse::kDateParse ? "date-parse" : "rfc9110";
+  return NameOf(kRetryAfterParseNames, value, "rfc9110");
 }
 
 std::optional<RetryAfterParse> ParseRetryAfterParse(std::string_view text) {
-  if (text == "rfc9110") return RetryAfterParse::kRfc9110;
-  if (text == "date-parse") return RetryAfterParse::kDateParse;
-  return std::nullopt;
+  return ValueOf(kRetryAfterParseNames, text);
 }
 
 std::string_view ToString(DelaySource source) {
@@ -331,7 +322,7 @@ std::optional<milliseconds> ParseDelaySeconds(std::string_view value) {
 }
 
 std::optional<milliseconds> ParseGoDuration(std::string_view value) {
-  value = TrimSpaces(value);
+  value = ascii::Trim(value);
   if (value.empty()) return std::nullopt;
   if (value == "0") return milliseconds(0);  // Go's one unit-less duration
   const auto [ms, length] = GoDurationPrefix(value);
@@ -357,7 +348,7 @@ bool MayHoldHint(std::string_view body) {
 }  // namespace
 
 std::optional<milliseconds> ParseBodyRetryHint(std::string_view body) {
-  if (TrimSpaces(body).empty() || !MayHoldHint(body)) return std::nullopt;
+  if (ascii::Trim(body).empty() || !MayHoldHint(body)) return std::nullopt;
   // The same error body is read by the client, the fingerprint and the judge, run after run.
   thread_local RecentMemo<std::optional<milliseconds>> memo;
   return memo.Get(body, [](std::string_view text) {

@@ -41,6 +41,7 @@
 #include <vector>
 
 #include "reference_impl/http_response.h"
+#include "reference_impl/name_table.h"
 
 namespace faultline::ref {
 
@@ -65,6 +66,10 @@ enum class RetryAfterParse {
   kDateParse,  // "date-parse": JavaScript's Date.parse, against the receiver's clock; a date in
                // the past is a hint of 0, a value Date.parse cannot read no hint at all
 };
+inline constexpr NameTable<RetryAfterParse, 2> kRetryAfterParseNames{{
+    {RetryAfterParse::kRfc9110, "rfc9110"},
+    {RetryAfterParse::kDateParse, "date-parse"},
+}};
 std::string_view ToString(RetryAfterParse value);
 std::optional<RetryAfterParse> ParseRetryAfterParse(std::string_view text);
 
