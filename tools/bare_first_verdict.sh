@@ -20,6 +20,7 @@ mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 if [[ $(id -u) -ne 0 ]]; then echo "bare_first_verdict: run it as root (chroot, mount)" >&2; exit 2; fi
 command -v debootstrap >/dev/null || { echo "bare_first_verdict: needs debootstrap (apt-get install debootstrap)" >&2; exit 2; }
 [[ -e $root ]] && { echo "bare_first_verdict: $root exists; give an empty WORK_DIR" >&2; exit 2; }
+mkdir -p "$work"
 
 echo "bare_first_verdict: debootstrap minbase bookworm into $root (not timed)" >&2
 debootstrap --variant=minbase bookworm "$root" "$mirror" >"$work/debootstrap.log" 2>&1 ||
@@ -30,7 +31,17 @@ deb $mirror bookworm main
 deb $mirror bookworm-updates main
 deb http://deb.debian.org/debian-security bookworm-security main
 LIST
-undo() { umount "$root/dev/pts" "$root/dev" "$root/proc" 2>/dev/null || true; }
+# On any exit: end what still runs inside the root (an interrupted build), then undo the mounts
+# (lazily if busy), so that removing WORK_DIR afterwards can never reach this machine's /dev.
+undo() {
+  for proc in /proc/[0-9]*; do
+    [[ $(readlink "$proc/root" 2>/dev/null) == "$root" ]] && kill -9 "${proc#/proc/}" 2>/dev/null
+  done
+  for mount in "$root/dev/pts" "$root/dev" "$root/proc"; do
+    mountpoint -q "$mount" && { umount "$mount" 2>/dev/null || umount -l "$mount"; }
+  done
+  return 0
+}
 trap undo EXIT
 mount -t proc proc "$root/proc"
 mount --bind /dev "$root/dev"

@@ -17,13 +17,20 @@ deb="$work/out/faultline_${version}_$(dpkg --print-architecture).deb"
 test -s "$deb" || { ls "$work/out"; echo "no $(basename "$deb")"; exit 1; }
 test "$(dpkg-deb -f "$deb" Package)" = faultline
 test "$(dpkg-deb -f "$deb" Version)" = "$version"
-# Its runtime dependencies are declared: the shared libraries the binary links.
+# Its runtime dependencies are declared: the package of every shared library the binary needs
+# (readelf's NEEDED entries; libjemalloc2 with the release preset's allocator) is in Depends.
 depends=$(dpkg-deb -f "$deb" Depends)
-for library in libc6 libstdc++6 libfmt libyaml-cpp; do
-  case "$depends" in
-    *"$library"*) ;;
-    *) echo "Depends lacks $library: $depends"; exit 1 ;;
-  esac
+needed=$(readelf -d "$build/harness/faultline" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p')
+test -n "$needed" || { echo "readelf found no shared library in $build/harness/faultline"; exit 1; }
+for library in $needed; do
+  # The runtime package of the library: dpkg -S lists every package with a path ending so.
+  packages=$(dpkg -S "*/$library" 2>/dev/null | cut -d: -f1 | tr ',' ' ')
+  test -n "$packages" || { echo "no installed package holds $library"; exit 1; }
+  declared=0
+  for package in $packages; do
+    case " $(echo "$depends" | tr ',|' '  ') " in *" $package "*) declared=1 ;; esac
+  done
+  [ "$declared" = 1 ] || { echo "Depends lacks $library (package $packages): $depends"; exit 1; }
 done
 dpkg-deb -c "$deb" > "$work/contents"
 for path in ./usr/bin/faultline ./usr/share/faultline/schema/scenario.schema.json \
