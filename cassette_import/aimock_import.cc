@@ -10,7 +10,7 @@
 #include <numeric>
 #include <variant>
 
-#include "fake_provider/dialect.h"
+#include "fake_provider/wire/dialect.h"
 #include "hashing/fnv1a.h"
 #include "scenarios/bytes_text.h"
 

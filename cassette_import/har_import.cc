@@ -8,9 +8,9 @@
 #include <filesystem>
 #include <variant>
 
-#include "fake_provider/dialect.h"
 #include "fake_provider/journal.h"
 #include "fake_provider/provider_core.h"
+#include "fake_provider/wire/dialect.h"
 #include "scenarios/bytes_text.h"
 
 namespace faultline::scenario {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <map>
 
-#include "fake_provider/event_splitter.h"
+#include "fake_provider/wire/event_splitter.h"
 
 namespace faultline::scenario::cassette_import {
 namespace {

@@ -17,7 +17,7 @@
 
 #include "fake_provider/http_request.h"
 #include "fake_provider/journal.h"
-#include "fake_provider/plan.h"
+#include "fake_provider/plan/plan.h"
 #include "fake_provider/provider_core.h"
 
 namespace faultline::provider {

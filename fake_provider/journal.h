@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fake_provider/plan.h"
+#include "fake_provider/plan/plan.h"
 #include "scenarios/cassette/cassette.h"
 #include "scenarios/scenario.h"
 

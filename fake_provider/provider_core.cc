@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "fake_provider/plan_compiler.h"
-#include "fake_provider/plan_internal.h"
+#include "fake_provider/plan/plan_compiler.h"
+#include "fake_provider/plan/plan_internal.h"
 #include "scenarios/rate_window.h"
 #include "scenarios/route_scenario.h"
 

@@ -18,8 +18,8 @@
 #include <optional>
 #include <string_view>
 
-#include "fake_provider/dialect.h"
-#include "fake_provider/plan.h"
+#include "fake_provider/plan/plan.h"
+#include "fake_provider/wire/dialect.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::provider {

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "fake_provider/journal.h"
-#include "fake_provider/plan.h"
+#include "fake_provider/plan/plan.h"
 
 namespace faultline::provider {
 

@@ -18,9 +18,9 @@
 #include <string_view>
 #include <vector>
 
-#include "fake_provider/dialect.h"
-#include "fake_provider/plan_compiler.h"
+#include "fake_provider/plan/plan_compiler.h"
 #include "fake_provider/tests/plan_test_util.h"
+#include "fake_provider/wire/dialect.h"
 #include "harness/trace/event.h"
 #include "harness/worlds/virtual_world.h"
 #include "reference_impl/retry_log.h"

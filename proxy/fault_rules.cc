@@ -4,8 +4,8 @@
 #include <string>
 #include <utility>
 
-#include "fake_provider/dialect.h"
 #include "fake_provider/provider_core.h"
+#include "fake_provider/wire/dialect.h"
 #include "hashing/fnv1a.h"
 
 namespace faultline::proxy {

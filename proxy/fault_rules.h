@@ -19,15 +19,15 @@
 #include <optional>
 #include <string_view>
 
-#include "fake_provider/event_splitter.h"
-#include "fake_provider/plan_compiler.h"
+#include "fake_provider/plan/plan_compiler.h"
+#include "fake_provider/wire/event_splitter.h"
 #include "reference_impl/dialect.h"
 #include "scenarios/proxy_rules.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::proxy {
 
-// The dialect a request target speaks (fake_provider/dialect.h).
+// The dialect a request target speaks (fake_provider/wire/dialect.h).
 using provider::DialectOfTarget;
 // The reference client's name for the same dialect (its decoders read the stream).
 using provider::RefDialect;

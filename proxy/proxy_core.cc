@@ -8,9 +8,9 @@
 #include <string>
 #include <utility>
 
-#include "fake_provider/http_date.h"
-#include "fake_provider/plan_compiler.h"
+#include "fake_provider/plan/plan_compiler.h"
 #include "fake_provider/provider_core.h"
+#include "fake_provider/wire/http_date.h"
 #include "reference_impl/retry_after.h"
 
 namespace faultline::proxy {

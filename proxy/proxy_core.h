@@ -27,12 +27,12 @@
 #include <string_view>
 #include <vector>
 
-#include "fake_provider/dialect.h"
-#include "fake_provider/event_splitter.h"
 #include "fake_provider/http_request.h"
 #include "fake_provider/journal.h"
-#include "fake_provider/plan.h"
-#include "fake_provider/sse_framing.h"
+#include "fake_provider/plan/plan.h"
+#include "fake_provider/wire/dialect.h"
+#include "fake_provider/wire/event_splitter.h"
+#include "fake_provider/wire/sse_framing.h"
 #include "proxy/fault_rules.h"
 #include "reference_impl/http_response.h"
 

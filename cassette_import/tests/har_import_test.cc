@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cassette_import/tests/cassette_test_support.h"
-#include "fake_provider/event_stream_encoder.h"
+#include "fake_provider/wire/event_stream_encoder.h"
 #include "scenarios/bytes_text.h"
 
 namespace faultline::scenario {

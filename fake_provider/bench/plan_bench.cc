@@ -8,7 +8,7 @@
 #include <memory>
 #include <string>
 
-#include "fake_provider/plan_compiler.h"
+#include "fake_provider/plan/plan_compiler.h"
 #include "fake_provider/provider_core.h"
 #include "scenarios/loader.h"
 

@@ -7,9 +7,9 @@
 #include <string>
 #include <string_view>
 
-#include "fake_provider/dialect.h"
 #include "fake_provider/fuzz/fuzz_host.h"
 #include "fake_provider/server/control_api.h"
+#include "fake_provider/wire/dialect.h"
 #include "fuzz/fuzz_support.h"
 
 namespace faultline::provider::fuzz {

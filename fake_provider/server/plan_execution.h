@@ -13,7 +13,7 @@
 #include <string>
 
 #include "fake_provider/journal.h"
-#include "fake_provider/plan.h"
+#include "fake_provider/plan/plan.h"
 #include "fake_provider/server/server_core.h"
 
 namespace faultline::provider::internal {

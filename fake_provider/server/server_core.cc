@@ -7,7 +7,7 @@
 #include <cmath>
 #include <utility>
 
-#include "fake_provider/plan_compiler.h"
+#include "fake_provider/plan/plan_compiler.h"
 
 namespace faultline::provider::internal {
 

@@ -18,12 +18,12 @@
 #include <vector>
 
 #include "fake_provider/admission.h"
-#include "fake_provider/dialect.h"
 #include "fake_provider/http_request.h"
 #include "fake_provider/journal.h"
-#include "fake_provider/plan.h"
+#include "fake_provider/plan/plan.h"
 #include "fake_provider/provider_core.h"
 #include "fake_provider/server/server.h"
+#include "fake_provider/wire/dialect.h"
 #include "scenarios/parse_limits.h"
 #include "scenarios/scenario.h"
 

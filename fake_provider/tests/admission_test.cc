@@ -8,7 +8,7 @@
 #include <chrono>
 #include <memory>
 
-#include "fake_provider/plan_compiler.h"
+#include "fake_provider/plan/plan_compiler.h"
 #include "fake_provider/tests/plan_test_util.h"
 #include "scenarios/loader.h"
 

@@ -10,11 +10,11 @@
 #include <string>
 #include <vector>
 
-#include "fake_provider/byte_template.h"
-#include "fake_provider/dialect.h"
-#include "fake_provider/event_stream_encoder.h"
-#include "fake_provider/sse_framing.h"
 #include "fake_provider/tests/dialect_test_support.h"
+#include "fake_provider/wire/byte_template.h"
+#include "fake_provider/wire/dialect.h"
+#include "fake_provider/wire/event_stream_encoder.h"
+#include "fake_provider/wire/sse_framing.h"
 #include "hashing/crc32.h"
 
 namespace faultline::provider {

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "fake_provider/dialect.h"
 #include "fake_provider/provider_core.h"
-#include "fake_provider/sse_framing.h"
 #include "fake_provider/tests/dialect_test_support.h"
+#include "fake_provider/wire/dialect.h"
+#include "fake_provider/wire/sse_framing.h"
 
 namespace faultline::provider {
 namespace {

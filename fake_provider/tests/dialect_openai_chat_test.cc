@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "fake_provider/dialect.h"
 #include "fake_provider/tests/dialect_test_support.h"
+#include "fake_provider/wire/dialect.h"
 
 namespace faultline::provider {
 namespace {

@@ -1,6 +1,6 @@
 // The parts every dialect writer shares: WriterFor, EstimateTokens, id sources, UTF-8 aware
 // splitting, Go durations and RFC 3339 instants.
-#include "fake_provider/dialect.h"
+#include "fake_provider/wire/dialect.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "fake_provider/dialect_internal.h"
 #include "fake_provider/tests/dialect_test_support.h"
+#include "fake_provider/wire/dialect_internal.h"
 
 namespace faultline::provider {
 namespace {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fake_provider/dialect.h"
+#include "fake_provider/wire/dialect.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::provider::dialect_testing {

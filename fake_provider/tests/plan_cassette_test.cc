@@ -6,7 +6,7 @@
 
 #include <algorithm>
 
-#include "fake_provider/plan_compiler.h"
+#include "fake_provider/plan/plan_compiler.h"
 
 namespace faultline::provider {
 namespace {

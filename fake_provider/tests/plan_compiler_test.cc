@@ -1,6 +1,6 @@
 // The plan compiler: status lines, headers, ids, bodies and ErrorPlan. Timing and faults are in
 // plan_faults_test.cc.
-#include "fake_provider/plan_compiler.h"
+#include "fake_provider/plan/plan_compiler.h"
 
 #include <gtest/gtest.h>
 
@@ -8,10 +8,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "fake_provider/http_date.h"
-#include "fake_provider/plan_internal.h"
-#include "fake_provider/sse_framing.h"
+#include "fake_provider/plan/plan_internal.h"
 #include "fake_provider/tests/plan_test_util.h"
+#include "fake_provider/wire/http_date.h"
+#include "fake_provider/wire/sse_framing.h"
 
 namespace faultline::provider {
 namespace {

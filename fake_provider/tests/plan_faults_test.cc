@@ -6,10 +6,10 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "fake_provider/plan_compiler.h"
-#include "fake_provider/plan_internal.h"
-#include "fake_provider/sse_framing.h"
+#include "fake_provider/plan/plan_compiler.h"
+#include "fake_provider/plan/plan_internal.h"
 #include "fake_provider/tests/plan_test_util.h"
+#include "fake_provider/wire/sse_framing.h"
 
 namespace faultline::provider {
 namespace {

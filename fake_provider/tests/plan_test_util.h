@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "fake_provider/dialect.h"
-#include "fake_provider/plan.h"
+#include "fake_provider/plan/plan.h"
+#include "fake_provider/wire/dialect.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::provider::testing {

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "fake_provider/dialect.h"
-#include "fake_provider/plan_compiler.h"
+#include "fake_provider/plan/plan_compiler.h"
 #include "fake_provider/tests/plan_test_util.h"
+#include "fake_provider/wire/dialect.h"
 
 namespace faultline::provider {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "fake_provider/plan_compiler.h"
+#include "fake_provider/plan/plan_compiler.h"
 #include "fake_provider/tests/plan_test_util.h"
 
 namespace faultline::provider {

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "fake_provider/admission.h"
-#include "fake_provider/plan_compiler.h"
+#include "fake_provider/plan/plan_compiler.h"
 #include "fake_provider/provider_core.h"
 #include "fake_provider/tests/plan_test_util.h"
 #include "scenarios/loader.h"

@@ -11,7 +11,7 @@
 #include <thread>
 #include <vector>
 
-#include "fake_provider/plan_compiler.h"
+#include "fake_provider/plan/plan_compiler.h"
 #include "fake_provider/provider_core.h"
 #include "fake_provider/tests/server_test_support.h"
 

@@ -1,4 +1,4 @@
-#include "fake_provider/sse_framing.h"
+#include "fake_provider/wire/sse_framing.h"
 
 #include <gtest/gtest.h>
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "fake_provider/plan_compiler.h"
-#include "fake_provider/plan_internal.h"
+#include "fake_provider/plan/plan_compiler.h"
+#include "fake_provider/plan/plan_internal.h"
 #include "fake_provider/provider_core.h"
 #include "fake_provider/tests/plan_test_util.h"
 

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fake_provider/plan_compiler.h"
+#include "fake_provider/plan/plan_compiler.h"
 #include "harness/worlds/request_body.h"
 #include "reference_impl/call.h"
 #include "scenarios/loader.h"

@@ -9,7 +9,7 @@
 
 #include "fake_provider/admission.h"
 #include "fake_provider/http_request.h"
-#include "fake_provider/plan_compiler.h"
+#include "fake_provider/plan/plan_compiler.h"
 #include "fake_provider/provider_core.h"
 #include "fake_provider/virtual_driver.h"
 #include "harness/worlds/reference_events.h"

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "fake_provider/plan_compiler.h"
+#include "fake_provider/plan/plan_compiler.h"
 #include "fuzz/fuzz_support.h"
 #include "proxy/fault_rules.h"
 #include "proxy/proxy_core.h"

@@ -10,9 +10,9 @@
 #include <string_view>
 #include <vector>
 
-#include "fake_provider/dialect.h"
 #include "fake_provider/http_request.h"
-#include "fake_provider/plan_compiler.h"
+#include "fake_provider/plan/plan_compiler.h"
+#include "fake_provider/wire/dialect.h"
 #include "proxy/fault_rules.h"
 #include "proxy/proxy_core.h"
 #include "reference_impl/body_decoder.h"

@@ -204,7 +204,7 @@ class ProtocolJsonTest(unittest.TestCase):
         # streams (the fake provider reads it so); the others need "stream": true.
         self.assertIn("bool stream = true;",
                       function_body(source("call_request.cc"), "WireRequest ToWire("))
-        ollama = (REPO / "fake_provider/dialect_ollama.cc").read_text(encoding="utf-8")
+        ollama = (REPO / "fake_provider/wire/dialect_ollama.cc").read_text(encoding="utf-8")
         self.assertIn("TargetKind::kBodyDecidesStreamByDefault", ollama)
         self.assertEqual(sorted(n for n, d in PROTOCOL["dialects"].items()
                                 if d.get("streams_by_default")),

@@ -11,8 +11,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "fake_provider/event_splitter.h"
-#include "fake_provider/plan_internal.h"
+#include "fake_provider/plan/plan_internal.h"
+#include "fake_provider/wire/event_splitter.h"
 
 namespace faultline::provider::plan_internal {
 namespace {

@@ -22,8 +22,8 @@
 #include <string_view>
 #include <vector>
 
-#include "fake_provider/byte_template.h"
-#include "fake_provider/dialect.h"
+#include "fake_provider/wire/byte_template.h"
+#include "fake_provider/wire/dialect.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::provider {

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <vector>
 
-#include "fake_provider/dialect.h"
-#include "fake_provider/dialect_internal.h"
+#include "fake_provider/wire/dialect.h"
+#include "fake_provider/wire/dialect_internal.h"
 #include "hashing/fnv1a.h"
 #include "scenarios/scenario.h"
 

@@ -1,4 +1,4 @@
-#include "fake_provider/plan.h"
+#include "fake_provider/plan/plan.h"
 
 #include <algorithm>
 

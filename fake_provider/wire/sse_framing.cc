@@ -1,9 +1,9 @@
-#include "fake_provider/sse_framing.h"
+#include "fake_provider/wire/sse_framing.h"
 
 #include <array>
 #include <utility>
 
-#include "fake_provider/event_stream_encoder.h"
+#include "fake_provider/wire/event_stream_encoder.h"
 
 namespace faultline::provider {
 namespace {

@@ -1,12 +1,12 @@
 // CompiledScenario: every response entry rendered once; Plan() fills in ids and dates.
-#include "fake_provider/plan_compiler.h"
+#include "fake_provider/plan/plan_compiler.h"
 
 #include <fmt/format.h>
 
 #include <utility>
 #include <vector>
 
-#include "fake_provider/plan_internal.h"
+#include "fake_provider/plan/plan_internal.h"
 
 namespace faultline::provider {
 

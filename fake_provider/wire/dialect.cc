@@ -1,7 +1,7 @@
 // WriterFor, EstimateTokens, the DialectWriter defaults and the helpers the writers share:
 // deterministic ids, UTF-8 aware splitting, Go durations, RFC 3339 instants and OpenAI-shaped
 // errors (Chat Completions and Responses use the same error envelope).
-#include "fake_provider/dialect.h"
+#include "fake_provider/wire/dialect.h"
 
 #include <fmt/format.h>
 
@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fake_provider/dialect_internal.h"
+#include "fake_provider/wire/dialect_internal.h"
 #include "hashing/fnv1a.h"
 #include "scenarios/scenario.h"
 

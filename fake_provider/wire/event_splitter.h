@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "fake_provider/dialect.h"
+#include "fake_provider/wire/dialect.h"
 #include "reference_impl/dialect.h"
 #include "reference_impl/dialect_decoder.h"
 #include "reference_impl/event_stream_decoder.h"

@@ -1,4 +1,4 @@
-#include "fake_provider/event_splitter.h"
+#include "fake_provider/wire/event_splitter.h"
 
 #include <string>
 #include <variant>

@@ -1,4 +1,4 @@
-#include "fake_provider/event_stream_encoder.h"
+#include "fake_provider/wire/event_stream_encoder.h"
 
 #include "hashing/crc32.h"
 

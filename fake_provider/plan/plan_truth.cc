@@ -10,8 +10,8 @@
 // (docs/policy.md).
 #include <algorithm>
 
-#include "fake_provider/event_splitter.h"
-#include "fake_provider/plan_internal.h"
+#include "fake_provider/plan/plan_internal.h"
+#include "fake_provider/wire/event_splitter.h"
 #include "nlohmann/json.hpp"
 
 namespace faultline::provider::plan_internal {

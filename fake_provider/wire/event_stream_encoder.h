@@ -22,7 +22,7 @@
 #include <string>
 #include <string_view>
 
-#include "fake_provider/dialect.h"
+#include "fake_provider/wire/dialect.h"
 
 namespace faultline::provider::event_stream {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <utility>
 
-#include "fake_provider/http_date.h"
-#include "fake_provider/plan_internal.h"
+#include "fake_provider/plan/plan_internal.h"
+#include "fake_provider/wire/http_date.h"
 
 namespace faultline::provider::plan_internal {
 namespace {

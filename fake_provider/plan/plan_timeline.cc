@@ -6,7 +6,7 @@
 #include <string_view>
 #include <utility>
 
-#include "fake_provider/plan_internal.h"
+#include "fake_provider/plan/plan_internal.h"
 
 namespace faultline::provider::plan_internal {
 namespace {

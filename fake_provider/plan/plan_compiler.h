@@ -12,8 +12,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "fake_provider/dialect.h"
-#include "fake_provider/plan.h"
+#include "fake_provider/plan/plan.h"
+#include "fake_provider/wire/dialect.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::provider {

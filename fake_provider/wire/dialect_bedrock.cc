@@ -29,9 +29,9 @@
 #include <string_view>
 #include <vector>
 
-#include "fake_provider/dialect.h"
-#include "fake_provider/dialect_internal.h"
-#include "fake_provider/event_stream_encoder.h"
+#include "fake_provider/wire/dialect.h"
+#include "fake_provider/wire/dialect_internal.h"
+#include "fake_provider/wire/event_stream_encoder.h"
 #include "scenarios/scenario.h"
 
 namespace faultline::provider::dialect_internal {

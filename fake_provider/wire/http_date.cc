@@ -1,4 +1,4 @@
-#include "fake_provider/http_date.h"
+#include "fake_provider/wire/http_date.h"
 
 #include <fmt/format.h>
 

@@ -8,8 +8,8 @@
 #include <string_view>
 #include <vector>
 
-#include "fake_provider/plan_internal.h"
-#include "fake_provider/sse_framing.h"
+#include "fake_provider/plan/plan_internal.h"
+#include "fake_provider/wire/sse_framing.h"
 
 namespace faultline::provider::plan_internal {
 namespace {

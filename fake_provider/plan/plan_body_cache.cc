@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "fake_provider/plan_internal.h"
+#include "fake_provider/plan/plan_internal.h"
 
 namespace faultline::provider::plan_internal {
 

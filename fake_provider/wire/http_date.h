@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "fake_provider/dialect.h"
+#include "fake_provider/wire/dialect.h"
 
 namespace faultline::provider {
 

@@ -1,9 +1,9 @@
-#include "fake_provider/byte_template.h"
+#include "fake_provider/wire/byte_template.h"
 
 #include <algorithm>
 #include <utility>
 
-#include "fake_provider/event_stream_encoder.h"
+#include "fake_provider/wire/event_stream_encoder.h"
 
 namespace faultline::provider {
 namespace {
