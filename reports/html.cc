@@ -355,12 +355,12 @@ std::vector<Group> GroupRuns(const RunResult& result) {
 }
 
 std::string Median(const Group& group, std::optional<double> Metrics::*metric) {
-  std::vector<double> values;
+  SampleSeries values;
   for (const ScenarioResult* run : group.runs) {
-    if (const auto& value = run->metrics.*metric) values.push_back(*value);
+    if (const auto& value = run->metrics.*metric) values.Add(*value);
   }
   if (values.empty()) return "–";
-  return FormatMs(NearestRankPercentile(std::move(values), 50));
+  return FormatMs(values.Percentile(50));
 }
 
 void WriteGroupSummary(const Group& group, std::ostream& out) {
