@@ -127,8 +127,9 @@ std::optional<Verdict> ParseVerdict(std::string_view text) { return ValueOf(kVer
 
 ScenarioResult SlimRun(ScenarioResult run, DetailsRef details) {
   run.trace = nullptr;
-  run.description.clear();
-  run.description.shrink_to_fit();
+  run.description = {};
+  run.tags = {};  // the same for every run of a scenario: about 140 bytes a run
+  run.dialect = {};
   std::erase_if(run.checks,
                 [](const CheckResult& check) { return check.status != CheckStatus::kFail; });
   run.checks.shrink_to_fit();
