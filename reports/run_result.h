@@ -148,16 +148,16 @@ struct ScenarioResult {
   //    "bounds": [...] (harness/judge/timeline_bounds.h: the bands the judge holds times to),
   //    "cancel_ms": 1500.0 (optional), "stderr": "..." (optional)}
   nlohmann::json trace;
-  // Set on a slim run (SlimRun): its trace, description and the checks that did not fail are
-  // not here but there. Unset: the run is whole.
+  // Set on a slim run (SlimRun): its trace, description, tags, dialect and the checks that did
+  // not fail are not here but there. Unset: the run is whole.
   std::optional<DetailsRef> details{};
   friend bool operator==(const ScenarioResult&, const ScenarioResult&) = default;
 };
 
-// `run` slimmed, its full form kept at `details`: without its trace, its description and its
-// checks that did not fail. What every report reads of every run stays (verdict, failed checks,
-// metrics, fingerprint, ids), so counts, folds, percentiles and fingerprints are those of the
-// whole runs.
+// `run` slimmed, its full form kept at `details`: without its trace, its description, its tags
+// and dialect (only a run shown whole shows them) and its checks that did not fail. What every
+// report reads of every run stays (verdict, failed checks, metrics, fingerprint, ids, source), so
+// counts, folds, percentiles and fingerprints are those of the whole runs.
 ScenarioResult SlimRun(ScenarioResult run, DetailsRef details);
 
 // A run whole, for a renderer that shows all of it (a timeline, every check, the JSON): `run`
