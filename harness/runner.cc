@@ -508,12 +508,13 @@ report::ScenarioResult Kept(report::ScenarioResult run, std::size_t place,
   return run;
 }
 
-// Runs the jobs on options.jobs threads, the longest first, until all ran or a stop request:
-// one slot per job, empty for a job that never ran.
-std::vector<std::optional<report::ScenarioResult>> RunJobs(const std::vector<Job>& jobs,
-                                                           const RunnerOptions& options,
-                                                           Runner& runner) {
-  std::vector<std::optional<report::ScenarioResult>> finished(jobs.size());
+// Runs the jobs on options.jobs threads, the longest first, until all ran or a stop request, into
+// `runs` in job order (kept as Kept() keeps them; runs that never ran are left out). Each run
+// lands in its own place as it finishes: no second copy of the runs is ever made.
+void RunJobs(const std::vector<Job>& jobs, const RunnerOptions& options, Runner& runner,
+             std::vector<report::ScenarioResult>& runs) {
+  runs.resize(jobs.size());
+  std::vector<char> ran(jobs.size(), 0);  // not vector<bool>: workers write neighbours at once
   const std::vector<std::size_t> order = LongestFirst(jobs, options);
   std::atomic<std::size_t> next{0};
   std::vector<std::jthread> workers;
@@ -523,14 +524,22 @@ std::vector<std::optional<report::ScenarioResult>> RunJobs(const std::vector<Job
       for (std::size_t k = next++; k < order.size() && !options.stop.stop_requested(); k = next++) {
         const std::size_t i = order[k];
         runner.Started(i, jobs[i].scenario->name);
-        finished[i] = runner.RunOne(jobs[i], i);
-        runner.Finished(finished[i] ? &*finished[i] : nullptr, i);
-        if (finished[i]) finished[i] = Kept(std::move(*finished[i]), i, options);
+        std::optional<report::ScenarioResult> run = runner.RunOne(jobs[i], i);
+        runner.Finished(run ? &*run : nullptr, i);
+        if (!run) continue;
+        runs[i] = Kept(std::move(*run), i, options);
+        ran[i] = 1;
       }
     });
   }
   workers.clear();  // joins
-  return finished;
+  std::size_t kept = 0;
+  for (std::size_t i = 0; i < runs.size(); ++i) {
+    if (!ran[i]) continue;
+    if (kept != i) runs[kept] = std::move(runs[i]);
+    ++kept;
+  }
+  runs.resize(kept);
 }
 
 }  // namespace
@@ -567,9 +576,7 @@ std::expected<report::RunResult, std::string> RunAll(
   report::RunResult result = ResultHeading(options);
   const auto started = Clock::now();
   Runner runner(options, real.get(), progress, static_cast<int>(jobs.size()));
-  for (auto& run : RunJobs(jobs, options, runner)) {
-    if (run) result.scenarios.push_back(std::move(*run));
-  }
+  RunJobs(jobs, options, runner, result.scenarios);
   result.wall_ms = std::chrono::duration<double, std::milli>(Clock::now() - started).count();
   if (result.scenarios.size() < jobs.size()) {
     result.interrupted =

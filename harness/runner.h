@@ -66,7 +66,7 @@ struct RunnerOptions {
   // --threshold: judged over every scenario, after its own expect.thresholds (thresholds.h).
   std::vector<scenario::Threshold> thresholds;
   // Where each judged run goes whole as it finishes (reports/run_spool.h: runs.jsonl); RunAll's
-  // result then holds every run slimmed, so its memory stays a few hundred bytes a run. Without a
+  // result then holds every run slimmed, so its memory stays under a kilobyte a run. Without a
   // spool, `slim_runs` slims them all the same (nothing will read a trace: --no-reports), else
   // every run is kept whole.
   std::shared_ptr<report::RunSpool> spool;

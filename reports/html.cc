@@ -355,12 +355,12 @@ std::vector<Group> GroupRuns(const RunResult& result) {
 }
 
 std::string Median(const Group& group, std::optional<double> Metrics::*metric) {
-  std::vector<double> values;
+  SampleSeries values;
   for (const ScenarioResult* run : group.runs) {
-    if (const auto& value = run->metrics.*metric) values.push_back(*value);
+    if (const auto& value = run->metrics.*metric) values.Add(*value);
   }
   if (values.empty()) return "–";
-  return FormatMs(NearestRankPercentile(std::move(values), 50));
+  return FormatMs(values.Percentile(50));
 }
 
 void WriteGroupSummary(const Group& group, std::ostream& out) {
@@ -409,25 +409,36 @@ void WriteGroup(const Group& group, std::size_t index, std::ostream& out) {
 // Compact data of every run past each group's first, for the script's tables: one array per
 // run [group, anchor, repetition, seed (a string: JavaScript numbers lose 64-bit seeds), first
 // token ms, terminal ms, attempts, failed ids, fingerprint]; numbers as numbers, null when absent.
+// Written a row at a time, as the whole array's dump() writes it: a document of every run's row
+// would hold more than the runs themselves.
 void WriteRunData(const std::vector<Group>& groups, std::ostream& out) {
-  nlohmann::json rows = nlohmann::json::array();
+  out << R"(<script type="application/json" id="faultline-runs">[)";
+  bool first_row = true;
   for (std::size_t g = 0; g < groups.size(); ++g) {
     if (groups[g].runs.size() < 2) continue;
     for (const ScenarioResult* run : groups[g].runs) {
       const auto number = [](const std::optional<double>& value) {
         return value ? nlohmann::json(std::round(*value * 10) / 10) : nlohmann::json(nullptr);
       };
-      rows.push_back({g, RunAnchor(*run), run->repetition + 1, std::to_string(run->seed),
-                      number(run->metrics.first_token_ms), number(run->metrics.terminal_ms),
-                      run->metrics.attempts, FailedIds(*run), run->fingerprint});
+      const nlohmann::json row = {g,
+                                  RunAnchor(*run),
+                                  run->repetition + 1,
+                                  std::to_string(run->seed),
+                                  number(run->metrics.first_token_ms),
+                                  number(run->metrics.terminal_ms),
+                                  run->metrics.attempts,
+                                  FailedIds(*run),
+                                  run->fingerprint};
+      std::string json = row.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
+      // Inside <script>, "</" could end the element: JSON allows "<\/" for it.
+      for (std::size_t at = json.find("</"); at != std::string::npos; at = json.find("</", at)) {
+        json.replace(at, 2, "<\\/");
+      }
+      out << (first_row ? "" : ",") << json;
+      first_row = false;
     }
   }
-  std::string json = rows.dump(-1, ' ', true, nlohmann::json::error_handler_t::replace);
-  // Inside <script>, "</" could end the element: JSON allows "<\/" for it.
-  for (std::size_t at = json.find("</"); at != std::string::npos; at = json.find("</", at)) {
-    json.replace(at, 2, "<\\/");
-  }
-  out << R"(<script type="application/json" id="faultline-runs">)" << json << "</script>\n";
+  out << "]</script>\n";
 }
 
 std::string Percentiles(const std::optional<LatencySummary::Percentiles>& p) {

@@ -233,12 +233,12 @@ std::string GroupVerdict(const MarkdownGroup& group) {
 // The median of a metric over the group's runs (the value itself for one run).
 std::optional<double> Median(const MarkdownGroup& group,
                              std::optional<double> (*metric)(const Metrics&)) {
-  std::vector<double> values;
+  SampleSeries values;
   for (const ScenarioResult* run : group.runs) {
-    if (auto value = metric(run->metrics)) values.push_back(*value);
+    if (auto value = metric(run->metrics)) values.Add(*value);
   }
   if (values.empty()) return std::nullopt;
-  return NearestRankPercentile(std::move(values), 50);
+  return values.Percentile(50);
 }
 
 std::string Wasted(const Metrics& metrics) {

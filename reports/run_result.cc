@@ -50,12 +50,17 @@ int CountVerdict(const RunResult& result, Verdict verdict) {
                     [&](const ScenarioResult& s) { return s.verdict == verdict; }));
 }
 
-std::optional<LatencySummary::Percentiles> PercentilesOf(std::vector<double> values) {
-  if (values.empty()) return std::nullopt;
-  return LatencySummary::Percentiles{.p50 = NearestRankPercentile(values, 50),
-                                     .p95 = NearestRankPercentile(values, 95),
-                                     .p99 = NearestRankPercentile(values, 99)};
+std::optional<LatencySummary::Percentiles> PercentilesOf(const SampleSeries& series) {
+  if (series.empty()) return std::nullopt;
+  return LatencySummary::Percentiles{
+      .p50 = series.Percentile(50), .p95 = series.Percentile(95), .p99 = series.Percentile(99)};
 }
+
+// One scenario name + world's samples while Summarize reads its runs.
+struct LatencySeries {
+  int runs = 0, samples = 0;
+  SampleSeries first_token, terminal, overhead;
+};
 
 // A field's value as an error quotes it: whole when short, else its start and its size.
 std::string Quoted(std::string_view value) {
@@ -122,8 +127,13 @@ std::optional<Verdict> ParseVerdict(std::string_view text) { return ValueOf(kVer
 
 ScenarioResult SlimRun(ScenarioResult run, DetailsRef details) {
   run.trace = nullptr;
+  // clear() and shrink_to_fit(): assigning {} would keep the buffers.
   run.description.clear();
   run.description.shrink_to_fit();
+  run.tags.clear();  // the same for every run of a scenario: about 140 bytes a run
+  run.tags.shrink_to_fit();
+  run.dialect.clear();
+  run.dialect.shrink_to_fit();
   std::erase_if(run.checks,
                 [](const CheckResult& check) { return check.status != CheckStatus::kFail; });
   run.checks.shrink_to_fit();
@@ -182,45 +192,44 @@ Verdict VerdictOf(const std::vector<CheckResult>& checks, const FailPolicy& fail
   return failed ? Verdict::kFail : Verdict::kPass;
 }
 
-double NearestRankPercentile(std::vector<double> values, double p) {
-  if (values.empty()) return 0;
-  std::sort(values.begin(), values.end());
-  const double rank = std::ceil(p / 100.0 * static_cast<double>(values.size()));
-  const std::size_t index = rank < 1 ? 0 : static_cast<std::size_t>(rank) - 1;
-  return values[std::min(index, values.size() - 1)];
-}
-
 void Summarize(RunResult& result) {
-  std::vector<std::pair<std::string, std::string>> order;  // name + world, first appearance
-  std::map<std::pair<std::string, std::string>, std::vector<const ScenarioResult*>> groups;
-  for (const ScenarioResult& scenario : result.scenarios) {
-    auto key = std::make_pair(scenario.name, scenario.world);
-    auto& runs = groups[key];
-    if (runs.empty()) order.push_back(key);
-    runs.push_back(&scenario);
-  }
+  using Key = std::pair<std::string, std::string>;  // name + world
+  std::vector<Key> order;                           // first appearance, of the open series
+  std::map<Key, LatencySeries> open;
   result.latency.clear();
-  for (const auto& key : order) {
-    const auto& runs = groups[key];
-    LatencySummary summary;
-    summary.name = key.first;
-    summary.world = key.second;
-    summary.runs = static_cast<int>(runs.size());
-    std::vector<double> first_token, terminal, overhead;
-    for (const ScenarioResult* run : runs) {
-      if (run->metrics.recovery_overhead_ms) overhead.push_back(*run->metrics.recovery_overhead_ms);
-      for (const CallMetrics& call : CallSamples(run->metrics)) {
-        ++summary.samples;
-        if (call.first_token_ms) first_token.push_back(*call.first_token_ms);
-        if (call.terminal_ms) terminal.push_back(*call.terminal_ms);
-      }
+  const auto close_all = [&] {
+    for (const Key& key : order) {
+      LatencySeries& series = open[key];
+      if (series.samples < 2) continue;
+      result.latency.push_back({.name = key.first,
+                                .world = key.second,
+                                .runs = series.runs,
+                                .samples = series.samples,
+                                .first_token_ms = PercentilesOf(series.first_token),
+                                .terminal_ms = PercentilesOf(series.terminal),
+                                .recovery_overhead_ms = PercentilesOf(series.overhead)});
     }
-    if (summary.samples < 2) continue;
-    summary.first_token_ms = PercentilesOf(std::move(first_token));
-    summary.terminal_ms = PercentilesOf(std::move(terminal));
-    summary.recovery_overhead_ms = PercentilesOf(std::move(overhead));
-    result.latency.push_back(std::move(summary));
+    order.clear();
+    open.clear();
+  };
+  // In the canonical order a name's runs are together: its series close when the next name
+  // begins, so one name's samples are held at a time.
+  const bool canonical = std::ranges::is_sorted(result.scenarios, RunOrderLess);
+  for (const ScenarioResult& run : result.scenarios) {
+    if (canonical && !order.empty() && order.back().first != run.name) close_all();
+    Key key{run.name, run.world};
+    auto [at, fresh] = open.try_emplace(key);
+    if (fresh) order.push_back(std::move(key));
+    LatencySeries& series = at->second;
+    ++series.runs;
+    if (run.metrics.recovery_overhead_ms) series.overhead.Add(*run.metrics.recovery_overhead_ms);
+    for (const CallMetrics& call : CallSamples(run.metrics)) {
+      ++series.samples;
+      if (call.first_token_ms) series.first_token.Add(*call.first_token_ms);
+      if (call.terminal_ms) series.terminal.Add(*call.terminal_ms);
+    }
   }
+  close_all();
 }
 
 bool RunOrderLess(const ScenarioResult& a, const ScenarioResult& b) {
@@ -232,15 +241,21 @@ bool RunOrderLess(const ScenarioResult& a, const ScenarioResult& b) {
 }
 
 std::string RunFingerprint(const std::vector<ScenarioResult>& scenarios) {
-  std::vector<const ScenarioResult*> ordered;
-  for (const ScenarioResult& scenario : scenarios) ordered.push_back(&scenario);
-  std::ranges::stable_sort(ordered, [](const ScenarioResult* a, const ScenarioResult* b) {
-    return RunOrderLess(*a, *b);
-  });
   std::uint64_t hash = hashing::kFnv1aOffsetBasis;
-  for (const ScenarioResult* scenario : ordered) {
-    hash = hashing::Fnv1a64(scenario->fingerprint, hash);
+  const auto add = [&hash](const ScenarioResult& scenario) {
+    hash = hashing::Fnv1a64(scenario.fingerprint, hash);
     hash = hashing::Fnv1a64("|", hash);  // separator: ["ab","c"] and ["a","bc"] differ
+  };
+  // Runs from RunAll and Merge are in the canonical order already: no sorted copy to hold.
+  if (std::ranges::is_sorted(scenarios, RunOrderLess)) {
+    std::ranges::for_each(scenarios, add);
+  } else {
+    std::vector<const ScenarioResult*> ordered;
+    for (const ScenarioResult& scenario : scenarios) ordered.push_back(&scenario);
+    std::ranges::stable_sort(ordered, [](const ScenarioResult* a, const ScenarioResult* b) {
+      return RunOrderLess(*a, *b);
+    });
+    for (const ScenarioResult* scenario : ordered) add(*scenario);
   }
   return fmt::format("{:016x}", hash);
 }

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "nlohmann/json.hpp"
+#include "reports/sample_series.h"
 
 namespace faultline::report {
 
@@ -147,16 +148,16 @@ struct ScenarioResult {
   //    "bounds": [...] (harness/judge/timeline_bounds.h: the bands the judge holds times to),
   //    "cancel_ms": 1500.0 (optional), "stderr": "..." (optional)}
   nlohmann::json trace;
-  // Set on a slim run (SlimRun): its trace, description and the checks that did not fail are
-  // not here but there. Unset: the run is whole.
+  // Set on a slim run (SlimRun): its trace, description, tags, dialect and the checks that did
+  // not fail are not here but there. Unset: the run is whole.
   std::optional<DetailsRef> details{};
   friend bool operator==(const ScenarioResult&, const ScenarioResult&) = default;
 };
 
-// `run` slimmed, its full form kept at `details`: without its trace, its description and its
-// checks that did not fail. What every report reads of every run stays (verdict, failed checks,
-// metrics, fingerprint, ids), so counts, folds, percentiles and fingerprints are those of the
-// whole runs.
+// `run` slimmed, its full form kept at `details`: without its trace, its description, its tags
+// and dialect (only a run shown whole shows them) and its checks that did not fail. What every
+// report reads of every run stays (verdict, failed checks, metrics, fingerprint, ids, source), so
+// counts, folds, percentiles and fingerprints are those of the whole runs.
 ScenarioResult SlimRun(ScenarioResult run, DetailsRef details);
 
 // A run whole, for a renderer that shows all of it (a timeline, every check, the JSON): `run`
@@ -248,16 +249,15 @@ struct FailPolicy {
 // The verdict of a judged run from its checks.
 Verdict VerdictOf(const std::vector<CheckResult>& checks, const FailPolicy& fail_on);
 
-// Fills `latency` from the scenarios' metrics (nearest-rank percentiles), one entry per scenario
-// name + world with more than one sample (it ran more than once, or made several calls), in
-// order of first appearance.
+// Fills `latency` from the scenarios' metrics (nearest-rank percentiles, sample_series.h: exact
+// up to SampleSeries::kExactSamples samples a series), one entry per scenario name + world with
+// more than one sample (it ran more than once, or made several calls), in order of first
+// appearance. Memory: the series of one scenario name at a time when the runs are in the
+// canonical order (RunOrderLess: as RunAll and Merge leave them), else of every name.
 void Summarize(RunResult& result);
 
 // The per-call samples of a run: its calls, or the run itself for a single call.
 std::vector<CallMetrics> CallSamples(const Metrics& metrics);
-
-// The nearest-rank percentile (0 < p <= 100) of `values`; 0 for an empty input.
-double NearestRankPercentile(std::vector<double> values, double p);
 
 // The canonical order of runs, the order the runner makes them in: by name, then repetition,
 // then world (virtual before real, then any other). Merge() restores it.

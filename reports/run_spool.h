@@ -1,6 +1,6 @@
 // The run spool: each judged run written whole, as one line of JSON, the moment it is judged
 // (`runs.jsonl` in the report folder), and kept in memory slimmed (run_result.h's SlimRun). A run
-// of any length then holds a few hundred bytes a run; the reports read a run's full form back
+// of any length then holds under a kilobyte a run; the reports read a run's full form back
 // (FullRun) only while they render it, one run at a time.
 //
 // The file is JSON Lines: one run per line, in the order the runs finished, each as result.json

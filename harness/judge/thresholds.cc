@@ -2,7 +2,8 @@
 
 #include <algorithm>
 #include <map>
-#include <numeric>
+#include <set>
+#include <string_view>
 
 #include "fmt/format.h"
 
@@ -18,43 +19,43 @@ bool PerCall(ThresholdMetric metric) {
          metric == ThresholdMetric::kAttempts;
 }
 
-std::vector<double> Samples(ThresholdMetric metric,
-                            const std::vector<const report::ScenarioResult*>& runs) {
-  std::vector<double> values;
+// The samples of `metric` over `runs`, summarised (reports/sample_series.h: exact percentiles up
+// to SampleSeries::kExactSamples samples, within its relative error beyond).
+report::SampleSeries Samples(ThresholdMetric metric,
+                             const std::vector<const report::ScenarioResult*>& runs) {
+  report::SampleSeries values;
   for (const report::ScenarioResult* run : runs) {
     const report::Metrics& metrics = run->metrics;
     if (metric == ThresholdMetric::kOverhead && metrics.recovery_overhead_ms) {
-      values.push_back(*metrics.recovery_overhead_ms);
+      values.Add(*metrics.recovery_overhead_ms);
     }
     if (metric == ThresholdMetric::kWastedBytes) {
-      values.push_back(static_cast<double>(metrics.wasted_bytes));
+      values.Add(static_cast<double>(metrics.wasted_bytes));
     }
     if (!PerCall(metric)) continue;
     for (const report::CallMetrics& call : report::CallSamples(metrics)) {
       if (metric == ThresholdMetric::kFirstToken && call.first_token_ms) {
-        values.push_back(*call.first_token_ms);
+        values.Add(*call.first_token_ms);
       }
-      if (metric == ThresholdMetric::kTotal && call.terminal_ms)
-        values.push_back(*call.terminal_ms);
-      if (metric == ThresholdMetric::kAttempts) values.push_back(call.attempts);
+      if (metric == ThresholdMetric::kTotal && call.terminal_ms) values.Add(*call.terminal_ms);
+      if (metric == ThresholdMetric::kAttempts) values.Add(call.attempts);
     }
   }
   return values;
 }
 
-double Aggregate(const Threshold& threshold, std::vector<double> values) {
+double Aggregate(const Threshold& threshold, const report::SampleSeries& values) {
   switch (threshold.aggregation) {
     case ThresholdAggregation::kPercentile:
-      return report::NearestRankPercentile(std::move(values), threshold.percentile);
+      return values.Percentile(threshold.percentile);
     case ThresholdAggregation::kAvg:
-      return std::accumulate(values.begin(), values.end(), 0.0) /
-             static_cast<double>(values.size());
+      return values.sum() / static_cast<double>(values.count());
     case ThresholdAggregation::kMin:
-      return std::ranges::min(values);
+      return values.min();
     case ThresholdAggregation::kMax:
-      return std::ranges::max(values);
+      return values.max();
     case ThresholdAggregation::kCount:
-      return static_cast<double>(values.size());
+      return static_cast<double>(values.count());
   }
   return 0;
 }
@@ -74,15 +75,15 @@ report::ThresholdResult JudgeThreshold(const Threshold& threshold,
   report::ThresholdResult result;
   result.expression = threshold.text;
   result.unit = scenario::IsTimeValued(threshold) ? "ms" : "";
-  std::vector<double> values = Samples(threshold.metric, runs);
-  result.samples = static_cast<int>(values.size());
+  const report::SampleSeries values = Samples(threshold.metric, runs);
+  result.samples = static_cast<int>(values.count());
   const std::string_view what = PerCall(threshold.metric) ? " call(s)" : "";
   if (values.empty() && threshold.aggregation != ThresholdAggregation::kCount) {
     result.status = report::CheckStatus::kNotApplicable;
     result.evidence = fmt::format("no sample in {} run(s): nothing to aggregate", runs.size());
     return result;
   }
-  const double value = Aggregate(threshold, std::move(values));
+  const double value = Aggregate(threshold, values);
   result.value = value;
   const bool holds = scenario::Holds(threshold, value);
   result.status = holds ? report::CheckStatus::kPass : report::CheckStatus::kFail;
@@ -96,8 +97,16 @@ report::ThresholdResult JudgeThreshold(const Threshold& threshold,
 std::vector<report::ThresholdResult> JudgeThresholds(
     const std::vector<scenario::Scenario>& scenarios, std::span<const Threshold> command_line,
     const std::vector<report::ScenarioResult>& runs) {
+  // Only the runs of scenarios with a threshold are gathered (none, for most runs).
+  std::set<std::string_view> judged;
+  for (const scenario::Scenario& scenario : scenarios) {
+    if (!command_line.empty() || !scenario.expect.thresholds.empty()) judged.insert(scenario.name);
+  }
+  if (judged.empty()) return {};
   std::map<std::pair<std::string, std::string>, std::vector<const report::ScenarioResult*>> groups;
-  for (const report::ScenarioResult& run : runs) groups[{run.name, run.world}].push_back(&run);
+  for (const report::ScenarioResult& run : runs) {
+    if (judged.contains(run.name)) groups[{run.name, run.world}].push_back(&run);
+  }
   std::vector<report::ThresholdResult> out;
   for (const scenario::Scenario& scenario : scenarios) {
     for (const char* world : {"virtual", "real"}) {

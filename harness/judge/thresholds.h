@@ -8,6 +8,8 @@
 // Samples: ttft and total are per call (every call of a multi-call scenario), attempts per call
 // (its response/start events; for a single call the requests that reached the provider),
 // overhead and wasted_bytes per run. No sample: n/a, never pass (count always has one: its own).
+// A percentile is exact over up to report::SampleSeries::kExactSamples samples and within its
+// relative error beyond (reports/sample_series.h); avg, min, max and count are exact.
 //
 // Pure. Thread-safety: reentrant.
 #pragma once
