@@ -62,8 +62,8 @@ packages=$(since "[1/")
 linked=$(since "Linking CXX executable harness/faultline")
 # The first progress line after the link: by then the virtual runs (which start first) are done.
 verdicts=$(awk -v s="$start" '/Linking CXX executable harness\/faultline/ { l = 1; next }
-  l && /\[[0-9]+\/[0-9]+\]/ { printf "%.0f %s", $1 - s, $2; exit }' "$log")
-printf 'packages in, build started: %ss\nbinary linked:              %ss\nfirst progress after link:  %ss (runs done/total)\nrun ended:                  %.0fs, exit %s\n' \
+  l && /\[[0-9]+\/[0-9]+\]/ { printf "%.0fs, runs done %s", $1 - s, $2; exit }' "$log")
+printf 'packages in, build started: %ss\nbinary linked:              %ss\nfirst progress after link:  %s\nrun ended:                  %.0fs, exit %s\n' \
   "${packages:-?}" "${linked:-?}" "${verdicts:-?}" "$(echo "$end - $start" | awk '{print $1 - $3}')" "$status"
 grep -a "fingerprint" "$log" | head -1 | cut -d' ' -f2- || true
 exit "$status"
