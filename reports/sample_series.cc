@@ -55,9 +55,10 @@ void SampleSeries::Add(double value) {
     exact_.push_back(value);
     return;
   }
-  // The first sample past the exact ones folds them all; the vector's memory goes with them.
+  // The first sample past the exact ones folds them all; the vector's memory goes with them
+  // (`exact_ = {}` would assign an empty list and keep the 512 KiB buffer).
   for (const double kept : exact_) Fold(kept);
-  exact_ = {};
+  std::vector<double>().swap(exact_);
   Fold(value);
 }
 
